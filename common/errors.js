@@ -1,0 +1,58 @@
+'use strict';
+
+// Every error the lab raises, in one table. A code names the situation, `exit` is the CLI
+// exit code (2: the user typed something wrong; 1: the run or the machine failed), and
+// `message` turns the details into one sentence a user can act on.
+const table = {
+  LAB_ERR_USAGE: { exit: 2, message: (text) => text },
+  LAB_ERR_CONFIG: {
+    exit: 1,
+    message: (name, value, expected) => `invalid ${name}=${JSON.stringify(value)}: expected ${expected}`,
+  },
+  LAB_ERR_UNKNOWN_NAME: {
+    exit: 2,
+    message: (kind, value, valid, suggestion) =>
+      `unknown ${kind} "${value}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; valid: ${valid.join(', ')}`,
+  },
+  LAB_ERR_PORT_IN_USE: {
+    exit: 1,
+    message: (port, role) =>
+      `port ${port} (${role}) is already in use: stop what listens there or choose another base with --port-base / LAB_PORT_BASE`,
+  },
+  LAB_ERR_NGINX_MISSING: {
+    exit: 1,
+    message: () =>
+      'nginx is not installed: run `npm run setup` as root, or `sudo apt-get install -y nginx libnginx-mod-stream`',
+  },
+  LAB_ERR_NGINX_CONFIG: {
+    exit: 1,
+    message: (detail) => `the rendered nginx config was rejected by nginx -t: ${detail}`,
+  },
+  LAB_ERR_ALREADY_UP: {
+    exit: 1,
+    message: (name, dir) => `a deployment (${name}) is already up in ${dir}: run \`npm run down\` first`,
+  },
+  LAB_ERR_NOT_UP: { exit: 1, message: () => 'no deployment is up: start one with `npm run deploy -- <deployment>`' },
+  LAB_ERR_UNHEALTHY: { exit: 1, message: (what, detail) => `${what} did not become healthy: ${detail}` },
+  LAB_ERR_PROCESS: { exit: 1, message: (what, detail) => `${what} failed: ${detail}` },
+  LAB_ERR_ARTILLERY: { exit: 1, message: (detail) => `Artillery failed: ${detail}` },
+  LAB_ERR_SCENARIO_FILE: { exit: 2, message: (file, detail) => `malformed scenario file ${file}: ${detail}` },
+  LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
+};
+
+class LabError extends Error {
+  constructor(code, ...details) {
+    const entry = table[code];
+    if (!entry) throw new Error(`unknown error code ${code}`);
+    super(entry.message(...details));
+    this.name = 'LabError';
+    this.code = code;
+    this.exitCode = entry.exit;
+  }
+}
+
+function labError(code, ...details) {
+  return new LabError(code, ...details);
+}
+
+module.exports = { LabError, labError, codes: Object.freeze(Object.keys(table)) };

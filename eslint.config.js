@@ -1,0 +1,25 @@
+'use strict';
+
+const js = require('@eslint/js');
+const globals = require('globals');
+
+module.exports = [
+  { ignores: ['node_modules/', 'results/', '.lab/', 'coverage/', 'test-output/'] },
+  js.configs.recommended,
+  {
+    files: ['**/*.js'],
+    languageOptions: { ecmaVersion: 2023, sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: {
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_|^next$|^req$|^res$' }],
+      strict: ['error', 'global'],
+    },
+  },
+  {
+    files: ['test/**/*.js', 'bench/**/*.js'],
+    languageOptions: { globals: { ...globals.jest } },
+  },
+  {
+    files: ['lab/report/assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
+];

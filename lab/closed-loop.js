@@ -1,0 +1,67 @@
+'use strict';
+
+const http = require('node:http');
+const summarize = require('./stats');
+
+// A closed-loop load generator: `concurrency` keep-alive connections, each sending its next
+// request as soon as the previous answer arrives, so exactly `concurrency` requests are in
+// flight. Requests that start during the warm-up (connection set-up, JIT) are not counted;
+// throughput is what completed inside the measured window, divided by its length.
+async function closedLoop({ url, concurrency, durationMs, warmupMs = 0, timeoutMs = 30000, keepSamples = false }) {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
+  const latencies = [];
+  const errors = {};
+  const statuses = {};
+  const t0 = performance.now();
+  const measureFrom = t0 + warmupMs;
+  const stopAt = measureFrom + durationMs;
+
+  function once() {
+    return new Promise((resolve) => {
+      const start = performance.now();
+      const req = http.get(
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, agent },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ start, end: performance.now(), status: res.statusCode }));
+          res.on('error', (err) => resolve({ start, end: performance.now(), error: err.code || 'ERROR' }));
+        },
+      );
+      req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+      req.on('error', (err) => resolve({ start, end: performance.now(), error: err.code || 'ERROR' }));
+    });
+  }
+
+  async function loop() {
+    while (performance.now() < stopAt) {
+      const r = await once();
+      if (r.start < measureFrom || r.end > stopAt) continue;
+      if (r.error) {
+        errors[r.error] = (errors[r.error] || 0) + 1;
+        // A refused or reset connection answers at once: pause so one dead target does not
+        // become a busy loop.
+        await new Promise((res) => setTimeout(res, 50));
+        continue;
+      }
+      statuses[r.status] = (statuses[r.status] || 0) + 1;
+      latencies.push(r.end - r.start);
+    }
+  }
+
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  agent.destroy();
+  const completed = latencies.length;
+  return {
+    concurrency,
+    durationMs,
+    completed,
+    throughput: completed / (durationMs / 1000),
+    statuses,
+    errors,
+    latencyMs: summarize(latencies),
+    ...(keepSamples ? { samples: latencies } : {}),
+  };
+}
+
+module.exports = closedLoop;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what the lab needs, only what is missing, and says exactly what to run when it
+# cannot (not root). Called by `npm test` and `npm run scenario` before they start, so a
+# fresh clone needs no other step. Usage: scripts/setup.sh [run|test|all]
+#   run  - what a scenario run needs (npm packages, nginx)
+#   test - that, plus what the test suite exercises
+#   all  - everything, including the optional monitoring and browser packages
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$major" -lt 20 ]; then
+  say "Node.js 20 or newer is needed (found $(node --version))"
+  exit 1
+fi
+
+# npm packages from the lock file, when node_modules is missing or older than the lock.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages from package-lock.json (first time: ~1 min)"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+
+# Debian packages: required ones stop the run when missing; optional ones only warn.
+required=(nginx libnginx-mod-stream)
+optional=()
+case "$what" in
+  run) ;;
+  test | all) optional+=() ;;
+  *) say "unknown target '$what' (run, test, all)"; exit 2 ;;
+esac
+
+missing() {
+  local out=() p
+  for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || out+=("$p"); done
+  echo "${out[@]:-}"
+}
+
+apt_install() {
+  say "installing Debian packages: $*"
+  if [ ! -f /var/lib/apt/lists/.lab-updated ] || [ -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -v lock)" ]; then
+    apt-get update -qq >&2 && touch /var/lib/apt/lists/.lab-updated
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends "$@" >&2
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  command -v nginx >/dev/null 2>&1 || command -v /usr/sbin/nginx >/dev/null 2>&1 || {
+    say "nginx is missing and this is not a Debian/Ubuntu system: install nginx (with its stream module) yourself"
+    exit 1
+  }
+  exit 0
+fi
+
+need=$(missing "${required[@]}" "${optional[@]}")
+if [ -n "$need" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt_install $need
+  else
+    req=$(missing "${required[@]}")
+    if [ -n "$req" ]; then
+      say "missing Debian packages; run: sudo apt-get install -y $need"
+      exit 1
+    fi
+    say "optional Debian packages missing (some features will be skipped); to add them: sudo apt-get install -y $need"
+  fi
+fi

@@ -1,0 +1,104 @@
+'use strict';
+
+const express = require('express');
+const burn = require('./heavy');
+
+const PING_BODY = 'pong';
+
+// Builds the Express app; it never listens, so tests drive it without a port.
+// deps: { config, identity: { instance, worker }, upstream, metrics }
+function createApp({ config, identity, upstream, metrics }) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  // Who served this answer: load balancing is visible from outside.
+  app.use((req, res, next) => {
+    res.set('X-Instance', identity.instance);
+    res.set('X-Worker', String(identity.worker));
+    const start = performance.now();
+    res.on('finish', () => {
+      const endpoint = endpointName(req);
+      metrics.timing(`${endpoint}.response_time`, performance.now() - start);
+      metrics.increment(`${endpoint}.status.${res.statusCode}`);
+    });
+    next();
+  });
+
+  app.get('/ping', (req, res) => {
+    res.type('text/plain').send(PING_BODY);
+  });
+
+  app.get('/heavy', (req, res) => {
+    let ms = config.heavyMs;
+    if (req.query.ms !== undefined) {
+      const text = String(req.query.ms);
+      ms = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (!(ms >= 1 && ms <= 60000)) {
+        return sendError(
+          res,
+          400,
+          'BAD_MS',
+          `ms must be an integer from 1 to 60000, got ${JSON.stringify(req.query.ms)}`,
+        );
+      }
+    }
+    const start = performance.now();
+    burn(ms);
+    res.json({ ms, tookMs: Math.round(performance.now() - start) });
+  });
+
+  for (const [name, base] of [
+    ['bbox1', config.bbox1Url],
+    ['bbox2', config.bbox2Url],
+  ]) {
+    app.get(`/${name}`, async (req, res) => {
+      const start = performance.now();
+      try {
+        const answer = await upstream.get(`${base}/`);
+        metrics.timing(`bbox.${name}.call`, performance.now() - start);
+        if (answer.contentType) res.type(answer.contentType);
+        res.status(answer.status).send(answer.body);
+      } catch (err) {
+        metrics.timing(`bbox.${name}.call`, performance.now() - start);
+        metrics.increment(`bbox.${name}.error.${err.kind}`);
+        if (err.kind === 'timeout')
+          return sendError(
+            res,
+            504,
+            'UPSTREAM_TIMEOUT',
+            `${name} did not answer within ${config.upstreamTimeoutMs} ms`,
+          );
+        if (err.kind === 'refused')
+          return sendError(res, 502, 'UPSTREAM_REFUSED', `${name} refused the connection at ${base}`);
+        return sendError(res, 502, 'UPSTREAM_FAILED', `${name} failed: ${err.code || err.message}`);
+      }
+    });
+  }
+
+  app.get('/healthz', (req, res) => {
+    res.json({ status: 'ok', instance: identity.instance, worker: identity.worker, pid: process.pid });
+  });
+
+  app.use((req, res) => sendError(res, 404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`));
+
+  // Express's default handler would answer HTML; keep every error JSON.
+  app.use((err, req, res, next) => {
+    if (res.headersSent) return next(err);
+    sendError(res, err.status || 500, 'INTERNAL', err.expose ? err.message : 'internal error');
+  });
+
+  return app;
+}
+
+const known = new Set(['ping', 'heavy', 'bbox1', 'bbox2', 'healthz']);
+function endpointName(req) {
+  const name = req.path.slice(1);
+  return known.has(name) ? name : 'other';
+}
+
+function sendError(res, status, code, message) {
+  res.status(status).json({ error: { code, message } });
+}
+
+module.exports = createApp;

@@ -1,0 +1,28 @@
+'use strict';
+
+const os = require('node:os');
+const parseSettings = require('../common/settings');
+
+// Everything the service reads from its environment, validated once at start.
+const schema = {
+  host: { name: 'HOST', type: 'string', default: '127.0.0.1' },
+  port: { name: 'PORT', type: 'int', min: 0, max: 65535, default: 3000 },
+  workers: { name: 'WORKERS', type: 'int', min: 1, max: 64, default: 1 },
+  instance: { name: 'INSTANCE', type: 'string', default: () => os.hostname() },
+  heavyMs: { name: 'HEAVY_MS', type: 'int', min: 1, max: 60000, default: 5000 },
+  bbox1Url: { name: 'BBOX1_URL', type: 'url', default: 'http://127.0.0.1:9090' },
+  bbox2Url: { name: 'BBOX2_URL', type: 'url', default: 'http://127.0.0.1:9091' },
+  // Longer than the clients' 10 s: when the synchronous black box is overloaded the client
+  // should see its own time-out, as in the course report, not an early 504 from us.
+  upstreamTimeoutMs: { name: 'UPSTREAM_TIMEOUT_MS', type: 'int', min: 1, max: 600000, default: 30000 },
+  shutdownTimeoutMs: { name: 'SHUTDOWN_TIMEOUT_MS', type: 'int', min: 0, max: 600000, default: 10000 },
+  statsdHost: { name: 'STATSD_HOST', type: 'string', default: '' },
+  statsdPort: { name: 'STATSD_PORT', type: 'int', min: 1, max: 65535, default: 8125 },
+  statsdPrefix: { name: 'STATSD_PREFIX', type: 'string', default: 'service' },
+};
+
+function loadConfig(env = process.env) {
+  return parseSettings(schema, env);
+}
+
+module.exports = { loadConfig, schema };

@@ -1,0 +1,70 @@
+'use strict';
+
+const { asyncHandler, syncHandler } = require('../../bbox/services');
+const { get, listen } = require('../helper');
+
+const D = 300;
+// Tolerances for a busy 2-core machine: a timer never fires early (-5 ms for clock
+// rounding), and may fire late by scheduling and connection set-up (+250 ms).
+const near = (ms, expected) => {
+  expect(ms).toBeGreaterThanOrEqual(expected - 5);
+  expect(ms).toBeLessThan(expected + 250);
+};
+
+describe('black box services', () => {
+  test('sync with W workers: W+1 simultaneous requests, the first W take ~d, the last ~2d', async () => {
+    const W = 3;
+    const box = await listen(syncHandler({ delayMs: D, workers: W, backlog: 100 }));
+    try {
+      const results = await Promise.all(Array.from({ length: W + 1 }, () => get(box.url)));
+      const times = results.map((r) => r.ms).sort((a, b) => a - b);
+      expect(results.every((r) => r.status === 200 && r.body === 'Hello, world!')).toBe(true);
+      times.slice(0, W).forEach((t) => near(t, D));
+      near(times[W], 2 * D);
+    } finally {
+      await box.close();
+    }
+  });
+
+  test('sync: beyond the backlog, requests get 503 at once', async () => {
+    const box = await listen(syncHandler({ delayMs: D, workers: 1, backlog: 2 }));
+    try {
+      const results = await Promise.all(Array.from({ length: 5 }, () => get(box.url)));
+      const codes = results.map((r) => r.status).sort();
+      expect(codes).toEqual([200, 200, 200, 503, 503]);
+      results.filter((r) => r.status === 503).forEach((r) => expect(r.ms).toBeLessThan(D));
+    } finally {
+      await box.close();
+    }
+  });
+
+  test('sync: waiting requests are served in arrival order', async () => {
+    const box = await listen(syncHandler({ delayMs: 100, workers: 1, backlog: 100 }));
+    try {
+      const order = [];
+      const all = [];
+      for (let i = 0; i < 4; i++) {
+        all.push(get(box.url).then(() => order.push(i)));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await Promise.all(all);
+      expect(order).toEqual([0, 1, 2, 3]);
+    } finally {
+      await box.close();
+    }
+  });
+
+  test('async: 500 simultaneous requests all take ~d', async () => {
+    const box = await listen(asyncHandler({ delayMs: D }));
+    try {
+      const results = await Promise.all(Array.from({ length: 500 }, () => get(box.url)));
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      const times = results.map((r) => r.ms).sort((a, b) => a - b);
+      expect(times[0]).toBeGreaterThanOrEqual(D - 5);
+      // 500 fresh connections on 2 busy cores: allow more slack at the tail than for one.
+      expect(times[times.length - 1]).toBeLessThan(D + 700);
+    } finally {
+      await box.close();
+    }
+  });
+});

@@ -1,0 +1,123 @@
+'use strict';
+
+const http = require('node:http');
+const net = require('node:net');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..');
+
+// One GET on a fresh connection (no pooling, so timings are per request).
+function get(url, { timeoutMs = 30000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const req = http.get(url, { agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+          ms: performance.now() - start,
+        }),
+      );
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${url}`)));
+    req.on('error', reject);
+  });
+}
+
+// Listens an http handler (or Express app) on a free loopback port.
+function listen(handler) {
+  return new Promise((resolve) => {
+    const server = http.createServer(handler);
+    server.listen(0, '127.0.0.1', () => {
+      const url = `http://127.0.0.1:${server.address().port}`;
+      resolve({
+        server,
+        url,
+        close: () =>
+          new Promise((r) => {
+            server.close(r);
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
+
+// A port that was free a moment ago (for programs that need it up front).
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// Starts `node <script> ...args` from the repository root; resolves once `ready(stderr)`
+// holds. The returned handle stops it by pid.
+function startProgram(script, args = [], { env = {}, ready = () => true, timeoutMs = 15000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} not ready in ${timeoutMs} ms: ${err}`));
+    }, timeoutMs);
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => {
+      err += d;
+      if (ready(err)) {
+        clearTimeout(timer);
+        resolve(handle);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited ${code} before it was ready: ${err}`));
+    });
+    const exited = new Promise((r) => child.on('exit', (code, signal) => r({ code, signal })));
+    const handle = {
+      child,
+      pid: child.pid,
+      output: () => ({ stdout: out, stderr: err }),
+      exited,
+      stop: async (signal = 'SIGTERM') => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        return exited;
+      },
+    };
+  });
+}
+
+// Runs a program to completion and returns { code, stdout, stderr }.
+function runProgram(script, args = [], { env = {}, timeoutMs = 30000 } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+module.exports = { ROOT, get, listen, freePort, startProgram, runProgram };
