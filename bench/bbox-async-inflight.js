@@ -56,8 +56,9 @@ function generate(port, n) {
             '--child',
             JSON.stringify({ port, n: share, delay, seconds: values.seconds }),
           ]);
-          child.once('message', resolve);
-          child.once('exit', (code) => code && reject(new Error(`generator exited ${code}`)));
+          let done = false;
+          child.once('message', (m) => ((done = true), resolve(m)));
+          child.once('exit', (code, signal) => done || reject(new Error(`generator exited (${signal || code})`)));
         }),
     ),
   ).then((parts) => ({
@@ -74,15 +75,18 @@ async function child(spec) {
     durationMs: Number(spec.seconds) * 1000,
     keepSamples: true,
   });
-  process.send({ latencies: r.samples, failed: Object.values(r.errors).reduce((a, b) => a + b, 0) });
-  process.disconnect();
+  // Disconnect only once the (large) message is flushed, or it can be cut short.
+  process.send({ latencies: r.samples, failed: Object.values(r.errors).reduce((a, b) => a + b, 0) }, () =>
+    process.disconnect(),
+  );
 }
 
 async function main() {
-  const box = await startBox();
   const rows = [];
-  try {
-    for (const n of levels) {
+  // A fresh box per level: each level starts from a clean process, as a lab run does.
+  for (const n of levels) {
+    const box = await startBox();
+    try {
       const { latencies, failed } = await generate(box.port, n);
       const l = summarize(latencies);
       const row = {
@@ -98,9 +102,10 @@ async function main() {
       };
       rows.push(row);
       process.stderr.write(`${JSON.stringify(row)}\n`);
+    } finally {
+      box.child.kill('SIGTERM');
+      await new Promise((r) => box.child.once('exit', r));
     }
-  } finally {
-    box.child.kill('SIGTERM');
   }
   const held = rows.filter((r) => r.flat).map((r) => r.inFlight);
   const result = {

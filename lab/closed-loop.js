@@ -20,16 +20,26 @@ async function closedLoop({ url, concurrency, durationMs, warmupMs = 0, timeoutM
   function once() {
     return new Promise((resolve) => {
       const start = performance.now();
+      let settled = false;
+      const settle = (r) => {
+        if (settled) return;
+        settled = true;
+        resolve({ start, end: performance.now(), ...r });
+      };
       const req = http.get(
         { host: target.hostname, port: target.port, path: target.pathname + target.search, agent },
         (res) => {
           res.resume();
-          res.on('end', () => resolve({ start, end: performance.now(), status: res.statusCode }));
-          res.on('error', (err) => resolve({ start, end: performance.now(), error: err.code || 'ERROR' }));
+          res.on('end', () => settle({ status: res.statusCode }));
+          res.on('error', (err) => settle({ error: err.code || 'ERROR' }));
+          // A connection that closes mid-answer must still end this request (seen at 10,000
+          // connections: requests left pending with no handle, and the process just exited).
+          res.on('close', () => settle({ error: res.complete ? 'CLOSED' : 'ECONNRESET' }));
         },
       );
       req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-      req.on('error', (err) => resolve({ start, end: performance.now(), error: err.code || 'ERROR' }));
+      req.on('error', (err) => settle({ error: err.code || 'ERROR' }));
+      req.on('close', () => setImmediate(() => settle({ error: 'CLOSED' })));
     });
   }
 

@@ -1,6 +1,7 @@
 'use strict';
 
 const cluster = require('node:cluster');
+const path = require('node:path');
 
 // The node:cluster primary: forks one worker per slot on the shared port, replaces a worker
 // that dies, and on SIGTERM/SIGINT asks every worker to drain and exits 0 once they have.
@@ -42,6 +43,8 @@ function runPrimary(config, { log = (m) => process.stderr.write(`${m}\n`) } = {}
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
+  // Explicit: under pm2 (or any wrapper) process.argv[1] is the wrapper, not this service.
+  cluster.setupPrimary({ exec: path.join(__dirname, 'index.js') });
   for (let slot = 1; slot <= config.workers; slot++) fork(slot);
 }
 

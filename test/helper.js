@@ -121,3 +121,32 @@ function runProgram(script, args = [], { env = {}, timeoutMs = 30000 } = {}) {
 }
 
 module.exports = { ROOT, get, listen, freePort, startProgram, runProgram };
+
+// A base port with `count` free ports after it, below the ephemeral range; random so that
+// test files running in parallel do not collide.
+async function freePortBase(count = 20) {
+  const { tcpFree } = require('../lab/ports');
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20000 + Math.floor(Math.random() * 120) * 100;
+    let ok = true;
+    for (let p = base; p < base + count && ok; p++) ok = await tcpFree(p, '127.0.0.1');
+    if (ok) return base;
+  }
+  throw new Error('no free port range found');
+}
+
+// Runs the lab CLI: node lab/cli.js <args>.
+function lab(args, opts = {}) {
+  return runProgram('lab/cli.js', args, { timeoutMs: 120000, ...opts });
+}
+
+// A private state directory per test, so deployments of parallel tests never meet.
+function tmpStateDir() {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'lab-state-'));
+}
+
+module.exports.freePortBase = freePortBase;
+module.exports.lab = lab;
+module.exports.tmpStateDir = tmpStateDir;

@@ -1,0 +1,66 @@
+'use strict';
+
+const { pick } = require('./names');
+const { labError } = require('../common/errors');
+
+// The deployments the lab compares, as data: adding one means adding a row. Every one puts
+// nginx in front, because the extra hop is part of what the course measured.
+const BALANCER = Object.freeze({
+  method: 'round-robin',
+  // Idle connections nginx keeps open to each replica. Without them nginx reached ~0.5x of
+  // Express direct on this machine, with 64 ~0.8x (shared/MACHINE-NOTES.md).
+  keepalive: 64,
+  // Passive failure handling: a replica failing this often in failTimeoutS is left out for
+  // failTimeoutS; a failed idempotent request is retried on the next one, at most `tries`.
+  maxFails: 3,
+  failTimeoutS: 5,
+  tries: 2,
+});
+
+const PRESETS = [
+  { name: 'single', replicas: 1, workers: 1, description: 'one node, one worker' },
+  { name: 'replicated', replicas: 3, workers: 1, description: 'replicated single-worker nodes behind nginx' },
+  { name: 'multi', aliases: ['cluster'], replicas: 1, workers: 3, description: 'one node with node:cluster workers' },
+  {
+    name: 'multi-replicated',
+    aliases: ['replicated-cluster'],
+    replicas: 3,
+    workers: 3,
+    description: 'replicated multi-worker nodes behind nginx',
+  },
+];
+
+const LIMITS = { replicas: { min: 1, max: 32 }, workers: { min: 1, max: 32 } };
+
+const byName = {};
+for (const p of PRESETS) for (const n of [p.name, ...(p.aliases || [])]) byName[n] = p;
+
+function checkCount(kind, value) {
+  const { min, max } = LIMITS[kind];
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw labError('LAB_ERR_USAGE', `--${kind} must be an integer from ${min} to ${max}, got "${value}"`);
+  }
+  return n;
+}
+
+// A deployment by name (or alias), with --replicas / --workers overrides applied.
+function resolveDeployment(name, overrides = {}) {
+  const preset = pick('deployment', name, byName);
+  const replicas = checkCount('replicas', overrides.replicas) ?? preset.replicas;
+  const workers = checkCount('workers', overrides.workers) ?? preset.workers;
+  const custom = replicas !== preset.replicas || workers !== preset.workers;
+  return Object.freeze({
+    name: preset.name,
+    label: custom ? `${preset.name} (${replicas}x${workers})` : preset.name,
+    description: preset.description,
+    replicas,
+    workers,
+    balancer: Object.freeze({ ...BALANCER, ...(preset.balancer || {}) }),
+  });
+}
+
+const names = () => PRESETS.map((p) => p.name);
+
+module.exports = { resolveDeployment, PRESETS, BALANCER, names, allNames: () => Object.keys(byName) };

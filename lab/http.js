@@ -1,0 +1,50 @@
+'use strict';
+
+const http = require('node:http');
+
+// One GET on a fresh connection, for health checks and probes. Resolves
+// { status, headers, body, ms } or rejects on a network error or time-out.
+function get(url, { timeoutMs = 5000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const req = http.get(url, { agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+          ms: performance.now() - start,
+        }),
+      );
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`timeout: ${url}`), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+  });
+}
+
+// Polls url/healthz until `seen(answers)` is satisfied or timeoutMs passes.
+async function waitFor(url, { timeoutMs = 20000, until = () => true } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  const answers = [];
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const r = await get(url, { timeoutMs: 2000 });
+      if (r.status === 200) {
+        answers.push(r);
+        if (until(answers)) return answers;
+      } else last = `HTTP ${r.status}`;
+    } catch (err) {
+      last = err.code || err.message;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+  const err = new Error(last);
+  err.answers = answers;
+  throw err;
+}
+
+module.exports = { get, waitFor };

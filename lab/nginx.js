@@ -1,0 +1,63 @@
+'use strict';
+
+const fs = require('node:fs');
+const { execFile } = require('node:child_process');
+const { labError } = require('../common/errors');
+const { isAlive, stopTree, sleep } = require('./procs');
+
+// nginx as the lab's own process: its own prefix, config, pid file and error log, all in the
+// run directory. LAB_NGINX names another binary.
+function findNginx(env = process.env) {
+  const candidates = env.LAB_NGINX
+    ? [env.LAB_NGINX]
+    : [...(env.PATH || '').split(':').map((d) => `${d}/nginx`), '/usr/sbin/nginx', '/usr/local/sbin/nginx'];
+  const found = candidates.find((p) => {
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return fs.statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
+  if (!found) throw labError('LAB_ERR_NGINX_MISSING');
+  return found;
+}
+
+function run(bin, args) {
+  return new Promise((resolve) => {
+    execFile(bin, args, { timeout: 15000 }, (err, stdout, stderr) =>
+      resolve({ ok: !err, output: `${stderr}${stdout}` }),
+    );
+  });
+}
+
+const argsFor = ({ prefix, confFile, errorLog }) => ['-p', prefix, '-e', errorLog, '-c', confFile];
+
+async function testConfig(bin, paths) {
+  const r = await run(bin, ['-t', '-q', ...argsFor(paths)]);
+  if (!r.ok) throw labError('LAB_ERR_NGINX_CONFIG', r.output.trim().split('\n').slice(-2).join(' '));
+}
+
+// Starts the master (it daemonizes) and returns its pid, read back from the pid file.
+async function startNginx(bin, paths) {
+  const r = await run(bin, argsFor(paths));
+  if (!r.ok) throw labError('LAB_ERR_PROCESS', 'starting nginx', r.output.trim().split('\n').pop());
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    try {
+      const pid = Number(fs.readFileSync(paths.pidFile, 'utf8').trim());
+      if (isAlive(pid)) return pid;
+    } catch {
+      // not written yet
+    }
+    await sleep(50);
+  }
+  throw labError('LAB_ERR_PROCESS', 'starting nginx', `no pid in ${paths.pidFile}`);
+}
+
+// SIGTERM is nginx's fast shutdown: a stop should not wait on clients' long requests.
+function stopNginx(pid) {
+  return stopTree(pid, { signal: 'SIGTERM', timeoutMs: 5000 });
+}
+
+module.exports = { findNginx, testConfig, startNginx, stopNginx };

@@ -1,0 +1,27 @@
+'use strict';
+
+const table = require('./table');
+
+// The table `deploy` and `status` print: one row per process the lab owns.
+function processTable(status) {
+  const ports = status.ports;
+  const portOf = (name) => {
+    if (name === 'nginx') return ports.nginx;
+    if (name === 'bbox') return `${ports.bbox1},${ports.bbox2}`;
+    const m = /^replica-(\d+)$/.exec(name);
+    return m ? ports.replicas[Number(m[1]) - 1] : null;
+  };
+  const rows = status.live.map((p) => ({ ...p, port: portOf(p.name) }));
+  return table(rows, [
+    ['name', 'process'],
+    ['pid', 'pid'],
+    ['port', 'port'],
+    ['status', 'status'],
+    ['children', 'workers'],
+    ['restarts', 'restarts'],
+    ['cpu', 'cpu%'],
+    ['memoryMiB', 'MiB'],
+  ]);
+}
+
+module.exports = processTable;

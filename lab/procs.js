@@ -1,0 +1,86 @@
+'use strict';
+
+const fs = require('node:fs');
+
+// Process helpers on Linux's /proc. The lab stops only processes it recorded by pid, never by
+// name; these helpers wait for them to be gone.
+
+function isAlive(pid) {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+  // A zombie has exited; only its parent has not reaped it yet.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+// { pid: ppid } for every process on the machine.
+function parents() {
+  const out = new Map();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(name), Number(rest[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+// pid and all its descendants.
+function tree(pid, parentMap = parents()) {
+  const children = new Map();
+  for (const [p, pp] of parentMap) {
+    if (!children.has(pp)) children.set(pp, []);
+    children.get(pp).push(p);
+  }
+  const out = [];
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop();
+    if (!parentMap.has(p) && p !== pid) continue;
+    out.push(p);
+    stack.push(...(children.get(p) || []));
+  }
+  return out;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitGone(pids, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some(isAlive) && Date.now() < deadline) await sleep(50);
+  return !pids.some(isAlive);
+}
+
+// Stops pid and its descendants: `signal` first, SIGKILL for what is left after timeoutMs.
+async function stopTree(pid, { signal = 'SIGTERM', timeoutMs = 5000 } = {}) {
+  if (!isAlive(pid)) return true;
+  const pids = tree(pid);
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+  if (await waitGone(pids, timeoutMs)) return true;
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  return waitGone(pids, 2000);
+}
+
+module.exports = { isAlive, parents, tree, stopTree, waitGone, sleep };
