@@ -2,7 +2,7 @@
 'use strict';
 
 const { pick } = require('./names');
-const { cleanup, trapSignals } = require('./owner');
+const { cleanup, trapSignals, interrupted } = require('./owner');
 
 // `node lab/cli.js <command> [args]`: one file per command under lab/commands. Each command
 // returns { stdout } (what a script may parse) and logs progress on stderr. Exit codes:
@@ -11,6 +11,7 @@ const COMMANDS = {
   deploy: () => require('./commands/deploy'),
   status: () => require('./commands/status'),
   down: () => require('./commands/down'),
+  scenario: () => require('./commands/scenario'),
 };
 
 const log = (msg) => process.stderr.write(`lab: ${msg}\n`);
@@ -24,6 +25,11 @@ async function main(argv) {
     if (result && result.stdout) process.stdout.write(`${result.stdout}\n`);
     if (result && result.exitCode) code = result.exitCode;
   } catch (err) {
+    if (interrupted()) {
+      // The signal handler reports and exits 130 once its cleanup is done.
+      await cleanup();
+      return process.exit(130);
+    }
     if (err.code && err.code.startsWith('LAB_ERR_')) {
       process.stderr.write(`lab: ${err.message}\n`);
       code = err.exitCode;

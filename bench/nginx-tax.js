@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+'use strict';
+
+// The nginx tax per deployment: /ping throughput with a closed-loop generator at fixed
+// concurrency, straight to the replica processes vs through nginx, in the same run.
+// Target (issue 3): through nginx >= 0.9x straight to the same processes.
+// The generator is wrk (Debian package) when installed: a Node generator tops out near
+// 6,000 req/s here, below what the deployments serve, and would measure itself. Straight
+// to several replicas means one wrk per replica with its share of the connections.
+//   node bench/nginx-tax.js [--concurrency 50] [--seconds 10] [--rounds 2]
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFile } = require('node:child_process');
+const { parseArgs } = require('node:util');
+const describeMachine = require('../common/machine');
+const { PRESETS, resolveDeployment } = require('../lab/deployments');
+const { planPorts } = require('../lab/ports');
+const LocalRuntime = require('../lab/runtime/local');
+const { own, cleanup, trapSignals } = require('../lab/owner');
+
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    'port-base': { type: 'string', default: '8080' },
+  },
+});
+const C = Number(values.concurrency);
+const S = Number(values.seconds);
+
+function wrk(url, connections) {
+  return new Promise((resolve, reject) => {
+    execFile('wrk', ['-t1', `-c${connections}`, `-d${S}s`, url], { timeout: (S + 30) * 1000 }, (err, out) => {
+      if (err) return reject(err);
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+      const errors = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+      resolve({ rps: rps ? Number(rps[1]) : 0, non2xx: errors ? Number(errors[1]) : 0 });
+    });
+  });
+}
+
+// Total throughput over several URLs, the connections split evenly.
+async function measure(urls) {
+  const share = urls.map((_, i) => Math.floor(C / urls.length) + (i < C % urls.length ? 1 : 0));
+  const parts = await Promise.all(urls.map((u, i) => wrk(u, share[i])));
+  return { rps: Math.round(parts.reduce((a, p) => a + p.rps, 0)), non2xx: parts.reduce((a, p) => a + p.non2xx, 0) };
+}
+
+async function main() {
+  // Ctrl-C or a kill takes the current deployment down with it.
+  trapSignals();
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
+  const rows = [];
+  for (const preset of PRESETS) {
+    const deployment = resolveDeployment(preset.name);
+    const ports = planPorts(Number(values['port-base']), deployment.replicas);
+    const runtime = new LocalRuntime({ stateDir });
+    const release = own(() => runtime.down());
+    const state = await runtime.up(deployment, ports);
+    try {
+      const direct = ports.replicas.map((p) => `http://127.0.0.1:${p}/ping`);
+      const viaNginx = [`${state.url}/ping`];
+      await measure(viaNginx); // warm-up: JIT, nginx's upstream connections
+      const d = [];
+      const n = [];
+      for (let r = 0; r < Number(values.rounds); r++) {
+        // Alternate the order so drift over time does not favour one side.
+        if (r % 2 === 0) {
+          d.push(await measure(direct));
+          n.push(await measure(viaNginx));
+        } else {
+          n.push(await measure(viaNginx));
+          d.push(await measure(direct));
+        }
+      }
+      const med = (xs) => xs.map((x) => x.rps).sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const row = {
+        deployment: deployment.name,
+        replicas: deployment.replicas,
+        workers: deployment.workers,
+        directRps: med(d),
+        nginxRps: med(n),
+        ratio: Math.round((med(n) / med(d)) * 100) / 100,
+        non2xx: [...d, ...n].reduce((a, x) => a + x.non2xx, 0),
+      };
+      row.meetsTarget = row.ratio >= 0.9;
+      rows.push(row);
+      process.stderr.write(`${JSON.stringify(row)}\n`);
+    } finally {
+      await runtime.down();
+      release();
+    }
+  }
+  const result = {
+    bench: 'nginx-tax',
+    date: new Date().toISOString(),
+    machine: describeMachine(),
+    method: `wrk, ${C} connections in all, ${S} s per measurement, median of ${values.rounds} alternating rounds; generator, nginx and service share the machine`,
+    target: 'through nginx >= 0.9x straight to the same processes',
+    rows,
+  };
+  fs.writeFileSync(path.join(__dirname, 'results', 'nginx-tax.json'), `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  process.exit(0);
+}
+
+main().catch(async (err) => {
+  process.stderr.write(`${err.stack}\n`);
+  await cleanup();
+  process.exit(1);
+});

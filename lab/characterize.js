@@ -1,0 +1,148 @@
+'use strict';
+
+// Characterizes a request/response service from a closed-loop concurrency sweep: is it
+// synchronous (W workers, each busy for the whole delay) or asynchronous (every request
+// answered after the delay, however many are in flight), what W is, and what the delay is.
+//
+// The models, with c concurrent clients and delay d:
+//   asynchronous:        latency = d,               throughput = c / d
+//   synchronous, W:      latency = d for c <= W,    throughput = min(c, W) / d
+//                        past W a request waits a whole service time: some take >= 2d,
+//                        and by Little's law the mean is c * d / W.
+// The sweep doubles c until a level saturates (or the bound is reached), then bisects
+// between the last flat level and the first saturated one, so W is found exactly.
+
+// A level is saturated when some request waited a whole extra service time. A queued
+// request takes at least 2d, while noise on a busy machine is a fraction of d.
+const SATURATED = 1.75;
+
+function isSaturated(level, delayMs) {
+  return level.latencyMs.max >= SATURATED * delayMs;
+}
+
+// probe(c) -> { concurrency, throughput, latencyMs: { min, mean, p95, max, ... }, errors, samples }
+async function sweep(probe, { maxConcurrency = 32, onLevel = () => {} } = {}) {
+  const levels = new Map();
+  const measure = async (c) => {
+    if (!levels.has(c)) {
+      const level = await probe(c);
+      levels.set(c, level);
+      onLevel(level);
+    }
+    return levels.get(c);
+  };
+  const erred = (l) => Object.values(l.errors || {}).reduce((a, b) => a + b, 0) > 0 || l.completed === 0;
+
+  const first = await measure(1);
+  if (erred(first)) return { levels: [...levels.values()], stoppedBy: 'errors at concurrency 1' };
+  const delayMs = first.latencyMs.min;
+
+  let flat = 1;
+  let saturated = null;
+  for (let c = 2; c <= maxConcurrency; c = Math.min(c * 2, maxConcurrency)) {
+    const l = await measure(c);
+    if (erred(l)) return { levels: sorted(levels), stoppedBy: `errors at concurrency ${c}` };
+    if (isSaturated(l, delayMs)) {
+      saturated = c;
+      break;
+    }
+    flat = c;
+    if (c === maxConcurrency) break;
+  }
+  if (saturated !== null) {
+    // Bisect: the last flat level is W.
+    let lo = flat;
+    let hi = saturated;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      const l = await measure(mid);
+      if (erred(l)) return { levels: sorted(levels), stoppedBy: `errors at concurrency ${mid}` };
+      if (isSaturated(l, delayMs)) hi = mid;
+      else lo = mid;
+    }
+    flat = lo;
+    saturated = hi;
+    // One more level past saturation shows the plateau for Little's law.
+    if (saturated * 2 <= maxConcurrency) await measure(saturated * 2);
+  }
+  return { levels: sorted(levels), lastFlat: flat, firstSaturated: saturated, maxConcurrency };
+}
+
+const sorted = (levels) => [...levels.values()].sort((a, b) => a.concurrency - b.concurrency);
+
+const r1 = (v) => Math.round(v * 10) / 10;
+
+// The verdict from a finished sweep: kind, W, delay, the uncertainty of each, and why.
+function analyze(result) {
+  const { levels } = result;
+  if (result.stoppedBy) {
+    return { kind: 'inconclusive', explanation: `The sweep stopped early: ${result.stoppedBy}.`, levels };
+  }
+  const delayFrom = levels[0].latencyMs.min;
+  const flatLevels = levels.filter((l) => !isSaturated(l, delayFrom));
+  // The delay: the low end of every latency measured without queueing. Queueing, the
+  // network and a busy machine only ever add to a request's time, so the minimum is the
+  // best estimate; the spread of the flat levels' medians bounds it.
+  const mins = flatLevels.map((l) => l.latencyMs.min);
+  const medians = flatLevels.map((l) => l.latencyMs.p50);
+  const delayMs = Math.min(...mins);
+  const delayUncertaintyMs = Math.max(1, Math.max(...medians) - delayMs);
+
+  if (result.firstSaturated === null || result.firstSaturated === undefined) {
+    const top = levels[levels.length - 1];
+    return {
+      kind: 'async',
+      delayMs: r1(delayMs),
+      delayUncertaintyMs: r1(delayUncertaintyMs),
+      workers: null,
+      explanation:
+        `Asynchronous: latency stayed at ${fmtS(delayMs)} from 1 to ${top.concurrency} concurrent requests ` +
+        `while throughput grew to ${r1(top.throughput)}/s (${top.concurrency} / ${fmtS(delayMs)} = ${r1(top.concurrency / (delayMs / 1000))}/s). ` +
+        `A synchronous service with more than ${top.concurrency} workers would look the same up to here.`,
+      levels,
+    };
+  }
+
+  const W = result.lastFlat;
+  const past = levels.filter((l) => l.concurrency >= result.firstSaturated);
+  // Little's law at the saturated levels: throughput x delay = workers busy.
+  const littles = past.map((l) => (l.throughput * delayMs) / 1000);
+  const littleW = littles.reduce((a, b) => a + b, 0) / littles.length;
+  const sat = levels.find((l) => l.concurrency === result.firstSaturated);
+  return {
+    kind: 'sync',
+    workers: W,
+    workersUncertainty: 0,
+    littleWorkers: r1(littleW),
+    delayMs: r1(delayMs),
+    delayUncertaintyMs: r1(delayUncertaintyMs),
+    explanation:
+      `Synchronous with ${W} workers: latency stayed at ${fmtS(delayMs)} up to ${W} concurrent requests and ` +
+      `reached ${fmtS(sat.latencyMs.max)} at ${W + 1}, when one request had to wait for a worker; ` +
+      `throughput levelled at ${r1(sat.throughput)}/s, and by Little's law ${r1(sat.throughput)}/s x ${fmtS(delayMs)} = ${r1(littleW)} workers busy.`,
+    levels,
+  };
+}
+
+function fmtS(ms) {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
+}
+
+// The model curves for a verdict, for drawing: [{ c, latencyMs, throughput }].
+function modelCurve(verdict, maxC) {
+  if (verdict.kind === 'inconclusive') return [];
+  const d = verdict.delayMs;
+  const pts = [];
+  for (let c = 1; c <= maxC; c++) {
+    if (verdict.kind === 'async') pts.push({ c, latencyMs: d, throughput: (c * 1000) / d });
+    else
+      pts.push({
+        c,
+        latencyMs: Math.max(d, (c * d) / verdict.workers),
+        throughput: (Math.min(c, verdict.workers) * 1000) / d,
+      });
+  }
+  return pts;
+}
+
+module.exports = { sweep, analyze, modelCurve, isSaturated, SATURATED };

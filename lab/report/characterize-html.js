@@ -1,0 +1,72 @@
+'use strict';
+
+const { lineChart, esc } = require('./svg-chart');
+const { modelCurve } = require('../characterize');
+const page = require('./page');
+
+// The characterization as one self-contained HTML page: the verdict, the chart of latency
+// and throughput against concurrency with the fitted model, and the sweep table.
+function characterizeHtml(result) {
+  const { verdict, target, machine } = result;
+  const levels = verdict.levels;
+  const maxC = Math.max(...levels.map((l) => l.concurrency));
+  const model = modelCurve(verdict, maxC);
+  const chart = lineChart(
+    [
+      { name: 'mean latency (ms)', points: levels.map((l) => [l.concurrency, l.latencyMs.mean]), dots: true },
+      { name: 'p95 latency (ms)', points: levels.map((l) => [l.concurrency, l.latencyMs.p95]), dots: true },
+      { name: 'model latency', points: model.map((p) => [p.c, p.latencyMs]), dashed: true, color: '#1f77b4' },
+      {
+        name: 'throughput (req/s)',
+        points: levels.map((l) => [l.concurrency, l.throughput]),
+        axis: 'right',
+        dots: true,
+        color: '#2ca02c',
+      },
+      {
+        name: 'model throughput',
+        points: model.map((p) => [p.c, p.throughput]),
+        axis: 'right',
+        dashed: true,
+        color: '#2ca02c',
+      },
+    ],
+    {
+      title: 'Latency and throughput against concurrency',
+      xLabel: 'concurrent requests',
+      yLabel: 'latency (ms)',
+      y2Label: 'throughput (req/s)',
+      xMin: 0,
+    },
+  );
+  const rows = levels
+    .map(
+      (l) =>
+        `<tr><td>${l.concurrency}</td><td>${l.completed}</td><td>${l.throughput.toFixed(2)}</td><td>${ms(l.latencyMs.min)}</td><td>${ms(l.latencyMs.mean)}</td><td>${ms(l.latencyMs.p95)}</td><td>${ms(l.latencyMs.max)}</td></tr>`,
+    )
+    .join('\n');
+  const facts =
+    verdict.kind === 'sync'
+      ? `<li>kind: <b>synchronous</b></li><li>workers: <b>${verdict.workers}</b> (exact: flat at ${verdict.workers}, queueing at ${verdict.workers + 1}; Little's law: ${verdict.littleWorkers})</li>`
+      : verdict.kind === 'async'
+        ? '<li>kind: <b>asynchronous</b></li>'
+        : '<li>kind: <b>inconclusive</b></li>';
+  const delay =
+    verdict.delayMs !== undefined
+      ? `<li>delay: <b>${verdict.delayMs} ms</b> ± ${verdict.delayUncertaintyMs} ms</li>`
+      : '';
+  const body = `
+<h1>Characterization of ${esc(target)}</h1>
+<ul class="facts">${facts}${delay}</ul>
+<p>${esc(verdict.explanation)}</p>
+${chart}
+<h2>Sweep</h2>
+<table><thead><tr><th>concurrency</th><th>completed</th><th>throughput /s</th><th>min ms</th><th>mean ms</th><th>p95 ms</th><th>max ms</th></tr></thead>
+<tbody>${rows}</tbody></table>
+<p class="note">Closed loop: each of the concurrent clients sends its next request as soon as the previous one is answered; each level is held for ${result.cycles} delays after a warm-up of one. Dashed lines: the fitted model.</p>`;
+  return page(`Characterization of ${target}`, body, machine);
+}
+
+const ms = (v) => (v === null || v === undefined ? '-' : Math.round(v));
+
+module.exports = characterizeHtml;

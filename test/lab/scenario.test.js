@@ -1,0 +1,71 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, freePortBase, tmpStateDir } = require('../helper');
+
+// End to end through the real stack (pm2, nginx, Artillery). Scaled down so the whole file
+// takes a few minutes: --scale shortens every phase, --rate-scale 0.1 keeps Artillery well
+// below what this 2-core machine can generate, --heavy-ms 300 keeps /heavy short.
+async function scenario(words, extra = []) {
+  const stateDir = tmpStateDir();
+  const resultsDir = fs.mkdtempSync(path.join(stateDir, 'results-'));
+  const base = await freePortBase();
+  const args = ['scenario', ...words, '--json', '--port-base', String(base), '--state-dir', stateDir];
+  const r = await lab([...args, '--results-dir', resultsDir, ...extra], { timeoutMs: 180000 });
+  return { ...r, stateDir, resultsDir };
+}
+
+function checkRun(r) {
+  expect(r.stderr).not.toMatch(/unexpected failure/);
+  expect(r.code).toBe(0);
+  const summary = JSON.parse(r.stdout);
+  expect(summary.status).toBe('completed');
+  const files = fs.readdirSync(summary.resultsDir);
+  for (const f of ['artillery.json', 'summary.json', 'script.yml', 'deployment.json', 'machine.json', 'events.jsonl']) {
+    expect(files).toContain(f);
+  }
+  if (summary.deployment) expect(files).toContain('nginx.conf');
+  // The summary agrees with Artillery's own report: the counts add up.
+  const report = JSON.parse(fs.readFileSync(path.join(summary.resultsDir, 'artillery.json'), 'utf8'));
+  const c = report.aggregate.counters;
+  expect(summary.scenariosLaunched).toBe(c['vusers.created']);
+  expect(summary.scenariosCompleted).toBe(c['vusers.completed'] || 0);
+  expect(summary.requestsCompleted).toBe(c['http.responses'] || 0);
+  expect(summary.scenariosLaunched).toBe(summary.scenariosCompleted + summary.scenariosFailed);
+  const codes = Object.values(summary.codes).reduce((a, b) => a + b, 0);
+  expect(codes).toBe(summary.requestsCompleted);
+  const errors = Object.values(summary.errors).reduce((a, b) => a + b, 0);
+  expect(errors).toBe(summary.scenariosFailed);
+  const launched = summary.phases.reduce((a, p) => a + p.launched, 0);
+  expect(Math.abs(launched - summary.scenariosLaunched)).toBeLessThanOrEqual(summary.phases.length);
+  expect(summary.machine.cores).toBeGreaterThan(0);
+  expect(summary.generator.samples).toBeGreaterThan(0);
+  // Nothing left running: the deployment was torn down.
+  expect(fs.existsSync(path.join(r.stateDir, 'state.json'))).toBe(false);
+  return summary;
+}
+
+const FAST = ['--rate-scale', '0.1', '--heavy-ms', '300'];
+
+describe('npm run scenario, end to end', () => {
+  describe.each(['ping', 'heavy', 'bbox1', 'bbox2'])('%s against single', (endpoint) => {
+    test.each([
+      ['load', ['--scale', '0.04']],
+      ['spikes', ['--scale', '0.04']],
+      ['endurance', ['--duration', '4s']],
+    ])(`${endpoint} %s`, async (scenarioName, scale) => {
+      const r = await scenario([endpoint, scenarioName, 'single'], [...scale, ...FAST]);
+      const s = checkRun(r);
+      expect(s.endpoint).toBe(endpoint);
+      expect(s.deployment.name).toBe('single');
+    });
+  });
+
+  test.each(['replicated', 'multi', 'multi-replicated'])('ping load against %s', async (deployment) => {
+    const r = await scenario(['ping', 'load', deployment], ['--scale', '0.04', ...FAST]);
+    const s = checkRun(r);
+    expect(s.deployment.name).toBe(deployment);
+    expect(s.codes['200']).toBe(s.requestsCompleted);
+  });
+});
