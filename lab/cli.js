@@ -12,6 +12,7 @@ const COMMANDS = {
   status: () => require('./commands/status'),
   down: () => require('./commands/down'),
   scenario: () => require('./commands/scenario'),
+  characterize: () => require('./commands/characterize'),
 };
 
 const log = (msg) => process.stderr.write(`lab: ${msg}\n`);

@@ -1,0 +1,239 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { parseCommandLine, labContext, ROOT } = require('../options');
+const { own } = require('../owner');
+const { labError } = require('../../common/errors');
+const { loadConfig: loadBboxConfig } = require('../../bbox/config');
+const closedLoop = require('../closed-loop');
+const { sweep, analyze } = require('../characterize');
+const { get } = require('../http');
+const { planPorts, assertFree } = require('../ports');
+const { resolveDeployment } = require('../deployments');
+const LocalRuntime = require('../runtime/local');
+const table = require('../table');
+const characterizeHtml = require('../report/characterize-html');
+const describeMachine = require('../../common/machine');
+
+const USAGE = `usage: npm run characterize -- <bbox1|bbox2|URL> [options]
+Finds whether a service is synchronous or asynchronous, its worker count and its delay,
+from a closed-loop concurrency sweep (1, 2, 4, ... then bisection).
+  bbox1, bbox2          the lab starts the black boxes with --key (and shows what it finds)
+  URL                   any HTTP service answering GET
+options:
+  --key KEY             the black boxes' group key (default: the course report's)
+  --via direct|service  reach a named box directly (default) or through the service and nginx
+  --delay-scale F       run the named boxes with their delays multiplied by F (quick checks)
+  --max-concurrency N   the sweep's bound (default 32)
+  --cycles N            how many delays each level is held for (default 4)
+  --json                print the result as JSON
+  --results-dir DIR     where the page goes (default results/)`;
+
+const OPTIONS = {
+  key: { type: 'string' },
+  via: { type: 'string' },
+  'delay-scale': { type: 'string' },
+  'max-concurrency': { type: 'string' },
+  cycles: { type: 'string' },
+  'results-dir': { type: 'string' },
+};
+
+function intFlag(values, name, min, max, dflt) {
+  const raw = values[name];
+  if (raw === undefined) return dflt;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw labError('LAB_ERR_USAGE', `--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function plan(argv) {
+  const { values, positionals } = parseCommandLine(argv, OPTIONS, USAGE);
+  if (values.help) return { help: true };
+  if (positionals.length !== 1) throw labError('LAB_ERR_USAGE', `expected one target\n${USAGE}`);
+  const [target] = positionals;
+  const named = target === 'bbox1' || target === 'bbox2';
+  if (!named) {
+    let url;
+    try {
+      url = new URL(target);
+    } catch {
+      throw labError('LAB_ERR_UNKNOWN_NAME', 'target', target, ['bbox1', 'bbox2', 'an http:// URL'], null);
+    }
+    if (!/^https?:$/.test(url.protocol))
+      throw labError('LAB_ERR_USAGE', `the target URL must be http://, got "${target}"`);
+  }
+  const via = values.via ?? 'direct';
+  if (!['direct', 'service'].includes(via))
+    throw labError('LAB_ERR_USAGE', `--via must be direct or service, got "${via}"`);
+  let delayScale = 1;
+  if (values['delay-scale'] !== undefined) {
+    delayScale = Number(values['delay-scale']);
+    if (!(delayScale > 0 && delayScale <= 10))
+      throw labError('LAB_ERR_USAGE', `--delay-scale must be above 0 and at most 10`);
+  }
+  if (!named && (values.key !== undefined || values['delay-scale'] !== undefined || values.via !== undefined)) {
+    throw labError('LAB_ERR_USAGE', '--key, --via and --delay-scale apply to the named black boxes only');
+  }
+  return {
+    target,
+    named,
+    via,
+    delayScale,
+    key: values.key ?? '',
+    maxConcurrency: intFlag(values, 'max-concurrency', 2, 1000, 32),
+    cycles: intFlag(values, 'cycles', 2, 100, 4),
+    ctx: labContext(values),
+    values,
+  };
+}
+
+// The named boxes' flags: the key, and explicit delays when scaled.
+function bboxArgs(p) {
+  const args = ['--key', p.key];
+  if (p.delayScale !== 1) {
+    const { services } = loadBboxConfig({ flags: { '--key': p.key }, env: {} });
+    args.push('--bbox1-delay', String(Math.max(1, Math.round(services.bbox1.delayMs * p.delayScale))));
+    args.push('--bbox2-delay', String(Math.max(1, Math.round(services.bbox2.delayMs * p.delayScale))));
+  }
+  return args;
+}
+
+async function startBoxes(p, log) {
+  const ports = planPorts(p.ctx.portBase, 1);
+  await assertFree(
+    [
+      { port: ports.bbox1, role: 'bbox1' },
+      { port: ports.bbox2, role: 'bbox2' },
+    ],
+    p.ctx.host,
+  );
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bbox'), '--port', String(ports.bbox1), '--host', p.ctx.host, ...bboxArgs(p)],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  own(
+    () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  );
+  const url = `http://${p.ctx.host}:${p.target === 'bbox1' ? ports.bbox1 : ports.bbox2}/`;
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    try {
+      await get(url, { timeoutMs: 30000 });
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw labError('LAB_ERR_UNHEALTHY', 'the black boxes', err.message);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  log(`started the black boxes (key "${p.key}") on ${p.ctx.host}:${ports.bbox1}-${ports.bbox2}`);
+  return url;
+}
+
+async function startThroughService(p, log) {
+  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  runtime.assertNotUp();
+  own(() => runtime.down());
+  const deployment = resolveDeployment('single');
+  const state = await runtime.up(deployment, planPorts(p.ctx.portBase, 1), {
+    bbox: { key: p.key, args: bboxArgs(p).slice(2) },
+  });
+  return `${state.url}/${p.target}`;
+}
+
+async function characterizeCommand(argv, { log }) {
+  const p = plan(argv);
+  if (p.help) return { stdout: USAGE };
+
+  let url = p.target;
+  if (p.named) url = p.via === 'service' ? await startThroughService(p, log) : await startBoxes(p, log);
+
+  // A first look at the delay sets how long each level is held.
+  const probeOnce = await get(url, { timeoutMs: 60000 }).catch((err) => {
+    throw labError('LAB_ERR_UNHEALTHY', url, err.message);
+  });
+  const second = await get(url, { timeoutMs: 60000 });
+  const d0 = Math.max(1, Math.min(probeOnce.ms, second.ms));
+  const started = Date.now();
+  log(`characterizing ${url}: about ${Math.round(d0)} ms a request; sweeping concurrency up to ${p.maxConcurrency}`);
+
+  const probe = (c) =>
+    closedLoop({
+      url,
+      concurrency: c,
+      warmupMs: d0 + 50,
+      durationMs: p.cycles * d0 + 50,
+      timeoutMs: Math.max(10000, 20 * d0),
+    });
+  const result = await sweep(probe, {
+    maxConcurrency: p.maxConcurrency,
+    onLevel: (l) =>
+      log(
+        `  concurrency ${String(l.concurrency).padStart(3)}: ${l.throughput.toFixed(2)}/s, latency mean ${Math.round(l.latencyMs.mean ?? 0)} ms, max ${Math.round(l.latencyMs.max ?? 0)} ms`,
+      ),
+  });
+  const verdict = analyze(result);
+  const out = {
+    target: p.named
+      ? `${p.target} (key "${p.key}"${p.delayScale !== 1 ? `, delays x${p.delayScale}` : ''}, ${p.via})`
+      : url,
+    url,
+    verdict: { ...verdict, levels: undefined },
+    levels: verdict.levels.map((l) => ({ ...l, samples: undefined })),
+    cycles: p.cycles,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    machine: describeMachine(),
+  };
+  const dir = path.resolve(
+    p.values['results-dir'] ?? path.join(ROOT, 'results'),
+    `${new Date()
+      .toISOString()
+      .replace(/\.\d+Z$/, '')
+      .replace(/:/g, '-')}-characterize-${p.named ? p.target : 'url'}`,
+  );
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(out, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'index.html'), characterizeHtml({ ...out, verdict: { ...verdict } }));
+  out.resultsDir = dir;
+  if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
+
+  const rows = out.levels.map((l) => ({
+    c: l.concurrency,
+    done: l.completed,
+    tput: Math.round(l.throughput * 100) / 100,
+    min: Math.round(l.latencyMs.min ?? 0),
+    mean: Math.round(l.latencyMs.mean ?? 0),
+    p95: Math.round(l.latencyMs.p95 ?? 0),
+  }));
+  const text = [
+    table(rows, [
+      ['c', 'concurrency'],
+      ['done', 'completed'],
+      ['tput', 'throughput/s'],
+      ['min', 'min ms'],
+      ['mean', 'mean ms'],
+      ['p95', 'p95 ms'],
+    ]),
+    '',
+    verdict.kind === 'sync'
+      ? `verdict: synchronous, ${verdict.workers} workers, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
+      : verdict.kind === 'async'
+        ? `verdict: asynchronous, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
+        : 'verdict: inconclusive',
+    verdict.explanation,
+    '',
+    `Took ${out.seconds} s. Chart and table: ${path.join(dir, 'index.html')}`,
+  ];
+  return { stdout: text.join('\n') };
+}
+
+characterizeCommand.usage = USAGE;
+module.exports = characterizeCommand;
