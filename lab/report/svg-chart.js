@@ -31,7 +31,7 @@ const tickText = (v) => (Math.abs(v) >= 1000 ? `${Math.round(v / 100) / 10}k` : 
 function lineChart(series, o = {}) {
   const W = o.width || 760;
   const H = o.height || 260;
-  const m = { l: 56, r: o.y2Label ? 56 : 16, t: 28, b: 40 };
+  const m = { l: 56, r: o.y2Label ? 56 : 16, t: 28, b: 54 };
   const pw = W - m.l - m.r;
   const ph = H - m.t - m.b;
   const all = (axis) => series.filter((s) => (s.axis || 'left') === axis).flatMap((s) => s.points);
@@ -95,8 +95,8 @@ function lineChart(series, o = {}) {
   series.forEach((s, i) => {
     const color = s.color || COLORS[i % COLORS.length];
     const label = `${s.name}${o.y2Label ? (s.axis === 'right' ? ' (right)' : ' (left)') : ''}`;
-    out.push(`<rect x="${lx}" y="${H - 32 + 18}" width="10" height="3" fill="${color}"/>`);
-    out.push(`<text x="${lx + 13}" y="${H - 32 + 22}" font-size="9">${esc(label)}</text>`);
+    out.push(`<rect x="${lx}" y="${H - 10}" width="10" height="3" fill="${color}"/>`);
+    out.push(`<text x="${lx + 13}" y="${H - 6}" font-size="9">${esc(label)}</text>`);
     lx += 20 + label.length * 5.2;
   });
   out.push('</svg>');
