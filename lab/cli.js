@@ -13,6 +13,9 @@ const COMMANDS = {
   down: () => require('./commands/down'),
   scenario: () => require('./commands/scenario'),
   characterize: () => require('./commands/characterize'),
+  report: () => require('./commands/report'),
+  compare: () => require('./commands/compare'),
+  study: () => require('./commands/study'),
 };
 
 const log = (msg) => process.stderr.write(`lab: ${msg}\n`);
@@ -40,8 +43,9 @@ async function main(argv) {
     }
   }
   await cleanup();
-  // Explicit: pm2's client keeps handles open after it disconnects.
-  process.exit(code);
+  // Explicit: pm2's client keeps handles open after it disconnects. An interrupt wins over
+  // whatever the command returned meanwhile.
+  process.exit(interrupted() ? 130 : code);
 }
 
 main(process.argv.slice(2));

@@ -7,7 +7,17 @@ const { labError } = require('../common/errors');
 // Every port the lab uses derives from one base, below the ephemeral range (32768+) so a
 // client's outgoing connection can never hold one of them.
 const DEFAULT_BASE = 8080;
-const OFFSETS = { nginx: 0, bbox1: 1, bbox2: 2, statsd: 3, statsdAdmin: 4, carbon: 5, carbonPickle: 6, graphiteWeb: 7 };
+const OFFSETS = {
+  nginx: 0,
+  bbox1: 1,
+  bbox2: 2,
+  statsd: 3,
+  statsdAdmin: 4,
+  carbon: 5,
+  carbonPickle: 6,
+  graphiteWeb: 7,
+  carbonQuery: 8,
+};
 const FIRST_REPLICA = 10;
 
 function planPorts(base, replicas) {

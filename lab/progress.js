@@ -34,7 +34,8 @@ function progressLine({ elapsedS, totalS, phases, totals, lastInterval }) {
 
 function clock(s) {
   const v = Math.max(0, Math.round(s));
-  return `${Math.floor(v / 60)}:${String(v % 60).padStart(2, '0')}`;
+  const mmss = `${String(Math.floor(v / 60) % 60).padStart(v >= 3600 ? 2 : 1, '0')}:${String(v % 60).padStart(2, '0')}`;
+  return v >= 3600 ? `${Math.floor(v / 3600)}:${mmss}` : mmss;
 }
 
 // Running totals from the intervals seen so far.

@@ -28,7 +28,9 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
     const now = performance.now();
     const pmap = parents();
     const current = {};
-    for (const [name, pid] of Object.entries(typeof roots === 'function' ? roots() : roots)) {
+    let r = typeof roots === 'function' ? roots() : roots;
+    if (typeof r === 'function') r = r();
+    for (const [name, pid] of Object.entries(r || {})) {
       if (!pid) continue;
       let ticks = 0;
       let rss = 0;

@@ -24,11 +24,14 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 # Debian packages: required ones stop the run when missing; optional ones only warn.
+# Optional: Graphite's carbon for the monitoring (runs skip it when missing), Chromium for
+# the report's browser test, wrk for the benchmarks.
 required=(nginx libnginx-mod-stream)
-optional=()
+optional=(graphite-carbon python3-whisper)
 case "$what" in
   run) ;;
-  test | all) optional+=() ;;
+  test) optional+=(chromium) ;;
+  all) optional+=(chromium wrk) ;;
   *) say "unknown target '$what' (run, test, all)"; exit 2 ;;
 esac
 

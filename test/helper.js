@@ -47,16 +47,11 @@ function listen(handler) {
   });
 }
 
-// A port that was free a moment ago (for programs that need it up front).
+// A port that was free a moment ago (for programs that need it up front). Taken below the
+// ephemeral range (32768+): there, a parallel test's outgoing connection can take it between
+// the check and the listen (seen: EADDRINUSE on base+1 while Artillery ran next door).
 function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
+  return freePortBase(2);
 }
 
 // Starts `node <script> ...args` from the repository root; resolves once `ready(stderr)`
@@ -127,7 +122,7 @@ module.exports = { ROOT, get, listen, freePort, startProgram, runProgram };
 async function freePortBase(count = 20) {
   const { tcpFree } = require('../lab/ports');
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * 120) * 100;
+    const base = 20000 + Math.floor(Math.random() * 600) * 20;
     let ok = true;
     for (let p = base; p < base + count && ok; p++) ok = await tcpFree(p, '127.0.0.1');
     if (ok) return base;

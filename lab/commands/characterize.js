@@ -38,6 +38,7 @@ const OPTIONS = {
   'max-concurrency': { type: 'string' },
   cycles: { type: 'string' },
   'results-dir': { type: 'string' },
+  'run-dir': { type: 'string' },
 };
 
 function intFlag(values, name, min, max, dflt) {
@@ -192,13 +193,15 @@ async function characterizeCommand(argv, { log }) {
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
   };
-  const dir = path.resolve(
-    p.values['results-dir'] ?? path.join(ROOT, 'results'),
-    `${new Date()
-      .toISOString()
-      .replace(/\.\d+Z$/, '')
-      .replace(/:/g, '-')}-characterize-${p.named ? p.target : 'url'}`,
-  );
+  const dir = p.values['run-dir']
+    ? path.resolve(p.values['run-dir'])
+    : path.resolve(
+        p.values['results-dir'] ?? path.join(ROOT, 'results'),
+        `${new Date()
+          .toISOString()
+          .replace(/\.\d+Z$/, '')
+          .replace(/:/g, '-')}-characterize-${p.named ? p.target : 'url'}`,
+      );
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(out, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'index.html'), characterizeHtml({ ...out, verdict: { ...verdict } }));

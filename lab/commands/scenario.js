@@ -9,7 +9,9 @@ const { planPorts } = require('../ports');
 const { pick } = require('../names');
 const LocalRuntime = require('../runtime/local');
 const runArtillery = require('../artillery-run');
-const startSampler = require('../sampler');
+const startMonitoring = require('../monitoring');
+const deploymentNodes = require('../monitoring/nodes');
+const { sleep } = require('../procs');
 const { summarize } = require('../summary');
 const renderSummary = require('../render-summary');
 const { progressLine, totalsFrom } = require('../progress');
@@ -32,6 +34,9 @@ options:
   --print          print the Artillery script and exit
   --json           print summary.json to stdout
   --heavy-ms MS    how long /heavy burns the CPU (default 5000, as in the course)
+  --no-statsd      run without StatsD (and so without Graphite)
+  --no-graphite    do not start or feed a Graphite
+  --graphite H:P   feed the carbon at H:P instead of starting one
   --replicas N, --workers N, --key KEY, --port-base P, --results-dir DIR`;
 
 const OPTIONS = {
@@ -45,7 +50,11 @@ const OPTIONS = {
   workers: { type: 'string' },
   key: { type: 'string' },
   'results-dir': { type: 'string' },
+  'run-dir': { type: 'string' },
   'heavy-ms': { type: 'string' },
+  'no-statsd': { type: 'boolean' },
+  'no-graphite': { type: 'boolean' },
+  graphite: { type: 'string' },
 };
 
 function factor(flag, raw) {
@@ -113,15 +122,34 @@ async function scenarioCommand(argv, { log }) {
   }
 
   const resultsRoot = path.resolve(values['results-dir'] ?? path.join(ROOT, 'results'));
-  const resultsDir = path.join(
-    resultsRoot,
-    `${stamp()}-${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`,
-  );
+  // --run-dir: exactly this folder (the study uses stable names so it can resume).
+  const resultsDir = values['run-dir']
+    ? path.resolve(values['run-dir'])
+    : path.join(resultsRoot, `${stamp()}-${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
+  if (values['run-dir']) fs.rmSync(resultsDir, { recursive: true, force: true });
   fs.mkdirSync(resultsDir, { recursive: true });
   const file = (name) => path.join(resultsDir, name);
   const writeJson = (name, data) => fs.writeFileSync(file(name), `${JSON.stringify(data, null, 2)}\n`);
   const machine = describeMachine({ artillery: require('artillery/package.json').version });
   writeJson('machine.json', machine);
+
+  // Monitoring first, so the replicas start with StatsD's address; stopped last.
+  const runId = path.basename(resultsDir).replace(/[^A-Za-z0-9_-]/g, '_');
+  const prefix = `lab.${runId}`;
+  const ports = planPorts(ctx.portBase, deployment.replicas);
+  const monitoring = await startMonitoring({
+    resultsDir,
+    graphiteDir: path.join(ctx.stateDir, 'graphite'),
+    host: ctx.host,
+    ports,
+    prefix,
+    statsd: !values['no-statsd'] && process.env.LAB_STATSD !== 'off',
+    graphite: values['no-graphite'] ? 'off' : (values.graphite ?? process.env.LAB_GRAPHITE ?? 'auto'),
+  });
+  own(() => monitoring.stop());
+  for (const [name, src] of Object.entries(monitoring.sources)) {
+    if (!src.ok) log(`monitoring: no ${name}: ${src.reason}`);
+  }
 
   // Deploy, unless a target is given.
   let target = p.target;
@@ -131,9 +159,10 @@ async function scenarioCommand(argv, { log }) {
     runtime.assertNotUp();
     if (!values.keep) own(() => runtime.down().then(() => log('deployment stopped')));
     log(`deploying ${deployment.label}`);
-    state = await runtime.up(deployment, planPorts(ctx.portBase, deployment.replicas), {
+    state = await runtime.up(deployment, ports, {
       bbox: { key: values.key ?? '' },
-      serviceEnv: p.serviceEnv,
+      statsd: monitoring.statsd,
+      serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${prefix}.service` },
     });
     target = state.url;
     fs.copyFileSync(state.nginxConf, file('nginx.conf'));
@@ -154,7 +183,12 @@ async function scenarioCommand(argv, { log }) {
     config: {
       ...script.config,
       processor: path.join(ROOT, 'artillery', 'plugins', 'lab-processor.js'),
-      plugins: { lab: { file: file('events.jsonl') } },
+      plugins: {
+        lab: {
+          file: file('events.jsonl'),
+          ...(monitoring.statsd ? { statsd: { ...monitoring.statsd, prefix: `${prefix}.artillery` } } : {}),
+        },
+      },
     },
     scenarios: script.scenarios.map((sc) => ({
       ...sc,
@@ -165,12 +199,12 @@ async function scenarioCommand(argv, { log }) {
   fs.writeFileSync(file('artillery-run.yml'), toYaml(runScript));
 
   const events = [];
-  const generatorSamples = [];
   const startedAt = new Date().toISOString();
   let artilleryPid = null;
-  const sampler = startSampler(() => ({ generator: artilleryPid }), {
-    onSample: (s) => s.nodes.generator && generatorSamples.push({ at: s.at, ...s.nodes.generator }),
-  });
+  const nodesOf = state ? deploymentNodes(state) : () => ({});
+  monitoring.watch(() => ({ ...nodesOf(), generator: artilleryPid }));
+  const generatorSamples = () =>
+    monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
 
   const finish = (status, report) => {
     const summary = summarize({
@@ -185,21 +219,25 @@ async function scenarioCommand(argv, { log }) {
       resultsDir,
       report,
       events,
-      generatorSamples,
+      generatorSamples: generatorSamples(),
       machine,
     });
+    summary.monitoring = monitoring.sources;
     writeJson('summary.json', summary);
-    fs.writeFileSync(file('generator.jsonl'), generatorSamples.map((s) => JSON.stringify(s)).join('\n') + '\n');
     return summary;
   };
 
   // Ctrl-C: stop Artillery, keep what was gathered as a partial summary, then tear down.
   let artillery = null;
   const releaseRun = own(() => {
-    sampler.stop();
     if (artillery) artillery.stop();
     if (interrupted()) {
       const s = finish('interrupted', null);
+      try {
+        require('./report').writeReport(resultsDir);
+      } catch (err) {
+        log(`no report for the partial run: ${err.message}`);
+      }
       log(`interrupted: partial results in ${s.resultsDir}`);
     }
   });
@@ -241,11 +279,16 @@ async function scenarioCommand(argv, { log }) {
     throw err;
   } finally {
     if (ticker) clearInterval(ticker);
-    sampler.stop();
   }
   if (tty) draw(true);
   releaseRun();
+  // One more StatsD flush, so the service's last second is in the series; then stop the
+  // sampling before the deployment goes down (its exit is not part of the run).
+  await sleep(1200);
+  await monitoring.stop();
   const summary = finish('completed', result.report);
+  const reportFile = require('./report').writeReport(resultsDir);
+  log(`report: ${reportFile}`);
   if (values.json) return { stdout: JSON.stringify(summary, null, 2) };
   return { stdout: renderSummary(summary) };
 }

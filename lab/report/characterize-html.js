@@ -6,8 +6,8 @@ const page = require('./page');
 
 // The characterization as one self-contained HTML page: the verdict, the chart of latency
 // and throughput against concurrency with the fitted model, and the sweep table.
-function characterizeHtml(result) {
-  const { verdict, target, machine } = result;
+function characterizeBody(result, heading = 'h1') {
+  const { verdict, target } = result;
   const levels = verdict.levels;
   const maxC = Math.max(...levels.map((l) => l.concurrency));
   const model = modelCurve(verdict, maxC);
@@ -56,17 +56,22 @@ function characterizeHtml(result) {
       ? `<li>delay: <b>${verdict.delayMs} ms</b> ± ${verdict.delayUncertaintyMs} ms</li>`
       : '';
   const body = `
-<h1>Characterization of ${esc(target)}</h1>
+<${heading}>Characterization of ${esc(target)}</${heading}>
 <ul class="facts">${facts}${delay}</ul>
 <p>${esc(verdict.explanation)}</p>
 ${chart}
-<h2>Sweep</h2>
+<h4>Sweep</h4>
 <table><thead><tr><th>concurrency</th><th>completed</th><th>throughput /s</th><th>min ms</th><th>mean ms</th><th>p95 ms</th><th>max ms</th></tr></thead>
 <tbody>${rows}</tbody></table>
 <p class="note">Closed loop: each of the concurrent clients sends its next request as soon as the previous one is answered; each level is held for ${result.cycles} delays after a warm-up of one. Dashed lines: the fitted model.</p>`;
-  return page(`Characterization of ${target}`, body, machine);
+  return body;
+}
+
+function characterizeHtml(result) {
+  return page(`Characterization of ${result.target}`, characterizeBody(result), result.machine);
 }
 
 const ms = (v) => (v === null || v === undefined ? '-' : Math.round(v));
 
 module.exports = characterizeHtml;
+module.exports.characterizeBody = characterizeBody;

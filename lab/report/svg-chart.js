@@ -31,7 +31,7 @@ const tickText = (v) => (Math.abs(v) >= 1000 ? `${Math.round(v / 100) / 10}k` : 
 function lineChart(series, o = {}) {
   const W = o.width || 760;
   const H = o.height || 260;
-  const m = { l: 56, r: o.y2Label ? 56 : 16, t: 28, b: 54 };
+  const m = { l: 56, r: o.y2Label ? 56 : 16, t: 28, b: 62 };
   const pw = W - m.l - m.r;
   const ph = H - m.t - m.b;
   const all = (axis) => series.filter((s) => (s.axis || 'left') === axis).flatMap((s) => s.points);
@@ -62,7 +62,9 @@ function lineChart(series, o = {}) {
   }
   out.push(`<line x1="${m.l}" x2="${m.l + pw}" y1="${m.t + ph}" y2="${m.t + ph}" stroke="#333"/>`);
   if (o.xLabel)
-    out.push(`<text x="${m.l + pw / 2}" y="${H - 6}" font-size="11" text-anchor="middle">${esc(o.xLabel)}</text>`);
+    out.push(
+      `<text x="${m.l + pw / 2}" y="${m.t + ph + 30}" font-size="11" text-anchor="middle">${esc(o.xLabel)}</text>`,
+    );
   if (o.yLabel)
     out.push(
       `<text transform="translate(12 ${m.t + ph / 2}) rotate(-90)" font-size="11" text-anchor="middle">${esc(o.yLabel)}</text>`,

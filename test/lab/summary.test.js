@@ -70,16 +70,23 @@ describe('run summary', () => {
   });
 
   test('the generator is blamed only when it launched well under the asked rate', () => {
-    const phase = (ratio) => ({
+    const phase = (ratio, cpu = 95, durationS = 15) => ({
       name: 'spike',
+      durationS,
       ratio,
       achievedRate: 650,
       targetRate: { mean: 1000 },
-      generatorCpuPctMean: 95,
+      generatorCpuPctMean: cpu,
+      launched: 100,
     });
-    expect(judgeGenerator([phase(0.65)], { cpuPctMax: 110 }, 'completed').saturated).toBe(true);
-    expect(judgeGenerator([phase(0.65)], { cpuPctMax: 110 }, 'completed').verdict).toMatch(/generator set the limit/);
-    expect(judgeGenerator([phase(0.98)], { cpuPctMax: 40 }, 'completed').saturated).toBe(false);
-    expect(judgeGenerator([phase(0.98)], { cpuPctMax: 97 }, 'completed').verdict).toMatch(/peaked at 97%/);
+    expect(judgeGenerator([phase(0.65)], 'completed').saturated).toBe(true);
+    expect(judgeGenerator([phase(0.65)], 'completed').verdict).toMatch(/generator set the limit/);
+    expect(judgeGenerator([phase(0.98, 40)], 'completed')).toEqual({
+      saturated: false,
+      verdict: 'the load generator kept up with every phase',
+    });
+    expect(judgeGenerator([phase(0.98, 97)], 'completed').verdict).toMatch(/used 97% of a core in phase "spike"/);
+    // Too short to judge: no blame, and it says so.
+    expect(judgeGenerator([phase(0.5, 40, 2)], 'completed').verdict).toMatch(/too short to judge/);
   });
 });

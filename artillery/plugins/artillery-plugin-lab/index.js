@@ -1,6 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
+const dgram = require('node:dgram');
 
 // Artillery plugin that hands the lab each report as it happens: one JSON line per event
 // (phase started/completed, each 10 s interval's stats, done) appended to the file named
@@ -14,9 +15,36 @@ function LabPlugin(script, events) {
   };
   events.on('phaseStarted', (phase) => write('phaseStarted', { phase: strip(phase) }));
   events.on('phaseCompleted', (phase) => write('phaseCompleted', { phase: strip(phase) }));
-  events.on('stats', (stats) => write('stats', { stats: plain(stats) }));
+  const publish = statsdPublisher(script.config.plugins.lab.statsd);
+  events.on('stats', (stats) => {
+    write('stats', { stats: plain(stats) });
+    publish(stats);
+  });
   events.on('done', () => write('done', {}));
-  this.cleanup = (done) => done();
+  this.cleanup = (done) => publish.close(done);
+}
+
+// Like the publish-metrics StatsD reporter: each interval's counters as StatsD counters,
+// and its response-time summary as gauges (one value per 10 s interval, computed by
+// Artillery from that interval's histogram; not to be averaged across intervals).
+function statsdPublisher(cfg) {
+  if (!cfg) return Object.assign(() => {}, { close: (done) => done() });
+  const socket = dgram.createSocket('udp4');
+  const name = (k) => k.replace(/[^A-Za-z0-9_-]+/g, '_');
+  const publish = (stats) => {
+    const lines = [];
+    for (const [k, v] of Object.entries(stats.counters || {})) {
+      if (!k.startsWith('lab.')) lines.push(`${cfg.prefix}.${name(k)}:${v}|c`);
+    }
+    const rt = stats.summaries && stats.summaries['http.response_time'];
+    if (rt)
+      for (const q of ['min', 'median', 'p95', 'p99', 'max']) lines.push(`${cfg.prefix}.response_time.${q}:${rt[q]}|g`);
+    // Small packets: StatsD reads one datagram at a time.
+    for (let i = 0; i < lines.length; i += 20)
+      socket.send(lines.slice(i, i + 20).join('\n'), cfg.port, cfg.host, () => {});
+  };
+  publish.close = (done) => socket.close(() => done());
+  return publish;
 }
 
 const strip = (phase) => ({

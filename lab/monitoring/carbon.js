@@ -1,0 +1,114 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { tcpOpen } = require('./statsd');
+const { sleep } = require('../procs');
+
+// Graphite's carbon-cache from Debian's graphite-carbon, as the lab's own process: its
+// config, whisper files, logs and pid in `dir`. LAB_CARBON names another carbon-cache.
+function findCarbon(env = process.env) {
+  const bin = env.LAB_CARBON || '/usr/bin/carbon-cache';
+  try {
+    fs.accessSync(bin, fs.constants.X_OK);
+    return bin;
+  } catch {
+    return null;
+  }
+}
+
+// Storage schemas: the finest retention equals StatsD's 1 s flush, or carbon would keep one
+// value of several per slot. Aggregation to coarser slots: counts add up, upper bounds
+// take the max, lower bounds the min; the rest (means, percentiles, gauges) is averaged,
+// which is why the dashboards say so where it matters.
+const SCHEMAS = `[lab]
+pattern = .*
+retentions = 1s:6h,10s:7d
+`;
+const AGGREGATION = `[counts]
+pattern = \\.(count|sum)$|\\.status\\.|\\.errors?\\.|\\.codes\\.
+xFilesFactor = 0
+aggregationMethod = sum
+
+[upper]
+pattern = \\.upper(_\\d+)?$|\\.max$
+xFilesFactor = 0
+aggregationMethod = max
+
+[lower]
+pattern = \\.lower(_\\d+)?$|\\.min$
+xFilesFactor = 0
+aggregationMethod = min
+
+[default]
+pattern = .*
+xFilesFactor = 0.3
+aggregationMethod = average
+`;
+
+function carbonConf({ dir, host, linePort, picklePort, queryPort }) {
+  return `[cache]
+STORAGE_DIR = ${dir}/storage
+LOCAL_DATA_DIR = ${dir}/storage/whisper
+WHITELISTS_DIR = ${dir}/storage/lists
+CONF_DIR = ${dir}
+LOG_DIR = ${dir}/log
+PID_DIR = ${dir}
+# Empty: never switch to the _graphite user (it may not exist, and the files are ours).
+USER =
+MAX_CACHE_SIZE = inf
+MAX_UPDATES_PER_SECOND = inf
+MAX_CREATES_PER_MINUTE = inf
+LINE_RECEIVER_INTERFACE = ${host}
+LINE_RECEIVER_PORT = ${linePort}
+ENABLE_UDP_LISTENER = False
+PICKLE_RECEIVER_INTERFACE = ${host}
+PICKLE_RECEIVER_PORT = ${picklePort}
+CACHE_QUERY_INTERFACE = ${host}
+CACHE_QUERY_PORT = ${queryPort}
+LOG_LISTENER_CONN_SUCCESS = False
+LOG_UPDATES = False
+LOG_CREATES = False
+WHISPER_AUTOFLUSH = False
+`;
+}
+
+// Resolves { pid, stop, whisperDir, port } or { error } (not installed, or did not start).
+async function startCarbon({ dir, host, linePort, picklePort, queryPort }) {
+  const bin = findCarbon();
+  if (!bin)
+    return { error: 'carbon-cache is not installed (run `npm run setup` as root, or apt-get install graphite-carbon)' };
+  fs.mkdirSync(path.join(dir, 'storage', 'whisper'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'log'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'storage-schemas.conf'), SCHEMAS);
+  fs.writeFileSync(path.join(dir, 'storage-aggregation.conf'), AGGREGATION);
+  const conf = path.join(dir, 'carbon.conf');
+  fs.writeFileSync(conf, carbonConf({ dir, host, linePort, picklePort, queryPort }));
+  const log = fs.openSync(path.join(dir, 'carbon.out.log'), 'w');
+  // Debian's tools run under /usr/bin/python3, not another python3 earlier in PATH.
+  const child = spawn('/usr/bin/python3', [bin, `--config=${conf}`, '--nodaemon', 'start'], {
+    stdio: ['ignore', log, log],
+    cwd: dir,
+  });
+  fs.closeSync(log);
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
+  const deadline = Date.now() + 15000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    if (await tcpOpen(linePort, host))
+      return { pid: child.pid, stop, whisperDir: path.join(dir, 'storage', 'whisper'), port: linePort };
+    await sleep(200);
+  }
+  await stop();
+  const tail = fs.readFileSync(path.join(dir, 'carbon.out.log'), 'utf8').trim().split('\n').slice(-2).join(' | ');
+  return { error: `carbon-cache did not start: ${tail}` };
+}
+
+module.exports = { startCarbon, findCarbon, SCHEMAS, AGGREGATION };

@@ -1,0 +1,139 @@
+'use strict';
+
+const dgram = require('node:dgram');
+const fs = require('node:fs');
+const path = require('node:path');
+const { startStatsd } = require('./statsd');
+const { startCarbon } = require('./carbon');
+const { assertFree } = require('../ports');
+const startSampler = require('../sampler');
+
+// The monitoring of one run: StatsD (embedded, 1 s flush) feeding the run's own series file
+// and Graphite when one is reachable; a resource sampler (cAdvisor's role) for every node
+// and the load generator. Whatever cannot start is skipped and recorded as a missing
+// source with its reason; the run goes on.
+// options: { resultsDir, graphiteDir, host, ports, prefix, statsd: bool, graphite: 'auto'|'off'|'host:port', log }
+async function startMonitoring(o) {
+  const sources = {
+    artillery: { ok: true, what: "Artillery's per-interval and per-second client metrics" },
+    nodes: { ok: true, what: 'CPU and memory of every process tree, sampled every second' },
+  };
+  const stops = [];
+  let graphite = null;
+  if (o.graphite === 'off') sources.graphite = { ok: false, reason: 'turned off (--no-graphite)' };
+  else if (o.graphite && o.graphite !== 'auto') {
+    const [host, port] = o.graphite.split(':');
+    graphite = { host, port: Number(port) || 2003 };
+    sources.graphite = { ok: true, what: `external carbon at ${graphite.host}:${graphite.port}` };
+  } else if (o.statsd) {
+    let carbon;
+    try {
+      await assertFree(
+        [
+          { port: o.ports.carbon, role: 'carbon' },
+          { port: o.ports.carbonPickle, role: 'carbon pickle' },
+          { port: o.ports.carbonQuery, role: 'carbon query' },
+        ],
+        o.host,
+      );
+      carbon = await startCarbon({
+        dir: o.graphiteDir,
+        host: o.host,
+        linePort: o.ports.carbon,
+        picklePort: o.ports.carbonPickle,
+        queryPort: o.ports.carbonQuery,
+      });
+    } catch (err) {
+      carbon = { error: err.message };
+    }
+    if (carbon.error) sources.graphite = { ok: false, reason: carbon.error };
+    else {
+      stops.push(carbon.stop);
+      graphite = { host: o.host, port: carbon.port };
+      sources.graphite = {
+        ok: true,
+        what: `carbon-cache on ${o.host}:${carbon.port}, whisper files in ${carbon.whisperDir}`,
+        whisperDir: carbon.whisperDir,
+      };
+    }
+  }
+
+  let statsd = null;
+  if (!o.statsd) sources.statsd = { ok: false, reason: 'turned off (--no-statsd)' };
+  else {
+    let started;
+    try {
+      await assertFree(
+        [
+          { port: o.ports.statsd, role: 'statsd', udp: true },
+          { port: o.ports.statsdAdmin, role: 'statsd admin' },
+        ],
+        o.host,
+      );
+      started = await startStatsd({
+        dir: path.join(o.resultsDir, 'statsd'),
+        host: o.host,
+        port: o.ports.statsd,
+        mgmtPort: o.ports.statsdAdmin,
+        seriesFile: path.join(o.resultsDir, 'statsd.jsonl'),
+        graphite,
+      });
+    } catch (err) {
+      started = { error: err.message };
+    }
+    if (started.error) sources.statsd = { ok: false, reason: started.error };
+    else {
+      stops.push(started.stop);
+      statsd = { host: o.host, port: o.ports.statsd, prefix: o.prefix };
+      sources.statsd = {
+        ok: true,
+        what: `StatsD on ${o.host}:${o.ports.statsd} (1 s flush): the service's timers, the nodes' gauges, Artillery's intervals`,
+      };
+    }
+  }
+  // Graphite is fed through StatsD: without it, Graphite is missing too (keep an earlier reason).
+  if (!statsd && !(sources.graphite && !sources.graphite.ok)) {
+    sources.graphite = { ok: false, reason: 'no StatsD to feed it' };
+  }
+
+  const socket = statsd ? dgram.createSocket('udp4') : null;
+  const send = (lines) => {
+    if (!socket || !lines.length) return;
+    socket.send(lines.join('\n'), statsd.port, statsd.host, () => {});
+  };
+  const nodesFile = path.join(o.resultsDir, 'nodes.jsonl');
+  let roots = {};
+  const samples = [];
+  const sampler = startSampler(() => roots, {
+    onSample: (s) => {
+      samples.push(s);
+      fs.appendFileSync(nodesFile, `${JSON.stringify(s)}\n`);
+      const lines = [];
+      for (const [name, n] of Object.entries(s.nodes)) {
+        const key = `${o.prefix}.node.${name.replace(/\./g, '_')}`;
+        lines.push(`${key}.cpu_pct:${n.cpuPct}|g`, `${key}.rss_mib:${n.rssMiB}|g`);
+      }
+      send(lines);
+    },
+  });
+
+  return {
+    sources,
+    statsd,
+    samples,
+    // What the sampler follows: a function returning { name: pid } (re-read each second).
+    watch(fn) {
+      roots = fn;
+    },
+    async stop() {
+      if (this.stopped) return;
+      this.stopped = true;
+      sampler.stop();
+      if (socket) socket.close();
+      // StatsD first, so its last flush still reaches carbon.
+      for (const fn of stops.reverse()) await fn();
+    },
+  };
+}
+
+module.exports = startMonitoring;

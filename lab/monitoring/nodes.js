@@ -1,0 +1,36 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { parents } = require('../procs');
+
+// The nodes of a local deployment as the resource sampler sees them, like cAdvisor's
+// containers: nginx (master and workers), each replica (its primary and, for multi-worker
+// replicas, each worker on its own too), the black boxes. Re-read every tick from pm2's pid
+// files, so a replica that pm2 restarted is followed under its new pid.
+function deploymentNodes(state) {
+  return () => {
+    const roots = {};
+    if (state.pids && state.pids.nginx) roots.nginx = state.pids.nginx;
+    const pmap = parents();
+    for (const p of state.processes || []) {
+      let pid = p.pid;
+      try {
+        pid = Number(fs.readFileSync(path.join(state.pm2Home, `${p.name}.pid`), 'utf8')) || pid;
+      } catch {
+        // keep the recorded pid
+      }
+      roots[p.name] = pid;
+      if (p.name.startsWith('replica-') && state.deployment.workers > 1) {
+        const workers = [...pmap]
+          .filter(([, pp]) => pp === pid)
+          .map(([c]) => c)
+          .sort((a, b) => a - b);
+        workers.forEach((w, i) => (roots[`${p.name}.worker-${i + 1}`] = w));
+      }
+    }
+    return roots;
+  };
+}
+
+module.exports = deploymentNodes;

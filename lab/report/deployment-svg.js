@@ -1,0 +1,51 @@
+'use strict';
+
+const { esc } = require('./svg-chart');
+
+// A components-and-connectors drawing of a deployment: client -> nginx -> replicas (each
+// with its workers) -> the two black boxes.
+function deploymentSvg(d) {
+  if (!d || !d.replicas) return '<p class="note">External target: no deployment drawing.</p>';
+  const R = d.replicas;
+  const Wk = d.workers;
+  const rowH = 46 + Math.max(0, Wk - 1) * 0;
+  const H = Math.max(150, R * rowH + 40);
+  const W = 760;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" class="deployment">`,
+  ];
+  const box = (x, y, w, h, label, fill = '#eef4fb') =>
+    out.push(
+      `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="6" fill="${fill}" stroke="#336"/><text x="${x + w / 2}" y="${y + h / 2 + 4}" font-size="12" text-anchor="middle">${esc(label)}</text>`,
+    );
+  const arrow = (x1, y1, x2, y2) =>
+    out.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="#555" marker-end="url(#a)"/>`);
+  out.push(
+    '<defs><marker id="a" markerWidth="8" markerHeight="8" refX="8" refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#555"/></marker></defs>',
+  );
+  const mid = H / 2;
+  box(10, mid - 18, 80, 36, 'clients', '#f6f6f6');
+  box(130, mid - 22, 100, 44, 'nginx', '#fdf2e3');
+  arrow(90, mid, 130, mid);
+  for (let i = 0; i < R; i++) {
+    const y = 20 + i * ((H - 40) / R) + ((H - 40) / R - 36) / 2;
+    box(290, y, 120 + Wk * 22, 36, '');
+    out.push(`<text x="300" y="${y + 22}" font-size="12">replica-${i + 1}</text>`);
+    for (let w = 0; w < Wk; w++)
+      out.push(
+        `<circle cx="${382 + w * 22}" cy="${y + 18}" r="8" fill="#cfe3f7" stroke="#336"/><text x="${382 + w * 22}" y="${y + 22}" font-size="9" text-anchor="middle">${w + 1}</text>`,
+      );
+    arrow(230, mid, 290, y + 18);
+    arrow(410 + Wk * 22, y + 18, 590, H * 0.3);
+    arrow(410 + Wk * 22, y + 18, 590, H * 0.7);
+  }
+  box(590, H * 0.3 - 18, 150, 36, 'bbox1', '#eaf7ea');
+  box(590, H * 0.7 - 18, 150, 36, 'bbox2', '#eaf7ea');
+  out.push(
+    `<text x="10" y="${H - 6}" font-size="10" fill="#666">${esc(d.label || d.name)}: ${R} replica(s) x ${Wk} worker(s); circles are node:cluster workers</text>`,
+  );
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+module.exports = deploymentSvg;

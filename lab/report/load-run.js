@@ -1,0 +1,139 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { labError } = require('../../common/errors');
+
+const readJsonLines = (file) => {
+  try {
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
+};
+
+// Reads a run's results directory into the series its report draws, one point per second,
+// x in seconds since the run's first phase began. Every series is what was measured in that
+// second (or, for errors, in its 10 s Artillery interval); none is an average of others.
+function loadRun(dir) {
+  const summaryFile = path.join(dir, 'summary.json');
+  if (!fs.existsSync(summaryFile))
+    throw labError('LAB_ERR_USAGE', `${dir} is not a run's results directory (no summary.json)`);
+  const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+  const deployment = fs.existsSync(path.join(dir, 'deployment.json'))
+    ? JSON.parse(fs.readFileSync(path.join(dir, 'deployment.json'), 'utf8'))
+    : null;
+  const events = readJsonLines(path.join(dir, 'events.jsonl'));
+  const intervals = events.filter((e) => e.type === 'stats').map((e) => e.stats);
+  const t0 = summary.phases.length ? Date.parse(summary.phases[0].startedAt) : Date.parse(summary.startedAt);
+  const x = (ms) => Math.round((ms - t0) / 100) / 10;
+
+  const perSecond = (prefix) => {
+    const m = new Map();
+    for (const iv of intervals) {
+      for (const [k, v] of Object.entries(iv.counters || {})) {
+        if (k.startsWith(prefix))
+          m.set(Number(k.slice(prefix.length)), (m.get(Number(k.slice(prefix.length))) || 0) + v);
+      }
+    }
+    return m;
+  };
+  const arrivals = perSecond('lab.arrivals.');
+  const responses = perSecond('lab.responses.');
+  const seconds = [...new Set([...arrivals.keys(), ...responses.keys()])].sort((a, b) => a - b);
+  // Errors are only known per 10 s interval: spread evenly over its seconds.
+  const errorsAt = new Map();
+  for (const iv of intervals) {
+    let n = 0;
+    for (const [k, v] of Object.entries(iv.counters || {})) if (k.startsWith('errors.')) n += v;
+    if (n)
+      for (let s = iv.period / 1000; s < iv.period / 1000 + 10; s++) errorsAt.set(s, (errorsAt.get(s) || 0) + n / 10);
+  }
+  const first = seconds.length ? seconds[0] : 0;
+  const last = seconds.length
+    ? Math.max(
+        seconds[seconds.length - 1],
+        ...[...errorsAt.keys()].filter((s) => s <= seconds[seconds.length - 1] + 10),
+      )
+    : 0;
+  const launched = [];
+  const completed = [];
+  const errored = [];
+  const pending = [];
+  let cum = 0;
+  for (let s = first; s <= last; s++) {
+    const a = arrivals.get(s) || 0;
+    const r = responses.get(s) || 0;
+    const e = errorsAt.get(s) || 0;
+    cum += a - r - e;
+    const t = x(s * 1000);
+    launched.push([t, a]);
+    completed.push([t, r]);
+    errored.push([t, Math.round(e * 10) / 10]);
+    pending.push([t, Math.max(0, Math.round(cum))]);
+  }
+
+  // Client-side response time: each second's own histogram, summarized by Artillery.
+  const rtMedian = [];
+  const rtMax = [];
+  for (const iv of intervals) {
+    for (const [k, v] of Object.entries(iv.summaries || {})) {
+      if (!k.startsWith('lab.rt.')) continue;
+      const t = x(Number(k.slice(7)) * 1000);
+      rtMedian.push([t, v.median]);
+      rtMax.push([t, v.max]);
+    }
+  }
+  rtMedian.sort((a, b) => a[0] - b[0]);
+  rtMax.sort((a, b) => a[0] - b[0]);
+
+  // Server-side: the service's timer for this endpoint, per StatsD flush (all replicas).
+  const statsd = readJsonLines(path.join(dir, 'statsd.jsonl'));
+  const timerKey = Object.keys(Object.assign({}, ...statsd.map((f) => f.timers))).find((k) =>
+    k.endsWith(`.service.${summary.endpoint}.response_time`),
+  );
+  const srvMedian = [];
+  const srvMax = [];
+  for (const f of statsd) {
+    const tm = timerKey && f.timers[timerKey];
+    if (tm) {
+      srvMedian.push([x(f.at), tm.median]);
+      srvMax.push([x(f.at), tm.upper]);
+    }
+  }
+
+  // CPU and memory per node.
+  const nodes = readJsonLines(path.join(dir, 'nodes.jsonl'));
+  const cpu = {};
+  const rss = {};
+  for (const s of nodes) {
+    for (const [name, n] of Object.entries(s.nodes)) {
+      (cpu[name] = cpu[name] || []).push([x(s.at), n.cpuPct]);
+      (rss[name] = rss[name] || []).push([x(s.at), n.rssMiB]);
+    }
+  }
+  const peaks = Object.fromEntries(
+    Object.keys(cpu).map((n) => [
+      n,
+      { cpuPct: Math.max(...cpu[n].map((p) => p[1])), rssMiB: Math.max(...rss[n].map((p) => p[1])) },
+    ]),
+  );
+
+  const phases = summary.phases.map((p) => ({ ...p, x: x(Date.parse(p.startedAt)) }));
+  return {
+    dir,
+    name: path.basename(dir),
+    summary,
+    deployment,
+    phases,
+    series: { launched, completed, errored, pending, rtMedian, rtMax, srvMedian, srvMax, cpu, rss },
+    peaks,
+  };
+}
+
+module.exports = loadRun;

@@ -1,0 +1,201 @@
+'use strict';
+
+const { lineChart, esc } = require('./svg-chart');
+const deploymentSvg = require('./deployment-svg');
+const page = require('./page');
+
+const markersOf = (run) => run.phases.map((p, i) => ({ x: p.x, label: `${i + 1}` }));
+
+// The charts of one run, each as an SVG string: the four things the course's figures show.
+function runCharts(run) {
+  const s = run.series;
+  const m = markersOf(run);
+  const nodeNames = Object.keys(s.cpu);
+  // One time axis for every chart of the run, so they line up.
+  const xs = [...s.launched, ...s.completed, ...s.rtMax, ...Object.values(s.cpu).flat()].map((p) => p[0]);
+  const axis = {
+    xMin: Math.min(0, ...xs),
+    xMax: Math.max(1, ...xs),
+    xLabel: 'seconds since the first phase',
+    markers: m,
+  };
+  const charts = [
+    lineChart([{ name: 'scenarios launched /s', points: s.launched }], {
+      ...axis,
+      title: 'Scenarios launched per second',
+      yLabel: 'per second',
+    }),
+    lineChart(
+      [
+        { name: 'completed /s', points: s.completed },
+        { name: 'errored /s (per 10 s interval)', points: s.errored },
+        { name: 'pending', points: s.pending, axis: 'right' },
+      ],
+      {
+        ...axis,
+        title: 'Requests: completed, errored and pending',
+        yLabel: 'per second',
+        y2Label: 'pending',
+      },
+    ),
+    lineChart(
+      [
+        { name: 'client median', points: s.rtMedian },
+        { name: 'client max', points: s.rtMax },
+        { name: 'server median', points: s.srvMedian, dashed: true },
+        { name: 'server max', points: s.srvMax, dashed: true },
+      ],
+      {
+        ...axis,
+        title: 'Response time (ms): client side (Artillery) and server side (StatsD), per second',
+        yLabel: 'ms',
+      },
+    ),
+    lineChart(
+      nodeNames.map((n) => ({ name: n, points: s.cpu[n] })),
+      { ...axis, title: 'CPU per node (% of one core)', yLabel: '%' },
+    ),
+    lineChart(
+      nodeNames.map((n) => ({ name: n, points: s.rss[n] })),
+      { ...axis, title: 'Memory per node (RSS, MiB)', yLabel: 'MiB' },
+    ),
+  ];
+  return charts;
+}
+
+function summaryTable(rows) {
+  const cols = [
+    ['run', (r) => r.name],
+    ['status', (r) => r.summary.status],
+    ['launched', (r) => r.summary.scenariosLaunched],
+    ['completed', (r) => r.summary.requestsCompleted],
+    ['failed', (r) => r.summary.scenariosFailed],
+    ['mean /s', (r) => r.summary.meanResponseRate ?? '-'],
+    ['median ms', (r) => rt(r, 'median')],
+    ['p95 ms', (r) => rt(r, 'p95')],
+    ['p99 ms', (r) => rt(r, 'p99')],
+    ['max ms', (r) => rt(r, 'max')],
+    [
+      'errors',
+      (r) =>
+        Object.entries(r.summary.errors)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ') || '-',
+    ],
+  ];
+  const head = cols.map(([h]) => `<th>${h}</th>`).join('');
+  const body = rows.map((r) => `<tr>${cols.map(([, f]) => `<td>${esc(f(r))}</td>`).join('')}</tr>`).join('\n');
+  return `<table class="summary"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+const rt = (r, k) => (r.summary.responseTimeMs ? r.summary.responseTimeMs[k] : '-');
+
+function peaksTable(run) {
+  const rows = Object.entries(run.peaks)
+    .map(([n, p]) => `<tr><td>${esc(n)}</td><td>${p.cpuPct}</td><td>${p.rssMiB}</td></tr>`)
+    .join('\n');
+  return `<table><thead><tr><th>node</th><th>peak CPU %</th><th>peak RSS MiB</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function phasesTable(run) {
+  const rows = run.phases
+    .map(
+      (p, i) =>
+        `<tr><td>${i + 1}. ${esc(p.name)}</td><td>${p.x}</td><td>${p.durationS}</td><td>${p.targetRate.mean}</td><td>${p.achievedRate ?? '-'}</td><td>${p.generatorCpuPctMean ?? '-'}</td></tr>`,
+    )
+    .join('\n');
+  return `<table><thead><tr><th>phase</th><th>starts at s</th><th>s</th><th>target /s</th><th>achieved /s</th><th>generator CPU %</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function sourcesList(summary) {
+  const src = summary.monitoring || {};
+  const items = Object.entries(src).map(([n, s]) =>
+    s.ok
+      ? `<li>${esc(n)}: ${esc(s.what)}</li>`
+      : `<li class="missing"><b>${esc(n)}: missing</b> (${esc(s.reason)})</li>`,
+  );
+  return `<ul class="sources">${items.join('')}</ul>`;
+}
+
+function renderRunReport(run) {
+  const s = run.summary;
+  const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
+  const warn =
+    s.saturation && (s.saturation.saturated || /peaked/.test(s.saturation.verdict))
+      ? `<p class="warn">${esc(s.saturation.verdict)}</p>`
+      : `<p>${esc(s.saturation ? s.saturation.verdict : '')}</p>`;
+  const body = `
+<h1>${esc(s.endpoint)} ${esc(s.scenario)} on ${esc(dep)}</h1>
+<p>${esc(s.status)}, ${esc(s.startedAt)}${s.durationS ? `, ${s.durationS} s` : ''}. Target ${esc(s.target)}.</p>
+${warn}
+${summaryTable([run])}
+<h2>Over time</h2>
+<p class="note">Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that second's own measurements; errors are known per 10 s interval.</p>
+${runCharts(run).join('\n')}
+<h2>Phases</h2>
+${phasesTable(run)}
+<p class="note">${esc(s.phaseRateNote || '')}</p>
+<h2>Deployment</h2>
+${deploymentSvg(s.deployment ? { ...s.deployment } : null)}
+${peaksTable(run)}
+<h2>Sources</h2>
+${sourcesList(s)}
+<p class="note">${esc(s.responseTimeNote || '')}</p>`;
+  return page(`${s.endpoint} ${s.scenario} on ${dep}`, body, s.machine);
+}
+
+// Several runs side by side: one chart per panel with a series per run, on shared axes,
+// then the table. The body is shared by `npm run compare` and the study report.
+function compareBody(runs) {
+  const panel = (title, pick, yLabel) =>
+    lineChart(
+      runs.map((r) => ({ name: label(r), points: pick(r) })),
+      { title, xLabel: 's since the first phase', yLabel, xMin: 0 },
+    );
+  const totalOf = (series, r) => {
+    // The deployment's total: top-level nodes only (a replica's tree already holds its
+    // workers), without the load generator.
+    const names = Object.keys(r.series[series]).filter((n) => !n.includes('.') && n !== 'generator');
+    const at = new Map();
+    for (const n of names)
+      for (const [t, v] of r.series[series][n]) at.set(Math.round(t), (at.get(Math.round(t)) || 0) + v);
+    return [...at].sort((a, b) => a[0] - b[0]);
+  };
+  return `
+${summaryTable(runs)}
+${peaksSummary(runs)}
+${panel('Scenarios launched per second', (r) => r.series.launched, 'per second')}
+${panel('Requests completed per second', (r) => r.series.completed, 'per second')}
+${panel('Pending requests', (r) => r.series.pending, 'pending')}
+${panel('Client median response time (ms)', (r) => r.series.rtMedian, 'ms')}
+${panel('Client max response time (ms)', (r) => r.series.rtMax, 'ms')}
+${panel('Deployment CPU, all nodes (% of one core)', (r) => totalOf('cpu', r), '%')}
+${panel('Deployment memory, all nodes (MiB)', (r) => totalOf('rss', r), 'MiB')}`;
+}
+
+// Peak CPU and memory of every node, one row per run.
+function peaksSummary(runs) {
+  const rows = runs
+    .map((r) => {
+      const cells = Object.entries(r.peaks)
+        .filter(([n]) => !n.includes('.'))
+        .map(([n, p]) => `${esc(n)} ${p.cpuPct}% / ${p.rssMiB} MiB`)
+        .join('; ');
+      return `<tr><td>${esc(label(r))}</td><td>${cells}</td></tr>`;
+    })
+    .join('\n');
+  return `<table><thead><tr><th>run</th><th>peak CPU (% of a core) / peak RSS per node</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function renderCompare(runs) {
+  return page(
+    `Comparison of ${runs.length} runs`,
+    `<h1>Comparison of ${runs.length} runs</h1>${compareBody(runs)}`,
+    runs[0] && runs[0].summary.machine,
+  );
+}
+
+const label = (r) =>
+  `${r.summary.endpoint} ${r.summary.scenario} ${r.summary.deployment ? r.summary.deployment.label || r.summary.deployment.name : 'external'}`;
+
+module.exports = { renderRunReport, renderCompare, compareBody, runCharts, label };
