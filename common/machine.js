@@ -1,21 +1,16 @@
 'use strict';
 
 const os = require('node:os');
-const { execFileSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 
 // What a measurement ran on, recorded with every result: figures from this lab are only
 // comparable between runs on similar machines.
+// Some tools print their version on stderr (nginx -v): read both streams.
 function version(cmd, args, pattern) {
-  try {
-    const out = execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
-    const m = pattern.exec(out);
-    return m ? m[1] : out.trim().split('\n')[0];
-  } catch (err) {
-    // nginx -v prints on stderr
-    const text = `${err.stderr || ''}`;
-    const m = pattern.exec(text);
-    return m ? m[1] : null;
-  }
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 5000 });
+  if (r.error) return null;
+  const m = pattern.exec(`${r.stdout || ''}${r.stderr || ''}`);
+  return m ? m[1] : null;
 }
 
 function describeMachine(extra = {}) {

@@ -36,4 +36,14 @@ function labContext(values, env = process.env) {
   };
 }
 
-module.exports = { parseCommandLine, labContext, ROOT };
+// A multiplier flag (--scale, --rate-scale): above 0, at most 100, default 1.
+function factorFlag(flag, raw) {
+  if (raw === undefined) return 1;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0 || v > 100) {
+    throw labError('LAB_ERR_USAGE', `--${flag} must be a number above 0 and at most 100, got "${raw}"`);
+  }
+  return v;
+}
+
+module.exports = { parseCommandLine, labContext, factorFlag, ROOT };

@@ -83,4 +83,14 @@ async function stopTree(pid, { signal = 'SIGTERM', timeoutMs = 5000 } = {}) {
   return waitGone(pids, 2000);
 }
 
-module.exports = { isAlive, parents, tree, stopTree, waitGone, sleep };
+// Stops a child process this one spawned: SIGTERM, SIGKILL after graceMs; resolves on exit.
+function stopChild(child, graceMs = 3000) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), graceMs).unref();
+  });
+}
+
+module.exports = { isAlive, parents, tree, stopTree, stopChild, waitGone, sleep };

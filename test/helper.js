@@ -7,26 +7,8 @@ const { spawn } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
 
-// One GET on a fresh connection (no pooling, so timings are per request).
-function get(url, { timeoutMs = 30000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const req = http.get(url, { agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString(),
-          ms: performance.now() - start,
-        }),
-      );
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${url}`)));
-    req.on('error', reject);
-  });
-}
+// One GET on a fresh connection (no pooling, so timings are per request): the lab's own.
+const { get } = require('../lab/http');
 
 // Listens an http handler (or Express app) on a free loopback port.
 function listen(handler) {

@@ -17,7 +17,7 @@ const renderSummary = require('../render-summary');
 const { progressLine, totalsFrom } = require('../progress');
 const parseDuration = require('../duration');
 const describeMachine = require('../../common/machine');
-const { parseCommandLine, labContext, ROOT } = require('../options');
+const { parseCommandLine, labContext, factorFlag, ROOT } = require('../options');
 const { own, interrupted } = require('../owner');
 const { labError } = require('../../common/errors');
 
@@ -57,14 +57,6 @@ const OPTIONS = {
   graphite: { type: 'string' },
 };
 
-function factor(flag, raw) {
-  if (raw === undefined) return 1;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v <= 0 || v > 100)
-    throw labError('LAB_ERR_USAGE', `--${flag} must be a number above 0 and at most 100, got "${raw}"`);
-  return v;
-}
-
 // Validates the command line completely before anything starts.
 function plan(argv) {
   const { values, positionals } = parseCommandLine(argv, OPTIONS, USAGE);
@@ -76,8 +68,8 @@ function plan(argv) {
   pick('scenario', scenario, SCENARIOS);
   const deployment = resolveDeployment(deploymentName, values);
   const options = {
-    scale: factor('scale', values.scale),
-    rateScale: factor('rate-scale', values['rate-scale']),
+    scale: factorFlag('scale', values.scale),
+    rateScale: factorFlag('rate-scale', values['rate-scale']),
     durationS: values.duration !== undefined ? parseDuration(values.duration) : undefined,
   };
   let target = null;

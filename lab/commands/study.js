@@ -7,7 +7,7 @@ const { studyPlan, MATRIX } = require('../study-plan');
 const { PRESETS } = require('../deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { pick } = require('../names');
-const { parseCommandLine, labContext, ROOT } = require('../options');
+const { parseCommandLine, labContext, factorFlag, ROOT } = require('../options');
 const { own, interrupted } = require('../owner');
 const { labError } = require('../../common/errors');
 const parseDuration = require('../duration');
@@ -48,14 +48,6 @@ const list = (kind, raw, valid) =>
     ? undefined
     : raw.split(',').map((v) => pick(kind, v.trim(), Array.isArray(valid) ? valid : Object.keys(valid)));
 
-function factor(flag, raw) {
-  if (raw === undefined) return 1;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v <= 0 || v > 100)
-    throw labError('LAB_ERR_USAGE', `--${flag} must be a number above 0 and at most 100, got "${raw}"`);
-  return v;
-}
-
 function isDone(dir, run) {
   try {
     if (run.kind === 'characterize') return fs.existsSync(path.join(dir, 'result.json'));
@@ -80,8 +72,8 @@ async function studyCommand(argv, { log }) {
   const { values } = parseCommandLine(argv, OPTIONS, USAGE);
   if (values.help) return { stdout: USAGE };
   const o = {
-    scale: factor('scale', values.scale),
-    rateScale: factor('rate-scale', values['rate-scale']),
+    scale: factorFlag('scale', values.scale),
+    rateScale: factorFlag('rate-scale', values['rate-scale']),
     durationS: values.duration !== undefined ? parseDuration(values.duration) : undefined,
     endpoints: list('endpoint', values.endpoints, MATRIX),
     scenarios: list('scenario', values.scenarios, SCENARIOS),

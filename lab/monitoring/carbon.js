@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { tcpOpen } = require('./statsd');
-const { sleep } = require('../procs');
+const { sleep, stopChild } = require('../procs');
 
 // Graphite's carbon-cache from Debian's graphite-carbon, as the lab's own process: its
 // config, whisper files, logs and pid in `dir`. LAB_CARBON names another carbon-cache.
@@ -92,13 +92,7 @@ async function startCarbon({ dir, host, linePort, picklePort, queryPort }) {
     cwd: dir,
   });
   fs.closeSync(log);
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-    });
+  const stop = () => stopChild(child, 5000);
   const deadline = Date.now() + 15000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;

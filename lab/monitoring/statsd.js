@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { sleep } = require('../procs');
+const { sleep, stopChild } = require('../procs');
 
 const STATSD_BIN = require.resolve('statsd/bin/statsd');
 const BACKEND = path.join(__dirname, 'statsd-backend.js');
@@ -54,13 +54,7 @@ async function startStatsd({ dir, host, port, mgmtPort, seriesFile, graphite }) 
   const log = fs.openSync(path.join(dir, 'statsd.log'), 'w');
   const child = spawn(process.execPath, [STATSD_BIN, configFile], { stdio: ['ignore', log, log] });
   fs.closeSync(log);
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-    });
+  const stop = () => stopChild(child, 3000);
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
