@@ -1,7 +1,6 @@
 'use strict';
 
 const http = require('node:http');
-const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 
