@@ -57,16 +57,18 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   exit 0
 fi
 
-need=$(missing "${required[@]}" "${optional[@]}")
-if [ -n "$need" ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt_install $need
-  else
-    req=$(missing "${required[@]}")
-    if [ -n "$req" ]; then
-      say "missing Debian packages; run: sudo apt-get install -y $need"
-      exit 1
-    fi
-    say "optional Debian packages missing (some features will be skipped); to add them: sudo apt-get install -y $need"
+req=$(missing "${required[@]}")
+opt=$(missing "${optional[@]}")
+if [ "$(id -u)" = 0 ]; then
+  [ -z "$req" ] || apt_install $req
+  # Optional ones may not exist everywhere (Ubuntu ships Chromium as a snap): never fatal.
+  if [ -n "$opt" ] && ! apt_install $opt; then
+    say "could not install $opt; the features that need them will be skipped"
   fi
+else
+  if [ -n "$req" ]; then
+    say "missing Debian packages; run: sudo apt-get install -y $req $opt"
+    exit 1
+  fi
+  [ -z "$opt" ] || say "optional Debian packages missing (some features will be skipped); to add them: sudo apt-get install -y $opt"
 fi
