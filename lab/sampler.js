@@ -14,6 +14,9 @@ function readStat(pid) {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // fields after the name: state(0) ppid(1) ... utime(11) stime(12) ... rss(21)
+    // A zombie keeps its CPU ticks but reports no memory: it has exited, so it is not sampled
+    // (seen: the generator's last sample read 0 MiB after Artillery was ended).
+    if (f[0] === 'Z') return null;
     return { cpuTicks: Number(f[11]) + Number(f[12]), rssBytes: Number(f[21]) * PAGE };
   } catch {
     return null;
@@ -34,12 +37,12 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
       if (!pid) continue;
       let ticks = 0;
       let rss = 0;
-      const pids = tree(pid, pmap);
-      for (const p of pids) {
+      let live = 0;
+      for (const p of tree(pid, pmap)) {
         const s = readStat(p);
-        if (s) ((ticks += s.cpuTicks), (rss += s.rssBytes));
+        if (s) ((ticks += s.cpuTicks), (rss += s.rssBytes), live++);
       }
-      current[name] = { ticks, rss, pids: pids.length };
+      current[name] = { ticks, rss, pids: live };
     }
     if (last) {
       const wallS = (now - last.now) / 1000;
@@ -48,7 +51,7 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
         const prev = last.current[name];
         // A restarted process starts its counters again; skip one sample rather than
         // report a negative or inflated figure.
-        if (!prev || c.ticks < prev.ticks) continue;
+        if (!prev || c.ticks < prev.ticks || c.pids === 0) continue;
         nodes[name] = {
           cpuPct: Math.round(((c.ticks - prev.ticks) / TICKS / wallS) * 1000) / 10,
           rssMiB: Math.round((c.rss / 2 ** 20) * 10) / 10,
