@@ -37,6 +37,11 @@ const table = {
   LAB_ERR_PROCESS: { exit: 1, message: (what, detail) => `${what} failed: ${detail}` },
   LAB_ERR_ARTILLERY: { exit: 1, message: (detail) => `Artillery failed: ${detail}` },
   LAB_ERR_SCENARIO_FILE: { exit: 2, message: (file, detail) => `malformed scenario file ${file}: ${detail}` },
+  LAB_ERR_ENGINE: {
+    exit: 1,
+    message: (detail) =>
+      `the container engine is not usable: ${detail}. Install it with \`sudo apt-get install -y docker.io docker-compose\` (or Docker Desktop), start it, or point DOCKER_HOST at a running one`,
+  },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
 };
 

@@ -5,13 +5,18 @@ const path = require('node:path');
 
 const TEMPLATE = path.join(__dirname, '..', 'nginx', 'nginx.conf.template');
 
-// Renders the nginx config for a deployment. `paths` are absolute paths inside the run
-// directory; `upstreams` are the replicas' host:port.
-function renderNginxConfig({ deployment, host, port, upstreams, paths }) {
+// Renders the nginx config for a deployment. `paths` are absolute paths (inside the run
+// directory locally, inside the container for compose); `upstreams` are the replicas'
+// host:port. In a container nginx stays in the foreground (`daemon: 'off'`). A swarm
+// stack's replicas come and go, so there `resolver` names the DNS nginx re-asks and the
+// upstreams carry `resolve` (open-source nginx 1.27.3 and later).
+function renderNginxConfig({ deployment, host, port, upstreams, paths, daemon = 'on', resolver = null }) {
   const b = deployment.balancer;
-  const servers = upstreams
-    .map((u) => `        server ${u} max_fails=${b.maxFails} fail_timeout=${b.failTimeoutS}s;`)
-    .join('\n');
+  const resolve = resolver ? ' resolve' : '';
+  const servers = [
+    ...(resolver ? ['        zone service 64k;'] : []),
+    ...upstreams.map((u) => `        server ${u} max_fails=${b.maxFails} fail_timeout=${b.failTimeoutS}s${resolve};`),
+  ].join('\n');
   const values = {
     label: deployment.label,
     workerProcesses: 'auto',
@@ -26,6 +31,8 @@ function renderNginxConfig({ deployment, host, port, upstreams, paths }) {
     tries: b.tries,
     host,
     port,
+    daemon,
+    resolver: resolver ? `    resolver ${resolver} valid=5s ipv6=off;\n` : '',
   };
   const text = fs.readFileSync(TEMPLATE, 'utf8');
   return text.replace(/\{\{(\w+)\}\}/g, (m, key) => {

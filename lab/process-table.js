@@ -7,9 +7,10 @@ function processTable(status) {
   const ports = status.ports;
   const portOf = (name) => {
     if (name === 'nginx') return ports.nginx;
-    if (name === 'bbox') return `${ports.bbox1},${ports.bbox2}`;
+    // Containers publish nginx's port only: the others are on the project's network.
+    if (name === 'bbox') return ports.bbox1 ? `${ports.bbox1},${ports.bbox2}` : null;
     const m = /^replica-(\d+)$/.exec(name);
-    return m ? ports.replicas[Number(m[1]) - 1] : null;
+    return m && ports.replicas ? ports.replicas[Number(m[1]) - 1] : null;
   };
   const rows = status.live.map((p) => ({ ...p, port: portOf(p.name) }));
   return table(rows, [

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the lab needs, only what is missing, and says exactly what to run when it
 # cannot (not root). Called by `npm test` and `npm run scenario` before they start, so a
-# fresh clone needs no other step. Usage: scripts/setup.sh [run|test|all]
-#   run  - what a scenario run needs (npm packages, nginx)
-#   test - that, plus what the test suite exercises
-#   all  - everything, including the optional monitoring and browser packages
+# fresh clone needs no other step. Usage: scripts/setup.sh [run|test|containers|all]
+#   run        - what a scenario run needs (npm packages, nginx)
+#   test       - that, plus what the test suite exercises (docker-compose validates compose/)
+#   containers - that, plus Docker's engine and debootstrap for the container smoke test
+#   all        - everything, including the optional monitoring and browser packages
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -30,9 +31,10 @@ required=(nginx libnginx-mod-stream)
 optional=(graphite-carbon python3-whisper)
 case "$what" in
   run) ;;
-  test) optional+=(chromium) ;;
-  all) optional+=(chromium wrk) ;;
-  *) say "unknown target '$what' (run, test, all)"; exit 2 ;;
+  test) required+=(docker-compose) optional+=(chromium) ;;
+  containers) required+=(docker-compose docker.io debootstrap nftables iproute2) ;;
+  all) required+=(docker-compose) optional+=(chromium wrk docker.io debootstrap) ;;
+  *) say "unknown target '$what' (run, test, containers, all)"; exit 2 ;;
 esac
 
 missing() {

@@ -2,19 +2,20 @@
 
 const { resolveDeployment, names } = require('../deployments');
 const { planPorts } = require('../ports');
-const LocalRuntime = require('../runtime/local');
+const { runtimeFor } = require('../runtime');
 const { parseCommandLine, labContext } = require('../options');
 const { own } = require('../owner');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
 
-const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--key KEY] [--port-base P] [--host H] [--json]
+const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--key KEY] [--engine local|compose]
+       [--port-base P] [--host H] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)`;
 
 async function deploy(argv, { log }) {
   const { values, positionals } = parseCommandLine(
     argv,
-    { replicas: { type: 'string' }, workers: { type: 'string' }, key: { type: 'string' } },
+    { replicas: { type: 'string' }, workers: { type: 'string' }, key: { type: 'string' }, engine: { type: 'string' } },
     USAGE,
   );
   if (values.help) return { stdout: USAGE };
@@ -22,7 +23,7 @@ async function deploy(argv, { log }) {
   const deployment = resolveDeployment(positionals[0], values);
   const ctx = labContext(values);
   const ports = planPorts(ctx.portBase, deployment.replicas);
-  const runtime = new LocalRuntime({ stateDir: ctx.stateDir, host: ctx.host, log });
+  const runtime = runtimeFor(values.engine ?? 'local', { stateDir: ctx.stateDir, host: ctx.host, log });
 
   runtime.assertNotUp();
   // Until it is up, Ctrl-C or a failure takes down whatever was started.

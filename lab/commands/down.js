@@ -1,6 +1,6 @@
 'use strict';
 
-const LocalRuntime = require('../runtime/local');
+const { runtimeOfState } = require('../runtime');
 const { parseCommandLine, labContext } = require('../options');
 
 const USAGE = 'usage: npm run down [-- --state-dir DIR]';
@@ -11,7 +11,7 @@ async function down(argv, { log }) {
   if (values.help) return { stdout: USAGE };
   const ctx = labContext(values);
   log('stopping the deployment');
-  const r = await new LocalRuntime({ stateDir: ctx.stateDir }).down();
+  const r = await runtimeOfState({ stateDir: ctx.stateDir }).down();
   if (values.json) return { stdout: JSON.stringify(r) };
   return {
     stdout: r.deployment ? `stopped ${r.deployment.label} (${r.stopped.length} process(es))` : 'nothing was up',

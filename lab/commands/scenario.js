@@ -7,7 +7,7 @@ const { buildScript, toYaml } = require('../../artillery/script');
 const { resolveDeployment, allNames } = require('../deployments');
 const { planPorts } = require('../ports');
 const { pick } = require('../names');
-const LocalRuntime = require('../runtime/local');
+const { runtimeFor, ENGINES } = require('../runtime');
 const runArtillery = require('../artillery-run');
 const startMonitoring = require('../monitoring');
 const deploymentNodes = require('../monitoring/nodes');
@@ -30,6 +30,7 @@ options:
   --rate-scale F   multiply every arrival rate
   --duration D     endurance length (seconds, or 90s, 10m, 1h)
   --target URL     run against a system that is already up (no deploy)
+  --engine E       where the deployment runs: local (default: processes + nginx) or compose (containers)
   --keep           leave the deployment up afterwards
   --print          print the Artillery script and exit
   --json           print summary.json to stdout
@@ -37,6 +38,8 @@ options:
   --no-statsd      run without StatsD (and so without Graphite)
   --no-graphite    do not start or feed a Graphite
   --graphite H:P   feed the carbon at H:P instead of starting one
+  --run-name NAME  the run's name under lab. in StatsD/Graphite (default: the results folder's);
+                   with the compose stack's Grafana, use its LAB_RUN (default compose-<deployment>)
   --replicas N, --workers N, --key KEY, --port-base P, --results-dir DIR`;
 
 const OPTIONS = {
@@ -45,6 +48,8 @@ const OPTIONS = {
   duration: { type: 'string' },
   target: { type: 'string' },
   keep: { type: 'boolean' },
+  engine: { type: 'string' },
+  'run-name': { type: 'string' },
   print: { type: 'boolean' },
   replicas: { type: 'string' },
   workers: { type: 'string' },
@@ -67,6 +72,8 @@ function plan(argv) {
   pick('endpoint', endpoint, ENDPOINTS);
   pick('scenario', scenario, SCENARIOS);
   const deployment = resolveDeployment(deploymentName, values);
+  const engine = values.engine ?? 'local';
+  pick('engine', engine, ENGINES);
   const options = {
     scale: factorFlag('scale', values.scale),
     rateScale: factorFlag('rate-scale', values['rate-scale']),
@@ -87,8 +94,11 @@ function plan(argv) {
     }
     serviceEnv.HEAVY_MS = values['heavy-ms'];
   }
+  if (values['run-name'] !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(values['run-name'])) {
+    throw labError('LAB_ERR_USAGE', `--run-name must be 1 to 64 letters, digits, - or _, got "${values['run-name']}"`);
+  }
   const ctx = labContext(values);
-  return { endpoint, scenario, deployment, options, target, ctx, values, serviceEnv };
+  return { endpoint, scenario, deployment, engine, options, target, ctx, values, serviceEnv };
 }
 
 function stamp(d = new Date()) {
@@ -126,7 +136,7 @@ async function scenarioCommand(argv, { log }) {
   writeJson('machine.json', machine);
 
   // Monitoring first, so the replicas start with StatsD's address; stopped last.
-  const runId = path.basename(resultsDir).replace(/[^A-Za-z0-9_-]/g, '_');
+  const runId = values['run-name'] ?? path.basename(resultsDir).replace(/[^A-Za-z0-9_-]/g, '_');
   const prefix = `lab.${runId}`;
   const ports = planPorts(ctx.portBase, deployment.replicas);
   const monitoring = await startMonitoring({
@@ -147,10 +157,10 @@ async function scenarioCommand(argv, { log }) {
   let target = p.target;
   let state = null;
   if (!target) {
-    const runtime = new LocalRuntime({ stateDir: ctx.stateDir, host: ctx.host, log });
+    const runtime = runtimeFor(p.engine, { stateDir: ctx.stateDir, host: ctx.host, log });
     runtime.assertNotUp();
     if (!values.keep) own(() => runtime.down().then(() => log('deployment stopped')));
-    log(`deploying ${deployment.label}`);
+    log(`deploying ${deployment.label}${p.engine === 'local' ? '' : ` on ${p.engine}`}`);
     state = await runtime.up(deployment, ports, {
       bbox: { key: values.key ?? '' },
       statsd: monitoring.statsd,
@@ -162,7 +172,9 @@ async function scenarioCommand(argv, { log }) {
   }
   writeJson(
     'deployment.json',
-    state ? { ...deployment, url: state.url, ports: state.ports, processes: state.processes } : { target },
+    state
+      ? { ...deployment, engine: p.engine, url: state.url, ports: state.ports, processes: state.processes }
+      : { target },
   );
 
   const script = buildScript({ endpoint, scenario, target, ...options });

@@ -1,6 +1,6 @@
 'use strict';
 
-const LocalRuntime = require('../runtime/local');
+const { runtimeOfState } = require('../runtime');
 const { parseCommandLine, labContext } = require('../options');
 const processTable = require('../process-table');
 
@@ -10,7 +10,7 @@ async function status(argv) {
   const { values } = parseCommandLine(argv, {}, USAGE);
   if (values.help) return { stdout: USAGE };
   const ctx = labContext(values);
-  const s = await new LocalRuntime({ stateDir: ctx.stateDir }).status();
+  const s = await runtimeOfState({ stateDir: ctx.stateDir }).status();
   if (values.json) return { stdout: JSON.stringify(s ?? { up: false }, null, 2) };
   if (!s || !s.up) return { stdout: 'nothing is up (start a deployment with: npm run deploy -- <deployment>)' };
   return {

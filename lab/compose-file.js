@@ -1,0 +1,242 @@
+'use strict';
+
+const renderNginxConfig = require('./nginx-config');
+const { SCHEMAS, AGGREGATION } = require('./monitoring/carbon');
+const { version } = require('../package.json');
+
+// The container form of a deployment: the same row of lab/deployments.js becomes a compose
+// project (nginx in front of R replicas of W workers, the black boxes, and the monitoring
+// stack under the `monitoring` profile) or a swarm stack. Built as data here and written
+// as YAML by lab/compose-write.js, so compose/ never drifts from the local runtime.
+
+// Pinned images. Ours take their base as a build argument (LAB_BASE_IMAGE) so a machine
+// without a registry can build them from a base it made itself; nginx's image can be
+// swapped the same way (LAB_NGINX_IMAGE).
+const IMAGES = Object.freeze({
+  nodeBase: 'node:20.20.2-bookworm-slim',
+  nginx: 'nginx:1.27.3-bookworm',
+  graphite: 'graphiteapp/graphite-statsd:1.1.10-5',
+  grafana: 'grafana/grafana:11.3.0',
+  cadvisor: 'gcr.io/cadvisor/cadvisor:v0.49.1',
+  service: `node-deploy-lab-service:${version}`,
+  bbox: `node-deploy-lab-bbox:${version}`,
+});
+
+// Ports inside the containers; only nginx's (and the dashboards') are published.
+const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 9091, statsd: 8125 });
+
+const NGINX_CONF = '/etc/nginx/lab.conf';
+const CONTAINER_PATHS = Object.freeze({ pidFile: '/tmp/nginx.pid', errorLog: 'stderr', tempDir: '/tmp' });
+
+// `root`: the repository as seen from the compose file (build context, mounted files);
+// `nginxConf`: the rendered nginx config, same convention.
+function composeProject(deployment, { root = '..', nginxConf } = {}) {
+  const sub = (name, fallback) => `\${${name}:-${fallback}}`;
+  const build = (dockerfile) => ({
+    context: root,
+    dockerfile,
+    args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) },
+  });
+  const healthy = { condition: 'service_healthy' };
+
+  const services = {
+    bbox: {
+      image: IMAGES.bbox,
+      build: build('bbox/Dockerfile'),
+      init: true,
+      environment: { BBOX_KEY: sub('LAB_KEY', '') },
+      volumes: [`${root}/bbox/config.properties:/config/config.properties:ro`],
+    },
+  };
+  const replicas = replicaNames(deployment);
+  for (const name of replicas) {
+    services[name] = {
+      image: IMAGES.service,
+      build: build('service/Dockerfile'),
+      init: true,
+      environment: {
+        INSTANCE: name,
+        WORKERS: String(deployment.workers),
+        PORT: String(INNER.service),
+        BBOX1_URL: `http://bbox:${INNER.bbox1}`,
+        BBOX2_URL: `http://bbox:${INNER.bbox2}`,
+        HEAVY_MS: sub('LAB_HEAVY_MS', '5000'),
+        // The monitoring profile's StatsD. Without it the name does not resolve and the
+        // service drops its metrics (UDP, never awaited): requests are unaffected.
+        STATSD_HOST: sub('LAB_STATSD_HOST', 'graphite'),
+        STATSD_PORT: String(INNER.statsd),
+        // One level under lab., as the dashboard's `run` variable expects; LAB_RUN lines it
+        // up with the scenario's --run-name so both sides show under one run.
+        STATSD_PREFIX: `lab.${sub('LAB_RUN', `compose-${deployment.name}`)}.service`,
+      },
+      depends_on: { bbox: healthy },
+    };
+  }
+  services.nginx = {
+    image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
+    init: true,
+    command: ['nginx', '-c', NGINX_CONF],
+    volumes: [`${nginxConf}:${NGINX_CONF}:ro`],
+    // Published on loopback only unless LAB_BIND says otherwise.
+    ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${INNER.nginx}`],
+    depends_on: Object.fromEntries(replicas.map((r) => [r, healthy])),
+  };
+  Object.assign(services, monitoringServices(root));
+  // No top-level `name`: Compose 1.29 refuses it; the project name is given with -p.
+  return { services };
+}
+
+// graphite-statsd (StatsD + carbon + graphite-web), Grafana with the lab's provisioning,
+// and cAdvisor reporting every container's CPU and memory to StatsD.
+function monitoringServices(root) {
+  const profiles = ['monitoring'];
+  return {
+    graphite: {
+      image: IMAGES.graphite,
+      profiles,
+      volumes: [
+        `${root}/compose/monitoring/statsd/udp.js:/opt/statsd/config/udp.js:ro`,
+        `${root}/compose/monitoring/graphite/storage-schemas.conf:/opt/graphite/conf/storage-schemas.conf:ro`,
+        `${root}/compose/monitoring/graphite/storage-aggregation.conf:/opt/graphite/conf/storage-aggregation.conf:ro`,
+      ],
+      // graphite-web for Grafana, and carbon for the scenario runner's StatsD (--graphite).
+      ports: ['127.0.0.1:${LAB_GRAPHITE_PORT:-8081}:80', '127.0.0.1:${LAB_CARBON_PORT:-2003}:2003'],
+    },
+    grafana: {
+      image: IMAGES.grafana,
+      profiles,
+      environment: {
+        GF_AUTH_ANONYMOUS_ENABLED: 'true',
+        GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer',
+        GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH: '/var/lib/grafana/dashboards/lab-run.json',
+      },
+      volumes: [
+        `${root}/compose/monitoring/grafana/provisioning:/etc/grafana/provisioning:ro`,
+        `${root}/compose/monitoring/grafana/dashboards:/var/lib/grafana/dashboards:ro`,
+      ],
+      ports: ['127.0.0.1:${LAB_GRAFANA_PORT:-3000}:3000'],
+      depends_on: ['graphite'],
+    },
+    cadvisor: {
+      image: IMAGES.cadvisor,
+      profiles,
+      command: [
+        '-storage_driver=statsd',
+        `-storage_driver_host=graphite:${INNER.statsd}`,
+        // gauges.cadvisor.<container>.<stat>: the dashboard's container panels.
+        '-storage_driver_db=cadvisor',
+        '-storage_driver_buffer_duration=1s',
+        '-docker_only=true',
+      ],
+      volumes: [
+        '/:/rootfs:ro',
+        '/var/run:/var/run:ro',
+        '/sys:/sys:ro',
+        '/var/lib/docker/:/var/lib/docker:ro',
+        '/dev/disk/:/dev/disk:ro',
+      ],
+      depends_on: ['graphite'],
+    },
+  };
+}
+
+// The swarm stack: one service with `replicas` tasks of `workers` workers each, CPU and
+// memory limits per task, an overlay network, nginx re-resolving the tasks' addresses.
+function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, nginxConf } = {}) {
+  // Swarm does not build: the images come from a registry every node reaches.
+  const registry = '${LAB_REGISTRY:-}';
+  const service = {
+    image: `${registry}${IMAGES.service}`,
+    environment: {
+      WORKERS: String(deployment.workers),
+      PORT: String(INNER.service),
+      BBOX1_URL: `http://bbox:${INNER.bbox1}`,
+      BBOX2_URL: `http://bbox:${INNER.bbox2}`,
+      STATSD_HOST: 'graphite',
+      STATSD_PORT: String(INNER.statsd),
+      STATSD_PREFIX: 'lab.stack.service',
+    },
+    networks: ['lab'],
+    deploy: {
+      replicas: deployment.replicas,
+      resources: { limits, reservations: { cpus: '0.25', memory: '128M' } },
+      restart_policy: { condition: 'any', delay: '1s' },
+      update_config: { parallelism: 1, order: 'start-first' },
+    },
+  };
+  return {
+    version: '3.8',
+    services: {
+      bbox: {
+        image: `${registry}${IMAGES.bbox}`,
+        networks: ['lab'],
+        deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '512M' } } },
+      },
+      service,
+      nginx: {
+        image: IMAGES.nginx,
+        command: ['nginx', '-c', NGINX_CONF],
+        configs: [{ source: 'nginx_conf', target: NGINX_CONF }],
+        ports: [{ target: INNER.nginx, published: 8080, protocol: 'tcp', mode: 'ingress' }],
+        networks: ['lab'],
+        deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '256M' } } },
+      },
+      graphite: {
+        image: IMAGES.graphite,
+        networks: ['lab'],
+        ports: ['8081:80'],
+        deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '1G' } } },
+      },
+    },
+    networks: { lab: { driver: 'overlay', attachable: true } },
+    configs: { nginx_conf: { file: nginxConf } },
+  };
+}
+
+function replicaNames(deployment) {
+  return Array.from({ length: deployment.replicas }, (_, i) => `replica-${i + 1}`);
+}
+
+// nginx's config for the compose project (replicas by service name) or the swarm stack
+// (the tasks of the `service` service, re-resolved through swarm's DNS).
+function containerNginxConfig(deployment, { stack = false } = {}) {
+  return renderNginxConfig({
+    deployment,
+    host: '0.0.0.0',
+    port: INNER.nginx,
+    upstreams: stack
+      ? [`tasks.service:${INNER.service}`]
+      : replicaNames(deployment).map((r) => `${r}:${INNER.service}`),
+    paths: CONTAINER_PATHS,
+    daemon: 'off',
+    resolver: stack ? '127.0.0.11' : null,
+  });
+}
+
+// The StatsD config the graphite-statsd image reads: the lab's naming (counters., gauges.,
+// timers. at the root, no stats. prefix), which the Grafana dashboard expects, and the
+// same 1 s flush as the local runs.
+function statsdConfig() {
+  return {
+    port: INNER.statsd,
+    flushInterval: 1000,
+    percentThreshold: [50, 95, 99],
+    deleteIdleStats: true,
+    graphiteHost: '127.0.0.1',
+    graphitePort: 2003,
+    graphite: { legacyNamespace: false, globalPrefix: '' },
+    backends: ['./backends/graphite'],
+  };
+}
+
+module.exports = {
+  composeProject,
+  stackProject,
+  containerNginxConfig,
+  statsdConfig,
+  replicaNames,
+  IMAGES,
+  INNER,
+  SCHEMAS,
+  AGGREGATION,
+};

@@ -1,0 +1,195 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { labError } = require('../../common/errors');
+const { assertFree } = require('../ports');
+const { composeProject, containerNginxConfig, replicaNames } = require('../compose-file');
+const { parents } = require('../procs');
+const { waitFor } = require('../http');
+
+const ROOT = path.join(__dirname, '..', '..');
+
+// Runs docker-compose or docker; resolves { code, out } (stdout and stderr together).
+function run(cmd, args, { env = process.env, timeoutMs = 600000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err.code === 'ENOENT' ? labError('LAB_ERR_ENGINE', `${cmd} is not installed`) : err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+// The same deployments as LocalRuntime, as containers on the engine DOCKER_HOST names
+// (the user's own, or the private one the container smoke test starts). nginx is
+// published on host:ports.nginx; the rest is only on the project's network. The compose
+// file is rendered into the run directory from the same table as compose/, so custom
+// --replicas/--workers work too.
+class ComposeRuntime {
+  constructor({ stateDir, host = '127.0.0.1', log = () => {}, env = process.env }) {
+    this.stateDir = path.resolve(stateDir);
+    this.host = host;
+    this.log = log;
+    this.env = env;
+    this.stateFile = path.join(this.stateDir, 'state.json');
+    this.dir = path.join(this.stateDir, 'compose');
+  }
+
+  readState() {
+    try {
+      return JSON.parse(fs.readFileSync(this.stateFile, 'utf8'));
+    } catch {
+      return null;
+    }
+  }
+
+  writeState(state) {
+    fs.mkdirSync(this.stateDir, { recursive: true });
+    fs.writeFileSync(this.stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  }
+
+  compose(state, args, opts = {}) {
+    return run('docker-compose', ['-p', state.project, '-f', state.composeFile, ...args], {
+      env: this.composeEnv(state),
+      ...opts,
+    });
+  }
+
+  composeEnv(state) {
+    return {
+      ...this.env,
+      LAB_PORT: String(state.ports.nginx),
+      LAB_BIND: state.host,
+      LAB_KEY: state.key ?? '',
+      ...(state.heavyMs ? { LAB_HEAVY_MS: state.heavyMs } : {}),
+    };
+  }
+
+  isUp(state = this.readState()) {
+    return Boolean(state) && state.runtime === 'compose';
+  }
+
+  assertNotUp() {
+    const existing = this.readState();
+    if (existing) throw labError('LAB_ERR_ALREADY_UP', existing.deployment.label, this.stateDir);
+  }
+
+  // options: { bbox: { key }, serviceEnv: { HEAVY_MS } } as for LocalRuntime.
+  async up(deployment, ports, options = {}) {
+    this.assertNotUp();
+    await run('docker-compose', ['version', '--short'], { env: this.env });
+    const probe = await run('docker', ['version', '--format', '{{.Server.Version}}'], { env: this.env });
+    if (probe.code !== 0) throw labError('LAB_ERR_ENGINE', `no engine answers (${tail(probe.out, 1)})`);
+    await assertFree([{ port: ports.nginx, role: 'nginx (published)' }], this.host);
+
+    fs.rmSync(this.dir, { recursive: true, force: true });
+    fs.mkdirSync(this.dir, { recursive: true });
+    const nginxConf = path.join(this.dir, 'nginx.conf');
+    fs.writeFileSync(nginxConf, containerNginxConfig(deployment));
+    const composeFile = path.join(this.dir, 'docker-compose.yml');
+    const { toYaml } = require('../../artillery/script');
+    fs.writeFileSync(composeFile, toYaml(composeProject(deployment, { root: ROOT, nginxConf })));
+
+    const state = {
+      runtime: 'compose',
+      project: `lab-${
+        path
+          .basename(this.stateDir)
+          .replace(/[^a-z0-9]/gi, '')
+          .toLowerCase() || 'run'
+      }-${deployment.name}`,
+      composeFile,
+      deployment,
+      host: this.host,
+      ports: { nginx: ports.nginx },
+      key: options.bbox?.key ?? '',
+      heavyMs: options.serviceEnv?.HEAVY_MS,
+      url: `http://${this.host}:${ports.nginx}`,
+      startedAt: new Date().toISOString(),
+      nginxConf,
+      pids: {},
+      processes: [],
+    };
+    // Written before anything starts, so `down` (or Ctrl-C) can remove a half-made project.
+    this.writeState(state);
+    try {
+      this.log(`building the images and starting ${deployment.replicas + 2} containers (project ${state.project})`);
+      const r = await this.compose(state, ['up', '-d', '--build', '--remove-orphans']);
+      if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose up', tail(r.out));
+      this.log('waiting for every replica to answer through nginx');
+      try {
+        await waitFor(`${state.url}/healthz`, {
+          timeoutMs: 60000,
+          until: (answers) => new Set(answers.map((a) => a.headers['x-instance'])).size >= deployment.replicas,
+        });
+      } catch (err) {
+        const logs = await this.compose(state, ['logs', '--tail', '20']);
+        throw labError('LAB_ERR_UNHEALTHY', 'the compose deployment', `${err.message}\n${tail(logs.out, 30)}`);
+      }
+      await this.recordProcesses(state);
+      state.ready = true;
+      this.writeState(state);
+      return state;
+    } catch (err) {
+      await this.down().catch(() => {});
+      throw err;
+    }
+  }
+
+  // Each container's main process as a host pid, so the lab's /proc sampler follows the
+  // containers like the local processes (this works when the engine runs on this host).
+  async recordProcesses(state) {
+    const ids = await this.compose(state, ['ps', '-q']);
+    const pmap = parents();
+    const main = (initPid) => [...pmap].find(([, pp]) => pp === initPid)?.[0] ?? initPid;
+    state.processes = [];
+    for (const id of ids.out.split('\n').filter((l) => /^[0-9a-f]{12,}$/.test(l.trim()))) {
+      const format = '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Pid}}';
+      const inspect = await run('docker', ['inspect', '-f', format, id.trim()], { env: this.env });
+      const [name, pid] = inspect.out.trim().split(' ');
+      if (!name || !Number(pid)) continue;
+      if (name === 'nginx') state.pids.nginx = main(Number(pid));
+      else state.processes.push({ name, pid: main(Number(pid)), container: id.trim().slice(0, 12) });
+    }
+    this.writeState(state);
+  }
+
+  async status() {
+    const state = this.readState();
+    if (!state) return null;
+    const r = await this.compose(state, ['ps']).catch((err) => ({ code: 1, out: err.message }));
+    const live = [...replicaNames(state.deployment), 'bbox', 'nginx'].map((name) => {
+      const line = r.out.split('\n').find((l) => l.includes(`_${name}_`)) || '';
+      const status = /Up \(healthy\)/.test(line) ? 'healthy' : /\bUp\b/.test(line) ? 'up' : line ? 'exited' : 'gone';
+      const p = state.processes.find((x) => x.name === name);
+      return { name, pid: name === 'nginx' ? state.pids.nginx : p?.pid, status };
+    });
+    return { ...state, up: live.some((x) => x.status !== 'gone'), live };
+  }
+
+  // Removes the project's containers and network; idempotent.
+  async down() {
+    const state = this.readState();
+    if (!state) return { stopped: [] };
+    const r = await this.compose(state, ['down', '--remove-orphans', '-t', '10']);
+    if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose down', tail(r.out));
+    fs.rmSync(this.stateFile, { force: true });
+    return { stopped: state.processes.map((p) => p.pid), deployment: state.deployment };
+  }
+}
+
+function tail(text, lines = 8) {
+  return text.trim().split('\n').slice(-lines).join('\n');
+}
+
+module.exports = ComposeRuntime;

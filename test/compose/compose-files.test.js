@@ -1,0 +1,102 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const yaml = require('js-yaml');
+const { ROOT } = require('../helper');
+const { composeFiles } = require('../../lab/compose-write');
+const { PRESETS } = require('../../lab/deployments');
+
+const dir = path.join(ROOT, 'compose');
+const files = composeFiles();
+const ymls = Object.keys(files).filter((f) => f.endsWith('.yml'));
+const load = (rel) => yaml.load(fs.readFileSync(path.join(dir, rel), 'utf8'));
+
+describe('compose/', () => {
+  test('the committed files are exactly what `npm run compose:render` writes', () => {
+    for (const [rel, text] of Object.entries(files)) {
+      expect({ file: rel, text: fs.readFileSync(path.join(dir, rel), 'utf8') }).toEqual({ file: rel, text });
+    }
+  });
+
+  test('one compose file per deployment, plus the swarm stack', () => {
+    expect(ymls.sort()).toEqual([...PRESETS.map((p) => `${p.name}.yml`), 'stack.yml'].sort());
+  });
+
+  // Debian's docker-compose 1.29 validates without an engine; `npm test`'s set-up installs it.
+  test.each(ymls)('%s passes docker-compose config, with and without the monitoring profile', (rel) => {
+    for (const extra of [[], ['--profile', 'monitoring']]) {
+      const r = spawnSync('docker-compose', [...extra, '-f', path.join(dir, rel), 'config', '-q'], {
+        encoding: 'utf8',
+        env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent/docker.sock' },
+      });
+      expect(r.error).toBeUndefined();
+      expect({ rel, code: r.status, err: r.stderr.replace(/.*'configs' key.*\n?/, '') }).toEqual({
+        rel,
+        code: 0,
+        err: '',
+      });
+    }
+  });
+
+  test.each(PRESETS.map((p) => [p.name, p.replicas, p.workers]))(
+    '%s: %i replica(s) of %i worker(s), health-gated start, init, nginx on loopback only',
+    (name, replicas, workers) => {
+      const { services } = load(`${name}.yml`);
+      const reps = Object.keys(services).filter((s) => s.startsWith('replica-'));
+      expect(reps).toHaveLength(replicas);
+      for (const r of reps) {
+        expect(services[r].environment.WORKERS).toBe(String(workers));
+        expect(services[r].environment.INSTANCE).toBe(r);
+        expect(services[r].depends_on).toEqual({ bbox: { condition: 'service_healthy' } });
+        expect(services[r].build.args.BASE_IMAGE).toMatch(/^\$\{LAB_BASE_IMAGE:-node:\d+\.\d+\.\d+-/);
+      }
+      expect(Object.keys(services.nginx.depends_on).sort()).toEqual(reps.sort());
+      for (const s of ['bbox', ...reps, 'nginx']) expect(services[s].init).toBe(true);
+      expect(services.nginx.ports).toEqual(['${LAB_BIND:-127.0.0.1}:${LAB_PORT:-8080}:8080']);
+      const conf = fs.readFileSync(path.join(dir, 'nginx', `${name}.conf`), 'utf8');
+      expect(conf.match(/server replica-\d+:3000 /g)).toHaveLength(replicas);
+      expect(conf).toMatch(/daemon off;/);
+      // The monitoring stack only with --profile monitoring.
+      for (const m of ['graphite', 'grafana', 'cadvisor']) expect(services[m].profiles).toEqual(['monitoring']);
+    },
+  );
+
+  test('every image is pinned to a version', () => {
+    const images = ymls.flatMap((rel) => Object.values(load(rel).services).map((s) => s.image));
+    for (const image of images) expect(image).toMatch(/:(-)?v?\d+\.\d+(\.\d+)?(-[\w.]+)?\}?$/);
+  });
+
+  test('the swarm stack: replicas with resource limits on an overlay network, nginx re-resolving tasks', () => {
+    const stack = load('stack.yml');
+    expect(stack.networks.lab.driver).toBe('overlay');
+    expect(stack.services.service.deploy.replicas).toBe(3);
+    expect(stack.services.service.deploy.resources.limits).toEqual({ cpus: '1.0', memory: '512M' });
+    for (const s of Object.values(stack.services)) expect(s.networks).toEqual(['lab']);
+    const conf = fs.readFileSync(path.join(dir, 'nginx', 'stack.conf'), 'utf8');
+    expect(conf).toMatch(/resolver 127\.0\.0\.11 /);
+    expect(conf).toMatch(/server tasks\.service:3000 .* resolve;/);
+  });
+
+  test("the StatsD config keeps the lab's naming, which the Grafana dashboard expects", () => {
+    const text = fs.readFileSync(path.join(dir, 'monitoring', 'statsd', 'udp.js'), 'utf8');
+    const config = JSON.parse(text.replace(/^\/\/.*\n/, ''));
+    expect(config.graphite).toEqual({ legacyNamespace: false, globalPrefix: '' });
+    expect(config.flushInterval).toBe(1000);
+  });
+});
+
+describe('Dockerfiles', () => {
+  test.each(['service/Dockerfile', 'bbox/Dockerfile'])(
+    '%s: base image as a build argument, non-root user, health check',
+    (rel) => {
+      const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
+      const lines = text.split('\n').filter((l) => l && !l.startsWith('#'));
+      expect(lines[0]).toMatch(/^ARG BASE_IMAGE=node:\d+\.\d+\.\d+-bookworm-slim$/);
+      expect(lines[1]).toBe('FROM ${BASE_IMAGE}');
+      expect(text).toMatch(/^USER 10001:10001$/m);
+      expect(text).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "scripts\/healthcheck\.js"/m);
+    },
+  );
+});

@@ -1,0 +1,165 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const { isAlive, stopTree, sleep } = require('../../lab/procs');
+
+// A Docker engine of the smoke test's own: Debian's dockerd on a private socket, its data
+// and exec roots inside `dir`, started and stopped by pid. dockerd changes the host's
+// network (docker0 and per-project bridges, nftables rules through iptables-nft,
+// ip_forward=1) and leaves those behind when it stops (shared/MACHINE-NOTES.md), so the
+// state is recorded before and put back after.
+
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 120000, ...opts });
+  return { code: r.status, out: `${r.stdout || ''}${r.stderr || ''}`, stdout: r.stdout || '' };
+}
+
+// Why the smoke test cannot run here, or null when it can.
+function unavailable() {
+  if (process.getuid && process.getuid() !== 0) return 'not root: dockerd, bridges and nftables need root';
+  for (const tool of ['dockerd', 'docker', 'docker-compose', 'debootstrap', 'nft', 'ip']) {
+    if (sh('sh', ['-c', `command -v ${tool}`]).code !== 0)
+      return `${tool} is missing (npm run test:containers installs it as root)`;
+  }
+  if (!/nf_tables/.test(sh('iptables', ['--version']).out))
+    return 'iptables is not the nftables variant: the clean-up only knows how to restore nftables';
+  return null;
+}
+
+// What dockerd changes on the host, in a comparable form.
+function hostSnapshot() {
+  const links = sh('ip', ['-o', 'link', 'show'])
+    .stdout.split('\n')
+    .map((l) => (/^\d+:\s+([^:@]+)/.exec(l) || [])[1])
+    .filter(Boolean)
+    .sort();
+  const ruleset = sh('nft', ['list', 'ruleset']).stdout.replace(/counter packets \d+ bytes \d+/g, 'counter');
+  const ipForward = fs.readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
+  return { links, ruleset, ipForward };
+}
+
+class PrivateEngine {
+  constructor(dir) {
+    this.dir = path.resolve(dir);
+    this.socket = path.join(this.dir, 'docker.sock');
+    this.env = { ...process.env, DOCKER_HOST: `unix://${this.socket}` };
+    this.pid = null;
+  }
+
+  async start({ timeoutMs = 30000 } = {}) {
+    fs.mkdirSync(this.dir, { recursive: true });
+    this.before = hostSnapshot();
+    fs.writeFileSync(path.join(this.dir, 'host-before.json'), JSON.stringify(this.before, null, 2));
+    const log = fs.openSync(path.join(this.dir, 'dockerd.log'), 'w');
+    const child = spawn(
+      'dockerd',
+      [
+        '-H',
+        `unix://${this.socket}`,
+        '--data-root',
+        path.join(this.dir, 'data'),
+        '--exec-root',
+        path.join(this.dir, 'exec'),
+        '--pidfile',
+        path.join(this.dir, 'docker.pid'),
+      ],
+      { stdio: ['ignore', log, log], detached: true },
+    );
+    fs.closeSync(log);
+    child.unref();
+    this.pid = child.pid;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!isAlive(this.pid)) break;
+      if (this.docker(['version', '--format', '{{.Server.Version}}']).code === 0) return this;
+      await sleep(300);
+    }
+    const tail = fs.readFileSync(path.join(this.dir, 'dockerd.log'), 'utf8').trim().split('\n').slice(-5).join('\n');
+    await this.stop();
+    throw new Error(`dockerd did not answer within ${timeoutMs} ms:\n${tail}`);
+  }
+
+  docker(args, opts = {}) {
+    return sh('docker', args, { env: this.env, ...opts });
+  }
+
+  compose(args, env = {}, opts = {}) {
+    return sh('docker-compose', args, { env: { ...this.env, ...env }, timeout: 600000, ...opts });
+  }
+
+  // A base image made here, without a registry: a minimal Debian rootfs (debootstrap, with
+  // nginx for the balancer), this host's node and npm, and this host's CA bundle (the
+  // registry may be reached through a TLS proxy only the host trusts).
+  async makeBase(tag = 'lab-base:local') {
+    const rootfs = path.join(this.dir, 'rootfs');
+    fs.rmSync(rootfs, { recursive: true, force: true });
+    const mirror = process.env.LAB_DEBIAN_MIRROR || 'http://deb.debian.org/debian';
+    const boot = sh(
+      'debootstrap',
+      ['--variant=minbase', '--include=nginx-light,ca-certificates', 'bookworm', rootfs, mirror],
+      { timeout: 600000 },
+    );
+    if (boot.code !== 0) throw new Error(`debootstrap failed:\n${boot.out.split('\n').slice(-10).join('\n')}`);
+    const node = process.execPath;
+    const npmDir = path.join(path.dirname(fs.realpathSync(node)), '..', 'lib', 'node_modules', 'npm');
+    fs.copyFileSync(node, path.join(rootfs, 'usr/local/bin/node'));
+    fs.chmodSync(path.join(rootfs, 'usr/local/bin/node'), 0o755);
+    fs.mkdirSync(path.join(rootfs, 'usr/local/lib/node_modules'), { recursive: true });
+    fs.cpSync(npmDir, path.join(rootfs, 'usr/local/lib/node_modules/npm'), { recursive: true });
+    fs.symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', path.join(rootfs, 'usr/local/bin/npm'));
+    fs.copyFileSync('/etc/ssl/certs/ca-certificates.crt', path.join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
+    const imp = sh(
+      'sh',
+      [
+        '-c',
+        `tar -C "${rootfs}" -c . | docker import ` +
+          `--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' ` +
+          `--change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - ${tag}`,
+      ],
+      { env: this.env, timeout: 300000 },
+    );
+    fs.rmSync(rootfs, { recursive: true, force: true });
+    if (imp.code !== 0) throw new Error(`docker import failed: ${imp.out}`);
+    return tag;
+  }
+
+  // Stops dockerd (and its containerd) by pid, unmounts what it left, removes its data and
+  // puts the host's network back. Returns the host's state before and after.
+  async stop() {
+    if (this.pid && isAlive(this.pid)) await stopTree(this.pid, { signal: 'SIGTERM', timeoutMs: 20000 });
+    this.pid = null;
+    // Overlay and shm mounts of killed containers would keep the data root busy.
+    const mounts = fs
+      .readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' ')[1])
+      .filter((m) => m && m.startsWith(this.dir))
+      .sort((a, b) => b.length - a.length);
+    for (const m of mounts) sh('umount', ['-l', m]);
+    const before = this.before;
+    if (before) this.restoreHost(before);
+    fs.rmSync(path.join(this.dir, 'data'), { recursive: true, force: true });
+    fs.rmSync(path.join(this.dir, 'exec'), { recursive: true, force: true });
+    return { before, after: hostSnapshot() };
+  }
+
+  restoreHost(before) {
+    const now = hostSnapshot();
+    for (const link of now.links) if (!before.links.includes(link)) sh('ip', ['link', 'delete', link]);
+    if (now.ruleset !== before.ruleset) {
+      const saved = path.join(this.dir, 'ruleset-before.nft');
+      sh('sh', ['-c', `nft list ruleset > "${saved}.raw"`]);
+      sh('nft', ['flush', 'ruleset']);
+      if (before.ruleset.trim()) {
+        fs.writeFileSync(saved, `${before.ruleset}\n`);
+        const r = sh('nft', ['-f', saved]);
+        if (r.code !== 0) throw new Error(`could not restore the nftables ruleset (saved in ${saved}): ${r.out}`);
+      }
+    }
+    fs.writeFileSync('/proc/sys/net/ipv4/ip_forward', `${before.ipForward}\n`);
+  }
+}
+
+module.exports = { PrivateEngine, unavailable, hostSnapshot };

@@ -1,0 +1,171 @@
+'use strict';
+
+// The container smoke test (`npm run test:containers`, not part of `npm test`): a private
+// Docker engine, images built from a base made here, each compose/ deployment up with
+// round-robin seen through nginx's published port, one `--engine compose` scenario, then
+// everything down and the host's network as it was. A few requests each: not load.
+// Times are generous: image builds and debootstrap on a busy 2-core machine.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { PrivateEngine, unavailable } = require('./private-engine');
+const { resolveDeployment, PRESETS } = require('../../lab/deployments');
+const { replicaNames } = require('../../lab/compose-file');
+const { get, freePort, freePortBase, lab, tmpStateDir, ROOT } = require('../helper');
+const { waitFor } = require('../../lab/http');
+
+const why = unavailable();
+if (why) process.stderr.write(`container smoke test skipped: ${why}\n`);
+const maybe = why ? describe.skip : describe;
+
+maybe('containers on a real engine', () => {
+  const engine = new PrivateEngine(path.join(ROOT, '.lab', `engine-${process.pid}`));
+  let env;
+  let stopped = null;
+
+  beforeAll(async () => {
+    await engine.start();
+    const base = await engine.makeBase();
+    env = { LAB_BASE_IMAGE: base, LAB_NGINX_IMAGE: base };
+    // Build once; every deployment below then starts from these images.
+    const build = engine.compose(['-p', 'lab-smoke-build', '-f', 'compose/single.yml', 'build'], env, {
+      cwd: ROOT,
+    });
+    if (build.code !== 0) throw new Error(`image build failed:\n${build.out.split('\n').slice(-20).join('\n')}`);
+  }, 900000);
+
+  afterAll(async () => {
+    if (!stopped) await engine.stop();
+  }, 120000);
+
+  test('the images run as a non-root user, behind an init, with health checks', () => {
+    for (const image of ['node-deploy-lab-service:0.1.0', 'node-deploy-lab-bbox:0.1.0']) {
+      const r = engine.docker(['image', 'inspect', '-f', '{{.Config.User}}|{{json .Config.Healthcheck.Test}}', image]);
+      expect(r.code).toBe(0);
+      const [user, health] = r.stdout.trim().split('|');
+      expect(user).toBe('10001:10001');
+      expect(health).toContain('healthcheck.js');
+    }
+  });
+
+  for (const preset of PRESETS) {
+    const d = resolveDeployment(preset.name);
+    test(`${d.name}: up, round-robin over ${d.replicas}x${d.workers} through nginx, down`, async () => {
+      const port = await freePort();
+      const project = `lab-smoke-${d.name}`;
+      const args = ['-p', project, '-f', `compose/${d.name}.yml`];
+      const penv = { ...env, LAB_PORT: String(port) };
+      const up = engine.compose([...args, 'up', '-d'], penv, { cwd: ROOT });
+      try {
+        expect(up.code).toBe(0);
+        const url = `http://127.0.0.1:${port}`;
+        await waitFor(`${url}/healthz`, {
+          timeoutMs: 60000,
+          until: (a) => new Set(a.map((r) => r.headers['x-instance'])).size >= d.replicas,
+        });
+        // Round-robin: sequential requests are shared evenly. Not in strict turn: each of
+        // nginx's worker processes keeps its own round-robin position.
+        const counts = {};
+        const n = 30 * d.replicas;
+        for (let k = 0; k < n; k++) {
+          const who = (await get(`${url}/ping`)).headers['x-instance'];
+          counts[who] = (counts[who] || 0) + 1;
+        }
+        expect(Object.keys(counts).sort()).toEqual(replicaNames(d).sort());
+        for (const c of Object.values(counts)) expect(Math.abs(c - 30)).toBeLessThanOrEqual(7);
+        // Every worker of every replica, with concurrent batches (node:cluster balances
+        // connections, and nginx reuses its keepalive ones).
+        const pairs = new Set();
+        for (let round = 0; round < 40 && pairs.size < d.replicas * d.workers; round++) {
+          const batch = await Promise.all(Array.from({ length: 12 }, () => get(`${url}/heavy?ms=20`)));
+          batch.forEach((r) => pairs.add(`${r.headers['x-instance']}/${r.headers['x-worker']}`));
+        }
+        expect(pairs.size).toBe(d.replicas * d.workers);
+        const b1 = await get(`${url}/bbox1`, { timeoutMs: 15000 });
+        const b2 = await get(`${url}/bbox2`, { timeoutMs: 15000 });
+        expect([b1.status, b1.body]).toEqual([200, 'Hello, world!']);
+        expect([b2.status, b2.body]).toEqual([200, 'Hello, world!']);
+      } finally {
+        const down = engine.compose([...args, 'down', '--remove-orphans', '-t', '10'], penv, { cwd: ROOT });
+        expect(down.code).toBe(0);
+      }
+      expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+      expect(engine.docker(['network', 'ls', '-q', '--filter', `name=${project}`]).stdout.trim()).toBe('');
+    }, 240000);
+  }
+
+  test('npm run scenario -- ... --engine compose runs the scenario against containers', async () => {
+    const stateDir = tmpStateDir();
+    const results = fs.mkdtempSync(path.join(stateDir, 'results-'));
+    const portBase = await freePortBase();
+    const r = await lab(
+      [
+        'scenario',
+        'ping',
+        'load',
+        'replicated',
+        '--engine',
+        'compose',
+        '--scale',
+        '0.05',
+        '--rate-scale',
+        '0.1',
+        '--no-graphite',
+        '--port-base',
+        String(portBase),
+        '--state-dir',
+        stateDir,
+        '--results-dir',
+        results,
+        '--json',
+      ],
+      { env: { ...engine.env, ...env }, timeoutMs: 300000 },
+    );
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.status).toBe('completed');
+    expect(summary.requestsCompleted).toBe(300);
+    expect(summary.codes['200']).toBe(300);
+    // The containers' processes were sampled like local ones.
+    const runDir = fs.readdirSync(results).map((d) => path.join(results, d))[0];
+    const nodes = fs
+      .readFileSync(path.join(runDir, 'nodes.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => Object.keys(JSON.parse(l).nodes));
+    expect(nodes.some((n) => n.includes('replica-3') && n.includes('nginx'))).toBe(true);
+    expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 360000);
+
+  test('npm run deploy / status / down with --engine compose', async () => {
+    const stateDir = tmpStateDir();
+    const common = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
+    const opts = { env: { ...engine.env, ...env }, timeoutMs: 300000 };
+    const up = await lab(['deploy', 'multi', '--engine', 'compose', ...common], opts);
+    try {
+      expect(up.code).toBe(0);
+      expect(up.stdout).toMatch(/multi is up at http:\/\/127\.0\.0\.1:\d+/);
+      const st = await lab(['status', ...common], opts);
+      expect(st.code).toBe(0);
+      for (const name of ['replica-1', 'bbox', 'nginx'])
+        expect(st.stdout).toMatch(new RegExp(`${name}\\s.*healthy|${name}\\s.*up`));
+      const again = await lab(['deploy', 'single', '--engine', 'compose', ...common], opts);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/already up/);
+    } finally {
+      const down = await lab(['down', ...common], opts);
+      expect(down.code).toBe(0);
+      expect(down.stdout).toMatch(/stopped multi/);
+    }
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+    expect((await lab(['down', ...common], opts)).stdout).toMatch(/nothing was up/);
+  }, 360000);
+
+  test('the engine stops and the host network is as it was before', async () => {
+    stopped = await engine.stop();
+    expect(stopped.after.links).toEqual(stopped.before.links);
+    expect(stopped.after.ipForward).toBe(stopped.before.ipForward);
+    expect(stopped.after.ruleset).toBe(stopped.before.ruleset);
+  }, 120000);
+});
