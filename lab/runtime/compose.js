@@ -102,12 +102,7 @@ class ComposeRuntime {
 
     const state = {
       runtime: 'compose',
-      project: `lab-${
-        path
-          .basename(this.stateDir)
-          .replace(/[^a-z0-9]/gi, '')
-          .toLowerCase() || 'run'
-      }-${deployment.name}`,
+      project: projectName(this.stateDir, deployment),
       composeFile,
       deployment,
       host: this.host,
@@ -186,6 +181,17 @@ class ComposeRuntime {
     fs.rmSync(this.stateFile, { force: true });
     return { stopped: state.processes.map((p) => p.pid), deployment: state.deployment };
   }
+}
+
+// One compose project per run directory and deployment: parallel runs with their own state
+// directories (the tests do that) never share containers.
+function projectName(stateDir, deployment) {
+  const dir =
+    path
+      .basename(stateDir)
+      .replace(/[^a-z0-9]/gi, '')
+      .toLowerCase() || 'run';
+  return `lab-${dir}-${deployment.name}`;
 }
 
 function tail(text, lines = 8) {
