@@ -11,10 +11,12 @@ const { waitFor } = require('../http');
 
 const ROOT = path.join(__dirname, '..', '..');
 
-// Runs docker-compose or docker; resolves { code, out } (stdout and stderr together).
+// Runs docker-compose or docker; resolves { code, out } (stdout and stderr together). The
+// promise carries the child, so a long `up` can be stopped when the run is interrupted.
 function run(cmd, args, { env = process.env, timeoutMs = 600000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let child;
+  const done = new Promise((resolve, reject) => {
+    child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -28,6 +30,8 @@ function run(cmd, args, { env = process.env, timeoutMs = 600000 } = {}) {
       resolve({ code, out });
     });
   });
+  done.child = child;
+  return done;
 }
 
 // The same deployments as LocalRuntime, as containers on the engine DOCKER_HOST names
@@ -119,7 +123,9 @@ class ComposeRuntime {
     this.writeState(state);
     try {
       this.log(`building the images and starting ${deployment.replicas + 2} containers (project ${state.project})`);
-      const r = await this.compose(state, ['up', '-d', '--build', '--remove-orphans']);
+      this.upRun = this.compose(state, ['up', '-d', '--build', '--remove-orphans']);
+      const r = await this.upRun;
+      this.upRun = null;
       if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose up', tail(r.out));
       this.log('waiting for every replica to answer through nginx');
       try {
@@ -176,8 +182,23 @@ class ComposeRuntime {
   async down() {
     const state = this.readState();
     if (!state) return { stopped: [] };
-    const r = await this.compose(state, ['down', '--remove-orphans', '-t', '10']);
-    if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose down', tail(r.out));
+    // Interrupted while `up` runs: stop it first, or it goes on creating containers after
+    // the `down` below has looked (seen: one container left behind).
+    if (this.upRun) {
+      this.upRun.child.kill('SIGTERM');
+      await this.upRun.catch(() => {});
+      this.upRun = null;
+    }
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.compose(state, ['down', '--remove-orphans', '-t', '10']);
+      if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose down', tail(r.out));
+      // A create the engine was still doing when `up` stopped lands after the first pass.
+      const left = await run('docker', ['ps', '-aq', '--filter', `label=com.docker.compose.project=${state.project}`], {
+        env: this.env,
+      });
+      if (left.code !== 0 || !left.out.trim() || attempt >= 2) break;
+      await new Promise((r2) => setTimeout(r2, 1000));
+    }
     fs.rmSync(this.stateFile, { force: true });
     return { stopped: state.processes.map((p) => p.pid), deployment: state.deployment };
   }

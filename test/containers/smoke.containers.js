@@ -11,7 +11,7 @@ const path = require('node:path');
 const { PrivateEngine, unavailable } = require('./private-engine');
 const { resolveDeployment, PRESETS } = require('../../lab/deployments');
 const { replicaNames } = require('../../lab/compose-file');
-const { get, freePort, freePortBase, lab, tmpStateDir, ROOT } = require('../helper');
+const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, ROOT } = require('../helper');
 const { waitFor } = require('../../lab/http');
 
 const why = unavailable();
@@ -161,6 +161,43 @@ maybe('containers on a real engine', () => {
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
     expect((await lab(['down', ...common], opts)).stdout).toMatch(/nothing was up/);
   }, 360000);
+
+  // Ctrl-C while docker-compose is still creating containers, and while the load runs: once,
+  // `down` ran before an interrupted `up` had finished and a container was left behind.
+  test.each([
+    ['while the containers are being created', /building the images/, 1500],
+    ['while the load runs', /running ping load/, 3000],
+  ])(
+    'Ctrl-C %s leaves no container and no state',
+    async (_when, readyAt, afterMs) => {
+      const stateDir = tmpStateDir();
+      const run = await startProgram(
+        'lab/cli.js',
+        [
+          'scenario',
+          'ping',
+          'load',
+          'replicated',
+          '--engine',
+          'compose',
+          '--no-graphite',
+          '--state-dir',
+          stateDir,
+          '--results-dir',
+          path.join(stateDir, 'results'),
+          '--port-base',
+          String(await freePortBase()),
+        ],
+        { env: { ...engine.env, ...env }, ready: (err) => readyAt.test(err), timeoutMs: 120000 },
+      );
+      await new Promise((r) => setTimeout(r, afterMs));
+      const { code } = await run.stop('SIGINT');
+      expect(code).toBe(130);
+      expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+      expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
+    },
+    240000,
+  );
 
   test('the engine stops and the host network is as it was before', async () => {
     stopped = await engine.stop();
