@@ -10,13 +10,13 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const describeMachine = require('../common/machine');
 const { PRESETS, resolveDeployment } = require('../lab/deployments');
 const { planPorts } = require('../lab/ports');
 const { runtimeFor } = require('../lab/runtime');
 const { own, cleanup, trapSignals } = require('../lab/owner');
+const wrk = require('./wrk');
 
 const { values } = parseArgs({
   options: {
@@ -30,21 +30,9 @@ const { values } = parseArgs({
 const C = Number(values.concurrency);
 const S = Number(values.seconds);
 
-function wrk(url) {
-  return new Promise((resolve, reject) => {
-    execFile('wrk', ['-t1', `-c${C}`, `-d${S}s`, '--latency', url], { timeout: (S + 30) * 1000 }, (err, out) => {
-      if (err) return reject(err);
-      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
-      const toMs = (v, u) => Number(v) * { us: 0.001, ms: 1, s: 1000 }[u];
-      const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
-      resolve({
-        rps: rps ? Math.round(Number(rps[1])) : 0,
-        p99Ms: p99 ? Math.round(toMs(p99[1], p99[2]) * 100) / 100 : null,
-        non2xx: non2xx ? Number(non2xx[1]) : 0,
-      });
-    });
-  });
+async function measure(url) {
+  const r = await wrk(url, { connections: C, seconds: S });
+  return { ...r, rps: Math.round(r.rps) };
 }
 
 async function measureDeployment(engine, deployment, env) {
@@ -54,9 +42,9 @@ async function measureDeployment(engine, deployment, env) {
   try {
     const state = await runtime.up(deployment, planPorts(Number(values['port-base']), deployment.replicas));
     const url = `${state.url}/ping`;
-    await wrk(url); // warm-up: JIT, nginx's upstream connections
+    await measure(url); // warm-up: JIT, nginx's upstream connections
     const runs = [];
-    for (let r = 0; r < Number(values.rounds); r++) runs.push(await wrk(url));
+    for (let r = 0; r < Number(values.rounds); r++) runs.push(await measure(url));
     const med = (key) => runs.map((x) => x[key]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
     return { rps: med('rps'), p99Ms: med('p99Ms'), non2xx: runs.reduce((a, x) => a + x.non2xx, 0) };
   } finally {

@@ -11,13 +11,13 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFile } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const describeMachine = require('../common/machine');
 const { PRESETS, resolveDeployment } = require('../lab/deployments');
 const { planPorts } = require('../lab/ports');
 const LocalRuntime = require('../lab/runtime/local');
 const { own, cleanup, trapSignals } = require('../lab/owner');
+const wrk = require('./wrk');
 
 const { values } = parseArgs({
   options: {
@@ -30,21 +30,10 @@ const { values } = parseArgs({
 const C = Number(values.concurrency);
 const S = Number(values.seconds);
 
-function wrk(url, connections) {
-  return new Promise((resolve, reject) => {
-    execFile('wrk', ['-t1', `-c${connections}`, `-d${S}s`, url], { timeout: (S + 30) * 1000 }, (err, out) => {
-      if (err) return reject(err);
-      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-      const errors = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
-      resolve({ rps: rps ? Number(rps[1]) : 0, non2xx: errors ? Number(errors[1]) : 0 });
-    });
-  });
-}
-
 // Total throughput over several URLs, the connections split evenly.
 async function measure(urls) {
   const share = urls.map((_, i) => Math.floor(C / urls.length) + (i < C % urls.length ? 1 : 0));
-  const parts = await Promise.all(urls.map((u, i) => wrk(u, share[i])));
+  const parts = await Promise.all(urls.map((u, i) => wrk(u, { connections: share[i], seconds: S })));
   return { rps: Math.round(parts.reduce((a, p) => a + p.rps, 0)), non2xx: parts.reduce((a, p) => a + p.non2xx, 0) };
 }
 

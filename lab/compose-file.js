@@ -1,7 +1,6 @@
 'use strict';
 
 const renderNginxConfig = require('./nginx-config');
-const { SCHEMAS, AGGREGATION } = require('./monitoring/carbon');
 const { version } = require('../package.json');
 
 // The container form of a deployment: the same row of lab/deployments.js becomes a compose
@@ -237,6 +236,4 @@ module.exports = {
   replicaNames,
   IMAGES,
   INNER,
-  SCHEMAS,
-  AGGREGATION,
 };

@@ -4,8 +4,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
+const StateFile = require('./state-file');
 const { assertFree } = require('../ports');
 const { composeProject, containerNginxConfig, replicaNames } = require('../compose-file');
+const { dump } = require('../compose-write');
 const { parents } = require('../procs');
 const { waitFor } = require('../http');
 
@@ -45,21 +47,16 @@ class ComposeRuntime {
     this.host = host;
     this.log = log;
     this.env = env;
-    this.stateFile = path.join(this.stateDir, 'state.json');
+    this.state = new StateFile(this.stateDir);
     this.dir = path.join(this.stateDir, 'compose');
   }
 
   readState() {
-    try {
-      return JSON.parse(fs.readFileSync(this.stateFile, 'utf8'));
-    } catch {
-      return null;
-    }
+    return this.state.read();
   }
 
   writeState(state) {
-    fs.mkdirSync(this.stateDir, { recursive: true });
-    fs.writeFileSync(this.stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    this.state.write(state);
   }
 
   compose(state, args, opts = {}) {
@@ -77,10 +74,6 @@ class ComposeRuntime {
       LAB_KEY: state.key ?? '',
       ...(state.heavyMs ? { LAB_HEAVY_MS: state.heavyMs } : {}),
     };
-  }
-
-  isUp(state = this.readState()) {
-    return Boolean(state) && state.runtime === 'compose';
   }
 
   assertNotUp() {
@@ -101,8 +94,7 @@ class ComposeRuntime {
     const nginxConf = path.join(this.dir, 'nginx.conf');
     fs.writeFileSync(nginxConf, containerNginxConfig(deployment));
     const composeFile = path.join(this.dir, 'docker-compose.yml');
-    const { toYaml } = require('../../artillery/script');
-    fs.writeFileSync(composeFile, toYaml(composeProject(deployment, { root: ROOT, nginxConf })));
+    fs.writeFileSync(composeFile, dump(composeProject(deployment, { root: ROOT, nginxConf })));
 
     const state = {
       runtime: 'compose',
@@ -199,7 +191,7 @@ class ComposeRuntime {
       if (left.code !== 0 || !left.out.trim() || attempt >= 2) break;
       await new Promise((r2) => setTimeout(r2, 1000));
     }
-    fs.rmSync(this.stateFile, { force: true });
+    this.state.remove();
     return { stopped: state.processes.map((p) => p.pid), deployment: state.deployment };
   }
 }

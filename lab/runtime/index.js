@@ -1,10 +1,9 @@
 'use strict';
 
-const fs = require('node:fs');
-const path = require('node:path');
 const { pick } = require('../names');
 const LocalRuntime = require('./local');
 const ComposeRuntime = require('./compose');
+const StateFile = require('./state-file');
 
 // Where a deployment runs: local processes (the embedded default) or containers.
 const ENGINES = { local: LocalRuntime, compose: ComposeRuntime };
@@ -15,15 +14,10 @@ function runtimeFor(engine = 'local', options) {
 }
 
 // The runtime of whatever is up in a run directory (for status and down).
+// Nothing recorded: the local runtime says so.
 function runtimeOfState(options) {
-  let engine = 'local';
-  try {
-    const state = JSON.parse(fs.readFileSync(path.join(path.resolve(options.stateDir), 'state.json'), 'utf8'));
-    if (state.runtime in ENGINES) engine = state.runtime;
-  } catch {
-    // nothing recorded: the local runtime says so
-  }
-  return runtimeFor(engine, options);
+  const state = new StateFile(options.stateDir).read();
+  return runtimeFor(state && state.runtime in ENGINES ? state.runtime : 'local', options);
 }
 
 module.exports = { runtimeFor, runtimeOfState, ENGINES };

@@ -3,6 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
+const StateFile = require('./state-file');
 const { assertFree } = require('../ports');
 const renderNginxConfig = require('../nginx-config');
 const { findNginx, testConfig, startNginx, stopNginx } = require('../nginx');
@@ -21,20 +22,15 @@ class LocalRuntime {
     this.stateDir = path.resolve(stateDir);
     this.host = host;
     this.log = log;
-    this.stateFile = path.join(this.stateDir, 'state.json');
+    this.state = new StateFile(this.stateDir);
   }
 
   readState() {
-    try {
-      return JSON.parse(fs.readFileSync(this.stateFile, 'utf8'));
-    } catch {
-      return null;
-    }
+    return this.state.read();
   }
 
   writeState(state) {
-    fs.mkdirSync(this.stateDir, { recursive: true });
-    fs.writeFileSync(this.stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    this.state.write(state);
   }
 
   // Whether anything recorded in the state is still running.
@@ -257,7 +253,7 @@ class LocalRuntime {
     for (const pid of [state.pids.pm2, ...state.processes.map((p) => p.pid)]) {
       if (pid && isAlive(pid)) await stopTree(pid, { signal: 'SIGTERM', timeoutMs: 5000 });
     }
-    fs.rmSync(this.stateFile, { force: true });
+    this.state.remove();
     return { stopped: before, deployment: state.deployment };
   }
 }

@@ -18,6 +18,13 @@ const why = unavailable();
 if (why) process.stderr.write(`container smoke test skipped: ${why}\n`);
 const maybe = why ? describe.skip : describe;
 
+// `scenario ping load replicated` on the compose engine, in a run directory of its own.
+async function composeScenario(stateDir, ...extra) {
+  const dirs = ['--state-dir', stateDir, '--results-dir', path.join(stateDir, 'results')];
+  const where = [...dirs, '--port-base', String(await freePortBase())];
+  return ['scenario', 'ping', 'load', 'replicated', '--engine', 'compose', '--no-graphite', ...where, ...extra];
+}
+
 maybe('containers on a real engine', () => {
   const engine = new PrivateEngine(path.join(ROOT, '.lab', `engine-${process.pid}`));
   let env;
@@ -96,31 +103,11 @@ maybe('containers on a real engine', () => {
 
   test('npm run scenario -- ... --engine compose runs the scenario against containers', async () => {
     const stateDir = tmpStateDir();
-    const results = fs.mkdtempSync(path.join(stateDir, 'results-'));
-    const portBase = await freePortBase();
-    const r = await lab(
-      [
-        'scenario',
-        'ping',
-        'load',
-        'replicated',
-        '--engine',
-        'compose',
-        '--scale',
-        '0.05',
-        '--rate-scale',
-        '0.1',
-        '--no-graphite',
-        '--port-base',
-        String(portBase),
-        '--state-dir',
-        stateDir,
-        '--results-dir',
-        results,
-        '--json',
-      ],
-      { env: { ...engine.env, ...env }, timeoutMs: 300000 },
-    );
+    const results = path.join(stateDir, 'results');
+    const r = await lab(await composeScenario(stateDir, '--scale', '0.05', '--rate-scale', '0.1', '--json'), {
+      env: { ...engine.env, ...env },
+      timeoutMs: 300000,
+    });
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary.status).toBe('completed');
@@ -171,25 +158,11 @@ maybe('containers on a real engine', () => {
     'Ctrl-C %s leaves no container and no state',
     async (_when, readyAt, afterMs) => {
       const stateDir = tmpStateDir();
-      const run = await startProgram(
-        'lab/cli.js',
-        [
-          'scenario',
-          'ping',
-          'load',
-          'replicated',
-          '--engine',
-          'compose',
-          '--no-graphite',
-          '--state-dir',
-          stateDir,
-          '--results-dir',
-          path.join(stateDir, 'results'),
-          '--port-base',
-          String(await freePortBase()),
-        ],
-        { env: { ...engine.env, ...env }, ready: (err) => readyAt.test(err), timeoutMs: 120000 },
-      );
+      const run = await startProgram('lab/cli.js', await composeScenario(stateDir), {
+        env: { ...engine.env, ...env },
+        ready: (err) => readyAt.test(err),
+        timeoutMs: 120000,
+      });
       await new Promise((r) => setTimeout(r, afterMs));
       const { code } = await run.stop('SIGINT');
       expect(code).toBe(130);
