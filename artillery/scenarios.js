@@ -42,6 +42,8 @@ const SCENARIOS = {
   endurance: {
     shape: 'constant',
     durationS: 600,
+    // --duration sets this scenario's length; the others refuse it (their phases are fixed).
+    usesDuration: true,
     params: { ping: { rate: 200 }, heavy: { rate: 1 }, bbox1: { rate: 200 }, bbox2: { rate: 2 } },
   },
 };

@@ -15,7 +15,7 @@ const describeMachine = require('../common/machine');
 const { PRESETS, resolveDeployment } = require('../lab/deployments');
 const { planPorts } = require('../lab/ports');
 const { runtimeFor } = require('../lab/runtime');
-const { own, cleanup, trapSignals } = require('../lab/owner');
+const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
 
 const { values } = parseArgs({

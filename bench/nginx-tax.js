@@ -16,7 +16,7 @@ const describeMachine = require('../common/machine');
 const { PRESETS, resolveDeployment } = require('../lab/deployments');
 const { planPorts } = require('../lab/ports');
 const LocalRuntime = require('../lab/runtime/local');
-const { own, cleanup, trapSignals } = require('../lab/owner');
+const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
 
 const { values } = parseArgs({

@@ -42,6 +42,24 @@ const table = {
     message: (detail) =>
       `the container engine is not usable: ${detail}. Install it with \`sudo apt-get install -y docker.io docker-compose\` (or Docker Desktop), start it, or point DOCKER_HOST at a running one`,
   },
+  LAB_ERR_NOT_OURS: {
+    exit: 2,
+    message: (what, dir, why) =>
+      `${what} ${dir}: ${why}; the lab only writes into and deletes folders it created, so choose a new or empty folder`,
+  },
+  LAB_ERR_STATE: {
+    exit: 1,
+    message: (file, detail) => `the lab's state file ${file} is unreadable (${detail})`,
+  },
+  LAB_ERR_RESULTS: {
+    exit: 1,
+    message: (file, detail) => `cannot read ${file}: ${detail} (LAB_DEBUG=1 shows where it failed)`,
+  },
+  LAB_ERR_TOO_MANY: {
+    exit: 2,
+    message: (n, cores, limit) =>
+      `${n} service processes on ${cores} core(s) is above the lab's limit of ${limit} (8 per core): add --force if you mean it`,
+  },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
 };
 

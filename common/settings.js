@@ -7,7 +7,9 @@ const { labError } = require('./errors');
 // allowed; the result is frozen so nothing changes it later.
 //
 // A schema is { key: { name, type, default, min, max, values } } where `name` is what the
-// user typed (e.g. "WORKERS") and `type` is int | number | string | url | enum | bool.
+// user typed (e.g. "WORKERS") and `type` is int | number | string | url | enum | bool | custom.
+// `above` makes a number's lower bound exclusive (a factor above 0); a custom type brings its
+// own `parse(raw)` (throwing on a bad value) and the `expected` text of its message.
 const parsers = {
   int(raw, spec) {
     const text = String(raw).trim();
@@ -20,8 +22,11 @@ const parsers = {
   number(raw, spec) {
     const text = String(raw).trim();
     const n = text === '' ? NaN : Number(text);
-    if (!Number.isFinite(n) || n < spec.min || n > spec.max) {
-      throw labError('LAB_ERR_CONFIG', spec.name, raw, `a number from ${spec.min} to ${spec.max}`);
+    const low = spec.above ?? spec.min;
+    const tooLow = spec.above !== undefined ? !(n > spec.above) : n < spec.min;
+    if (!Number.isFinite(n) || tooLow || n > spec.max) {
+      const range = spec.above !== undefined ? `above ${low} and at most ${spec.max}` : `from ${low} to ${spec.max}`;
+      throw labError('LAB_ERR_CONFIG', spec.name, raw, `a number ${range}`);
     }
     return n;
   },
@@ -43,6 +48,13 @@ const parsers = {
       throw labError('LAB_ERR_CONFIG', spec.name, raw, `one of ${spec.values.join(', ')}`);
     }
     return text;
+  },
+  custom(raw, spec) {
+    try {
+      return spec.parse(String(raw));
+    } catch {
+      throw labError('LAB_ERR_CONFIG', spec.name, raw, spec.expected);
+    }
   },
   bool(raw, spec) {
     const text = String(raw).trim().toLowerCase();

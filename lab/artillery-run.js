@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { labError } = require('../common/errors');
+const { helperEnv } = require('./ownership/adopt');
 
 const ARTILLERY = require.resolve('artillery/bin/run');
 const PLUGIN_PATH = path.join(__dirname, '..', 'artillery', 'plugins');
@@ -21,7 +22,7 @@ function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () =
     detached: true,
     stdio: ['ignore', log, log],
     env: {
-      ...process.env,
+      ...helperEnv(),
       ARTILLERY_PLUGIN_PATH: PLUGIN_PATH,
       ARTILLERY_DISABLE_TELEMETRY: 'true',
       DO_NOT_TRACK: '1',

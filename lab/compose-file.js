@@ -176,19 +176,31 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
         image: IMAGES.nginx,
         command: ['nginx', '-c', NGINX_CONF],
         configs: [{ source: 'nginx_conf', target: NGINX_CONF }],
-        ports: [{ target: INNER.nginx, published: 8080, protocol: 'tcp', mode: 'ingress' }],
+        // No published port here: swarm ignores a host address on a published port and
+        // listens on every interface of every node (moby/moby#32299), so loopback-only cannot
+        // be had. Publishing is an explicit second file, stackPublishProject below.
         networks: ['lab'],
         deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '256M' } } },
       },
       graphite: {
         image: IMAGES.graphite,
         networks: ['lab'],
-        ports: ['8081:80'],
         deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '1G' } } },
       },
     },
     networks: { lab: { driver: 'overlay', attachable: true } },
     configs: { nginx_conf: { file: nginxConf } },
+  };
+}
+
+// The opt-in that publishes the stack's entry point (and only it) on every node, on
+// ${LAB_PORT:-8080}: `docker stack deploy -c stack.yml -c stack-publish.yml lab`.
+function stackPublishProject() {
+  return {
+    version: '3.8',
+    services: {
+      nginx: { ports: [{ target: INNER.nginx, published: '${LAB_PORT:-8080}', protocol: 'tcp', mode: 'ingress' }] },
+    },
   };
 }
 
@@ -231,6 +243,7 @@ function statsdConfig() {
 module.exports = {
   composeProject,
   stackProject,
+  stackPublishProject,
   containerNginxConfig,
   statsdConfig,
   replicaNames,

@@ -35,6 +35,8 @@ const LIMITS = { replicas: { min: 1, max: 32 }, workers: { min: 1, max: 32 } };
 const byName = {};
 for (const p of PRESETS) for (const n of [p.name, ...(p.aliases || [])]) byName[n] = p;
 
+// Counts come checked from the flag schema (lab/cli/flags.js) or from the lab's own tables;
+// this guards the ones that come from anywhere else.
 function checkCount(kind, value) {
   const { min, max } = LIMITS[kind];
   if (value === undefined) return undefined;
@@ -63,4 +65,4 @@ function resolveDeployment(name, overrides = {}) {
 
 const names = () => PRESETS.map((p) => p.name);
 
-module.exports = { resolveDeployment, PRESETS, BALANCER, names, allNames: () => Object.keys(byName) };
+module.exports = { resolveDeployment, PRESETS, BALANCER, LIMITS, names, allNames: () => Object.keys(byName) };

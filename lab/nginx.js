@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const { execFile } = require('node:child_process');
 const { labError } = require('../common/errors');
 const { isAlive, stopTree, sleep } = require('./procs');
+const { cmdline } = require('./ownership/identity');
 
 // nginx as the lab's own process: its own prefix, config, pid file and error log, all in the
 // run directory. LAB_NGINX names another binary.
@@ -38,21 +39,36 @@ async function testConfig(bin, paths) {
   if (!r.ok) throw labError('LAB_ERR_NGINX_CONFIG', r.output.trim().split('\n').slice(-2).join(' '));
 }
 
-// Starts the master (it daemonizes) and returns its pid, read back from the pid file.
+// nginx writes its title over its environment area, so it carries no token (see
+// lab/ownership/scan.js). Its proof of ownership is its own pid file in the lab's prefix
+// naming a process whose command line is nginx's master with that very prefix.
+const isMasterOf = (pid, paths) => {
+  const cmd = cmdline(pid) || '';
+  return cmd.startsWith('nginx: master process') && cmd.includes(` -p ${paths.prefix} `);
+};
+
+function ownedNginx(paths) {
+  try {
+    const pid = Number(fs.readFileSync(paths.pidFile, 'utf8').trim());
+    return pid && isAlive(pid) && isMasterOf(pid, paths) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+// Starts the master (it daemonizes) and returns its pid, read back from the pid file once
+// the master has set its title (the pid file comes a moment before it), so that the
+// command line recorded with its identity is the one it keeps.
 async function startNginx(bin, paths) {
   const r = await run(bin, argsFor(paths));
   if (!r.ok) throw labError('LAB_ERR_PROCESS', 'starting nginx', r.output.trim().split('\n').pop());
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
-    try {
-      const pid = Number(fs.readFileSync(paths.pidFile, 'utf8').trim());
-      if (isAlive(pid)) return pid;
-    } catch {
-      // not written yet
-    }
+    const pid = ownedNginx(paths);
+    if (pid) return pid;
     await sleep(50);
   }
-  throw labError('LAB_ERR_PROCESS', 'starting nginx', `no pid in ${paths.pidFile}`);
+  throw labError('LAB_ERR_PROCESS', 'starting nginx', `no nginx master named in ${paths.pidFile}`);
 }
 
 // SIGTERM is nginx's fast shutdown: a stop should not wait on clients' long requests.
@@ -60,4 +76,16 @@ function stopNginx(pid) {
   return stopTree(pid, { signal: 'SIGTERM', timeoutMs: 5000 });
 }
 
-module.exports = { findNginx, testConfig, startNginx, stopNginx };
+// Where the lab keeps a local deployment's nginx inside its state folder.
+function nginxPaths(stateDir) {
+  const prefix = `${stateDir}/nginx`;
+  return {
+    prefix,
+    confFile: `${prefix}/nginx.conf`,
+    pidFile: `${prefix}/nginx.pid`,
+    errorLog: `${prefix}/error.log`,
+    tempDir: `${prefix}/temp`,
+  };
+}
+
+module.exports = { findNginx, testConfig, startNginx, stopNginx, ownedNginx, nginxPaths };

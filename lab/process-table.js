@@ -12,16 +12,18 @@ function processTable(status) {
     const m = /^replica-(\d+)$/.exec(name);
     return m && ports.replicas ? ports.replicas[Number(m[1]) - 1] : null;
   };
-  const rows = status.live.map((p) => ({ ...p, port: portOf(p.name) }));
+  const rows = status.live.map((p) => ({
+    ...p,
+    port: portOf(p.name),
+    status: p.restarted ? `${p.status} (restarted)` : p.status,
+  }));
   return table(rows, [
     ['name', 'process'],
     ['pid', 'pid'],
     ['port', 'port'],
     ['status', 'status'],
-    ['children', 'workers'],
-    ['restarts', 'restarts'],
-    ['cpu', 'cpu%'],
-    ['memoryMiB', 'MiB'],
+    ['children', 'children'],
+    ['memoryMiB', 'MiB (tree)'],
   ]);
 }
 

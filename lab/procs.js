@@ -63,24 +63,35 @@ async function waitGone(pids, timeoutMs) {
   return !pids.some(isAlive);
 }
 
-// Stops pid and its descendants: `signal` first, SIGKILL for what is left after timeoutMs.
-async function stopTree(pid, { signal = 'SIGTERM', timeoutMs = 5000 } = {}) {
-  if (!isAlive(pid)) return true;
-  const pids = tree(pid);
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
-  if (await waitGone(pids, timeoutMs)) return true;
+function send(pids, signal) {
   for (const p of pids) {
     try {
-      process.kill(p, 'SIGKILL');
+      process.kill(p, signal);
     } catch {
       // already gone
     }
   }
+}
+
+// Waits for `pids` to be gone; SIGKILL for what is left after timeoutMs.
+async function escalate(pids, timeoutMs) {
+  if (await waitGone(pids, timeoutMs)) return true;
+  send(pids, 'SIGKILL');
   return waitGone(pids, 2000);
+}
+
+// Stops pid and its descendants: `signal` to pid first, SIGKILL for what is left after timeoutMs.
+async function stopTree(pid, { signal = 'SIGTERM', timeoutMs = 5000 } = {}) {
+  if (!isAlive(pid)) return true;
+  const pids = tree(pid);
+  send([pid], signal);
+  return escalate(pids, timeoutMs);
+}
+
+// Stops a set of processes the caller proved are its own: SIGTERM to each, then SIGKILL.
+async function stopPids(pids, { timeoutMs = 5000 } = {}) {
+  send(pids, 'SIGTERM');
+  return escalate(pids, timeoutMs);
 }
 
 // Stops a child process this one spawned: SIGTERM, SIGKILL after graceMs; resolves on exit.
@@ -93,4 +104,4 @@ function stopChild(child, graceMs = 3000) {
   });
 }
 
-module.exports = { isAlive, parents, tree, stopTree, stopChild, waitGone, sleep };
+module.exports = { isAlive, parents, tree, stopTree, stopPids, stopChild, waitGone, sleep };

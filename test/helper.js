@@ -123,6 +123,24 @@ function tmpStateDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'lab-state-'));
 }
 
+// The error code a lab command printed (its first line ends with [LAB_ERR_...]), or null.
+function errorCode(stderr) {
+  const m = /\[(LAB_ERR_[A-Z_]+)\]/.exec(stderr);
+  return m ? m[1] : null;
+}
+
+// The code of the error `fn` throws, or 'accepted' when it throws none.
+function codeOf(fn) {
+  try {
+    fn();
+  } catch (err) {
+    return err.code;
+  }
+  return 'accepted';
+}
+
 module.exports.freePortBase = freePortBase;
+module.exports.codeOf = codeOf;
+module.exports.errorCode = errorCode;
 module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;

@@ -3,8 +3,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { parseCommandLine, labContext, ROOT } = require('../options');
-const { own } = require('../owner');
+const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
+const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { adoptStateDir, helperEnv } = require('../ownership/adopt');
+const { own } = require('../ownership/cleanups');
 const { labError } = require('../../common/errors');
 const { loadConfig: loadBboxConfig } = require('../../bbox/config');
 const closedLoop = require('../closed-loop');
@@ -31,29 +33,24 @@ options:
   --json                print the result as JSON
   --results-dir DIR     where the page goes (default results/)`;
 
-const OPTIONS = {
-  key: { type: 'string' },
-  via: { type: 'string' },
-  'delay-scale': { type: 'string' },
-  'max-concurrency': { type: 'string' },
-  cycles: { type: 'string' },
-  'results-dir': { type: 'string' },
-  'run-dir': { type: 'string' },
-};
-
-function intFlag(values, name, min, max, dflt) {
-  const raw = values[name];
-  if (raw === undefined) return dflt;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw labError('LAB_ERR_USAGE', `--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { names: ['target'] },
+  flags: {
+    ...CONTEXT,
+    key: flag.string(),
+    via: flag.enum(['direct', 'service']),
+    'delay-scale': flag.factor(10),
+    'max-concurrency': flag.int(2, 1000),
+    cycles: flag.int(2, 100),
+    'results-dir': flag.path(),
+    'run-dir': flag.path(),
+  },
+});
 
 function plan(argv) {
-  const { values, positionals } = parseCommandLine(argv, OPTIONS, USAGE);
-  if (values.help) return { help: true };
-  if (positionals.length !== 1) throw labError('LAB_ERR_USAGE', `expected one target\n${USAGE}`);
+  const { help, values, given, positionals } = COMMAND.parse(argv);
+  if (help) return { help: true };
   const [target] = positionals;
   const named = target === 'bbox1' || target === 'bbox2';
   if (!named) {
@@ -64,29 +61,23 @@ function plan(argv) {
       throw labError('LAB_ERR_UNKNOWN_NAME', 'target', target, ['bbox1', 'bbox2', 'an http:// URL'], null);
     }
     if (!/^https?:$/.test(url.protocol))
-      throw labError('LAB_ERR_USAGE', `the target URL must be http://, got "${target}"`);
+      throw labError('LAB_ERR_USAGE', `the target URL must be http:// or https://, got "${target}"`);
+    if (['key', 'delay-scale', 'via'].some((f) => given.has(f)))
+      throw labError('LAB_ERR_USAGE', '--key, --via and --delay-scale apply to the named black boxes only');
   }
-  const via = values.via ?? 'direct';
-  if (!['direct', 'service'].includes(via))
-    throw labError('LAB_ERR_USAGE', `--via must be direct or service, got "${via}"`);
-  let delayScale = 1;
-  if (values['delay-scale'] !== undefined) {
-    delayScale = Number(values['delay-scale']);
-    if (!(delayScale > 0 && delayScale <= 10))
-      throw labError('LAB_ERR_USAGE', `--delay-scale must be above 0 and at most 10`);
-  }
-  if (!named && (values.key !== undefined || values['delay-scale'] !== undefined || values.via !== undefined)) {
-    throw labError('LAB_ERR_USAGE', '--key, --via and --delay-scale apply to the named black boxes only');
-  }
+  const ctx = contextOf(values);
+  if (named) assertClaimable(ctx.stateDir, '--state-dir');
+  if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   return {
     target,
     named,
-    via,
-    delayScale,
+    via: values.via ?? 'direct',
+    delayScale: values['delay-scale'] ?? 1,
     key: values.key ?? '',
-    maxConcurrency: intFlag(values, 'max-concurrency', 2, 1000, 32),
-    cycles: intFlag(values, 'cycles', 2, 100, 4),
-    ctx: labContext(values),
+    maxConcurrency: values['max-concurrency'] ?? 32,
+    cycles: values.cycles ?? 4,
+    ctx,
+    ports: planPorts(ctx.portBase, 1),
     values,
   };
 }
@@ -103,7 +94,7 @@ function bboxArgs(p) {
 }
 
 async function startBoxes(p, log) {
-  const ports = planPorts(p.ctx.portBase, 1);
+  const { ports } = p;
   await assertFree(
     [
       { port: ports.bbox1, role: 'bbox1' },
@@ -114,7 +105,7 @@ async function startBoxes(p, log) {
   const child = spawn(
     process.execPath,
     [path.join(ROOT, 'bbox'), '--port', String(ports.bbox1), '--host', p.ctx.host, ...bboxArgs(p)],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: helperEnv() },
   );
   own(
     () =>
@@ -144,7 +135,7 @@ async function startThroughService(p, log) {
   runtime.assertNotUp();
   own(() => runtime.down());
   const deployment = resolveDeployment('single');
-  const state = await runtime.up(deployment, planPorts(p.ctx.portBase, 1), {
+  const state = await runtime.up(deployment, p.ports, {
     bbox: { key: p.key, args: bboxArgs(p).slice(2) },
   });
   return `${state.url}/${p.target}`;
@@ -155,6 +146,7 @@ async function characterizeCommand(argv, { log }) {
   if (p.help) return { stdout: USAGE };
 
   let url = p.target;
+  if (p.named) adoptStateDir(p.ctx.stateDir);
   if (p.named) url = p.via === 'service' ? await startThroughService(p, log) : await startBoxes(p, log);
 
   // A first look at the delay sets how long each level is held.
@@ -193,16 +185,17 @@ async function characterizeCommand(argv, { log }) {
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
   };
-  const dir = p.values['run-dir']
-    ? path.resolve(p.values['run-dir'])
-    : path.resolve(
-        p.values['results-dir'] ?? path.join(ROOT, 'results'),
-        `${new Date()
-          .toISOString()
-          .replace(/\.\d+Z$/, '')
-          .replace(/:/g, '-')}-characterize-${p.named ? p.target : 'url'}`,
-      );
-  fs.mkdirSync(dir, { recursive: true });
+  const dir =
+    p.values['run-dir'] ??
+    path.resolve(
+      p.values['results-dir'] ?? path.join(ROOT, 'results'),
+      `${new Date()
+        .toISOString()
+        .replace(/\.\d+Z$/, '')
+        .replace(/:/g, '-')}-characterize-${p.named ? p.target : 'url'}`,
+    );
+  if (p.values['run-dir']) resetDir(dir, '--run-dir');
+  else claimDir(dir, 'the run folder');
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(out, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'index.html'), characterizeHtml({ ...out, verdict: { ...verdict } }));
   out.resultsDir = dir;

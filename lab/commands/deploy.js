@@ -1,29 +1,56 @@
 'use strict';
 
-const { resolveDeployment, names } = require('../deployments');
+const os = require('node:os');
+const { resolveDeployment, names, LIMITS } = require('../deployments');
 const { planPorts } = require('../ports');
-const { runtimeFor } = require('../runtime');
-const { parseCommandLine, labContext } = require('../options');
-const { own } = require('../owner');
+const { runtimeFor, ENGINES } = require('../runtime');
+const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
+const { own } = require('../ownership/cleanups');
+const { assertClaimable } = require('../ownership/dirs');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--key KEY] [--engine local|compose]
-       [--port-base P] [--host H] [--json]
+       [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)`;
 
+// The flags every command that deploys takes (deploy, scenario).
+const DEPLOY_FLAGS = {
+  replicas: flag.int(LIMITS.replicas.min, LIMITS.replicas.max),
+  workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
+  key: flag.string(),
+  engine: flag.enum(Object.keys(ENGINES), 'engine'),
+  force: flag.bool(),
+};
+
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { names: ['deployment'] },
+  flags: { ...CONTEXT, ...DEPLOY_FLAGS },
+});
+
+// More service processes than 8 per core is a typo more often than an experiment: it needs
+// --force (32 x 32 on 2 cores would be 1,024 Node processes).
+function assertSane(deployment, force, cores = os.cpus().length) {
+  const n = deployment.replicas * deployment.workers;
+  const limit = 8 * cores;
+  if (n > limit && !force) throw labError('LAB_ERR_TOO_MANY', n, cores, limit);
+}
+
+// Everything a deploy needs, checked before anything is created, started or deleted.
+function planDeploy(values, positional) {
+  const deployment = resolveDeployment(positional, values);
+  assertSane(deployment, values.force);
+  const ctx = contextOf(values);
+  assertClaimable(ctx.stateDir, '--state-dir');
+  return { deployment, ctx, ports: planPorts(ctx.portBase, deployment.replicas), engine: values.engine ?? 'local' };
+}
+
 async function deploy(argv, { log }) {
-  const { values, positionals } = parseCommandLine(
-    argv,
-    { replicas: { type: 'string' }, workers: { type: 'string' }, key: { type: 'string' }, engine: { type: 'string' } },
-    USAGE,
-  );
-  if (values.help) return { stdout: USAGE };
-  if (positionals.length !== 1) throw labError('LAB_ERR_USAGE', `expected one deployment name\n${USAGE}`);
-  const deployment = resolveDeployment(positionals[0], values);
-  const ctx = labContext(values);
-  const ports = planPorts(ctx.portBase, deployment.replicas);
-  const runtime = runtimeFor(values.engine ?? 'local', { stateDir: ctx.stateDir, host: ctx.host, log });
+  const { help, values, positionals } = COMMAND.parse(argv);
+  if (help) return { stdout: USAGE };
+  const { deployment, ctx, ports, engine } = planDeploy(values, positionals[0]);
+  const runtime = runtimeFor(engine, { stateDir: ctx.stateDir, host: ctx.host, log });
 
   runtime.assertNotUp();
   // Until it is up, Ctrl-C or a failure takes down whatever was started.
@@ -41,4 +68,6 @@ async function deploy(argv, { log }) {
 }
 
 deploy.usage = USAGE;
+deploy.DEPLOY_FLAGS = DEPLOY_FLAGS;
+deploy.planDeploy = planDeploy;
 module.exports = deploy;

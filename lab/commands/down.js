@@ -1,21 +1,36 @@
 'use strict';
 
 const { runtimeOfState } = require('../runtime');
-const { parseCommandLine, labContext } = require('../options');
+const { defineCommand, STATE } = require('../cli/flags');
+const { own } = require('../ownership/cleanups');
 
-const USAGE = 'usage: npm run down [-- --state-dir DIR]';
+const USAGE = 'usage: npm run down [-- --state-dir DIR] [--json]';
+const COMMAND = defineCommand({ usage: USAGE, flags: STATE });
 
-// Stops everything the lab started; running it again when nothing is up is fine.
+// Stops everything the lab started in a state folder, the recorded processes and any that
+// carry the folder's token; running it again when nothing is up is fine.
 async function down(argv, { log }) {
-  const { values } = parseCommandLine(argv, {}, USAGE);
-  if (values.help) return { stdout: USAGE };
-  const ctx = labContext(values);
+  const { help, values } = COMMAND.parse(argv);
+  if (help) return { stdout: USAGE };
   log('stopping the deployment');
-  const r = await runtimeOfState({ stateDir: ctx.stateDir }).down();
+  const stopping = runtimeOfState({ stateDir: values['state-dir'] }).down({ helpers: true });
+  // A Ctrl-C during the stop waits for it to finish instead of leaving half of it running.
+  own(() => stopping.catch(() => {}));
+  const r = await stopping;
   if (values.json) return { stdout: JSON.stringify(r) };
-  return {
-    stdout: r.deployment ? `stopped ${r.deployment.label} (${r.stopped.length} process(es))` : 'nothing was up',
-  };
+  const lines = [];
+  if (r.stateError) lines.push(`state.json was unreadable (${r.stateError}); looked for the lab's processes instead`);
+  for (const s of r.stale || []) lines.push(`left alone: ${s.name}'s pid ${s.pid} is now another process`);
+  if (r.unrecorded?.length)
+    lines.push(`stopped ${r.unrecorded.length} lab process(es) no record named: ${r.unrecorded.join(', ')}`);
+  lines.push(
+    r.deployment
+      ? `stopped ${r.deployment.label} (${r.stopped.length} process(es))`
+      : r.stopped?.length
+        ? `stopped ${r.stopped.length} process(es)`
+        : 'nothing was up',
+  );
+  return { stdout: lines.join('\n') };
 }
 
 down.usage = USAGE;

@@ -2,12 +2,13 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { parseCommandLine } = require('../options');
+const { defineCommand } = require('../cli/flags');
 const { labError } = require('../../common/errors');
 const loadRun = require('../report/load-run');
 const { renderRunReport } = require('../report/run-report');
 
 const USAGE = 'usage: npm run report -- <results-dir>   (writes <results-dir>/report.html)';
+const COMMAND = defineCommand({ usage: USAGE, positionals: { names: ['results-dir'] } });
 
 function writeReport(dir) {
   const html = renderRunReport(loadRun(dir));
@@ -17,9 +18,8 @@ function writeReport(dir) {
 }
 
 async function report(argv) {
-  const { values, positionals } = parseCommandLine(argv, {}, USAGE);
-  if (values.help) return { stdout: USAGE };
-  if (positionals.length !== 1) throw labError('LAB_ERR_USAGE', `expected one results directory\n${USAGE}`);
+  const { help, positionals } = COMMAND.parse(argv);
+  if (help) return { stdout: USAGE };
   const dir = path.resolve(positionals[0]);
   if (!fs.existsSync(dir)) throw labError('LAB_ERR_USAGE', `no such directory: ${dir}`);
   return { stdout: writeReport(dir) };

@@ -4,10 +4,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { ENDPOINTS, SCENARIOS } = require('../../artillery/scenarios');
 const { buildScript, toYaml } = require('../../artillery/script');
-const { resolveDeployment, allNames } = require('../deployments');
-const { planPorts } = require('../ports');
+const { allNames } = require('../deployments');
 const { pick } = require('../names');
-const { runtimeFor, ENGINES } = require('../runtime');
+const { runtimeFor } = require('../runtime');
+const { DEPLOY_FLAGS, planDeploy } = require('./deploy');
 const runArtillery = require('../artillery-run');
 const startMonitoring = require('../monitoring');
 const deploymentNodes = require('../monitoring/nodes');
@@ -15,10 +15,11 @@ const { sleep } = require('../procs');
 const { summarize } = require('../summary');
 const renderSummary = require('../render-summary');
 const { progressLine, totalsFrom } = require('../progress');
-const parseDuration = require('../duration');
 const describeMachine = require('../../common/machine');
-const { parseCommandLine, labContext, factorFlag, ROOT } = require('../options');
-const { own, interrupted } = require('../owner');
+const { defineCommand, flag, CONTEXT, ROOT } = require('../cli/flags');
+const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { adoptStateDir } = require('../ownership/adopt');
+const { own, interrupted } = require('../ownership/cleanups');
 const { labError } = require('../../common/errors');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
@@ -40,65 +41,52 @@ options:
   --graphite H:P   feed the carbon at H:P instead of starting one
   --run-name NAME  the run's name under lab. in StatsD/Graphite (default: the results folder's);
                    with the compose stack's Grafana, use its LAB_RUN (default compose-<deployment>)
-  --replicas N, --workers N, --key KEY, --port-base P, --results-dir DIR`;
+  --force          allow more than 8 service processes per core
+  --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
+  --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;
 
-const OPTIONS = {
-  scale: { type: 'string' },
-  'rate-scale': { type: 'string' },
-  duration: { type: 'string' },
-  target: { type: 'string' },
-  keep: { type: 'boolean' },
-  engine: { type: 'string' },
-  'run-name': { type: 'string' },
-  print: { type: 'boolean' },
-  replicas: { type: 'string' },
-  workers: { type: 'string' },
-  key: { type: 'string' },
-  'results-dir': { type: 'string' },
-  'run-dir': { type: 'string' },
-  'heavy-ms': { type: 'string' },
-  'no-statsd': { type: 'boolean' },
-  'no-graphite': { type: 'boolean' },
-  graphite: { type: 'string' },
-};
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { names: ['endpoint', 'scenario', 'deployment'] },
+  flags: {
+    ...CONTEXT,
+    ...DEPLOY_FLAGS,
+    scale: flag.factor(),
+    'rate-scale': flag.factor(),
+    duration: flag.duration(),
+    target: flag.url(),
+    keep: flag.bool(),
+    'run-name': flag.pattern(/^[A-Za-z0-9_-]{1,64}$/, '1 to 64 letters, digits, - or _'),
+    print: flag.bool(),
+    'results-dir': flag.path(),
+    'run-dir': flag.path(),
+    'heavy-ms': flag.int(1, 60000),
+    'no-statsd': flag.bool(),
+    'no-graphite': flag.bool(),
+    graphite: flag.pattern(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'HOST or HOST:PORT'),
+  },
+});
 
-// Validates the command line completely before anything starts.
+// Validates the command line completely before anything is created, started or deleted.
 function plan(argv) {
-  const { values, positionals } = parseCommandLine(argv, OPTIONS, USAGE);
-  if (values.help) return { help: true };
-  if (positionals.length !== 3)
-    throw labError('LAB_ERR_USAGE', `expected <endpoint> <scenario> <deployment>\n${USAGE}`);
+  const { help, values, given, positionals } = COMMAND.parse(argv);
+  if (help) return { help: true };
   const [endpoint, scenario, deploymentName] = positionals;
   pick('endpoint', endpoint, ENDPOINTS);
   pick('scenario', scenario, SCENARIOS);
-  const deployment = resolveDeployment(deploymentName, values);
-  const engine = values.engine ?? 'local';
-  pick('engine', engine, ENGINES);
-  const options = {
-    scale: factorFlag('scale', values.scale),
-    rateScale: factorFlag('rate-scale', values['rate-scale']),
-    durationS: values.duration !== undefined ? parseDuration(values.duration) : undefined,
-  };
-  let target = null;
-  if (values.target !== undefined) {
-    try {
-      target = new URL(values.target).origin;
-    } catch {
-      throw labError('LAB_ERR_USAGE', `--target must be a URL like http://127.0.0.1:8080, got "${values.target}"`);
-    }
+  // A flag the chosen scenario would ignore is a mistake worth saying, not a silent no-op.
+  if (given.has('duration') && !SCENARIOS[scenario].usesDuration) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--duration sets the length of the endurance scenario; ${scenario} has fixed phases (use --scale to stretch or shrink them)`,
+    );
   }
-  const serviceEnv = {};
-  if (values['heavy-ms'] !== undefined) {
-    if (!/^\d+$/.test(values['heavy-ms']) || Number(values['heavy-ms']) < 1 || Number(values['heavy-ms']) > 60000) {
-      throw labError('LAB_ERR_USAGE', `--heavy-ms must be an integer from 1 to 60000, got "${values['heavy-ms']}"`);
-    }
-    serviceEnv.HEAVY_MS = values['heavy-ms'];
-  }
-  if (values['run-name'] !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(values['run-name'])) {
-    throw labError('LAB_ERR_USAGE', `--run-name must be 1 to 64 letters, digits, - or _, got "${values['run-name']}"`);
-  }
-  const ctx = labContext(values);
-  return { endpoint, scenario, deployment, engine, options, target, ctx, values, serviceEnv };
+  const target = values.target ? new URL(values.target).origin : null;
+  const { deployment, ctx, ports, engine } = planDeploy(values, deploymentName);
+  if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
+  const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
+  const serviceEnv = values['heavy-ms'] !== undefined ? { HEAVY_MS: String(values['heavy-ms']) } : {};
+  return { endpoint, scenario, deployment, engine, options, target, ctx, ports, values, serviceEnv };
 }
 
 function stamp(d = new Date()) {
@@ -123,13 +111,20 @@ async function scenarioCommand(argv, { log }) {
     return { stdout: toYaml(script, [`${endpoint} ${scenario}: generated by the lab from artillery/scenarios.js`]) };
   }
 
-  const resultsRoot = path.resolve(values['results-dir'] ?? path.join(ROOT, 'results'));
-  // --run-dir: exactly this folder (the study uses stable names so it can resume).
-  const resultsDir = values['run-dir']
-    ? path.resolve(values['run-dir'])
-    : path.join(resultsRoot, `${stamp()}-${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
-  if (values['run-dir']) fs.rmSync(resultsDir, { recursive: true, force: true });
-  fs.mkdirSync(resultsDir, { recursive: true });
+  // Refused before anything is created: a deployment (or its leftovers) already up here.
+  const runtime = p.target ? null : runtimeFor(p.engine, { stateDir: ctx.stateDir, host: ctx.host, log });
+  if (runtime) runtime.assertNotUp();
+
+  const resultsRoot = values['results-dir'] ?? path.join(ROOT, 'results');
+  // --run-dir: exactly this folder (the study uses stable names so it can resume), emptied
+  // only when the lab made it; otherwise a new folder under the results root.
+  const resultsDir =
+    values['run-dir'] ??
+    path.join(resultsRoot, `${stamp()}-${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
+  // From here on every process started carries the state folder's token (lab/ownership).
+  adoptStateDir(ctx.stateDir);
+  if (values['run-dir']) resetDir(resultsDir, '--run-dir');
+  else claimDir(resultsDir, 'the run folder');
   const file = (name) => path.join(resultsDir, name);
   const writeJson = (name, data) => fs.writeFileSync(file(name), `${JSON.stringify(data, null, 2)}\n`);
   const machine = describeMachine({ artillery: require('artillery/package.json').version });
@@ -138,7 +133,7 @@ async function scenarioCommand(argv, { log }) {
   // Monitoring first, so the replicas start with StatsD's address; stopped last.
   const runId = values['run-name'] ?? path.basename(resultsDir).replace(/[^A-Za-z0-9_-]/g, '_');
   const prefix = `lab.${runId}`;
-  const ports = planPorts(ctx.portBase, deployment.replicas);
+  const { ports } = p;
   const monitoring = await startMonitoring({
     resultsDir,
     graphiteDir: path.join(ctx.stateDir, 'graphite'),
@@ -156,10 +151,9 @@ async function scenarioCommand(argv, { log }) {
   // Deploy, unless a target is given.
   let target = p.target;
   let state = null;
-  if (!target) {
-    const runtime = runtimeFor(p.engine, { stateDir: ctx.stateDir, host: ctx.host, log });
-    runtime.assertNotUp();
-    if (!values.keep) own(() => runtime.down().then(() => log('deployment stopped')));
+  if (runtime) {
+    // Owned until it is up even with --keep: an interrupted or failed start leaves nothing.
+    const releaseDeployment = own(() => runtime.down().then(() => log('deployment stopped')));
     log(`deploying ${deployment.label}${p.engine === 'local' ? '' : ` on ${p.engine}`}`);
     state = await runtime.up(deployment, ports, {
       bbox: { key: values.key ?? '' },
@@ -168,7 +162,10 @@ async function scenarioCommand(argv, { log }) {
     });
     target = state.url;
     fs.copyFileSync(state.nginxConf, file('nginx.conf'));
-    if (values.keep) log(`the deployment stays up at ${target} (npm run down to stop it)`);
+    if (values.keep) {
+      releaseDeployment();
+      log(`the deployment stays up at ${target} (npm run down to stop it)`);
+    }
   }
   writeJson(
     'deployment.json',

@@ -1,21 +1,34 @@
 'use strict';
 
 const { runtimeOfState } = require('../runtime');
-const { parseCommandLine, labContext } = require('../options');
+const { defineCommand, STATE } = require('../cli/flags');
 const processTable = require('../process-table');
 
 const USAGE = 'usage: npm run status [-- --json] [--state-dir DIR]';
+const COMMAND = defineCommand({ usage: USAGE, flags: STATE });
 
+// Looks only: reads state.json and /proc, starts nothing (not even pm2's daemon).
 async function status(argv) {
-  const { values } = parseCommandLine(argv, {}, USAGE);
-  if (values.help) return { stdout: USAGE };
-  const ctx = labContext(values);
-  const s = await runtimeOfState({ stateDir: ctx.stateDir }).status();
+  const { help, values } = COMMAND.parse(argv);
+  if (help) return { stdout: USAGE };
+  const stateDir = values['state-dir'];
+  const s = await runtimeOfState({ stateDir }).status();
   if (values.json) return { stdout: JSON.stringify(s ?? { up: false }, null, 2) };
-  if (!s || !s.up) return { stdout: 'nothing is up (start a deployment with: npm run deploy -- <deployment>)' };
-  return {
-    stdout: `${s.deployment.label} is up at ${s.url} since ${s.startedAt}\n\n${processTable(s)}`,
-  };
+  const notes = [];
+  if (s?.stateError) notes.push(`state.json in ${stateDir} is unreadable (${s.stateError})`);
+  if (s?.unrecorded?.length) {
+    notes.push(`lab processes no record names are running: ${s.unrecorded.join(', ')} (npm run down stops them)`);
+  }
+  const stale = (s?.live || []).filter((r) => r.status === 'stale');
+  for (const r of stale) notes.push(`${r.name}: pid ${r.pid} is now another process (stale record, left alone)`);
+  const tail = notes.length ? `\n\n${notes.join('\n')}` : '';
+  if (!s || !s.deployment) {
+    return {
+      stdout: `${notes.length ? notes.join('\n') : 'nothing is up'} (start a deployment with: npm run deploy -- <deployment>)`,
+    };
+  }
+  if (!s.up) return { stdout: `nothing is up (start a deployment with: npm run deploy -- <deployment>)${tail}` };
+  return { stdout: `${s.deployment.label} is up at ${s.url} since ${s.startedAt}\n\n${processTable(s)}${tail}` };
 }
 
 status.usage = USAGE;

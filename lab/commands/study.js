@@ -7,10 +7,10 @@ const { studyPlan, MATRIX } = require('../study-plan');
 const { PRESETS } = require('../deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { pick } = require('../names');
-const { parseCommandLine, labContext, factorFlag, ROOT } = require('../options');
-const { own, interrupted } = require('../owner');
+const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
+const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { own, interrupted } = require('../ownership/cleanups');
 const { labError } = require('../../common/errors');
-const parseDuration = require('../duration');
 const { clock } = require('../progress');
 const table = require('../table');
 const describeMachine = require('../../common/machine');
@@ -30,17 +30,21 @@ skipped when the study is started again.
   --dir DIR                   the study's folder (default results/study)
   --fresh                     start over: forget the finished runs`;
 
-const OPTIONS = {
-  plan: { type: 'boolean' },
-  scale: { type: 'string' },
-  'rate-scale': { type: 'string' },
-  duration: { type: 'string' },
-  endpoints: { type: 'string' },
-  scenarios: { type: 'string' },
-  deployments: { type: 'string' },
-  dir: { type: 'string' },
-  fresh: { type: 'boolean' },
-};
+const COMMAND = defineCommand({
+  usage: USAGE,
+  flags: {
+    ...CONTEXT,
+    plan: flag.bool(),
+    scale: flag.factor(),
+    'rate-scale': flag.factor(),
+    duration: flag.duration(),
+    endpoints: flag.string(),
+    scenarios: flag.string(),
+    deployments: flag.string(),
+    dir: flag.path(),
+    fresh: flag.bool(),
+  },
+});
 
 // A comma-separated list of names, each checked against the table's names.
 const list = (kind, raw, valid) =>
@@ -64,17 +68,17 @@ function childArgs(run, dir, o, ctx) {
   }
   const args = ['scenario', run.endpoint, run.scenario, run.deployment, ...common, '--scale', String(o.scale)];
   if (o.rateScale !== 1) args.push('--rate-scale', String(o.rateScale));
-  if (o.durationS !== undefined) args.push('--duration', String(o.durationS));
+  if (o.durationS !== undefined && SCENARIOS[run.scenario].usesDuration) args.push('--duration', String(o.durationS));
   return args;
 }
 
 async function studyCommand(argv, { log }) {
-  const { values } = parseCommandLine(argv, OPTIONS, USAGE);
-  if (values.help) return { stdout: USAGE };
+  const { help, values } = COMMAND.parse(argv);
+  if (help) return { stdout: USAGE };
   const o = {
-    scale: factorFlag('scale', values.scale),
-    rateScale: factorFlag('rate-scale', values['rate-scale']),
-    durationS: values.duration !== undefined ? parseDuration(values.duration) : undefined,
+    scale: values.scale ?? 1,
+    rateScale: values['rate-scale'] ?? 1,
+    durationS: values.duration,
     endpoints: list('endpoint', values.endpoints, MATRIX),
     scenarios: list('scenario', values.scenarios, SCENARIOS),
     deployments: list(
@@ -85,8 +89,13 @@ async function studyCommand(argv, { log }) {
   };
   const plan = studyPlan(o);
   if (!plan.length) throw labError('LAB_ERR_USAGE', 'the filters leave no run in the study');
-  const ctx = labContext(values);
-  const studyDir = path.resolve(values.dir ?? path.join(ROOT, 'results', 'study'));
+  if (o.durationS !== undefined && !plan.some((r) => r.scenario && SCENARIOS[r.scenario].usesDuration)) {
+    throw labError('LAB_ERR_USAGE', "--duration sets the endurance runs' length, and the filters leave none");
+  }
+  const ctx = contextOf(values);
+  const studyDir = values.dir ?? path.join(ROOT, 'results', 'study');
+  assertClaimable(studyDir, '--dir');
+  assertClaimable(ctx.stateDir, '--state-dir');
   const total = plan.reduce((a, r) => a + r.expectedS, 0);
 
   if (values.plan) {
@@ -106,8 +115,9 @@ async function studyCommand(argv, { log }) {
     };
   }
 
-  if (values.fresh) fs.rmSync(path.join(studyDir, 'runs'), { recursive: true, force: true });
-  fs.mkdirSync(path.join(studyDir, 'runs'), { recursive: true });
+  claimDir(studyDir, '--dir');
+  if (values.fresh) resetDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
+  else claimDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
   const machine = describeMachine({ artillery: require('artillery/package.json').version });
   const failures = {};
   const started = Date.now();

@@ -5,6 +5,9 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { tcpOpen } = require('./statsd');
 const { sleep, stopChild } = require('../procs');
+const { helperEnv } = require('../ownership/adopt');
+const { claimDir } = require('../ownership/dirs');
+const { pruneGraphite } = require('./graphite-prune');
 
 // Graphite's carbon-cache from Debian's graphite-carbon, as the lab's own process: its
 // config, whisper files, logs and pid in `dir`. LAB_CARBON names another carbon-cache.
@@ -79,6 +82,8 @@ async function startCarbon({ dir, host, linePort, picklePort, queryPort }) {
   const bin = findCarbon();
   if (!bin)
     return { error: 'carbon-cache is not installed (run `npm run setup` as root, or apt-get install graphite-carbon)' };
+  claimDir(dir, 'graphite/ in --state-dir');
+  pruneGraphite(path.join(dir, 'storage', 'whisper'));
   fs.mkdirSync(path.join(dir, 'storage', 'whisper'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'log'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'storage-schemas.conf'), SCHEMAS);
@@ -90,6 +95,7 @@ async function startCarbon({ dir, host, linePort, picklePort, queryPort }) {
   const child = spawn('/usr/bin/python3', [bin, `--config=${conf}`, '--nodaemon', 'start'], {
     stdio: ['ignore', log, log],
     cwd: dir,
+    env: helperEnv(),
   });
   fs.closeSync(log);
   const stop = () => stopChild(child, 5000);

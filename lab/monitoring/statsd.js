@@ -5,6 +5,7 @@ const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { sleep, stopChild } = require('../procs');
+const { helperEnv } = require('../ownership/adopt');
 
 const STATSD_BIN = require.resolve('statsd/bin/statsd');
 const BACKEND = path.join(__dirname, 'statsd-backend.js');
@@ -52,7 +53,7 @@ async function startStatsd({ dir, host, port, mgmtPort, seriesFile, graphite }) 
   const configFile = path.join(dir, 'statsd.config.js');
   fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
   const log = fs.openSync(path.join(dir, 'statsd.log'), 'w');
-  const child = spawn(process.execPath, [STATSD_BIN, configFile], { stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [STATSD_BIN, configFile], { stdio: ['ignore', log, log], env: helperEnv() });
   fs.closeSync(log);
   const stop = () => stopChild(child, 3000);
   const deadline = Date.now() + 5000;

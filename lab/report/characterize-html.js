@@ -1,6 +1,7 @@
 'use strict';
 
-const { lineChart, esc } = require('./svg-chart');
+const { lineChart } = require('./svg-chart');
+const { html } = require('./html');
 const { modelCurve } = require('../characterize');
 const page = require('./page');
 
@@ -39,31 +40,62 @@ function characterizeBody(result, heading = 'h1') {
       xMin: 0,
     },
   );
-  const rows = levels
-    .map(
-      (l) =>
-        `<tr><td>${l.concurrency}</td><td>${l.completed}</td><td>${l.throughput.toFixed(2)}</td><td>${ms(l.latencyMs.min)}</td><td>${ms(l.latencyMs.mean)}</td><td>${ms(l.latencyMs.p95)}</td><td>${ms(l.latencyMs.max)}</td></tr>`,
-    )
-    .join('\n');
+  const rows = levels.map(
+    (l) =>
+      html`<tr>
+        <td>${l.concurrency}</td>
+        <td>${l.completed}</td>
+        <td>${Number(l.throughput).toFixed(2)}</td>
+        <td>${ms(l.latencyMs.min)}</td>
+        <td>${ms(l.latencyMs.mean)}</td>
+        <td>${ms(l.latencyMs.p95)}</td>
+        <td>${ms(l.latencyMs.max)}</td>
+      </tr> `,
+  );
   const facts =
     verdict.kind === 'sync'
-      ? `<li>kind: <b>synchronous</b></li><li>workers: <b>${verdict.workers}</b> (exact: flat at ${verdict.workers}, queueing at ${verdict.workers + 1}; Little's law: ${verdict.littleWorkers})</li>`
+      ? html`<li>kind: <b>synchronous</b></li>
+          <li>
+            workers: <b>${verdict.workers}</b> (exact: flat at ${verdict.workers}, queueing at
+            ${Number(verdict.workers) + 1}; Little's law: ${verdict.littleWorkers})
+          </li>`
       : verdict.kind === 'async'
-        ? '<li>kind: <b>asynchronous</b></li>'
-        : '<li>kind: <b>inconclusive</b></li>';
+        ? html`<li>kind: <b>asynchronous</b></li>`
+        : html`<li>kind: <b>inconclusive</b></li>`;
   const delay =
     verdict.delayMs !== undefined
-      ? `<li>delay: <b>${verdict.delayMs} ms</b> ± ${verdict.delayUncertaintyMs} ms</li>`
+      ? html`<li>delay: <b>${verdict.delayMs} ms</b> ± ${verdict.delayUncertaintyMs} ms</li>`
       : '';
-  const body = `
-<${heading}>Characterization of ${esc(target)}</${heading}>
-<ul class="facts">${facts}${delay}</ul>
-<p>${esc(verdict.explanation)}</p>
-${chart}
-<h4>Sweep</h4>
-<table><thead><tr><th>concurrency</th><th>completed</th><th>throughput /s</th><th>min ms</th><th>mean ms</th><th>p95 ms</th><th>max ms</th></tr></thead>
-<tbody>${rows}</tbody></table>
-<p class="note">Closed loop: each of the concurrent clients sends its next request as soon as the previous one is answered; each level is held for ${result.cycles} delays after a warm-up of one. Dashed lines: the fitted model.</p>`;
+  const h = heading === 'h3' ? 'h3' : 'h1';
+  const title =
+    h === 'h3' ? html`<h3>Characterization of ${target}</h3>` : html`<h1>Characterization of ${target}</h1>`;
+  const body = html` ${title}
+    <ul class="facts">
+      ${facts}${delay}
+    </ul>
+    <p>${verdict.explanation}</p>
+    ${chart}
+    <h4>Sweep</h4>
+    <table>
+      <thead>
+        <tr>
+          <th>concurrency</th>
+          <th>completed</th>
+          <th>throughput /s</th>
+          <th>min ms</th>
+          <th>mean ms</th>
+          <th>p95 ms</th>
+          <th>max ms</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+    <p class="note">
+      Closed loop: each of the concurrent clients sends its next request as soon as the previous one is answered; each
+      level is held for ${result.cycles} delays after a warm-up of one. Dashed lines: the fitted model.
+    </p>`;
   return body;
 }
 

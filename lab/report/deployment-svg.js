@@ -1,13 +1,16 @@
 'use strict';
 
-const { esc } = require('./svg-chart');
+const { esc, html, trusted } = require('./html');
+
+// A count read from a results file, as a small integer the drawing can loop over.
+const count = (v, max) => Math.min(max, Math.max(1, Math.floor(Number(v)) || 1));
 
 // A components-and-connectors drawing of a deployment: client -> nginx -> replicas (each
 // with its workers) -> the two black boxes.
 function deploymentSvg(d) {
-  if (!d || !d.replicas) return '<p class="note">External target: no deployment drawing.</p>';
-  const R = d.replicas;
-  const Wk = d.workers;
+  if (!d || !d.replicas) return html`<p class="note">External target: no deployment drawing.</p>`;
+  const R = count(d.replicas, 64);
+  const Wk = count(d.workers, 64);
   const rowH = 46 + Math.max(0, Wk - 1) * 0;
   const H = Math.max(150, R * rowH + 40);
   const W = 760;
@@ -45,7 +48,8 @@ function deploymentSvg(d) {
     `<text x="10" y="${H - 6}" font-size="10" fill="#666">${esc(d.label || d.name)}: ${R} replica(s) x ${Wk} worker(s); circles are node:cluster workers</text>`,
   );
   out.push('</svg>');
-  return out.join('\n');
+  // Numbers computed here and labels through esc() only.
+  return trusted(out.join('\n'));
 }
 
 module.exports = deploymentSvg;

@@ -4,29 +4,73 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 
-const readJsonLines = (file) => {
+// A results file that does not parse is named with what is wrong in it, once.
+function readJson(file) {
+  let text;
   try {
-    return fs
-      .readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l));
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw labError('LAB_ERR_RESULTS', file, err.code === 'ENOENT' ? 'no such file' : err.message);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw labError('LAB_ERR_RESULTS', file, `not valid JSON (${err.message})`);
+  }
+}
+
+const readJsonLines = (file) => {
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if (err.code === 'ENOENT') return [];
-    throw err;
+    throw labError('LAB_ERR_RESULTS', file, err.message);
   }
+  const lines = text.split('\n');
+  const out = [];
+  lines.forEach((l, i) => {
+    if (!l.trim()) return;
+    try {
+      out.push(JSON.parse(l));
+    } catch {
+      // The last line of a run cut short may be half written: that one is skipped.
+      if (i >= lines.length - 2) return;
+      throw labError('LAB_ERR_RESULTS', file, `line ${i + 1} is not valid JSON`);
+    }
+  });
+  return out;
 };
+
+// The fields the report reads from summary.json, by type: anything else is refused naming
+// the field, rather than failing somewhere inside the drawing.
+function checkSummary(summary, file) {
+  const bad = (what) => {
+    throw labError('LAB_ERR_RESULTS', file, what);
+  };
+  if (!summary || typeof summary !== 'object' || Array.isArray(summary)) bad('it is not a JSON object');
+  if (!Array.isArray(summary.phases)) bad('"phases" is not a list');
+  for (const [i, p] of summary.phases.entries()) {
+    if (!p || typeof p !== 'object') bad(`phase ${i + 1} is not an object`);
+    if (Number.isNaN(Date.parse(p.startedAt))) bad(`phase ${i + 1} has no valid "startedAt"`);
+  }
+  if (!summary.phases.length && Number.isNaN(Date.parse(summary.startedAt))) bad('"startedAt" is not a date');
+  if (summary.errors !== undefined && (typeof summary.errors !== 'object' || summary.errors === null))
+    bad('"errors" is not an object');
+}
 
 // Reads a run's results directory into the series its report draws, one point per second,
 // x in seconds since the run's first phase began. Every series is what was measured in that
 // second (or, for errors, in its 10 s Artillery interval); none is an average of others.
-function loadRun(dir) {
+function readRun(dir) {
   const summaryFile = path.join(dir, 'summary.json');
   if (!fs.existsSync(summaryFile))
     throw labError('LAB_ERR_USAGE', `${dir} is not a run's results directory (no summary.json)`);
-  const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+  const summary = readJson(summaryFile);
+  checkSummary(summary, summaryFile);
+  summary.errors = summary.errors || {};
   const deployment = fs.existsSync(path.join(dir, 'deployment.json'))
-    ? JSON.parse(fs.readFileSync(path.join(dir, 'deployment.json'), 'utf8'))
+    ? readJson(path.join(dir, 'deployment.json'))
     : null;
   const events = readJsonLines(path.join(dir, 'events.jsonl'));
   const intervals = events.filter((e) => e.type === 'stats').map((e) => e.stats);
@@ -53,6 +97,16 @@ function loadRun(dir) {
     for (const [k, v] of Object.entries(iv.counters || {})) if (k.startsWith('errors.')) n += v;
     if (n)
       for (let s = iv.period / 1000; s < iv.period / 1000 + 10; s++) errorsAt.set(s, (errorsAt.get(s) || 0) + n / 10);
+  }
+  if (
+    seconds.some((v) => !Number.isFinite(v)) ||
+    (seconds.length && seconds[seconds.length - 1] - seconds[0] > 2 * 86400)
+  ) {
+    throw labError(
+      'LAB_ERR_RESULTS',
+      path.join(dir, 'events.jsonl'),
+      'its per-second counters span more than two days',
+    );
   }
   const first = seconds.length ? seconds[0] : 0;
   const last = seconds.length
@@ -134,6 +188,17 @@ function loadRun(dir) {
     series: { launched, completed, errored, pending, rtMedian, rtMax, srvMedian, srvMax, cpu, rss },
     peaks,
   };
+}
+
+// A results folder whose files parse but hold something else than a run wrote (a field of
+// the wrong type deep inside) is still one message naming the folder, not a stack trace.
+function loadRun(dir) {
+  try {
+    return readRun(dir);
+  } catch (err) {
+    if (err.code && String(err.code).startsWith('LAB_ERR_')) throw err;
+    throw labError('LAB_ERR_RESULTS', dir, `unexpected content (${err.message})`);
+  }
 }
 
 module.exports = loadRun;

@@ -1,24 +1,34 @@
 'use strict';
 
-const { esc } = require('./svg-chart');
+const { html, trusted } = require('./html');
 
-// The frame of every HTML page the lab writes: inline CSS only, nothing fetched.
-function page(title, body, machine) {
-  const m = machine
-    ? `<footer>Measured on ${esc(machine.hostname)}: ${esc(machine.cpuModel)}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${esc(machine.node)}${machine.nginx ? `, nginx ${esc(machine.nginx)}` : ''}${machine.artillery ? `, Artillery ${esc(machine.artillery)}` : ''}.</footer>`
-    : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:24px;max-width:1100px;color:#222}
+const STYLE = `body{font-family:system-ui,sans-serif;margin:24px;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
 td:first-child,th:first-child{text-align:left}.note,footer{color:#666;font-size:12px}.chart{display:block;margin:12px 0}
-.facts li{margin:2px 0}.warn{background:#fff4e5;border-left:4px solid #f0a030;padding:6px 10px}
-</style></head><body>
-${body}
-${m}
-</body></html>
-`;
+.facts li{margin:2px 0}.warn{background:#fff4e5;border-left:4px solid #f0a030;padding:6px 10px}`;
+
+// The frame of every HTML page the lab writes: inline CSS only, nothing fetched. `body` is
+// markup built with lab/report/html.js; a plain string would be escaped as text.
+function page(title, body, machine) {
+  const m = machine
+    ? html`<footer>
+        Measured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node
+        ${machine.node}${machine.nginx ? html`, nginx ${machine.nginx}` : ''}${machine.artillery ? html`, Artillery ${machine.artillery}` : ''}.
+      </footer>`
+    : '';
+  return `${html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>${title}</title>
+        <style>
+          ${trusted(STYLE)}
+        </style>
+      </head>
+      <body>
+        ${body} ${m}
+      </body>
+    </html> `}`;
 }
 
 module.exports = page;

@@ -1,6 +1,7 @@
 'use strict';
 
-const { lineChart, esc } = require('./svg-chart');
+const { lineChart } = require('./svg-chart');
+const { html } = require('./html');
 const deploymentSvg = require('./deployment-svg');
 const page = require('./page');
 
@@ -83,38 +84,87 @@ function summaryTable(rows) {
           .join(', ') || '-',
     ],
   ];
-  const head = cols.map(([h]) => `<th>${h}</th>`).join('');
-  const body = rows.map((r) => `<tr>${cols.map(([, f]) => `<td>${esc(f(r))}</td>`).join('')}</tr>`).join('\n');
-  return `<table class="summary"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  const head = cols.map(([h]) => html`<th>${h}</th>`);
+  const body = rows.map(
+    (r) =>
+      html`<tr>
+        ${cols.map(([, f]) => html`<td>${f(r)}</td>`)}
+      </tr> `,
+  );
+  return html`<table class="summary">
+    <thead>
+      <tr>
+        ${head}
+      </tr>
+    </thead>
+    <tbody>
+      ${body}
+    </tbody>
+  </table>`;
 }
 
 const rt = (r, k) => (r.summary.responseTimeMs ? r.summary.responseTimeMs[k] : '-');
 
 function peaksTable(run) {
-  const rows = Object.entries(run.peaks)
-    .map(([n, p]) => `<tr><td>${esc(n)}</td><td>${p.cpuPct}</td><td>${p.rssMiB}</td></tr>`)
-    .join('\n');
-  return `<table><thead><tr><th>node</th><th>peak CPU %</th><th>peak RSS MiB</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const rows = Object.entries(run.peaks).map(
+    ([n, p]) =>
+      html`<tr>
+        <td>${n}</td>
+        <td>${p.cpuPct}</td>
+        <td>${p.rssMiB}</td>
+      </tr> `,
+  );
+  return html`<table>
+    <thead>
+      <tr>
+        <th>node</th>
+        <th>peak CPU %</th>
+        <th>peak RSS MiB</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
 }
 
 function phasesTable(run) {
-  const rows = run.phases
-    .map(
-      (p, i) =>
-        `<tr><td>${i + 1}. ${esc(p.name)}</td><td>${p.x}</td><td>${p.durationS}</td><td>${p.targetRate.mean}</td><td>${p.achievedRate ?? '-'}</td><td>${p.generatorCpuPctMean ?? '-'}</td></tr>`,
-    )
-    .join('\n');
-  return `<table><thead><tr><th>phase</th><th>starts at s</th><th>s</th><th>target /s</th><th>achieved /s</th><th>generator CPU %</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const rows = run.phases.map(
+    (p, i) =>
+      html`<tr>
+        <td>${i + 1}. ${p.name}</td>
+        <td>${p.x}</td>
+        <td>${p.durationS}</td>
+        <td>${p.targetRate?.mean}</td>
+        <td>${p.achievedRate ?? '-'}</td>
+        <td>${p.generatorCpuPctMean ?? '-'}</td>
+      </tr> `,
+  );
+  return html`<table>
+    <thead>
+      <tr>
+        <th>phase</th>
+        <th>starts at s</th>
+        <th>s</th>
+        <th>target /s</th>
+        <th>achieved /s</th>
+        <th>generator CPU %</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
 }
 
 function sourcesList(summary) {
   const src = summary.monitoring || {};
   const items = Object.entries(src).map(([n, s]) =>
-    s.ok
-      ? `<li>${esc(n)}: ${esc(s.what)}</li>`
-      : `<li class="missing"><b>${esc(n)}: missing</b> (${esc(s.reason)})</li>`,
+    s.ok ? html`<li>${n}: ${s.what}</li>` : html`<li class="missing"><b>${n}: missing</b> (${s.reason})</li>`,
   );
-  return `<ul class="sources">${items.join('')}</ul>`;
+  return html`<ul class="sources">
+    ${items}
+  </ul>`;
 }
 
 function renderRunReport(run) {
@@ -122,25 +172,25 @@ function renderRunReport(run) {
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
   const warn =
     s.saturation && (s.saturation.saturated || /peaked/.test(s.saturation.verdict))
-      ? `<p class="warn">${esc(s.saturation.verdict)}</p>`
-      : `<p>${esc(s.saturation ? s.saturation.verdict : '')}</p>`;
-  const body = `
-<h1>${esc(s.endpoint)} ${esc(s.scenario)} on ${esc(dep)}</h1>
-<p>${esc(s.status)}, ${esc(s.startedAt)}${s.durationS ? `, ${s.durationS} s` : ''}. Target ${esc(s.target)}.</p>
-${warn}
-${summaryTable([run])}
-<h2>Over time</h2>
-<p class="note">Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that second's own measurements; errors are known per 10 s interval.</p>
-${runCharts(run).join('\n')}
-<h2>Phases</h2>
-${phasesTable(run)}
-<p class="note">${esc(s.phaseRateNote || '')}</p>
-<h2>Deployment</h2>
-${deploymentSvg(s.deployment ? { ...s.deployment } : null)}
-${peaksTable(run)}
-<h2>Sources</h2>
-${sourcesList(s)}
-<p class="note">${esc(s.responseTimeNote || '')}</p>`;
+      ? html`<p class="warn">${s.saturation.verdict}</p>`
+      : html`<p>${s.saturation ? s.saturation.verdict : ''}</p>`;
+  const body = html` <h1>${s.endpoint} ${s.scenario} on ${dep}</h1>
+    <p>${s.status}, ${s.startedAt}${s.durationS ? html`, ${s.durationS} s` : ''}. Target ${s.target}.</p>
+    ${warn} ${summaryTable([run])}
+    <h2>Over time</h2>
+    <p class="note">
+      Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that
+      second's own measurements; errors are known per 10 s interval.
+    </p>
+    ${runCharts(run).map((c) => html`${c} `)}
+    <h2>Phases</h2>
+    ${phasesTable(run)}
+    <p class="note">${s.phaseRateNote || ''}</p>
+    <h2>Deployment</h2>
+    ${deploymentSvg(s.deployment ? { ...s.deployment } : null)} ${peaksTable(run)}
+    <h2>Sources</h2>
+    ${sourcesList(s)}
+    <p class="note">${s.responseTimeNote || ''}</p>`;
   return page(`${s.endpoint} ${s.scenario} on ${dep}`, body, s.machine);
 }
 
@@ -161,36 +211,46 @@ function compareBody(runs) {
       for (const [t, v] of r.series[series][n]) at.set(Math.round(t), (at.get(Math.round(t)) || 0) + v);
     return [...at].sort((a, b) => a[0] - b[0]);
   };
-  return `
-${summaryTable(runs)}
-${peaksSummary(runs)}
-${panel('Scenarios launched per second', (r) => r.series.launched, 'per second')}
-${panel('Requests completed per second', (r) => r.series.completed, 'per second')}
-${panel('Pending requests', (r) => r.series.pending, 'pending')}
-${panel('Client median response time (ms)', (r) => r.series.rtMedian, 'ms')}
-${panel('Client max response time (ms)', (r) => r.series.rtMax, 'ms')}
-${panel('Deployment CPU, all nodes (% of one core)', (r) => totalOf('cpu', r), '%')}
-${panel('Deployment memory, all nodes (MiB)', (r) => totalOf('rss', r), 'MiB')}`;
+  return html` ${summaryTable(runs)} ${peaksSummary(runs)}
+  ${panel('Scenarios launched per second', (r) => r.series.launched, 'per second')}
+  ${panel('Requests completed per second', (r) => r.series.completed, 'per second')}
+  ${panel('Pending requests', (r) => r.series.pending, 'pending')}
+  ${panel('Client median response time (ms)', (r) => r.series.rtMedian, 'ms')}
+  ${panel('Client max response time (ms)', (r) => r.series.rtMax, 'ms')}
+  ${panel('Deployment CPU, all nodes (% of one core)', (r) => totalOf('cpu', r), '%')}
+  ${panel('Deployment memory, all nodes (MiB)', (r) => totalOf('rss', r), 'MiB')}`;
 }
 
 // Peak CPU and memory of every node, one row per run.
 function peaksSummary(runs) {
-  const rows = runs
-    .map((r) => {
-      const cells = Object.entries(r.peaks)
-        .filter(([n]) => !n.includes('.'))
-        .map(([n, p]) => `${esc(n)} ${p.cpuPct}% / ${p.rssMiB} MiB`)
-        .join('; ');
-      return `<tr><td>${esc(label(r))}</td><td>${cells}</td></tr>`;
-    })
-    .join('\n');
-  return `<table><thead><tr><th>run</th><th>peak CPU (% of a core) / peak RSS per node</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const rows = runs.map((r) => {
+    const cells = Object.entries(r.peaks)
+      .filter(([n]) => !n.includes('.'))
+      .map(([n, p]) => `${n} ${p.cpuPct}% / ${p.rssMiB} MiB`)
+      .join('; ');
+    return html`<tr>
+      <td>${label(r)}</td>
+      <td>${cells}</td>
+    </tr> `;
+  });
+  return html`<table>
+    <thead>
+      <tr>
+        <th>run</th>
+        <th>peak CPU (% of a core) / peak RSS per node</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
 }
 
 function renderCompare(runs) {
   return page(
     `Comparison of ${runs.length} runs`,
-    `<h1>Comparison of ${runs.length} runs</h1>${compareBody(runs)}`,
+    html`<h1>Comparison of ${runs.length} runs</h1>
+      ${compareBody(runs)}`,
     runs[0] && runs[0].summary.machine,
   );
 }

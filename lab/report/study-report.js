@@ -7,7 +7,7 @@ const { compareBody, label } = require('./run-report');
 const { characterizeBody } = require('./characterize-html');
 const deploymentSvg = require('./deployment-svg');
 const { resolveDeployment, PRESETS } = require('../deployments');
-const { esc } = require('./svg-chart');
+const { html: h } = require('./html');
 const page = require('./page');
 
 // Observations that only restate what was measured: counts, latencies, resource peaks and
@@ -71,9 +71,9 @@ function renderStudy({ studyDir, plan, machine, scale, failures = {} }) {
 
   const html = [];
   const md = [];
-  html.push(`<h1>The course study, reproduced</h1>`);
+  html.push(h`<h1>The course study, reproduced</h1>`);
   html.push(
-    `<p>${plan.length} planned runs${scale !== 1 ? `, durations scaled by ${scale}` : ''}; ${missing.length ? `not done: ${esc(missing.join(', '))}` : 'all done'}.</p>`,
+    h`<p>${plan.length} planned runs${scale !== 1 ? h`, durations scaled by ${scale}` : ''}; ${missing.length ? h`not done: ${missing.join(', ')}` : 'all done'}.</p>`,
   );
   md.push(
     '# The course study, reproduced',
@@ -82,20 +82,20 @@ function renderStudy({ studyDir, plan, machine, scale, failures = {} }) {
     '',
   );
   for (const [id, reason] of Object.entries(failures)) {
-    html.push(`<p class="warn">${esc(id)} failed: ${esc(reason)}</p>`);
+    html.push(h`<p class="warn">${id} failed: ${reason}</p>`);
     md.push(`- **${id} failed**: ${reason}`);
   }
-  html.push('<h2>Deployments</h2>');
+  html.push(h`<h2>Deployments</h2>`);
   md.push('## Deployments', '');
   for (const p of PRESETS) {
-    html.push(`<h3>${esc(p.name)}</h3>${deploymentSvg(resolveDeployment(p.name))}`);
+    html.push(h`<h3>${p.name}</h3>${deploymentSvg(resolveDeployment(p.name))}`);
     md.push(`- **${p.name}**: ${p.replicas} replica(s) x ${p.workers} worker(s), ${p.description}`);
   }
   for (const [key, runs] of groups) {
-    html.push(`<h2>${esc(key)}</h2>`);
+    html.push(h`<h2>${key}</h2>`);
     md.push('', `## ${key}`, '');
     const facts = observations(runs);
-    html.push(`<ul class="facts">${facts.map((f) => `<li>${esc(f)}</li>`).join('')}</ul>`);
+    html.push(h`<ul class="facts">${facts.map((f) => h`<li>${f}</li>`)}</ul>`);
     md.push(...facts.map((f) => `- ${f}`), '');
     html.push(compareBody(runs));
     md.push(
@@ -110,17 +110,17 @@ function renderStudy({ studyDir, plan, machine, scale, failures = {} }) {
       );
     }
     html.push(
-      `<p class="note">Each run's own report: ${runs.map((r) => `<a href="runs/${esc(r.name)}/report.html">${esc(r.name)}</a>`).join(', ')}</p>`,
+      h`<p class="note">Each run's own report: ${runs.map((r, i) => h`${i ? ', ' : ''}<a href="runs/${encodeURIComponent(r.name)}/report.html">${r.name}</a>`)}</p>`,
     );
   }
-  html.push('<h2>Section 2: characterization of the black boxes</h2>');
+  html.push(h`<h2>Section 2: characterization of the black boxes</h2>`);
   md.push('', '## Section 2: characterization of the black boxes', '');
   for (const c of characterizations) {
     html.push(characterizeBody({ ...c, verdict: { ...c.verdict, levels: c.levels } }, 'h3'));
     md.push(`- **${c.target}**: ${c.verdict.explanation}`);
   }
   return {
-    html: page('The course study, reproduced', html.join('\n'), machine),
+    html: page('The course study, reproduced', h`${html.map((x) => h`${x}\n`)}`, machine),
     markdown: `${md.join('\n')}\n\nMeasured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}.\n`,
   };
 }

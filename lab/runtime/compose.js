@@ -10,6 +10,8 @@ const { composeProject, containerNginxConfig, replicaNames } = require('../compo
 const { dump } = require('../compose-write');
 const { parents } = require('../procs');
 const { waitFor } = require('../http');
+const { adoptStateDir } = require('../ownership/adopt');
+const { resetDir } = require('../ownership/dirs');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -77,7 +79,7 @@ class ComposeRuntime {
   }
 
   assertNotUp() {
-    const existing = this.readState();
+    const { state: existing } = this.state.inspect();
     if (existing) throw labError('LAB_ERR_ALREADY_UP', existing.deployment.label, this.stateDir);
   }
 
@@ -89,8 +91,8 @@ class ComposeRuntime {
     if (probe.code !== 0) throw labError('LAB_ERR_ENGINE', `no engine answers (${tail(probe.out, 1)})`);
     await assertFree([{ port: ports.nginx, role: 'nginx (published)' }], this.host);
 
-    fs.rmSync(this.dir, { recursive: true, force: true });
-    fs.mkdirSync(this.dir, { recursive: true });
+    adoptStateDir(this.stateDir);
+    resetDir(this.dir, 'compose/ in --state-dir');
     const nginxConf = path.join(this.dir, 'nginx.conf');
     fs.writeFileSync(nginxConf, containerNginxConfig(deployment));
     const composeFile = path.join(this.dir, 'docker-compose.yml');
@@ -158,7 +160,7 @@ class ComposeRuntime {
   }
 
   async status() {
-    const state = this.readState();
+    const { state } = this.state.inspect();
     if (!state) return null;
     const r = await this.compose(state, ['ps']).catch((err) => ({ code: 1, out: err.message }));
     const live = [...replicaNames(state.deployment), 'bbox', 'nginx'].map((name) => {
@@ -172,7 +174,7 @@ class ComposeRuntime {
 
   // Removes the project's containers and network; idempotent.
   async down() {
-    const state = this.readState();
+    const { state } = this.state.inspect();
     if (!state) return { stopped: [] };
     // Interrupted while `up` runs: stop it first, or it goes on creating containers after
     // the `down` below has looked (seen: one container left behind).

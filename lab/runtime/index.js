@@ -13,10 +13,10 @@ function runtimeFor(engine = 'local', options) {
   return new Runtime(options);
 }
 
-// The runtime of whatever is up in a run directory (for status and down).
-// Nothing recorded: the local runtime says so.
+// The runtime of whatever is up in a state folder (for status and down). Nothing recorded,
+// or an unreadable state.json: the local runtime, which looks for the lab's processes.
 function runtimeOfState(options) {
-  const state = new StateFile(options.stateDir).read();
+  const { state } = new StateFile(options.stateDir).inspect();
   return runtimeFor(state && state.runtime in ENGINES ? state.runtime : 'local', options);
 }
 

@@ -6,23 +6,31 @@ const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
 const { assertFree } = require('../ports');
 const renderNginxConfig = require('../nginx-config');
-const { findNginx, testConfig, startNginx, stopNginx } = require('../nginx');
+const { findNginx, testConfig, startNginx, stopNginx, ownedNginx, nginxPaths } = require('../nginx');
 const connectPm2 = require('./pm2');
-const { isAlive, stopTree, tree } = require('../procs');
+const { stopTree, tree, stopPids } = require('../procs');
+const { identify, check } = require('../ownership/identity');
+const { findOwned } = require('../ownership/scan');
+const { adoptStateDir } = require('../ownership/adopt');
+const { resetDir } = require('../ownership/dirs');
 const { waitFor } = require('../http');
 
 const ROOT = path.join(__dirname, '..', '..');
 
 // The embedded default: the replicas and the black boxes are local processes supervised by
-// pm2, nginx is the lab's own process, all of it owned through one run directory
-// (`stateDir`) whose state.json records every pid, so `down` can stop exactly what `up`
-// started, from this process or another one.
+// pm2, nginx is the lab's own process, all of it owned through one state folder
+// (`stateDir`). state.json records every process with its identity (pid, start time, boot,
+// command line), and every process carries the folder's token in its environment, so `down`
+// stops exactly what `up` started, from this process or another one, even when state.json
+// is gone, and never a process that merely took a recorded pid.
 class LocalRuntime {
   constructor({ stateDir, host = '127.0.0.1', log = () => {} }) {
     this.stateDir = path.resolve(stateDir);
     this.host = host;
     this.log = log;
     this.state = new StateFile(this.stateDir);
+    this.pending = null; // the start step in flight, which an interrupt waits for
+    this.aborting = false;
   }
 
   readState() {
@@ -33,20 +41,69 @@ class LocalRuntime {
     this.state.write(state);
   }
 
-  // Whether anything recorded in the state is still running.
-  isUp(state = this.readState()) {
-    return Boolean(state) && ownedPids(state).some(isAlive);
+  // What the folder holds: the state (or why it is unreadable), each recorded process
+  // checked against its identity, and the lab's processes that no record names.
+  inspect({ helpers = true } = {}) {
+    const { state, error } = this.state.inspect();
+    const entries = state
+      ? Object.entries(state.owned || {}).map(([name, id]) => ({ name, ...id, is: check(id) }))
+      : [];
+    const alive = new Set(entries.filter((e) => e.is === 'alive').map((e) => e.pid));
+    const found = findOwned(this.state.token(), { helpers });
+    const nginx = ownedNginx(nginxPaths(this.stateDir));
+    if (nginx) found.push(...tree(nginx));
+    const aliveTrees = new Set([...alive].flatMap((p) => tree(p)));
+    const unrecorded = [...new Set(found)].filter((p) => !aliveTrees.has(p));
+    return { state, error, entries, unrecorded };
+  }
+
+  // Whether anything of this folder still runs.
+  isUp(view = this.inspect()) {
+    return view.entries.some((e) => e.is === 'alive') || view.unrecorded.length > 0;
+  }
+
+  // Refuses when this folder already has a deployment (or leftovers of one) running. Called
+  // before taking ownership of a new one: a refused deploy must not stop the one that is up.
+  assertNotUp() {
+    const view = this.inspect({ helpers: false });
+    for (const e of view.entries.filter((x) => x.is === 'stale')) {
+      this.log(`state.json names ${e.name} as pid ${e.pid}, which is now another process: ignored, never signalled`);
+    }
+    if (view.entries.some((e) => e.is === 'alive')) {
+      throw labError('LAB_ERR_ALREADY_UP', view.state.deployment.label, this.stateDir);
+    }
+    if (view.unrecorded.length) {
+      throw labError(
+        'LAB_ERR_ALREADY_UP',
+        `unrecorded lab processes ${view.unrecorded.join(', ')}${view.error ? '; state.json unreadable' : ''}`,
+        this.stateDir,
+      );
+    }
+  }
+
+  // Runs one start step, so that an interrupt (down) can wait for it to settle; once a stop
+  // is asked for, no further step starts and the one in flight does not go on.
+  async step(promise) {
+    if (this.aborting) throw labError('LAB_ERR_INTERRUPTED', 'a stop request');
+    this.pending = Promise.resolve(promise);
+    let value;
+    try {
+      value = await this.pending;
+    } finally {
+      this.pending = null;
+    }
+    if (this.aborting) throw labError('LAB_ERR_INTERRUPTED', 'a stop request');
+    return value;
+  }
+
+  record(state, name, pid) {
+    const id = identify(pid);
+    if (id) state.owned[name] = id;
+    this.writeState(state);
   }
 
   // deployment: from lab/deployments; ports: from lab/ports.planPorts;
   // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null }
-  // Refuses when this run directory already has a deployment up. Call it before taking
-  // ownership of a new one: a refused deploy must not stop the one that is up.
-  assertNotUp() {
-    const existing = this.readState();
-    if (this.isUp(existing)) throw labError('LAB_ERR_ALREADY_UP', existing.deployment.label, this.stateDir);
-  }
-
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
     const nginxBin = findNginx();
@@ -60,18 +117,12 @@ class LocalRuntime {
       this.host,
     );
 
-    // A fresh run directory: nothing of a previous run's pm2 home or nginx prefix survives.
-    for (const d of ['pm2', 'nginx', 'logs']) fs.rmSync(path.join(this.stateDir, d), { recursive: true, force: true });
-    const nginxDir = path.join(this.stateDir, 'nginx');
-    const paths = {
-      prefix: nginxDir,
-      confFile: path.join(nginxDir, 'nginx.conf'),
-      pidFile: path.join(nginxDir, 'nginx.pid'),
-      errorLog: path.join(nginxDir, 'error.log'),
-      tempDir: path.join(nginxDir, 'temp'),
-    };
+    adoptStateDir(this.stateDir);
+    // Fresh folders (each the lab's own, see lab/ownership/dirs.js): nothing of a previous
+    // deployment's pm2 home or nginx prefix survives.
+    for (const d of ['pm2', 'nginx', 'logs', 'home']) resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
+    const paths = nginxPaths(this.stateDir);
     fs.mkdirSync(paths.tempDir, { recursive: true });
-    fs.mkdirSync(path.join(this.stateDir, 'logs'), { recursive: true });
     const nginxConf = renderNginxConfig({
       deployment,
       host: this.host,
@@ -93,15 +144,17 @@ class LocalRuntime {
       pm2Home: path.join(this.stateDir, 'pm2'),
       pids: {},
       processes: [],
+      // name -> identity of every process the lab started here.
+      owned: {},
     };
     this.writeState(state);
 
+    let pm2 = null;
     try {
       this.log('starting pm2 and the black boxes');
-      const pm2 = await connectPm2(state.pm2Home);
-      this.pm2 = pm2;
+      pm2 = await this.step(connectPm2(state.pm2Home));
       state.pids.pm2 = Number(fs.readFileSync(path.join(state.pm2Home, 'pm2.pid'), 'utf8'));
-      this.writeState(state);
+      this.record(state, 'pm2', state.pids.pm2);
 
       const logs = path.join(this.stateDir, 'logs');
       const app = (name, script, extra) => ({
@@ -119,19 +172,22 @@ class LocalRuntime {
         pid_file: path.join(state.pm2Home, `${name}.pid`),
         ...extra,
       });
-      await pm2.start(
-        app('bbox', 'bbox/index.js', {
-          args: [
-            '--port',
-            String(ports.bbox1),
-            '--host',
-            this.host,
-            '--key',
-            options.bbox?.key ?? '',
-            ...(options.bbox?.args || []),
-          ],
-        }),
+      await this.step(
+        pm2.start(
+          app('bbox', 'bbox/index.js', {
+            args: [
+              '--port',
+              String(ports.bbox1),
+              '--host',
+              this.host,
+              '--key',
+              options.bbox?.key ?? '',
+              ...(options.bbox?.args || []),
+            ],
+          }),
+        ),
       );
+      await this.recordProcesses(state, pm2);
       for (const [i, port] of ports.replicas.entries()) {
         const env = {
           HOST: this.host,
@@ -145,9 +201,9 @@ class LocalRuntime {
           STATSD_PREFIX: 'lab.service',
           ...(options.serviceEnv || {}),
         };
-        await pm2.start(app(`replica-${i + 1}`, 'service/index.js', { env }));
+        await this.step(pm2.start(app(`replica-${i + 1}`, 'service/index.js', { env })));
+        await this.recordProcesses(state, pm2);
       }
-      await this.recordProcesses(state);
 
       this.log('waiting for every replica to be healthy');
       for (const [i, port] of ports.replicas.entries()) {
@@ -159,107 +215,143 @@ class LocalRuntime {
       await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
 
       this.log('starting nginx');
-      state.pids.nginx = await startNginx(nginxBin, paths);
-      this.writeState(state);
+      state.pids.nginx = await this.step(startNginx(nginxBin, paths));
+      this.record(state, 'nginx', state.pids.nginx);
       await this.waitHealthy('nginx', `${state.url}/healthz`, (a) => {
         return new Set(a.map((r) => r.headers['x-instance'])).size >= deployment.replicas;
       });
-      await this.recordProcesses(state);
+      await this.recordProcesses(state, pm2);
       state.ready = true;
       this.writeState(state);
       return state;
     } catch (err) {
-      await this.down().catch(() => {});
+      if (pm2) pm2.disconnect();
+      pm2 = null;
+      if (!this.aborting) await this.down().catch(() => {});
       throw err;
     } finally {
-      if (this.pm2) this.pm2.disconnect();
-      this.pm2 = null;
+      if (pm2) pm2.disconnect();
     }
   }
 
   async waitHealthy(what, url, until, timeoutMs = 20000) {
     try {
-      await waitFor(url, { until, timeoutMs });
+      await this.step(waitFor(url, { until, timeoutMs }));
     } catch (err) {
+      if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
       throw labError('LAB_ERR_UNHEALTHY', what, `${url}: ${err.message} (logs in ${path.join(this.stateDir, 'logs')})`);
     }
   }
 
-  // Records each pm2 app's pid and its children (cluster workers) in the state.
-  async recordProcesses(state) {
-    const list = await this.pm2.list();
+  // Records each pm2 app's pid (its cluster workers are its children) and identity.
+  async recordProcesses(state, pm2) {
+    const list = await this.step(pm2.list());
     state.processes = list.map((p) => ({
       name: p.name,
       pid: p.pid,
-      status: p.pm2_env.status,
-      restarts: p.pm2_env.restart_time,
       port: p.name === 'bbox' ? state.ports.bbox1 : state.ports.replicas[Number(p.name.split('-')[1]) - 1],
     }));
+    for (const p of state.processes) {
+      const id = p.pid ? identify(p.pid) : null;
+      if (id) state.owned[p.name] = id;
+    }
     this.writeState(state);
   }
 
-  // Live view: each recorded process with its current pid and whether it is alive.
-  async status() {
-    const state = this.readState();
-    if (!state) return null;
-    const rows = [];
-    if (state.pids.pm2 && isAlive(state.pids.pm2)) {
-      try {
-        const pm2 = await connectPm2(state.pm2Home);
-        try {
-          for (const p of await pm2.list()) {
-            rows.push({
-              name: p.name,
-              pid: p.pid,
-              status: p.pm2_env.status,
-              restarts: p.pm2_env.restart_time,
-              children: p.pid ? tree(p.pid).length - 1 : 0,
-              cpu: p.monit.cpu,
-              memoryMiB: Math.round((p.monit.memory / 2 ** 20) * 10) / 10,
-            });
-          }
-        } finally {
-          pm2.disconnect();
-        }
-      } catch {
-        // pm2 not answering: fall back to the recorded pids below
-      }
+  // An app's current pid: pm2's pid file when pm2 restarted it, accepted only when that
+  // process carries this folder's token; else the recorded one.
+  currentPid(state, name, owned) {
+    try {
+      const pid = Number(fs.readFileSync(path.join(state.pm2Home, `${name}.pid`), 'utf8'));
+      if (owned.has(pid)) return pid;
+    } catch {
+      // no pid file
     }
-    if (rows.length === 0) {
-      for (const p of state.processes)
-        rows.push({ name: p.name, pid: p.pid, status: isAlive(p.pid) ? 'alive' : 'gone' });
-    }
-    if (state.pids.nginx)
-      rows.push({ name: 'nginx', pid: state.pids.nginx, status: isAlive(state.pids.nginx) ? 'online' : 'gone' });
-    return { ...state, up: this.isUp(state), live: rows };
+    return state.owned?.[name]?.pid;
   }
 
-  // Stops everything the state records; idempotent. Returns the pids that were stopped.
-  async down() {
-    const state = this.readState();
-    if (!state) return { stopped: [] };
-    const before = ownedPids(state).filter(isAlive);
-    if (state.pids.nginx) await stopNginx(state.pids.nginx);
-    if (state.pids.pm2 && isAlive(state.pids.pm2)) {
-      try {
-        const pm2 = await connectPm2(state.pm2Home);
-        await pm2.killDaemon();
-        pm2.disconnect();
-      } catch {
-        // fall through to the pids
-      }
+  // A live view built from /proc alone: it never connects to pm2, so it can never start a
+  // daemon. Each recorded process is alive, gone or stale (its pid now someone else's).
+  async status() {
+    const view = this.inspect();
+    const { state } = view;
+    if (!state) {
+      return view.error || view.unrecorded.length
+        ? { up: view.unrecorded.length > 0, stateError: view.error, unrecorded: view.unrecorded, live: [] }
+        : null;
     }
-    // Whatever pm2 did not stop (or if pm2 was gone): the recorded pids and their trees.
-    for (const pid of [state.pids.pm2, ...state.processes.map((p) => p.pid)]) {
-      if (pid && isAlive(pid)) await stopTree(pid, { signal: 'SIGTERM', timeoutMs: 5000 });
+    const owned = new Set(findOwned(this.state.token()));
+    const rows = view.entries.map((e) => {
+      const pid =
+        e.is === 'alive' || e.name === 'pm2' || e.name === 'nginx' ? e.pid : this.currentPid(state, e.name, owned);
+      const alive = e.is === 'alive' || (pid !== e.pid && owned.has(pid));
+      const members = alive ? tree(pid) : [];
+      return {
+        name: e.name,
+        pid,
+        status: alive ? 'online' : e.is,
+        restarted: alive && pid !== e.pid,
+        children: alive ? members.length - 1 : undefined,
+        memoryMiB: alive ? rssMiB(members) : undefined,
+      };
+    });
+    return { ...state, up: this.isUp(view), stateError: view.error, unrecorded: view.unrecorded, live: rows };
+  }
+
+  // Stops everything of this folder; idempotent, and safe while `up` is still starting
+  // things: it waits for the step in flight, so a daemon being born is stopped too.
+  // helpers: also the helpers of lab commands that died (a later `npm run down` asks for
+  // them; a command stopping its own deployment leaves its own helpers to itself).
+  async down({ helpers = false } = {}) {
+    this.aborting = true;
+    if (this.pending) await Promise.race([this.pending.catch(() => {}), new Promise((r) => setTimeout(r, 15000))]);
+    const view = this.inspect({ helpers });
+    const stopped = [];
+    const stale = view.entries.filter((e) => e.is === 'stale').map((e) => ({ name: e.name, pid: e.pid }));
+    // pm2's daemon first: on SIGTERM it stops its apps gracefully; then nginx; then the rest.
+    const order = ['pm2', 'nginx'];
+    const alive = view.entries
+      .filter((e) => e.is === 'alive')
+      .sort((a, b) => rank(order, a.name) - rank(order, b.name));
+    for (const e of alive) {
+      // Re-checked right before the signal: a pid may have been reused since the look.
+      if (check(e) !== 'alive') continue;
+      stopped.push(e.pid);
+      if (e.name === 'nginx') await stopNginx(e.pid);
+      else await stopTree(e.pid, { signal: 'SIGTERM', timeoutMs: 6000 });
     }
+    // Whatever carries this folder's token and is still running: a restarted replica, a
+    // daemon born after the last record, leftovers of a state.json that was lost.
+    const leftovers = findOwned(this.state.token(), { helpers });
+    const nginx = ownedNginx(nginxPaths(this.stateDir));
+    if (nginx) {
+      await stopNginx(nginx);
+      leftovers.push(nginx);
+    }
+    if (leftovers.length) await stopPids(leftovers, { timeoutMs: 5000 });
     this.state.remove();
-    return { stopped: before, deployment: state.deployment };
+    return {
+      stopped: [...stopped, ...leftovers],
+      unrecorded: leftovers.filter((p) => !stopped.includes(p)),
+      stale,
+      stateError: view.error,
+      deployment: view.state?.deployment,
+    };
   }
 }
 
-function ownedPids(state) {
-  return [state.pids.pm2, state.pids.nginx, ...(state.processes || []).map((p) => p.pid)].filter(Boolean);
+const rank = (order, name) => (order.includes(name) ? order.indexOf(name) : order.length);
+
+function rssMiB(pids) {
+  let pages = 0;
+  for (const pid of pids) {
+    try {
+      pages += Number(fs.readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return Math.round(((pages * 4096) / 2 ** 20) * 10) / 10;
 }
 
 module.exports = LocalRuntime;

@@ -26,7 +26,7 @@ async function composeScenario(stateDir, ...extra) {
 }
 
 maybe('containers on a real engine', () => {
-  const engine = new PrivateEngine(path.join(ROOT, '.lab', `engine-${process.pid}`));
+  const engine = new PrivateEngine(path.join(ROOT, '.lab-engines', `engine-${process.pid}`));
   let env;
   let stopped = null;
 

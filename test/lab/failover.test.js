@@ -33,7 +33,12 @@ describe('replica failure behind nginx', () => {
       expect(health).toMatchObject({ instance: 'replica-2' });
       expect(health.pid).not.toBe(victim.pid);
       const status = JSON.parse((await lab(['status', '--json', '--state-dir', stateDir])).stdout);
-      expect(status.live.find((p) => p.name === 'replica-2').restarts).toBeGreaterThanOrEqual(1);
+      // status reads pm2's pid file (never pm2 itself): the new process, shown as restarted.
+      expect(status.live.find((p) => p.name === 'replica-2')).toMatchObject({
+        pid: health.pid,
+        status: 'online',
+        restarted: true,
+      });
     } finally {
       await lab(['down', '--state-dir', stateDir]);
     }

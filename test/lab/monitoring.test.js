@@ -10,7 +10,7 @@ const FAST = ['--scale', '0.05', '--rate-scale', '0.1'];
 
 async function run(words, extra = [], env = {}) {
   const stateDir = tmpStateDir();
-  const resultsDir = fs.mkdtempSync(path.join(stateDir, 'results-'));
+  const resultsDir = tmpStateDir();
   const base = await freePortBase();
   const r = await lab(
     [

@@ -12,7 +12,7 @@ if (!fs.existsSync(CHROMIUM)) process.stderr.write('report-browser: skipped, no 
 
 maybe('a run report opens offline in Chromium with data in every chart', async () => {
   const stateDir = tmpStateDir();
-  const resultsDir = fs.mkdtempSync(path.join(stateDir, 'results-'));
+  const resultsDir = tmpStateDir();
   const r = await lab(
     ['scenario', 'bbox1', 'spikes', 'replicated', '--scale', '0.05', '--rate-scale', '0.2', '--json'].concat([
       '--port-base',

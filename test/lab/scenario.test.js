@@ -9,7 +9,7 @@ const { lab, freePortBase, tmpStateDir } = require('../helper');
 // below what this 2-core machine can generate, --heavy-ms 300 keeps /heavy short.
 async function scenario(words, extra = []) {
   const stateDir = tmpStateDir();
-  const resultsDir = fs.mkdtempSync(path.join(stateDir, 'results-'));
+  const resultsDir = tmpStateDir();
   const base = await freePortBase();
   const args = ['scenario', ...words, '--json', '--port-base', String(base), '--state-dir', stateDir];
   const r = await lab([...args, '--results-dir', resultsDir, ...extra], { timeoutMs: 180000 });

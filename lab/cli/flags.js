@@ -1,0 +1,134 @@
+'use strict';
+
+const net = require('node:net');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const parseSettings = require('../../common/settings');
+const { labError } = require('../../common/errors');
+const parseDuration = require('../duration');
+const { DEFAULT_BASE } = require('../ports');
+const { pick } = require('../names');
+
+const ROOT = path.join(__dirname, '..', '..');
+
+// A host name as DNS allows it (labels of letters, digits and inner hyphens), or an IP.
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+function parseHost(raw) {
+  if (net.isIP(raw) || HOSTNAME.test(raw)) return raw;
+  throw new Error('not a host');
+}
+
+function parsePath(raw) {
+  if (raw.trim() === '' || raw.includes('\0')) throw new Error('empty');
+  return path.resolve(raw);
+}
+
+// The kinds of value a flag takes, as common/settings.js specs: the same parser the
+// service and the black boxes validate their configuration with.
+const flag = {
+  bool: () => ({ boolean: true }),
+  string: () => ({ type: 'string' }),
+  int: (min, max) => ({ type: 'int', min, max }),
+  // A multiplier: above 0, at most `max`.
+  factor: (max = 100) => ({ type: 'number', above: 0, max }),
+  // Names from a table: an unknown one is LAB_ERR_UNKNOWN_NAME with a "did you mean".
+  enum: (values, kind) => ({ type: 'enum', values, kind }),
+  url: () => ({ type: 'url' }),
+  duration: () => ({
+    type: 'custom',
+    parse: (raw) => parseDuration(raw),
+    expected: 'a duration above 0 and at most 24h (seconds, or like 90s, 10m, 1h30m)',
+  }),
+  host: () => ({ type: 'custom', parse: parseHost, expected: 'an IP address or a host name' }),
+  path: () => ({ type: 'custom', parse: parsePath, expected: 'a path' }),
+  pattern: (re, expected) => ({
+    type: 'custom',
+    parse: (raw) => {
+      if (!re.test(raw)) throw new Error('no match');
+      return raw;
+    },
+    expected,
+  }),
+};
+
+// Every command has these.
+const COMMON = { json: flag.bool(), help: { ...flag.bool(), short: 'h' } };
+
+// Where a deployment's state lives and which ports and address it takes: the commands that
+// deploy or look at a deployment add these. Each falls back on an environment variable.
+const CONTEXT = {
+  'port-base': { ...flag.int(1024, 32767), env: 'LAB_PORT_BASE', default: DEFAULT_BASE },
+  host: { ...flag.host(), env: 'LAB_HOST', default: '127.0.0.1' },
+  'state-dir': { ...flag.path(), env: 'LAB_STATE_DIR', default: path.join(ROOT, '.lab') },
+};
+const STATE = { 'state-dir': CONTEXT['state-dir'] };
+
+const usageError = (text, usage) => labError('LAB_ERR_USAGE', usage ? `${text}\n${usage}` : text);
+
+// A command's declaration: { usage, positionals: { names: [...] } or { min, max, name },
+// flags: { name: spec } }. `parse(argv, env)` checks the whole command line before the
+// command does anything and returns { values (frozen, by flag name), positionals, help }.
+function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
+  const all = { ...COMMON, ...flags };
+  const parseOptions = {};
+  for (const [name, spec] of Object.entries(all)) {
+    parseOptions[name] = { type: spec.boolean ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) };
+  }
+  const min = positionals.names ? positionals.names.length : positionals.min;
+  const max = positionals.names ? positionals.names.length : (positionals.max ?? Infinity);
+  const wanted = positionals.names ? positionals.names.map((n) => `<${n}>`).join(' ') : `<${positionals.name}>...`;
+
+  function parse(argv, env = process.env) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, options: parseOptions, allowPositionals: true, strict: true });
+    } catch (err) {
+      throw usageError(err.message, usage);
+    }
+    const raw = parsed.values;
+    if (raw.help) return { help: true, values: {}, positionals: [] };
+    const words = parsed.positionals;
+    if (words.length > max) throw usageError(`unexpected argument "${words[max]}"`, usage);
+    if (words.length < min) throw usageError(`expected ${wanted}`, usage);
+
+    for (const [name, spec] of Object.entries(all)) {
+      if (!spec.boolean && spec.type !== 'string' && raw[name] !== undefined && raw[name].trim() === '') {
+        throw usageError(`--${name} needs a value (see --help)`);
+      }
+    }
+    for (const [name, spec] of Object.entries(all)) {
+      if (spec.type === 'enum' && raw[name] !== undefined) pick(spec.kind ?? name, raw[name], spec.values);
+    }
+    // Each value flag through the settings parser, named as the user gave it (flag or env).
+    const schema = {};
+    const source = {};
+    for (const [name, spec] of Object.entries(all)) {
+      if (spec.boolean) continue;
+      const fromEnv = raw[name] === undefined && spec.env && env[spec.env] !== undefined;
+      const shown = fromEnv ? spec.env : `--${name}`;
+      schema[name] = { ...spec, name: shown };
+      if (raw[name] !== undefined) source[shown] = raw[name];
+      else if (fromEnv) source[shown] = env[spec.env];
+    }
+    let values;
+    try {
+      values = { ...parseSettings(schema, source) };
+    } catch (err) {
+      if (err.code !== 'LAB_ERR_CONFIG') throw err;
+      throw usageError(`${err.message} (see --help)`);
+    }
+    for (const [name, spec] of Object.entries(all)) if (spec.boolean) values[name] = raw[name] === true;
+    // Which flags the user actually gave, for checks like "this flag needs that scenario".
+    const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
+    return { help: false, values: Object.freeze(values), given, positionals: words };
+  }
+  return { parse, usage };
+}
+
+// The deployment context of parsed CONTEXT flags.
+function contextOf(values) {
+  return { portBase: values['port-base'], host: values.host, stateDir: values['state-dir'] };
+}
+
+module.exports = { defineCommand, contextOf, flag, CONTEXT, STATE, ROOT, usageError };

@@ -1,0 +1,36 @@
+'use strict';
+
+// HTML built only through a tagged template that escapes every value it is given, numbers
+// included: a report is a pure function of files a user can edit (summary.json,
+// events.jsonl), so nothing read from them may reach the page as markup. Markup built by
+// `html` (or marked with `trusted`, for the SVG the chart functions draw from numbers and
+// escaped labels) passes through as it is.
+class Html {
+  constructor(text) {
+    this.text = text;
+  }
+
+  toString() {
+    return this.text;
+  }
+}
+
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const esc = (v) => String(v).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+function render(v) {
+  if (v instanceof Html) return v.text;
+  if (Array.isArray(v)) return v.map(render).join('');
+  if (v === undefined || v === null || v === false) return '';
+  return esc(v);
+}
+
+function html(strings, ...values) {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
+  return new Html(out);
+}
+
+const trusted = (text) => new Html(String(text));
+
+module.exports = { html, trusted, esc, Html };

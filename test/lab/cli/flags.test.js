@@ -1,0 +1,72 @@
+'use strict';
+
+const { codeOf } = require('../../helper');
+const { defineCommand, flag, CONTEXT } = require('../../../lab/cli/flags');
+
+const cmd = defineCommand({
+  usage: 'usage: x <a>',
+  positionals: { names: ['a'] },
+  flags: {
+    ...CONTEXT,
+    n: flag.int(1, 5),
+    f: flag.factor(),
+    d: flag.duration(),
+    h2: flag.host(),
+    u: flag.url(),
+    e: flag.enum(['red', 'green'], 'colour'),
+    b: flag.bool(),
+  },
+});
+
+describe('flag schema', () => {
+  test('values are parsed, typed, frozen; context flags fall back on the environment', () => {
+    const r = cmd.parse(['x', '--n', '3', '--f', '0.5', '--d', '1m30s', '--u', 'https://h/', '--b'], {
+      LAB_PORT_BASE: '9000',
+    });
+    expect(r.positionals).toEqual(['x']);
+    expect(r.values).toMatchObject({ n: 3, f: 0.5, d: 90, u: 'https://h', b: true, 'port-base': 9000 });
+    expect(r.values.host).toBe('127.0.0.1');
+    expect(Object.isFrozen(r.values)).toBe(true);
+    expect(r.given.has('n')).toBe(true);
+    expect(r.given.has('e')).toBe(false);
+  });
+
+  test.each([
+    [['x', '--n', '6'], 'LAB_ERR_USAGE'],
+    [['x', '--n', '2.5'], 'LAB_ERR_USAGE'],
+    [['x', '--f', '0'], 'LAB_ERR_USAGE'],
+    [['x', '--d', '0'], 'LAB_ERR_USAGE'],
+    [['x', '--d', '25h'], 'LAB_ERR_USAGE'],
+    [['x', '--h2', 'a b'], 'LAB_ERR_USAGE'],
+    [['x', '--h2', '-bad-.example'], 'LAB_ERR_USAGE'],
+    [['x', '--u', 'javascript:alert(1)'], 'LAB_ERR_USAGE'],
+    [['x', '--e', 'gren'], 'LAB_ERR_UNKNOWN_NAME'],
+    [['x', '--port-base', '80'], 'LAB_ERR_USAGE'],
+    [['x', '--zzz'], 'LAB_ERR_USAGE'],
+    [['x', 'y'], 'LAB_ERR_USAGE'],
+    [[], 'LAB_ERR_USAGE'],
+    [['x', '--b=yes'], 'LAB_ERR_USAGE'],
+  ])('%j is refused with %s', (argv, code) => {
+    expect(codeOf(() => cmd.parse(argv, {}))).toBe(code);
+  });
+
+  test('a bad environment value is named as the variable', () => {
+    try {
+      cmd.parse(['x'], { LAB_HOST: 'not a host' });
+      throw new Error('accepted');
+    } catch (err) {
+      expect(err.code).toBe('LAB_ERR_USAGE');
+      expect(err.message).toContain('LAB_HOST');
+    }
+  });
+
+  test('hosts: IPs and DNS names pass', () => {
+    for (const h of ['127.0.0.1', '::1', 'localhost', 'node-1.lab.example']) {
+      expect(cmd.parse(['x', '--h2', h], {}).values.h2).toBe(h);
+    }
+  });
+
+  test('--help short-circuits the checks', () => {
+    expect(cmd.parse(['--help'], {}).help).toBe(true);
+  });
+});

@@ -1,0 +1,68 @@
+'use strict';
+
+// Ctrl-C at any instant of a deploy, or of a down, leaves nothing of the lab running. The
+// instants are spread over one measured deploy; on a busy 2-core machine a deploy's length
+// varies, so a late instant may find the deploy finished (exit 0), which the test then takes
+// down itself: at least 7 of the 10 must be real interruptions.
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { lab, freePortBase, tmpStateDir, ROOT } = require('../helper');
+const { readMarker } = require('../../lab/ownership/dirs');
+const { findOwned } = require('../../lab/ownership/scan');
+const { ownedNginx, nginxPaths } = require('../../lab/nginx');
+const { tcpFree } = require('../../lab/ports');
+
+function running(stateDir) {
+  const pids = findOwned(readMarker(stateDir)?.token);
+  const nginx = ownedNginx(nginxPaths(stateDir));
+  return nginx ? [...pids, nginx] : pids;
+}
+
+// Runs `lab args`, sends SIGINT after `afterMs`; resolves the exit code.
+function interruptAfter(args, afterMs) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'lab', 'cli.js'), ...args], { stdio: 'ignore' });
+  const timer = setTimeout(() => child.kill('SIGINT'), afterMs);
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(code ?? signal);
+    }),
+  );
+}
+
+async function portsFree(base) {
+  for (let p = base; p < base + 11; p++) if (!(await tcpFree(p, '127.0.0.1'))) return false;
+  return true;
+}
+
+jest.setTimeout(240000);
+
+test('Ctrl-C at 10 instants spread over a deploy leaves nothing running', async () => {
+  const base = await freePortBase();
+  const probe = tmpStateDir();
+  const t0 = Date.now();
+  expect((await lab(['deploy', 'single', '--state-dir', probe, '--port-base', String(base)])).code).toBe(0);
+  const deployMs = Date.now() - t0;
+  expect((await lab(['down', '--state-dir', probe])).code).toBe(0);
+
+  const outcomes = [];
+  for (let i = 1; i <= 10; i++) {
+    const stateDir = tmpStateDir();
+    const at = Math.round((deployMs * i) / 11);
+    const code = await interruptAfter(['deploy', 'single', '--state-dir', stateDir, '--port-base', String(base)], at);
+    if (code === 0) await lab(['down', '--state-dir', stateDir]);
+    outcomes.push({ at, code, left: running(stateDir), portsFree: await portsFree(base) });
+  }
+  for (const o of outcomes) expect(o).toEqual({ at: o.at, code: o.code, left: [], portsFree: true });
+  expect(outcomes.filter((o) => o.code === 130).length).toBeGreaterThanOrEqual(7);
+});
+
+test('Ctrl-C during a down: the down finishes, nothing is left', async () => {
+  const base = await freePortBase();
+  const stateDir = tmpStateDir();
+  expect((await lab(['deploy', 'multi', '--state-dir', stateDir, '--port-base', String(base)])).code).toBe(0);
+  const code = await interruptAfter(['down', '--state-dir', stateDir], 300);
+  expect([0, 130]).toContain(code);
+  expect(running(stateDir)).toEqual([]);
+  expect(await portsFree(base)).toBe(true);
+});
