@@ -5,7 +5,17 @@ const globals = require('globals');
 
 module.exports = [
   // compose/monitoring/statsd/udp.js is a StatsD config (an object literal StatsD evaluates), not a module.
-  { ignores: ['node_modules/', 'results/', '.lab/', '.lab-engines/', 'coverage/', 'test-output/', 'compose/monitoring/statsd/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'results/',
+      '.lab/',
+      '.lab-engines/',
+      'coverage/',
+      'test-output/',
+      'compose/monitoring/statsd/',
+    ],
+  },
   js.configs.recommended,
   {
     files: ['**/*.js'],
