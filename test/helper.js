@@ -102,8 +102,14 @@ module.exports = { ROOT, get, listen, freePort, startProgram, runProgram };
 // test files running in parallel do not collide.
 async function freePortBase(count = 20) {
   const { tcpFree } = require('../lab/ports');
+  // Each jest worker draws from its own slice of the range: two test files running at once
+  // can then never pick overlapping ranges (seen once: a port of a deployment that had just
+  // gone down was taken by a parallel file's deployment before the check).
+  const worker = Math.max(1, Number(process.env.JEST_WORKER_ID) || 1);
+  const slices = 4;
+  const sliceBase = 20000 + ((worker - 1) % slices) * 3000;
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * 600) * 20;
+    const base = sliceBase + Math.floor(Math.random() * 140) * 20; // headroom for base + 100
     let ok = true;
     for (let p = base; p < base + count && ok; p++) ok = await tcpFree(p, '127.0.0.1');
     if (ok) return base;

@@ -1,0 +1,159 @@
+'use strict';
+
+// One worker thread of the lab's own engines (lab/generators/fast.js). Open loop (`fast`):
+// it sends its share of the schedule, each request at its due time, on a new connection (as
+// Artillery's one-request virtual users do) or on kept-alive ones. Closed loop (`closed`):
+// each of its connections sends the next request when the previous one is answered, as
+// `ab -c`, `wrk -c` and k6's virtual users do. Either way it posts, for every second of the
+// run, what was launched and completed in it with latency histograms. In the open loop
+// latency is timed from the due time, so a late send (the generator's own lag) shows in it
+// instead of hiding (no coordinated omission); it is always also timed from the actual send.
+const http = require('node:http');
+const https = require('node:https');
+const { parentPort, workerData } = require('node:worker_threads');
+const { arrivals } = require('./schedule');
+const { create, encode } = require('./histogram');
+
+const { mode, target, path, phases, shard, of, t0, keepalive, timeoutMs, connections, requests, durationMs } =
+  workerData;
+const clock = () => performance.timeOrigin + performance.now();
+const url = new URL(target);
+const lib = url.protocol === 'https:' ? https : http;
+const agent = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
+
+const buckets = new Map();
+function bucket(at) {
+  const sec = Math.floor((at - t0) / 1000);
+  let b = buckets.get(sec);
+  if (!b) {
+    b = { sec, launched: 0, completed: 0, codes: {}, errors: {}, latency: create(), fromSend: create(), lag: create() };
+    buckets.set(sec, b);
+  }
+  return b;
+}
+const add = (obj, key) => (obj[key] = (obj[key] || 0) + 1);
+const us = (ms) => Math.max(1, Math.round(ms * 1000));
+
+let pending = 0;
+let stopped = false;
+
+function send(due, then = () => {}) {
+  const sentAt = clock();
+  const b = bucket(sentAt);
+  b.launched += 1;
+  b.lag.recordValue(us(Math.max(0, sentAt - due)));
+  pending += 1;
+  let settled = false;
+  const settle = (fn) => {
+    if (settled) return;
+    settled = true;
+    pending -= 1;
+    fn(bucket(clock()));
+    then();
+  };
+  const req = lib.request(
+    { hostname: url.hostname, port: url.port, path, method: 'GET', agent, headers: { 'user-agent': 'node-deploy-lab' } },
+    (res) => {
+      res.on('data', () => {});
+      res.on('end', () =>
+        settle((done) => {
+          const end = clock();
+          done.completed += 1;
+          add(done.codes, String(res.statusCode));
+          done.latency.recordValue(us(end - due));
+          done.fromSend.recordValue(us(end - sentAt));
+        }),
+      );
+      res.on('error', (err) => settle((done) => add(done.errors, err.code || 'ERESPONSE')));
+    },
+  );
+  req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+  req.on('error', (err) => settle((done) => add(done.errors, err.code || 'EREQUEST')));
+  req.end();
+}
+
+// Posts every second that is over (and, at the end, all of them), empty ones too, so the
+// coordinator can merge a second as soon as every worker has posted it.
+let nextSec = 0;
+function flush(all = false) {
+  const now = Math.floor((clock() - t0) / 1000);
+  const last = all ? Math.max(now, ...buckets.keys()) : now - 1;
+  for (; nextSec <= last; nextSec++) {
+    const sec = nextSec;
+    const b = buckets.get(sec) || bucket(t0 + sec * 1000);
+    buckets.delete(sec);
+    parentPort.postMessage({
+      type: 'second',
+      sec,
+      launched: b.launched,
+      completed: b.completed,
+      codes: b.codes,
+      errors: b.errors,
+      pending,
+      latency: encode(b.latency),
+      fromSend: encode(b.fromSend),
+      lag: encode(b.lag),
+    });
+  }
+}
+
+// Open loop: the schedule's arrivals of this worker, each at its due time.
+const schedule = mode === 'open' ? arrivals(phases, { shard, of }) : null;
+let next = schedule ? schedule.next() : null;
+function pump() {
+  if (stopped) return;
+  const now = clock();
+  while (!next.done && t0 + next.value.at <= now) {
+    send(t0 + next.value.at);
+    next = schedule.next();
+  }
+  if (next.done) return finishWhenDrained();
+  const wait = t0 + next.value.at - clock();
+  // setTimeout has about 1 ms of granularity: the last millisecond is spun on setImmediate.
+  if (wait > 2) setTimeout(pump, wait - 1);
+  else setImmediate(pump);
+}
+
+const ticker = setInterval(() => flush(false), 1000);
+function finish() {
+  clearInterval(ticker);
+  flush(true);
+  parentPort.postMessage({ type: 'end' });
+  if (agent) agent.destroy();
+}
+function finishWhenDrained() {
+  const check = () => (pending === 0 || stopped ? finish() : setTimeout(check, 20));
+  check();
+}
+
+parentPort.on('message', (m) => {
+  if (m.type === 'stop' && !stopped) {
+    stopped = true;
+    finish();
+  }
+});
+
+// Closed loop: this worker's connections, each sending again as soon as it is answered,
+// until its share of `requests` is sent or `durationMs` is over.
+function loops() {
+  let budget = requests === undefined ? Infinity : Math.floor(requests / of) + (shard < requests % of ? 1 : 0);
+  const end = durationMs === undefined ? Infinity : t0 + durationMs;
+  let running = 0;
+  const loop = () => {
+    if (stopped || budget <= 0 || clock() >= end) {
+      running -= 1;
+      if (running === 0) finishWhenDrained();
+      return;
+    }
+    budget -= 1;
+    const now = clock();
+    send(now, loop);
+  };
+  const mine = Math.floor(connections / of) + (shard < connections % of ? 1 : 0);
+  running = mine;
+  if (mine === 0) return finishWhenDrained();
+  for (let i = 0; i < mine; i++) loop();
+}
+
+const startIn = t0 - clock();
+setTimeout(mode === 'open' ? pump : loops, Math.max(0, startIn));

@@ -1,0 +1,55 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { fork } = require('node:child_process');
+const { helperEnv } = require('../ownership/adopt');
+const { peakRate } = require('./schedule');
+
+// One thread sends ~2,000 arrivals/s on a core (0.5 ms of CPU each, shared/MACHINE-NOTES.md);
+// above 1,500/s the schedule is shared among more threads, at most one per core.
+const PER_THREAD = 1500;
+
+function threadsFor(plan, cores) {
+  if (plan.workers) return plan.workers;
+  if (plan.mode === 'closed') return Math.min(cores, Math.max(1, Math.ceil(plan.connections / 500)));
+  return Math.min(cores, Math.max(1, Math.ceil(peakRate(plan.phases) / PER_THREAD)));
+}
+
+// Starts the lab's own generator (open or closed loop) as a child process and passes its
+// records on as they come. plan: { mode: 'open'|'closed', target, path, phases, keepalive,
+// timeoutMs, connections, requests, durationMs, workers }.
+function startOwn(plan, { dir, onRecord = () => {}, cores = require('node:os').cpus().length }) {
+  const full = { ...plan, workers: threadsFor(plan, cores) };
+  const planFile = path.join(dir, 'generator-plan.json');
+  fs.writeFileSync(planFile, `${JSON.stringify(full, null, 2)}\n`);
+  const log = fs.openSync(path.join(dir, 'generator.log'), 'w');
+  const child = fork(path.join(__dirname, 'fast-process.js'), [planFile], {
+    stdio: ['ignore', log, log, 'ipc'],
+    env: helperEnv(),
+  });
+  fs.closeSync(log);
+  const records = [];
+  child.on('message', (r) => {
+    records.push(r);
+    onRecord(r);
+  });
+  const done = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      const end = records.find((r) => r.type === 'done');
+      const status = end && !end.interrupted ? 'completed' : end ? 'interrupted' : `failed (${signal || code})`;
+      resolve({ records, status });
+    });
+  });
+  let killer = null;
+  const stop = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return done;
+    child.kill('SIGTERM');
+    killer = killer || setTimeout(() => child.kill('SIGKILL'), 4000);
+    killer.unref();
+    return done;
+  };
+  return { pid: child.pid, workers: full.workers, done, stop };
+}
+
+module.exports = { startOwn, threadsFor, PER_THREAD };
