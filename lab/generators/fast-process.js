@@ -22,7 +22,10 @@ send({ type: 'start', at: t0, generator: plan.mode === 'open' ? 'fast' : 'closed
 // Phase records at the phases' due starts (open loop); the closed loop is one phase.
 const { starts } = phaseOffsets(plan.phases);
 const phaseTimers = plan.phases.map((ph, index) =>
-  setTimeout(() => send({ type: 'phase', index, name: ph.name, at: t0 + starts[index] }), Math.max(0, t0 + starts[index] - clock())),
+  setTimeout(
+    () => send({ type: 'phase', index, name: ph.name, at: t0 + starts[index] }),
+    Math.max(0, t0 + starts[index] - clock()),
+  ),
 );
 
 const parts = new Map(); // sec -> [message per worker]

@@ -52,7 +52,14 @@ function send(due, then = () => {}) {
     then();
   };
   const req = lib.request(
-    { hostname: url.hostname, port: url.port, path, method: 'GET', agent, headers: { 'user-agent': 'node-deploy-lab' } },
+    {
+      hostname: url.hostname,
+      port: url.port,
+      path,
+      method: 'GET',
+      agent,
+      headers: { 'user-agent': 'node-deploy-lab' },
+    },
     (res) => {
       res.on('data', () => {});
       res.on('end', () =>
