@@ -2,6 +2,8 @@
 
 // The final summary as text, laid out like Artillery's report in the course. A pure
 // function of summary.json.
+const LATENCY_KEYS = ['min', 'median', 'p75', 'p90', 'p95', 'p99', 'max', 'mean'];
+
 function renderSummary(s) {
   const lines = [];
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
@@ -13,11 +15,20 @@ function renderSummary(s) {
   lines.push(`Mean response/sec:   ${s.meanResponseRate ?? '-'}`);
   if (s.responseTimeMs) {
     const r = s.responseTimeMs;
-    lines.push('Response time (msec):');
-    for (const k of ['min', 'median', 'p95', 'p99', 'max']) lines.push(`  ${k}: ${r[k]}`);
+    lines.push(`Response time (msec, ${s.generator?.latencyPrecision ?? 'as measured'}):`);
+    for (const k of LATENCY_KEYS)
+      if (r[k] !== undefined && r[k] !== null) lines.push(`  ${k === 'p50' ? 'median' : k}: ${r[k]}`);
   } else {
     lines.push(`Response time: ${s.responseTimeNote}`);
   }
+  if (s.responseTimeFromSendMs) {
+    const r = s.responseTimeFromSendMs;
+    lines.push(`  from the actual send: median ${r.p50}, p99 ${r.p99}, max ${r.max}`);
+  }
+  if (s.sendLagMs)
+    lines.push(
+      `Send lag (actual - due, msec): median ${s.sendLagMs.p50}, p99 ${s.sendLagMs.p99}, max ${s.sendLagMs.max}`,
+    );
   lines.push('Codes:');
   const codes = Object.entries(s.codes);
   if (!codes.length) lines.push('  (none)');
@@ -27,22 +38,42 @@ function renderSummary(s) {
     lines.push('Errors:');
     for (const [k, v] of errors) lines.push(`  ${k}: ${v}`);
   }
-  lines.push('Phases (arrivals/s, target vs achieved):');
+  const closed = s.generator?.loop === 'closed';
+  lines.push(closed ? 'Phases (requests/s sent):' : 'Phases (arrivals/s, target vs achieved):');
   const w = Math.max(...s.phases.map((p) => p.name.length));
   for (const p of s.phases) {
+    if (closed) {
+      lines.push(`  ${p.name.padEnd(w)}  ${String(p.durationS).padStart(4)} s  sent ${p.achievedRate ?? '-'}/s`);
+      continue;
+    }
     const t =
       p.targetRate.from === p.targetRate.to ? `${p.targetRate.from}` : `${p.targetRate.from}->${p.targetRate.to}`;
+    const lag = p.sendLagP99Ms !== null && p.sendLagP99Ms !== undefined ? `, send lag p99 ${p.sendLagP99Ms} ms` : '';
     lines.push(
-      `  ${p.name.padEnd(w)}  ${String(p.durationS).padStart(4)} s  target ${t.padEnd(9)} achieved ${p.achievedRate ?? '-'}${p.ratio !== null ? ` (${Math.round(p.ratio * 100)}%)` : ''}`,
+      `  ${p.name.padEnd(w)}  ${String(p.durationS).padStart(4)} s  target ${t.padEnd(9)} achieved ${p.achievedRate ?? '-'}${p.ratio !== null ? ` (${Math.round(p.ratio * 100)}%)` : ''}${lag}`,
     );
   }
   if (s.generator) {
     const g = s.generator;
-    lines.push(
-      `Load generator: CPU mean ${g.cpuPctMean}%, max ${g.cpuPctMax}% of a core; memory ${g.rssMiBStart} -> ${g.rssMiBEnd} MiB (max ${g.rssMiBMax}${g.rssGrowthMiBPerMin !== null ? `, trend ${g.rssGrowthMiBPerMin} MiB/min` : ''})`,
-    );
+    const threads = g.workers > 1 ? ` (${g.workers} threads)` : '';
+    const perReq =
+      g.cpuMsPerRequest !== null && g.cpuMsPerRequest !== undefined
+        ? `, ${g.cpuMsPerRequest} ms of CPU per request`
+        : '';
+    const load =
+      g.cpuPctMean !== undefined
+        ? `; CPU mean ${g.cpuPctMean}%, max ${g.cpuPctMax}% of a core; memory ${g.rssMiBStart} -> ${g.rssMiBEnd} MiB (max ${g.rssMiBMax}${g.rssGrowthMiBPerMin !== null ? `, trend ${g.rssGrowthMiBPerMin} MiB/min` : ''})`
+        : '';
+    lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
   }
   lines.push(`  ${s.saturation.verdict}`);
+  if (s.thresholds && s.thresholds.length) {
+    lines.push('Thresholds:');
+    for (const t of s.thresholds)
+      lines.push(
+        `  ${t.ok ? 'pass' : 'FAIL'}  ${t.text}  (measured ${t.value ?? 'nothing'}${t.value !== null ? t.unit : ''})`,
+      );
+  }
   if (s.resultsDir) lines.push('', `Results: ${s.resultsDir}`);
   return lines.join('\n');
 }

@@ -1,28 +1,20 @@
 'use strict';
 
 const { phaseRates } = require('../artillery/phases');
+const { seconds, totals, mergedFigures } = require('./generators/records');
 
-const INTERVAL_MS = 10000; // Artillery 2's fixed reporting period
+// The run's summary as plain data, from the generator's neutral records
+// (lab/generators/records.js): what summary.json holds and every rendering reads.
 
-// Sums Artillery counters over intervals (counters add up; percentiles do not, and are
-// never combined here).
-function addCounters(list) {
-  const out = {};
-  for (const c of list) for (const [k, v] of Object.entries(c || {})) out[k] = (out[k] || 0) + v;
-  return out;
-}
+const round1 = (v) => (v === null || v === undefined || Number.isNaN(v) ? null : Math.round(v * 10) / 10);
 
-function pickPrefix(counters, prefix) {
-  const out = {};
-  for (const [k, v] of Object.entries(counters)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
-  return out;
-}
+// Below this share of the asked arrivals, or above this p99 send lag, a phase is flagged:
+// the generator, not the system, may have set the limit.
+const SATURATION = Object.freeze({ minRatio: 0.99, maxLagP99Ms: 5, minPhaseS: 5 });
 
-const round1 = (v) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
-
-// Phase windows: from Artillery's own phaseStarted events when present, else planned.
-function phaseWindows(phases, phaseEvents, fallbackStart) {
-  const starts = new Map(phaseEvents.filter((e) => e.type === 'phaseStarted').map((e) => [e.phase.index, e.at]));
+// Phase windows [start, end) in epoch ms: from the generator's phase records, else planned.
+function phaseWindows(phases, records, fallbackStart) {
+  const starts = new Map(records.filter((r) => r.type === 'phase').map((r) => [r.index, r.at]));
   let t = starts.get(0) ?? fallbackStart;
   return phases.map((ph, i) => {
     const start = starts.get(i) ?? t;
@@ -32,53 +24,27 @@ function phaseWindows(phases, phaseEvents, fallbackStart) {
   });
 }
 
-// Per-second series from the lab processor's counters: { [second]: count } for `name`.
-function perSecond(intervals, name) {
-  const out = new Map();
-  const prefix = `${name}.`;
-  for (const iv of intervals) {
-    for (const [k, v] of Object.entries(iv.counters || {})) {
-      if (k.startsWith(prefix)) {
-        const sec = Number(k.slice(prefix.length));
-        out.set(sec, (out.get(sec) || 0) + v);
-      }
-    }
-  }
-  return out;
-}
-
-// Arrivals launched in each phase, from the per-second arrival counts (a second that spans
-// two phases is split in proportion to time). Without them (a script run without the lab
-// processor), from Artillery's 10 s intervals the same way, which blurs short phases.
-function launchedPerPhase(windows, intervals) {
+// Arrivals launched in each phase from the per-second counts: a second that spans two
+// phases is split in proportion to time; seconds before the first phase or after the last
+// count in the first and last.
+function launchedPerPhase(windows, secs) {
   const launched = windows.map(() => 0);
-  // Open-ended at both ends: a phaseStarted event is stamped when the launcher hears of it,
-  // just after the worker began, so the first arrivals fall before the first window.
   const last = windows.length - 1;
-  const spread = (count, a, b) =>
+  for (const s of secs) {
+    const a = s.at;
+    const b = s.at + 1000;
     windows.forEach((w, i) => {
       const start = i === 0 ? -Infinity : w.start;
       const end = i === last ? Infinity : w.end;
       const overlap = Math.max(0, Math.min(b, end) - Math.max(a, start));
-      launched[i] += (count * overlap) / (b - a);
+      launched[i] += (s.launched * overlap) / 1000;
     });
-  const seconds = perSecond(intervals, 'lab.arrivals');
-  if (seconds.size) {
-    for (const [sec, n] of seconds) spread(n, sec * 1000, sec * 1000 + 1000);
-    return launched;
-  }
-  for (const iv of intervals) {
-    const created = (iv.counters && iv.counters['vusers.created']) || 0;
-    if (!created) continue;
-    const a = Math.max(iv.period, iv.firstMetricAt || iv.period);
-    const b = Math.min(iv.period + INTERVAL_MS, Math.max(iv.lastMetricAt || 0, a + 1));
-    spread(created, a, b);
   }
   return launched;
 }
 
 function generatorFigures(samples) {
-  if (!samples.length) return null;
+  if (!samples.length) return {};
   const cpu = samples.map((s) => s.cpuPct);
   const rss = samples.map((s) => s.rssMiB);
   // Memory trend over the second half of the run (the first half includes start-up).
@@ -111,27 +77,49 @@ const meanOf = (samples, w) => {
   return inside.length ? inside.reduce((a, b) => a + b, 0) / inside.length : null;
 };
 
-// The run's summary as plain data: what summary.json holds and every rendering reads.
-// run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
-//        resultsDir, report (Artillery JSON or null), events, generatorSamples, machine }
-function summarize(run) {
-  const intervals = run.events.filter((e) => e.type === 'stats').map((e) => e.stats);
-  const agg = run.report ? run.report.aggregate : null;
-  const counters = agg ? agg.counters : addCounters(intervals.map((i) => i.counters));
-  const rt = agg && agg.summaries ? agg.summaries['http.response_time'] : null;
-  const first = agg ? agg.firstMetricAt : intervals.length ? intervals[0].firstMetricAt : null;
-  const last = agg ? agg.lastMetricAt : intervals.length ? intervals[intervals.length - 1].lastMetricAt : null;
-  const durationS = first && last ? (last - first) / 1000 : null;
-  const responses = counters['http.responses'] || 0;
+// CPU-seconds the generator used: its own account when it gives one, else the sampler's.
+function generatorCpuS(records, samples) {
+  const done = records.find((r) => r.type === 'done');
+  if (done && typeof done.cpuS === 'number') return done.cpuS;
+  if (samples.length < 2) return null;
+  let s = 0;
+  for (let i = 1; i < samples.length; i++)
+    s += (samples[i].cpuPct / 100) * ((samples[i].at - samples[i - 1].at) / 1000);
+  return s;
+}
 
-  const windows = phaseWindows(run.phases, run.events, first || Date.parse(run.startedAt));
-  const launched = launchedPerPhase(windows, intervals);
+const PRECISION = {
+  artillery: "whole milliseconds, percentiles from Artillery's sketch (capped at its max)",
+  fast: "microseconds, HdrHistogram, timed from each arrival's due time (and from its actual send)",
+  closed: "microseconds, HdrHistogram, timed from each request's send",
+};
+
+// run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
+//        resultsDir, records, generator: { name, workers, loop }, generatorSamples, machine }
+function summarize(run) {
+  const records = run.records || [];
+  const secs = seconds(records);
+  const t = totals(records);
+  const done = records.find((r) => r.type === 'done');
+  const active = secs.filter((s) => s.launched + s.completed > 0);
+  const durationS = active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null;
+
+  const latency = (done && done.latencyMs) || mergedFigures(secs, 'latency');
+  const fromSend = mergedFigures(secs, 'fromSend');
+  const lagAll = mergedFigures(secs, 'lag');
+  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? 'artillery';
+  const closed = (run.generator?.loop ?? (name === 'closed' ? 'closed' : 'open')) === 'closed';
+
+  const windows = phaseWindows(run.phases, records, active.length ? active[0].at : Date.parse(run.startedAt));
+  const launched = launchedPerPhase(windows, secs);
   const samples = run.generatorSamples || [];
   const phases = run.phases.map((ph, i) => {
-    const { from, to } = phaseRates(ph);
-    const target = (from + to) / 2;
-    const seconds = (windows[i].end - windows[i].start) / 1000;
-    const achieved = seconds > 0 ? launched[i] / seconds : null;
+    const { from, to } = closed ? { from: null, to: null } : phaseRates(ph);
+    const target = closed ? null : (from + to) / 2;
+    const seconds_ = (windows[i].end - windows[i].start) / 1000;
+    const achieved = seconds_ > 0 ? launched[i] / seconds_ : null;
+    const inside = secs.filter((s) => s.at >= windows[i].start - 500 && s.at < windows[i].end - 500);
+    const lag = mergedFigures(inside, 'lag');
     return {
       name: ph.name,
       durationS: ph.duration,
@@ -139,13 +127,23 @@ function summarize(run) {
       targetRate: { from, to, mean: round1(target) },
       launched: Math.round(launched[i]),
       achievedRate: round1(achieved),
-      ratio: target > 0 && achieved !== null ? Math.round((achieved / target) * 100) / 100 : null,
+      ratio: target > 0 && achieved !== null ? Math.round((achieved / target) * 1000) / 1000 : null,
+      sendLagP99Ms: lag ? lag.p99 : null,
       generatorCpuPctMean: round1(meanOf(samples, windows[i])),
     };
   });
 
-  const generator = generatorFigures(samples);
-  const saturation = judgeGenerator(phases, run.status);
+  const cpuS = generatorCpuS(records, samples);
+  const generator = {
+    name,
+    loop: closed ? 'closed' : 'open',
+    workers: run.generator?.workers ?? records.find((r) => r.type === 'start')?.workers ?? 1,
+    latencyPrecision: PRECISION[name] || PRECISION.fast,
+    cpuS: round1(cpuS),
+    cpuMsPerRequest: cpuS !== null && t.launched ? Math.round((cpuS * 1e6) / t.launched) / 1000 : null,
+    ...generatorFigures(samples),
+  };
+  const saturation = judgeGenerator(phases, run.status, { closed, generator });
 
   return {
     status: run.status,
@@ -157,49 +155,71 @@ function summarize(run) {
     startedAt: run.startedAt,
     endedAt: run.endedAt,
     durationS: round1(durationS),
-    scenariosLaunched: counters['vusers.created'] || 0,
-    scenariosCompleted: counters['vusers.completed'] || 0,
-    scenariosFailed: counters['vusers.failed'] || 0,
-    requestsSent: counters['http.requests'] || 0,
-    requestsCompleted: responses,
-    meanResponseRate: durationS ? round1(responses / durationS) : null,
-    responseTimeMs: rt
-      ? { min: rt.min, median: rt.median, p95: rt.p95, p99: rt.p99, max: rt.max, mean: rt.mean, count: rt.count }
-      : null,
-    responseTimeNote: rt
-      ? "from Artillery's final report, whose percentiles come from one histogram of every response"
-      : "not available: the run ended before Artillery's final report (per-interval figures are in the intervals)",
-    codes: pickPrefix(counters, 'http.codes.'),
-    errors: pickPrefix(counters, 'errors.'),
+    scenariosLaunched: t.launched,
+    scenariosCompleted: t.scenariosCompleted ?? t.completed,
+    scenariosFailed: t.failed,
+    requestsSent: t.launched,
+    requestsCompleted: t.completed,
+    meanResponseRate: durationS ? round1(t.completed / durationS) : null,
+    responseTimeMs: latency ? { ...latency, median: latency.p50 } : null,
+    responseTimeFromSendMs: fromSend,
+    // A closed loop sends when the previous answer arrives: it has no due times to lag behind.
+    sendLagMs: closed ? null : lagAll,
+    responseTimeNote: latency
+      ? `${PRECISION[name] || ''}; percentiles from one histogram of every response, never averaged`
+      : 'not available: the run ended before the generator reported its response times',
+    codes: t.codes,
+    errors: t.errors,
     phases,
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
     generator,
     saturation,
-    intervals: intervals.length,
     machine: run.machine,
   };
 }
 
-// Says whether the load generator, not the system, set the limit. Artillery's arrivals are
-// open-loop: a slow system does not slow them, so launching well under the asked rate means
-// the generator could not keep up. Its CPU near a full core says why.
-function judgeGenerator(phases, status) {
-  // Arrivals are counted per second and split at phase boundaries by time, so a phase of a
-  // few seconds cannot be judged (at --scale 0.05 a 1 s spike read 55% of its rate while
-  // the whole run launched every arrival asked).
-  const judged = phases.filter((p) => p.durationS >= 5);
-  const short = judged.filter((p) => p.ratio !== null && p.ratio < 0.9 && p.targetRate.mean >= 1);
-  // Judged on each phase's mean: Artillery's own start-up briefly takes a full core.
+// Says whether the load generator, not the system, set the limit. An open loop's arrivals do
+// not wait for answers, so launching under the asked rate, or late (send lag), means the
+// generator could not keep up. A closed loop's rate is the system's answer, unless the
+// generator's CPU is what ran out.
+function judgeGenerator(phases, status, { closed = false, generator = {} } = {}) {
   const hottest = phases.reduce(
     (a, p) => ((p.generatorCpuPctMean ?? 0) > (a ? (a.generatorCpuPctMean ?? 0) : 0) ? p : a),
     null,
   );
   const hot = hottest && hottest.generatorCpuPctMean >= 90;
-  if (status === 'completed' && short.length) {
-    const p = short[0];
+  const cores = (generator.workers || 1) > 1 ? ` (${generator.workers} threads)` : '';
+  if (closed) {
+    return hot
+      ? {
+          saturated: true,
+          verdict: `the load generator used ${hottest.generatorCpuPctMean}% of a core${cores}: a closed loop this busy may be what limits the rate`,
+        }
+      : { saturated: false, verdict: 'closed loop: the rate is what the system answered; the generator was not busy' };
+  }
+  // Arrivals are counted per second and split at phase boundaries by time, so a phase of a
+  // few seconds cannot be judged (at --scale 0.05 a 1 s spike read 55% of its rate while
+  // the whole run launched every arrival asked).
+  const judged = phases.filter((p) => p.durationS >= SATURATION.minPhaseS);
+  const flagged = judged.filter(
+    (p) =>
+      (p.ratio !== null && p.ratio < SATURATION.minRatio && p.targetRate.mean >= 1) ||
+      (p.sendLagP99Ms !== null && p.sendLagP99Ms > SATURATION.maxLagP99Ms),
+  );
+  if (status === 'completed' && flagged.length) {
+    const p = flagged[0];
+    const why = [
+      p.ratio !== null && p.ratio < SATURATION.minRatio
+        ? `launched ${p.achievedRate}/s of the ${p.targetRate.mean}/s asked`
+        : null,
+      p.sendLagP99Ms > SATURATION.maxLagP99Ms ? `sent late (p99 send lag ${p.sendLagP99Ms} ms)` : null,
+    ]
+      .filter(Boolean)
+      .join(' and ');
     return {
       saturated: true,
-      verdict: `the load generator set the limit: in phase "${p.name}" it launched ${p.achievedRate}/s of the ${p.targetRate.mean}/s asked${p.generatorCpuPctMean !== null ? ` while using ${p.generatorCpuPctMean}% of a core` : ''}; figures past that point describe the generator, not the system`,
+      phases: flagged.map((x) => x.name),
+      verdict: `the load generator set the limit: in phase "${p.name}" it ${why}${p.generatorCpuPctMean !== null ? ` while using ${p.generatorCpuPctMean}% of a core` : ''}; figures past that point describe the generator, not the system`,
     };
   }
   if (hot) {
@@ -211,10 +231,10 @@ function judgeGenerator(phases, status) {
   if (judged.length < phases.length) {
     return {
       saturated: false,
-      verdict: `the load generator launched ${phases.reduce((a, p) => a + p.launched, 0)} arrivals; phases under 5 s are too short to judge its rate`,
+      verdict: `the load generator launched ${phases.reduce((a, p) => a + p.launched, 0)} arrivals; phases under ${SATURATION.minPhaseS} s are too short to judge its rate`,
     };
   }
   return { saturated: false, verdict: 'the load generator kept up with every phase' };
 }
 
-module.exports = { summarize, addCounters, launchedPerPhase, phaseWindows, judgeGenerator, perSecond };
+module.exports = { summarize, launchedPerPhase, phaseWindows, judgeGenerator, SATURATION };

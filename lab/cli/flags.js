@@ -41,6 +41,8 @@ const flag = {
     expected: 'a duration above 0 and at most 24h (seconds, or like 90s, 10m, 1h30m)',
   }),
   host: () => ({ type: 'custom', parse: parseHost, expected: 'an IP address or a host name' }),
+  // A flag given any number of times; each value through `parse` (which throws a LabError).
+  list: (parse) => ({ multiple: true, parse }),
   path: () => ({ type: 'custom', parse: parsePath, expected: 'a path' }),
   pattern: (re, expected) => ({
     type: 'custom',
@@ -73,7 +75,11 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
   const all = { ...COMMON, ...flags };
   const parseOptions = {};
   for (const [name, spec] of Object.entries(all)) {
-    parseOptions[name] = { type: spec.boolean ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) };
+    parseOptions[name] = {
+      type: spec.boolean ? 'boolean' : 'string',
+      ...(spec.short ? { short: spec.short } : {}),
+      ...(spec.multiple ? { multiple: true } : {}),
+    };
   }
   const min = positionals.names ? positionals.names.length : positionals.min;
   const max = positionals.names ? positionals.names.length : (positionals.max ?? Infinity);
@@ -93,7 +99,8 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     if (words.length < min) throw usageError(`expected ${wanted}`, usage);
 
     for (const [name, spec] of Object.entries(all)) {
-      if (!spec.boolean && spec.type !== 'string' && raw[name] !== undefined && raw[name].trim() === '') {
+      if (spec.multiple || spec.boolean) continue;
+      if (spec.type !== 'string' && raw[name] !== undefined && raw[name].trim() === '') {
         throw usageError(`--${name} needs a value (see --help)`);
       }
     }
@@ -104,7 +111,7 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     const schema = {};
     const source = {};
     for (const [name, spec] of Object.entries(all)) {
-      if (spec.boolean) continue;
+      if (spec.boolean || spec.multiple) continue;
       const fromEnv = raw[name] === undefined && spec.env && env[spec.env] !== undefined;
       const shown = fromEnv ? spec.env : `--${name}`;
       schema[name] = { ...spec, name: shown };
@@ -118,7 +125,10 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
       if (err.code !== 'LAB_ERR_CONFIG') throw err;
       throw usageError(`${err.message} (see --help)`);
     }
-    for (const [name, spec] of Object.entries(all)) if (spec.boolean) values[name] = raw[name] === true;
+    for (const [name, spec] of Object.entries(all)) {
+      if (spec.boolean) values[name] = raw[name] === true;
+      if (spec.multiple) values[name] = (raw[name] || []).map((v) => spec.parse(v));
+    }
     // Which flags the user actually gave, for checks like "this flag needs that scenario".
     const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
     return { help: false, values: Object.freeze(values), given, positionals: words };

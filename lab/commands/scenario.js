@@ -2,19 +2,20 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ENDPOINTS, SCENARIOS } = require('../../artillery/scenarios');
+const { ENDPOINTS, SCENARIOS, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
 const { buildScript, toYaml } = require('../../artillery/script');
 const { allNames } = require('../deployments');
 const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
 const { DEPLOY_FLAGS, planDeploy } = require('./deploy');
-const runArtillery = require('../artillery-run');
+const { ENGINES } = require('../generators');
 const startMonitoring = require('../monitoring');
 const deploymentNodes = require('../monitoring/nodes');
 const { sleep } = require('../procs');
 const { summarize } = require('../summary');
+const { parseThreshold, evaluate } = require('../thresholds');
 const renderSummary = require('../render-summary');
-const { progressLine, totalsFrom } = require('../progress');
+const { createProgress } = require('../cli/progress');
 const describeMachine = require('../../common/machine');
 const { defineCommand, flag, CONTEXT, ROOT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
@@ -27,9 +28,17 @@ const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [op
   scenarios:   ${Object.keys(SCENARIOS).join(', ')}
   deployments: ${allNames().join(', ')}
 options:
+  --generator G    artillery (default, the course's tool), fast (the lab's open loop: same
+                   phases, µs latencies, ~10x less CPU) or closed (N connections, each sending
+                   when answered, for the scenario's length or --duration / --requests)
+  --keepalive      fast/closed: reuse connections (default: a new one per request, as Artillery)
+  --connections N  closed: concurrent connections (default 10)
+  --requests M     closed: stop after M requests
+  --ensure EXPR    fail the run (exit 1) unless EXPR holds; repeatable: p99<500, errors<1%,
+                   rate>=0.99, rps>=100 (metrics p50 p75 p90 p95 p99 max mean errors rate rps)
   --scale F        multiply every duration (e.g. 0.1 for a smoke run)
   --rate-scale F   multiply every arrival rate
-  --duration D     endurance length (seconds, or 90s, 10m, 1h)
+  --duration D     endurance length (seconds, or 90s, 10m, 1h); with closed, any scenario's
   --target URL     run against a system that is already up (no deploy)
   --engine E       where the deployment runs: local (default: processes + nginx) or compose (containers)
   --keep           leave the deployment up afterwards
@@ -51,6 +60,12 @@ const COMMAND = defineCommand({
   flags: {
     ...CONTEXT,
     ...DEPLOY_FLAGS,
+    generator: flag.enum(Object.keys(ENGINES), 'generator'),
+    keepalive: flag.bool(),
+    connections: flag.int(1, 10000),
+    requests: flag.int(1, 100000000),
+    'generator-workers': flag.int(1, 64),
+    ensure: flag.list(parseThreshold),
     scale: flag.factor(),
     'rate-scale': flag.factor(),
     duration: flag.duration(),
@@ -67,26 +82,52 @@ const COMMAND = defineCommand({
   },
 });
 
-// Validates the command line completely before anything is created, started or deleted.
+// Stage 1, plan: the whole command line checked before anything is created, started or
+// deleted, and turned into what the later stages need.
 function plan(argv) {
   const { help, values, given, positionals } = COMMAND.parse(argv);
   if (help) return { help: true };
   const [endpoint, scenario, deploymentName] = positionals;
   pick('endpoint', endpoint, ENDPOINTS);
   pick('scenario', scenario, SCENARIOS);
-  // A flag the chosen scenario would ignore is a mistake worth saying, not a silent no-op.
-  if (given.has('duration') && !SCENARIOS[scenario].usesDuration) {
-    throw labError(
-      'LAB_ERR_USAGE',
-      `--duration sets the length of the endurance scenario; ${scenario} has fixed phases (use --scale to stretch or shrink them)`,
+  const generator = values.generator ?? 'artillery';
+  const closed = ENGINES[generator].loop === 'closed';
+  const refuse = (text) => {
+    throw labError('LAB_ERR_USAGE', text);
+  };
+  // A flag the run would ignore is a mistake worth saying, not a silent no-op.
+  if (given.has('duration') && !closed && !SCENARIOS[scenario].usesDuration) {
+    refuse(
+      `--duration sets the length of the endurance scenario (or of a closed loop); ${scenario} has fixed phases (use --scale to stretch or shrink them)`,
     );
+  }
+  for (const f of ['connections', 'requests']) if (given.has(f) && !closed) refuse(`--${f} is for --generator closed`);
+  if (given.has('rate-scale') && closed)
+    refuse('--rate-scale sets arrival rates: a closed loop has none (--connections)');
+  if (generator === 'artillery' && (values.keepalive || given.has('generator-workers'))) {
+    refuse('--keepalive and --generator-workers are for --generator fast or closed');
   }
   const target = values.target ? new URL(values.target).origin : null;
   const { deployment, ctx, ports, engine } = planDeploy(values, deploymentName);
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
   const serviceEnv = values['heavy-ms'] !== undefined ? { HEAVY_MS: String(values['heavy-ms']) } : {};
-  return { endpoint, scenario, deployment, engine, options, target, ctx, ports, values, serviceEnv };
+  const thresholds = [...(SCENARIOS[scenario].ensure?.[endpoint] || []).map(parseThreshold), ...values.ensure];
+  return {
+    endpoint,
+    scenario,
+    deployment,
+    engine,
+    options,
+    target,
+    ctx,
+    ports,
+    values,
+    serviceEnv,
+    generator,
+    closed,
+    thresholds,
+  };
 }
 
 function stamp(d = new Date()) {
@@ -96,11 +137,176 @@ function stamp(d = new Date()) {
     .replace(/:/g, '-');
 }
 
+// Stage 2, run folder: the lab's own (new, or one it made), with the machine it runs on.
+function runFolder(p) {
+  const { endpoint, scenario, deployment, values } = p;
+  const resultsRoot = values['results-dir'] ?? path.join(ROOT, 'results');
+  // --run-dir: exactly this folder (the study uses stable names so it can resume), emptied
+  // only when the lab made it; otherwise a new folder under the results root.
+  const dir =
+    values['run-dir'] ??
+    path.join(resultsRoot, `${stamp()}-${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
+  // From here on every process started carries the state folder's token (lab/ownership).
+  adoptStateDir(p.ctx.stateDir);
+  if (values['run-dir']) resetDir(dir, '--run-dir');
+  else claimDir(dir, 'the run folder');
+  const file = (name) => path.join(dir, name);
+  const writeJson = (name, data) => fs.writeFileSync(file(name), `${JSON.stringify(data, null, 2)}\n`);
+  const machine = describeMachine({ artillery: require('artillery/package.json').version });
+  writeJson('machine.json', machine);
+  const runId = values['run-name'] ?? path.basename(dir).replace(/[^A-Za-z0-9_-]/g, '_');
+  return { dir, file, writeJson, machine, prefix: `lab.${runId}` };
+}
+
+// Stage 3, monitoring: first, so the replicas start with StatsD's address; stopped last.
+async function monitoringStage(p, run, log) {
+  const { values, ctx } = p;
+  const monitoring = await startMonitoring({
+    resultsDir: run.dir,
+    graphiteDir: path.join(ctx.stateDir, 'graphite'),
+    host: ctx.host,
+    ports: p.ports,
+    prefix: run.prefix,
+    statsd: !values['no-statsd'] && process.env.LAB_STATSD !== 'off',
+    graphite: values['no-graphite'] ? 'off' : (values.graphite ?? process.env.LAB_GRAPHITE ?? 'auto'),
+  });
+  own(() => monitoring.stop());
+  for (const [name, src] of Object.entries(monitoring.sources)) {
+    if (!src.ok) log(`monitoring: no ${name}: ${src.reason}`);
+  }
+  return monitoring;
+}
+
+// Stage 4, deployment: up (owned until it is, even with --keep), unless a target is given.
+async function deploymentStage(p, run, runtime, monitoring, log) {
+  const { deployment, values } = p;
+  let state = null;
+  let target = p.target;
+  if (runtime) {
+    const releaseDeployment = own(() => runtime.down().then(() => log('deployment stopped')));
+    log(`deploying ${deployment.label}${p.engine === 'local' ? '' : ` on ${p.engine}`}`);
+    state = await runtime.up(deployment, p.ports, {
+      bbox: { key: values.key ?? '' },
+      statsd: monitoring.statsd,
+      serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${run.prefix}.service` },
+    });
+    target = state.url;
+    fs.copyFileSync(state.nginxConf, run.file('nginx.conf'));
+    if (values.keep) {
+      releaseDeployment();
+      log(`the deployment stays up at ${target} (npm run down to stop it)`);
+    }
+  }
+  run.writeJson(
+    'deployment.json',
+    state
+      ? { ...deployment, engine: p.engine, url: state.url, ports: state.ports, processes: state.processes }
+      : { target },
+  );
+  return { state, target };
+}
+
+// The generator's plan: the scenario's phases (open loop), or one phase of the scenario's
+// length with N connections (closed loop).
+function generatorPlan(p, target, run, monitoring) {
+  const script = buildScript({ endpoint: p.endpoint, scenario: p.scenario, target, ...p.options });
+  fs.writeFileSync(run.file('script.yml'), toYaml(script, [`${p.endpoint} ${p.scenario} against ${target}`]));
+  const common = {
+    target,
+    path: ENDPOINTS[p.endpoint].path,
+    timeoutMs: REQUEST_TIMEOUT_S * 1000,
+    timeoutS: REQUEST_TIMEOUT_S,
+    keepalive: p.values.keepalive,
+    workers: p.values['generator-workers'],
+    name: p.endpoint,
+  };
+  if (!p.closed) {
+    return {
+      ...common,
+      phases: script.config.phases,
+      statsd: monitoring.statsd ? { ...monitoring.statsd, prefix: `${run.prefix}.artillery` } : null,
+    };
+  }
+  const scripted = script.config.phases.reduce((a, ph) => a + ph.duration, 0);
+  const durationS = p.values.duration ?? (p.values.requests ? undefined : scripted);
+  const connections = p.values.connections ?? 10;
+  return {
+    ...common,
+    connections,
+    requests: p.values.requests,
+    durationMs: durationS !== undefined ? durationS * 1000 : undefined,
+    phases: [{ name: `closed loop, ${connections} connection(s)`, duration: durationS ?? scripted }],
+  };
+}
+
+// Stage 5, generation: the generator runs, its records stream to records.jsonl (kept when
+// the run is cut short) and to the progress listener.
+async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log) {
+  const recordsFile = run.file('records.jsonl');
+  fs.writeFileSync(recordsFile, '');
+  const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
+  const progress = createProgress({ phases: genPlan.phases, totalS, closed: p.closed });
+  const engine = ENGINES[p.generator];
+  log(
+    `running ${p.endpoint} ${p.scenario} against ${target} with ${p.generator} for ${totalS} s (${genPlan.phases.length} phase(s))`,
+  );
+  const startedAt = new Date().toISOString();
+  const gen = engine.start(genPlan, {
+    dir: run.dir,
+    onRecord: (r) => {
+      fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
+      progress.onRecord(r);
+    },
+  });
+  monitoring.watch(() => ({ ...nodesOf(), generator: gen.pid }));
+  // Ctrl-C: the generator stops and reports what it measured; the summary is written by
+  // the interrupt's cleanup below.
+  const release = own(() => gen.stop());
+  let result;
+  try {
+    result = await gen.done;
+  } finally {
+    progress.stop();
+  }
+  release();
+  return { genPlan, startedAt, result, gen };
+}
+
+// Stage 6, summary: a pure function of the records and the samples, plus the thresholds.
+function summaryStage(p, run, ctx) {
+  const { genPlan, records, status, startedAt, deployment, target, samples, workers } = ctx;
+  const summary = summarize({
+    endpoint: p.endpoint,
+    scenario: p.scenario,
+    deployment,
+    target,
+    phases: genPlan.phases,
+    status,
+    startedAt,
+    endedAt: new Date().toISOString(),
+    resultsDir: run.dir,
+    records,
+    generator: { name: p.generator, loop: ENGINES[p.generator].loop, workers },
+    generatorSamples: samples,
+    machine: run.machine,
+  });
+  summary.thresholds = evaluate(p.thresholds, summary);
+  summary.monitoring = ctx.monitoring;
+  run.writeJson('summary.json', summary);
+  return summary;
+}
+
+const readRecords = (file) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+
 async function scenarioCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
   const { endpoint, scenario, deployment, options, ctx, values } = p;
-
   if (values.print) {
     const script = buildScript({
       endpoint,
@@ -110,189 +316,68 @@ async function scenarioCommand(argv, { log }) {
     });
     return { stdout: toYaml(script, [`${endpoint} ${scenario}: generated by the lab from artillery/scenarios.js`]) };
   }
-
   // Refused before anything is created: a deployment (or its leftovers) already up here.
   const runtime = p.target ? null : runtimeFor(p.engine, { stateDir: ctx.stateDir, host: ctx.host, log });
   if (runtime) runtime.assertNotUp();
 
-  const resultsRoot = values['results-dir'] ?? path.join(ROOT, 'results');
-  // --run-dir: exactly this folder (the study uses stable names so it can resume), emptied
-  // only when the lab made it; otherwise a new folder under the results root.
-  const resultsDir =
-    values['run-dir'] ??
-    path.join(resultsRoot, `${stamp()}-${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
-  // From here on every process started carries the state folder's token (lab/ownership).
-  adoptStateDir(ctx.stateDir);
-  if (values['run-dir']) resetDir(resultsDir, '--run-dir');
-  else claimDir(resultsDir, 'the run folder');
-  const file = (name) => path.join(resultsDir, name);
-  const writeJson = (name, data) => fs.writeFileSync(file(name), `${JSON.stringify(data, null, 2)}\n`);
-  const machine = describeMachine({ artillery: require('artillery/package.json').version });
-  writeJson('machine.json', machine);
-
-  // Monitoring first, so the replicas start with StatsD's address; stopped last.
-  const runId = values['run-name'] ?? path.basename(resultsDir).replace(/[^A-Za-z0-9_-]/g, '_');
-  const prefix = `lab.${runId}`;
-  const { ports } = p;
-  const monitoring = await startMonitoring({
-    resultsDir,
-    graphiteDir: path.join(ctx.stateDir, 'graphite'),
-    host: ctx.host,
-    ports,
-    prefix,
-    statsd: !values['no-statsd'] && process.env.LAB_STATSD !== 'off',
-    graphite: values['no-graphite'] ? 'off' : (values.graphite ?? process.env.LAB_GRAPHITE ?? 'auto'),
-  });
-  own(() => monitoring.stop());
-  for (const [name, src] of Object.entries(monitoring.sources)) {
-    if (!src.ok) log(`monitoring: no ${name}: ${src.reason}`);
-  }
-
-  // Deploy, unless a target is given.
-  let target = p.target;
-  let state = null;
-  if (runtime) {
-    // Owned until it is up even with --keep: an interrupted or failed start leaves nothing.
-    const releaseDeployment = own(() => runtime.down().then(() => log('deployment stopped')));
-    log(`deploying ${deployment.label}${p.engine === 'local' ? '' : ` on ${p.engine}`}`);
-    state = await runtime.up(deployment, ports, {
-      bbox: { key: values.key ?? '' },
-      statsd: monitoring.statsd,
-      serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${prefix}.service` },
-    });
-    target = state.url;
-    fs.copyFileSync(state.nginxConf, file('nginx.conf'));
-    if (values.keep) {
-      releaseDeployment();
-      log(`the deployment stays up at ${target} (npm run down to stop it)`);
-    }
-  }
-  writeJson(
-    'deployment.json',
-    state
-      ? { ...deployment, engine: p.engine, url: state.url, ports: state.ports, processes: state.processes }
-      : { target },
-  );
-
-  const script = buildScript({ endpoint, scenario, target, ...options });
-  const phases = script.config.phases;
-  const totalS = phases.reduce((a, ph) => a + ph.duration, 0);
-  fs.writeFileSync(file('script.yml'), toYaml(script, [`${endpoint} ${scenario} against ${target}`]));
-  // What the lab runs adds its plugin (live events) and processor (per-second series) to
-  // the plain script; script.yml above is what a user can run by hand.
-  const runScript = {
-    config: {
-      ...script.config,
-      processor: path.join(ROOT, 'artillery', 'plugins', 'lab-processor.js'),
-      plugins: {
-        lab: {
-          file: file('events.jsonl'),
-          ...(monitoring.statsd ? { statsd: { ...monitoring.statsd, prefix: `${prefix}.artillery` } } : {}),
-        },
-      },
-    },
-    scenarios: script.scenarios.map((sc) => ({
-      ...sc,
-      beforeScenario: 'labArrival',
-      flow: sc.flow.map((step) => ({ get: { ...step.get, afterResponse: 'labResponse' } })),
-    })),
-  };
-  fs.writeFileSync(file('artillery-run.yml'), toYaml(runScript));
-
-  const events = [];
-  const startedAt = new Date().toISOString();
-  let artilleryPid = null;
+  const run = runFolder(p);
+  const monitoring = await monitoringStage(p, run, log);
+  const { state, target } = await deploymentStage(p, run, runtime, monitoring, log);
   const nodesOf = state ? deploymentNodes(state) : () => ({});
-  monitoring.watch(() => ({ ...nodesOf(), generator: artilleryPid }));
-  const generatorSamples = () =>
+  const samples = () =>
     monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
-
-  const finish = (status, report) => {
-    const summary = summarize({
-      endpoint,
-      scenario,
-      deployment: state ? deployment : null,
-      target,
-      phases,
+  const summaryOf = (status, genPlan, startedAt, workers) =>
+    summaryStage(p, run, {
+      genPlan,
+      records: readRecords(run.file('records.jsonl')),
       status,
       startedAt,
-      endedAt: new Date().toISOString(),
-      resultsDir,
-      report,
-      events,
-      generatorSamples: generatorSamples(),
-      machine,
+      deployment: state ? deployment : null,
+      target,
+      samples: samples(),
+      workers,
+      monitoring: monitoring.sources,
     });
-    summary.monitoring = monitoring.sources;
-    writeJson('summary.json', summary);
-    return summary;
-  };
 
-  // Ctrl-C: stop Artillery, keep what was gathered as a partial summary, then tear down.
-  let artillery = null;
-  const releaseRun = own(() => {
-    if (artillery) artillery.stop();
-    if (interrupted()) {
-      const s = finish('interrupted', null);
-      try {
-        require('./report').writeReport(resultsDir);
-      } catch (err) {
-        log(`no report for the partial run: ${err.message}`);
-      }
-      log(`interrupted: partial results in ${s.resultsDir}`);
+  // An interrupt keeps what was gathered: a partial summary and its report.
+  let partial = null;
+  const releasePartial = own(() => {
+    if (!interrupted() || !partial) return;
+    const s = summaryOf('interrupted', partial.genPlan, partial.startedAt, partial.workers);
+    try {
+      require('./report').writeReport(run.dir);
+    } catch (err) {
+      log(`no report for the partial run: ${err.message}`);
     }
+    log(`interrupted: partial results in ${s.resultsDir}`);
   });
+  const genPlan = generatorPlan(p, target, run, monitoring);
+  partial = { genPlan, startedAt: new Date().toISOString(), workers: null };
 
-  log(`running ${endpoint} ${scenario} against ${target} for ${totalS} s (${phases.length} phase(s))`);
-  const t0 = Date.now();
-  const tty = process.stderr.isTTY;
-  const draw = (final) => {
-    const intervals = events.filter((e) => e.type === 'stats').map((e) => e.stats);
-    const line = progressLine({
-      elapsedS: (Date.now() - t0) / 1000,
-      totalS,
-      phases,
-      totals: totalsFrom(intervals),
-      lastInterval: intervals[intervals.length - 1],
-    });
-    if (tty) process.stderr.write(`\r\x1b[K${line}${final ? '\n' : ''}`);
-    else process.stderr.write(`${line}\n`);
-  };
-  const ticker = tty ? setInterval(draw, 1000) : null;
-
-  let result;
+  let generation;
   try {
-    artillery = runArtillery({
-      scriptFile: file('artillery-run.yml'),
-      outFile: file('artillery.json'),
-      eventsFile: file('events.jsonl'),
-      logFile: file('artillery.log'),
-      onStart: (pid) => (artilleryPid = pid),
-      onEvent: (e) => {
-        events.push(e);
-        if (!tty && e.type === 'stats') draw(false);
-      },
-    });
-    result = await artillery.done;
+    generation = await generationStage(p, run, genPlan, target, monitoring, nodesOf, log);
   } catch (err) {
-    // Interrupted: the Ctrl-C cleanup writes the partial summary, not this failure.
-    if (!interrupted()) finish('failed', null);
+    if (!interrupted()) summaryOf('failed', genPlan, partial.startedAt, null);
     throw err;
-  } finally {
-    if (ticker) clearInterval(ticker);
   }
-  if (tty) draw(true);
-  releaseRun();
+  // Interrupted: the cleanup above writes the partial summary once the generator stopped.
+  if (interrupted()) return {};
+  releasePartial();
   // One more StatsD flush, so the service's last second is in the series; then stop the
   // sampling before the deployment goes down (its exit is not part of the run).
   await sleep(1200);
   await monitoring.stop();
-  const summary = finish('completed', result.report);
-  const reportFile = require('./report').writeReport(resultsDir);
+  const status = generation.result.status === 'completed' ? 'completed' : generation.result.status;
+  const summary = summaryOf(status, generation.genPlan, generation.startedAt, generation.gen.workers);
+  const reportFile = require('./report').writeReport(run.dir);
   log(`report: ${reportFile}`);
-  if (values.json) return { stdout: JSON.stringify(summary, null, 2) };
-  return { stdout: renderSummary(summary) };
+  const failed = summary.thresholds.filter((t) => !t.ok);
+  const exitCode = failed.length || status !== 'completed' ? 1 : 0;
+  if (values.json) return { stdout: JSON.stringify(summary, null, 2), exitCode };
+  return { stdout: renderSummary(summary), exitCode };
 }
 
 scenarioCommand.usage = USAGE;
+scenarioCommand.plan = plan;
 module.exports = scenarioCommand;

@@ -11,7 +11,7 @@ const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags'
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { own, interrupted } = require('../ownership/cleanups');
 const { labError } = require('../../common/errors');
-const { clock } = require('../progress');
+const { clock } = require('../cli/progress');
 const table = require('../table');
 const describeMachine = require('../../common/machine');
 const { renderStudy } = require('../report/study-report');
@@ -28,7 +28,8 @@ skipped when the study is started again.
   --scenarios a,b             only these (${Object.keys(SCENARIOS).join(', ')})
   --deployments a,b           only these (${PRESETS.map((p) => p.name).join(', ')})
   --dir DIR                   the study's folder (default results/study)
-  --fresh                     start over: forget the finished runs`;
+  --fresh                     start over: forget the finished runs
+  --generator artillery|fast  every run's load generator (default artillery, the course's tool)`;
 
 const COMMAND = defineCommand({
   usage: USAGE,
@@ -43,6 +44,7 @@ const COMMAND = defineCommand({
     deployments: flag.string(),
     dir: flag.path(),
     fresh: flag.bool(),
+    generator: flag.enum(['artillery', 'fast'], 'generator'),
   },
 });
 
@@ -67,6 +69,7 @@ function childArgs(run, dir, o, ctx) {
     return ['characterize', run.target, '--delay-scale', String(run.delayScale), ...common];
   }
   const args = ['scenario', run.endpoint, run.scenario, run.deployment, ...common, '--scale', String(o.scale)];
+  if (o.generator) args.push('--generator', o.generator);
   if (o.rateScale !== 1) args.push('--rate-scale', String(o.rateScale));
   if (o.durationS !== undefined && SCENARIOS[run.scenario].usesDuration) args.push('--duration', String(o.durationS));
   return args;
@@ -79,6 +82,7 @@ async function studyCommand(argv, { log }) {
     scale: values.scale ?? 1,
     rateScale: values['rate-scale'] ?? 1,
     durationS: values.duration,
+    generator: values.generator,
     endpoints: list('endpoint', values.endpoints, MATRIX),
     scenarios: list('scenario', values.scenarios, SCENARIOS),
     deployments: list(

@@ -33,4 +33,17 @@ function html(strings, ...values) {
 
 const trusted = (text) => new Html(String(text));
 
-module.exports = { html, trusted, esc, Html };
+// A table: header texts and rows of cell values (each escaped like any other value).
+function table(heads, rows, cls) {
+  const head = heads.map((h) => html`<th>${h}</th>`);
+  const body = rows.map(
+    (cells) =>
+      html`<tr>
+        ${cells.map((c) => html`<td>${c}</td>`)}
+      </tr> `,
+  );
+  const open = cls ? html`<table class="${cls}"></table>` : html`<table></table>`;
+  return html`${open}<thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+module.exports = { html, trusted, esc, table, Html };

@@ -3,6 +3,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
+const { seconds, errorsPerSecond } = require('../generators/records');
+const { recordsOf } = require('../generators/artillery');
 
 // A results file that does not parse is named with what is wrong in it, once.
 function readJson(file) {
@@ -72,79 +74,50 @@ function readRun(dir) {
   const deployment = fs.existsSync(path.join(dir, 'deployment.json'))
     ? readJson(path.join(dir, 'deployment.json'))
     : null;
-  const events = readJsonLines(path.join(dir, 'events.jsonl'));
-  const intervals = events.filter((e) => e.type === 'stats').map((e) => e.stats);
+  // The generator's neutral records; a run from before them has only Artillery's events.
+  const recordsFile = path.join(dir, 'records.jsonl');
+  const records = fs.existsSync(recordsFile)
+    ? readJsonLines(recordsFile)
+    : recordsOf(readJsonLines(path.join(dir, 'events.jsonl')), null);
+  const secs = seconds(records);
   const t0 = summary.phases.length ? Date.parse(summary.phases[0].startedAt) : Date.parse(summary.startedAt);
   const x = (ms) => Math.round((ms - t0) / 100) / 10;
 
-  const perSecond = (prefix) => {
-    const m = new Map();
-    for (const iv of intervals) {
-      for (const [k, v] of Object.entries(iv.counters || {})) {
-        if (k.startsWith(prefix))
-          m.set(Number(k.slice(prefix.length)), (m.get(Number(k.slice(prefix.length))) || 0) + v);
-      }
-    }
-    return m;
-  };
-  const arrivals = perSecond('lab.arrivals.');
-  const responses = perSecond('lab.responses.');
-  const seconds = [...new Set([...arrivals.keys(), ...responses.keys()])].sort((a, b) => a - b);
-  // Errors are only known per 10 s interval: spread evenly over its seconds.
-  const errorsAt = new Map();
-  for (const iv of intervals) {
-    let n = 0;
-    for (const [k, v] of Object.entries(iv.counters || {})) if (k.startsWith('errors.')) n += v;
-    if (n)
-      for (let s = iv.period / 1000; s < iv.period / 1000 + 10; s++) errorsAt.set(s, (errorsAt.get(s) || 0) + n / 10);
+  const byAt = new Map(secs.map((r) => [r.at, r]));
+  // Errors are exact per second, or (Artillery) known per 10 s interval and spread over it.
+  const { perSecond: errorsAt } = errorsPerSecond(records);
+  const ats = secs.map((r) => r.at);
+  if (ats.some((v) => !Number.isFinite(v)) || (ats.length && ats[ats.length - 1] - ats[0] > 2 * 86400 * 1000)) {
+    throw labError('LAB_ERR_RESULTS', recordsFile, 'its seconds span more than two days');
   }
-  if (
-    seconds.some((v) => !Number.isFinite(v)) ||
-    (seconds.length && seconds[seconds.length - 1] - seconds[0] > 2 * 86400)
-  ) {
-    throw labError(
-      'LAB_ERR_RESULTS',
-      path.join(dir, 'events.jsonl'),
-      'its per-second counters span more than two days',
-    );
-  }
-  const first = seconds.length ? seconds[0] : 0;
-  const last = seconds.length
-    ? Math.max(
-        seconds[seconds.length - 1],
-        ...[...errorsAt.keys()].filter((s) => s <= seconds[seconds.length - 1] + 10),
-      )
+  const first = ats.length ? ats[0] : 0;
+  const last = ats.length
+    ? Math.max(ats[ats.length - 1], ...[...errorsAt.keys()].filter((a) => a <= ats[ats.length - 1] + 10000))
     : 0;
   const launched = [];
   const completed = [];
   const errored = [];
   const pending = [];
-  let cum = 0;
-  for (let s = first; s <= last; s++) {
-    const a = arrivals.get(s) || 0;
-    const r = responses.get(s) || 0;
-    const e = errorsAt.get(s) || 0;
-    cum += a - r - e;
-    const t = x(s * 1000);
-    launched.push([t, a]);
-    completed.push([t, r]);
-    errored.push([t, Math.round(e * 10) / 10]);
-    pending.push([t, Math.max(0, Math.round(cum))]);
-  }
-
-  // Client-side response time: each second's own histogram, summarized by Artillery.
   const rtMedian = [];
   const rtMax = [];
-  for (const iv of intervals) {
-    for (const [k, v] of Object.entries(iv.summaries || {})) {
-      if (!k.startsWith('lab.rt.')) continue;
-      const t = x(Number(k.slice(7)) * 1000);
-      rtMedian.push([t, v.median]);
-      rtMax.push([t, v.max]);
+  let cum = 0;
+  for (let at = first; ats.length && at <= last; at += 1000) {
+    const r = byAt.get(at);
+    const a = r ? r.launched : 0;
+    const c = r ? r.completed : 0;
+    const e = errorsAt.get(at) || 0;
+    cum += a - c - e;
+    const t = x(at);
+    launched.push([t, a]);
+    completed.push([t, c]);
+    errored.push([t, Math.round(e * 10) / 10]);
+    pending.push([t, Math.max(0, Math.round(r && typeof r.pending === 'number' ? r.pending : cum))]);
+    // Client-side response time: each second's own histogram.
+    if (r && r.latencyMs && r.latencyMs.count) {
+      rtMedian.push([t, r.latencyMs.p50]);
+      rtMax.push([t, r.latencyMs.max]);
     }
   }
-  rtMedian.sort((a, b) => a[0] - b[0]);
-  rtMax.sort((a, b) => a[0] - b[0]);
 
   // Server-side: the service's timer for this endpoint, per StatsD flush (all replicas).
   const statsd = readJsonLines(path.join(dir, 'statsd.jsonl'));

@@ -1,7 +1,7 @@
 'use strict';
 
 const { lineChart } = require('./svg-chart');
-const { html } = require('./html');
+const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
 const page = require('./page');
 
@@ -84,77 +84,35 @@ function summaryTable(rows) {
           .join(', ') || '-',
     ],
   ];
-  const head = cols.map(([h]) => html`<th>${h}</th>`);
-  const body = rows.map(
-    (r) =>
-      html`<tr>
-        ${cols.map(([, f]) => html`<td>${f(r)}</td>`)}
-      </tr> `,
+  return table(
+    cols.map(([h]) => h),
+    rows.map((r) => cols.map(([, f]) => f(r))),
+    'summary',
   );
-  return html`<table class="summary">
-    <thead>
-      <tr>
-        ${head}
-      </tr>
-    </thead>
-    <tbody>
-      ${body}
-    </tbody>
-  </table>`;
 }
 
 const rt = (r, k) => (r.summary.responseTimeMs ? r.summary.responseTimeMs[k] : '-');
 
 function peaksTable(run) {
-  const rows = Object.entries(run.peaks).map(
-    ([n, p]) =>
-      html`<tr>
-        <td>${n}</td>
-        <td>${p.cpuPct}</td>
-        <td>${p.rssMiB}</td>
-      </tr> `,
+  return table(
+    ['node', 'peak CPU %', 'peak RSS MiB'],
+    Object.entries(run.peaks).map(([n, p]) => [n, p.cpuPct, p.rssMiB]),
   );
-  return html`<table>
-    <thead>
-      <tr>
-        <th>node</th>
-        <th>peak CPU %</th>
-        <th>peak RSS MiB</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
 }
 
 function phasesTable(run) {
-  const rows = run.phases.map(
-    (p, i) =>
-      html`<tr>
-        <td>${i + 1}. ${p.name}</td>
-        <td>${p.x}</td>
-        <td>${p.durationS}</td>
-        <td>${p.targetRate?.mean}</td>
-        <td>${p.achievedRate ?? '-'}</td>
-        <td>${p.generatorCpuPctMean ?? '-'}</td>
-      </tr> `,
+  return table(
+    ['phase', 'starts at s', 's', 'target /s', 'achieved /s', 'send lag p99 ms', 'generator CPU %'],
+    run.phases.map((p, i) => [
+      `${i + 1}. ${p.name}`,
+      p.x,
+      p.durationS,
+      p.targetRate?.mean ?? '-',
+      p.achievedRate ?? '-',
+      p.sendLagP99Ms ?? '-',
+      p.generatorCpuPctMean ?? '-',
+    ]),
   );
-  return html`<table>
-    <thead>
-      <tr>
-        <th>phase</th>
-        <th>starts at s</th>
-        <th>s</th>
-        <th>target /s</th>
-        <th>achieved /s</th>
-        <th>generator CPU %</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
 }
 
 function sourcesList(summary) {
@@ -167,6 +125,33 @@ function sourcesList(summary) {
   </ul>`;
 }
 
+// Which generator measured, how precisely, and at what CPU cost.
+function generatorLine(s) {
+  const g = s.generator;
+  if (!g || !g.name) return '';
+  const threads = g.workers > 1 ? html` (${g.workers} threads)` : '';
+  const cost =
+    g.cpuMsPerRequest !== null && g.cpuMsPerRequest !== undefined
+      ? html`; ${g.cpuMsPerRequest} ms of its CPU per request`
+      : '';
+  const lag = s.sendLagMs
+    ? html` Send lag (actual - due): median ${s.sendLagMs.p50} ms, p99 ${s.sendLagMs.p99} ms, max ${s.sendLagMs.max} ms.`
+    : '';
+  return html`<p class="note">
+    Load generator: <b>${g.name}</b>${threads}, ${g.loop ?? 'open'} loop; latencies in
+    ${g.latencyPrecision}${cost}.${lag}
+  </p>`;
+}
+
+// The run's --ensure conditions with what was measured.
+function thresholdsTable(s) {
+  if (!Array.isArray(s.thresholds) || !s.thresholds.length) return '';
+  return table(
+    ['threshold', 'measured', ''],
+    s.thresholds.map((t) => [t.text, `${t.value ?? '-'}${t.value !== null ? t.unit : ''}`, t.ok ? 'pass' : 'FAIL']),
+  );
+}
+
 function renderRunReport(run) {
   const s = run.summary;
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
@@ -176,7 +161,7 @@ function renderRunReport(run) {
       : html`<p>${s.saturation ? s.saturation.verdict : ''}</p>`;
   const body = html` <h1>${s.endpoint} ${s.scenario} on ${dep}</h1>
     <p>${s.status}, ${s.startedAt}${s.durationS ? html`, ${s.durationS} s` : ''}. Target ${s.target}.</p>
-    ${warn} ${summaryTable([run])}
+    ${warn} ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])}
     <h2>Over time</h2>
     <p class="note">
       Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that
@@ -223,27 +208,15 @@ function compareBody(runs) {
 
 // Peak CPU and memory of every node, one row per run.
 function peaksSummary(runs) {
-  const rows = runs.map((r) => {
-    const cells = Object.entries(r.peaks)
+  const cells = (r) =>
+    Object.entries(r.peaks)
       .filter(([n]) => !n.includes('.'))
       .map(([n, p]) => `${n} ${p.cpuPct}% / ${p.rssMiB} MiB`)
       .join('; ');
-    return html`<tr>
-      <td>${label(r)}</td>
-      <td>${cells}</td>
-    </tr> `;
-  });
-  return html`<table>
-    <thead>
-      <tr>
-        <th>run</th>
-        <th>peak CPU (% of a core) / peak RSS per node</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return table(
+    ['run', 'peak CPU (% of a core) / peak RSS per node'],
+    runs.map((r) => [label(r), cells(r)]),
+  );
 }
 
 function renderCompare(runs) {

@@ -11,7 +11,7 @@ const path = require('node:path');
 const { PrivateEngine, unavailable } = require('./private-engine');
 const { resolveDeployment, PRESETS } = require('../../lab/deployments');
 const { replicaNames } = require('../../lab/compose-file');
-const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, ROOT } = require('../helper');
+const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, errorCode, ROOT } = require('../helper');
 const { waitFor } = require('../../lab/http');
 
 const why = unavailable();
@@ -127,26 +127,28 @@ maybe('containers on a real engine', () => {
 
   test('npm run deploy / status / down with --engine compose', async () => {
     const stateDir = tmpStateDir();
-    const common = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
+    // status and down take only the state folder (a stray flag is a usage error).
+    const where = ['--state-dir', stateDir];
+    const common = [...where, '--port-base', String(await freePortBase())];
     const opts = { env: { ...engine.env, ...env }, timeoutMs: 300000 };
     const up = await lab(['deploy', 'multi', '--engine', 'compose', ...common], opts);
     try {
       expect(up.code).toBe(0);
       expect(up.stdout).toMatch(/multi is up at http:\/\/127\.0\.0\.1:\d+/);
-      const st = await lab(['status', ...common], opts);
+      const st = await lab(['status', ...where], opts);
       expect(st.code).toBe(0);
       for (const name of ['replica-1', 'bbox', 'nginx'])
         expect(st.stdout).toMatch(new RegExp(`${name}\\s.*healthy|${name}\\s.*up`));
       const again = await lab(['deploy', 'single', '--engine', 'compose', ...common], opts);
       expect(again.code).toBe(1);
-      expect(again.stderr).toMatch(/already up/);
+      expect(errorCode(again.stderr)).toBe('LAB_ERR_ALREADY_UP');
     } finally {
-      const down = await lab(['down', ...common], opts);
+      const down = await lab(['down', ...where], opts);
       expect(down.code).toBe(0);
       expect(down.stdout).toMatch(/stopped multi/);
     }
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
-    expect((await lab(['down', ...common], opts)).stdout).toMatch(/nothing was up/);
+    expect((await lab(['down', ...where], opts)).stdout).toMatch(/nothing was up/);
   }, 360000);
 
   // Ctrl-C while docker-compose is still creating containers, and while the load runs: once,

@@ -68,4 +68,39 @@ describe('npm run scenario, end to end', () => {
     expect(s.deployment.name).toBe(deployment);
     expect(s.codes['200']).toBe(s.requestsCompleted);
   });
+
+  test('--generator fast: records with µs latencies, the generator named, a failed --ensure exits 1', async () => {
+    const r = await scenario(
+      ['ping', 'load', 'single'],
+      ['--scale', '0.05', '--generator', 'fast', '--ensure', 'rate>=0.99', '--ensure', 'p99<0.001', ...FAST],
+    );
+    expect(r.code).toBe(1);
+    const s = JSON.parse(r.stdout);
+    expect(s.status).toBe('completed');
+    expect(s.generator.name).toBe('fast');
+    expect(s.generator.cpuMsPerRequest).toBeGreaterThan(0);
+    expect(s.responseTimeMs.p50).toBeGreaterThan(0);
+    expect(s.responseTimeMs.p99).toBeLessThanOrEqual(s.responseTimeMs.max);
+    expect(s.thresholds.map((t) => [t.text, t.ok])).toEqual([
+      ['rate>=0.99', true],
+      ['p99<0.001', false],
+    ]);
+    const files = fs.readdirSync(s.resultsDir);
+    for (const f of ['records.jsonl', 'summary.json', 'report.html', 'generator-plan.json']) expect(files).toContain(f);
+    expect(fs.existsSync(path.join(r.stateDir, 'state.json'))).toBe(false);
+  });
+
+  test('--generator closed: N connections for the given duration', async () => {
+    const r = await scenario(
+      ['bbox1', 'load', 'single'],
+      ['--generator', 'closed', '--connections', '5', '--duration', '3s', '--keepalive'],
+    );
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.generator).toMatchObject({ name: 'closed', loop: 'closed' });
+    // 5 connections over a ~1.1 s box for 3 s: about 15 answers.
+    expect(s.requestsCompleted).toBeGreaterThanOrEqual(10);
+    expect(s.requestsCompleted).toBeLessThanOrEqual(20);
+    expect(s.responseTimeMs.p50).toBeGreaterThan(1000);
+  });
 });

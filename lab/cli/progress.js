@@ -1,0 +1,86 @@
+'use strict';
+
+const { seconds, totals } = require('../generators/records');
+
+// The live line of a run, as a pure function of what is known so far: elapsed time and the
+// current phase from the lab's clock, the counts from the generator's records, the p99 of
+// the last second that had answers.
+function progressLine({ elapsedS, totalS, phases, totals: t, last, closed = false }) {
+  let at = 0;
+  let phase = phases[phases.length - 1];
+  let index = phases.length - 1;
+  let rate = null;
+  for (const [i, ph] of phases.entries()) {
+    if (elapsedS < at + ph.duration) {
+      phase = ph;
+      index = i;
+      if (!closed) {
+        const from = ph.arrivalCount !== undefined ? ph.arrivalCount / ph.duration : ph.arrivalRate;
+        const to = ph.rampTo ?? from;
+        rate = from + ((to - from) * (elapsedS - at)) / ph.duration;
+      }
+      break;
+    }
+    at += ph.duration;
+  }
+  const parts = [
+    `[${clock(elapsedS)} / ${clock(totalS)}]`,
+    `phase ${index + 1}/${phases.length} ${phase.name}`,
+    closed
+      ? elapsedS < totalS
+        ? 'closed loop'
+        : 'finishing'
+      : rate !== null
+        ? `rate ${Math.round(rate)}/s`
+        : 'finishing',
+    `sent ${t.launched}`,
+    `done ${t.completed}`,
+    `pending ${Math.max(0, t.launched - t.completed - t.failed)}`,
+    `errors ${t.failed}`,
+    `p99 ${last && last.p99 !== null && last.p99 !== undefined ? `${fmtMs(last.p99)} ms` : '-'}`,
+  ];
+  return parts.join(' | ');
+}
+
+const fmtMs = (v) => (v >= 100 ? String(Math.round(v)) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+
+function clock(s) {
+  const v = Math.max(0, Math.round(s));
+  const mmss = `${String(Math.floor(v / 60) % 60).padStart(v >= 3600 ? 2 : 1, '0')}:${String(v % 60).padStart(2, '0')}`;
+  return v >= 3600 ? `${Math.floor(v / 3600)}:${mmss}` : mmss;
+}
+
+// Running totals and the last answered second, from the records so far.
+function snapshot(records) {
+  const secs = seconds(records).filter((s) => s.latencyMs && s.latencyMs.count);
+  const t = totals(records.filter((r) => r.type !== 'done'));
+  return { totals: t, last: secs.length ? secs[secs.length - 1].latencyMs : null };
+}
+
+// The progress listener of a run: it hears the generator's records and draws one line on
+// stderr, redrawn every second on a terminal, else one line per ~10 s. It only renders:
+// the measuring happens in the generator.
+function createProgress({ phases, totalS, closed = false, stream = process.stderr }) {
+  const records = [];
+  const t0 = Date.now();
+  const tty = Boolean(stream.isTTY);
+  let lastPrinted = 0;
+  const line = () => progressLine({ elapsedS: (Date.now() - t0) / 1000, totalS, phases, closed, ...snapshot(records) });
+  const ticker = setInterval(() => {
+    if (tty) stream.write(`\r\x1b[K${line()}`);
+    else if (Date.now() - lastPrinted >= 10000) {
+      lastPrinted = Date.now();
+      stream.write(`${line()}\n`);
+    }
+  }, 1000);
+  ticker.unref();
+  return {
+    onRecord: (r) => records.push(r),
+    stop() {
+      clearInterval(ticker);
+      stream.write(tty ? `\r\x1b[K${line()}\n` : `${line()}\n`);
+    },
+  };
+}
+
+module.exports = { progressLine, snapshot, clock, createProgress };

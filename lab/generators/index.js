@@ -1,0 +1,24 @@
+'use strict';
+
+const { startArtillery } = require('./artillery');
+const { startOwn } = require('./fast');
+
+// The load generators, one interface: start(plan, { dir, onRecord }) returns { pid, workers,
+// done: Promise<{ records, status }>, stop() }, and every engine emits the neutral records of
+// lab/generators/records.js.
+//   artillery - Artillery 2 (the course's tool): open loop, one new connection per arrival,
+//               whole-millisecond latencies from its sketch; costly in CPU (~5.7 ms a request).
+//   fast      - the lab's open loop: the same phases, µs HdrHistograms timed from each
+//               arrival's due time, worker threads when one cannot keep up.
+//   closed    - the lab's closed loop: N connections, each sending when answered.
+const ENGINES = {
+  artillery: { start: startArtillery, loop: 'open', what: "Artillery 2, the course's tool" },
+  fast: { start: (plan, o) => startOwn({ ...plan, mode: 'open' }, o), loop: 'open', what: "the lab's open loop" },
+  closed: {
+    start: (plan, o) => startOwn({ ...plan, mode: 'closed' }, o),
+    loop: 'closed',
+    what: "the lab's closed loop",
+  },
+};
+
+module.exports = { ENGINES };

@@ -1,0 +1,93 @@
+'use strict';
+
+const { merge, figures } = require('./histogram');
+
+// The neutral records every load generator emits, one JSON object a line in records.jsonl.
+// Summary, progress, reports, compare and the study read only these.
+//   { type: 'start', at, generator, workers }
+//   { type: 'phase', index, name, at }                         a phase began
+//   { type: 'second', at, launched, completed, codes, errors, pending,
+//     latencyMs, sendLagMs, hist }                             one second of the run
+//   { type: 'interval', at, durationMs, codes, errors }        counts an engine knows only
+//                                                              per interval (Artillery: 10 s)
+//   { type: 'done', at, interrupted, cpuS, totals?, latencyMs?, precision? }
+// `at` is epoch ms. latencyMs/sendLagMs are { count, min, mean, stdev, p50..p99, max } in ms;
+// `hist` holds the second's encoded HdrHistograms (latency from the due time, from the
+// actual send, send lag), which merge exactly into any window's percentiles.
+
+const add = (a, b) => {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b || {})) out[k] = (out[k] || 0) + v;
+  return out;
+};
+
+// The seconds in time order, one per `at` (an engine that reports a second in two parts has
+// its counts added; its latency figures cannot be, and the part with more answers is kept).
+function seconds(records) {
+  const by = new Map();
+  for (const r of records) {
+    if (r.type !== 'second') continue;
+    const prev = by.get(r.at);
+    if (!prev) {
+      by.set(r.at, { ...r, codes: { ...r.codes }, errors: { ...r.errors } });
+      continue;
+    }
+    const keep = (prev.latencyMs?.count ?? 0) >= (r.latencyMs?.count ?? 0) ? prev : r;
+    by.set(r.at, {
+      ...keep,
+      launched: prev.launched + r.launched,
+      completed: prev.completed + r.completed,
+      codes: add(prev.codes, r.codes),
+      errors: add(prev.errors, r.errors),
+      hist: prev.hist && r.hist ? null : keep.hist,
+    });
+  }
+  return [...by.values()].sort((a, b) => a.at - b.at);
+}
+
+const sumOf = (list, key) => list.reduce((a, r) => a + (r[key] || 0), 0);
+
+// Launched, completed, codes and errors over the whole run.
+function totals(records) {
+  const done = records.find((r) => r.type === 'done');
+  if (done && done.totals) return done.totals;
+  const secs = seconds(records);
+  const intervals = records.filter((r) => r.type === 'interval');
+  let codes = {};
+  let errors = {};
+  for (const r of [...secs, ...intervals]) {
+    codes = add(codes, r.codes);
+    errors = add(errors, r.errors);
+  }
+  const failed = Object.values(errors).reduce((a, b) => a + b, 0);
+  return { launched: sumOf(secs, 'launched'), completed: sumOf(secs, 'completed'), failed, codes, errors };
+}
+
+// One window's latency figures from the seconds' histograms (`which`: latency, fromSend or
+// lag), merged exactly; null when the engine keeps no histograms.
+function mergedFigures(secs, which) {
+  if (!secs.length || secs.some((s) => s.launched + s.completed > 0 && !(s.hist && which in s.hist))) return null;
+  const h = merge(secs.map((s) => s.hist[which]));
+  return figures(h);
+}
+
+// Errors per second: exact from the seconds, or an interval's spread evenly over its seconds
+// (then `exact` is false).
+function errorsPerSecond(records) {
+  const out = new Map();
+  let exact = true;
+  for (const s of seconds(records)) {
+    const n = Object.values(s.errors || {}).reduce((a, b) => a + b, 0);
+    if (n) out.set(s.at, (out.get(s.at) || 0) + n);
+  }
+  for (const iv of records.filter((r) => r.type === 'interval')) {
+    const n = Object.values(iv.errors || {}).reduce((a, b) => a + b, 0);
+    if (!n) continue;
+    exact = false;
+    const secsIn = Math.max(1, Math.round(iv.durationMs / 1000));
+    for (let i = 0; i < secsIn; i++) out.set(iv.at + i * 1000, (out.get(iv.at + i * 1000) || 0) + n / secsIn);
+  }
+  return { perSecond: out, exact };
+}
+
+module.exports = { seconds, totals, mergedFigures, errorsPerSecond, add };

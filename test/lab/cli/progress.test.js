@@ -1,0 +1,40 @@
+'use strict';
+
+const { progressLine, snapshot, clock } = require('../../../lab/cli/progress');
+
+describe('progress line', () => {
+  const phases = [
+    { name: 'base 100/s', duration: 10, arrivalRate: 100 },
+    { name: 'ramp', duration: 10, arrivalRate: 0, rampTo: 50 },
+  ];
+  const records = [
+    {
+      type: 'second',
+      at: 1000,
+      launched: 60,
+      completed: 50,
+      codes: {},
+      errors: {},
+      latencyMs: { count: 50, p99: 9.87 },
+    },
+    { type: 'second', at: 2000, launched: 40, completed: 30, codes: {}, errors: { ETIMEDOUT: 5 }, latencyMs: null },
+  ];
+
+  test('shows elapsed/total, the phase, its current rate, the counts and the last p99', () => {
+    const line = progressLine({ elapsedS: 15, totalS: 20, phases, ...snapshot(records) });
+    expect(line).toBe(
+      '[0:15 / 0:20] | phase 2/2 ramp | rate 25/s | sent 100 | done 80 | pending 15 | errors 5 | p99 9.87 ms',
+    );
+    expect(progressLine({ elapsedS: 25, totalS: 20, phases, ...snapshot([]) })).toMatch(/finishing/);
+    expect(progressLine({ elapsedS: 5, totalS: 20, phases, closed: true, ...snapshot([]) })).toMatch(/closed loop/);
+    expect(clock(3725)).toBe('1:02:05');
+  });
+
+  test('an interval known only as a whole (Artillery) adds its errors', () => {
+    const s = snapshot([
+      ...records,
+      { type: 'interval', at: 0, durationMs: 10000, codes: {}, errors: { ECONNRESET: 2 } },
+    ]);
+    expect(s.totals.failed).toBe(7);
+  });
+});

@@ -1,0 +1,173 @@
+'use strict';
+
+// The contract every load generator passes, one table for all engines: counts exact, phases
+// honoured, a known delay measured, errors counted by code, p99 <= max, a stop keeps what
+// was measured. Servers are local (127.0.0.1, port 0) and runs are a few seconds. Timing
+// tolerances are wide enough for a busy 2-core machine (the suite runs two files at once):
+// rates within 10%, a 100 ms delay read within +25 ms, a 5 s run within 2.5 s.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { listen } = require('../../helper');
+const { ENGINES } = require('../../../lab/generators');
+const { summarize } = require('../../../lab/summary');
+
+jest.setTimeout(120000);
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gen-'));
+const delayed = (ms, status = 200) => listen((req, res) => setTimeout(() => res.writeHead(status).end('ok'), ms));
+
+async function run(engine, plan, { stopAfterMs } = {}) {
+  const records = [];
+  const gen = ENGINES[engine].start(
+    { timeoutMs: 10000, timeoutS: 10, path: '/', keepalive: false, ...plan },
+    { dir: tmp(), onRecord: (r) => records.push(r) },
+  );
+  if (stopAfterMs) setTimeout(() => gen.stop(), stopAfterMs);
+  const t0 = Date.now();
+  const result = await gen.done;
+  const summary = summarize({
+    endpoint: 'x',
+    scenario: 'y',
+    phases: plan.phases,
+    status: result.status,
+    startedAt: new Date(t0).toISOString(),
+    records: result.records,
+    generator: { name: engine, loop: ENGINES[engine].loop },
+  });
+  return { result, summary, ms: Date.now() - t0, records };
+}
+
+const OPEN = ['artillery', 'fast'];
+
+describe.each(OPEN)('%s (open loop)', (engine) => {
+  test('every asked arrival is sent and answered; a known delay is measured; p99 <= max', async () => {
+    const srv = await delayed(100);
+    try {
+      const phases = [
+        { name: 'constant', duration: 3, arrivalRate: 20 },
+        { name: 'ramp', duration: 2, arrivalRate: 10, rampTo: 30 },
+      ];
+      const { summary, ms } = await run(engine, { target: srv.url, phases });
+      expect(summary.scenariosLaunched).toBe(100);
+      expect(summary.requestsCompleted).toBe(100);
+      expect(summary.codes).toEqual({ 200: 100 });
+      expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(99);
+      expect(summary.responseTimeMs.p50).toBeLessThan(125);
+      for (const k of ['p50', 'p95', 'p99'])
+        expect(summary.responseTimeMs[k]).toBeLessThanOrEqual(summary.responseTimeMs.max);
+      expect(summary.phases[0].launched).toBeGreaterThanOrEqual(54);
+      expect(summary.phases[0].launched).toBeLessThanOrEqual(66);
+      expect(ms).toBeLessThan(5000 + (engine === 'artillery' ? 15000 : 2500));
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('errors by code: refused, 5xx', async () => {
+    const phases = [{ name: 'c', duration: 1, arrivalCount: 5 }];
+    const refused = await run(engine, { target: 'http://127.0.0.1:1', phases });
+    expect(refused.summary.scenariosLaunched).toBe(5);
+    expect(refused.summary.errors).toEqual({ ECONNREFUSED: 5 });
+    const srv = await delayed(1, 503);
+    try {
+      const five = await run(engine, { target: srv.url, phases });
+      expect(five.summary.codes).toEqual({ 503: 5 });
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+describe('fast (open loop) only', () => {
+  test('a /ping-like answer reads above 0 ms (microseconds), from the due time and from the send', async () => {
+    const srv = await listen((req, res) => res.end('pong'));
+    try {
+      const { summary } = await run('fast', { target: srv.url, phases: [{ name: 'c', duration: 2, arrivalRate: 50 }] });
+      expect(summary.responseTimeMs.p50).toBeGreaterThan(0);
+      expect(summary.responseTimeMs.p50).toBeLessThan(1000);
+      expect(summary.responseTimeFromSendMs.p50).toBeGreaterThan(0);
+      expect(summary.responseTimeFromSendMs.p50).toBeLessThanOrEqual(summary.responseTimeMs.p50);
+      expect(summary.sendLagMs.p99).toBeLessThanOrEqual(summary.sendLagMs.max);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('time-outs are counted as ETIMEDOUT; a stop keeps the seconds measured so far', async () => {
+    const hang = await listen(() => {});
+    try {
+      const t = await run('fast', {
+        target: hang.url,
+        timeoutMs: 300,
+        phases: [{ name: 'c', duration: 1, arrivalCount: 3 }],
+      });
+      expect(t.summary.errors).toEqual({ ETIMEDOUT: 3 });
+    } finally {
+      await hang.close();
+    }
+    const srv = await delayed(5);
+    try {
+      const s = await run(
+        'fast',
+        { target: srv.url, phases: [{ name: 'c', duration: 10, arrivalRate: 20 }] },
+        { stopAfterMs: 2500 },
+      );
+      expect(s.result.status).toBe('interrupted');
+      expect(s.summary.scenariosLaunched).toBeGreaterThanOrEqual(30);
+      expect(s.summary.scenariosLaunched).toBeLessThan(100);
+      expect(s.ms).toBeLessThan(7000);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('two worker threads share one schedule exactly and their histograms merge', async () => {
+    const srv = await delayed(20);
+    try {
+      const { summary } = await run('fast', {
+        target: srv.url,
+        workers: 2,
+        keepalive: true,
+        phases: [{ name: 'c', duration: 2, arrivalRate: 100 }],
+      });
+      expect(summary.generator.workers).toBe(2); // from the run's start record
+      expect(summary.scenariosLaunched).toBe(200);
+      expect(summary.responseTimeMs.count).toBe(200);
+      expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(19);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+describe('closed (closed loop)', () => {
+  test('N connections, each sending when answered: throughput = N / delay; --requests is exact', async () => {
+    const srv = await delayed(50);
+    try {
+      const { summary } = await run('closed', {
+        target: srv.url,
+        connections: 4,
+        durationMs: 2000,
+        keepalive: true,
+        phases: [{ name: 'closed', duration: 2 }],
+      });
+      // 4 connections / 50 ms = 80/s: 160 in 2 s, less what the busy machine adds.
+      expect(summary.requestsCompleted).toBeGreaterThanOrEqual(110);
+      expect(summary.requestsCompleted).toBeLessThanOrEqual(165);
+      expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(49);
+      expect(summary.sendLagMs).toBeNull();
+      const exact = await run('closed', {
+        target: srv.url,
+        connections: 3,
+        requests: 31,
+        keepalive: false,
+        phases: [{ name: 'closed', duration: 1 }],
+      });
+      expect(exact.summary.scenariosLaunched).toBe(31);
+      expect(exact.summary.requestsCompleted).toBe(31);
+    } finally {
+      await srv.close();
+    }
+  });
+});
