@@ -10,173 +10,189 @@
 // instead of hiding (no coordinated omission); it is always also timed from the actual send.
 const http = require('node:http');
 const https = require('node:https');
-const { parentPort, workerData } = require('node:worker_threads');
+const { isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { arrivals } = require('./schedule');
 const { create, encode } = require('./histogram');
 
-const { mode, target, path, phases, shard, of, t0, keepalive, timeoutMs, connections, requests, durationMs } =
-  workerData;
-const clock = () => performance.timeOrigin + performance.now();
-const url = new URL(target);
-const lib = url.protocol === 'https:' ? https : http;
-const agent = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
+// Runs one shard of the plan; `port` carries its messages (a thread's parentPort, or an
+// in-process pair when the generator runs a single shard on its main thread).
+function runShard(data, port) {
+  const { mode, target, path, phases, shard, of, t0, keepalive, timeoutMs, connections, requests, durationMs } = data;
+  const clock = () => performance.timeOrigin + performance.now();
+  const url = new URL(target);
+  const lib = url.protocol === 'https:' ? https : http;
+  const agent = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
 
-const buckets = new Map();
-function bucket(at) {
-  // A timer firing a little early for the first arrival must not open a second before t0.
-  const sec = Math.max(0, Math.floor((at - t0) / 1000));
-  let b = buckets.get(sec);
-  if (!b) {
-    b = { sec, launched: 0, completed: 0, codes: {}, errors: {}, latency: create(), fromSend: create(), lag: create() };
-    buckets.set(sec, b);
-  }
-  return b;
-}
-const add = (obj, key) => (obj[key] = (obj[key] || 0) + 1);
-const us = (ms) => Math.max(1, Math.round(ms * 1000));
-
-let pending = 0;
-let stopped = false;
-
-function send(due, then = () => {}) {
-  if (stopped) return;
-  const sentAt = clock();
-  // Timed from the due time, or from the send when a timer fired a little early (Node's
-  // timers round to whole milliseconds either way): never crediting an early send.
-  const from = Math.min(due, sentAt);
-  const b = bucket(sentAt);
-  b.launched += 1;
-  b.lag.recordValue(us(Math.max(0, sentAt - due)));
-  pending += 1;
-  let settled = false;
-  const settle = (fn) => {
-    if (settled) return;
-    settled = true;
-    pending -= 1;
-    fn(bucket(clock()));
-    then();
-  };
-  const req = lib.request(
-    {
-      hostname: url.hostname,
-      port: url.port,
-      path,
-      method: 'GET',
-      agent,
-      headers: { 'user-agent': 'node-deploy-lab' },
-    },
-    (res) => {
-      res.on('data', () => {});
-      res.on('end', () =>
-        settle((done) => {
-          const end = clock();
-          done.completed += 1;
-          add(done.codes, String(res.statusCode));
-          done.latency.recordValue(us(end - from));
-          done.fromSend.recordValue(us(end - sentAt));
-        }),
-      );
-      res.on('error', (err) => settle((done) => add(done.errors, err.code || 'ERESPONSE')));
-    },
-  );
-  req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-  req.on('error', (err) => settle((done) => add(done.errors, err.code || 'EREQUEST')));
-  req.end();
-}
-
-// Posts every second that is over (and, at the end, all of them), empty ones too, so the
-// coordinator can merge a second as soon as every worker has posted it.
-let nextSec = 0;
-function flush(all = false) {
-  const now = Math.floor((clock() - t0) / 1000);
-  const last = all ? Math.max(now, ...buckets.keys()) : now - 1;
-  for (; nextSec <= last; nextSec++) {
-    const sec = nextSec;
-    const b = buckets.get(sec) || bucket(t0 + sec * 1000);
-    buckets.delete(sec);
-    parentPort.postMessage({
-      type: 'second',
-      sec,
-      launched: b.launched,
-      completed: b.completed,
-      codes: b.codes,
-      errors: b.errors,
-      pending,
-      latency: encode(b.latency),
-      fromSend: encode(b.fromSend),
-      lag: encode(b.lag),
-    });
-  }
-}
-
-// Open loop: the schedule's arrivals of this worker, each on a timer of its own armed a
-// little ahead. One timer per arrival fires within about a millisecond either side of its
-// due time; a single timer re-armed for the next arrival fired 0.6 ms late at the median
-// (Node rounds a wait under 1 ms up to 1 ms), which read /ping's 0.7 ms as 1.5 ms.
-const HORIZON_MS = 250;
-const schedule = mode === 'open' ? arrivals(phases, { shard, of }) : null;
-let next = schedule ? schedule.next() : null;
-let armed = 0;
-function fire(due) {
-  armed -= 1;
-  send(due);
-  if (next.done && armed === 0) finishWhenDrained();
-}
-function arm() {
-  if (stopped) return;
-  const horizon = clock() + HORIZON_MS;
-  while (!next.done && t0 + next.value.at <= horizon) {
-    const due = t0 + next.value.at;
-    armed += 1;
-    setTimeout(fire, Math.max(0, due - clock()), due);
-    next = schedule.next();
-  }
-  if (!next.done) setTimeout(arm, HORIZON_MS / 2);
-  else if (armed === 0) finishWhenDrained();
-}
-
-const ticker = setInterval(() => flush(false), 1000);
-function finish() {
-  clearInterval(ticker);
-  flush(true);
-  parentPort.postMessage({ type: 'end' });
-  if (agent) agent.destroy();
-}
-function finishWhenDrained() {
-  const check = () => (pending === 0 || stopped ? finish() : setTimeout(check, 20));
-  check();
-}
-
-parentPort.on('message', (m) => {
-  if (m.type === 'stop' && !stopped) {
-    stopped = true;
-    finish();
-  }
-});
-
-// Closed loop: this worker's connections, each sending again as soon as it is answered,
-// until its share of `requests` is sent or `durationMs` is over.
-function loops() {
-  let budget = requests === undefined ? Infinity : Math.floor(requests / of) + (shard < requests % of ? 1 : 0);
-  const end = durationMs === undefined ? Infinity : t0 + durationMs;
-  let running = 0;
-  const loop = () => {
-    if (stopped || budget <= 0 || clock() >= end) {
-      running -= 1;
-      if (running === 0) finishWhenDrained();
-      return;
+  const buckets = new Map();
+  function bucket(at) {
+    // A timer firing a little early for the first arrival must not open a second before t0.
+    const sec = Math.max(0, Math.floor((at - t0) / 1000));
+    let b = buckets.get(sec);
+    if (!b) {
+      b = {
+        sec,
+        launched: 0,
+        completed: 0,
+        codes: {},
+        errors: {},
+        latency: create(),
+        fromSend: create(),
+        lag: create(),
+      };
+      buckets.set(sec, b);
     }
-    budget -= 1;
-    const now = clock();
-    send(now, loop);
-  };
-  const mine = Math.floor(connections / of) + (shard < connections % of ? 1 : 0);
-  running = mine;
-  if (mine === 0) return finishWhenDrained();
-  for (let i = 0; i < mine; i++) loop();
+    return b;
+  }
+  const add = (obj, key) => (obj[key] = (obj[key] || 0) + 1);
+  const us = (ms) => Math.max(1, Math.round(ms * 1000));
+
+  let pending = 0;
+  let stopped = false;
+
+  function send(due, then = () => {}) {
+    if (stopped) return;
+    const sentAt = clock();
+    // Timed from the due time, or from the send when a timer fired a little early (Node's
+    // timers round to whole milliseconds either way): never crediting an early send.
+    const from = Math.min(due, sentAt);
+    const b = bucket(sentAt);
+    b.launched += 1;
+    b.lag.recordValue(us(Math.max(0, sentAt - due)));
+    pending += 1;
+    let settled = false;
+    const settle = (fn) => {
+      if (settled) return;
+      settled = true;
+      pending -= 1;
+      fn(bucket(clock()));
+      then();
+    };
+    const req = lib.request(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path,
+        method: 'GET',
+        agent,
+        headers: { 'user-agent': 'node-deploy-lab' },
+      },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () =>
+          settle((done) => {
+            const end = clock();
+            done.completed += 1;
+            add(done.codes, String(res.statusCode));
+            done.latency.recordValue(us(end - from));
+            done.fromSend.recordValue(us(end - sentAt));
+          }),
+        );
+        res.on('error', (err) => settle((done) => add(done.errors, err.code || 'ERESPONSE')));
+      },
+    );
+    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    req.on('error', (err) => settle((done) => add(done.errors, err.code || 'EREQUEST')));
+    req.end();
+  }
+
+  // Posts every second that is over (and, at the end, all of them), empty ones too, so the
+  // coordinator can merge a second as soon as every worker has posted it.
+  let nextSec = 0;
+  function flush(all = false) {
+    const now = Math.floor((clock() - t0) / 1000);
+    const last = all ? Math.max(now, ...buckets.keys()) : now - 1;
+    for (; nextSec <= last; nextSec++) {
+      const sec = nextSec;
+      const b = buckets.get(sec) || bucket(t0 + sec * 1000);
+      buckets.delete(sec);
+      port.postMessage({
+        type: 'second',
+        sec,
+        launched: b.launched,
+        completed: b.completed,
+        codes: b.codes,
+        errors: b.errors,
+        pending,
+        latency: encode(b.latency),
+        fromSend: encode(b.fromSend),
+        lag: encode(b.lag),
+      });
+    }
+  }
+
+  // Open loop: the schedule's arrivals of this worker, each on a timer of its own armed a
+  // little ahead. One timer per arrival fires within about a millisecond either side of its
+  // due time; a single timer re-armed for the next arrival fired 0.6 ms late at the median
+  // (Node rounds a wait under 1 ms up to 1 ms), which read /ping's 0.7 ms as 1.5 ms.
+  const HORIZON_MS = 250;
+  const schedule = mode === 'open' ? arrivals(phases, { shard, of }) : null;
+  let next = schedule ? schedule.next() : null;
+  let armed = 0;
+  function fire(due) {
+    armed -= 1;
+    send(due);
+    if (next.done && armed === 0) finishWhenDrained();
+  }
+  function arm() {
+    if (stopped) return;
+    const horizon = clock() + HORIZON_MS;
+    while (!next.done && t0 + next.value.at <= horizon) {
+      const due = t0 + next.value.at;
+      armed += 1;
+      setTimeout(fire, Math.max(0, due - clock()), due);
+      next = schedule.next();
+    }
+    if (!next.done) setTimeout(arm, HORIZON_MS / 2);
+    else if (armed === 0) finishWhenDrained();
+  }
+
+  const ticker = setInterval(() => flush(false), 1000);
+  function finish() {
+    clearInterval(ticker);
+    flush(true);
+    port.postMessage({ type: 'end' });
+    if (agent) agent.destroy();
+  }
+  function finishWhenDrained() {
+    const check = () => (pending === 0 || stopped ? finish() : setTimeout(check, 20));
+    check();
+  }
+
+  port.on('message', (m) => {
+    if (m.type === 'stop' && !stopped) {
+      stopped = true;
+      finish();
+    }
+  });
+
+  // Closed loop: this worker's connections, each sending again as soon as it is answered,
+  // until its share of `requests` is sent or `durationMs` is over.
+  function loops() {
+    let budget = requests === undefined ? Infinity : Math.floor(requests / of) + (shard < requests % of ? 1 : 0);
+    const end = durationMs === undefined ? Infinity : t0 + durationMs;
+    let running = 0;
+    const loop = () => {
+      if (stopped || budget <= 0 || clock() >= end) {
+        running -= 1;
+        if (running === 0) finishWhenDrained();
+        return;
+      }
+      budget -= 1;
+      const now = clock();
+      send(now, loop);
+    };
+    const mine = Math.floor(connections / of) + (shard < connections % of ? 1 : 0);
+    running = mine;
+    if (mine === 0) return finishWhenDrained();
+    for (let i = 0; i < mine; i++) loop();
+  }
+
+  const startIn = t0 - clock();
+  // The open loop arms its first timers ahead of t0; the closed loop starts sending at t0.
+  if (mode === 'open') setTimeout(arm, Math.max(0, startIn - HORIZON_MS / 2));
+  else setTimeout(loops, Math.max(0, startIn));
 }
 
-const startIn = t0 - clock();
-// The open loop arms its first timers ahead of t0; the closed loop starts sending at t0.
-if (mode === 'open') setTimeout(arm, Math.max(0, startIn - HORIZON_MS / 2));
-else setTimeout(loops, Math.max(0, startIn));
+if (!isMainThread) runShard(workerData, parentPort);
+
+module.exports = runShard;
