@@ -5,6 +5,15 @@ const { labError } = require('../common/errors');
 
 // The deployments the lab compares, as data: adding one means adding a row. Every one puts
 // nginx in front, because the extra hop is part of what the course measured.
+// How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
+// `hash` is consistent hashing on the URI: one URI always goes to the same replica, and only
+// a share of them move when a replica comes or goes.
+const METHODS = Object.freeze({
+  'round-robin': '',
+  least_conn: 'least_conn;',
+  hash: 'hash $request_uri consistent;',
+});
+
 const BALANCER = Object.freeze({
   method: 'round-robin',
   // Idle connections nginx keeps open to each replica. Without them nginx reached ~0.5x of
@@ -47,22 +56,26 @@ function checkCount(kind, value) {
   return n;
 }
 
-// A deployment by name (or alias), with --replicas / --workers overrides applied.
+// A deployment by name (or alias), with --replicas / --workers / --method overrides applied.
 function resolveDeployment(name, overrides = {}) {
   const preset = pick('deployment', name, byName);
   const replicas = checkCount('replicas', overrides.replicas) ?? preset.replicas;
   const workers = checkCount('workers', overrides.workers) ?? preset.workers;
-  const custom = replicas !== preset.replicas || workers !== preset.workers;
+  const balancer = { ...BALANCER, ...(preset.balancer || {}) };
+  if (overrides.method !== undefined) balancer.method = pick('method', overrides.method, Object.keys(METHODS));
+  const counts = replicas !== preset.replicas || workers !== preset.workers ? `${replicas}x${workers}` : null;
+  const method = balancer.method !== BALANCER.method ? balancer.method : null;
+  const custom = [counts, method].filter(Boolean).join(', ');
   return Object.freeze({
     name: preset.name,
-    label: custom ? `${preset.name} (${replicas}x${workers})` : preset.name,
+    label: custom ? `${preset.name} (${custom})` : preset.name,
     description: preset.description,
     replicas,
     workers,
-    balancer: Object.freeze({ ...BALANCER, ...(preset.balancer || {}) }),
+    balancer: Object.freeze(balancer),
   });
 }
 
 const names = () => PRESETS.map((p) => p.name);
 
-module.exports = { resolveDeployment, PRESETS, BALANCER, LIMITS, names, allNames: () => Object.keys(byName) };
+module.exports = { resolveDeployment, PRESETS, BALANCER, METHODS, LIMITS, names, allNames: () => Object.keys(byName) };

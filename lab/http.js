@@ -25,14 +25,15 @@ function get(url, { timeoutMs = 5000 } = {}) {
   });
 }
 
-// Polls url/healthz until `seen(answers)` is satisfied or timeoutMs passes.
+// Polls url until `until(answers)` is satisfied or timeoutMs passes. `url` may be a function
+// of the attempt's number, so that a balancer hashing on the URI sees several URIs.
 async function waitFor(url, { timeoutMs = 20000, until = () => true } = {}) {
   const deadline = Date.now() + timeoutMs;
   const answers = [];
   let last = 'no answer';
-  while (Date.now() < deadline) {
+  for (let attempt = 0; Date.now() < deadline; attempt++) {
     try {
-      const r = await get(url, { timeoutMs: 2000 });
+      const r = await get(typeof url === 'function' ? url(attempt) : url, { timeoutMs: 2000 });
       if (r.status === 200) {
         answers.push(r);
         if (until(answers)) return answers;

@@ -2,6 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { METHODS } = require('./deployments');
 
 const TEMPLATE = path.join(__dirname, '..', 'nginx', 'nginx.conf.template');
 
@@ -14,6 +15,8 @@ function renderNginxConfig({ deployment, host, port, upstreams, paths, daemon = 
   const b = deployment.balancer;
   const resolve = resolver ? ' resolve' : '';
   const servers = [
+    // The method's directive (none for round-robin, nginx's default).
+    ...(METHODS[b.method] ? [`        ${METHODS[b.method]}`] : []),
     ...(resolver ? ['        zone service 64k;'] : []),
     ...upstreams.map((u) => `        server ${u} max_fails=${b.maxFails} fail_timeout=${b.failTimeoutS}s${resolve};`),
   ].join('\n');

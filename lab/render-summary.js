@@ -53,6 +53,8 @@ function renderSummary(s) {
       `  ${p.name.padEnd(w)}  ${String(p.durationS).padStart(4)} s  target ${t.padEnd(9)} achieved ${p.achievedRate ?? '-'}${p.ratio !== null ? ` (${Math.round(p.ratio * 100)}%)` : ''}${lag}`,
     );
   }
+  if (s.peakLaunchedPerS)
+    lines.push(`  busiest second: ${s.peakLaunchedPerS} ${closed ? 'requests' : 'arrivals'} launched`);
   if (s.generator) {
     const g = s.generator;
     const threads = g.workers > 1 ? ` (${g.workers} threads)` : '';

@@ -172,6 +172,8 @@ function summarize(run) {
     errors: t.errors,
     phases,
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
+    // The busiest second: how far a ramp or a spike really got.
+    peakLaunchedPerS: secs.reduce((a, r) => Math.max(a, r.launched || 0), 0),
     generator,
     saturation,
     machine: run.machine,

@@ -1,7 +1,7 @@
 'use strict';
 
 const os = require('node:os');
-const { resolveDeployment, names, LIMITS } = require('../deployments');
+const { resolveDeployment, names, LIMITS, METHODS } = require('../deployments');
 const { planPorts } = require('../ports');
 const { runtimeFor, ENGINES } = require('../runtime');
 const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
@@ -10,7 +10,8 @@ const { assertClaimable } = require('../ownership/dirs');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
 
-const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--key KEY] [--engine local|compose]
+const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--method round-robin|least_conn|hash]
+       [--key KEY] [--engine local|compose]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)`;
 
@@ -18,6 +19,7 @@ deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster
 const DEPLOY_FLAGS = {
   replicas: flag.int(LIMITS.replicas.min, LIMITS.replicas.max),
   workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
+  method: flag.enum(Object.keys(METHODS), 'method'),
   key: flag.string(),
   engine: flag.enum(Object.keys(ENGINES), 'engine'),
   force: flag.bool(),

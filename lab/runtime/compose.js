@@ -123,7 +123,7 @@ class ComposeRuntime {
       if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose up', tail(r.out));
       this.log('waiting for every replica to answer through nginx');
       try {
-        await waitFor(`${state.url}/healthz`, {
+        await waitFor((i) => `${state.url}/healthz?probe=${i}`, {
           timeoutMs: 60000,
           until: (answers) => new Set(answers.map((a) => a.headers['x-instance'])).size >= deployment.replicas,
         });

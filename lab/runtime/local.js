@@ -217,9 +217,14 @@ class LocalRuntime {
       this.log('starting nginx');
       state.pids.nginx = await this.step(startNginx(nginxBin, paths));
       this.record(state, 'nginx', state.pids.nginx);
-      await this.waitHealthy('nginx', `${state.url}/healthz`, (a) => {
-        return new Set(a.map((r) => r.headers['x-instance'])).size >= deployment.replicas;
-      });
+      // A URI of its own per probe: with `hash`, one URI would only ever reach one replica.
+      await this.waitHealthy(
+        'nginx',
+        (i) => `${state.url}/healthz?probe=${i}`,
+        (a) => {
+          return new Set(a.map((r) => r.headers['x-instance'])).size >= deployment.replicas;
+        },
+      );
       await this.recordProcesses(state, pm2);
       state.ready = true;
       this.writeState(state);
@@ -239,7 +244,12 @@ class LocalRuntime {
       await this.step(waitFor(url, { until, timeoutMs }));
     } catch (err) {
       if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
-      throw labError('LAB_ERR_UNHEALTHY', what, `${url}: ${err.message} (logs in ${path.join(this.stateDir, 'logs')})`);
+      const shown = typeof url === 'function' ? url('N') : url;
+      throw labError(
+        'LAB_ERR_UNHEALTHY',
+        what,
+        `${shown}: ${err.message} (logs in ${path.join(this.stateDir, 'logs')})`,
+      );
     }
   }
 

@@ -87,3 +87,21 @@ describe.each(PRESETS.map((p) => [p.name, p.replicas, p.workers]))('deployment %
     d = null;
   });
 });
+
+describe('balancing methods through nginx', () => {
+  test('hash: one URI always reaches the same replica, different URIs spread; down cleans up', async () => {
+    const d = await deploy('replicated', ['--method', 'hash']);
+    try {
+      expect(d.state.deployment.balancer.method).toBe('hash');
+      const instanceOf = async (uri) => (await get(`${d.url}${uri}`)).headers['x-instance'];
+      const same = new Set();
+      for (let i = 0; i < 12; i++) same.add(await instanceOf('/ping?object=7'));
+      expect(same.size).toBe(1);
+      const spread = new Set();
+      for (let i = 0; i < 40; i++) spread.add(await instanceOf(`/ping?object=${i}`));
+      expect(spread.size).toBeGreaterThanOrEqual(2);
+    } finally {
+      await downAndCheck(d);
+    }
+  });
+});

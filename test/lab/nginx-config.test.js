@@ -21,3 +21,31 @@ describe('nginx config', () => {
     expect(text).not.toMatch(/\{\{/);
   });
 });
+
+describe('balancing methods', () => {
+  const render = (method) =>
+    renderNginxConfig({
+      deployment: resolveDeployment('replicated', { method }),
+      host: '127.0.0.1',
+      port: 8080,
+      upstreams: ['127.0.0.1:8090', '127.0.0.1:8091'],
+      paths: { pidFile: '/p', errorLog: '/e', tempDir: '/t' },
+    });
+  test.each([
+    ['round-robin', null],
+    ['least_conn', /^\s+least_conn;$/m],
+    ['hash', /^\s+hash \$request_uri consistent;$/m],
+  ])('%s renders its directive inside the upstream', (method, directive) => {
+    const text = render(method);
+    const upstream = /upstream service \{[^}]*\}/.exec(text)[0];
+    if (directive) expect(upstream).toMatch(directive);
+    else expect(upstream).not.toMatch(/least_conn|hash /);
+  });
+  test('the label names a method other than the default; an unknown one is refused', () => {
+    expect(resolveDeployment('replicated', { method: 'hash' }).label).toBe('replicated (hash)');
+    expect(resolveDeployment('replicated').label).toBe('replicated');
+    expect(() => resolveDeployment('replicated', { method: 'random' })).toThrow(
+      expect.objectContaining({ code: 'LAB_ERR_UNKNOWN_NAME' }),
+    );
+  });
+});

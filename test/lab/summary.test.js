@@ -102,6 +102,7 @@ describe('run summary from neutral records', () => {
     expect(s.responseTimeMs.p99).toBeLessThanOrEqual(s.responseTimeMs.max);
     expect(s.generator.cpuMsPerRequest).toBe(0.5);
     expect(s.phases[0].achievedRate).toBe(10);
+    expect(s.peakLaunchedPerS).toBe(10);
     expect(s.saturation.saturated).toBe(false);
   });
 
