@@ -5,16 +5,25 @@ const { labError } = require('../common/errors');
 
 // The deployments the lab compares, as data: adding one means adding a row. Every one puts
 // nginx in front, because the extra hop is part of what the course measured.
+// The entry balancer's kinds: nginx at L7 (HTTP, the course's), or at L4 (TCP, the stream
+// module: one client connection to one replica, nothing parsed).
+const KINDS = Object.freeze({
+  nginx: { layer: 7, what: 'nginx, HTTP (L7)' },
+  'nginx-l4': { layer: 4, what: 'nginx, TCP (L4, stream module)' },
+});
+
 // How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
-// `hash` is consistent hashing on the URI: one URI always goes to the same replica, and only
-// a share of them move when a replica comes or goes.
+// `hash` is consistent hashing on the URI at L7 (one URI always goes to the same replica, and
+// only a share of them move when a replica comes or goes), on the client's address at L4,
+// where there is no URI.
 const METHODS = Object.freeze({
-  'round-robin': '',
-  least_conn: 'least_conn;',
-  hash: 'hash $request_uri consistent;',
+  'round-robin': { 7: '', 4: '' },
+  least_conn: { 7: 'least_conn;', 4: 'least_conn;' },
+  hash: { 7: 'hash $request_uri consistent;', 4: 'hash $remote_addr consistent;' },
 });
 
 const BALANCER = Object.freeze({
+  kind: 'nginx',
   method: 'round-robin',
   // Idle connections nginx keeps open to each replica. Without them nginx reached ~0.5x of
   // Express direct on this machine, with 64 ~0.8x (shared/MACHINE-NOTES.md).
@@ -56,16 +65,22 @@ function checkCount(kind, value) {
   return n;
 }
 
+// Whether one client, probing through the balancer, can reach every replica: not when L4
+// hashes on its address (every probe comes from 127.0.0.1).
+const reachesAllFromOneClient = (b) => !(b.method === 'hash' && KINDS[b.kind].layer === 4);
+
 // A deployment by name (or alias), with --replicas / --workers / --method overrides applied.
 function resolveDeployment(name, overrides = {}) {
   const preset = pick('deployment', name, byName);
   const replicas = checkCount('replicas', overrides.replicas) ?? preset.replicas;
   const workers = checkCount('workers', overrides.workers) ?? preset.workers;
   const balancer = { ...BALANCER, ...(preset.balancer || {}) };
+  if (overrides.balancer !== undefined) balancer.kind = pick('balancer', overrides.balancer, Object.keys(KINDS));
   if (overrides.method !== undefined) balancer.method = pick('method', overrides.method, Object.keys(METHODS));
   const counts = replicas !== preset.replicas || workers !== preset.workers ? `${replicas}x${workers}` : null;
+  const kind = balancer.kind !== BALANCER.kind ? balancer.kind : null;
   const method = balancer.method !== BALANCER.method ? balancer.method : null;
-  const custom = [counts, method].filter(Boolean).join(', ');
+  const custom = [counts, kind, method].filter(Boolean).join(', ');
   return Object.freeze({
     name: preset.name,
     label: custom ? `${preset.name} (${custom})` : preset.name,
@@ -78,4 +93,14 @@ function resolveDeployment(name, overrides = {}) {
 
 const names = () => PRESETS.map((p) => p.name);
 
-module.exports = { resolveDeployment, PRESETS, BALANCER, METHODS, LIMITS, names, allNames: () => Object.keys(byName) };
+module.exports = {
+  resolveDeployment,
+  reachesAllFromOneClient,
+  PRESETS,
+  BALANCER,
+  KINDS,
+  METHODS,
+  LIMITS,
+  names,
+  allNames: () => Object.keys(byName),
+};

@@ -2,9 +2,14 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { METHODS } = require('./deployments');
+const { METHODS, KINDS } = require('./deployments');
 
-const TEMPLATE = path.join(__dirname, '..', 'nginx', 'nginx.conf.template');
+// One template per layer; the stream module's path is Debian's (libnginx-mod-stream).
+const TEMPLATES = {
+  7: path.join(__dirname, '..', 'nginx', 'nginx.conf.template'),
+  4: path.join(__dirname, '..', 'nginx', 'nginx-l4.conf.template'),
+};
+const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 
 // Renders the nginx config for a deployment. `paths` are absolute paths (inside the run
 // directory locally, inside the container for compose); `upstreams` are the replicas'
@@ -13,10 +18,12 @@ const TEMPLATE = path.join(__dirname, '..', 'nginx', 'nginx.conf.template');
 // upstreams carry `resolve` (open-source nginx 1.27.3 and later).
 function renderNginxConfig({ deployment, host, port, upstreams, paths, daemon = 'on', resolver = null }) {
   const b = deployment.balancer;
+  const layer = KINDS[b.kind || 'nginx'].layer;
+  const directive = METHODS[b.method][layer];
   const resolve = resolver ? ' resolve' : '';
   const servers = [
     // The method's directive (none for round-robin, nginx's default).
-    ...(METHODS[b.method] ? [`        ${METHODS[b.method]}`] : []),
+    ...(directive ? [`        ${directive}`] : []),
     ...(resolver ? ['        zone service 64k;'] : []),
     ...upstreams.map((u) => `        server ${u} max_fails=${b.maxFails} fail_timeout=${b.failTimeoutS}s${resolve};`),
   ].join('\n');
@@ -36,8 +43,9 @@ function renderNginxConfig({ deployment, host, port, upstreams, paths, daemon = 
     port,
     daemon,
     resolver: resolver ? `    resolver ${resolver} valid=5s ipv6=off;\n` : '',
+    streamModule: STREAM_MODULE,
   };
-  const text = fs.readFileSync(TEMPLATE, 'utf8');
+  const text = fs.readFileSync(TEMPLATES[layer], 'utf8');
   return text.replace(/\{\{(\w+)\}\}/g, (m, key) => {
     if (!(key in values)) throw new Error(`nginx template: no value for {{${key}}}`);
     return String(values[key]);

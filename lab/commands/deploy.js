@@ -1,7 +1,7 @@
 'use strict';
 
 const os = require('node:os');
-const { resolveDeployment, names, LIMITS, METHODS } = require('../deployments');
+const { resolveDeployment, names, LIMITS, METHODS, KINDS } = require('../deployments');
 const { planPorts } = require('../ports');
 const { runtimeFor, ENGINES } = require('../runtime');
 const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
@@ -10,7 +10,8 @@ const { assertClaimable } = require('../ownership/dirs');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
 
-const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--method round-robin|least_conn|hash]
+const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4]
+       [--method round-robin|least_conn|hash]
        [--key KEY] [--engine local|compose]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)`;
@@ -19,6 +20,7 @@ deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster
 const DEPLOY_FLAGS = {
   replicas: flag.int(LIMITS.replicas.min, LIMITS.replicas.max),
   workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
+  balancer: flag.enum(Object.keys(KINDS), 'balancer'),
   method: flag.enum(Object.keys(METHODS), 'method'),
   key: flag.string(),
   engine: flag.enum(Object.keys(ENGINES), 'engine'),
@@ -43,6 +45,10 @@ function assertSane(deployment, force, cores = os.cpus().length) {
 function planDeploy(values, positional) {
   const deployment = resolveDeployment(positional, values);
   assertSane(deployment, values.force);
+  // The container images' nginx (Debian's nginx-light in the smoke test) has no stream module.
+  if ((values.engine ?? 'local') !== 'local' && deployment.balancer.kind !== 'nginx') {
+    throw labError('LAB_ERR_USAGE', `--balancer ${deployment.balancer.kind} runs on the local engine only, for now`);
+  }
   const ctx = contextOf(values);
   assertClaimable(ctx.stateDir, '--state-dir');
   return { deployment, ctx, ports: planPorts(ctx.portBase, deployment.replicas), engine: values.engine ?? 'local' };
@@ -58,7 +64,7 @@ async function deploy(argv, { log }) {
   // Until it is up, Ctrl-C or a failure takes down whatever was started.
   const release = own(() => runtime.down());
   log(
-    `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind nginx`,
+    `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind ${KINDS[deployment.balancer.kind].what}`,
   );
   const state = await runtime.up(deployment, ports, { bbox: { key: values.key ?? '' } });
   release();

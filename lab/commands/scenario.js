@@ -51,6 +51,7 @@ options:
   --run-name NAME  the run's name under lab. in StatsD/Graphite (default: the results folder's);
                    with the compose stack's Grafana, use its LAB_RUN (default compose-<deployment>)
   --force          allow more than 8 service processes per core
+  --balancer B     the entry balancer: nginx (default, HTTP, L7) or nginx-l4 (TCP, the stream module)
   --method M       how nginx picks a replica: round-robin (default), least_conn, hash (consistent, on the URI)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;

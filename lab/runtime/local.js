@@ -14,6 +14,7 @@ const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 const { waitFor } = require('../http');
+const { reachesAllFromOneClient } = require('../deployments');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -218,12 +219,11 @@ class LocalRuntime {
       state.pids.nginx = await this.step(startNginx(nginxBin, paths));
       this.record(state, 'nginx', state.pids.nginx);
       // A URI of its own per probe: with `hash`, one URI would only ever reach one replica.
+      const all = reachesAllFromOneClient(deployment.balancer) ? deployment.replicas : 1;
       await this.waitHealthy(
         'nginx',
         (i) => `${state.url}/healthz?probe=${i}`,
-        (a) => {
-          return new Set(a.map((r) => r.headers['x-instance'])).size >= deployment.replicas;
-        },
+        (a) => new Set(a.map((r) => r.headers['x-instance'])).size >= all,
       );
       await this.recordProcesses(state, pm2);
       state.ready = true;
@@ -324,9 +324,10 @@ class LocalRuntime {
       .filter((e) => e.is === 'alive')
       .sort((a, b) => rank(order, a.name) - rank(order, b.name));
     for (const e of alive) {
-      // Re-checked right before the signal: a pid may have been reused since the look.
-      if (check(e) !== 'alive') continue;
+      // Re-checked right before the signal: a pid may have been reused since the look (or
+      // pm2's daemon already stopped it with itself).
       stopped.push(e.pid);
+      if (check(e) !== 'alive') continue;
       if (e.name === 'nginx') await stopNginx(e.pid);
       else await stopTree(e.pid, { signal: 'SIGTERM', timeoutMs: 6000 });
     }

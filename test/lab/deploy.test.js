@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { get, lab, freePortBase, tmpStateDir } = require('../helper');
+const { get, lab, freePortBase, tmpStateDir, errorCode } = require('../helper');
 const { isAlive } = require('../../lab/procs');
 const { tcpFree } = require('../../lab/ports');
 const { PRESETS } = require('../../lab/deployments');
@@ -103,5 +103,38 @@ describe('balancing methods through nginx', () => {
     } finally {
       await downAndCheck(d);
     }
+  });
+});
+
+describe('nginx at L4 (the stream module)', () => {
+  test('each new connection goes to the next replica; hash on the client address pins one', async () => {
+    const rr = await deploy('replicated', ['--balancer', 'nginx-l4']);
+    try {
+      expect(rr.state.deployment.balancer.kind).toBe('nginx-l4');
+      const conf = fs.readFileSync(path.join(rr.stateDir, 'nginx', 'nginx.conf'), 'utf8');
+      expect(conf).toMatch(/^stream \{/m);
+      expect(conf).not.toMatch(/^http \{/m);
+      const seen = new Set();
+      for (let i = 0; i < 6; i++) seen.add((await get(`${rr.url}/ping`)).headers['x-instance']);
+      expect(seen.size).toBe(3);
+    } finally {
+      await downAndCheck(rr);
+    }
+    const pinned = await deploy('replicated', ['--balancer', 'nginx-l4', '--method', 'hash']);
+    try {
+      const seen = new Set();
+      for (let i = 0; i < 6; i++) seen.add((await get(`${pinned.url}/ping?i=${i}`)).headers['x-instance']);
+      expect(seen.size).toBe(1);
+    } finally {
+      await downAndCheck(pinned);
+    }
+  });
+
+  test('--balancer nginx-l4 with the compose engine is refused before anything starts', async () => {
+    const stateDir = tmpStateDir();
+    const r = await lab(['deploy', 'single', '--balancer', 'nginx-l4', '--engine', 'compose', '--state-dir', stateDir]);
+    expect(r.code).toBe(2);
+    expect(errorCode(r.stderr)).toBe('LAB_ERR_USAGE');
+    expect(fs.readdirSync(stateDir)).toEqual([]);
   });
 });

@@ -49,3 +49,23 @@ describe('balancing methods', () => {
     );
   });
 });
+
+describe('nginx at L4', () => {
+  test('a stream block with the module loaded, no HTTP; hash on the client address', () => {
+    const render = (method) =>
+      renderNginxConfig({
+        deployment: resolveDeployment('replicated', { balancer: 'nginx-l4', method }),
+        host: '127.0.0.1',
+        port: 8080,
+        upstreams: ['127.0.0.1:8090', '127.0.0.1:8091'],
+        paths: { pidFile: '/p', errorLog: '/e', tempDir: '/t' },
+      });
+    const text = render();
+    expect(text).toMatch(/^load_module \/usr\/lib\/nginx\/modules\/ngx_stream_module\.so;$/m);
+    expect(text).toMatch(/^stream \{/m);
+    expect(text).not.toMatch(/^http \{|proxy_http_version|keepalive /m);
+    expect(text.match(/server 127\.0\.0\.1:809\d max_fails=3 fail_timeout=5s;/g)).toHaveLength(2);
+    expect(render('hash')).toMatch(/^\s+hash \$remote_addr consistent;$/m);
+    expect(resolveDeployment('replicated', { balancer: 'nginx-l4' }).label).toBe('replicated (nginx-l4)');
+  });
+});
