@@ -10,6 +10,8 @@ const { labError } = require('../common/errors');
 const KINDS = Object.freeze({
   nginx: { layer: 7, what: 'nginx, HTTP (L7)' },
   'nginx-l4': { layer: 4, what: 'nginx, TCP (L4, stream module)' },
+  // The lab's own small balancer (balancer/): round-robin only, an experiment subject.
+  node: { layer: 7, what: "the lab's own balancer (node:http, round-robin)", methods: ['round-robin'] },
 });
 
 // How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
@@ -76,7 +78,9 @@ function resolveDeployment(name, overrides = {}) {
   const workers = checkCount('workers', overrides.workers) ?? preset.workers;
   const balancer = { ...BALANCER, ...(preset.balancer || {}) };
   if (overrides.balancer !== undefined) balancer.kind = pick('balancer', overrides.balancer, Object.keys(KINDS));
-  if (overrides.method !== undefined) balancer.method = pick('method', overrides.method, Object.keys(METHODS));
+  if (overrides.method !== undefined) {
+    balancer.method = pick('method', overrides.method, KINDS[balancer.kind].methods || Object.keys(METHODS));
+  }
   const counts = replicas !== preset.replicas || workers !== preset.workers ? `${replicas}x${workers}` : null;
   const kind = balancer.kind !== BALANCER.kind ? balancer.kind : null;
   const method = balancer.method !== BALANCER.method ? balancer.method : null;

@@ -6,7 +6,7 @@ const table = require('./table');
 function processTable(status) {
   const ports = status.ports;
   const portOf = (name) => {
-    if (name === 'nginx') return ports.nginx;
+    if (name === 'nginx' || name === 'balancer') return ports.nginx;
     // Containers publish nginx's port only: the others are on the project's network.
     if (name === 'bbox') return ports.bbox1 ? `${ports.bbox1},${ports.bbox2}` : null;
     const m = /^replica-(\d+)$/.exec(name);

@@ -10,7 +10,7 @@ const { assertClaimable } = require('../ownership/dirs');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
 
-const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4]
+const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node]
        [--method round-robin|least_conn|hash]
        [--key KEY] [--engine local|compose]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]

@@ -51,7 +51,8 @@ options:
   --run-name NAME  the run's name under lab. in StatsD/Graphite (default: the results folder's);
                    with the compose stack's Grafana, use its LAB_RUN (default compose-<deployment>)
   --force          allow more than 8 service processes per core
-  --balancer B     the entry balancer: nginx (default, HTTP, L7) or nginx-l4 (TCP, the stream module)
+  --balancer B     the entry balancer: nginx (default, HTTP, L7), nginx-l4 (TCP, the stream module)
+                   or node (the lab's own small balancer, balancer/: round-robin, keep-alive)
   --method M       how nginx picks a replica: round-robin (default), least_conn, hash (consistent, on the URI)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;
@@ -193,7 +194,7 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
       serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${run.prefix}.service` },
     });
     target = state.url;
-    fs.copyFileSync(state.nginxConf, run.file('nginx.conf'));
+    if (state.nginxConf) fs.copyFileSync(state.nginxConf, run.file('nginx.conf'));
     if (values.keep) {
       releaseDeployment();
       log(`the deployment stays up at ${target} (npm run down to stop it)`);

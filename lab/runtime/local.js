@@ -107,10 +107,12 @@ class LocalRuntime {
   // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null }
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
-    const nginxBin = findNginx();
+    // The entry is nginx (L7 or L4), or the lab's own balancer, a pm2 app like the replicas.
+    const viaNginx = deployment.balancer.kind !== 'node';
+    const nginxBin = viaNginx ? findNginx() : null;
     await assertFree(
       [
-        { port: ports.nginx, role: 'nginx' },
+        { port: ports.nginx, role: viaNginx ? 'nginx' : 'balancer' },
         { port: ports.bbox1, role: 'bbox1' },
         { port: ports.bbox2, role: 'bbox2' },
         ...ports.replicas.map((port, i) => ({ port, role: `replica-${i + 1}` })),
@@ -123,16 +125,15 @@ class LocalRuntime {
     // deployment's pm2 home or nginx prefix survives.
     for (const d of ['pm2', 'nginx', 'logs', 'home']) resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
     const paths = nginxPaths(this.stateDir);
-    fs.mkdirSync(paths.tempDir, { recursive: true });
-    const nginxConf = renderNginxConfig({
-      deployment,
-      host: this.host,
-      port: ports.nginx,
-      upstreams: ports.replicas.map((p) => `${this.host}:${p}`),
-      paths,
-    });
-    fs.writeFileSync(paths.confFile, nginxConf);
-    await testConfig(nginxBin, paths);
+    const upstreams = ports.replicas.map((p) => `${this.host}:${p}`);
+    if (viaNginx) {
+      fs.mkdirSync(paths.tempDir, { recursive: true });
+      fs.writeFileSync(
+        paths.confFile,
+        renderNginxConfig({ deployment, host: this.host, port: ports.nginx, upstreams, paths }),
+      );
+      await testConfig(nginxBin, paths);
+    }
 
     const state = {
       runtime: 'local',
@@ -141,7 +142,7 @@ class LocalRuntime {
       ports,
       url: `http://${this.host}:${ports.nginx}`,
       startedAt: new Date().toISOString(),
-      nginxConf: paths.confFile,
+      nginxConf: viaNginx ? paths.confFile : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
       pids: {},
       processes: [],
@@ -215,13 +216,20 @@ class LocalRuntime {
       await this.waitHealthy('bbox1', `http://${this.host}:${ports.bbox1}/`);
       await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
 
-      this.log('starting nginx');
-      state.pids.nginx = await this.step(startNginx(nginxBin, paths));
-      this.record(state, 'nginx', state.pids.nginx);
+      if (viaNginx) {
+        this.log('starting nginx');
+        state.pids.nginx = await this.step(startNginx(nginxBin, paths));
+        this.record(state, 'nginx', state.pids.nginx);
+      } else {
+        this.log("starting the lab's own balancer");
+        const env = { HOST: this.host, PORT: String(ports.nginx), UPSTREAMS: upstreams.join(',') };
+        await this.step(pm2.start(app('balancer', 'balancer/index.js', { env })));
+        await this.recordProcesses(state, pm2);
+      }
       // A URI of its own per probe: with `hash`, one URI would only ever reach one replica.
       const all = reachesAllFromOneClient(deployment.balancer) ? deployment.replicas : 1;
       await this.waitHealthy(
-        'nginx',
+        viaNginx ? 'nginx' : 'balancer',
         (i) => `${state.url}/healthz?probe=${i}`,
         (a) => new Set(a.map((r) => r.headers['x-instance'])).size >= all,
       );
@@ -259,7 +267,12 @@ class LocalRuntime {
     state.processes = list.map((p) => ({
       name: p.name,
       pid: p.pid,
-      port: p.name === 'bbox' ? state.ports.bbox1 : state.ports.replicas[Number(p.name.split('-')[1]) - 1],
+      port:
+        p.name === 'bbox'
+          ? state.ports.bbox1
+          : p.name === 'balancer'
+            ? state.ports.nginx
+            : state.ports.replicas[Number(p.name.split('-')[1]) - 1],
     }));
     for (const p of state.processes) {
       const id = p.pid ? identify(p.pid) : null;

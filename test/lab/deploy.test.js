@@ -19,7 +19,7 @@ async function deploy(name, extra = []) {
 // Every pid the deployment owns (pm2 daemon, its apps, their cluster workers, nginx).
 function ownedPids(state) {
   const { tree } = require('../../lab/procs');
-  const roots = [state.pids.pm2, state.pids.nginx].filter(Boolean);
+  const roots = [state.pids.pm2, state.pids.nginx].filter(Boolean); // the balancer, if any, is pm2's
   return [...new Set(roots.flatMap((p) => tree(p)))];
 }
 
@@ -136,5 +136,34 @@ describe('nginx at L4 (the stream module)', () => {
     expect(r.code).toBe(2);
     expect(errorCode(r.stderr)).toBe('LAB_ERR_USAGE');
     expect(fs.readdirSync(stateDir)).toEqual([]);
+  });
+});
+
+describe("the lab's own balancer in front", () => {
+  test('--balancer node: shares requests evenly over the replicas, sampled as a node, gone after down', async () => {
+    const d = await deploy('replicated', ['--balancer', 'node']);
+    try {
+      expect(d.state.deployment.balancer.kind).toBe('node');
+      expect(d.state.processes.map((p) => p.name)).toContain('balancer');
+      const counts = {};
+      for (let i = 0; i < 30; i++) {
+        const who = (await get(`${d.url}/ping`)).headers['x-instance'];
+        counts[who] = (counts[who] || 0) + 1;
+      }
+      expect(counts).toEqual({ 'replica-1': 10, 'replica-2': 10, 'replica-3': 10 });
+      const bad = await lab([
+        'deploy',
+        'single',
+        '--balancer',
+        'node',
+        '--method',
+        'hash',
+        '--state-dir',
+        tmpStateDir(),
+      ]);
+      expect({ code: bad.code, err: errorCode(bad.stderr) }).toEqual({ code: 2, err: 'LAB_ERR_UNKNOWN_NAME' });
+    } finally {
+      await downAndCheck(d);
+    }
   });
 });

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+'use strict';
+
+const { loadConfig } = require('./config');
+const createBalancer = require('./server');
+
+// Entry point: `node balancer` with HOST, PORT, UPSTREAMS (host:port,...) in the environment.
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  process.stderr.write(`balancer: ${err.message}\n`);
+  process.exit(1);
+}
+const { server, stop } = createBalancer(config);
+server.listen(config.port, config.host, () => {
+  process.stderr.write(
+    `balancer: listening on ${config.host}:${server.address().port}, round-robin over ${config.upstreams.join(', ')}\n`,
+  );
+});
+server.on('error', (err) => {
+  process.stderr.write(`balancer: cannot listen on ${config.host}:${config.port}: ${err.message}\n`);
+  process.exit(1);
+});
+// pm2 stops its apps with SIGINT: stop accepting, let the answers in flight finish.
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    stop(() => process.exit(0));
+    setTimeout(() => process.exit(0), 3000).unref();
+  });
+}

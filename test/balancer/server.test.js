@@ -1,0 +1,76 @@
+'use strict';
+
+const createBalancer = require('../../balancer/server');
+const { loadConfig } = require('../../balancer/config');
+const { listen, get } = require('../helper');
+
+// Two replicas that say who they are, and a balancer in front of them on a free port.
+async function setup(handlers, options = {}) {
+  const replicas = await Promise.all(handlers.map((h) => listen(h)));
+  const upstreams = replicas.map((r) => r.url.replace('http://', ''));
+  const { server, stop } = createBalancer({ upstreams, keepalive: 8, timeoutMs: 2000, ...options });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  const close = async () => {
+    await new Promise((r) => stop(r));
+    await Promise.all(replicas.map((r) => r.close()));
+  };
+  return { url, close, replicas };
+}
+const named = (name) => (req, res) => res.writeHead(200, { 'x-instance': name }).end(name);
+
+describe("the lab's own balancer", () => {
+  test('round-robin: requests are shared exactly evenly, bodies and statuses pass through', async () => {
+    const b = await setup([named('a'), named('b'), (req, res) => res.writeHead(503).end('busy')]);
+    try {
+      const seen = {};
+      for (let i = 0; i < 30; i++) {
+        const r = await get(`${b.url}/x`);
+        const key = r.headers['x-instance'] || String(r.status);
+        seen[key] = (seen[key] || 0) + 1;
+      }
+      expect(seen).toEqual({ a: 10, b: 10, 503: 10 });
+    } finally {
+      await b.close();
+    }
+  });
+
+  test('a refused replica is skipped for the next; none left: 502; a silent one: 504', async () => {
+    const b = await setup([named('a')]);
+    const closed = await listen(named('gone'));
+    const deadUpstream = closed.url.replace('http://', '');
+    await closed.close();
+    const { server, stop } = createBalancer({
+      upstreams: [deadUpstream, b.url.replace('http://', '')],
+      keepalive: 2,
+      timeoutMs: 300,
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${server.address().port}`;
+    try {
+      for (let i = 0; i < 4; i++) expect((await get(url)).headers['x-instance']).toBe('a');
+    } finally {
+      await new Promise((r) => stop(r));
+      await b.close();
+    }
+    const dead = createBalancer({ upstreams: [deadUpstream], keepalive: 0, timeoutMs: 300 });
+    await new Promise((r) => dead.server.listen(0, '127.0.0.1', r));
+    const r502 = await get(`http://127.0.0.1:${dead.server.address().port}/`);
+    expect(r502.status).toBe(502);
+    expect(JSON.parse(r502.body).error).toBe('ECONNREFUSED');
+    await new Promise((r) => dead.stop(r));
+    const silent = await setup([() => {}], { timeoutMs: 200 });
+    try {
+      expect((await get(silent.url)).status).toBe(504);
+    } finally {
+      silent.replicas[0].server.closeAllConnections();
+      await silent.close();
+    }
+  });
+
+  test('its configuration is checked once: a bad UPSTREAMS is named', () => {
+    expect(loadConfig({ UPSTREAMS: '127.0.0.1:1,h:2' }).upstreams).toEqual(['127.0.0.1:1', 'h:2']);
+    expect(() => loadConfig({ UPSTREAMS: 'nope' })).toThrow(/UPSTREAMS/);
+    expect(() => loadConfig({})).toThrow(/UPSTREAMS/);
+  });
+});
