@@ -12,6 +12,9 @@ const KINDS = Object.freeze({
   'nginx-l4': { layer: 4, what: 'nginx, TCP (L4, stream module)' },
   // The lab's own small balancer (balancer/): round-robin only, an experiment subject.
   node: { layer: 7, what: "the lab's own balancer (node:http, round-robin)", methods: ['round-robin'] },
+  // No balancer: clients go straight to the replicas (seed 001's NodePort line); the lab's
+  // generators spread their requests over them, round-robin.
+  none: { layer: null, what: 'no balancer (the generator spreads over the replicas)', methods: ['round-robin'] },
 });
 
 // How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
@@ -69,7 +72,7 @@ function checkCount(kind, value) {
 
 // Whether one client, probing through the balancer, can reach every replica: not when L4
 // hashes on its address (every probe comes from 127.0.0.1).
-const reachesAllFromOneClient = (b) => !(b.method === 'hash' && KINDS[b.kind].layer === 4);
+const reachesAllFromOneClient = (b) => b.kind !== 'none' && !(b.method === 'hash' && KINDS[b.kind].layer === 4);
 
 // A deployment by name (or alias), with --replicas / --workers / --method overrides applied.
 function resolveDeployment(name, overrides = {}) {

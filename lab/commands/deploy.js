@@ -10,7 +10,7 @@ const { assertClaimable } = require('../ownership/dirs');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
 
-const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node]
+const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none]
        [--method round-robin|least_conn|hash]
        [--key KEY] [--engine local|compose]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
@@ -71,7 +71,7 @@ async function deploy(argv, { log }) {
   const status = await runtime.status();
   if (values.json) return { stdout: JSON.stringify(status, null, 2) };
   return {
-    stdout: `${deployment.label} is up at ${state.url}\n\n${processTable(status)}\n\nstop it with: npm run down`,
+    stdout: `${deployment.label} is up at ${(state.urls || [state.url]).join(', ')}\n\n${processTable(status)}\n\nstop it with: npm run down`,
   };
 }
 

@@ -52,7 +52,8 @@ options:
                    with the compose stack's Grafana, use its LAB_RUN (default compose-<deployment>)
   --force          allow more than 8 service processes per core
   --balancer B     the entry balancer: nginx (default, HTTP, L7), nginx-l4 (TCP, the stream module)
-                   or node (the lab's own small balancer, balancer/: round-robin, keep-alive)
+                   node (the lab's own small balancer, balancer/: round-robin, keep-alive) or none
+                   (no balancer: fast/closed spread their requests over the replicas)
   --method M       how nginx picks a replica: round-robin (default), least_conn, hash (consistent, on the URI)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;
@@ -110,6 +111,11 @@ function plan(argv) {
   if (generator === 'artillery' && (values.keepalive || given.has('generator-workers'))) {
     refuse('--keepalive and --generator-workers are for --generator fast or closed');
   }
+  if (values.balancer === 'none' && generator === 'artillery') {
+    refuse('--balancer none needs a generator that spreads over the replicas itself: --generator fast or closed');
+  }
+  if (values.balancer === 'none' && values.target)
+    refuse('--balancer none deploys; --target is for a system already up');
   const target = values.target ? new URL(values.target).origin : null;
   const { deployment, ctx, ports, engine } = planDeploy(values, deploymentName);
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
@@ -326,6 +332,8 @@ async function scenarioCommand(argv, { log }) {
   const run = runFolder(p);
   const monitoring = await monitoringStage(p, run, log);
   const { state, target } = await deploymentStage(p, run, runtime, monitoring, log);
+  // No balancer: the generator spreads its requests over every replica's address.
+  const targets = state && state.urls && state.urls.length > 1 ? state.urls : null;
   const nodesOf = state ? deploymentNodes(state) : () => ({});
   const samples = () =>
     monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
@@ -354,7 +362,7 @@ async function scenarioCommand(argv, { log }) {
     }
     log(`interrupted: partial results in ${s.resultsDir}`);
   });
-  const genPlan = generatorPlan(p, target, run, monitoring);
+  const genPlan = { ...generatorPlan(p, target, run, monitoring), targets };
   partial = { genPlan, startedAt: new Date().toISOString(), workers: null };
 
   let generation;

@@ -19,8 +19,11 @@ const { create, encode } = require('./histogram');
 function runShard(data, port) {
   const { mode, target, path, phases, shard, of, t0, keepalive, timeoutMs, connections, requests, durationMs } = data;
   const clock = () => performance.timeOrigin + performance.now();
-  const url = new URL(target);
-  const lib = url.protocol === 'https:' ? https : http;
+  // One target, or several (no balancer: the generator spreads its requests over the
+  // replicas itself, round-robin, as clients of a NodePort service would).
+  const urls = (data.targets && data.targets.length ? data.targets : [target]).map((t) => new URL(t));
+  let turn = shard;
+  const lib = urls[0].protocol === 'https:' ? https : http;
   const agent = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
 
   const buckets = new Map();
@@ -52,6 +55,7 @@ function runShard(data, port) {
   function send(due, then = () => {}) {
     if (stopped) return;
     const sentAt = clock();
+    const url = urls[turn++ % urls.length];
     // Timed from the due time, or from the send when a timer fired a little early (Node's
     // timers round to whole milliseconds either way): never crediting an early send.
     const from = Math.min(due, sentAt);

@@ -108,11 +108,14 @@ class LocalRuntime {
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
     // The entry is nginx (L7 or L4), or the lab's own balancer, a pm2 app like the replicas.
-    const viaNginx = deployment.balancer.kind !== 'node';
+    // With no balancer (`none`) the clients go straight to the replicas.
+    const { kind } = deployment.balancer;
+    const viaNginx = kind === 'nginx' || kind === 'nginx-l4';
+    const entry = kind !== 'none';
     const nginxBin = viaNginx ? findNginx() : null;
     await assertFree(
       [
-        { port: ports.nginx, role: viaNginx ? 'nginx' : 'balancer' },
+        ...(entry ? [{ port: ports.nginx, role: viaNginx ? 'nginx' : 'balancer' }] : []),
         { port: ports.bbox1, role: 'bbox1' },
         { port: ports.bbox2, role: 'bbox2' },
         ...ports.replicas.map((port, i) => ({ port, role: `replica-${i + 1}` })),
@@ -140,7 +143,9 @@ class LocalRuntime {
       deployment,
       host: this.host,
       ports,
-      url: `http://${this.host}:${ports.nginx}`,
+      url: entry ? `http://${this.host}:${ports.nginx}` : `http://${this.host}:${ports.replicas[0]}`,
+      // Every address a client may use: the entry, or each replica when there is none.
+      urls: entry ? [`http://${this.host}:${ports.nginx}`] : ports.replicas.map((p) => `http://${this.host}:${p}`),
       startedAt: new Date().toISOString(),
       nginxConf: viaNginx ? paths.confFile : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
@@ -220,7 +225,7 @@ class LocalRuntime {
         this.log('starting nginx');
         state.pids.nginx = await this.step(startNginx(nginxBin, paths));
         this.record(state, 'nginx', state.pids.nginx);
-      } else {
+      } else if (entry) {
         this.log("starting the lab's own balancer");
         const env = { HOST: this.host, PORT: String(ports.nginx), UPSTREAMS: upstreams.join(',') };
         await this.step(pm2.start(app('balancer', 'balancer/index.js', { env })));
@@ -228,11 +233,13 @@ class LocalRuntime {
       }
       // A URI of its own per probe: with `hash`, one URI would only ever reach one replica.
       const all = reachesAllFromOneClient(deployment.balancer) ? deployment.replicas : 1;
-      await this.waitHealthy(
-        viaNginx ? 'nginx' : 'balancer',
-        (i) => `${state.url}/healthz?probe=${i}`,
-        (a) => new Set(a.map((r) => r.headers['x-instance'])).size >= all,
-      );
+      if (entry) {
+        await this.waitHealthy(
+          viaNginx ? 'nginx' : 'balancer',
+          (i) => `${state.url}/healthz?probe=${i}`,
+          (a) => new Set(a.map((r) => r.headers['x-instance'])).size >= all,
+        );
+      }
       await this.recordProcesses(state, pm2);
       state.ready = true;
       this.writeState(state);

@@ -167,3 +167,18 @@ describe("the lab's own balancer in front", () => {
     }
   });
 });
+
+describe('no balancer', () => {
+  test('--balancer none: only the replicas and the boxes, each replica answering on its own port', async () => {
+    const d = await deploy('replicated', ['--balancer', 'none']);
+    try {
+      expect(d.state.urls).toHaveLength(3);
+      expect(d.state.pids.nginx).toBeUndefined();
+      expect(d.state.processes.map((p) => p.name).sort()).toEqual(['bbox', 'replica-1', 'replica-2', 'replica-3']);
+      const who = await Promise.all(d.state.urls.map(async (u) => (await get(`${u}/ping`)).headers['x-instance']));
+      expect(who).toEqual(['replica-1', 'replica-2', 'replica-3']);
+    } finally {
+      await downAndCheck(d);
+    }
+  });
+});

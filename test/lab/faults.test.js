@@ -52,6 +52,8 @@ describe('fault table: bad input is refused before anything happens', () => {
     [['scenario', 'ping', 'load', 'single', '--scale', '-1'], 2, 'LAB_ERR_USAGE'],
     [['scenario', 'ping', 'load', 'single', '--engine', 'compse'], 2, 'LAB_ERR_UNKNOWN_NAME'],
     [['scenario', 'ping', 'load', 'single', 'extra'], 2, 'LAB_ERR_USAGE'],
+    [['scenario', 'ping', 'load', 'replicated', '--balancer', 'none'], 2, 'LAB_ERR_USAGE'],
+    [['scenario', 'ping', 'load', 'single', '--balancer', 'nginx-l7'], 2, 'LAB_ERR_UNKNOWN_NAME'],
     [['deploy', 'single', '--host', 'bad host'], 2, 'LAB_ERR_USAGE'],
     [['deploy', 'single', '--host', ''], 2, 'LAB_ERR_USAGE'],
     [['deploy', 'single', '--replicas', '32', '--workers', '32'], 2, 'LAB_ERR_TOO_MANY'],

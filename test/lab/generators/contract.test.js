@@ -141,6 +141,29 @@ describe('fast (open loop) only', () => {
   });
 });
 
+describe('several targets (no balancer)', () => {
+  test.each(['fast', 'closed'])('%s spreads its requests over them evenly', async (engine) => {
+    const a = await listen((req, res) => res.writeHead(200, { 'x-who': 'a' }).end('a'));
+    const b = await listen((req, res) => res.writeHead(200, { 'x-who': 'b' }).end('b'));
+    let hitsA = 0;
+    let hitsB = 0;
+    a.server.on('request', () => hitsA++);
+    b.server.on('request', () => hitsB++);
+    try {
+      const plan =
+        engine === 'fast'
+          ? { phases: [{ name: 'c', duration: 1, arrivalCount: 40 }] }
+          : { phases: [{ name: 'closed', duration: 1 }], connections: 4, requests: 40 };
+      const { summary } = await run(engine, { target: a.url, targets: [a.url, b.url], ...plan });
+      expect(summary.requestsCompleted).toBe(40);
+      expect([hitsA, hitsB]).toEqual([20, 20]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 describe('closed (closed loop)', () => {
   test('N connections, each sending when answered: throughput = N / delay; --requests is exact', async () => {
     const srv = await delayed(50);
