@@ -28,7 +28,9 @@ function deploymentSvg(d) {
   );
   const mid = H / 2;
   box(10, mid - 18, 80, 36, 'clients', '#f6f6f6');
-  box(130, mid - 22, 100, 44, 'nginx', '#fdf2e3');
+  // The entry, by the balancer's kind (deployments.js KINDS).
+  const entry = { 'nginx-l4': 'nginx (L4)', node: 'node balancer', none: 'no balancer' }[d.balancer?.kind] || 'nginx';
+  box(130, mid - 22, 100, 44, entry, d.balancer?.kind === 'none' ? '#ffffff' : '#fdf2e3');
   arrow(90, mid, 130, mid);
   for (let i = 0; i < R; i++) {
     const y = 20 + i * ((H - 40) / R) + ((H - 40) / R - 36) / 2;
