@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+'use strict';
+
+// Each balancer kind against none, on the same replicas (issue 14; our edition of seed 001's
+// table): `/ping` throughput and p99 with wrk at fixed concurrency. With `none`, wrk's
+// connections are split over the replicas, one wrk per replica, as clients of a NodePort
+// would be; with a balancer, one wrk on its port.
+//   node bench/balancers.js [--deployment replicated] [--concurrency 50] [--seconds 10] [--rounds 2]
+// Needs wrk (apt-get install wrk). Writes bench/results/balancers.json with the machine.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { spawn } = require('node:child_process');
+const describeMachine = require('../common/machine');
+const { KINDS } = require('../lab/deployments');
+const wrk = require('./wrk');
+
+const { values } = parseArgs({
+  options: {
+    deployment: { type: 'string', default: 'replicated' },
+    concurrency: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    'port-base': { type: 'string', default: '8080' },
+  },
+});
+const C = Number(values.concurrency);
+const S = Number(values.seconds);
+
+function lab(args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'lab', 'cli.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+// Total throughput over the URLs (connections split evenly) and the worst p99 of the parts.
+async function measure(urls) {
+  const share = urls.map((_, i) => Math.floor(C / urls.length) + (i < C % urls.length ? 1 : 0));
+  const parts = await Promise.all(urls.map((u, i) => wrk(u, { connections: share[i], seconds: S })));
+  return {
+    rps: Math.round(parts.reduce((a, p) => a + p.rps, 0)),
+    p99Ms: Math.max(...parts.map((p) => p.p99Ms)),
+    non2xx: parts.reduce((a, p) => a + p.non2xx, 0),
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const rows = [];
+  for (const kind of ['none', ...Object.keys(KINDS).filter((k) => k !== 'none')]) {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-bal-${kind}-`));
+    const up = await lab([
+      'deploy',
+      values.deployment,
+      '--balancer',
+      kind,
+      '--state-dir',
+      stateDir,
+      '--port-base',
+      values['port-base'],
+      '--json',
+    ]);
+    if (up.code !== 0) throw new Error(`deploy --balancer ${kind} failed`);
+    try {
+      const state = JSON.parse(up.out);
+      const urls = state.urls.map((u) => `${u}/ping`);
+      await measure(urls); // warm-up: JIT, upstream connections
+      const runs = [];
+      for (let r = 0; r < Number(values.rounds); r++) runs.push(await measure(urls));
+      const row = {
+        balancer: kind,
+        what: KINDS[kind].what,
+        rps: median(runs.map((x) => x.rps)),
+        p99Ms: median(runs.map((x) => x.p99Ms)),
+        non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
+      };
+      rows.push(row);
+      process.stderr.write(`${JSON.stringify(row)}\n`);
+    } finally {
+      await lab(['down', '--state-dir', stateDir]);
+    }
+  }
+  const none = rows.find((r) => r.balancer === 'none');
+  for (const r of rows) r.vsNone = Math.round((r.rps / none.rps) * 100) / 100;
+  const out = {
+    machine: describeMachine(),
+    at: new Date().toISOString(),
+    method: `wrk -t1, ${C} connections, ${S} s, median of ${values.rounds} rounds after a warm-up, /ping on ${values.deployment}`,
+    rows,
+  };
+  const file = path.join(__dirname, 'results', 'balancers.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});
