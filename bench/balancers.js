@@ -11,10 +11,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { spawn } = require('node:child_process');
 const describeMachine = require('../common/machine');
+const lab = require('./lab');
 const { KINDS } = require('../lab/deployments');
-const wrk = require('./wrk');
+const { wrkSplit } = require('./wrk');
 
 const { values } = parseArgs({
   options: {
@@ -28,27 +28,7 @@ const { values } = parseArgs({
 const C = Number(values.concurrency);
 const S = Number(values.seconds);
 
-function lab(args) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(__dirname, '..', 'lab', 'cli.js'), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
-
-// Total throughput over the URLs (connections split evenly) and the worst p99 of the parts.
-async function measure(urls) {
-  const share = urls.map((_, i) => Math.floor(C / urls.length) + (i < C % urls.length ? 1 : 0));
-  const parts = await Promise.all(urls.map((u, i) => wrk(u, { connections: share[i], seconds: S })));
-  return {
-    rps: Math.round(parts.reduce((a, p) => a + p.rps, 0)),
-    p99Ms: Math.max(...parts.map((p) => p.p99Ms)),
-    non2xx: parts.reduce((a, p) => a + p.non2xx, 0),
-  };
-}
+const measure = (urls) => wrkSplit(urls, { connections: C, seconds: S });
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

@@ -17,12 +17,11 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const { parseArgs } = require('node:util');
-const { spawn } = require('node:child_process');
 const describeMachine = require('../common/machine');
+const lab = require('./lab');
 const { seconds } = require('../lab/generators/records');
 const { arrivals } = require('../lab/generators/schedule');
 
-const ROOT = path.join(__dirname, '..');
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '30' },
@@ -35,17 +34,6 @@ const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gen-state-'));
 const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gen-results-'));
 const base = Number(values['port-base']);
 const target = `http://127.0.0.1:${base}`;
-
-function lab(args) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'lab', 'cli.js'), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
 
 // One scenario run against the deployment that is up, its summary and records.
 async function scenario(endpoint, scenarioName, extra) {

@@ -17,7 +17,7 @@ const { PRESETS, resolveDeployment } = require('../lab/deployments');
 const { planPorts } = require('../lab/ports');
 const LocalRuntime = require('../lab/runtime/local');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
-const wrk = require('./wrk');
+const { wrkSplit } = require('./wrk');
 
 const { values } = parseArgs({
   options: {
@@ -30,12 +30,7 @@ const { values } = parseArgs({
 const C = Number(values.concurrency);
 const S = Number(values.seconds);
 
-// Total throughput over several URLs, the connections split evenly.
-async function measure(urls) {
-  const share = urls.map((_, i) => Math.floor(C / urls.length) + (i < C % urls.length ? 1 : 0));
-  const parts = await Promise.all(urls.map((u, i) => wrk(u, { connections: share[i], seconds: S })));
-  return { rps: Math.round(parts.reduce((a, p) => a + p.rps, 0)), non2xx: parts.reduce((a, p) => a + p.non2xx, 0) };
-}
+const measure = (urls) => wrkSplit(urls, { connections: C, seconds: S });
 
 async function main() {
   // Ctrl-C or a kill takes the current deployment down with it.

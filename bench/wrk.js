@@ -23,4 +23,17 @@ function wrk(url, { connections, seconds }) {
   });
 }
 
+// Several URLs at once (one wrk each), `connections` split evenly between them: the total
+// throughput, the worst p99 of the parts, and the non-2xx answers.
+async function wrkSplit(urls, { connections, seconds }) {
+  const share = urls.map((_, i) => Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0));
+  const parts = await Promise.all(urls.map((u, i) => wrk(u, { connections: share[i], seconds })));
+  return {
+    rps: Math.round(parts.reduce((a, p) => a + p.rps, 0)),
+    p99Ms: Math.max(...parts.map((p) => p.p99Ms)),
+    non2xx: parts.reduce((a, p) => a + p.non2xx, 0),
+  };
+}
+
 module.exports = wrk;
+module.exports.wrkSplit = wrkSplit;

@@ -1,0 +1,19 @@
+'use strict';
+
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+// Runs the lab's CLI (node lab/cli.js ARGS) as a user would; resolves { code, out } with its
+// stdout, its progress passed through on stderr.
+function lab(args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'lab', 'cli.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+module.exports = lab;
