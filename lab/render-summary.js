@@ -69,6 +69,18 @@ function renderSummary(s) {
     lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
   }
   lines.push(`  ${s.saturation.verdict}`);
+  if (s.nodes && s.nodes.rows.length) {
+    lines.push('Nodes (like docker stats; CPU in % of one core):');
+    const w = Math.max(4, ...s.nodes.rows.map((r) => r.node.length));
+    lines.push(`  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB  limit  PIDs`);
+    for (const r of s.nodes.rows) {
+      const limit = r.memLimitMiB ? `${r.memLimitMiB} (${r.memPctOfLimit}%)` : '-';
+      lines.push(
+        `  ${r.node.padEnd(w)}  ${String(r.cpuPctMean).padStart(7)}% ${String(r.cpuPctMax).padStart(5)}%  ${String(r.memMiBMax).padStart(11)}  ${limit.padStart(5)}  ${String(r.pidsMax).padStart(4)}`,
+      );
+    }
+    lines.push(`  ${s.nodes.note}`);
+  }
   if (s.thresholds && s.thresholds.length) {
     lines.push('Thresholds:');
     for (const t of s.thresholds)

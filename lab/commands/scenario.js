@@ -14,6 +14,7 @@ const deploymentNodes = require('../monitoring/nodes');
 const { sleep } = require('../procs');
 const { summarize } = require('../summary');
 const { parseThreshold, evaluate } = require('../thresholds');
+const { nodeTable } = require('../monitoring/node-table');
 const renderSummary = require('../render-summary');
 const { createProgress } = require('../cli/progress');
 const describeMachine = require('../../common/machine');
@@ -301,6 +302,7 @@ function summaryStage(p, run, ctx) {
   });
   summary.thresholds = evaluate(p.thresholds, summary);
   summary.monitoring = ctx.monitoring;
+  summary.nodes = nodeTable(ctx.nodeSamples || []);
   run.writeJson('summary.json', summary);
   return summary;
 }
@@ -348,6 +350,7 @@ async function scenarioCommand(argv, { log }) {
       samples: samples(),
       workers,
       monitoring: monitoring.sources,
+      nodeSamples: monitoring.samples,
     });
 
   // An interrupt keeps what was gathered: a partial summary and its report.

@@ -93,6 +93,26 @@ function summaryTable(rows) {
 
 const rt = (r, k) => (r.summary.responseTimeMs ? r.summary.responseTimeMs[k] : '-');
 
+// The per-node table like `docker stats` when the run has one, else the peaks of each node.
+function nodesTable(run) {
+  const n = run.summary.nodes;
+  if (!n || !Array.isArray(n.rows) || !n.rows.length) return peaksTable(run);
+  return html`${table(
+      ['node', 'CPU % mean', 'CPU % max', 'memory max MiB', 'limit MiB', 'memory % of limit', 'PIDs', 'net in / out'],
+      n.rows.map((r) => [
+        r.node,
+        r.cpuPctMean,
+        r.cpuPctMax,
+        r.memMiBMax,
+        r.memLimitMiB ?? '-',
+        r.memPctOfLimit ?? '-',
+        r.pidsMax,
+        r.netInBytes === null ? 'not measured' : `${r.netInBytes} / ${r.netOutBytes}`,
+      ]),
+    )}
+    <p class="note">${n.note}</p>`;
+}
+
 function peaksTable(run) {
   return table(
     ['node', 'peak CPU %', 'peak RSS MiB'],
@@ -172,7 +192,7 @@ function renderRunReport(run) {
     ${phasesTable(run)}
     <p class="note">${s.phaseRateNote || ''}</p>
     <h2>Deployment</h2>
-    ${deploymentSvg(s.deployment ? { ...s.deployment } : null)} ${peaksTable(run)}
+    ${deploymentSvg(s.deployment ? { ...s.deployment } : null)} ${nodesTable(run)}
     <h2>Sources</h2>
     ${sourcesList(s)}
     <p class="note">${s.responseTimeNote || ''}</p>`;

@@ -85,8 +85,12 @@ describe('npm run scenario, end to end', () => {
       ['rate>=0.99', true],
       ['p99<0.001', false],
     ]);
+    expect(s.nodes.rows.map((r) => r.node)).toEqual(
+      expect.arrayContaining(['nginx', 'replica-1', 'bbox', 'generator']),
+    );
     const files = fs.readdirSync(s.resultsDir);
     for (const f of ['records.jsonl', 'summary.json', 'report.html', 'generator-plan.json']) expect(files).toContain(f);
+    expect(fs.readFileSync(path.join(s.resultsDir, 'report.html'), 'utf8')).toContain('memory % of limit');
     expect(fs.existsSync(path.join(r.stateDir, 'state.json'))).toBe(false);
   });
 

@@ -1,0 +1,44 @@
+'use strict';
+
+// A per-node table like `docker stats`, from the sampler's per-second samples: CPU (% of one
+// core, as docker shows it) mean and max, memory max and, when the node has one, its limit and
+// share, processes, and network bytes. Pure: rows from samples.
+//   limits: { [node]: { memoryMiB } } when caps are set (none yet on the local engine).
+// Network bytes are per network namespace on Linux: local processes share the host's, so they
+// cannot be told apart per node and are left null, with the reason.
+const NET_NOTE = 'network bytes: not measured per node (local processes share the host network namespace)';
+
+const round1 = (v) => Math.round(v * 10) / 10;
+
+function nodeTable(samples, limits = {}) {
+  const by = new Map();
+  for (const s of samples) {
+    for (const [name, n] of Object.entries(s.nodes || {})) {
+      // Top-level nodes only: a replica's tree already holds its cluster workers.
+      if (name.includes('.')) continue;
+      if (!by.has(name)) by.set(name, { cpu: [], rss: [], pids: [] });
+      const b = by.get(name);
+      b.cpu.push(n.cpuPct);
+      b.rss.push(n.rssMiB);
+      b.pids.push(n.pids || 0);
+    }
+  }
+  const rows = [...by].map(([name, b]) => {
+    const memMax = Math.max(...b.rss);
+    const limit = limits[name]?.memoryMiB ?? null;
+    return {
+      node: name,
+      cpuPctMean: round1(b.cpu.reduce((a, v) => a + v, 0) / b.cpu.length),
+      cpuPctMax: round1(Math.max(...b.cpu)),
+      memMiBMax: round1(memMax),
+      memLimitMiB: limit,
+      memPctOfLimit: limit ? round1((memMax / limit) * 100) : null,
+      pidsMax: Math.max(...b.pids),
+      netInBytes: null,
+      netOutBytes: null,
+    };
+  });
+  return { rows, note: NET_NOTE };
+}
+
+module.exports = { nodeTable, NET_NOTE };

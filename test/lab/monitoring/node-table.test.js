@@ -1,0 +1,33 @@
+'use strict';
+
+const { nodeTable } = require('../../../lab/monitoring/node-table');
+
+describe('per-node table (like docker stats)', () => {
+  const samples = [
+    { at: 1, nodes: { nginx: { cpuPct: 10, rssMiB: 12, pids: 3 }, 'replica-1': { cpuPct: 50, rssMiB: 80, pids: 4 } } },
+    { at: 2, nodes: { nginx: { cpuPct: 30, rssMiB: 14, pids: 3 }, 'replica-1': { cpuPct: 70, rssMiB: 90, pids: 4 } } },
+    { at: 2, nodes: { 'replica-1.worker-1': { cpuPct: 99, rssMiB: 1, pids: 1 } } },
+  ];
+
+  test('mean and max CPU, max memory and processes per top-level node; network said to be unmeasured', () => {
+    const t = nodeTable(samples);
+    expect(t.rows).toEqual([
+      expect.objectContaining({
+        node: 'nginx',
+        cpuPctMean: 20,
+        cpuPctMax: 30,
+        memMiBMax: 14,
+        pidsMax: 3,
+        netInBytes: null,
+      }),
+      expect.objectContaining({ node: 'replica-1', cpuPctMean: 60, cpuPctMax: 70, memMiBMax: 90, pidsMax: 4 }),
+    ]);
+    expect(t.note).toMatch(/network bytes: not measured/);
+  });
+
+  test('a memory limit gives the share used', () => {
+    const t = nodeTable(samples, { nginx: { memoryMiB: 25 } });
+    expect(t.rows[0]).toMatchObject({ memLimitMiB: 25, memPctOfLimit: 56 });
+    expect(t.rows[1]).toMatchObject({ memLimitMiB: null, memPctOfLimit: null });
+  });
+});
