@@ -14,7 +14,7 @@ const PLUGIN_PATH = path.join(__dirname, '..', 'artillery', 'plugins');
 // come. The run is over as soon as the -o report is complete: offline, Artillery 2 then
 // waits ~13 s on telemetry before it exits (shared/MACHINE-NOTES.md), so the lab ends it
 // itself instead of making users wait. Resolves { report, pid }.
-function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () => {}, onStart = () => {} }) {
+function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () => {} }) {
   fs.writeFileSync(eventsFile, '');
   const log = fs.openSync(logFile, 'w');
   // Its own process group, so the lab can stop Artillery and its workers together.
@@ -29,7 +29,6 @@ function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () =
     },
   });
   fs.closeSync(log);
-  onStart(child.pid);
 
   let offset = 0;
   let partial = '';

@@ -4,7 +4,6 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { toYaml } = require('../../artillery/script');
 const runArtillery = require('../artillery-run');
-const { add } = require('./records');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -157,4 +156,4 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
   };
 }
 
-module.exports = { startArtillery, recordsOf, recordsOfEvent, doneRecord, capped, add };
+module.exports = { startArtillery, recordsOf };
