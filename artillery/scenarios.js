@@ -9,6 +9,13 @@ const ENDPOINTS = {
   heavy: { path: '/heavy', what: 'CPU-bound, blocks its process for 5 s' },
   bbox1: { path: '/bbox1', what: 'call to black box 1' },
   bbox2: { path: '/bbox2', what: 'call to black box 2' },
+  // Cacheable objects for the cdn deployment: 1,000 objects of 10 KiB with a Zipf popularity
+  // (artillery/objects.js), each request one of them.
+  asset: {
+    path: '/asset/',
+    what: 'cacheable objects (1,000 x 10 KiB, Zipf popularity)',
+    objects: { count: 1000, exponent: 1, bytes: 10240 },
+  },
 };
 
 const SCENARIOS = {
@@ -16,7 +23,13 @@ const SCENARIOS = {
   load: {
     shape: 'ramp',
     durationS: 120,
-    params: { ping: { peak: 1000 }, heavy: { peak: 20 }, bbox1: { peak: 1000 }, bbox2: { peak: 30 } },
+    params: {
+      ping: { peak: 1000 },
+      heavy: { peak: 20 },
+      bbox1: { peak: 1000 },
+      bbox2: { peak: 30 },
+      asset: { peak: 1000 },
+    },
   },
   // 1.2.2: a base rate with two spikes of 15 s, 45 s apart (base 45 s, spike, base 45 s,
   // spike, base 45 s: the report's bbox1 run launched 100*135 + 1000*30 = 43,500).
@@ -35,6 +48,7 @@ const SCENARIOS = {
       heavy: { base: 1, spike: 4 },
       bbox1: { base: 100, spike: 1000 },
       bbox2: { base: 1, spike: 4 },
+      asset: { base: 100, spike: 1000 },
     },
   },
   // 1.2.3: a constant rate held for long (the report: 3 min; the lab's default is 10 min).
@@ -44,7 +58,7 @@ const SCENARIOS = {
     durationS: 600,
     // --duration sets this scenario's length; the others refuse it (their phases are fixed).
     usesDuration: true,
-    params: { ping: { rate: 200 }, heavy: { rate: 1 }, bbox1: { rate: 200 }, bbox2: { rate: 2 } },
+    params: { ping: { rate: 200 }, heavy: { rate: 1 }, bbox1: { rate: 200 }, bbox2: { rate: 2 }, asset: { rate: 200 } },
   },
 };
 

@@ -1,13 +1,15 @@
 'use strict';
 
+const path = require('node:path');
 const yaml = require('js-yaml');
+const { encodeObjects } = require('./objects');
 const { ENDPOINTS, REQUEST_TIMEOUT_S } = require('./scenarios');
 const { buildPhases } = require('./phases');
 
 // A plain Artillery 2 script for one endpoint and scenario: `npx artillery run` accepts it
 // on its own. The lab adds its progress plugin only when it runs the script itself.
 function buildScript({ endpoint, scenario, target, ...phaseOptions }) {
-  return {
+  const script = {
     config: {
       target,
       phases: buildPhases(endpoint, scenario, phaseOptions),
@@ -15,11 +17,25 @@ function buildScript({ endpoint, scenario, target, ...phaseOptions }) {
     },
     scenarios: [{ name: endpoint, flow: [{ get: { url: ENDPOINTS[endpoint].path } }] }],
   };
+  const { objects } = ENDPOINTS[endpoint];
+  if (objects) {
+    // Each virtual user draws its object through the lab's processor (artillery/objects.js).
+    script.config.processor = path.join(__dirname, 'plugins', 'lab-processor.js');
+    script.config.variables = { labObjects: encodeObjects(objects) };
+    script.scenarios[0].flow = [
+      { function: 'labPickObject' },
+      { get: { url: `${ENDPOINTS[endpoint].path}{{ labObject }}` } },
+    ];
+  }
+  return script;
 }
+
+// What the runs of an endpoint request: its path, and for the asset endpoint the objects.
+const requestOf = (endpoint) => ({ path: ENDPOINTS[endpoint].path, objects: ENDPOINTS[endpoint].objects || null });
 
 function toYaml(script, header) {
   const comment = header ? `${header.map((l) => `# ${l}`).join('\n')}\n` : '';
   return comment + yaml.dump(script, { lineWidth: 120, noRefs: true });
 }
 
-module.exports = { buildScript, toYaml };
+module.exports = { buildScript, toYaml, requestOf };

@@ -55,6 +55,11 @@ const table = {
     exit: 1,
     message: (file, detail) => `cannot read ${file}: ${detail} (LAB_DEBUG=1 shows where it failed)`,
   },
+  // Caps (--cap) need a cgroup filesystem the lab can write: root, v1 or v2.
+  LAB_ERR_CGROUPS: {
+    exit: 1,
+    message: (detail) => `per-node caps are unavailable: ${detail}`,
+  },
   LAB_ERR_TOO_MANY: {
     exit: 2,
     message: (n, cores, limit) =>

@@ -2,6 +2,8 @@
 
 const renderNginxConfig = require('./nginx-config');
 const { version } = require('../package.json');
+const { buildGraph, nodeOf } = require('./topology');
+const { labError } = require('../common/errors');
 
 // The container form of a deployment: the same row of lab/deployments.js becomes a compose
 // project (nginx in front of R replicas of W workers, the black boxes, and the monitoring
@@ -25,37 +27,68 @@ const IMAGES = Object.freeze({
 const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 9091, statsd: 8125 });
 
 const NGINX_CONF = '/etc/nginx/lab.conf';
-const CONTAINER_PATHS = Object.freeze({ pidFile: '/tmp/nginx.pid', errorLog: 'stderr', tempDir: '/tmp' });
+const CONTAINER_PATHS = Object.freeze({
+  pidFile: '/tmp/nginx.pid',
+  errorLog: 'stderr',
+  tempDir: '/tmp',
+  accessLog: '/tmp/access.log',
+  cacheDir: '/tmp/cache',
+});
+
+// A cap (lab/caps.js) as compose says it: cpus in cores, memory in bytes, no swap past it.
+function composeLimits(cap) {
+  if (!cap) return {};
+  return {
+    ...(cap.cpuPct !== null ? { cpus: String(cap.cpuPct / 100) } : {}),
+    ...(cap.memoryBytes !== null ? { mem_limit: cap.memoryBytes, memswap_limit: cap.memoryBytes } : {}),
+  };
+}
 
 // `root`: the repository as seen from the compose file (build context, mounted files);
-// `nginxConf`: the rendered nginx config, same convention.
-function composeProject(deployment, { root = '..', nginxConf } = {}) {
+// `nginxConfs`: { node: rendered nginx config } paths, same convention (the entry's under
+// `nginx`, each caching edge's under its name); `caps`: per node, from lab/caps.js.
+// Every service is a node of the deployment's graph (lab/topology.js), under its name.
+function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps = {} } = {}) {
+  const confs = nginxConfs || { nginx: nginxConf };
+  const graph = buildGraph(deployment);
   const sub = (name, fallback) => `\${${name}:-${fallback}}`;
   const build = (dockerfile) => ({
     context: root,
     dockerfile,
     args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) },
   });
-  const healthy = { condition: 'service_healthy' };
-
-  const services = {
-    bbox: {
+  // The Node images have a HEALTHCHECK; nginx's have none, so the nodes in front of an
+  // nginx edge can only be waited for as started (the lab then probes through the entry).
+  const after = (names) =>
+    Object.fromEntries(
+      names.map((n) => [
+        n,
+        { condition: nodeOf(graph, n).kind === 'nginx-edge' ? 'service_started' : 'service_healthy' },
+      ]),
+    );
+  const nginxService = (node, extra) => ({
+    image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
+    init: true,
+    command: ['nginx', '-c', NGINX_CONF],
+    volumes: [`${confs[node.name]}:${NGINX_CONF}:ro`],
+    depends_on: after(node.upstreams),
+    ...extra,
+  });
+  const kinds = {
+    bbox: () => ({
       image: IMAGES.bbox,
       build: build('bbox/Dockerfile'),
       init: true,
       environment: { BBOX_KEY: sub('LAB_KEY', '') },
       volumes: [`${root}/bbox/config.properties:/config/config.properties:ro`],
-    },
-  };
-  const replicas = replicaNames(deployment);
-  for (const name of replicas) {
-    services[name] = {
+    }),
+    service: (node) => ({
       image: IMAGES.service,
       build: build('service/Dockerfile'),
       init: true,
       environment: {
-        INSTANCE: name,
-        WORKERS: String(deployment.workers),
+        INSTANCE: node.name,
+        WORKERS: String(node.workers),
         PORT: String(INNER.service),
         BBOX1_URL: `http://bbox:${INNER.bbox1}`,
         BBOX2_URL: `http://bbox:${INNER.bbox2}`,
@@ -68,18 +101,19 @@ function composeProject(deployment, { root = '..', nginxConf } = {}) {
         // up with the scenario's --run-name so both sides show under one run.
         STATSD_PREFIX: `lab.${sub('LAB_RUN', `compose-${deployment.name}`)}.service`,
       },
-      depends_on: { bbox: healthy },
-    };
-  }
-  services.nginx = {
-    image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
-    init: true,
-    command: ['nginx', '-c', NGINX_CONF],
-    volumes: [`${nginxConf}:${NGINX_CONF}:ro`],
+      depends_on: { bbox: { condition: 'service_healthy' } },
+    }),
+    'nginx-edge': (node) => nginxService(node),
     // Published on loopback only unless LAB_BIND says otherwise.
-    ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${INNER.nginx}`],
-    depends_on: Object.fromEntries(replicas.map((r) => [r, healthy])),
+    nginx: (node) =>
+      nginxService(node, { ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${INNER.nginx}`] }),
   };
+  const services = {};
+  for (const node of graph.nodes) {
+    if (!kinds[node.kind])
+      throw labError('LAB_ERR_USAGE', `--balancer ${node.kind} runs on the local engine only, for now`);
+    services[node.name] = { ...kinds[node.kind](node), ...composeLimits(caps[node.name]) };
+  }
   Object.assign(services, monitoringServices(root));
   // No top-level `name`: Compose 1.29 refuses it; the project name is given with -p.
   return { services };
@@ -141,7 +175,18 @@ function monitoringServices(root) {
 
 // The swarm stack: one service with `replicas` tasks of `workers` workers each, CPU and
 // memory limits per task, an overlay network, nginx re-resolving the tasks' addresses.
-function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, nginxConf } = {}) {
+// caps: per role (lab/caps.js), as deploy.resources.limits: `replica` for the service's
+// tasks, `balancer` for nginx, `bbox` for the black boxes.
+function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, nginxConf, caps = {} } = {}) {
+  const limitsOf = (role, fallback) => {
+    const c = caps[role];
+    if (!c) return fallback;
+    return {
+      ...fallback,
+      ...(c.cpuPct !== null ? { cpus: String(c.cpuPct / 100) } : {}),
+      ...(c.memoryBytes !== null ? { memory: `${Math.round(c.memoryBytes / 1024)}K` } : {}),
+    };
+  };
   // Swarm does not build: the images come from a registry every node reaches.
   const registry = '${LAB_REGISTRY:-}';
   const service = {
@@ -158,7 +203,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
     networks: ['lab'],
     deploy: {
       replicas: deployment.replicas,
-      resources: { limits, reservations: { cpus: '0.25', memory: '128M' } },
+      resources: { limits: limitsOf('replica', limits), reservations: { cpus: '0.25', memory: '128M' } },
       restart_policy: { condition: 'any', delay: '1s' },
       update_config: { parallelism: 1, order: 'start-first' },
     },
@@ -169,7 +214,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
       bbox: {
         image: `${registry}${IMAGES.bbox}`,
         networks: ['lab'],
-        deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '512M' } } },
+        deploy: { replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
       },
       service,
       nginx: {
@@ -180,7 +225,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
         // listens on every interface of every node (moby/moby#32299), so loopback-only cannot
         // be had. Publishing is an explicit second file, stackPublishProject below.
         networks: ['lab'],
-        deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '256M' } } },
+        deploy: { replicas: 1, resources: { limits: limitsOf('balancer', { cpus: '1.0', memory: '256M' }) } },
       },
       graphite: {
         image: IMAGES.graphite,
@@ -208,21 +253,30 @@ function replicaNames(deployment) {
   return Array.from({ length: deployment.replicas }, (_, i) => `replica-${i + 1}`);
 }
 
-// nginx's config for the compose project (replicas by service name) or the swarm stack
-// (the tasks of the `service` service, re-resolved through swarm's DNS).
-function containerNginxConfig(deployment, { stack = false } = {}) {
+// nginx's config for the compose project (upstreams by service name) or the swarm stack
+// (the tasks of the `service` service, re-resolved through swarm's DNS). `node`: the entry
+// (`nginx`) or a caching edge's name.
+function containerNginxConfig(deployment, { stack = false, node = 'nginx' } = {}) {
+  const graph = buildGraph(deployment);
+  const n = nodeOf(graph, node);
+  const inner = (name) => `${name}:${nodeOf(graph, name).kind === 'service' ? INNER.service : INNER.nginx}`;
   return renderNginxConfig({
     deployment,
     host: '0.0.0.0',
     port: INNER.nginx,
-    upstreams: stack
-      ? [`tasks.service:${INNER.service}`]
-      : replicaNames(deployment).map((r) => `${r}:${INNER.service}`),
+    upstreams: stack ? [`tasks.service:${INNER.service}`] : n.upstreams.map(inner),
     paths: CONTAINER_PATHS,
     daemon: 'off',
     resolver: stack ? '127.0.0.11' : null,
+    edge: n.kind === 'nginx-edge' ? node : null,
   });
 }
+
+// The nginx nodes of a deployment: each needs its config file.
+const nginxNodeNames = (deployment) =>
+  buildGraph(deployment)
+    .nodes.filter((n) => n.kind === 'nginx' || n.kind === 'nginx-edge')
+    .map((n) => n.name);
 
 // The StatsD config the graphite-statsd image reads: the lab's naming (counters., gauges.,
 // timers. at the root, no stats. prefix), which the Grafana dashboard expects, and the
@@ -245,6 +299,8 @@ module.exports = {
   stackProject,
   stackPublishProject,
   containerNginxConfig,
+  nginxNodeNames,
+  composeLimits,
   statsdConfig,
   replicaNames,
   IMAGES,

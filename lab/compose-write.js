@@ -9,6 +9,7 @@ const {
   stackProject,
   stackPublishProject,
   containerNginxConfig,
+  nginxNodeNames,
   statsdConfig,
 } = require('./compose-file');
 const { SCHEMAS, AGGREGATION } = require('./monitoring/carbon');
@@ -25,11 +26,17 @@ function composeFiles() {
   const files = {};
   for (const preset of PRESETS) {
     const d = resolveDeployment(preset.name);
-    files[`nginx/${d.name}.conf`] = containerNginxConfig(d);
+    const nginxConfs = {};
+    for (const node of nginxNodeNames(d)) {
+      const rel = node === 'nginx' ? `nginx/${d.name}.conf` : `nginx/${d.name}-${node}.conf`;
+      files[rel] = containerNginxConfig(d, { node });
+      nginxConfs[node] = `./${rel}`;
+    }
+    const edges = d.edges ? `, ${d.edges} caching edges` : '';
     files[`${d.name}.yml`] =
-      header(`${d.name}: ${d.description} (${d.replicas} x ${d.workers}), nginx in front.`) +
+      header(`${d.name}: ${d.description} (${d.replicas} x ${d.workers}${edges}), nginx in front.`) +
       `# docker-compose -p lab-${d.name} -f compose/${d.name}.yml up -d --build   (--profile monitoring: Grafana too)\n` +
-      dump(composeProject(d, { root: '..', nginxConf: `./nginx/${d.name}.conf` }));
+      dump(composeProject(d, { root: '..', nginxConfs }));
   }
   const stack = resolveDeployment(STACK_DEPLOYMENT);
   files['nginx/stack.conf'] = containerNginxConfig(stack, { stack: true });

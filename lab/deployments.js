@@ -40,20 +40,45 @@ const BALANCER = Object.freeze({
   tries: 2,
 });
 
+// `course`: the four deployments of the course (seed 003), which its study compares.
 const PRESETS = [
-  { name: 'single', replicas: 1, workers: 1, description: 'one node, one worker' },
-  { name: 'replicated', replicas: 3, workers: 1, description: 'replicated single-worker nodes behind nginx' },
-  { name: 'multi', aliases: ['cluster'], replicas: 1, workers: 3, description: 'one node with node:cluster workers' },
+  { name: 'single', course: true, replicas: 1, workers: 1, description: 'one node, one worker' },
+  {
+    name: 'replicated',
+    course: true,
+    replicas: 3,
+    workers: 1,
+    description: 'replicated single-worker nodes behind nginx',
+  },
+  {
+    name: 'multi',
+    course: true,
+    aliases: ['cluster'],
+    replicas: 1,
+    workers: 3,
+    description: 'one node with node:cluster workers',
+  },
   {
     name: 'multi-replicated',
+    course: true,
     aliases: ['replicated-cluster'],
     replicas: 3,
     workers: 3,
     description: 'replicated multi-worker nodes behind nginx',
   },
+  // Seed 000: a balancer hashing the URI consistently over 4 caching nginx edges, in front
+  // of 2 backends. One object always goes to the same edge, so each edge caches a quarter.
+  {
+    name: 'cdn',
+    replicas: 2,
+    workers: 1,
+    edges: 4,
+    balancer: { method: 'hash' },
+    description: 'a balancer hashing URIs over 4 caching nginx edges in front of 2 backends',
+  },
 ];
 
-const LIMITS = { replicas: { min: 1, max: 32 }, workers: { min: 1, max: 32 } };
+const LIMITS = { replicas: { min: 1, max: 32 }, workers: { min: 1, max: 32 }, edges: { min: 0, max: 16 } };
 
 const byName = {};
 for (const p of PRESETS) for (const n of [p.name, ...(p.aliases || [])]) byName[n] = p;
@@ -79,29 +104,39 @@ function resolveDeployment(name, overrides = {}) {
   const preset = pick('deployment', name, byName);
   const replicas = checkCount('replicas', overrides.replicas) ?? preset.replicas;
   const workers = checkCount('workers', overrides.workers) ?? preset.workers;
+  const edges = checkCount('edges', overrides.edges) ?? preset.edges ?? 0;
   const balancer = { ...BALANCER, ...(preset.balancer || {}) };
   if (overrides.balancer !== undefined) balancer.kind = pick('balancer', overrides.balancer, Object.keys(KINDS));
+  // A row's method (cdn hashes) that the chosen kind cannot do falls back to the kind's own.
+  const allowed = KINDS[balancer.kind].methods || Object.keys(METHODS);
+  if (!allowed.includes(balancer.method)) balancer.method = allowed[0];
   if (overrides.method !== undefined) {
     balancer.method = pick('method', overrides.method, KINDS[balancer.kind].methods || Object.keys(METHODS));
   }
   const counts = replicas !== preset.replicas || workers !== preset.workers ? `${replicas}x${workers}` : null;
-  const kind = balancer.kind !== BALANCER.kind ? balancer.kind : null;
-  const method = balancer.method !== BALANCER.method ? balancer.method : null;
-  const custom = [counts, kind, method].filter(Boolean).join(', ');
+  const edgeCount = edges !== (preset.edges ?? 0) ? `${edges} edge(s)` : null;
+  const presetBalancer = { ...BALANCER, ...(preset.balancer || {}) };
+  const kind = balancer.kind !== presetBalancer.kind ? balancer.kind : null;
+  const method = balancer.method !== presetBalancer.method ? balancer.method : null;
+  const custom = [counts, edgeCount, kind, method].filter(Boolean).join(', ');
   return Object.freeze({
     name: preset.name,
     label: custom ? `${preset.name} (${custom})` : preset.name,
     description: preset.description,
     replicas,
     workers,
+    edges,
     balancer: Object.freeze(balancer),
   });
 }
 
 const names = () => PRESETS.map((p) => p.name);
 
+const COURSE = PRESETS.filter((p) => p.course);
+
 module.exports = {
   resolveDeployment,
+  COURSE,
   reachesAllFromOneClient,
   PRESETS,
   BALANCER,

@@ -8,6 +8,7 @@ const { METHODS, KINDS } = require('./deployments');
 const TEMPLATES = {
   7: path.join(__dirname, '..', 'nginx', 'nginx.conf.template'),
   4: path.join(__dirname, '..', 'nginx', 'nginx-l4.conf.template'),
+  edge: path.join(__dirname, '..', 'nginx', 'nginx-edge.conf.template'),
 };
 const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 
@@ -16,10 +17,24 @@ const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 // host:port. In a container nginx stays in the foreground (`daemon: 'off'`). A swarm
 // stack's replicas come and go, so there `resolver` names the DNS nginx re-asks and the
 // upstreams carry `resolve` (open-source nginx 1.27.3 and later).
-function renderNginxConfig({ deployment, host, port, upstreams, paths, daemon = 'on', resolver = null }) {
+// `edge` names a caching edge (lab/topology.js): its own template, round-robin over the
+// backends, whatever the entry balancer's method.
+// `workerUser`: the user an edge's workers run as when the master is root: they write the
+// cache inside the state folder, which may be closed to nginx's default `nobody`.
+function renderNginxConfig({
+  deployment,
+  host,
+  port,
+  upstreams,
+  paths,
+  daemon = 'on',
+  resolver = null,
+  edge = null,
+  workerUser = null,
+}) {
   const b = deployment.balancer;
-  const layer = KINDS[b.kind || 'nginx'].layer;
-  const directive = METHODS[b.method][layer];
+  const layer = edge ? 'edge' : KINDS[b.kind || 'nginx'].layer;
+  const directive = edge ? '' : METHODS[b.method][layer];
   const resolve = resolver ? ' resolve' : '';
   const servers = [
     // The method's directive (none for round-robin, nginx's default).
@@ -44,6 +59,13 @@ function renderNginxConfig({ deployment, host, port, upstreams, paths, daemon = 
     daemon,
     resolver: resolver ? `    resolver ${resolver} valid=5s ipv6=off;\n` : '',
     streamModule: STREAM_MODULE,
+    edge,
+    workerUser: workerUser
+      ? `# Its workers write the cache inside the state folder, which is the lab user's.\nuser ${workerUser};\n`
+      : '',
+    accessLog: paths.accessLog,
+    cacheDir: paths.cacheDir,
+    cacheMaxSize: '256m',
   };
   const text = fs.readFileSync(TEMPLATES[layer], 'utf8');
   return text.replace(/\{\{(\w+)\}\}/g, (m, key) => {

@@ -5,6 +5,7 @@ const { execFile } = require('node:child_process');
 const { labError } = require('../common/errors');
 const { isAlive, stopTree, sleep } = require('./procs');
 const { cmdline } = require('./ownership/identity');
+const { joinThenExec } = require('./cgroups');
 
 // nginx as the lab's own process: its own prefix, config, pid file and error log, all in the
 // run directory. LAB_NGINX names another binary.
@@ -24,9 +25,9 @@ function findNginx(env = process.env) {
   return found;
 }
 
-function run(bin, args) {
+function run(bin, args, env = process.env) {
   return new Promise((resolve) => {
-    execFile(bin, args, { timeout: 15000 }, (err, stdout, stderr) =>
+    execFile(bin, args, { timeout: 15000, env }, (err, stdout, stderr) =>
       resolve({ ok: !err, output: `${stderr}${stdout}` }),
     );
   });
@@ -59,8 +60,14 @@ function ownedNginx(paths) {
 // Starts the master (it daemonizes) and returns its pid, read back from the pid file once
 // the master has set its title (the pid file comes a moment before it), so that the
 // command line recorded with its identity is the one it keeps.
-async function startNginx(bin, paths) {
-  const r = await run(bin, argsFor(paths));
+// join: the cgroup.procs files of its caps, if any: a shell joins them and becomes nginx, so
+// the master and the workers it forks are born capped (lab/cgroups.js).
+async function startNginx(bin, paths, { join = null } = {}) {
+  const r = join
+    ? await (({ command, args, env }) => run(command, args, { ...process.env, ...env }))(
+        joinThenExec(join, bin, argsFor(paths)),
+      )
+    : await run(bin, argsFor(paths));
   if (!r.ok) throw labError('LAB_ERR_PROCESS', 'starting nginx', r.output.trim().split('\n').pop());
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
@@ -76,16 +83,34 @@ function stopNginx(pid) {
   return stopTree(pid, { signal: 'SIGTERM', timeoutMs: 5000 });
 }
 
-// Where the lab keeps a local deployment's nginx inside its state folder.
-function nginxPaths(stateDir) {
-  const prefix = `${stateDir}/nginx`;
+// Where the lab keeps a local deployment's nginx inside its state folder: the entry's in
+// nginx/, each caching edge's in nginx/<edge>/ (a prefix of its own, so each master's proof
+// of ownership names its own pid file).
+function nginxPaths(stateDir, node = 'nginx') {
+  const prefix = node === 'nginx' ? `${stateDir}/nginx` : `${stateDir}/nginx/${node}`;
   return {
     prefix,
     confFile: `${prefix}/nginx.conf`,
     pidFile: `${prefix}/nginx.pid`,
     errorLog: `${prefix}/error.log`,
+    accessLog: `${prefix}/access.log`,
+    cacheDir: `${prefix}/cache`,
     tempDir: `${prefix}/temp`,
   };
 }
 
-module.exports = { findNginx, testConfig, startNginx, stopNginx, ownedNginx, nginxPaths };
+// Every nginx master of a state folder still running: the entry's and each edge's.
+function ownedNginxAll(stateDir) {
+  let names = [];
+  try {
+    names = fs
+      .readdirSync(`${stateDir}/nginx`, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    // no nginx folder
+  }
+  return ['nginx', ...names].map((n) => ownedNginx(nginxPaths(stateDir, n))).filter(Boolean);
+}
+
+module.exports = { findNginx, testConfig, startNginx, stopNginx, ownedNginx, ownedNginxAll, nginxPaths };

@@ -19,17 +19,19 @@ const OFFSETS = {
   carbonQuery: 8,
 };
 const FIRST_REPLICA = 10;
+// Caching edges (the cdn row) after the most replicas a deployment may have (32).
+const FIRST_EDGE = 50;
+const MAX_EDGES = 16;
 
-function planPorts(base, replicas) {
-  if (!Number.isInteger(base) || base < 1024 || base + FIRST_REPLICA + replicas > 32767) {
-    throw labError(
-      'LAB_ERR_USAGE',
-      `port base must be an integer from 1024 to ${32767 - FIRST_REPLICA - replicas}, got "${base}"`,
-    );
+function planPorts(base, replicas, edges = 0) {
+  const top = FIRST_EDGE + MAX_EDGES;
+  if (!Number.isInteger(base) || base < 1024 || base + top > 32767) {
+    throw labError('LAB_ERR_USAGE', `port base must be an integer from 1024 to ${32767 - top}, got "${base}"`);
   }
   const plan = { base };
   for (const [role, off] of Object.entries(OFFSETS)) plan[role] = base + off;
   plan.replicas = Array.from({ length: replicas }, (_, i) => base + FIRST_REPLICA + i);
+  plan.edges = Array.from({ length: edges }, (_, i) => base + FIRST_EDGE + i);
   return Object.freeze(plan);
 }
 
@@ -57,4 +59,4 @@ async function assertFree(entries, host) {
   }
 }
 
-module.exports = { planPorts, assertFree, tcpFree, DEFAULT_BASE, OFFSETS, FIRST_REPLICA };
+module.exports = { planPorts, assertFree, tcpFree, DEFAULT_BASE, OFFSETS, FIRST_REPLICA, FIRST_EDGE, MAX_EDGES };

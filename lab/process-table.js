@@ -5,7 +5,11 @@ const table = require('./table');
 // The table `deploy` and `status` print: one row per process the lab owns.
 function processTable(status) {
   const ports = status.ports;
+  // The graph names every node's ports (local); containers publish the entry's only.
+  const node = (name) => (status.graph?.nodes || []).find((n) => n.name === name);
   const portOf = (name) => {
+    const n = node(name);
+    if (n && n.port != null) return n.ports ? n.ports.join(',') : n.port;
     if (name === 'nginx' || name === 'balancer') return ports.nginx;
     // Containers publish nginx's port only: the others are on the project's network.
     if (name === 'bbox') return ports.bbox1 ? `${ports.bbox1},${ports.bbox2}` : null;

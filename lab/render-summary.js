@@ -71,13 +71,29 @@ function renderSummary(s) {
   lines.push(`  ${s.saturation.verdict}`);
   if (s.nodes && s.nodes.rows.length) {
     lines.push('Nodes (like docker stats; CPU in % of one core):');
-    const w = Math.max(4, ...s.nodes.rows.map((r) => r.node.length));
-    lines.push(`  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB  limit  PIDs`);
-    for (const r of s.nodes.rows) {
+    const rows = s.nodes.rows;
+    const w = Math.max(4, ...rows.map((r) => r.node.length));
+    // Columns for caps and caching edges only when some node has them.
+    const capped = rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
+    const edges = rows.some((r) => r.requests != null);
+    lines.push(
+      `  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB         limit  PIDs${capped ? '  CPU cap  cgroup CPU  OOM kills' : ''}${edges ? '  requests  hit ratio' : ''}`,
+    );
+    const pct = (v) => (v == null ? '-' : `${v}%`);
+    for (const r of rows) {
       const limit = r.memLimitMiB ? `${r.memLimitMiB} (${r.memPctOfLimit}%)` : '-';
+      const cap = capped
+        ? `  ${pct(r.cpuCapPct).padStart(7)}  ${pct(r.cgroupCpuPct).padStart(10)}  ${String(r.oomKills ?? '-').padStart(9)}`
+        : '';
+      const hits = edges
+        ? `  ${String(r.requests ?? '-').padStart(8)}  ${(r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`).padStart(9)}`
+        : '';
       lines.push(
-        `  ${r.node.padEnd(w)}  ${String(r.cpuPctMean).padStart(7)}% ${String(r.cpuPctMax).padStart(5)}%  ${String(r.memMiBMax).padStart(11)}  ${limit.padStart(5)}  ${String(r.pidsMax).padStart(4)}`,
+        `  ${r.node.padEnd(w)}  ${String(r.cpuPctMean).padStart(7)}% ${String(r.cpuPctMax).padStart(5)}%  ${String(r.memMiBMax).padStart(11)}  ${limit.padStart(12)}  ${String(r.pidsMax).padStart(4)}${cap}${hits}`,
       );
+    }
+    for (const r of rows.filter((x) => x.oomKills > 0)) {
+      lines.push(`  ${r.node} hit its memory cap: the kernel OOM-killed ${r.oomKills} of its processes`);
     }
     lines.push(`  ${s.nodes.note}`);
   }

@@ -2,7 +2,7 @@
 
 const { SCENARIOS } = require('../artillery/scenarios');
 const { buildPhases } = require('../artillery/phases');
-const { PRESETS } = require('./deployments');
+const { COURSE } = require('./deployments');
 
 // The course report's matrix, as data: which scenarios each endpoint went through (every
 // one against the four deployments), then section 2's characterization of both boxes.
@@ -31,7 +31,7 @@ function studyPlan(o = {}) {
     if (o.endpoints && !o.endpoints.includes(endpoint)) continue;
     for (const scenario of scenarios) {
       if (o.scenarios && !o.scenarios.includes(scenario)) continue;
-      for (const preset of PRESETS) {
+      for (const preset of COURSE) {
         if (o.deployments && !o.deployments.includes(preset.name)) continue;
         const phases = buildPhases(endpoint, scenario, { scale, rateScale: o.rateScale, durationS: o.durationS });
         const phaseS = phases.reduce((a, p) => a + p.duration, 0);

@@ -4,6 +4,17 @@ const express = require('express');
 const burn = require('./heavy');
 
 const PING_BODY = 'pong';
+const ASSET_BYTES = 10240;
+const MAX_ASSET_BYTES = 1 << 20;
+
+// An asset's body: its name repeated to the size asked, so the same request always gets the
+// same bytes (and a cache serving a wrong object would show).
+function assetBody(name, bytes) {
+  const unit = Buffer.from(`${name}\n`);
+  const body = Buffer.alloc(bytes);
+  for (let at = 0; at < bytes; at += unit.length) unit.copy(body, at, 0, Math.min(unit.length, bytes - at));
+  return body;
+}
 
 // Builds the Express app; it never listens, so tests drive it without a port.
 // deps: { config, identity: { instance, worker }, upstream, metrics }
@@ -76,6 +87,30 @@ function createApp({ config, identity, upstream, metrics }) {
     });
   }
 
+  // Cacheable objects, for the caching edges (the cdn row): N bytes, the same for the same
+  // name and size, marked cacheable for assetMaxAgeS.
+  app.get('/asset/:name', (req, res) => {
+    const { name } = req.params;
+    if (!/^[\w.-]{1,64}$/.test(name)) {
+      return sendError(res, 400, 'BAD_NAME', 'an asset name is 1 to 64 letters, digits, "_", "-" or "."');
+    }
+    let bytes = ASSET_BYTES;
+    if (req.query.bytes !== undefined) {
+      const text = String(req.query.bytes);
+      bytes = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (!(bytes >= 0 && bytes <= MAX_ASSET_BYTES)) {
+        return sendError(
+          res,
+          400,
+          'BAD_BYTES',
+          `bytes must be an integer from 0 to ${MAX_ASSET_BYTES}, got ${JSON.stringify(req.query.bytes)}`,
+        );
+      }
+    }
+    res.set('Cache-Control', `public, max-age=${config.assetMaxAgeS}`);
+    res.type('application/octet-stream').send(assetBody(name, bytes));
+  });
+
   app.get('/healthz', (req, res) => {
     res.json({ status: 'ok', instance: identity.instance, worker: identity.worker, pid: process.pid });
   });
@@ -91,10 +126,12 @@ function createApp({ config, identity, upstream, metrics }) {
   return app;
 }
 
-const known = new Set(['ping', 'heavy', 'bbox1', 'bbox2', 'healthz']);
+const known = new Set(['ping', 'heavy', 'bbox1', 'bbox2', 'healthz', 'asset']);
 function endpointName(req) {
-  const name = req.path.slice(1);
-  return known.has(name) ? name : 'other';
+  const parts = req.path.split('/');
+  // /asset/NAME counts as asset: its names would make one metric per object.
+  if (parts[1] === 'asset' && parts.length === 3) return 'asset';
+  return parts.length === 2 && known.has(parts[1]) ? parts[1] : 'other';
 }
 
 function sendError(res, status, code, message) {

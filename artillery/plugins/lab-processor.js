@@ -5,6 +5,8 @@
 // Artillery's own reports come every 10 s, too coarse for a 15 s spike; these series are
 // summarized by Artillery like any other metric, so each second's percentiles come from
 // that second's own histogram, never from averaging.
+const { zipf, decodeObjects } = require('../objects');
+
 const second = () => Math.floor(Date.now() / 1000);
 
 function labArrival(context, events, done) {
@@ -20,4 +22,14 @@ function labResponse(req, res, context, events, done) {
   return done();
 }
 
-module.exports = { labArrival, labResponse };
+// The asset endpoint: each virtual user asks for one object drawn from the popularity law
+// whose spec the script carries in config.variables.labObjects (artillery/objects.js).
+let pick = null;
+function labPickObject(context, events, done) {
+  if (!pick) pick = zipf(decodeObjects(context.vars.labObjects).count, decodeObjects(context.vars.labObjects).exponent);
+  const { bytes } = decodeObjects(context.vars.labObjects);
+  context.vars.labObject = `obj-${pick()}?bytes=${bytes}`;
+  return done();
+}
+
+module.exports = { labArrival, labResponse, labPickObject };

@@ -9,12 +9,18 @@ const { own } = require('../ownership/cleanups');
 const { assertClaimable } = require('../ownership/dirs');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
+const { parseCap, resolveCaps, describeCap } = require('../caps');
+const { buildGraph } = require('../topology');
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none]
-       [--method round-robin|least_conn|hash]
+       [--method round-robin|least_conn|hash] [--edges N] [--cap NODE=CPU[,MEMORY]]...
        [--key KEY] [--engine local|compose]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
-deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)`;
+deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)
+  --edges N     caching nginx edges between the balancer and the replicas (cdn has 4)
+  --cap NODE=CPU[,MEMORY]  caps a node, repeatable: CPU in % of one core (as docker stats), MEMORY
+                with K/M/G, e.g. --cap edge=2%,25M --cap balancer=2%,25M. NODE is a role (balancer,
+                edge, replica, backend, bbox) or one node's name (replica-2). Linux cgroups, as root.`;
 
 // The flags every command that deploys takes (deploy, scenario).
 const DEPLOY_FLAGS = {
@@ -22,6 +28,8 @@ const DEPLOY_FLAGS = {
   workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
   balancer: flag.enum(Object.keys(KINDS), 'balancer'),
   method: flag.enum(Object.keys(METHODS), 'method'),
+  edges: flag.int(LIMITS.edges.min, LIMITS.edges.max),
+  cap: flag.list(parseCap),
   key: flag.string(),
   engine: flag.enum(Object.keys(ENGINES), 'engine'),
   force: flag.bool(),
@@ -50,23 +58,28 @@ function planDeploy(values, positional) {
     throw labError('LAB_ERR_USAGE', `--balancer ${deployment.balancer.kind} runs on the local engine only, for now`);
   }
   const ctx = contextOf(values);
+  const ports = planPorts(ctx.portBase, deployment.replicas, deployment.edges);
+  // Caps name the nodes of this deployment's graph; checked here, before anything starts.
+  const caps = resolveCaps(values.cap || [], buildGraph(deployment, ports));
   assertClaimable(ctx.stateDir, '--state-dir');
-  return { deployment, ctx, ports: planPorts(ctx.portBase, deployment.replicas), engine: values.engine ?? 'local' };
+  return { deployment, ctx, ports, caps, engine: values.engine ?? 'local' };
 }
 
 async function deploy(argv, { log }) {
   const { help, values, positionals } = COMMAND.parse(argv);
   if (help) return { stdout: USAGE };
-  const { deployment, ctx, ports, engine } = planDeploy(values, positionals[0]);
+  const { deployment, ctx, ports, caps, engine } = planDeploy(values, positionals[0]);
   const runtime = runtimeFor(engine, { stateDir: ctx.stateDir, host: ctx.host, log });
 
   runtime.assertNotUp();
   // Until it is up, Ctrl-C or a failure takes down whatever was started.
   const release = own(() => runtime.down());
+  const edges = deployment.edges ? ` and ${deployment.edges} caching edge(s)` : '';
   log(
-    `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind ${KINDS[deployment.balancer.kind].what}`,
+    `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind ${KINDS[deployment.balancer.kind].what}${edges}`,
   );
-  const state = await runtime.up(deployment, ports, { bbox: { key: values.key ?? '' } });
+  for (const [node, cap] of Object.entries(caps)) log(`capping ${node}: ${describeCap(cap)}`);
+  const state = await runtime.up(deployment, ports, { bbox: { key: values.key ?? '' }, caps });
   release();
   const status = await runtime.status();
   if (values.json) return { stdout: JSON.stringify(status, null, 2) };

@@ -30,7 +30,9 @@ async function down(argv, { log }) {
         ? `stopped ${r.stopped.length} process(es)`
         : 'nothing was up',
   );
-  return { stdout: lines.join('\n') };
+  if (r.groups?.removed.length) lines.push(`removed ${r.groups.removed.length} control group(s) of its caps`);
+  for (const f of r.groups?.failed || []) lines.push(`could not remove control group ${f.dir}: ${f.error}`);
+  return { stdout: lines.join('\n'), exitCode: r.groups?.failed.length ? 1 : 0 };
 }
 
 down.usage = USAGE;

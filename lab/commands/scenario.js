@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { ENDPOINTS, SCENARIOS, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
-const { buildScript, toYaml } = require('../../artillery/script');
+const { buildScript, toYaml, requestOf } = require('../../artillery/script');
 const { allNames } = require('../deployments');
 const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
@@ -15,6 +15,7 @@ const { sleep } = require('../procs');
 const { summarize } = require('../summary');
 const { parseThreshold, evaluate } = require('../thresholds');
 const { nodeTable } = require('../monitoring/node-table');
+const nodeProbe = require('../monitoring/node-probe');
 const renderSummary = require('../render-summary');
 const { createProgress } = require('../cli/progress');
 const describeMachine = require('../../common/machine');
@@ -56,6 +57,8 @@ options:
                    node (the lab's own small balancer, balancer/: round-robin, keep-alive) or none
                    (no balancer: fast/closed spread their requests over the replicas)
   --method M       how nginx picks a replica: round-robin (default), least_conn, hash (consistent, on the URI)
+  --edges N        caching nginx edges between the balancer and the replicas (the cdn deployment has 4)
+  --cap NODE=CPU[,MEMORY]  caps a node of the deployment, repeatable (see npm run deploy -- --help)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;
 
@@ -118,7 +121,7 @@ function plan(argv) {
   if (values.balancer === 'none' && values.target)
     refuse('--balancer none deploys; --target is for a system already up');
   const target = values.target ? new URL(values.target).origin : null;
-  const { deployment, ctx, ports, engine } = planDeploy(values, deploymentName);
+  const { deployment, ctx, ports, caps, engine } = planDeploy(values, deploymentName);
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
   const serviceEnv = values['heavy-ms'] !== undefined ? { HEAVY_MS: String(values['heavy-ms']) } : {};
@@ -132,6 +135,7 @@ function plan(argv) {
     target,
     ctx,
     ports,
+    caps,
     values,
     serviceEnv,
     generator,
@@ -196,6 +200,7 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
     const releaseDeployment = own(() => runtime.down().then(() => log('deployment stopped')));
     log(`deploying ${deployment.label}${p.engine === 'local' ? '' : ` on ${p.engine}`}`);
     state = await runtime.up(deployment, p.ports, {
+      caps: p.caps,
       bbox: { key: values.key ?? '' },
       statsd: monitoring.statsd,
       serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${run.prefix}.service` },
@@ -210,7 +215,15 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
   run.writeJson(
     'deployment.json',
     state
-      ? { ...deployment, engine: p.engine, url: state.url, ports: state.ports, processes: state.processes }
+      ? {
+          ...deployment,
+          engine: p.engine,
+          url: state.url,
+          ports: state.ports,
+          processes: state.processes,
+          graph: state.graph,
+          caps: state.caps,
+        }
       : { target },
   );
   return { state, target };
@@ -223,7 +236,7 @@ function generatorPlan(p, target, run, monitoring) {
   fs.writeFileSync(run.file('script.yml'), toYaml(script, [`${p.endpoint} ${p.scenario} against ${target}`]));
   const common = {
     target,
-    path: ENDPOINTS[p.endpoint].path,
+    ...requestOf(p.endpoint),
     timeoutMs: REQUEST_TIMEOUT_S * 1000,
     timeoutS: REQUEST_TIMEOUT_S,
     keepalive: p.values.keepalive,
@@ -302,7 +315,8 @@ function summaryStage(p, run, ctx) {
   });
   summary.thresholds = evaluate(p.thresholds, summary);
   summary.monitoring = ctx.monitoring;
-  summary.nodes = nodeTable(ctx.nodeSamples || []);
+  const extra = ctx.probe ? ctx.probe.read() : { limits: {} };
+  summary.nodes = nodeTable(ctx.nodeSamples || [], extra.limits, extra);
   run.writeJson('summary.json', summary);
   return summary;
 }
@@ -337,6 +351,8 @@ async function scenarioCommand(argv, { log }) {
   // No balancer: the generator spreads its requests over every replica's address.
   const targets = state && state.urls && state.urls.length > 1 ? state.urls : null;
   const nodesOf = state ? deploymentNodes(state) : () => ({});
+  // Caps, cgroup accounting and edges' caches, over the run's own window.
+  const probe = nodeProbe(runtime, state, ctx.stateDir);
   const samples = () =>
     monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
   const summaryOf = (status, genPlan, startedAt, workers) =>
@@ -351,6 +367,7 @@ async function scenarioCommand(argv, { log }) {
       workers,
       monitoring: monitoring.sources,
       nodeSamples: monitoring.samples,
+      probe,
     });
 
   // An interrupt keeps what was gathered: a partial summary and its report.
@@ -368,6 +385,7 @@ async function scenarioCommand(argv, { log }) {
   const genPlan = { ...generatorPlan(p, target, run, monitoring), targets };
   partial = { genPlan, startedAt: new Date().toISOString(), workers: null };
 
+  probe.start();
   let generation;
   try {
     generation = await generationStage(p, run, genPlan, target, monitoring, nodesOf, log);

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { studyPlan, MATRIX } = require('../study-plan');
-const { PRESETS } = require('../deployments');
+const { COURSE } = require('../deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { pick } = require('../names');
 const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
@@ -26,7 +26,7 @@ skipped when the study is started again.
   --duration D                endurance length
   --endpoints a,b             only these (${Object.keys(MATRIX).join(', ')})
   --scenarios a,b             only these (${Object.keys(SCENARIOS).join(', ')})
-  --deployments a,b           only these (${PRESETS.map((p) => p.name).join(', ')})
+  --deployments a,b           only these (${COURSE.map((p) => p.name).join(', ')})
   --dir DIR                   the study's folder (default results/study)
   --fresh                     start over: forget the finished runs
   --generator artillery|fast  every run's load generator (default artillery, the course's tool)`;
@@ -88,7 +88,7 @@ async function studyCommand(argv, { log }) {
     deployments: list(
       'deployment',
       values.deployments,
-      PRESETS.map((p) => p.name),
+      COURSE.map((p) => p.name),
     ),
   };
   const plan = studyPlan(o);

@@ -2,6 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { encodeObjects } = require('../../artillery/objects');
 const { toYaml } = require('../../artillery/script');
 const runArtillery = require('../artillery-run');
 
@@ -95,7 +96,7 @@ function recordsOf(events, report, interrupted = false) {
   ];
 }
 
-// plan: { target, path, phases, timeoutS, statsd: { host, port, prefix } | null }
+// plan: { target, path, objects | null, phases, timeoutS, statsd: { host, port, prefix } | null }
 function startArtillery(plan, { dir, onRecord = () => {} }) {
   const file = (name) => path.join(dir, name);
   const script = {
@@ -105,12 +106,16 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
       http: { timeout: plan.timeoutS },
       processor: path.join(ROOT, 'artillery', 'plugins', 'lab-processor.js'),
       plugins: { lab: { file: file('events.jsonl'), ...(plan.statsd ? { statsd: plan.statsd } : {}) } },
+      // Many objects: each virtual user draws one (artillery/objects.js).
+      ...(plan.objects ? { variables: { labObjects: encodeObjects(plan.objects) } } : {}),
     },
     scenarios: [
       {
         name: plan.name || 'lab',
-        beforeScenario: 'labArrival',
-        flow: [{ get: { url: plan.path, afterResponse: 'labResponse' } }],
+        beforeScenario: plan.objects ? ['labArrival', 'labPickObject'] : 'labArrival',
+        flow: [
+          { get: { url: plan.objects ? `${plan.path}{{ labObject }}` : plan.path, afterResponse: 'labResponse' } },
+        ],
       },
     ],
   };

@@ -13,6 +13,7 @@ const https = require('node:https');
 const { isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { arrivals } = require('./schedule');
 const { create, encode } = require('./histogram');
+const { pathPicker } = require('../../artillery/objects');
 
 // Runs one shard of the plan; `port` carries its messages (a thread's parentPort, or an
 // in-process pair when the generator runs a single shard on its main thread).
@@ -22,6 +23,8 @@ function runShard(data, port) {
   // One target, or several (no balancer: the generator spreads its requests over the
   // replicas itself, round-robin, as clients of a NodePort service would).
   const urls = (data.targets && data.targets.length ? data.targets : [target]).map((t) => new URL(t));
+  // One path, or an object per request drawn from a popularity law (artillery/objects.js).
+  const nextPath = pathPicker(path, data.objects);
   let turn = shard;
   const lib = urls[0].protocol === 'https:' ? https : http;
   const agent = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
@@ -75,7 +78,7 @@ function runShard(data, port) {
       {
         hostname: url.hostname,
         port: url.port,
-        path,
+        path: nextPath(),
         method: 'GET',
         agent,
         headers: { 'user-agent': 'node-deploy-lab' },

@@ -3,14 +3,18 @@
 // A per-node table like `docker stats`, from the sampler's per-second samples: CPU (% of one
 // core, as docker shows it) mean and max, memory max and, when the node has one, its limit and
 // share, processes, and network bytes. Pure: rows from samples.
-//   limits: { [node]: { memoryMiB } } when caps are set (none yet on the local engine).
+//   limits: { [node]: { memoryMiB, cpuPct } } for the capped nodes (lab/caps.js).
+//   kernel: { [node]: { cpuPct, oomKills } } what the node's control group accounted over
+//           the run (lab/cgroups.js): the CPU it really got, and processes the OOM killer
+//           killed at its memory cap.
+//   cache:  { [edge]: { requests, hitRatio } } for the caching edges (edge-cache.js).
 // Network bytes are per network namespace on Linux: local processes share the host's, so they
 // cannot be told apart per node and are left null, with the reason.
 const NET_NOTE = 'network bytes: not measured per node (local processes share the host network namespace)';
 
 const round1 = (v) => Math.round(v * 10) / 10;
 
-function nodeTable(samples, limits = {}) {
+function nodeTable(samples, limits = {}, { kernel = {}, cache = {} } = {}) {
   const by = new Map();
   for (const s of samples) {
     for (const [name, n] of Object.entries(s.nodes || {})) {
@@ -36,6 +40,11 @@ function nodeTable(samples, limits = {}) {
       pidsMax: Math.max(...b.pids),
       netInBytes: null,
       netOutBytes: null,
+      cpuCapPct: limits[name]?.cpuPct ?? null,
+      cgroupCpuPct: kernel[name]?.cpuPct != null ? round1(kernel[name].cpuPct) : null,
+      oomKills: kernel[name]?.oomKills ?? null,
+      requests: cache[name]?.requests ?? null,
+      hitRatio: cache[name]?.hitRatio ?? null,
     };
   });
   return { rows, note: NET_NOTE };

@@ -5,13 +5,15 @@ const path = require('node:path');
 const { parents } = require('../procs');
 
 // The nodes of a local deployment as the resource sampler sees them, like cAdvisor's
-// containers: nginx (master and workers), each replica (its primary and, for multi-worker
+// containers: each nginx of the graph (master and workers: the entry, the caching edges),
+// each replica (its primary and, for multi-worker
 // replicas, each worker on its own too), the black boxes. Re-read every tick from pm2's pid
 // files, so a replica that pm2 restarted is followed under its new pid.
 function deploymentNodes(state) {
   return () => {
     const roots = {};
-    if (state.pids && state.pids.nginx) roots.nginx = state.pids.nginx;
+    // The lab's own nginx processes (pm2's daemon is the lab's, not the deployment's).
+    for (const [name, pid] of Object.entries(state.pids || {})) if (name !== 'pm2' && pid) roots[name] = pid;
     const pmap = parents();
     for (const p of state.processes || []) {
       let pid = p.pid;

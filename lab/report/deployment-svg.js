@@ -11,9 +11,12 @@ function deploymentSvg(d) {
   if (!d || !d.replicas) return html`<p class="note">External target: no deployment drawing.</p>`;
   const R = count(d.replicas, 64);
   const Wk = count(d.workers, 64);
-  const rowH = 46 + Math.max(0, Wk - 1) * 0;
-  const H = Math.max(150, R * rowH + 40);
-  const W = 760;
+  // A tier of caching edges (the cdn row) between the entry and the replicas.
+  const E = d.edges ? count(d.edges, 16) : 0;
+  const shift = E ? 120 : 0;
+  const rowH = 46;
+  const H = Math.max(150, Math.max(R, E) * rowH + 40);
+  const W = 760 + shift;
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" class="deployment">`,
   ];
@@ -32,22 +35,30 @@ function deploymentSvg(d) {
   const entry = { 'nginx-l4': 'nginx (L4)', node: 'node balancer', none: 'no balancer' }[d.balancer?.kind] || 'nginx';
   box(130, mid - 22, 100, 44, entry, d.balancer?.kind === 'none' ? '#ffffff' : '#fdf2e3');
   arrow(90, mid, 130, mid);
+  const rowY = (i, n) => 20 + i * ((H - 40) / n) + ((H - 40) / n - 36) / 2;
+  for (let e = 0; e < E; e++) {
+    const y = rowY(e, E);
+    box(260, y, 104, 36, `edge-${e + 1} (cache)`, '#fdf2e3');
+    arrow(230, mid, 260, y + 18);
+    for (let i = 0; i < R; i++) arrow(364, y + 18, 290 + shift, rowY(i, R) + 18);
+  }
   for (let i = 0; i < R; i++) {
-    const y = 20 + i * ((H - 40) / R) + ((H - 40) / R - 36) / 2;
-    box(290, y, 120 + Wk * 22, 36, '');
-    out.push(`<text x="300" y="${y + 22}" font-size="12">replica-${i + 1}</text>`);
+    const y = rowY(i, R);
+    const x = 290 + shift;
+    box(x, y, 120 + Wk * 22, 36, '');
+    out.push(`<text x="${x + 10}" y="${y + 22}" font-size="12">replica-${i + 1}</text>`);
     for (let w = 0; w < Wk; w++)
       out.push(
-        `<circle cx="${382 + w * 22}" cy="${y + 18}" r="8" fill="#cfe3f7" stroke="#336"/><text x="${382 + w * 22}" y="${y + 22}" font-size="9" text-anchor="middle">${w + 1}</text>`,
+        `<circle cx="${x + 92 + w * 22}" cy="${y + 18}" r="8" fill="#cfe3f7" stroke="#336"/><text x="${x + 92 + w * 22}" y="${y + 22}" font-size="9" text-anchor="middle">${w + 1}</text>`,
       );
-    arrow(230, mid, 290, y + 18);
-    arrow(410 + Wk * 22, y + 18, 590, H * 0.3);
-    arrow(410 + Wk * 22, y + 18, 590, H * 0.7);
+    if (!E) arrow(230, mid, x, y + 18);
+    arrow(x + 120 + Wk * 22, y + 18, 590 + shift, H * 0.3);
+    arrow(x + 120 + Wk * 22, y + 18, 590 + shift, H * 0.7);
   }
-  box(590, H * 0.3 - 18, 150, 36, 'bbox1', '#eaf7ea');
-  box(590, H * 0.7 - 18, 150, 36, 'bbox2', '#eaf7ea');
+  box(590 + shift, H * 0.3 - 18, 150, 36, 'bbox1', '#eaf7ea');
+  box(590 + shift, H * 0.7 - 18, 150, 36, 'bbox2', '#eaf7ea');
   out.push(
-    `<text x="10" y="${H - 6}" font-size="10" fill="#666">${esc(d.label || d.name)}: ${R} replica(s) x ${Wk} worker(s); circles are node:cluster workers</text>`,
+    `<text x="10" y="${H - 6}" font-size="10" fill="#666">${esc(d.label || d.name)}: ${E ? `${E} caching edge(s), ` : ''}${R} replica(s) x ${Wk} worker(s); circles are node:cluster workers</text>`,
   );
   out.push('</svg>');
   // Numbers computed here and labels through esc() only.

@@ -97,19 +97,34 @@ const rt = (r, k) => (r.summary.responseTimeMs ? r.summary.responseTimeMs[k] : '
 function nodesTable(run) {
   const n = run.summary.nodes;
   if (!n || !Array.isArray(n.rows) || !n.rows.length) return peaksTable(run);
+  const capped = n.rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
+  const edges = n.rows.some((r) => r.requests != null);
+  const head = ['node', 'CPU % mean', 'CPU % max', 'memory max MiB', 'limit MiB', 'memory % of limit', 'PIDs'];
+  if (capped) head.push('CPU cap %', 'CPU % by its cgroup', 'OOM kills');
+  if (edges) head.push('requests', 'cache hit ratio');
+  head.push('net in / out');
+  const dash = (v) => v ?? '-';
   return html`${table(
-      ['node', 'CPU % mean', 'CPU % max', 'memory max MiB', 'limit MiB', 'memory % of limit', 'PIDs', 'net in / out'],
+      head,
       n.rows.map((r) => [
         r.node,
         r.cpuPctMean,
         r.cpuPctMax,
         r.memMiBMax,
-        r.memLimitMiB ?? '-',
-        r.memPctOfLimit ?? '-',
+        dash(r.memLimitMiB),
+        dash(r.memPctOfLimit),
         r.pidsMax,
+        ...(capped ? [dash(r.cpuCapPct), dash(r.cgroupCpuPct), dash(r.oomKills)] : []),
+        ...(edges ? [dash(r.requests), r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`] : []),
         r.netInBytes === null ? 'not measured' : `${r.netInBytes} / ${r.netOutBytes}`,
       ]),
     )}
+    ${n.rows
+      .filter((r) => r.oomKills > 0)
+      .map(
+        (r) =>
+          html`<p class="warn">${r.node} hit its memory cap: the kernel OOM-killed ${r.oomKills} of its processes.</p>`,
+      )}
     <p class="note">${n.note}</p>`;
 }
 

@@ -6,7 +6,7 @@ const loadRun = require('./load-run');
 const { compareBody, label } = require('./run-report');
 const { characterizeBody } = require('./characterize-html');
 const deploymentSvg = require('./deployment-svg');
-const { resolveDeployment, PRESETS } = require('../deployments');
+const { resolveDeployment, COURSE } = require('../deployments');
 const { html: h } = require('./html');
 const page = require('./page');
 
@@ -87,7 +87,7 @@ function renderStudy({ studyDir, plan, machine, scale, failures = {} }) {
   }
   html.push(h`<h2>Deployments</h2>`);
   md.push('## Deployments', '');
-  for (const p of PRESETS) {
+  for (const p of COURSE) {
     html.push(h`<h3>${p.name}</h3>${deploymentSvg(resolveDeployment(p.name))}`);
     md.push(`- **${p.name}**: ${p.replicas} replica(s) x ${p.workers} worker(s), ${p.description}`);
   }

@@ -6,7 +6,8 @@ const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
 const { assertFree } = require('../ports');
-const { composeProject, containerNginxConfig, replicaNames } = require('../compose-file');
+const { buildGraph } = require('../topology');
+const { composeProject, containerNginxConfig, nginxNodeNames, replicaNames } = require('../compose-file');
 const { dump } = require('../compose-write');
 const { parents } = require('../procs');
 const { waitFor } = require('../http');
@@ -93,16 +94,26 @@ class ComposeRuntime {
 
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'compose/ in --state-dir');
-    const nginxConf = path.join(this.dir, 'nginx.conf');
-    fs.writeFileSync(nginxConf, containerNginxConfig(deployment));
+    // One nginx config per nginx node of the graph: the entry's, each caching edge's.
+    const nginxConfs = {};
+    for (const node of nginxNodeNames(deployment)) {
+      nginxConfs[node] = path.join(this.dir, node === 'nginx' ? 'nginx.conf' : `nginx-${node}.conf`);
+      fs.writeFileSync(nginxConfs[node], containerNginxConfig(deployment, { node }));
+    }
+    const nginxConf = nginxConfs.nginx;
     const composeFile = path.join(this.dir, 'docker-compose.yml');
-    fs.writeFileSync(composeFile, dump(composeProject(deployment, { root: ROOT, nginxConf })));
+    fs.writeFileSync(
+      composeFile,
+      dump(composeProject(deployment, { root: ROOT, nginxConfs, caps: options.caps || {} })),
+    );
 
     const state = {
       runtime: 'compose',
       project: projectName(this.stateDir, deployment),
       composeFile,
       deployment,
+      graph: buildGraph(deployment),
+      caps: options.caps || {},
       host: this.host,
       ports: { nginx: ports.nginx },
       key: options.bbox?.key ?? '',
@@ -116,7 +127,7 @@ class ComposeRuntime {
     // Written before anything starts, so `down` (or Ctrl-C) can remove a half-made project.
     this.writeState(state);
     try {
-      this.log(`building the images and starting ${deployment.replicas + 2} containers (project ${state.project})`);
+      this.log(`building the images and starting ${state.graph.nodes.length} containers (project ${state.project})`);
       this.upRun = this.compose(state, ['up', '-d', '--build', '--remove-orphans']);
       const r = await this.upRun;
       this.upRun = null;
@@ -125,7 +136,9 @@ class ComposeRuntime {
       try {
         await waitFor((i) => `${state.url}/healthz?probe=${i}`, {
           timeoutMs: 60000,
-          until: (answers) => new Set(answers.map((a) => a.headers['x-instance'])).size >= deployment.replicas,
+          until: (answers) =>
+            new Set(answers.map((a) => a.headers['x-instance'])).size >= deployment.replicas &&
+            new Set(answers.map((a) => a.headers['x-edge'])).size >= (deployment.edges || 1),
         });
       } catch (err) {
         const logs = await this.compose(state, ['logs', '--tail', '20']);

@@ -1,12 +1,13 @@
 'use strict';
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
 const { assertFree } = require('../ports');
 const renderNginxConfig = require('../nginx-config');
-const { findNginx, testConfig, startNginx, stopNginx, ownedNginx, nginxPaths } = require('../nginx');
+const { findNginx, testConfig, startNginx, stopNginx, ownedNginxAll, nginxPaths } = require('../nginx');
 const connectPm2 = require('./pm2');
 const { stopTree, tree, stopPids } = require('../procs');
 const { identify, check } = require('../ownership/identity');
@@ -15,6 +16,16 @@ const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 const { waitFor } = require('../http');
 const { reachesAllFromOneClient } = require('../deployments');
+const { buildGraph, nodeOf, isNginx } = require('../topology');
+const {
+  requireCgroups,
+  createGroup,
+  readGroup,
+  removeGroups,
+  existingGroups,
+  detect,
+  joinThenExec,
+} = require('../cgroups');
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -51,8 +62,7 @@ class LocalRuntime {
       : [];
     const alive = new Set(entries.filter((e) => e.is === 'alive').map((e) => e.pid));
     const found = findOwned(this.state.token(), { helpers });
-    const nginx = ownedNginx(nginxPaths(this.stateDir));
-    if (nginx) found.push(...tree(nginx));
+    for (const nginx of ownedNginxAll(this.stateDir)) found.push(...tree(nginx));
     const aliveTrees = new Set([...alive].flatMap((p) => tree(p)));
     const unrecorded = [...new Set(found)].filter((p) => !aliveTrees.has(p));
     return { state, error, entries, unrecorded };
@@ -104,22 +114,21 @@ class LocalRuntime {
   }
 
   // deployment: from lab/deployments; ports: from lab/ports.planPorts;
-  // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null }
+  // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null,
+  //            caps: { [node]: { cpuPct, memoryBytes } } (lab/caps.js) }
+  // The deployment's graph (lab/topology.js) says what to start: the black boxes, the
+  // replicas, the caching edges, then the entry balancer, each healthy before the next tier.
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
-    // The entry is nginx (L7 or L4), or the lab's own balancer, a pm2 app like the replicas.
-    // With no balancer (`none`) the clients go straight to the replicas.
-    const { kind } = deployment.balancer;
-    const viaNginx = kind === 'nginx' || kind === 'nginx-l4';
-    const entry = kind !== 'none';
-    const nginxBin = viaNginx ? findNginx() : null;
+    const graph = buildGraph(deployment, ports);
+    const caps = options.caps || {};
+    const cgroups = Object.keys(caps).length ? requireCgroups() : null;
+    const nginxNodes = graph.nodes.filter(isNginx);
+    const nginxBin = nginxNodes.length ? findNginx() : null;
     await assertFree(
-      [
-        ...(entry ? [{ port: ports.nginx, role: viaNginx ? 'nginx' : 'balancer' }] : []),
-        { port: ports.bbox1, role: 'bbox1' },
-        { port: ports.bbox2, role: 'bbox2' },
-        ...ports.replicas.map((port, i) => ({ port, role: `replica-${i + 1}` })),
-      ],
+      graph.nodes.flatMap((n) =>
+        (n.ports || [n.port]).map((port, i) => ({ port, role: n.ports ? `bbox${i + 1}` : n.name })),
+      ),
       this.host,
     );
 
@@ -127,27 +136,40 @@ class LocalRuntime {
     // Fresh folders (each the lab's own, see lab/ownership/dirs.js): nothing of a previous
     // deployment's pm2 home or nginx prefix survives.
     for (const d of ['pm2', 'nginx', 'logs', 'home']) resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
-    const paths = nginxPaths(this.stateDir);
-    const upstreams = ports.replicas.map((p) => `${this.host}:${p}`);
-    if (viaNginx) {
+    const token = this.state.token();
+    const address = (name) => `${this.host}:${nodeOf(graph, name).port}`;
+    for (const node of nginxNodes) {
+      const paths = nginxPaths(this.stateDir, node.name);
       fs.mkdirSync(paths.tempDir, { recursive: true });
       fs.writeFileSync(
         paths.confFile,
-        renderNginxConfig({ deployment, host: this.host, port: ports.nginx, upstreams, paths }),
+        renderNginxConfig({
+          deployment,
+          host: this.host,
+          port: node.port,
+          upstreams: node.upstreams.map(address),
+          paths,
+          edge: node.kind === 'nginx-edge' ? node.name : null,
+          workerUser: node.kind === 'nginx-edge' && process.getuid() === 0 ? os.userInfo().username : null,
+        }),
       );
       await testConfig(nginxBin, paths);
     }
 
+    const urlOf = (name) => `http://${address(name)}`;
     const state = {
       runtime: 'local',
       deployment,
+      graph,
+      caps,
+      cgroups: cgroups ? { version: cgroups.version, token } : null,
       host: this.host,
       ports,
-      url: entry ? `http://${this.host}:${ports.nginx}` : `http://${this.host}:${ports.replicas[0]}`,
-      // Every address a client may use: the entry, or each replica when there is none.
-      urls: entry ? [`http://${this.host}:${ports.nginx}`] : ports.replicas.map((p) => `http://${this.host}:${p}`),
+      url: urlOf(graph.front[0]),
+      // Every address a client may use: the entry, or each front node when there is none.
+      urls: graph.front.map(urlOf),
       startedAt: new Date().toISOString(),
-      nginxConf: viaNginx ? paths.confFile : null,
+      nginxConf: graph.entry === 'nginx' ? nginxPaths(this.stateDir).confFile : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
       pids: {},
       processes: [],
@@ -155,6 +177,9 @@ class LocalRuntime {
       owned: {},
     };
     this.writeState(state);
+    // Each capped node's groups, before anything starts: its processes join them first thing.
+    const joins = {};
+    for (const [name, cap] of Object.entries(caps)) joins[name] = createGroup(cgroups, token, name, cap);
 
     let pm2 = null;
     try {
@@ -164,10 +189,18 @@ class LocalRuntime {
       this.record(state, 'pm2', state.pids.pm2);
 
       const logs = path.join(this.stateDir, 'logs');
-      const app = (name, script, extra) => ({
+      // A capped app is started by a shell that joins its groups and becomes Node, with no
+      // pm2 wrapper in between (interpreter none): it is born capped, and so is a restart.
+      const app = (name, script, { args = [], env = {}, ...extra } = {}) => ({
         name,
-        script: path.join(ROOT, script),
-        interpreter: process.execPath,
+        ...(joins[name]
+          ? (({ command, args: a, env: e }) => ({
+              script: command,
+              args: a,
+              interpreter: 'none',
+              env: { ...env, ...e },
+            }))(joinThenExec(joins[name], process.execPath, [path.join(ROOT, script), ...args]))
+          : { script: path.join(ROOT, script), interpreter: process.execPath, args, env }),
         cwd: ROOT,
         autorestart: true,
         max_restarts: 50,
@@ -179,65 +212,102 @@ class LocalRuntime {
         pid_file: path.join(state.pm2Home, `${name}.pid`),
         ...extra,
       });
-      await this.step(
-        pm2.start(
-          app('bbox', 'bbox/index.js', {
-            args: [
-              '--port',
-              String(ports.bbox1),
-              '--host',
-              this.host,
-              '--key',
-              options.bbox?.key ?? '',
-              ...(options.bbox?.args || []),
-            ],
-          }),
-        ),
-      );
-      await this.recordProcesses(state, pm2);
-      for (const [i, port] of ports.replicas.entries()) {
-        const env = {
-          HOST: this.host,
-          PORT: String(port),
-          WORKERS: String(deployment.workers),
-          INSTANCE: `replica-${i + 1}`,
-          BBOX1_URL: `http://${this.host}:${ports.bbox1}`,
-          BBOX2_URL: `http://${this.host}:${ports.bbox2}`,
-          SHUTDOWN_TIMEOUT_MS: '3000',
-          ...(options.statsd ? { STATSD_HOST: options.statsd.host, STATSD_PORT: String(options.statsd.port) } : {}),
-          STATSD_PREFIX: 'lab.service',
-          ...(options.serviceEnv || {}),
-        };
-        await this.step(pm2.start(app(`replica-${i + 1}`, 'service/index.js', { env })));
-        await this.recordProcesses(state, pm2);
-      }
+      // How each kind of node starts; the nginx kinds are the lab's own nginx processes.
+      const starters = {
+        bbox: (node) =>
+          pm2.start(
+            app(node.name, 'bbox/index.js', {
+              args: [
+                '--port',
+                String(node.port),
+                '--host',
+                this.host,
+                '--key',
+                options.bbox?.key ?? '',
+                ...(options.bbox?.args || []),
+              ],
+            }),
+          ),
+        service: (node) =>
+          pm2.start(
+            app(node.name, 'service/index.js', {
+              env: {
+                HOST: this.host,
+                PORT: String(node.port),
+                WORKERS: String(node.workers),
+                INSTANCE: node.name,
+                BBOX1_URL: `http://${this.host}:${ports.bbox1}`,
+                BBOX2_URL: `http://${this.host}:${ports.bbox2}`,
+                SHUTDOWN_TIMEOUT_MS: '3000',
+                ...(options.statsd
+                  ? { STATSD_HOST: options.statsd.host, STATSD_PORT: String(options.statsd.port) }
+                  : {}),
+                STATSD_PREFIX: 'lab.service',
+                ...(options.serviceEnv || {}),
+              },
+            }),
+          ),
+        node: (node) =>
+          pm2.start(
+            app(node.name, 'balancer/index.js', {
+              env: {
+                HOST: this.host,
+                PORT: String(node.port),
+                UPSTREAMS: node.upstreams.map(address).join(','),
+              },
+            }),
+          ),
+      };
+      const startNode = async (node) => {
+        if (isNginx(node)) {
+          state.pids[node.name] = await this.step(
+            startNginx(nginxBin, nginxPaths(this.stateDir, node.name), { join: joins[node.name] || null }),
+          );
+          this.record(state, node.name, state.pids[node.name]);
+        } else {
+          await this.step(starters[node.kind](node));
+          await this.recordProcesses(state, pm2);
+        }
+      };
+      const tier = (kind) => graph.nodes.filter((n) => n.kind === kind);
 
+      await startNode(tier('bbox')[0]);
+      for (const node of tier('service')) await startNode(node);
       this.log('waiting for every replica to be healthy');
-      for (const [i, port] of ports.replicas.entries()) {
-        await this.waitHealthy(`replica-${i + 1}`, `http://${this.host}:${port}/healthz`, (a) => {
-          return new Set(a.map((r) => r.headers['x-worker'])).size >= deployment.workers;
+      for (const node of tier('service')) {
+        await this.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
+          return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
         });
       }
       await this.waitHealthy('bbox1', `http://${this.host}:${ports.bbox1}/`);
       await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
 
-      if (viaNginx) {
-        this.log('starting nginx');
-        state.pids.nginx = await this.step(startNginx(nginxBin, paths));
-        this.record(state, 'nginx', state.pids.nginx);
-      } else if (entry) {
-        this.log("starting the lab's own balancer");
-        const env = { HOST: this.host, PORT: String(ports.nginx), UPSTREAMS: upstreams.join(',') };
-        await this.step(pm2.start(app('balancer', 'balancer/index.js', { env })));
-        await this.recordProcesses(state, pm2);
-      }
-      // A URI of its own per probe: with `hash`, one URI would only ever reach one replica.
-      const all = reachesAllFromOneClient(deployment.balancer) ? deployment.replicas : 1;
-      if (entry) {
+      const instances = (a) => new Set(a.map((r) => r.headers['x-instance'])).size;
+      const edges = tier('nginx-edge');
+      if (edges.length) this.log(`starting ${edges.length} caching edge(s)`);
+      for (const node of edges) await startNode(node);
+      for (const node of edges) {
         await this.waitHealthy(
-          viaNginx ? 'nginx' : 'balancer',
+          node.name,
+          (i) => `${urlOf(node.name)}/healthz?probe=${i}`,
+          (a) => {
+            return instances(a) >= deployment.replicas;
+          },
+        );
+      }
+
+      if (graph.entry) {
+        const entry = nodeOf(graph, graph.entry);
+        this.log(entry.kind === 'node' ? "starting the lab's own balancer" : 'starting nginx');
+        await startNode(entry);
+        // A URI of its own per probe: with `hash`, one URI would only ever reach one node.
+        const all = reachesAllFromOneClient(deployment.balancer);
+        await this.waitHealthy(
+          entry.name,
           (i) => `${state.url}/healthz?probe=${i}`,
-          (a) => new Set(a.map((r) => r.headers['x-instance'])).size >= all,
+          (a) =>
+            instances(a) >= (all ? deployment.replicas : 1) &&
+            (!edges.length || !all || new Set(a.map((r) => r.headers['x-edge'])).size >= edges.length),
         );
       }
       await this.recordProcesses(state, pm2);
@@ -271,16 +341,7 @@ class LocalRuntime {
   // Records each pm2 app's pid (its cluster workers are its children) and identity.
   async recordProcesses(state, pm2) {
     const list = await this.step(pm2.list());
-    state.processes = list.map((p) => ({
-      name: p.name,
-      pid: p.pid,
-      port:
-        p.name === 'bbox'
-          ? state.ports.bbox1
-          : p.name === 'balancer'
-            ? state.ports.nginx
-            : state.ports.replicas[Number(p.name.split('-')[1]) - 1],
-    }));
+    state.processes = list.map((p) => ({ name: p.name, pid: p.pid, port: nodeOf(state.graph, p.name)?.port }));
     for (const p of state.processes) {
       const id = p.pid ? identify(p.pid) : null;
       if (id) state.owned[p.name] = id;
@@ -312,8 +373,7 @@ class LocalRuntime {
     }
     const owned = new Set(findOwned(this.state.token()));
     const rows = view.entries.map((e) => {
-      const pid =
-        e.is === 'alive' || e.name === 'pm2' || e.name === 'nginx' ? e.pid : this.currentPid(state, e.name, owned);
+      const pid = e.is === 'alive' || e.name in (state.pids || {}) ? e.pid : this.currentPid(state, e.name, owned);
       const alive = e.is === 'alive' || (pid !== e.pid && owned.has(pid));
       const members = alive ? tree(pid) : [];
       return {
@@ -338,7 +398,8 @@ class LocalRuntime {
     const view = this.inspect({ helpers });
     const stopped = [];
     const stale = view.entries.filter((e) => e.is === 'stale').map((e) => ({ name: e.name, pid: e.pid }));
-    // pm2's daemon first: on SIGTERM it stops its apps gracefully; then nginx; then the rest.
+    // pm2's daemon first: on SIGTERM it stops its apps gracefully; then the entry nginx
+    // (clients stop reaching anything); then the rest.
     const order = ['pm2', 'nginx'];
     const alive = view.entries
       .filter((e) => e.is === 'alive')
@@ -348,18 +409,20 @@ class LocalRuntime {
       // pm2's daemon already stopped it with itself).
       stopped.push(e.pid);
       if (check(e) !== 'alive') continue;
-      if (e.name === 'nginx') await stopNginx(e.pid);
+      if (e.name !== 'pm2' && e.name in (view.state.pids || {})) await stopNginx(e.pid);
       else await stopTree(e.pid, { signal: 'SIGTERM', timeoutMs: 6000 });
     }
     // Whatever carries this folder's token and is still running: a restarted replica, a
     // daemon born after the last record, leftovers of a state.json that was lost.
     const leftovers = findOwned(this.state.token(), { helpers });
-    const nginx = ownedNginx(nginxPaths(this.stateDir));
-    if (nginx) {
+    for (const nginx of ownedNginxAll(this.stateDir)) {
       await stopNginx(nginx);
       leftovers.push(nginx);
     }
     if (leftovers.length) await stopPids(leftovers, { timeoutMs: 5000 });
+    // The caps' control groups, once their processes are gone: found by the folder's token,
+    // so they go even when state.json is lost.
+    const groups = await this.removeGroups();
     this.state.remove();
     return {
       stopped: [...stopped, ...leftovers],
@@ -367,7 +430,25 @@ class LocalRuntime {
       stale,
       stateError: view.error,
       deployment: view.state?.deployment,
+      groups,
     };
+  }
+
+  async removeGroups() {
+    const token = this.state.token();
+    const sys = token ? detect() : null;
+    if (!sys || !existingGroups(sys, token).length) return { removed: [], failed: [] };
+    return removeGroups(sys, token);
+  }
+
+  // What the kernel says about each capped node's groups (lab/cgroups.js readGroup).
+  readCaps(state = this.readState()) {
+    if (!state?.cgroups) return {};
+    const sys = detect();
+    if (!sys) return {};
+    const out = {};
+    for (const name of Object.keys(state.caps || {})) out[name] = readGroup(sys, state.cgroups.token, name);
+    return out;
   }
 }
 

@@ -66,7 +66,7 @@ describe('compose/', () => {
     }
   });
 
-  test.each(PRESETS.map((p) => [p.name, p.replicas, p.workers]))(
+  test.each(PRESETS.filter((p) => !p.edges).map((p) => [p.name, p.replicas, p.workers]))(
     '%s: %i replica(s) of %i worker(s), health-gated start, init, nginx on loopback only',
     (name, replicas, workers) => {
       const { services } = load(`${name}.yml`);
@@ -88,6 +88,72 @@ describe('compose/', () => {
       for (const m of ['graphite', 'grafana', 'cadvisor']) expect(services[m].profiles).toEqual(['monitoring']);
     },
   );
+
+  test('cdn: nginx over 4 caching edges, each its own config, in front of the 2 backends', () => {
+    const { services } = load('cdn.yml');
+    const edges = ['edge-1', 'edge-2', 'edge-3', 'edge-4'];
+    expect(Object.keys(services.nginx.depends_on)).toEqual(edges);
+    for (const e of edges) {
+      expect(services[e].volumes).toEqual([`./nginx/cdn-${e}.conf:/etc/nginx/lab.conf:ro`]);
+      expect(Object.keys(services[e].depends_on)).toEqual(['replica-1', 'replica-2']);
+      const conf = fs.readFileSync(path.join(dir, 'nginx', `cdn-${e}.conf`), 'utf8');
+      expect(conf).toMatch(/proxy_cache_path \/tmp\/cache /);
+      expect(conf).toContain(`add_header X-Edge ${e} always;`);
+      expect(conf.match(/server replica-\d+:3000 /g)).toHaveLength(2);
+    }
+    const entry = fs.readFileSync(path.join(dir, 'nginx', 'cdn.conf'), 'utf8');
+    expect(entry).toMatch(/hash \$request_uri consistent;/);
+    expect(entry.match(/server edge-\d+:8080 /g)).toHaveLength(4);
+  });
+
+  test('caps become cpus and mem_limit in compose, deploy.resources.limits in the stack', () => {
+    const { composeProject, stackProject } = require('../../lab/compose-file');
+    const { resolveDeployment } = require('../../lab/deployments');
+    const { parseCap, resolveCaps } = require('../../lab/caps');
+    const { buildGraph } = require('../../lab/topology');
+    const d = resolveDeployment('cdn');
+    const caps = resolveCaps([parseCap('edge=2%,25M'), parseCap('balancer=1%,15M')], buildGraph(d));
+    const { services } = composeProject(d, { nginxConfs: { nginx: 'a', 'edge-1': 'b' }, caps });
+    expect(services['edge-2']).toMatchObject({ cpus: '0.02', mem_limit: 25 * 2 ** 20, memswap_limit: 25 * 2 ** 20 });
+    expect(services.nginx).toMatchObject({ cpus: '0.01', mem_limit: 15 * 2 ** 20 });
+    expect(services['replica-1'].cpus).toBeUndefined();
+    // docker-compose reads the caps back from the file it validates.
+    const tmp = path.join(require('node:os').tmpdir(), `lab-caps-${process.pid}.yml`);
+    fs.writeFileSync(
+      tmp,
+      require('../../lab/compose-write').dump(
+        composeProject(d, {
+          root: ROOT,
+          nginxConfs: {
+            nginx: '/dev/null',
+            'edge-1': '/dev/null',
+            'edge-2': '/dev/null',
+            'edge-3': '/dev/null',
+            'edge-4': '/dev/null',
+          },
+          caps,
+        }),
+      ),
+    );
+    try {
+      const r = spawnSync('docker-compose', ['-f', tmp, 'config'], {
+        encoding: 'utf8',
+        env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent/docker.sock' },
+      });
+      expect(r.status).toBe(0);
+      const read = yaml.load(r.stdout).services['edge-3'];
+      expect(read.cpus).toBe(0.02);
+      expect(String(read.mem_limit)).toBe(String(25 * 2 ** 20));
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+    const stack = stackProject(resolveDeployment('multi-replicated'), {
+      nginxConf: 'x',
+      caps: { replica: { cpuPct: 50, memoryBytes: 256 * 2 ** 20 }, balancer: { cpuPct: 2, memoryBytes: null } },
+    });
+    expect(stack.services.service.deploy.resources.limits).toEqual({ cpus: '0.5', memory: '262144K' });
+    expect(stack.services.nginx.deploy.resources.limits).toEqual({ cpus: '0.02', memory: '256M' });
+  });
 
   test('every image is pinned to a version', () => {
     const images = ymls.flatMap((rel) => Object.values(load(rel).services).map((s) => s.image)).filter(Boolean);

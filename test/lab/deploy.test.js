@@ -9,7 +9,7 @@ const { PRESETS } = require('../../lab/deployments');
 
 async function deploy(name, extra = []) {
   const stateDir = tmpStateDir();
-  const base = await freePortBase();
+  const base = await freePortBase(70); // the caching edges are at base + 50 and after
   const r = await lab(['deploy', name, '--port-base', String(base), '--state-dir', stateDir, '--json', ...extra]);
   if (r.code !== 0) throw new Error(`deploy ${name} failed (${r.code}): ${r.stderr}`);
   const state = JSON.parse(r.stdout);
@@ -19,7 +19,8 @@ async function deploy(name, extra = []) {
 // Every pid the deployment owns (pm2 daemon, its apps, their cluster workers, nginx).
 function ownedPids(state) {
   const { tree } = require('../../lab/procs');
-  const roots = [state.pids.pm2, state.pids.nginx].filter(Boolean); // the balancer, if any, is pm2's
+  // pm2's daemon (its apps are its children) and every nginx: the entry, the caching edges.
+  const roots = Object.values(state.pids).filter(Boolean);
   return [...new Set(roots.flatMap((p) => tree(p)))];
 }
 
@@ -29,64 +30,74 @@ async function downAndCheck({ stateDir, state }) {
   const r = await lab(['down', '--state-dir', stateDir]);
   expect(r.code).toBe(0);
   expect(pids.filter(isAlive)).toEqual([]);
-  const ports = [state.ports.nginx, state.ports.bbox1, state.ports.bbox2, ...state.ports.replicas];
+  const ports = [
+    state.ports.nginx,
+    state.ports.bbox1,
+    state.ports.bbox2,
+    ...state.ports.replicas,
+    ...state.ports.edges,
+  ];
   for (const port of ports) expect(await tcpFree(port, '127.0.0.1')).toBe(true);
   // Idempotent.
   expect((await lab(['down', '--state-dir', stateDir])).code).toBe(0);
 }
 
-describe.each(PRESETS.map((p) => [p.name, p.replicas, p.workers]))('deployment %s', (name, replicas, workers) => {
-  let d;
-  beforeAll(async () => {
-    d = await deploy(name);
-  });
-  afterAll(async () => {
-    if (d) await lab(['down', '--state-dir', d.stateDir]);
-  });
+describe.each(PRESETS.map((p) => [p.name, p.replicas, p.workers, p.edges || 0]))(
+  'deployment %s',
+  (name, replicas, workers, edges) => {
+    let d;
+    beforeAll(async () => {
+      d = await deploy(name);
+    });
+    afterAll(async () => {
+      if (d) await lab(['down', '--state-dir', d.stateDir]);
+    });
 
-  test(`through nginx, exactly ${replicas}x${workers} distinct (instance, worker) pairs answer`, async () => {
-    // nginx keeps connections to each replica alive and node:cluster balances connections,
-    // so it takes concurrent requests (several upstream connections) to reach every worker.
-    const pairs = new Set();
-    for (let round = 0; round < 40 && pairs.size < replicas * workers; round++) {
-      const batch = await Promise.all(Array.from({ length: 12 }, () => get(`${d.url}/heavy?ms=20`)));
-      batch.forEach((r) => pairs.add(`${r.headers['x-instance']}/${r.headers['x-worker']}`));
-    }
-    expect(pairs.size).toBe(replicas * workers);
-  });
+    test(`through nginx, exactly ${replicas}x${workers} distinct (instance, worker) pairs answer`, async () => {
+      // nginx keeps connections to each replica alive and node:cluster balances connections,
+      // so it takes concurrent requests (several upstream connections) to reach every worker.
+      const pairs = new Set();
+      for (let round = 0; round < 40 && pairs.size < replicas * workers; round++) {
+        const batch = await Promise.all(Array.from({ length: 12 }, () => get(`${d.url}/heavy?ms=20`)));
+        batch.forEach((r) => pairs.add(`${r.headers['x-instance']}/${r.headers['x-worker']}`));
+      }
+      expect(pairs.size).toBe(replicas * workers);
+    });
 
-  test('each replica gets its share of 300 /pings within ±20%', async () => {
-    const counts = {};
-    for (let i = 0; i < 300; i++) {
-      const r = await get(`${d.url}/ping`);
-      expect(r.status).toBe(200);
-      counts[r.headers['x-instance']] = (counts[r.headers['x-instance']] || 0) + 1;
-    }
-    expect(Object.keys(counts)).toHaveLength(replicas);
-    const share = 300 / replicas;
-    for (const n of Object.values(counts)) {
-      expect(n).toBeGreaterThanOrEqual(share * 0.8);
-      expect(n).toBeLessThanOrEqual(share * 1.2);
-    }
-  });
+    test('each replica gets its share of 300 /pings within ±20%', async () => {
+      const counts = {};
+      for (let i = 0; i < 300; i++) {
+        const r = await get(`${d.url}/ping`);
+        expect(r.status).toBe(200);
+        counts[r.headers['x-instance']] = (counts[r.headers['x-instance']] || 0) + 1;
+      }
+      expect(Object.keys(counts)).toHaveLength(replicas);
+      const share = 300 / replicas;
+      for (const n of Object.values(counts)) {
+        expect(n).toBeGreaterThanOrEqual(share * 0.8);
+        expect(n).toBeLessThanOrEqual(share * 1.2);
+      }
+    });
 
-  test('/bbox1 and /bbox2 answer through nginx', async () => {
-    const [b1, b2] = await Promise.all([get(`${d.url}/bbox1`), get(`${d.url}/bbox2`)]);
-    expect([b1.status, b1.body]).toEqual([200, 'Hello, world!']);
-    expect([b2.status, b2.body]).toEqual([200, 'Hello, world!']);
-  });
+    test('/bbox1 and /bbox2 answer through nginx', async () => {
+      const [b1, b2] = await Promise.all([get(`${d.url}/bbox1`), get(`${d.url}/bbox2`)]);
+      expect([b1.status, b1.body]).toEqual([200, 'Hello, world!']);
+      expect([b2.status, b2.body]).toEqual([200, 'Hello, world!']);
+    });
 
-  test('the rendered nginx config is in the run directory', () => {
-    const conf = fs.readFileSync(path.join(d.stateDir, 'nginx', 'nginx.conf'), 'utf8');
-    expect(conf.match(/^\s+server 127\.0\.0\.1:\d+ max_fails/gm)).toHaveLength(replicas);
-    expect(conf).toMatch(/keepalive 64;/);
-  });
+    test('the rendered nginx config is in the run directory', () => {
+      const conf = fs.readFileSync(path.join(d.stateDir, 'nginx', 'nginx.conf'), 'utf8');
+      // The entry forwards to the caching edges when there are some, else to the replicas.
+      expect(conf.match(/^\s+server 127\.0\.0\.1:\d+ max_fails/gm)).toHaveLength(edges || replicas);
+      expect(conf).toMatch(/keepalive 64;/);
+    });
 
-  test('down leaves no process and no listening port behind', async () => {
-    await downAndCheck(d);
-    d = null;
-  });
-});
+    test('down leaves no process and no listening port behind', async () => {
+      await downAndCheck(d);
+      d = null;
+    });
+  },
+);
 
 describe('balancing methods through nginx', () => {
   test('hash: one URI always reaches the same replica, different URIs spread; down cleans up', async () => {

@@ -10,7 +10,7 @@ const { lab, freePortBase, tmpStateDir } = require('../helper');
 async function scenario(words, extra = []) {
   const stateDir = tmpStateDir();
   const resultsDir = tmpStateDir();
-  const base = await freePortBase();
+  const base = await freePortBase(70);
   const args = ['scenario', ...words, '--json', '--port-base', String(base), '--state-dir', stateDir];
   const r = await lab([...args, '--results-dir', resultsDir, ...extra], { timeoutMs: 180000 });
   return { ...r, stateDir, resultsDir };
@@ -92,6 +92,30 @@ describe('npm run scenario, end to end', () => {
     for (const f of ['records.jsonl', 'summary.json', 'report.html', 'generator-plan.json']) expect(files).toContain(f);
     expect(fs.readFileSync(path.join(s.resultsDir, 'report.html'), 'utf8')).toContain('memory % of limit');
     expect(fs.existsSync(path.join(r.stateDir, 'state.json'))).toBe(false);
+  });
+
+  test('ping load single --balancer nginx-l4: the run goes through nginx at L4', async () => {
+    const r = await scenario(['ping', 'load', 'single'], ['--scale', '0.04', '--balancer', 'nginx-l4', ...FAST]);
+    const s = checkRun(r);
+    expect(s.deployment.balancer.kind).toBe('nginx-l4');
+    expect(fs.readFileSync(path.join(s.resultsDir, 'nginx.conf'), 'utf8')).toMatch(/^stream \{/m);
+  });
+
+  // Caps need root and cgroups (CI has both); without, the run is the same minus the caps.
+  const capped = process.getuid() === 0 && require('../../lab/cgroups').detect() ? ['--cap', 'edge=50%,64M'] : [];
+  test('asset load cdn (Artillery drawing objects): per-edge requests and hit ratios, caps in the table', async () => {
+    const r = await scenario(['asset', 'load', 'cdn'], ['--scale', '0.05', '--rate-scale', '0.1', ...capped]);
+    const s = checkRun(r);
+    const edges = s.nodes.rows.filter((n) => n.node.startsWith('edge-'));
+    expect(edges).toHaveLength(4);
+    // Every request went through exactly one edge; Zipf-popular objects are hits.
+    expect(edges.reduce((a, e) => a + e.requests, 0)).toBe(s.requestsCompleted);
+    const hits = edges.reduce((a, e) => a + e.requests * (e.hitRatio || 0), 0);
+    expect(hits / s.requestsCompleted).toBeGreaterThan(0.2);
+    if (capped.length) {
+      for (const e of edges) expect(e).toMatchObject({ cpuCapPct: 50, memLimitMiB: 64, oomKills: 0 });
+      expect(fs.readFileSync(path.join(s.resultsDir, 'report.html'), 'utf8')).toContain('cache hit ratio');
+    }
   });
 
   test('--generator closed: N connections for the given duration', async () => {

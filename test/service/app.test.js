@@ -47,6 +47,32 @@ describe('service app', () => {
     }
   });
 
+  test('/asset/NAME answers N cacheable bytes, the same for the same request, and refuses bad input', async () => {
+    const s = await serve({ ASSET_MAX_AGE_S: '30' });
+    try {
+      const a = await get(`${s.url}/asset/obj-7?bytes=1000`);
+      expect(a.status).toBe(200);
+      expect(a.body.length).toBe(1000);
+      expect(a.body.startsWith('obj-7\nobj-7\n')).toBe(true);
+      expect(a.headers['cache-control']).toBe('public, max-age=30');
+      expect(a.headers['x-instance']).toBe('replica-7');
+      expect((await get(`${s.url}/asset/obj-7?bytes=1000`)).body).toBe(a.body);
+      expect((await get(`${s.url}/asset/obj-7`)).body.length).toBe(10240);
+      expect((await get(`${s.url}/asset/obj-7?bytes=0`)).body).toBe('');
+      for (const bad of ['/asset/obj-7?bytes=-1', '/asset/obj-7?bytes=2000000', '/asset/obj-7?bytes=x']) {
+        const r = await get(`${s.url}${bad}`);
+        expect(r.status).toBe(400);
+        expect(JSON.parse(r.body).error.code).toBe('BAD_BYTES');
+      }
+      expect((await get(`${s.url}/asset/${'x'.repeat(65)}`)).status).toBe(400);
+      // One metric name for every object, not one per name.
+      expect(s.metrics.seen.some(([, n]) => n === 'asset.status.200')).toBe(true);
+      expect(s.metrics.seen.some(([, n]) => /obj-7/.test(n))).toBe(false);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('/heavy works for HEAVY_MS by default and for ?ms=N when given', async () => {
     const s = await serve();
     try {

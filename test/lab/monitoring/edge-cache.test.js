@@ -1,0 +1,51 @@
+'use strict';
+
+const { countVerdicts } = require('../../../lab/monitoring/edge-cache');
+const { nodeTable } = require('../../../lab/monitoring/node-table');
+const renderSummary = require('../../../lab/render-summary');
+
+describe("edges' caches and caps in the node table", () => {
+  test('verdicts counted per line; the hit ratio leaves out what the cache did not decide on', () => {
+    const c = countVerdicts('HIT\nMISS\nHIT\n-\nEXPIRED\nHIT\n');
+    expect(c).toEqual({ requests: 6, verdicts: { HIT: 3, MISS: 1, '-': 1, EXPIRED: 1 }, hitRatio: 3 / 5 });
+    expect(countVerdicts('').hitRatio).toBe(null);
+  });
+
+  test('caps, what the group accounted, OOM kills and hit ratios reach the rows and the text', () => {
+    const samples = [
+      { at: 1, nodes: { 'edge-1': { cpuPct: 2, rssMiB: 12, pids: 4 }, nginx: { cpuPct: 5, rssMiB: 9, pids: 3 } } },
+    ];
+    const t = nodeTable(
+      samples,
+      { 'edge-1': { cpuPct: 2, memoryMiB: 25 } },
+      { kernel: { 'edge-1': { cpuPct: 1.94, oomKills: 2 } }, cache: { 'edge-1': { requests: 100, hitRatio: 0.75 } } },
+    );
+    expect(t.rows[0]).toMatchObject({
+      node: 'edge-1',
+      cpuCapPct: 2,
+      cgroupCpuPct: 1.9,
+      oomKills: 2,
+      memLimitMiB: 25,
+      memPctOfLimit: 48,
+      requests: 100,
+      hitRatio: 0.75,
+    });
+    expect(t.rows[1]).toMatchObject({ node: 'nginx', cpuCapPct: null, oomKills: null, requests: null });
+    const text = renderSummary({
+      endpoint: 'asset',
+      scenario: 'load',
+      deployment: { name: 'cdn' },
+      status: 'completed',
+      durationS: 12,
+      responseTimeMs: { min: 1, median: 2, p95: 3, p99: 4, max: 5 },
+      codes: { 200: 100 },
+      errors: {},
+      phases: [],
+      saturation: { verdict: 'ok' },
+      nodes: t,
+    });
+    expect(text).toMatch(/CPU cap\s+cgroup CPU\s+OOM kills\s+requests\s+hit ratio/);
+    expect(text).toMatch(/edge-1 .*2%\s+1\.9%\s+2\s+100\s+75%/);
+    expect(text).toMatch(/edge-1 hit its memory cap: the kernel OOM-killed 2 of its processes/);
+  });
+});
