@@ -16,6 +16,42 @@ const ENDPOINTS = {
     what: 'cacheable objects (1,000 x 10 KiB, Zipf popularity)',
     objects: { count: 1000, exponent: 1, bytes: 10240 },
   },
+  // WebSocket signaling (seed 002): concurrent participants, not arrivals; its stages are
+  // SIGNAL below, and only the lab's `signal` engine drives it.
+  signal: { path: '/signal', what: 'WebSocket signaling participants (seed 002)', participants: true },
+};
+
+// The signal endpoint's scenarios: stages of concurrent participants, each moving linearly
+// to its target as k6's ramping VUs do. `load` is seed 002's own. Participants share rooms of
+// roomSize, exchange offer, answer and `candidates` ICE candidates with each peer, then send an
+// update every updateEveryS.
+const SIGNAL = {
+  participant: { roomSize: 4, candidates: 2, updateEveryS: 10 },
+  load: [
+    { duration: 10, target: 10 },
+    { duration: 30, target: 50 },
+    { duration: 60, target: 250 },
+    { duration: 120, target: 500 },
+    { duration: 240, target: 1000 },
+  ],
+  // 100 participants with two surges to 1,000, held 15 s each.
+  spikes: [
+    { duration: 30, target: 100 },
+    { duration: 15, target: 100 },
+    { duration: 5, target: 1000 },
+    { duration: 15, target: 1000 },
+    { duration: 5, target: 100 },
+    { duration: 45, target: 100 },
+    { duration: 5, target: 1000 },
+    { duration: 15, target: 1000 },
+    { duration: 5, target: 100 },
+    { duration: 45, target: 100 },
+  ],
+  // 1,000 participants reached in a minute, then held (--duration sets the hold).
+  endurance: [
+    { duration: 60, target: 1000 },
+    { duration: 600, target: 1000, hold: true },
+  ],
 };
 
 const SCENARIOS = {
@@ -65,4 +101,4 @@ const SCENARIOS = {
 // Client-side time-out per request, as in the report's runs; each one counts as an error.
 const REQUEST_TIMEOUT_S = 10;
 
-module.exports = { ENDPOINTS, SCENARIOS, REQUEST_TIMEOUT_S };
+module.exports = { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S };

@@ -1,6 +1,7 @@
 'use strict';
 
 const http = require('node:http');
+const net = require('node:net');
 
 // The lab's own L7 balancer on node:http, an experiment subject like the self-written
 // balancer of seed 004: round-robin over the replicas, one keep-alive agent per replica, the
@@ -45,6 +46,31 @@ function createBalancer({ upstreams, keepalive, timeoutMs }) {
   }
 
   const server = http.createServer((req, res) => forward(req, res, pick(), 2));
+  // A WebSocket (any Upgrade): one connection to the next replica, the request written as it
+  // came, then bytes both ways until either side closes.
+  server.on('upgrade', (req, socket, head) => {
+    const target = pick();
+    const up = net.connect({ host: target.host, port: target.port }, () => {
+      const headers = Object.entries(req.headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
+      up.write(`${req.method} ${req.url} HTTP/1.1\r\n${headers}\r\n`);
+      if (head.length) up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    const close = () => {
+      up.destroy();
+      socket.destroy();
+    };
+    up.on('error', () => {
+      if (!socket.destroyed) socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
+      close();
+    });
+    socket.on('error', close);
+    up.on('close', close);
+    socket.on('close', close);
+  });
   server.keepAliveTimeout = 65000;
   // Stops accepting, lets the answers in flight finish, then drops the idle upstream sockets.
   const stop = (cb) =>

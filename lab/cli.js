@@ -14,6 +14,7 @@ const COMMANDS = {
   down: () => require('./commands/down'),
   scenario: () => require('./commands/scenario'),
   characterize: () => require('./commands/characterize'),
+  capacity: () => require('./commands/capacity'),
   report: () => require('./commands/report'),
   compare: () => require('./commands/compare'),
   study: () => require('./commands/study'),

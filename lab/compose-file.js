@@ -24,7 +24,7 @@ const IMAGES = Object.freeze({
 });
 
 // Ports inside the containers; only nginx's (and the dashboards') are published.
-const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 9091, statsd: 8125 });
+const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 9091, statsd: 8125, hub: 7070 });
 
 const NGINX_CONF = '/etc/nginx/lab.conf';
 const CONTAINER_PATHS = Object.freeze({
@@ -100,8 +100,34 @@ function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps =
         // One level under lab., as the dashboard's `run` variable expects; LAB_RUN lines it
         // up with the scenario's --run-name so both sides show under one run.
         STATSD_PREFIX: `lab.${sub('LAB_RUN', `compose-${deployment.name}`)}.service`,
+        // Signaling rooms shared across the replicas' processes (hub/).
+        ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: `hub:${INNER.hub}` } : {}),
       },
-      depends_on: { bbox: { condition: 'service_healthy' } },
+      depends_on: {
+        bbox: { condition: 'service_healthy' },
+        ...(node.upstreams.includes('hub') ? { hub: { condition: 'service_healthy' } } : {}),
+      },
+    }),
+    // The signaling hub runs from the service's image (it holds hub/ too).
+    hub: () => ({
+      image: IMAGES.service,
+      build: build('service/Dockerfile'),
+      init: true,
+      command: ['node', 'hub/index.js'],
+      environment: { HOST: '0.0.0.0', PORT: String(INNER.hub) },
+      // The image's health check asks the service's /healthz, which the hub does not serve:
+      // healthy is accepting TCP, since a replica connects to it once, at start.
+      healthcheck: {
+        test: [
+          'CMD',
+          'node',
+          '-e',
+          `require('net').connect(${INNER.hub}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`,
+        ],
+        interval: '2s',
+        timeout: '2s',
+        retries: 15,
+      },
     }),
     'nginx-edge': (node) => nginxService(node),
     // Published on loopback only unless LAB_BIND says otherwise.

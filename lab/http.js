@@ -1,5 +1,6 @@
 'use strict';
 
+const net = require('node:net');
 const http = require('node:http');
 
 // One GET on a fresh connection, for health checks and probes. Resolves
@@ -27,13 +28,27 @@ function get(url, { timeoutMs = 5000 } = {}) {
 
 // Polls url until `until(answers)` is satisfied or timeoutMs passes. `url` may be a function
 // of the attempt's number, so that a balancer hashing on the URI sees several URIs.
+// A plain TCP server (tcp://host:port, like the signaling hub) is up once it accepts.
+function connects(url) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ host: hostname, port: Number(port) }, () => {
+      s.destroy();
+      resolve({ status: 200, headers: {} });
+    });
+    s.setTimeout(2000, () => s.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    s.on('error', reject);
+  });
+}
+
 async function waitFor(url, { timeoutMs = 20000, until = () => true } = {}) {
   const deadline = Date.now() + timeoutMs;
   const answers = [];
   let last = 'no answer';
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     try {
-      const r = await get(typeof url === 'function' ? url(attempt) : url, { timeoutMs: 2000 });
+      const target = typeof url === 'function' ? url(attempt) : url;
+      const r = target.startsWith('tcp:') ? await connects(target) : await get(target, { timeoutMs: 2000 });
       if (r.status === 200) {
         answers.push(r);
         if (until(answers)) return answers;

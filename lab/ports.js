@@ -17,6 +17,7 @@ const OFFSETS = {
   carbonPickle: 6,
   graphiteWeb: 7,
   carbonQuery: 8,
+  hub: 9,
 };
 const FIRST_REPLICA = 10;
 // Caching edges (the cdn row) after the most replicas a deployment may have (32).

@@ -1,5 +1,6 @@
 'use strict';
 
+const { signalRows, SIGNAL_HEAD } = require('./signal-summary');
 // The final summary as text, laid out like Artillery's report in the course. A pure
 // function of summary.json.
 const LATENCY_KEYS = ['min', 'median', 'p75', 'p90', 'p95', 'p99', 'max', 'mean'];
@@ -69,6 +70,18 @@ function renderSummary(s) {
     lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
   }
   lines.push(`  ${s.saturation.verdict}`);
+  if (s.signal) {
+    lines.push('Signaling (like k6; ms):');
+    const rows = signalRows(s.signal);
+    const widths = SIGNAL_HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? '').length)));
+    const line = (r) => `  ${SIGNAL_HEAD.map((_, i) => String(r[i] ?? '').padEnd(widths[i])).join('  ')}`.trimEnd();
+    lines.push(line(SIGNAL_HEAD));
+    for (const r of rows) lines.push(line(r));
+    if (s.signal.failures) {
+      const codes = Object.entries(s.signal.failureCodes).map(([k, v]) => `${k} ${v}`);
+      lines.push(`  failures: ${codes.join(', ')}`);
+    }
+  }
   if (s.nodes && s.nodes.rows.length) {
     lines.push('Nodes (like docker stats; CPU in % of one core):');
     const rows = s.nodes.rows;

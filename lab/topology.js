@@ -14,6 +14,8 @@
 //   nginx-l4    the entry balancer, nginx's stream module (TCP)
 //   node        the entry balancer, the lab's own (balancer/, a pm2 app)
 //   nginx-edge  a caching edge: nginx with proxy_cache in front of the replicas
+//   hub         the signaling rooms' registry (hub/), when there is more than one service
+//               process: a room's participants may land on any worker of any replica
 const { KINDS } = require('./deployments');
 
 // The entry node keeps the name the course's results use for it: `nginx` when nginx is the
@@ -37,13 +39,15 @@ function buildGraph(deployment, ports = null) {
       ports: [ports.bbox1 ?? null, ports.bbox2 ?? null],
     },
   ];
+  const hub = deployment.replicas * deployment.workers > 1;
+  if (hub) nodes.push({ name: 'hub', roles: ['hub'], kind: 'hub', port: ports.hub ?? null });
   const replicas = ports.replicas.map((port, i) => ({
     name: `replica-${i + 1}`,
     roles: replicaRoles,
     kind: 'service',
     port,
     workers: deployment.workers,
-    upstreams: ['bbox'],
+    upstreams: hub ? ['bbox', 'hub'] : ['bbox'],
   }));
   nodes.push(...replicas);
   const edgeNodes = Array.from({ length: edges }, (_, i) => (ports.edges || [])[i] ?? null).map((port, i) => ({

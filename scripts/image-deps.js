@@ -3,7 +3,7 @@
 
 // Used inside an image build: trims package.json to the dependencies named on the command
 // line, so `npm install` then installs only those, at the versions package-lock.json pins
-// (npm keeps locked versions for what remains and prunes the rest). The service needs two
+// (npm keeps locked versions for what remains and prunes the rest). The service needs three
 // packages; the lab's own (Artillery, pm2...) would add hundreds of MiB to every replica.
 const fs = require('node:fs');
 

@@ -2,6 +2,7 @@
 
 const express = require('express');
 const burn = require('./heavy');
+const localRegistry = require('./signal/local-registry');
 
 const PING_BODY = 'pong';
 const ASSET_BYTES = 10240;
@@ -17,8 +18,9 @@ function assetBody(name, bytes) {
 }
 
 // Builds the Express app; it never listens, so tests drive it without a port.
-// deps: { config, identity: { instance, worker }, upstream, metrics }
-function createApp({ config, identity, upstream, metrics }) {
+// deps: { config, identity: { instance, worker }, upstream, metrics, rooms (signaling),
+//         signalStats: () => ({ connections }) }
+function createApp({ config, identity, upstream, metrics, rooms = localRegistry(), signalStats = () => null }) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -111,6 +113,42 @@ function createApp({ config, identity, upstream, metrics }) {
     res.type('application/octet-stream').send(assetBody(name, bytes));
   });
 
+  // Seed 002's get_id: the same fresh room id for `size` consecutive callers, then a new one,
+  // whichever worker or replica each caller reaches (the rooms' registry counts).
+  app.get('/room', async (req, res) => {
+    let size = 2;
+    if (req.query.size !== undefined) {
+      const text = String(req.query.size);
+      size = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (!(size >= 1 && size <= 1000)) {
+        return sendError(
+          res,
+          400,
+          'BAD_SIZE',
+          `size must be an integer from 1 to 1000, got ${JSON.stringify(req.query.size)}`,
+        );
+      }
+    }
+    try {
+      res.json({ room: await rooms.roomId(size), size });
+    } catch (err) {
+      sendError(res, 503, 'ROOMS_UNAVAILABLE', err.message);
+    }
+  });
+
+  // This process's memory and open signaling connections, for the capacity measurement
+  // (lab/commands/capacity.js): a process reports on itself, never on its siblings.
+  app.get('/stats', (req, res) => {
+    const m = process.memoryUsage();
+    res.json({
+      instance: identity.instance,
+      worker: identity.worker,
+      pid: process.pid,
+      memory: { rssBytes: m.rss, heapUsedBytes: m.heapUsed, heapTotalBytes: m.heapTotal, externalBytes: m.external },
+      signal: signalStats(),
+    });
+  });
+
   app.get('/healthz', (req, res) => {
     res.json({ status: 'ok', instance: identity.instance, worker: identity.worker, pid: process.pid });
   });
@@ -126,7 +164,7 @@ function createApp({ config, identity, upstream, metrics }) {
   return app;
 }
 
-const known = new Set(['ping', 'heavy', 'bbox1', 'bbox2', 'healthz', 'asset']);
+const known = new Set(['ping', 'heavy', 'bbox1', 'bbox2', 'healthz', 'asset', 'room', 'stats']);
 function endpointName(req) {
   const parts = req.path.split('/');
   // /asset/NAME counts as asset: its names would make one metric per object.

@@ -16,6 +16,9 @@ const schema = {
   // should see its own time-out, as in the course report, not an early 504 from us.
   upstreamTimeoutMs: { name: 'UPSTREAM_TIMEOUT_MS', type: 'int', min: 1, max: 600000, default: 30000 },
   shutdownTimeoutMs: { name: 'SHUTDOWN_TIMEOUT_MS', type: 'int', min: 0, max: 600000, default: 10000 },
+  // Where the signaling rooms are shared across workers and replicas (hub/, host:port);
+  // empty: rooms are this process's own.
+  signalHub: { name: 'SIGNAL_HUB', type: 'string', default: '' },
   // How long an edge (or any cache) may keep a /asset answer.
   assetMaxAgeS: { name: 'ASSET_MAX_AGE_S', type: 'int', min: 0, max: 86400, default: 60 },
   statsdHost: { name: 'STATSD_HOST', type: 'string', default: '' },

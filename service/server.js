@@ -4,6 +4,9 @@ const http = require('node:http');
 const createApp = require('./app');
 const createUpstream = require('./upstream');
 const createMetrics = require('./metrics');
+const attachSignaling = require('./signal/server');
+const localRegistry = require('./signal/local-registry');
+const hubClient = require('./signal/hub-client');
 
 // Runs one serving process (the only one, or a cluster worker): listens, and on SIGTERM or
 // SIGINT stops accepting, lets in-flight requests finish (at most shutdownTimeoutMs) and
@@ -11,8 +14,20 @@ const createMetrics = require('./metrics');
 function startServer(config, identity) {
   const upstream = createUpstream({ timeoutMs: config.upstreamTimeoutMs });
   const metrics = createMetrics(config);
-  const app = createApp({ config, identity, upstream, metrics });
+  // Signaling rooms: shared through the hub when there is one (several workers or replicas),
+  // else this process's own.
+  const rooms = config.signalHub ? hubClient(config.signalHub) : localRegistry();
+  let signaling = null;
+  const signalStats = () => ({ connections: signaling ? signaling.connections() : 0 });
+  const app = createApp({ config, identity, upstream, metrics, rooms, signalStats });
   const server = http.createServer(app);
+  signaling = attachSignaling(server, { registry: rooms, metrics, identity });
+  if (rooms.onLost) {
+    rooms.onLost((err) => {
+      process.stderr.write(`service ${identity.instance}/${identity.worker}: lost the hub (${err.message}); exiting\n`);
+      process.exit(1);
+    });
+  }
   // nginx keeps upstream connections open for reuse; closing them first would turn into
   // failed requests at nginx, so idle connections live longer than nginx's keepalive_timeout.
   server.keepAliveTimeout = 65000;
@@ -24,6 +39,7 @@ function startServer(config, identity) {
     stopping = true;
     const force = setTimeout(() => process.exit(0), config.shutdownTimeoutMs);
     force.unref();
+    signaling.close();
     server.close(() => {
       upstream.close();
       metrics.close();

@@ -2,7 +2,9 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ENDPOINTS, SCENARIOS, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
+const { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
+const { signalStages } = require('../../artillery/stages');
+const { signalSummary } = require('../signal-summary');
 const { buildScript, toYaml, requestOf } = require('../../artillery/script');
 const { allNames } = require('../deployments');
 const { pick } = require('../names');
@@ -98,11 +100,20 @@ function plan(argv) {
   const [endpoint, scenario, deploymentName] = positionals;
   pick('endpoint', endpoint, ENDPOINTS);
   pick('scenario', scenario, SCENARIOS);
-  const generator = values.generator ?? 'artillery';
-  const closed = ENGINES[generator].loop === 'closed';
   const refuse = (text) => {
     throw labError('LAB_ERR_USAGE', text);
   };
+  // The signal endpoint has participants, not requests: only the signal engine drives it,
+  // and that engine drives nothing else.
+  const signal = Boolean(ENDPOINTS[endpoint].participants);
+  const generator = values.generator ?? (signal ? 'signal' : 'artillery');
+  if (signal && generator !== 'signal') refuse('the signal endpoint runs with --generator signal (the default for it)');
+  if (!signal && generator === 'signal') refuse('--generator signal is for the signal endpoint');
+  if (signal && values.print) refuse('the signal endpoint has no Artillery script to print');
+  if (signal && ['connections', 'requests', 'keepalive'].some((f) => given.has(f))) {
+    refuse('--connections, --requests and --keepalive are for HTTP endpoints; signal has participants (--rate-scale)');
+  }
+  const closed = ENGINES[generator].loop === 'closed' && !signal;
   // A flag the run would ignore is a mistake worth saying, not a silent no-op.
   if (given.has('duration') && !closed && !SCENARIOS[scenario].usesDuration) {
     refuse(
@@ -140,6 +151,7 @@ function plan(argv) {
     serviceEnv,
     generator,
     closed,
+    signal,
     thresholds,
   };
 }
@@ -232,6 +244,18 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
 // The generator's plan: the scenario's phases (open loop), or one phase of the scenario's
 // length with N connections (closed loop).
 function generatorPlan(p, target, run, monitoring) {
+  if (p.signal) {
+    const stages = signalStages(p.scenario, p.options);
+    return {
+      target,
+      name: p.endpoint,
+      stages,
+      ...SIGNAL.participant,
+      timeoutMs: REQUEST_TIMEOUT_S * 1000,
+      // The progress line and the summary read phases: one per stage.
+      phases: stages.map((st) => ({ name: st.name, duration: st.duration })),
+    };
+  }
   const script = buildScript({ endpoint: p.endpoint, scenario: p.scenario, target, ...p.options });
   fs.writeFileSync(run.file('script.yml'), toYaml(script, [`${p.endpoint} ${p.scenario} against ${target}`]));
   const common = {
@@ -268,7 +292,7 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
   const recordsFile = run.file('records.jsonl');
   fs.writeFileSync(recordsFile, '');
   const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
-  const progress = createProgress({ phases: genPlan.phases, totalS, closed: p.closed });
+  const progress = createProgress({ phases: genPlan.phases, totalS, closed: p.closed || p.signal });
   const engine = ENGINES[p.generator];
   log(
     `running ${p.endpoint} ${p.scenario} against ${target} with ${p.generator} for ${totalS} s (${genPlan.phases.length} phase(s))`,
@@ -313,6 +337,7 @@ function summaryStage(p, run, ctx) {
     generatorSamples: samples,
     machine: run.machine,
   });
+  if (p.signal) summary.signal = signalSummary(records, genPlan);
   summary.thresholds = evaluate(p.thresholds, summary);
   summary.monitoring = ctx.monitoring;
   const extra = ctx.probe ? ctx.probe.read() : { limits: {} };

@@ -21,10 +21,17 @@ function threadsFor(plan, cores) {
 // timeoutMs, connections, requests, durationMs, workers }.
 function startOwn(plan, { dir, onRecord = () => {}, cores = require('node:os').cpus().length }) {
   const full = { ...plan, workers: threadsFor(plan, cores) };
+  return forkEngine('fast-process.js', full, { dir, onRecord });
+}
+
+// Runs one of the lab's engines (`script`, in this folder) as a child process with its plan
+// in the run folder; its records come back over IPC. Returns the seam's { pid, workers,
+// done, stop }.
+function forkEngine(script, full, { dir, onRecord = () => {} }) {
   const planFile = path.join(dir, 'generator-plan.json');
   fs.writeFileSync(planFile, `${JSON.stringify(full, null, 2)}\n`);
   const log = fs.openSync(path.join(dir, 'generator.log'), 'w');
-  const child = fork(path.join(__dirname, 'fast-process.js'), [planFile], {
+  const child = fork(path.join(__dirname, script), [planFile], {
     stdio: ['ignore', log, log, 'ipc'],
     env: helperEnv(),
   });
@@ -49,7 +56,7 @@ function startOwn(plan, { dir, onRecord = () => {}, cores = require('node:os').c
     killer.unref();
     return done;
   };
-  return { pid: child.pid, workers: full.workers, done, stop };
+  return { pid: child.pid, workers: full.workers || 1, done, stop };
 }
 
-module.exports = { startOwn, threadsFor, PER_THREAD };
+module.exports = { startOwn, forkEngine, threadsFor, PER_THREAD };

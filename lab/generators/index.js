@@ -1,7 +1,7 @@
 'use strict';
 
 const { startArtillery } = require('./artillery');
-const { startOwn } = require('./fast');
+const { startOwn, forkEngine } = require('./fast');
 
 // The load generators, one interface: start(plan, { dir, onRecord }) returns { pid, workers,
 // done: Promise<{ records, status }>, stop() }, and every engine emits the neutral records of
@@ -11,6 +11,8 @@ const { startOwn } = require('./fast');
 //   fast      - the lab's open loop: the same phases, µs HdrHistograms timed from each
 //               arrival's due time, worker threads when one cannot keep up.
 //   closed    - the lab's closed loop: N connections, each sending when answered.
+//   signal    - the lab's WebSocket participants (signal-process.js): stages of concurrent
+//               participants joining rooms and relaying through /signal.
 const ENGINES = {
   artillery: { start: startArtillery, loop: 'open', what: "Artillery 2, the course's tool" },
   fast: { start: (plan, o) => startOwn({ ...plan, mode: 'open' }, o), loop: 'open', what: "the lab's open loop" },
@@ -18,6 +20,12 @@ const ENGINES = {
     start: (plan, o) => startOwn({ ...plan, mode: 'closed' }, o),
     loop: 'closed',
     what: "the lab's closed loop",
+  },
+  signal: {
+    start: (plan, o) => forkEngine('signal-process.js', plan, o),
+    // A closed population: each participant sends when the protocol (or its update timer) says.
+    loop: 'closed',
+    what: "the lab's WebSocket signaling participants",
   },
 };
 

@@ -1,8 +1,7 @@
 'use strict';
 
-const fs = require('node:fs');
-const path = require('node:path');
 const { parents } = require('../procs');
+const { readPm2Pid } = require('../runtime/pm2-pid');
 
 // The nodes of a local deployment as the resource sampler sees them, like cAdvisor's
 // containers: each nginx of the graph (master and workers: the entry, the caching edges),
@@ -16,12 +15,7 @@ function deploymentNodes(state) {
     for (const [name, pid] of Object.entries(state.pids || {})) if (name !== 'pm2' && pid) roots[name] = pid;
     const pmap = parents();
     for (const p of state.processes || []) {
-      let pid = p.pid;
-      try {
-        pid = Number(fs.readFileSync(path.join(state.pm2Home, `${p.name}.pid`), 'utf8')) || pid;
-      } catch {
-        // keep the recorded pid
-      }
+      const pid = readPm2Pid(state.pm2Home, p.name) || p.pid;
       roots[p.name] = pid;
       if (p.name.startsWith('replica-') && state.deployment.workers > 1) {
         const workers = [...pmap]

@@ -4,6 +4,7 @@ const { lineChart } = require('./svg-chart');
 const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
 const page = require('./page');
+const { signalRows, SIGNAL_HEAD } = require('../signal-summary');
 
 const markersOf = (run) => run.phases.map((p, i) => ({ x: p.x, label: `${i + 1}` }));
 
@@ -197,6 +198,15 @@ function renderRunReport(run) {
   const body = html` <h1>${s.endpoint} ${s.scenario} on ${dep}</h1>
     <p>${s.status}, ${s.startedAt}${s.durationS ? html`, ${s.durationS} s` : ''}. Target ${s.target}.</p>
     ${warn} ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])}
+    ${
+      s.signal
+        ? html`<h2>Signaling (like seed 002's k6 table)</h2>
+            ${table(SIGNAL_HEAD, signalRows(s.signal))}
+            <p class="note">
+              ${s.signal.note}; rooms of ${s.signal.room.size}, an update every ${s.signal.room.updateEveryS} s.
+            </p>`
+        : ''
+    }
     <h2>Over time</h2>
     <p class="note">
       Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that

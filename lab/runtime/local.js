@@ -9,6 +9,7 @@ const { assertFree } = require('../ports');
 const renderNginxConfig = require('../nginx-config');
 const { findNginx, testConfig, startNginx, stopNginx, ownedNginxAll, nginxPaths } = require('../nginx');
 const connectPm2 = require('./pm2');
+const { pidFileFor, readPm2Pid } = require('./pm2-pid');
 const { stopTree, tree, stopPids } = require('../procs');
 const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
@@ -209,7 +210,7 @@ class LocalRuntime {
         kill_timeout: 5000,
         out_file: path.join(logs, `${name}.out.log`),
         error_file: path.join(logs, `${name}.err.log`),
-        pid_file: path.join(state.pm2Home, `${name}.pid`),
+        pid_file: pidFileFor(state.pm2Home, name),
         ...extra,
       });
       // How each kind of node starts; the nginx kinds are the lab's own nginx processes.
@@ -243,10 +244,13 @@ class LocalRuntime {
                   ? { STATSD_HOST: options.statsd.host, STATSD_PORT: String(options.statsd.port) }
                   : {}),
                 STATSD_PREFIX: 'lab.service',
+                // Signaling rooms shared across the deployment's service processes.
+                ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: address('hub') } : {}),
                 ...(options.serviceEnv || {}),
               },
             }),
           ),
+        hub: (node) => pm2.start(app(node.name, 'hub/index.js', { env: { HOST: this.host, PORT: String(node.port) } })),
         node: (node) =>
           pm2.start(
             app(node.name, 'balancer/index.js', {
@@ -272,6 +276,10 @@ class LocalRuntime {
       const tier = (kind) => graph.nodes.filter((n) => n.kind === kind);
 
       await startNode(tier('bbox')[0]);
+      for (const node of tier('hub')) {
+        await startNode(node);
+        await this.waitHealthy(node.name, `tcp://${address(node.name)}`);
+      }
       for (const node of tier('service')) await startNode(node);
       this.log('waiting for every replica to be healthy');
       for (const node of tier('service')) {
@@ -352,12 +360,8 @@ class LocalRuntime {
   // An app's current pid: pm2's pid file when pm2 restarted it, accepted only when that
   // process carries this folder's token; else the recorded one.
   currentPid(state, name, owned) {
-    try {
-      const pid = Number(fs.readFileSync(path.join(state.pm2Home, `${name}.pid`), 'utf8'));
-      if (owned.has(pid)) return pid;
-    } catch {
-      // no pid file
-    }
+    const pid = readPm2Pid(state.pm2Home, name);
+    if (pid && owned.has(pid)) return pid;
     return state.owned?.[name]?.pid;
   }
 

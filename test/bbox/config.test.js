@@ -7,11 +7,17 @@ const { loadConfig } = require('../../bbox/config');
 const parseProperties = require('../../bbox/properties');
 const { deriveParams } = require('../../bbox/params');
 
+const made = [];
 function tmpProps(text) {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bbox-')), 'config.properties');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bbox-'));
+  made.push(dir);
+  const file = path.join(dir, 'config.properties');
   fs.writeFileSync(file, text);
   return file;
 }
+afterAll(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 describe('bbox configuration', () => {
   test('properties: comments, both separators, blank values', () => {

@@ -75,7 +75,10 @@ describe('compose/', () => {
       for (const r of reps) {
         expect(services[r].environment.WORKERS).toBe(String(workers));
         expect(services[r].environment.INSTANCE).toBe(r);
-        expect(services[r].depends_on).toEqual({ bbox: { condition: 'service_healthy' } });
+        // Signaling rooms span processes through the hub as soon as there is more than one.
+        const hub = replicas * workers > 1 ? { hub: { condition: 'service_healthy' } } : {};
+        expect(services[r].depends_on).toEqual({ bbox: { condition: 'service_healthy' }, ...hub });
+        if (replicas * workers > 1) expect(services[r].environment.SIGNAL_HUB).toBe('hub:7070');
         expect(services[r].build.args.BASE_IMAGE).toMatch(/^\$\{LAB_BASE_IMAGE:-node:\d+\.\d+\.\d+-/);
       }
       expect(Object.keys(services.nginx.depends_on).sort()).toEqual(reps.sort());

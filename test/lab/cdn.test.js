@@ -7,6 +7,21 @@ const { detect, readGroup, existingGroups } = require('../../lab/cgroups');
 const { cacheCounts, cacheOffsets } = require('../../lab/monitoring/edge-cache');
 
 const M = 2 ** 20;
+
+// nginx writes a request's access-log line after the client has its answer, so a line of the
+// previous test's last request can land after offsets are taken. Wait until the logs have been
+// quiet for 300 ms (polled every 100 ms, up to 5 s: generous for a busy 2-core machine).
+async function settledOffsets(stateDir, edges) {
+  let last = JSON.stringify(cacheOffsets(stateDir, edges));
+  let quiet = 0;
+  for (let i = 0; i < 50 && quiet < 3; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = JSON.stringify(cacheOffsets(stateDir, edges));
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
+  }
+  return JSON.parse(last);
+}
 const canCap = detect() && process.getuid() === 0;
 
 // The cdn row (seed 000): nginx hashing URIs over 4 caching edges in front of 2 backends,
@@ -58,9 +73,10 @@ describe('the cdn deployment', () => {
 
   test("each edge's access log counts its requests and hits", async () => {
     const edges = ['edge-1', 'edge-2', 'edge-3', 'edge-4'];
-    const offsets = cacheOffsets(d.stateDir, edges);
+    const offsets = await settledOffsets(d.stateDir, edges);
     const a = await get(`${d.url}/asset/counted`);
     await get(`${d.url}/asset/counted`);
+    await settledOffsets(d.stateDir, edges);
     const counts = cacheCounts(d.stateDir, edges, offsets);
     expect(counts[a.headers['x-edge']]).toMatchObject({ requests: 2, verdicts: { MISS: 1, HIT: 1 }, hitRatio: 0.5 });
     expect(Object.values(counts).reduce((s, c) => s + c.requests, 0)).toBe(2);

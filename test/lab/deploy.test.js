@@ -185,7 +185,14 @@ describe('no balancer', () => {
     try {
       expect(d.state.urls).toHaveLength(3);
       expect(d.state.pids.nginx).toBeUndefined();
-      expect(d.state.processes.map((p) => p.name).sort()).toEqual(['bbox', 'replica-1', 'replica-2', 'replica-3']);
+      // The signaling hub shares rooms across the three replicas.
+      expect(d.state.processes.map((p) => p.name).sort()).toEqual([
+        'bbox',
+        'hub',
+        'replica-1',
+        'replica-2',
+        'replica-3',
+      ]);
       const who = await Promise.all(d.state.urls.map(async (u) => (await get(`${u}/ping`)).headers['x-instance']));
       expect(who).toEqual(['replica-1', 'replica-2', 'replica-3']);
     } finally {

@@ -14,7 +14,10 @@ describe('nginx config', () => {
     });
     expect(text.match(/server 127\.0\.0\.1:809\d max_fails=3 fail_timeout=5s;/g)).toHaveLength(3);
     expect(text).toMatch(/keepalive 64;/);
-    expect(text).toMatch(/proxy_set_header Connection "";/);
+    // Plain HTTP keeps its upstream connection (an empty Connection); WebSockets upgrade.
+    expect(text).toMatch(/map \$http_upgrade \$connection_upgrade \{\s+default upgrade;\s+'' '';\s+\}/);
+    expect(text).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
+    expect(text).toMatch(/proxy_set_header Connection \$connection_upgrade;/);
     expect(text).toMatch(/proxy_next_upstream_tries 2;/);
     expect(text).toMatch(/pid \/run\/x\/nginx\.pid;/);
     expect(text).toMatch(/access_log off;/);

@@ -1,0 +1,351 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
+const { assertClaimable, claimDir } = require('../ownership/dirs');
+const { own } = require('../ownership/cleanups');
+const { labError } = require('../../common/errors');
+const { planPorts } = require('../ports');
+const { resolveDeployment } = require('../deployments');
+const LocalRuntime = require('../runtime/local');
+const { ENGINES } = require('../generators');
+const { SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
+const { parseMemory, mib } = require('../caps');
+const { detect } = require('../cgroups');
+const { fitMemory, capacityFor, SEED } = require('../capacity');
+const { get } = require('../http');
+const { html, table } = require('../report/html');
+const page = require('../report/page');
+const describeMachine = require('../../common/machine');
+
+const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
+How many signaling connections one service process holds under a memory limit, two ways
+(seed 002): an estimate from a fit of its memory at several connection counts, then a
+verification under that very limit, raising the participants until the first failure.
+  --memory SIZE      the limit (K/M/G; default 500M, the seed's VM)
+  --levels a,b,...   connection counts held for the fit (default 1000,2000,5000,10000)
+  --hold D           how long each level is held before its memory is read (default 10s)
+  --ramp-per-s N     participants started a second (default 500)
+  --max N            the most participants the verification asks for (default: what this
+                     machine's generator can open, from its file-descriptor limit)
+  --no-verify        the estimate only
+  --results-dir DIR  where capacity.json and capacity.html go (default results/)
+  --port-base P, --host H, --state-dir DIR, --json`;
+
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { names: [] },
+  flags: {
+    ...CONTEXT,
+    memory: { type: 'custom', parse: (raw) => parseMemory(raw, raw), expected: 'a size like 500M or 1G (at least 4M)' },
+    levels: flag.pattern(/^\d+(,\d+)+$/, 'two or more counts, like 1000,2000,5000'),
+    hold: flag.duration(),
+    'ramp-per-s': flag.int(1, 5000),
+    max: flag.int(1, 1000000),
+    'no-verify': flag.bool(),
+    'results-dir': flag.path(),
+  },
+});
+
+// Each participant holds one descriptor in the generator (its WebSocket; /room calls share a
+// few kept-alive ones): the generator's ceiling is its descriptor limit, less some room.
+function generatorCeiling() {
+  try {
+    const line = fs
+      .readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = Number(line.split(/\s{2,}/)[1]);
+    return Math.max(100, Math.min(soft - 500, 28000));
+  } catch {
+    return 10000;
+  }
+}
+
+function plan(argv) {
+  const { help, values } = COMMAND.parse(argv);
+  if (help) return { help: true };
+  const levels = (values.levels ?? '1000,2000,5000,10000').split(',').map(Number);
+  const ceiling = generatorCeiling();
+  const max = values.max ?? ceiling;
+  if (Math.max(...levels) > ceiling) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--levels go up to ${Math.max(...levels)}; this machine's generator opens at most ${ceiling}`,
+    );
+  }
+  if (new Set(levels).size < 2) throw labError('LAB_ERR_USAGE', '--levels needs two different counts for a fit');
+  const ctx = contextOf(values);
+  assertClaimable(ctx.stateDir, '--state-dir');
+  return {
+    levels: [...levels].sort((a, b) => a - b),
+    limitBytes: values.memory ?? 500 * 2 ** 20,
+    holdS: values.hold ?? 10,
+    rampPerS: values['ramp-per-s'] ?? 500,
+    max,
+    ceiling,
+    verify: !values['no-verify'],
+    ctx,
+    values,
+  };
+}
+
+// Runs the signal engine through `stages` against `url`; calls onSecond(record) as each
+// second comes, and resolves its records. stop() cuts it short.
+function participants(url, stages, dir, onSecond = () => {}) {
+  const gen = ENGINES.signal.start(
+    {
+      target: url,
+      name: 'signal',
+      stages,
+      ...SIGNAL.participant,
+      timeoutMs: REQUEST_TIMEOUT_S * 1000,
+      phases: stages.map((s) => ({ name: s.name, duration: s.duration })),
+    },
+    { dir, onRecord: (r) => r.type === 'second' && onSecond(r) },
+  );
+  const release = own(() => gen.stop());
+  return {
+    stop: () => gen.stop(),
+    done: gen.done.then((r) => {
+      release();
+      return r;
+    }),
+  };
+}
+
+async function deploySingle(p, log, caps, serviceEnv) {
+  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  runtime.assertNotUp();
+  const release = own(() => runtime.down());
+  const state = await runtime.up(resolveDeployment('single'), planPorts(p.ctx.portBase, 1), { caps, serviceEnv });
+  const stats = `http://${p.ctx.host}:${state.ports.replicas[0]}/stats`;
+  return {
+    state,
+    stats: async () => JSON.parse((await get(stats, { timeoutMs: 5000 })).body),
+    down: async () => {
+      await runtime.down();
+      release();
+    },
+    runtime,
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const stageOf = (from, to, rampPerS) => ({
+  name: `${from} to ${to} participants`,
+  duration: Math.max(1, Math.ceil(Math.abs(to - from) / rampPerS)),
+  target: to,
+});
+
+// Step 1: hold each level, read the process's memory over the second half of each hold.
+async function estimate(p, dir, log) {
+  const d = await deploySingle(p, log, {}, {});
+  try {
+    const stages = [];
+    let from = 0;
+    for (const n of p.levels) {
+      stages.push(stageOf(from, n, p.rampPerS));
+      stages.push({ name: `hold ${n} participants`, duration: p.holdS, target: n, level: n });
+      from = n;
+    }
+    log(`estimate: holding ${p.levels.join(', ')} connections, ${p.holdS} s each`);
+    const samples = [];
+    let active = 0;
+    const run = participants(d.state.url, stages, dir, (r) => (active = r.signal.active));
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        try {
+          const s = await d.stats();
+          samples.push({ at: Date.now(), active, connections: s.signal?.connections ?? null, ...s.memory });
+        } catch {
+          // a missed read is a missing point, not a failure
+        }
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    })();
+    const t0 = Date.now();
+    const { records, status } = await run.done;
+    polling = false;
+    await poll;
+    // Each hold's window, from the plan's own timing (the engine starts at t0).
+    const points = [];
+    let at = t0;
+    for (const st of stages) {
+      const end = at + st.duration * 1000;
+      if (st.level) {
+        const inWindow = samples.filter((s) => s.at >= at + (st.duration * 1000) / 2 && s.at < end);
+        const held = inWindow.filter((s) => s.connections !== null && s.connections >= st.level * 0.99);
+        if (held.length) {
+          points.push({
+            n: st.level,
+            connections: median(held.map((s) => s.connections)),
+            bytes: median(held.map((s) => s.rssBytes)),
+            heapUsedBytes: median(held.map((s) => s.heapUsedBytes)),
+            samples: held.length,
+          });
+          log(
+            `  ${st.level} connections: RSS ${mib(points.at(-1).bytes)} MiB, heap ${mib(points.at(-1).heapUsedBytes)} MiB`,
+          );
+        } else log(`  ${st.level} connections: not held (the service had ${inWindow.at(-1)?.connections ?? '?'})`);
+      }
+      at = end;
+    }
+    const failures = records
+      .filter((r) => r.type === 'second')
+      .reduce((a, r) => a + Object.values(r.errors).reduce((x, y) => x + y, 0), 0);
+    return { points, status, failures };
+  } finally {
+    await d.down();
+  }
+}
+
+// Step 2: the service under the limit; participants rise until the first failure (an error
+// the engine saw, or the kernel's OOM kill), or until the generator's ceiling.
+async function verify(p, target, dir, log) {
+  const cgroups = detect() && process.getuid() === 0;
+  const mibLimit = Math.floor(p.limitBytes / 2 ** 20);
+  const caps = cgroups ? { 'replica-1': { cpuPct: null, memoryBytes: p.limitBytes } } : {};
+  // Without cgroups, V8's heap limit is the nearest thing: it bounds the heap, not the RSS.
+  const serviceEnv = cgroups ? {} : { NODE_OPTIONS: `--max-old-space-size=${mibLimit}` };
+  const how = cgroups
+    ? `a memory cgroup of ${mibLimit} MiB`
+    : `--max-old-space-size=${mibLimit} (no cgroups here: heap only)`;
+  const d = await deploySingle(p, log, caps, serviceEnv);
+  try {
+    log(`verify: up to ${target} participants, ${p.rampPerS}/s, under ${how}`);
+    let failure = null;
+    let peak = 0;
+    let run = null;
+    run = participants(
+      d.state.url,
+      [stageOf(0, target, p.rampPerS), { name: `hold ${target}`, duration: 5, target }],
+      dir,
+      (r) => {
+        peak = Math.max(peak, r.signal.active);
+        const errors = Object.entries(r.errors);
+        if (!failure && errors.length) {
+          failure = { participants: r.signal.active, at: r.at, errors: Object.fromEntries(errors) };
+          log(
+            `  first failure with ${r.signal.active} participants connected: ${errors.map(([k, v]) => `${k} ${v}`).join(', ')}`,
+          );
+          run.stop();
+        }
+      },
+    );
+    await run.done;
+    const groups = cgroups ? d.runtime.readCaps(d.state) : {};
+    const oomKills = groups['replica-1']?.oomKills ?? null;
+    return {
+      how,
+      asked: target,
+      peak,
+      failure,
+      oomKills,
+      verified: failure ? failure.participants : null,
+      limitedBy: failure
+        ? 'the service'
+        : target >= p.ceiling
+          ? "the generator's ceiling on this machine"
+          : 'the asked maximum',
+    };
+  } finally {
+    await d.down();
+  }
+}
+
+function render(out) {
+  const e = out.estimate;
+  const v = out.verification;
+  const rows = [
+    [
+      'seed 002 (Go, k6, napkin math)',
+      `${SEED.connections} connections used ${SEED.systemMB} MB`,
+      `${SEED.estimate}`,
+      'not verified',
+    ],
+    [
+      'this lab (Node + ws, fit)',
+      e.fit
+        ? `${mib(e.fit.baseBytes)} MiB + ${Math.round(e.fit.perConnectionBytes / 102.4) / 10} KiB per connection (r² ${Math.round(e.fit.r2 * 1000) / 1000})`
+        : 'no fit',
+      e.capacity ?? '-',
+      v
+        ? v.verified !== null
+          ? `first failure at ${v.verified}`
+          : `no failure up to ${v.peak} (limited by ${v.limitedBy})`
+        : 'not run',
+    ],
+  ];
+  return { head: ['who', 'memory model', `capacity for ${mib(out.limitBytes)} MiB`, 'verified'], rows };
+}
+
+async function capacityCommand(argv, { log }) {
+  const p = plan(argv);
+  if (p.help) return { stdout: USAGE };
+  const dir = path.resolve(
+    p.values['results-dir'] ?? path.join(ROOT, 'results'),
+    `${new Date()
+      .toISOString()
+      .replace(/\.\d+Z$/, '')
+      .replace(/:/g, '-')}-capacity-${mib(p.limitBytes)}MiB`,
+  );
+  claimDir(dir, 'the run folder');
+  const est = await estimate(p, dir, log);
+  let fit = null;
+  let capacity = null;
+  if (est.points.length >= 2) {
+    fit = fitMemory(est.points);
+    capacity = capacityFor(p.limitBytes, fit);
+    log(`estimate: ${capacity} connections for ${mib(p.limitBytes)} MiB`);
+  } else log('estimate: fewer than two levels were held: no fit');
+  let verification = null;
+  if (p.verify && capacity !== null) {
+    const target = Math.min(p.max, p.ceiling, Math.ceil(capacity * 1.5));
+    verification = await verify(p, target, dir, log);
+  }
+  const out = {
+    limitBytes: p.limitBytes,
+    estimate: { points: est.points, fit, capacity, failuresWhileHolding: est.failures },
+    verification,
+    seed: SEED,
+    machine: describeMachine(),
+    notes: [
+      'memory is the service process RSS (/proc through its /stats), as the seed used system memory',
+      'one 2-core machine: the generator, the service and the monitoring share it',
+    ],
+  };
+  fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(out, null, 2)}\n`);
+  const t = render(out);
+  const points = table(
+    ['connections held', 'RSS MiB', 'heap used MiB', 'samples'],
+    est.points.map((pt) => [pt.connections, mib(pt.bytes), mib(pt.heapUsedBytes), pt.samples]),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'capacity.html'),
+    page(
+      `signaling capacity for ${mib(p.limitBytes)} MiB`,
+      html`<h2>Estimate and verification, beside the seed's</h2>
+        ${table(t.head, t.rows)}
+        <h2>Memory at each level</h2>
+        ${points}
+        ${verification ? html`<p class="note">Verified under ${verification.how}; OOM kills: ${verification.oomKills ?? 'not measured'}.</p>` : ''}
+        <p class="note">${out.notes.join('; ')}.</p>`,
+      out.machine,
+    ),
+  );
+  out.resultsDir = dir;
+  if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
+  const width = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => String(r[i]).length)));
+  const line = (r) =>
+    r
+      .map((c, i) => String(c).padEnd(width[i]))
+      .join('  ')
+      .trimEnd();
+  return { stdout: [line(t.head), ...t.rows.map(line), '', `Results: ${dir}`].join('\n') };
+}
+
+capacityCommand.usage = USAGE;
+module.exports = capacityCommand;
