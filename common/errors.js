@@ -55,6 +55,12 @@ const table = {
     exit: 1,
     message: (file, detail) => `cannot read ${file}: ${detail} (LAB_DEBUG=1 shows where it failed)`,
   },
+  // Many held connections (signaling) need as many open files in each process.
+  LAB_ERR_FD_LIMIT: {
+    exit: 1,
+    message: (needed, have, note) =>
+      `holding these connections needs ${needed} open files a process; this one may open ${have}${note ? `: ${note}` : ''}`,
+  },
   // Caps (--cap) need a cgroup filesystem the lab can write: root, v1 or v2.
   LAB_ERR_CGROUPS: {
     exit: 1,

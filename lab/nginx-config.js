@@ -19,6 +19,7 @@ const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 // upstreams carry `resolve` (open-source nginx 1.27.3 and later).
 // `edge` names a caching edge (lab/topology.js): its own template, round-robin over the
 // backends, whatever the entry balancer's method.
+// `connections`: worker_connections, 8192 unless a run holds more (lab/commands/scenario.js).
 // `workerUser`: the user an edge's workers run as when the master is root: they write the
 // cache inside the state folder, which may be closed to nginx's default `nobody`.
 function renderNginxConfig({
@@ -31,6 +32,7 @@ function renderNginxConfig({
   resolver = null,
   edge = null,
   workerUser = null,
+  connections = 8192,
 }) {
   const b = deployment.balancer;
   const layer = edge ? 'edge' : KINDS[b.kind || 'nginx'].layer;
@@ -45,8 +47,10 @@ function renderNginxConfig({
   const values = {
     label: deployment.label,
     workerProcesses: 'auto',
-    workerConnections: 8192,
-    rlimitNofile: 19000,
+    // `connections` per worker: each accept may land on either worker, so a run that holds
+    // many connections (signaling) asks for all of them, times two (client and upstream).
+    workerConnections: connections,
+    rlimitNofile: Math.max(19000, connections + 1000),
     pidFile: paths.pidFile,
     errorLog: paths.errorLog,
     tempDir: paths.tempDir,

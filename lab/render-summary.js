@@ -5,11 +5,8 @@ const { signalRows, SIGNAL_HEAD } = require('./signal-summary');
 // function of summary.json.
 const LATENCY_KEYS = ['min', 'median', 'p75', 'p90', 'p95', 'p99', 'max', 'mean'];
 
-function renderSummary(s) {
-  const lines = [];
-  const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
-  lines.push(`${s.endpoint} ${s.scenario} on ${dep}: ${s.status}${s.durationS ? ` after ${s.durationS} s` : ''}`);
-  lines.push('');
+// The request-side figures of an HTTP run, laid out as Artillery's report.
+function httpFigures(s, lines) {
   lines.push(`Scenarios launched:  ${s.scenariosLaunched}`);
   lines.push(`Scenarios completed: ${s.scenariosCompleted}`);
   lines.push(`Requests completed:  ${s.requestsCompleted}`);
@@ -39,12 +36,30 @@ function renderSummary(s) {
     lines.push('Errors:');
     for (const [k, v] of errors) lines.push(`  ${k}: ${v}`);
   }
+}
+
+function renderSummary(s) {
+  const lines = [];
+  const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
+  lines.push(`${s.endpoint} ${s.scenario} on ${dep}: ${s.status}${s.durationS ? ` after ${s.durationS} s` : ''}`);
+  lines.push('');
+  // A signaling run's figures are its k6-like table below; the request lines would mislabel them.
+  if (!s.signal) httpFigures(s, lines);
+  else lines.push(`Participants started: ${s.signal.participants.started}`);
   const closed = s.generator?.loop === 'closed';
-  lines.push(closed ? 'Phases (requests/s sent):' : 'Phases (arrivals/s, target vs achieved):');
+  lines.push(
+    s.signal
+      ? 'Stages (participants):'
+      : closed
+        ? 'Phases (requests/s sent):'
+        : 'Phases (arrivals/s, target vs achieved):',
+  );
   const w = Math.max(...s.phases.map((p) => p.name.length));
   for (const p of s.phases) {
-    if (closed) {
-      lines.push(`  ${p.name.padEnd(w)}  ${String(p.durationS).padStart(4)} s  sent ${p.achievedRate ?? '-'}/s`);
+    if (s.signal || closed) {
+      lines.push(
+        `  ${p.name.padEnd(w)}  ${String(p.durationS).padStart(4)} s${s.signal ? '' : `  sent ${p.achievedRate ?? '-'}/s`}`,
+      );
       continue;
     }
     const t =
@@ -54,13 +69,13 @@ function renderSummary(s) {
       `  ${p.name.padEnd(w)}  ${String(p.durationS).padStart(4)} s  target ${t.padEnd(9)} achieved ${p.achievedRate ?? '-'}${p.ratio !== null ? ` (${Math.round(p.ratio * 100)}%)` : ''}${lag}`,
     );
   }
-  if (s.peakLaunchedPerS)
+  if (s.peakLaunchedPerS && !s.signal)
     lines.push(`  busiest second: ${s.peakLaunchedPerS} ${closed ? 'requests' : 'arrivals'} launched`);
   if (s.generator) {
     const g = s.generator;
     const threads = g.workers > 1 ? ` (${g.workers} threads)` : '';
     const perReq =
-      g.cpuMsPerRequest !== null && g.cpuMsPerRequest !== undefined
+      g.cpuMsPerRequest !== null && g.cpuMsPerRequest !== undefined && !s.signal
         ? `, ${g.cpuMsPerRequest} ms of CPU per request`
         : '';
     const load =

@@ -18,7 +18,7 @@ function startServer(config, identity) {
   // else this process's own.
   const rooms = config.signalHub ? hubClient(config.signalHub) : localRegistry();
   let signaling = null;
-  const signalStats = () => ({ connections: signaling ? signaling.connections() : 0 });
+  const signalStats = () => (signaling ? signaling.stats() : { connections: 0, messagesIn: 0, messagesOut: 0 });
   const app = createApp({ config, identity, upstream, metrics, rooms, signalStats });
   const server = http.createServer(app);
   signaling = attachSignaling(server, { registry: rooms, metrics, identity });

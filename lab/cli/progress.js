@@ -5,7 +5,9 @@ const { seconds, totals } = require('../generators/records');
 // The live line of a run, as a pure function of what is known so far: elapsed time and the
 // current phase from the lab's clock, the counts from the generator's records, the p99 of
 // the last second that had answers.
-function progressLine({ elapsedS, totalS, phases, totals: t, last, closed = false }) {
+// A signaling run (`participants`) counts participants: connected now, joined so far, and
+// the p99 of the last second's connect times.
+function progressLine({ elapsedS, totalS, phases, totals: t, last, closed = false, participants = false, active = 0 }) {
   let at = 0;
   let phase = phases[phases.length - 1];
   let index = phases.length - 1;
@@ -33,11 +35,11 @@ function progressLine({ elapsedS, totalS, phases, totals: t, last, closed = fals
       : rate !== null
         ? `rate ${Math.round(rate)}/s`
         : 'finishing',
-    `sent ${t.launched}`,
-    `done ${t.completed}`,
-    `pending ${Math.max(0, t.launched - t.completed - t.failed)}`,
+    ...(participants
+      ? [`connected ${active}`, `joined ${t.completed}`]
+      : [`sent ${t.launched}`, `done ${t.completed}`, `pending ${Math.max(0, t.launched - t.completed - t.failed)}`]),
     `errors ${t.failed}`,
-    `p99 ${last && last.p99 !== null && last.p99 !== undefined ? `${fmtMs(last.p99)} ms` : '-'}`,
+    `${participants ? 'connect ' : ''}p99 ${last && last.p99 !== null && last.p99 !== undefined ? `${fmtMs(last.p99)} ms` : '-'}`,
   ];
   return parts.join(' | ');
 }
@@ -54,18 +56,21 @@ function clock(s) {
 function snapshot(records) {
   const secs = seconds(records).filter((s) => s.latencyMs && s.latencyMs.count);
   const t = totals(records.filter((r) => r.type !== 'done'));
-  return { totals: t, last: secs.length ? secs[secs.length - 1].latencyMs : null };
+  const all = seconds(records);
+  const active = all.length && all[all.length - 1].signal ? all[all.length - 1].signal.active : 0;
+  return { totals: t, last: secs.length ? secs[secs.length - 1].latencyMs : null, active };
 }
 
 // The progress listener of a run: it hears the generator's records and draws one line on
 // stderr, redrawn every second on a terminal, else one line per ~10 s. It only renders:
 // the measuring happens in the generator.
-function createProgress({ phases, totalS, closed = false, stream = process.stderr }) {
+function createProgress({ phases, totalS, closed = false, participants = false, stream = process.stderr }) {
   const records = [];
   const t0 = Date.now();
   const tty = Boolean(stream.isTTY);
   let lastPrinted = 0;
-  const line = () => progressLine({ elapsedS: (Date.now() - t0) / 1000, totalS, phases, closed, ...snapshot(records) });
+  const line = () =>
+    progressLine({ elapsedS: (Date.now() - t0) / 1000, totalS, phases, closed, participants, ...snapshot(records) });
   const ticker = setInterval(() => {
     if (tty) stream.write(`\r\x1b[K${line()}`);
     else if (Date.now() - lastPrinted >= 10000) {

@@ -5,6 +5,7 @@ const path = require('node:path');
 const { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
 const { signalStages } = require('../../artillery/stages');
 const { signalSummary } = require('../signal-summary');
+const { ensureFdsFor } = require('../fd-limit');
 const { buildScript, toYaml, requestOf } = require('../../artillery/script');
 const { allNames } = require('../deployments');
 const { pick } = require('../names');
@@ -135,6 +136,11 @@ function plan(argv) {
   const { deployment, ctx, ports, caps, engine } = planDeploy(values, deploymentName);
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
+  if (signal && values.balancer === 'none')
+    refuse('--balancer none: the signal engine reaches one address; choose a balancer, or the single deployment');
+  // nginx is given room for the held connections: either worker may accept them all.
+  const participants = signal ? Math.max(...signalStages(scenario, options).map((st) => st.target)) : 0;
+  const nginxConnections = participants * 2 + 1024 > 8192 ? participants * 2 + 1024 : undefined;
   const serviceEnv = values['heavy-ms'] !== undefined ? { HEAVY_MS: String(values['heavy-ms']) } : {};
   const thresholds = [...(SCENARIOS[scenario].ensure?.[endpoint] || []).map(parseThreshold), ...values.ensure];
   return {
@@ -152,6 +158,8 @@ function plan(argv) {
     generator,
     closed,
     signal,
+    nginxConnections,
+    participants,
     thresholds,
   };
 }
@@ -216,6 +224,7 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
       bbox: { key: values.key ?? '' },
       statsd: monitoring.statsd,
       serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${run.prefix}.service` },
+      nginxConnections: p.nginxConnections,
     });
     target = state.url;
     if (state.nginxConf) fs.copyFileSync(state.nginxConf, run.file('nginx.conf'));
@@ -292,7 +301,12 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
   const recordsFile = run.file('records.jsonl');
   fs.writeFileSync(recordsFile, '');
   const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
-  const progress = createProgress({ phases: genPlan.phases, totalS, closed: p.closed || p.signal });
+  const progress = createProgress({
+    phases: genPlan.phases,
+    totalS,
+    closed: p.closed || p.signal,
+    participants: p.signal,
+  });
   const engine = ENGINES[p.generator];
   log(
     `running ${p.endpoint} ${p.scenario} against ${target} with ${p.generator} for ${totalS} s (${genPlan.phases.length} phase(s))`,
@@ -337,7 +351,15 @@ function summaryStage(p, run, ctx) {
     generatorSamples: samples,
     machine: run.machine,
   });
-  if (p.signal) summary.signal = signalSummary(records, genPlan);
+  if (p.signal) {
+    summary.signal = signalSummary(records, genPlan);
+    // A participants' run has no arrival rate to miss: what the generator could not hold,
+    // the deployment did not take, unless the generator's own CPU ran out (judged above).
+    if (!summary.saturation.saturated) {
+      const { peak, target } = summary.signal.participants;
+      summary.saturation.verdict = `participants: ${peak} of the ${target} asked were connected at the peak; the generator was not busy`;
+    }
+  }
   summary.thresholds = evaluate(p.thresholds, summary);
   summary.monitoring = ctx.monitoring;
   const extra = ctx.probe ? ctx.probe.read() : { limits: {} };
@@ -356,6 +378,9 @@ const readRecords = (file) =>
 async function scenarioCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
+  // Held connections need open files in every process on their path: raised (or refused)
+  // before anything starts.
+  if (p.signal) ensureFdsFor(p.participants, log);
   const { endpoint, scenario, deployment, options, ctx, values } = p;
   if (values.print) {
     const script = buildScript({

@@ -54,9 +54,12 @@ function roomId() {
 }
 
 const participants = new Set();
+let startedTotal = 0;
 
 function start() {
   sec.launched += 1;
+  startedTotal += 1;
+  const from = plan.sourceAddresses && plan.sourceAddresses[startedTotal % plan.sourceAddresses.length];
   const p = { ws: null, peers: new Set(), id: null, closing: false, timer: null };
   participants.add(p);
   const out = (msg) => {
@@ -64,12 +67,13 @@ function start() {
     p.ws.send(JSON.stringify(msg));
     sec.sent += 1;
   };
-  const relay = (type, to, extra = {}) => out({ type, to, data: { sentAt: Date.now(), ...extra } });
+  // performance.now(): sub-millisecond, and sender and receiver are this one process.
+  const relay = (type, to, extra = {}) => out({ type, to, data: { sentAt: performance.now(), ...extra } });
   roomId().then(
     (room) => {
       if (p.closing) return;
       const began = performance.now();
-      p.ws = new WebSocket(wsUrl, { handshakeTimeout: plan.timeoutMs });
+      p.ws = new WebSocket(wsUrl, { handshakeTimeout: plan.timeoutMs, ...(from ? { localAddress: from } : {}) });
       p.ws.on('open', () => {
         sec.connect.recordValue(us(performance.now() - began));
         out({ type: 'join', room });
@@ -77,7 +81,7 @@ function start() {
       p.ws.on('message', (data) => {
         sec.received += 1;
         const m = JSON.parse(String(data));
-        if (m.data && m.data.sentAt) sec.relay.recordValue(us(Date.now() - m.data.sentAt));
+        if (m.data && m.data.sentAt) sec.relay.recordValue(us(performance.now() - m.data.sentAt));
         if (m.type === 'joined') {
           sec.completed += 1;
           p.id = m.id;

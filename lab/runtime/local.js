@@ -152,6 +152,7 @@ class LocalRuntime {
           paths,
           edge: node.kind === 'nginx-edge' ? node.name : null,
           workerUser: node.kind === 'nginx-edge' && process.getuid() === 0 ? os.userInfo().username : null,
+          connections: options.nginxConnections,
         }),
       );
       await testConfig(nginxBin, paths);

@@ -12,6 +12,7 @@ function attachSignaling(server, { registry, metrics, identity, limits = LIMITS 
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.MAX_MESSAGE_BYTES, clientTracking: true });
   let seq = 0;
   let open = 0;
+  const counts = { messagesIn: 0, messagesOut: 0 };
 
   server.on('upgrade', (req, socket, head) => {
     if (new URL(req.url, 'http://x').pathname !== '/signal') {
@@ -33,6 +34,7 @@ function attachSignaling(server, { registry, metrics, identity, limits = LIMITS 
     const send = (msg) => {
       if (ws.readyState !== ws.OPEN) return;
       ws.send(JSON.stringify(msg));
+      counts.messagesOut += 1;
       metrics.increment('signal.messages.out');
     };
     // Messages relayed from another peer carry the sender's clock (same host: one clock),
@@ -46,6 +48,7 @@ function attachSignaling(server, { registry, metrics, identity, limits = LIMITS 
     };
 
     ws.on('message', async (data, isBinary) => {
+      counts.messagesIn += 1;
       metrics.increment('signal.messages.in');
       const verdict = allow();
       if (verdict === 'close') return ws.close(CLOSE.POLICY, 'message rate far above the limit');
@@ -95,6 +98,8 @@ function attachSignaling(server, { registry, metrics, identity, limits = LIMITS 
   return {
     wss,
     connections: () => open,
+    // For /stats: this process's figures since it started.
+    stats: () => ({ connections: open, ...counts }),
     close() {
       clearInterval(beat);
       for (const ws of wss.clients) ws.close(CLOSE.GOING_AWAY, 'server stopping');

@@ -18,6 +18,11 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     [['ping', 'endurance', 'single', '--duration', '5 minutes'], 'LAB_ERR_USAGE', '--duration'],
     [['ping', 'load', 'single', '--target', 'not a url'], 'LAB_ERR_USAGE', '--target'],
     [['ping', 'load', 'single', '--frobnicate'], 'LAB_ERR_USAGE', '--frobnicate'],
+    // The signal endpoint has participants and its own engine.
+    [['signal', 'load', 'single', '--generator', 'fast'], 'LAB_ERR_USAGE', '--generator signal'],
+    [['ping', 'load', 'single', '--generator', 'signal'], 'LAB_ERR_USAGE', 'signal endpoint'],
+    [['signal', 'load', 'single', '--connections', '5'], 'LAB_ERR_USAGE', '--connections'],
+    [['signal', 'load', 'single', '--print'], 'LAB_ERR_USAGE', 'Artillery script'],
   ])('%j exits 2 with %s naming %s', async (args, code, named) => {
     const r = await lab(['scenario', ...args, '--state-dir', tmpStateDir()]);
     expect(r.code).toBe(2);

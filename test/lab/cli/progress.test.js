@@ -30,6 +30,24 @@ describe('progress line', () => {
     expect(clock(3725)).toBe('1:02:05');
   });
 
+  test('a signaling run counts participants: connected now, joined so far, connect p99', () => {
+    const signal = [
+      { ...records[0], signal: { active: 48 } },
+      { ...records[1], signal: { active: 70 } },
+    ];
+    const line = progressLine({
+      elapsedS: 5,
+      totalS: 20,
+      phases,
+      closed: true,
+      participants: true,
+      ...snapshot(signal),
+    });
+    expect(line).toBe(
+      '[0:05 / 0:20] | phase 1/2 base 100/s | closed loop | connected 70 | joined 80 | errors 5 | connect p99 9.87 ms',
+    );
+  });
+
   test('an interval known only as a whole (Artillery) adds its errors', () => {
     const s = snapshot([
       ...records,

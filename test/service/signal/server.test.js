@@ -84,6 +84,8 @@ describe('signaling server (/signal)', () => {
       expect(s.counted.some(([n]) => n === 'signal.relay')).toBe(true);
       expect(s.counted.some(([n]) => n === 'signal.messages.in')).toBe(true);
       expect(s.counted.filter(([n]) => n === 'signal.connections').at(-1)).toEqual(['signal.connections', 1]);
+      // In: 2 joins, offer, answer, candidate. Out: 2 joined, peer-joined, the 3 relayed, peer-left.
+      expect(s.signaling.stats()).toEqual({ connections: 1, messagesIn: 5, messagesOut: 7 });
     } finally {
       a.ws.close();
       await s.close();

@@ -1,0 +1,76 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, tmpStateDir, errorCode, freePortBase } = require('../../helper');
+const { tcpFree } = require('../../../lab/ports');
+
+describe('npm run capacity: bad input', () => {
+  // Each row: the arguments and the word the message must name. Nothing is deployed.
+  test.each([
+    [['--memory', 'lots'], '--memory'],
+    [['--memory', '1M'], '--memory'],
+    [['--levels', '1000'], '--levels'],
+    [['--levels', '1000,1000'], '--levels'],
+    [['--levels', '1000,9000000'], '--levels'],
+    [['--hold', '0'], '--hold'],
+    [['--ramp-per-s', '0'], '--ramp-per-s'],
+    [['stray'], 'stray'],
+  ])('%j exits 2 naming %s', async (args, named) => {
+    const r = await lab(['capacity', ...args, '--state-dir', tmpStateDir()]);
+    expect(r.code).toBe(2);
+    expect(errorCode(r.stderr)).toBe('LAB_ERR_USAGE');
+    expect(r.stderr).toContain(named);
+  });
+
+  test('--help prints the usage', async () => {
+    const r = await lab(['capacity', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/usage: npm run capacity/);
+  });
+});
+
+describe('npm run capacity: a small run end to end', () => {
+  // Small levels and a low --max keep it under a minute on a busy 2-core machine; the
+  // memory figures themselves are the benchmark's (bench/signal.js), not asserted here.
+  test('holds each level, fits, verifies up to --max, writes capacity.json and .html, leaves nothing', async () => {
+    const stateDir = tmpStateDir();
+    const results = tmpStateDir();
+    const base = await freePortBase();
+    const r = await lab(
+      [
+        'capacity',
+        '--levels',
+        '50,150',
+        '--hold',
+        '3s',
+        '--max',
+        '200',
+        '--memory',
+        '400M',
+        '--port-base',
+        String(base),
+        '--state-dir',
+        stateDir,
+        '--results-dir',
+        results,
+        '--json',
+      ],
+      { timeoutMs: 150000 },
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.estimate.points.map((pt) => pt.connections)).toEqual([50, 150]);
+    for (const pt of out.estimate.points) expect(pt.bytes).toBeGreaterThan(10 * 2 ** 20);
+    expect(out.estimate.fit).not.toBeNull();
+    expect(out.limitBytes).toBe(400 * 2 ** 20);
+    // 400 MiB holds far more than 200 participants: the verification reaches --max.
+    expect(out.verification.failure).toBeNull();
+    expect(out.verification.peak).toBe(200);
+    expect(out.verification.limitedBy).toBe('the asked maximum');
+    expect(out.seed.estimate).toBe(11628);
+    for (const f of ['capacity.json', 'capacity.html']) expect(fs.existsSync(path.join(out.resultsDir, f))).toBe(true);
+    expect(fs.readFileSync(path.join(out.resultsDir, 'capacity.html'), 'utf8')).toMatch(/11628/);
+    for (let p = base; p < base + 15; p++) expect(await tcpFree(p, '127.0.0.1')).toBe(true);
+  }, 180000);
+});
