@@ -15,6 +15,7 @@ const COMMANDS = {
   scenario: () => require('./commands/scenario'),
   characterize: () => require('./commands/characterize'),
   capacity: () => require('./commands/capacity'),
+  scale: () => require('./commands/scale'),
   report: () => require('./commands/report'),
   compare: () => require('./commands/compare'),
   study: () => require('./commands/study'),

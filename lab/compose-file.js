@@ -213,11 +213,19 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
       ...(c.memoryBytes !== null ? { memory: `${Math.round(c.memoryBytes / 1024)}K` } : {}),
     };
   };
-  // Swarm does not build: the images come from a registry every node reaches.
+  // Swarm does not build: the images come from a registry every node reaches (a single
+  // node uses its own images).
   const registry = '${LAB_REGISTRY:-}';
+  const hub = deployment.replicas * deployment.workers > 1;
+  // Tasks are found by DNS (tasks.NAME, or NAME with dnsrr), not through a virtual IP: the
+  // lab's nginx asks for every task itself, and a kernel without IPVS has no VIPs at all.
+  const dnsrr = { endpoint_mode: 'dnsrr' };
   const service = {
     image: `${registry}${IMAGES.service}`,
     environment: {
+      // Swarm fills in the task's slot: the same replica-N names as the other runtimes.
+      INSTANCE: 'replica-{{.Task.Slot}}',
+      ...(hub ? { SIGNAL_HUB: `hub:${INNER.hub}` } : {}),
       WORKERS: String(deployment.workers),
       PORT: String(INNER.service),
       BBOX1_URL: `http://bbox:${INNER.bbox1}`,
@@ -228,6 +236,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
     },
     networks: ['lab'],
     deploy: {
+      ...dnsrr,
       replicas: deployment.replicas,
       resources: { limits: limitsOf('replica', limits), reservations: { cpus: '0.25', memory: '128M' } },
       restart_policy: { condition: 'any', delay: '1s' },
@@ -240,11 +249,23 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
       bbox: {
         image: `${registry}${IMAGES.bbox}`,
         networks: ['lab'],
-        deploy: { replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
+        deploy: { ...dnsrr, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
       },
+      ...(hub
+        ? {
+            hub: {
+              image: `${registry}${IMAGES.service}`,
+              command: ['node', 'hub/index.js'],
+              environment: { HOST: '0.0.0.0', PORT: String(INNER.hub) },
+              healthcheck: { disable: true },
+              networks: ['lab'],
+              deploy: { ...dnsrr, replicas: 1, resources: { limits: { cpus: '0.5', memory: '128M' } } },
+            },
+          }
+        : {}),
       service,
       nginx: {
-        image: IMAGES.nginx,
+        image: '${LAB_NGINX_IMAGE:-' + IMAGES.nginx + '}',
         command: ['nginx', '-c', NGINX_CONF],
         configs: [{ source: 'nginx_conf', target: NGINX_CONF }],
         // No published port here: swarm ignores a host address on a published port and

@@ -15,8 +15,7 @@ const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 // Renders the nginx config for a deployment. `paths` are absolute paths (inside the run
 // directory locally, inside the container for compose); `upstreams` are the replicas'
 // host:port. In a container nginx stays in the foreground (`daemon: 'off'`). A swarm
-// stack's replicas come and go, so there `resolver` names the DNS nginx re-asks and the
-// upstreams carry `resolve` (open-source nginx 1.27.3 and later).
+// stack's replicas come and go, so there `resolver` names the DNS nginx re-asks (below).
 // `edge` names a caching edge (lab/topology.js): its own template, round-robin over the
 // backends, whatever the entry balancer's method.
 // `connections`: worker_connections, 8192 unless a run holds more (lab/commands/scenario.js).
@@ -37,13 +36,21 @@ function renderNginxConfig({
   const b = deployment.balancer;
   const layer = edge ? 'edge' : KINDS[b.kind || 'nginx'].layer;
   const directive = edge ? '' : METHODS[b.method][layer];
-  const resolve = resolver ? ' resolve' : '';
   const servers = [
     // The method's directive (none for round-robin, nginx's default).
     ...(directive ? [`        ${directive}`] : []),
-    ...(resolver ? ['        zone service 64k;'] : []),
-    ...upstreams.map((u) => `        server ${u} max_fails=${b.maxFails} fail_timeout=${b.failTimeoutS}s${resolve};`),
+    ...upstreams.map((u) => `        server ${u} max_fails=${b.maxFails} fail_timeout=${b.failTimeoutS}s;`),
   ].join('\n');
+  // A swarm's tasks come and go. nginx 1.22 (Debian's) resolves an upstream block's names
+  // once, at start; a variable in proxy_pass is resolved through `resolver` at request time
+  // instead (cached for its `valid`), every address of the name in turn. What that costs:
+  // no keep-alive to the tasks, round-robin only.
+  const upstream = resolver
+    ? `    resolver ${resolver} valid=2s ipv6=off;\n`
+    : `\n    upstream service {\n        # ${b.method}; passive health: max_fails within fail_timeout takes a replica out.\n${servers}\n        keepalive ${b.keepalive};\n        keepalive_requests 100000;\n    }\n`;
+  const proxyPass = resolver
+    ? `            set $tasks ${upstreams[0]};\n            proxy_pass http://$tasks;`
+    : '            proxy_pass http://service;';
   const values = {
     label: deployment.label,
     workerProcesses: 'auto',
@@ -56,12 +63,13 @@ function renderNginxConfig({
     tempDir: paths.tempDir,
     method: b.method,
     servers,
+    upstream,
+    proxyPass,
     keepalive: b.keepalive,
     tries: b.tries,
     host,
     port,
     daemon,
-    resolver: resolver ? `    resolver ${resolver} valid=5s ipv6=off;\n` : '',
     streamModule: STREAM_MODULE,
     edge,
     workerUser: workerUser

@@ -14,7 +14,7 @@ const { buildGraph } = require('../topology');
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none]
        [--method round-robin|least_conn|hash] [--edges N] [--cap NODE=CPU[,MEMORY]]...
-       [--key KEY] [--engine local|compose]
+       [--key KEY] [--engine local|compose|swarm]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)
   --edges N     caching nginx edges between the balancer and the replicas (cdn has 4)

@@ -45,7 +45,8 @@ options:
   --rate-scale F   multiply every arrival rate
   --duration D     endurance length (seconds, or 90s, 10m, 1h); with closed, any scenario's
   --target URL     run against a system that is already up (no deploy)
-  --engine E       where the deployment runs: local (default: processes + nginx) or compose (containers)
+  --engine E       where the deployment runs: local (default: processes + nginx), compose (containers)
+                   or swarm (a stack on the swarm DOCKER_HOST names)
   --keep           leave the deployment up afterwards
   --print          print the Artillery script and exit
   --json           print summary.json to stdout

@@ -227,3 +227,5 @@ function tail(text, lines = 8) {
 }
 
 module.exports = ComposeRuntime;
+module.exports.run = run;
+module.exports.tail = tail;

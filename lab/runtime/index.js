@@ -3,10 +3,12 @@
 const { pick } = require('../names');
 const LocalRuntime = require('./local');
 const ComposeRuntime = require('./compose');
+const SwarmRuntime = require('./swarm');
 const StateFile = require('./state-file');
 
-// Where a deployment runs: local processes (the embedded default) or containers.
-const ENGINES = { local: LocalRuntime, compose: ComposeRuntime };
+// Where a deployment runs: local processes (the embedded default), containers, or a stack
+// on a swarm.
+const ENGINES = { local: LocalRuntime, compose: ComposeRuntime, swarm: SwarmRuntime };
 
 function runtimeFor(engine = 'local', options) {
   const Runtime = pick('engine', engine, ENGINES);

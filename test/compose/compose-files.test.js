@@ -170,8 +170,14 @@ describe('compose/', () => {
     expect(stack.services.service.deploy.resources.limits).toEqual({ cpus: '1.0', memory: '512M' });
     for (const s of Object.values(stack.services)) expect(s.networks).toEqual(['lab']);
     const conf = fs.readFileSync(path.join(dir, 'nginx', 'stack.conf'), 'utf8');
+    // nginx 1.22 (Debian's) re-resolves a variable in proxy_pass, not an upstream's servers.
     expect(conf).toMatch(/resolver 127\.0\.0\.11 /);
-    expect(conf).toMatch(/server tasks\.service:3000 .* resolve;/);
+    expect(conf).toMatch(/set \$tasks tasks\.service:3000;\n\s+proxy_pass http:\/\/\$tasks;/);
+    expect(conf).not.toMatch(/ resolve;|upstream service/);
+    // No virtual IPs: the tasks are found by DNS (and this machine's kernel has no IPVS).
+    for (const name of ['service', 'bbox', 'hub']) expect(stack.services[name].deploy.endpoint_mode).toBe('dnsrr');
+    expect(stack.services.service.environment.INSTANCE).toBe('replica-{{.Task.Slot}}');
+    expect(stack.services.service.environment.SIGNAL_HUB).toBe('hub:7070');
   });
 
   test("the StatsD config keeps the lab's naming, which the Grafana dashboard expects", () => {
