@@ -21,6 +21,9 @@ const schema = {
   // Idle connections kept to each replica, as nginx's `keepalive 64`.
   keepalive: { name: 'KEEPALIVE', type: 'int', min: 0, max: 10000, default: 64 },
   timeoutMs: { name: 'UPSTREAM_TIMEOUT_MS', type: 'int', min: 1, max: 600000, default: 120000 },
+  // > 0: UPSTREAMS names are looked up again this often, every address of a name being one
+  // replica (swarm's tasks.NAME, whose tasks come and go). 0: addresses are used as given.
+  resolveMs: { name: 'RESOLVE_MS', type: 'int', min: 0, max: 600000, default: 0 },
 };
 
 function loadConfig(env = process.env) {

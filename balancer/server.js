@@ -8,13 +8,39 @@ const net = require('node:net');
 // request and the answer streamed through. A replica that refuses the connection is skipped
 // for the next one, once per request (nginx's `proxy_next_upstream error`, 2 tries); other
 // failures answer 502, a time-out 504, both with a JSON body.
-function createBalancer({ upstreams, keepalive, timeoutMs }) {
-  const targets = upstreams.map((u) => {
-    const [host, port] = u.split(':');
-    return { host, port: Number(port), agent: new http.Agent({ keepAlive: keepalive > 0, maxFreeSockets: keepalive }) };
+// resolveMs > 0: each name of `upstreams` is looked up again that often and stands for every
+// address it has (a swarm's tasks.NAME); a target that disappears has its idle sockets closed.
+function createBalancer({ upstreams, keepalive, timeoutMs, resolveMs = 0, lookup = defaultLookup }) {
+  const target = (host, port) => ({
+    host,
+    port: Number(port),
+    agent: new http.Agent({ keepAlive: keepalive > 0, maxFreeSockets: keepalive }),
   });
+  let targets = upstreams.map((u) => target(...u.split(':')));
   let next = 0;
   const pick = () => targets[next++ % targets.length];
+  let timer = null;
+  const refresh = async () => {
+    const found = [];
+    for (const u of upstreams) {
+      const [name, port] = u.split(':');
+      try {
+        for (const address of await lookup(name)) found.push(`${address}:${port}`);
+      } catch {
+        // A failed lookup keeps what is known: better a stale replica than none.
+        return;
+      }
+    }
+    if (!found.length) return;
+    const known = new Map(targets.map((t) => [`${t.host}:${t.port}`, t]));
+    targets = found.map((key) => known.get(key) || target(...key.split(':')));
+    for (const [key, t] of known) if (!found.includes(key)) t.agent.destroy();
+  };
+  const ready = resolveMs > 0 ? refresh() : Promise.resolve();
+  if (resolveMs > 0) {
+    timer = setInterval(refresh, resolveMs);
+    timer.unref();
+  }
 
   function forward(req, res, target, triesLeft) {
     const out = http.request(
@@ -73,12 +99,21 @@ function createBalancer({ upstreams, keepalive, timeoutMs }) {
   });
   server.keepAliveTimeout = 65000;
   // Stops accepting, lets the answers in flight finish, then drops the idle upstream sockets.
-  const stop = (cb) =>
+  const stop = (cb) => {
+    clearInterval(timer);
     server.close(() => {
       for (const t of targets) t.agent.destroy();
       if (cb) cb();
     });
-  return { server, stop };
+  };
+  return { server, stop, ready, targets: () => targets.map((t) => `${t.host}:${t.port}`) };
+}
+
+// Every IPv4 address of a name (an address stands for itself).
+async function defaultLookup(name) {
+  if (net.isIP(name)) return [name];
+  const all = await require('node:dns').promises.lookup(name, { all: true, family: 4 });
+  return all.map((a) => a.address);
 }
 
 module.exports = createBalancer;

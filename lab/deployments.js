@@ -7,14 +7,28 @@ const { labError } = require('../common/errors');
 // nginx in front, because the extra hop is part of what the course measured.
 // The entry balancer's kinds: nginx at L7 (HTTP, the course's), or at L4 (TCP, the stream
 // module: one client connection to one replica, nothing parsed).
+// `engines`: where a kind can run (all three when not said).
 const KINDS = Object.freeze({
   nginx: { layer: 7, what: 'nginx, HTTP (L7)' },
-  'nginx-l4': { layer: 4, what: 'nginx, TCP (L4, stream module)' },
+  'nginx-l4': { layer: 4, what: 'nginx, TCP (L4, stream module)', engines: ['local'] },
   // The lab's own small balancer (balancer/): round-robin only, an experiment subject.
-  node: { layer: 7, what: "the lab's own balancer (node:http, round-robin)", methods: ['round-robin'] },
+  node: {
+    layer: 7,
+    what: "the lab's own balancer (node:http, round-robin)",
+    methods: ['round-robin'],
+    engines: ['local', 'swarm'],
+  },
   // No balancer: clients go straight to the replicas (seed 001's NodePort line); the lab's
   // generators spread their requests over them, round-robin.
-  none: { layer: null, what: 'no balancer (the generator spreads over the replicas)', methods: ['round-robin'] },
+  none: {
+    layer: null,
+    what: 'no balancer (the generator spreads over the replicas)',
+    methods: ['round-robin'],
+    engines: ['local'],
+  },
+  // Swarm's routing mesh (seed 004's stage 2): the service's port published through the
+  // ingress network, IPVS balancing connections over the tasks.
+  mesh: { layer: 4, what: "swarm's routing mesh (ingress, IPVS)", methods: ['round-robin'], engines: ['swarm'] },
 });
 
 // How nginx picks a replica, and the directive that says it (round-robin is nginx's default).

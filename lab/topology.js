@@ -20,7 +20,7 @@ const { KINDS } = require('./deployments');
 
 // The entry node keeps the name the course's results use for it: `nginx` when nginx is the
 // balancer, `balancer` when it is the lab's own.
-const entryName = (kind) => (kind === 'node' ? 'balancer' : 'nginx');
+const entryName = (kind) => ({ node: 'balancer', mesh: 'mesh' })[kind] || 'nginx';
 
 // ports: from lab/ports.planPorts (local); without them (containers, where every node has
 // the same inner port) the nodes carry no port.

@@ -12,7 +12,7 @@ const processTable = require('../process-table');
 const { parseCap, resolveCaps, describeCap } = require('../caps');
 const { buildGraph } = require('../topology');
 
-const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none]
+const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none|mesh]
        [--method round-robin|least_conn|hash] [--edges N] [--cap NODE=CPU[,MEMORY]]...
        [--key KEY] [--engine local|compose|swarm]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
@@ -53,16 +53,22 @@ function assertSane(deployment, force, cores = os.cpus().length) {
 function planDeploy(values, positional) {
   const deployment = resolveDeployment(positional, values);
   assertSane(deployment, values.force);
-  // The container images' nginx (Debian's nginx-light in the smoke test) has no stream module.
-  if ((values.engine ?? 'local') !== 'local' && deployment.balancer.kind !== 'nginx') {
-    throw labError('LAB_ERR_USAGE', `--balancer ${deployment.balancer.kind} runs on the local engine only, for now`);
+  // The container images' nginx (Debian's nginx-light in the smoke test) has no stream
+  // module; the routing mesh exists only on a swarm.
+  const engine = values.engine ?? 'local';
+  const where = KINDS[deployment.balancer.kind].engines || Object.keys(ENGINES);
+  if (!where.includes(engine)) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--balancer ${deployment.balancer.kind} runs on the ${where.join(' or ')} engine, not ${engine} (--engine)`,
+    );
   }
   const ctx = contextOf(values);
   const ports = planPorts(ctx.portBase, deployment.replicas, deployment.edges);
   // Caps name the nodes of this deployment's graph; checked here, before anything starts.
   const caps = resolveCaps(values.cap || [], buildGraph(deployment, ports));
   assertClaimable(ctx.stateDir, '--state-dir');
-  return { deployment, ctx, ports, caps, engine: values.engine ?? 'local' };
+  return { deployment, ctx, ports, caps, engine };
 }
 
 async function deploy(argv, { log }) {

@@ -32,7 +32,9 @@ function deploymentSvg(d) {
   const mid = H / 2;
   box(10, mid - 18, 80, 36, 'clients', '#f6f6f6');
   // The entry, by the balancer's kind (deployments.js KINDS).
-  const entry = { 'nginx-l4': 'nginx (L4)', node: 'node balancer', none: 'no balancer' }[d.balancer?.kind] || 'nginx';
+  const entry =
+    { 'nginx-l4': 'nginx (L4)', node: 'node balancer', none: 'no balancer', mesh: 'routing mesh' }[d.balancer?.kind] ||
+    'nginx';
   box(130, mid - 22, 100, 44, entry, d.balancer?.kind === 'none' ? '#ffffff' : '#fdf2e3');
   arrow(90, mid, 130, mid);
   const rowY = (i, n) => 20 + i * ((H - 40) / n) + ((H - 40) / n - 36) / 2;

@@ -7,7 +7,7 @@ const StateFile = require('./state-file');
 const { run, tail } = require('./compose');
 const { assertFree } = require('../ports');
 const { buildGraph } = require('../topology');
-const { composeProject, stackProject, containerNginxConfig, nginxNodeNames } = require('../compose-file');
+const { composeProject, stackProject, containerNginxConfig } = require('../compose-file');
 const { dump } = require('../compose-write');
 const { parents } = require('../procs');
 const { waitFor } = require('../http');
@@ -62,26 +62,46 @@ class SwarmRuntime {
     }
   }
 
+  // The routing mesh is IPVS in the kernel of every node. When the engine is this machine's
+  // (a unix socket) and its kernel has none, the mesh's port would only refuse: said now.
+  assertMesh() {
+    const hostUrl = this.env.DOCKER_HOST || 'unix:///var/run/docker.sock';
+    if (hostUrl.startsWith('unix://') && !fs.existsSync('/proc/sys/net/ipv4/vs')) {
+      throw labError(
+        'LAB_ERR_ENGINE',
+        "swarm's routing mesh needs IPVS (the ip_vs module) in the kernel, and this one has none (/proc/sys/net/ipv4/vs is missing): its virtual IPs and published ports would not answer here; use --balancer nginx or node, or a swarm whose kernels have IPVS",
+      );
+    }
+  }
+
   // options: { bbox: { key }, caps } as for the other runtimes (caps per role in a stack).
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
     if (deployment.edges)
       throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
     await this.assertManager();
+    if (deployment.balancer.kind === 'mesh') this.assertMesh();
     await assertFree([{ port: ports.nginx, role: 'nginx (published by the swarm)' }], this.host);
 
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'swarm/ in --state-dir');
     const nginxConf = path.join(this.dir, 'nginx.conf');
-    fs.writeFileSync(nginxConf, containerNginxConfig(deployment, { stack: true }));
+    fs.writeFileSync(
+      nginxConf,
+      containerNginxConfig({ ...deployment, balancer: { ...deployment.balancer, kind: 'nginx' } }, { stack: true }),
+    );
     // The images, from the compose project of the same deployment (swarm does not build).
     const composeFile = path.join(this.dir, 'build.yml');
-    const confs = Object.fromEntries(nginxNodeNames(deployment).map((n) => [n, nginxConf]));
-    fs.writeFileSync(composeFile, dump(composeProject(deployment, { root: ROOT, nginxConfs: confs })));
+    const confs = { nginx: nginxConf };
+    // (The entry's kind does not change the images: built as the nginx row.)
+    const asBuilt = { ...deployment, balancer: { ...deployment.balancer, kind: 'nginx' } };
+    fs.writeFileSync(composeFile, dump(composeProject(asBuilt, { root: ROOT, nginxConfs: confs })));
     const stackFile = path.join(this.dir, 'stack.yml');
-    const stack = stackProject(deployment, { nginxConf, caps: roleCaps(options.caps || {}) });
-    // Published in host mode: the node's own port, no routing mesh in between.
-    stack.services.nginx.ports = [{ target: INNER_NGINX, published: ports.nginx, protocol: 'tcp', mode: 'host' }];
+    const stack = withEntry(
+      stackProject(deployment, { nginxConf, caps: roleCaps(options.caps || {}) }),
+      deployment.balancer.kind,
+      ports.nginx,
+    );
     // The monitoring stack is the compose engine's; a swarm run uses the lab's own StatsD.
     delete stack.services.graphite;
     stack.services.service.environment.STATSD_HOST = 'statsd.invalid';
@@ -200,7 +220,7 @@ class SwarmRuntime {
       state.stack,
     ]);
     const lines = r.code === 0 ? r.out.split('\n') : [];
-    const names = [...state.processes.map((p) => p.name), 'nginx'];
+    const names = [...state.processes.map((p) => p.name), ...(state.graph.entry === 'nginx' ? ['nginx'] : [])];
     const live = names.map((name) => {
       const role = /^replica-(\d+)$/.exec(name);
       const task = role ? `${state.stack}_service.${role[1]} ` : `${state.stack}_${name}.1 `;
@@ -247,6 +267,47 @@ class SwarmRuntime {
     this.state.remove();
     return { stopped: state.processes.map((p) => p.pid), deployment: state.deployment };
   }
+}
+
+// The stack's entry, by the balancer's kind: nginx (as rendered), the lab's node balancer
+// (following the tasks by DNS), or no entry at all with the service published through the
+// routing mesh. nginx and the node balancer are published in host mode: the node's own port,
+// no mesh in between.
+function withEntry(stack, kind, port) {
+  const host = [{ target: INNER_NGINX, published: port, protocol: 'tcp', mode: 'host' }];
+  const services = { ...stack.services };
+  if (kind === 'nginx') {
+    services.nginx = { ...services.nginx, ports: host };
+    return { ...stack, services };
+  }
+  delete services.nginx;
+  const rest = { ...stack, services };
+  delete rest.configs;
+  if (kind === 'node') {
+    services.balancer = {
+      image: services.service.image,
+      command: ['node', 'balancer/index.js'],
+      environment: {
+        HOST: '0.0.0.0',
+        PORT: String(INNER_NGINX),
+        UPSTREAMS: 'tasks.service:3000',
+        // Tasks come and go: looked up again every second.
+        RESOLVE_MS: '1000',
+      },
+      healthcheck: { disable: true },
+      networks: ['lab'],
+      ports: host,
+      deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '256M' } } },
+    };
+    return rest;
+  }
+  // mesh: a virtual IP (the mesh balances over it) and the service's port on the ingress.
+  services.service = {
+    ...services.service,
+    ports: [{ target: 3000, published: port, protocol: 'tcp', mode: 'ingress' }],
+    deploy: { ...services.service.deploy, endpoint_mode: 'vip' },
+  };
+  return rest;
 }
 
 // A stack's caps are per role: a node's own name (replica-2) has no task of its own.

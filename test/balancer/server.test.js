@@ -73,4 +73,45 @@ describe("the lab's own balancer", () => {
     expect(() => loadConfig({ UPSTREAMS: 'nope' })).toThrow(/UPSTREAMS/);
     expect(() => loadConfig({})).toThrow(/UPSTREAMS/);
   });
+
+  test('RESOLVE_MS: a name stands for all its addresses, followed as they come and go', async () => {
+    const http = require('node:http');
+    // Two replicas on one port, at 127.0.0.1 and 127.0.0.2 (all of 127/8 is loopback).
+    const one = http.createServer(named('one'));
+    await new Promise((r) => one.listen(0, '127.0.0.1', r));
+    const port = one.address().port;
+    const two = http.createServer(named('two'));
+    await new Promise((r) => two.listen(port, '127.0.0.2', r));
+    let addresses = ['127.0.0.1'];
+    const b = createBalancer({
+      upstreams: [`tasks.service:${port}`],
+      keepalive: 4,
+      timeoutMs: 2000,
+      resolveMs: 50,
+      lookup: async () => addresses,
+    });
+    await b.ready;
+    await new Promise((r) => b.server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${b.server.address().port}`;
+    const who = async (n) => {
+      const seen = new Set();
+      for (let i = 0; i < n; i++) seen.add((await get(url)).headers['x-instance']);
+      return [...seen].sort();
+    };
+    try {
+      expect(await who(4)).toEqual(['one']);
+      addresses = ['127.0.0.1', '127.0.0.2'];
+      // Generous for a busy machine: the lookup runs every 50 ms.
+      await new Promise((r) => setTimeout(r, 400));
+      expect(b.targets()).toEqual([`127.0.0.1:${port}`, `127.0.0.2:${port}`]);
+      expect(await who(4)).toEqual(['one', 'two']);
+      addresses = ['127.0.0.2'];
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await who(4)).toEqual(['two']);
+    } finally {
+      await new Promise((r) => b.stop(r));
+      await new Promise((r) => one.close(r));
+      await new Promise((r) => two.close(r));
+    }
+  });
 });

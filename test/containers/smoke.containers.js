@@ -289,6 +289,77 @@ maybe('containers on a real engine', () => {
       expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
     }, 900000);
 
+    test("--balancer node: the lab's balancer in front of the tasks follows them as they scale", async () => {
+      const sd = tmpStateDir();
+      const w = ['--state-dir', sd];
+      const up = await lab(
+        [
+          'deploy',
+          'replicated',
+          '--replicas',
+          '2',
+          '--balancer',
+          'node',
+          '--engine',
+          'swarm',
+          ...w,
+          '--port-base',
+          String(await freePortBase()),
+        ],
+        opts,
+      );
+      try {
+        expect(up.stderr).not.toMatch(/LAB_ERR/);
+        expect(up.code).toBe(0);
+        const url = /is up at (http:\/\/\S+)/.exec(up.stdout)[1];
+        const instances = async () => {
+          const seen = new Set();
+          for (let i = 0; i < 24; i++) seen.add((await get(`${url}/ping`)).headers['x-instance']);
+          return [...seen].sort();
+        };
+        expect(await instances()).toEqual(['replica-1', 'replica-2']);
+        const scaled = await lab(['scale', 'replica=3', ...w], opts);
+        expect(scaled.code).toBe(0);
+        expect(await instances()).toEqual(['replica-1', 'replica-2', 'replica-3']);
+      } finally {
+        expect((await lab(['down', ...w], opts)).code).toBe(0);
+      }
+      expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+    }, 600000);
+
+    // The routing mesh is IPVS in the kernel; this machine's has none (MACHINE-NOTES.md).
+    test('--balancer mesh: the routing mesh answers where the kernel has IPVS, else the lab says why', async () => {
+      const sd = tmpStateDir();
+      const w = ['--state-dir', sd];
+      const r = await lab(
+        [
+          'deploy',
+          'replicated',
+          '--balancer',
+          'mesh',
+          '--engine',
+          'swarm',
+          ...w,
+          '--port-base',
+          String(await freePortBase()),
+        ],
+        opts,
+      );
+      if (fs.existsSync('/proc/sys/net/ipv4/vs')) {
+        try {
+          expect(r.code).toBe(0);
+        } finally {
+          await lab(['down', ...w], opts);
+        }
+      } else {
+        expect(r.code).toBe(1);
+        expect(errorCode(r.stderr)).toBe('LAB_ERR_ENGINE');
+        expect(r.stderr).toMatch(/IPVS/);
+        expect(fs.existsSync(path.join(sd, 'state.json'))).toBe(false);
+      }
+      expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+    }, 600000);
+
     test('the swarm is left: no swarm state on the engine', () => {
       const leave = engine.docker(['swarm', 'leave', '--force']);
       expect(leave.code).toBe(0);

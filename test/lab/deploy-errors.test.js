@@ -19,6 +19,10 @@ describe('deploy: bad input and failures', () => {
     [['deploy', 'single', '--bogus'], 'LAB_ERR_USAGE', '--bogus'],
     [['deploy', 'single', '--port-base', 'x'], 'LAB_ERR_USAGE', '--port-base'],
     [['depoly', 'single'], 'LAB_ERR_UNKNOWN_NAME', '"deploy"'],
+    // Each balancer kind names the engines it runs on.
+    [['deploy', 'single', '--balancer', 'mesh'], 'LAB_ERR_USAGE', 'swarm engine'],
+    [['deploy', 'single', '--balancer', 'nginx-l4', '--engine', 'swarm'], 'LAB_ERR_USAGE', 'local engine'],
+    [['deploy', 'single', '--balancer', 'node', '--engine', 'compose'], 'LAB_ERR_USAGE', 'local or swarm'],
   ])('%j is a usage error (exit 2, %s naming %s)', async (args, code, named) => {
     const r = await lab([...args, '--state-dir', tmpStateDir()]);
     expect(r.code).toBe(2);
