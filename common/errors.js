@@ -55,6 +55,12 @@ const table = {
     exit: 1,
     message: (file, detail) => `cannot read ${file}: ${detail} (LAB_DEBUG=1 shows where it failed)`,
   },
+  // Swarm's routing mesh is IPVS in the kernel.
+  LAB_ERR_NO_IPVS: {
+    exit: 1,
+    message: () =>
+      "swarm's routing mesh needs IPVS (the ip_vs module) in the kernel, and this one has none (/proc/sys/net/ipv4/vs is missing): its virtual IPs and published ports would not answer here; use --balancer nginx or node, or a swarm whose kernels have IPVS",
+  },
   // Many held connections (signaling) need as many open files in each process.
   LAB_ERR_FD_LIMIT: {
     exit: 1,

@@ -9,7 +9,6 @@ const { assertFree } = require('../ports');
 const { buildGraph } = require('../topology');
 const { composeProject, stackProject, containerNginxConfig } = require('../compose-file');
 const { dump } = require('../compose-write');
-const { parents } = require('../procs');
 const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
@@ -67,10 +66,7 @@ class SwarmRuntime {
   assertMesh() {
     const hostUrl = this.env.DOCKER_HOST || 'unix:///var/run/docker.sock';
     if (hostUrl.startsWith('unix://') && !fs.existsSync('/proc/sys/net/ipv4/vs')) {
-      throw labError(
-        'LAB_ERR_ENGINE',
-        "swarm's routing mesh needs IPVS (the ip_vs module) in the kernel, and this one has none (/proc/sys/net/ipv4/vs is missing): its virtual IPs and published ports would not answer here; use --balancer nginx or node, or a swarm whose kernels have IPVS",
-      );
+      throw labError('LAB_ERR_NO_IPVS');
     }
   }
 
@@ -172,8 +168,6 @@ class SwarmRuntime {
   // (replica-SLOT, bbox, hub, nginx), so the lab's sampler follows them.
   async recordProcesses(state) {
     const ids = await this.docker(['ps', '-q', '--filter', `label=com.docker.stack.namespace=${state.stack}`]);
-    const pmap = parents();
-    const main = (initPid) => [...pmap].find(([, pp]) => pp === initPid)?.[0] ?? initPid;
     state.processes = [];
     state.pids = {};
     const format =
@@ -185,8 +179,10 @@ class SwarmRuntime {
       const role = service.slice(state.stack.length + 1);
       const slot = /\.(\d+)\./.exec(task || '')?.[1];
       const name = role === 'service' ? `replica-${slot}` : role;
-      if (name === 'nginx') state.pids.nginx = main(Number(pid));
-      else state.processes.push({ name, pid: main(Number(pid)), container: id.trim().slice(0, 12) });
+      // No init in a stack's tasks: the container's first process is the node (the service's
+      // primary, nginx's master), whose children (cluster workers) the sampler adds up.
+      if (name === 'nginx') state.pids.nginx = Number(pid);
+      else state.processes.push({ name, pid: Number(pid), container: id.trim().slice(0, 12) });
     }
     state.processes.sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
     this.writeState(state);

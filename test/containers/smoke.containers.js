@@ -285,6 +285,14 @@ maybe('containers on a real engine', () => {
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout);
       expect(summary.codes['200']).toBe(300);
+      // The tasks' processes were sampled like local ones.
+      const runDir = fs.readdirSync(path.join(sd, 'results')).map((d) => path.join(sd, 'results', d))[0];
+      const nodes = fs
+        .readFileSync(path.join(runDir, 'nodes.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => Object.keys(JSON.parse(l).nodes));
+      expect(nodes.some((n) => n.includes('replica-3') && n.includes('nginx'))).toBe(true);
       expect(fs.existsSync(path.join(sd, 'state.json'))).toBe(false);
       expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
     }, 900000);
@@ -353,7 +361,7 @@ maybe('containers on a real engine', () => {
         }
       } else {
         expect(r.code).toBe(1);
-        expect(errorCode(r.stderr)).toBe('LAB_ERR_ENGINE');
+        expect(errorCode(r.stderr)).toBe('LAB_ERR_NO_IPVS');
         expect(r.stderr).toMatch(/IPVS/);
         expect(fs.existsSync(path.join(sd, 'state.json'))).toBe(false);
       }
