@@ -2,6 +2,7 @@
 
 const express = require('express');
 const burn = require('./heavy');
+const { work } = require('./heavy');
 const localRegistry = require('./signal/local-registry');
 
 const PING_BODY = 'pong';
@@ -43,22 +44,30 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
   });
 
   app.get('/heavy', (req, res) => {
-    let ms = config.heavyMs;
-    if (req.query.ms !== undefined) {
-      const text = String(req.query.ms);
-      ms = /^\d+$/.test(text) ? Number(text) : NaN;
-      if (!(ms >= 1 && ms <= 60000)) {
-        return sendError(
-          res,
-          400,
-          'BAD_MS',
-          `ms must be an integer from 1 to 60000, got ${JSON.stringify(req.query.ms)}`,
-        );
-      }
-    }
+    const ms = intParam(req, res, 'ms', 1, 60000, config.heavyMs);
+    if (ms === null) return;
     const start = performance.now();
     burn(ms);
     res.json({ ms, tookMs: Math.round(performance.now() - start) });
+  });
+
+  // An answer after `ms` without using the CPU meanwhile (seed 001's 200 ms backend): the
+  // process serves everything else while it waits.
+  app.get('/sleep', (req, res) => {
+    const ms = intParam(req, res, 'ms', 1, 60000, 200);
+    if (ms === null) return;
+    const start = performance.now();
+    setTimeout(() => res.json({ ms, tookMs: Math.round(performance.now() - start) }), ms);
+  });
+
+  // A fixed amount of CPU work, `n` rounds of 10,000 steps (seed 004's servers): under a CPU
+  // cap it takes longer, unlike /heavy, which burns a fixed time.
+  app.get('/work', (req, res) => {
+    const n = intParam(req, res, 'n', 1, 100000, 100);
+    if (n === null) return;
+    const start = performance.now();
+    const result = work(n);
+    res.json({ n, result, tookMs: Math.round(performance.now() - start) });
   });
 
   for (const [name, base] of [
@@ -96,19 +105,8 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
     if (!/^[\w.-]{1,64}$/.test(name)) {
       return sendError(res, 400, 'BAD_NAME', 'an asset name is 1 to 64 letters, digits, "_", "-" or "."');
     }
-    let bytes = ASSET_BYTES;
-    if (req.query.bytes !== undefined) {
-      const text = String(req.query.bytes);
-      bytes = /^\d+$/.test(text) ? Number(text) : NaN;
-      if (!(bytes >= 0 && bytes <= MAX_ASSET_BYTES)) {
-        return sendError(
-          res,
-          400,
-          'BAD_BYTES',
-          `bytes must be an integer from 0 to ${MAX_ASSET_BYTES}, got ${JSON.stringify(req.query.bytes)}`,
-        );
-      }
-    }
+    const bytes = intParam(req, res, 'bytes', 0, MAX_ASSET_BYTES, ASSET_BYTES);
+    if (bytes === null) return undefined;
     res.set('Cache-Control', `public, max-age=${config.assetMaxAgeS}`);
     res.type('application/octet-stream').send(assetBody(name, bytes));
   });
@@ -116,19 +114,8 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
   // Seed 002's get_id: the same fresh room id for `size` consecutive callers, then a new one,
   // whichever worker or replica each caller reaches (the rooms' registry counts).
   app.get('/room', async (req, res) => {
-    let size = 2;
-    if (req.query.size !== undefined) {
-      const text = String(req.query.size);
-      size = /^\d+$/.test(text) ? Number(text) : NaN;
-      if (!(size >= 1 && size <= 1000)) {
-        return sendError(
-          res,
-          400,
-          'BAD_SIZE',
-          `size must be an integer from 1 to 1000, got ${JSON.stringify(req.query.size)}`,
-        );
-      }
-    }
+    const size = intParam(req, res, 'size', 1, 1000, 2);
+    if (size === null) return;
     try {
       res.json({ room: await rooms.roomId(size), size });
     } catch (err) {
@@ -164,7 +151,23 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
   return app;
 }
 
-const known = new Set(['ping', 'heavy', 'bbox1', 'bbox2', 'healthz', 'asset', 'room', 'stats']);
+const known = new Set(['ping', 'heavy', 'sleep', 'work', 'bbox1', 'bbox2', 'healthz', 'asset', 'room', 'stats']);
+
+// A query parameter that must be an integer in [min, max]: its value (or `fallback` when it
+// is absent), or null after answering 400 with BAD_<NAME>.
+function intParam(req, res, name, min, max, fallback) {
+  if (req.query[name] === undefined) return fallback;
+  const text = String(req.query[name]);
+  const v = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (v >= min && v <= max) return v;
+  sendError(
+    res,
+    400,
+    `BAD_${name.toUpperCase()}`,
+    `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(req.query[name])}`,
+  );
+  return null;
+}
 function endpointName(req) {
   const parts = req.path.split('/');
   // /asset/NAME counts as asset: its names would make one metric per object.

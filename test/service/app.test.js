@@ -102,6 +102,54 @@ describe('service app', () => {
     }
   });
 
+  test('/sleep answers after ms without holding the process: two at once take about one', async () => {
+    const s = await serve();
+    try {
+      const d = JSON.parse((await get(`${s.url}/sleep`)).body);
+      expect(d.ms).toBe(200);
+      expect(d.tookMs).toBeGreaterThanOrEqual(199);
+      const t0 = performance.now();
+      const both = await Promise.all([get(`${s.url}/sleep?ms=500`), get(`${s.url}/sleep?ms=500`)]);
+      for (const r of both) expect(JSON.parse(r.body).tookMs).toBeGreaterThanOrEqual(499);
+      // Back to back they would take 1,000 ms; 400 ms of slack for a busy 2-core machine.
+      expect(performance.now() - t0).toBeLessThan(900);
+      expect(s.metrics.seen.some(([, n]) => n === 'sleep.status.200')).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('/work does n rounds of a fixed computation, the same result for the same n', async () => {
+    const s = await serve();
+    try {
+      const a = JSON.parse((await get(`${s.url}/work?n=50`)).body);
+      const b = JSON.parse((await get(`${s.url}/work?n=50`)).body);
+      expect(a.n).toBe(50);
+      expect(a.result).toBe(b.result);
+      expect(JSON.parse((await get(`${s.url}/work`)).body).n).toBe(100);
+      expect(JSON.parse((await get(`${s.url}/work?n=51`)).body).result).not.toBe(a.result);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test.each([
+    ['/sleep?ms=0', 'BAD_MS'],
+    ['/sleep?ms=x', 'BAD_MS'],
+    ['/work?n=0', 'BAD_N'],
+    ['/work?n=100001', 'BAD_N'],
+    ['/room?size=0', 'BAD_SIZE'],
+  ])('%s is a 400 with %s', async (url, code) => {
+    const s = await serve();
+    try {
+      const r = await get(`${s.url}${url}`);
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.body).error.code).toBe(code);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('/bbox1 and /bbox2 relay their black box answer', async () => {
     const box1 = await listen((req, res) => res.end('Hello, world!'));
     const box2 = await listen((req, res) => {
