@@ -26,6 +26,8 @@ const IMAGES = Object.freeze({
 // Ports inside the containers; only nginx's (and the dashboards') are published.
 const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 9091, statsd: 8125, hub: 7070 });
 
+// A value the engine's environment may override: ${NAME:-fallback}.
+const sub = (name, fallback) => `\${${name}:-${fallback}}`;
 const NGINX_CONF = '/etc/nginx/lab.conf';
 const CONTAINER_PATHS = Object.freeze({
   pidFile: '/tmp/nginx.pid',
@@ -51,7 +53,6 @@ function composeLimits(cap) {
 function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps = {} } = {}) {
   const confs = nginxConfs || { nginx: nginxConf };
   const graph = buildGraph(deployment);
-  const sub = (name, fallback) => `\${${name}:-${fallback}}`;
   const build = (dockerfile) => ({
     context: root,
     dockerfile,
@@ -215,7 +216,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
   };
   // Swarm does not build: the images come from a registry every node reaches (a single
   // node uses its own images).
-  const registry = '${LAB_REGISTRY:-}';
+  const registry = sub('LAB_REGISTRY', '');
   const hub = deployment.replicas * deployment.workers > 1;
   // Tasks are found by DNS (tasks.NAME, or NAME with dnsrr), not through a virtual IP: the
   // lab's nginx asks for every task itself, and a kernel without IPVS has no VIPs at all.
@@ -265,7 +266,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
         : {}),
       service,
       nginx: {
-        image: '${LAB_NGINX_IMAGE:-' + IMAGES.nginx + '}',
+        image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
         command: ['nginx', '-c', NGINX_CONF],
         configs: [{ source: 'nginx_conf', target: NGINX_CONF }],
         // No published port here: swarm ignores a host address on a published port and

@@ -2,6 +2,7 @@
 
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
+const { labError } = require('../common/errors');
 
 // Open-file limits for runs that hold many connections (signaling: one descriptor a
 // participant in the generator, one in the service, two in nginx). Node cannot call
@@ -64,7 +65,6 @@ function raiseOwnFdLimit(wanted) {
 // service and a non-root nginx each hold up to two descriptors a connection) or stops with
 // LAB_ERR_FD_LIMIT before anything starts. Returns the limit in force, and logs a raise.
 function ensureFdsFor(connections, log = () => {}) {
-  const { labError } = require('../common/errors');
   const needed = connections * 2 + 2000;
   const got = raiseOwnFdLimit(needed);
   if (got.raised) log(`raised the open-file limit to ${got.soft} for ${connections} connections`);

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
-const StateFile = require('./state-file');
+const { EngineRuntime, engineName } = require('./engine-runtime');
 const { assertFree } = require('../ports');
 const { buildGraph } = require('../topology');
 const { composeProject, containerNginxConfig, nginxNodeNames, replicaNames } = require('../compose-file');
@@ -44,22 +44,9 @@ function run(cmd, args, { env = process.env, timeoutMs = 600000 } = {}) {
 // published on host:ports.nginx; the rest is only on the project's network. The compose
 // file is rendered into the run directory from the same table as compose/, so custom
 // --replicas/--workers work too.
-class ComposeRuntime {
-  constructor({ stateDir, host = '127.0.0.1', log = () => {}, env = process.env }) {
-    this.stateDir = path.resolve(stateDir);
-    this.host = host;
-    this.log = log;
-    this.env = env;
-    this.state = new StateFile(this.stateDir);
-    this.dir = path.join(this.stateDir, 'compose');
-  }
-
-  readState() {
-    return this.state.read();
-  }
-
-  writeState(state) {
-    this.state.write(state);
+class ComposeRuntime extends EngineRuntime {
+  constructor(options) {
+    super(options, 'compose');
   }
 
   compose(state, args, opts = {}) {
@@ -77,11 +64,6 @@ class ComposeRuntime {
       LAB_KEY: state.key ?? '',
       ...(state.heavyMs ? { LAB_HEAVY_MS: state.heavyMs } : {}),
     };
-  }
-
-  assertNotUp() {
-    const { state: existing } = this.state.inspect();
-    if (existing) throw labError('LAB_ERR_ALREADY_UP', existing.deployment.label, this.stateDir);
   }
 
   // options: { bbox: { key }, serviceEnv: { HEAVY_MS } } as for LocalRuntime.
@@ -211,16 +193,8 @@ class ComposeRuntime {
   }
 }
 
-// One compose project per run directory and deployment: parallel runs with their own state
-// directories (the tests do that) never share containers.
-function projectName(stateDir, deployment) {
-  const dir =
-    path
-      .basename(stateDir)
-      .replace(/[^a-z0-9]/gi, '')
-      .toLowerCase() || 'run';
-  return `lab-${dir}-${deployment.name}`;
-}
+// One compose project per state folder and deployment.
+const projectName = (stateDir, deployment) => engineName(stateDir, `-${deployment.name}`);
 
 function tail(text, lines = 8) {
   return text.trim().split('\n').slice(-lines).join('\n');

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
-const StateFile = require('./state-file');
+const { EngineRuntime, engineName } = require('./engine-runtime');
 const { run, tail } = require('./compose');
 const { assertFree } = require('../ports');
 const { buildGraph } = require('../topology');
@@ -21,31 +21,13 @@ const INNER_NGINX = 8080;
 // the manager from the compose file of the same deployment; nginx is the entry, published
 // on ports.nginx in host mode (on the node that runs it: a single node here), and it finds
 // the service's tasks by DNS at request time, so `scale` needs no reload.
-class SwarmRuntime {
-  constructor({ stateDir, host = '127.0.0.1', log = () => {}, env = process.env }) {
-    this.stateDir = path.resolve(stateDir);
-    this.host = host;
-    this.log = log;
-    this.env = env;
-    this.state = new StateFile(this.stateDir);
-    this.dir = path.join(this.stateDir, 'swarm');
-  }
-
-  readState() {
-    return this.state.read();
-  }
-
-  writeState(state) {
-    this.state.write(state);
+class SwarmRuntime extends EngineRuntime {
+  constructor(options) {
+    super(options, 'swarm');
   }
 
   docker(args, opts = {}) {
     return run('docker', args, { env: { ...this.env, ...(opts.env || {}) }, timeoutMs: opts.timeoutMs });
-  }
-
-  assertNotUp() {
-    const { state: existing } = this.state.inspect();
-    if (existing) throw labError('LAB_ERR_ALREADY_UP', existing.deployment.label, this.stateDir);
   }
 
   // The engine answers, and is a swarm manager: otherwise one message saying what to do.
@@ -313,15 +295,7 @@ function roleCaps(caps) {
   return out;
 }
 
-// One stack per state folder: parallel runs with their own folders never share tasks.
-function stackName(stateDir) {
-  const dir =
-    path
-      .basename(stateDir)
-      .replace(/[^a-z0-9]/gi, '')
-      .toLowerCase()
-      .slice(-20) || 'run';
-  return `lab-${dir}`;
-}
+// One stack per state folder (stack names are short: the folder's last 20 characters).
+const stackName = (stateDir) => engineName(stateDir, '', 20);
 
 module.exports = SwarmRuntime;

@@ -25,6 +25,16 @@ async function composeScenario(stateDir, ...extra) {
   return ['scenario', 'ping', 'load', 'replicated', '--engine', 'compose', '--no-graphite', ...where, ...extra];
 }
 
+// The node names the sampler saw, a list per sample, in the one run under `results`.
+function sampledNodes(results) {
+  const runDir = fs.readdirSync(results).map((d) => path.join(results, d))[0];
+  return fs
+    .readFileSync(path.join(runDir, 'nodes.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => Object.keys(JSON.parse(l).nodes));
+}
+
 maybe('containers on a real engine', () => {
   const engine = new PrivateEngine(path.join(ROOT, '.lab-engines', `engine-${process.pid}`));
   let env;
@@ -114,13 +124,7 @@ maybe('containers on a real engine', () => {
     expect(summary.requestsCompleted).toBe(300);
     expect(summary.codes['200']).toBe(300);
     // The containers' processes were sampled like local ones.
-    const runDir = fs.readdirSync(results).map((d) => path.join(results, d))[0];
-    const nodes = fs
-      .readFileSync(path.join(runDir, 'nodes.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => Object.keys(JSON.parse(l).nodes));
-    expect(nodes.some((n) => n.includes('replica-3') && n.includes('nginx'))).toBe(true);
+    expect(sampledNodes(results).some((n) => n.includes('replica-3') && n.includes('nginx'))).toBe(true);
     expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
   }, 360000);
@@ -286,12 +290,7 @@ maybe('containers on a real engine', () => {
       const summary = JSON.parse(r.stdout);
       expect(summary.codes['200']).toBe(300);
       // The tasks' processes were sampled like local ones.
-      const runDir = fs.readdirSync(path.join(sd, 'results')).map((d) => path.join(sd, 'results', d))[0];
-      const nodes = fs
-        .readFileSync(path.join(runDir, 'nodes.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => Object.keys(JSON.parse(l).nodes));
+      const nodes = sampledNodes(path.join(sd, 'results'));
       expect(nodes.some((n) => n.includes('replica-3') && n.includes('nginx'))).toBe(true);
       expect(fs.existsSync(path.join(sd, 'state.json'))).toBe(false);
       expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
