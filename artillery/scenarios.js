@@ -16,6 +16,12 @@ const ENDPOINTS = {
     what: 'cacheable objects (1,000 x 10 KiB, Zipf popularity)',
     objects: { count: 1000, exponent: 1, bytes: 10240 },
   },
+  // An answer after 200 ms without CPU (seed 001's backend): what a balancer adds shows
+  // against a fixed service time.
+  sleep: { path: '/sleep?ms=200', what: 'an answer after 200 ms, no CPU (seed 001)' },
+  // A fixed amount of CPU work (100 rounds, 3-5 ms of one core here): a CPU-capped server
+  // answers it slower (seed 004).
+  work: { path: '/work?n=100', what: 'a fixed amount of CPU work (seed 004)' },
   // WebSocket signaling (seed 002): concurrent participants, not arrivals; its stages are
   // SIGNAL below, and only the lab's `signal` engine drives it.
   signal: { path: '/signal', what: 'WebSocket signaling participants (seed 002)', participants: true },
@@ -65,6 +71,8 @@ const SCENARIOS = {
       bbox1: { peak: 1000 },
       bbox2: { peak: 30 },
       asset: { peak: 1000 },
+      sleep: { peak: 1000 },
+      work: { peak: 200 },
     },
   },
   // 1.2.2: a base rate with two spikes of 15 s, 45 s apart (base 45 s, spike, base 45 s,
@@ -85,6 +93,8 @@ const SCENARIOS = {
       bbox1: { base: 100, spike: 1000 },
       bbox2: { base: 1, spike: 4 },
       asset: { base: 100, spike: 1000 },
+      sleep: { base: 100, spike: 1000 },
+      work: { base: 20, spike: 200 },
     },
   },
   // 1.2.3: a constant rate held for long (the report: 3 min; the lab's default is 10 min).
@@ -94,7 +104,15 @@ const SCENARIOS = {
     durationS: 600,
     // --duration sets this scenario's length; the others refuse it (their phases are fixed).
     usesDuration: true,
-    params: { ping: { rate: 200 }, heavy: { rate: 1 }, bbox1: { rate: 200 }, bbox2: { rate: 2 }, asset: { rate: 200 } },
+    params: {
+      ping: { rate: 200 },
+      heavy: { rate: 1 },
+      bbox1: { rate: 200 },
+      bbox2: { rate: 2 },
+      asset: { rate: 200 },
+      sleep: { rate: 200 },
+      work: { rate: 20 },
+    },
   },
 };
 

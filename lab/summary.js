@@ -102,15 +102,21 @@ function summarize(run) {
   const t = totals(records);
   const done = records.find((r) => r.type === 'done');
   const active = secs.filter((s) => s.launched + s.completed > 0);
-  const durationS = active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null;
+  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? 'artillery';
+  const closed = (run.generator?.loop ?? (name === 'closed' ? 'closed' : 'open')) === 'closed';
+  // A closed loop records when it started and when its last answer came, to the ms: whole
+  // seconds would put a 2.9 s run of 10,000 requests at 3,333/s instead of 3,424/s.
+  const start = records.find((r) => r.type === 'start');
+  const exact = closed && start && done && done.at > start.at ? (done.at - start.at) / 1000 : null;
+  const durationS = exact ?? (active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null);
 
   const latency = (done && done.latencyMs) || mergedFigures(secs, 'latency');
   const fromSend = mergedFigures(secs, 'fromSend');
   const lagAll = mergedFigures(secs, 'lag');
-  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? 'artillery';
-  const closed = (run.generator?.loop ?? (name === 'closed' ? 'closed' : 'open')) === 'closed';
 
   const windows = phaseWindows(run.phases, records, active.length ? active[0].at : Date.parse(run.startedAt));
+  // A closed loop stopped by its request count ends before its phase's nominal length.
+  if (exact !== null) for (const w of windows) w.end = Math.min(w.end, done.at);
   const launched = launchedPerPhase(windows, secs);
   const samples = run.generatorSamples || [];
   const phases = run.phases.map((ph, i) => {
@@ -122,7 +128,7 @@ function summarize(run) {
     const lag = mergedFigures(inside, 'lag');
     return {
       name: ph.name,
-      durationS: ph.duration,
+      durationS: exact !== null ? round1(seconds_) : ph.duration,
       startedAt: new Date(windows[i].start).toISOString(),
       targetRate: { from, to, mean: round1(target) },
       launched: Math.round(launched[i]),
@@ -154,7 +160,7 @@ function summarize(run) {
     resultsDir: run.resultsDir,
     startedAt: run.startedAt,
     endedAt: run.endedAt,
-    durationS: round1(durationS),
+    durationS: exact !== null ? Math.round(durationS * 1000) / 1000 : round1(durationS),
     scenariosLaunched: t.launched,
     scenariosCompleted: t.scenariosCompleted ?? t.completed,
     scenariosFailed: t.failed,

@@ -32,6 +32,7 @@ verification under that very limit, raising the participants until the first fai
                      machine's generator can open, from its open-file limit, at most 100000)
   --no-verify        the estimate only
   --results-dir DIR  where capacity.json and capacity.html go (default results/)
+  --run-dir DIR      exactly this folder instead (a new or empty one, or one the lab made)
   --port-base P, --host H, --state-dir DIR, --json`;
 
 const COMMAND = defineCommand({
@@ -46,6 +47,7 @@ const COMMAND = defineCommand({
     max: flag.int(1, 1000000),
     'no-verify': flag.bool(),
     'results-dir': flag.path(),
+    'run-dir': flag.path(),
   },
 });
 
@@ -297,13 +299,15 @@ function render(out) {
 async function capacityCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
-  const dir = path.resolve(
-    p.values['results-dir'] ?? path.join(ROOT, 'results'),
-    `${new Date()
-      .toISOString()
-      .replace(/\.\d+Z$/, '')
-      .replace(/:/g, '-')}-capacity-${mib(p.limitBytes)}MiB`,
-  );
+  const dir =
+    p.values['run-dir'] ??
+    path.resolve(
+      p.values['results-dir'] ?? path.join(ROOT, 'results'),
+      `${new Date()
+        .toISOString()
+        .replace(/\.\d+Z$/, '')
+        .replace(/:/g, '-')}-capacity-${mib(p.limitBytes)}MiB`,
+    );
   claimDir(dir, 'the run folder');
   const est = await estimate(p, dir, log);
   let fit = null;

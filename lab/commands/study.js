@@ -3,9 +3,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { studyPlan, MATRIX } = require('../study-plan');
+const { STUDIES, DEFAULT_STUDY } = require('../studies');
+const { renderReport } = require('../studies/kit');
 const { COURSE } = require('../deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
+const { MATRIX } = require('../study-plan');
 const { pick } = require('../names');
 const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
@@ -14,39 +16,53 @@ const { labError } = require('../../common/errors');
 const { clock } = require('../cli/progress');
 const table = require('../table');
 const describeMachine = require('../../common/machine');
-const { renderStudy } = require('../report/study-report');
 
-const USAGE = `usage: npm run study [-- options]
-Runs the course report's matrix (each endpoint's scenarios against the four deployments),
-then characterizes both black boxes, and writes one report. Finished runs are kept and
+const CLI = path.join(__dirname, '..', 'cli.js');
+
+const USAGE = `usage: npm run study -- [<study>] [options]
+Runs a study end to end (each of its runs one lab command) and writes study.html and
+study.md beside its runs, with the seed's own figures beside ours. Finished runs are kept and
 skipped when the study is started again.
+  studies: ${Object.keys(STUDIES).join(', ')} (default ${DEFAULT_STUDY}; --list says what each is)
+  --list                      list the studies and exit
   --plan                      print the runs with their expected durations, and exit
-  --scale F                   multiply every duration (a quick study: --scale 0.05)
+  --scale F                   shrink or stretch the study (a quick one: --scale 0.1)
+  --dir DIR                   the study's folder (default results/study for course,
+                              results/study-<name> for the others)
+  --fresh                     start over: forget the finished runs
+  --runs a,b                  only the runs whose names start with these (see --plan)
+  --engine local|swarm        balancers: where the node and nginx rows run (the mesh always
+                              needs a swarm)
+course only:
   --rate-scale F              multiply every arrival rate
   --duration D                endurance length
   --endpoints a,b             only these (${Object.keys(MATRIX).join(', ')})
   --scenarios a,b             only these (${Object.keys(SCENARIOS).join(', ')})
   --deployments a,b           only these (${COURSE.map((p) => p.name).join(', ')})
-  --dir DIR                   the study's folder (default results/study)
-  --fresh                     start over: forget the finished runs
   --generator artillery|fast  every run's load generator (default artillery, the course's tool)`;
 
 const COMMAND = defineCommand({
   usage: USAGE,
+  positionals: { min: 0, max: 1, name: 'study' },
   flags: {
     ...CONTEXT,
+    list: flag.bool(),
     plan: flag.bool(),
     scale: flag.factor(),
+    dir: flag.path(),
+    fresh: flag.bool(),
+    runs: flag.string(),
+    engine: flag.enum(['local', 'swarm'], 'engine'),
     'rate-scale': flag.factor(),
     duration: flag.duration(),
     endpoints: flag.string(),
     scenarios: flag.string(),
     deployments: flag.string(),
-    dir: flag.path(),
-    fresh: flag.bool(),
     generator: flag.enum(['artillery', 'fast'], 'generator'),
   },
 });
+// Flags that belong to one study; the others refuse them.
+const OWN_FLAGS = { engine: 'balancers' };
 
 // A comma-separated list of names, each checked against the table's names.
 const list = (kind, raw, valid) =>
@@ -54,35 +70,33 @@ const list = (kind, raw, valid) =>
     ? undefined
     : raw.split(',').map((v) => pick(kind, v.trim(), Array.isArray(valid) ? valid : Object.keys(valid)));
 
-function isDone(dir, run) {
+// Whether a run's results are complete: what each kind of lab command writes last.
+function isDone(dir, step) {
   try {
-    if (run.kind === 'characterize') return fs.existsSync(path.join(dir, 'result.json'));
+    if (step.kind === 'characterize') return fs.existsSync(path.join(dir, 'result.json'));
+    if (step.kind === 'capacity') return fs.existsSync(path.join(dir, 'capacity.json'));
     return JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).status === 'completed';
   } catch {
     return false;
   }
 }
 
-function childArgs(run, dir, o, ctx) {
-  const common = ['--run-dir', dir, '--json', '--port-base', String(ctx.portBase), '--state-dir', ctx.stateDir];
-  if (run.kind === 'characterize') {
-    return ['characterize', run.target, '--delay-scale', String(run.delayScale), ...common];
+function options(study, values) {
+  for (const name of Object.keys(values)) {
+    const courseOnly = STUDIES.course.flags.includes(name);
+    if (courseOnly && study.name !== 'course') {
+      throw labError('LAB_ERR_USAGE', `--${name} is an option of the course study, not of ${study.name}`);
+    }
+    if (OWN_FLAGS[name] && OWN_FLAGS[name] !== study.name) {
+      throw labError('LAB_ERR_USAGE', `--${name} is an option of the ${OWN_FLAGS[name]} study, not of ${study.name}`);
+    }
   }
-  const args = ['scenario', run.endpoint, run.scenario, run.deployment, ...common, '--scale', String(o.scale)];
-  if (o.generator) args.push('--generator', o.generator);
-  if (o.rateScale !== 1) args.push('--rate-scale', String(o.rateScale));
-  if (o.durationS !== undefined && SCENARIOS[run.scenario].usesDuration) args.push('--duration', String(o.durationS));
-  return args;
-}
-
-async function studyCommand(argv, { log }) {
-  const { help, values } = COMMAND.parse(argv);
-  if (help) return { stdout: USAGE };
-  const o = {
+  return {
     scale: values.scale ?? 1,
     rateScale: values['rate-scale'] ?? 1,
     durationS: values.duration,
     generator: values.generator,
+    engine: values.engine,
     endpoints: list('endpoint', values.endpoints, MATRIX),
     scenarios: list('scenario', values.scenarios, SCENARIOS),
     deployments: list(
@@ -91,31 +105,107 @@ async function studyCommand(argv, { log }) {
       COURSE.map((p) => p.name),
     ),
   };
-  const plan = studyPlan(o);
+}
+
+function listing() {
+  const rows = Object.values(STUDIES).map((s) => {
+    const full = s.plan(options(s, {}));
+    const quick = s.plan(options(s, { scale: 0.1 }));
+    const sum = (p) => p.reduce((a, r) => a + r.expectedS, 0);
+    return {
+      name: s.name,
+      seed: s.seed,
+      runs: full.length,
+      full: clock(sum(full)),
+      quick: clock(sum(quick)),
+      what: s.what,
+    };
+  });
+  return `${table(rows, [
+    ['name', 'study'],
+    ['seed', 'seed'],
+    ['runs', 'runs'],
+    ['full', 'full'],
+    ['quick', '--scale 0.1'],
+    ['what', 'what'],
+  ])}\n\nnpm run study -- <study> [--scale F] (--plan lists its runs)`;
+}
+
+// A lab command as a child, its stderr passed through (and its tail kept, for a reason to
+// give when it fails); stdout kept when asked.
+function runChild(args, { keepStdout = false } = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'],
+  });
+  let stdout = '';
+  let tail = '';
+  if (keepStdout) child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => {
+    process.stderr.write(d);
+    tail = (tail + d).slice(-4000);
+  });
+  const done = new Promise((resolve) =>
+    child.once('exit', (code, sig) => resolve({ code: code ?? sig, stdout, tail })),
+  );
+  return { child, done };
+}
+
+// The lab's own error line ("... LAB_ERR_X: ...") from a child's stderr, else its last line.
+function reasonOf(tail, code) {
+  const lines = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const err = [...lines].reverse().find((l) => /LAB_ERR_|error/i.test(l));
+  return (err || lines[lines.length - 1] || `exited ${code}`).replace(/^lab:\s*/, '');
+}
+
+async function studyCommand(argv, { log }) {
+  const { help, values, positionals } = COMMAND.parse(argv);
+  if (help) return { stdout: USAGE };
+  if (values.list) return { stdout: listing() };
+  const name = pick('study', positionals[0] ?? DEFAULT_STUDY, Object.keys(STUDIES));
+  const study = STUDIES[name];
+  const given = Object.fromEntries(
+    Object.entries(values).filter(([k, v]) => v !== undefined && !(k in CONTEXT) && k !== 'json'),
+  );
+  const o = options(study, given);
+  let plan = study.plan(o);
+  if (values.runs !== undefined) {
+    const prefixes = values.runs.split(',').map((x) => x.trim());
+    for (const pre of prefixes) {
+      if (!pre || !plan.some((r) => r.id.startsWith(pre)))
+        throw labError('LAB_ERR_USAGE', `--runs: no run of ${name} starts with "${pre}" (--plan lists them)`);
+    }
+    plan = plan.filter((r) => prefixes.some((pre) => r.id.startsWith(pre)));
+  }
   if (!plan.length) throw labError('LAB_ERR_USAGE', 'the filters leave no run in the study');
   if (o.durationS !== undefined && !plan.some((r) => r.scenario && SCENARIOS[r.scenario].usesDuration)) {
     throw labError('LAB_ERR_USAGE', "--duration sets the endurance runs' length, and the filters leave none");
   }
   const ctx = contextOf(values);
-  const studyDir = values.dir ?? path.join(ROOT, 'results', 'study');
+  const studyDir = values.dir ?? path.join(ROOT, 'results', study.defaultDir || `study-${name}`);
   assertClaimable(studyDir, '--dir');
   assertClaimable(ctx.stateDir, '--state-dir');
   const total = plan.reduce((a, r) => a + r.expectedS, 0);
+  const runDir = (step) => path.join(studyDir, 'runs', step.id);
 
   if (values.plan) {
     const rows = plan.map((r, i) => ({
       n: i + 1,
       run: r.id,
+      what: r.what,
       expected: clock(r.expectedS),
-      done: isDone(path.join(studyDir, 'runs', r.id), r) ? 'done' : '',
+      done: isDone(runDir(r), r) ? 'done' : '',
     }));
     return {
       stdout: `${table(rows, [
         ['n', '#'],
         ['run', 'run'],
+        ['what', 'what'],
         ['expected', 'expected'],
         ['done', ''],
-      ])}\n\n${plan.length} runs, about ${clock(total)} in all${o.scale !== 1 ? ` at scale ${o.scale}` : ''}`,
+      ])}\n\n${study.title}: ${plan.length} runs, about ${clock(total)} in all${o.scale !== 1 ? ` at scale ${o.scale}` : ''}`,
     };
   }
 
@@ -125,18 +215,21 @@ async function studyCommand(argv, { log }) {
   const machine = describeMachine({ artillery: require('artillery/package.json').version });
   const failures = {};
   const started = Date.now();
-  let child = null;
-  // Ctrl-C reaches the run in progress too (same process group); wait for it to clean up.
-  // An interrupt sent to the study alone (not to the terminal's process group) is passed on.
-  own(() => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return null;
-    const gone = new Promise((r) => child.once('exit', r));
-    child.kill('SIGINT');
-    return gone;
-  });
+  const ctxArgs = ['--port-base', String(ctx.portBase), '--host', ctx.host, '--state-dir', ctx.stateDir];
 
   const writeReport = () => {
-    const { html, markdown } = renderStudy({ studyDir, plan, machine, scale: o.scale, failures });
+    const missing = plan.filter((r) => !isDone(runDir(r), r)).map((r) => r.id);
+    const { html, markdown } = study.render
+      ? study.render({ studyDir, plan, machine, scale: o.scale, failures })
+      : renderReport({
+          study,
+          sections: study.sections({ studyDir, plan, scale: o.scale, failures }),
+          plan,
+          missing,
+          failures,
+          machine,
+          scale: o.scale,
+        });
     fs.writeFileSync(path.join(studyDir, 'study.html'), html);
     fs.writeFileSync(path.join(studyDir, 'study.md'), markdown);
   };
@@ -147,32 +240,91 @@ async function studyCommand(argv, { log }) {
     }
   });
 
-  let remaining = total;
-  for (const [i, run] of plan.entries()) {
-    const dir = path.join(studyDir, 'runs', run.id);
-    remaining -= run.expectedS;
-    if (isDone(dir, run)) {
-      log(`run ${i + 1} of ${plan.length}: ${run.id} already done, skipped`);
-      continue;
+  // A group of runs sharing one deployment (balancers): deployed before its first run that
+  // is not done, taken down after its last, and on Ctrl-C or a failure.
+  let group = null;
+  const closeGroup = async () => {
+    if (!group) return;
+    const g = group;
+    group = null;
+    if (g.up) await runChild(['down', '--state-dir', ctx.stateDir]).done;
+  };
+  own(closeGroup);
+  const openGroup = async (g) => {
+    log(`deploying for ${g.id}: ${g.deploy.slice(1).join(' ')}`);
+    const r = await runOwned([...g.deploy, ...ctxArgs, '--json'], { keepStdout: true });
+    if (r.code !== 0) return { id: g.id, up: false, why: reasonOf(r.tail, r.code) };
+    let url = null;
+    try {
+      url = JSON.parse(r.stdout).url;
+    } catch {
+      // a deploy that printed no status is treated as failed below, and taken down
     }
-    log(
-      `run ${i + 1} of ${plan.length}: ${run.id} | elapsed ${clock((Date.now() - started) / 1000)} | expected remaining ${clock(remaining + run.expectedS)}`,
-    );
-    child = spawn(process.execPath, [path.join(__dirname, '..', 'cli.js'), ...childArgs(run, dir, o, ctx)], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const code = await new Promise((r) => child.once('exit', (c, sig) => r(c ?? sig)));
-    if (interrupted()) break;
-    if (code !== 0) {
-      failures[run.id] = `exited ${code} (see ${dir})`;
-      log(`run ${run.id} failed (${code}); going on with the next`);
-    }
+    return { id: g.id, up: true, url, why: url ? null : 'the deploy printed no address' };
+  };
+
+  // Ctrl-C reaches the run in progress too (same process group); wait for it to clean up.
+  // An interrupt sent to the study alone (not to the terminal's process group) is passed on.
+  let current = null;
+  own(() => {
+    if (!current || current.exitCode !== null || current.signalCode !== null) return null;
+    const gone = new Promise((r) => current.once('exit', r));
+    current.kill('SIGINT');
+    return gone;
+  });
+  async function runOwned(args, opts) {
+    const { child, done } = runChild(args, opts);
+    current = child;
+    const r = await done;
+    current = null;
+    return r;
   }
+
+  let remaining = total;
+  for (const [i, step] of plan.entries()) {
+    const dir = runDir(step);
+    remaining -= step.expectedS;
+    const next = plan[i + 1];
+    if (isDone(dir, step)) {
+      log(`run ${i + 1} of ${plan.length}: ${step.id} already done, skipped`);
+    } else {
+      log(
+        `run ${i + 1} of ${plan.length}: ${step.id} (${step.what}) | elapsed ${clock((Date.now() - started) / 1000)} | expected remaining ${clock(remaining + step.expectedS)}`,
+      );
+      let args = step.args;
+      let skip = null;
+      if (step.group) {
+        if (!group || group.id !== step.group.id) {
+          await closeGroup();
+          group = await openGroup(step.group);
+          if (interrupted()) break;
+          if (!group.up || !group.url) {
+            failures[step.group.id] = `not run: ${group.why}`;
+            log(`${step.group.id} not run: ${group.why}`);
+          }
+        }
+        if (!group.url) {
+          skip = failures[step.group.id];
+          log(`${step.id}: not run (its deployment failed, see above)`);
+        } else args = args.map((a) => (a === '{target}' ? group.url : a));
+      }
+      if (!skip) {
+        const r = await runOwned([...args, '--run-dir', dir, '--json', ...ctxArgs]);
+        if (interrupted()) break;
+        if (r.code !== 0) {
+          failures[step.id] = `exited ${r.code}: ${reasonOf(r.tail, r.code)} (see ${dir})`;
+          log(`run ${step.id} failed (${r.code}); going on with the next`);
+        }
+      }
+    }
+    if (group && (!next || !next.group || next.group.id !== group.id)) await closeGroup();
+  }
+  await closeGroup();
   writeReport();
-  const done = plan.filter((r) => isDone(path.join(studyDir, 'runs', r.id), r)).length;
+  const done = plan.filter((r) => isDone(runDir(r), r)).length;
   return {
-    stdout: `study: ${done} of ${plan.length} runs done in ${clock((Date.now() - started) / 1000)}\nreport: ${path.join(studyDir, 'study.html')}\nsummary: ${path.join(studyDir, 'study.md')}`,
-    exitCode: Object.keys(failures).length ? 1 : 0,
+    stdout: `${study.title}: ${done} of ${plan.length} runs done in ${clock((Date.now() - started) / 1000)}\nreport: ${path.join(studyDir, 'study.html')}\nsummary: ${path.join(studyDir, 'study.md')}`,
+    exitCode: Object.keys(failures).some((id) => !failures[id].startsWith('not run:')) ? 1 : 0,
   };
 }
 

@@ -106,6 +106,28 @@ describe('run summary from neutral records', () => {
     expect(s.saturation.saturated).toBe(false);
   });
 
+  test('a closed loop stopped by its request count: its rate over the exact time it ran, not whole seconds or the nominal phase', () => {
+    const records = [
+      { type: 'start', generator: 'closed', workers: 1, at: T },
+      { type: 'phase', index: 0, name: 'closed loop', at: T },
+      second(T, 1200, Array(1000).fill(200)),
+      second(T + 1000, 1000, Array(1000).fill(200)),
+      second(T + 2000, 0, Array(200).fill(200)),
+      { type: 'done', at: T + 2200, cpuS: 0.1 },
+    ];
+    const s = summarize({
+      ...base,
+      phases: [{ name: 'closed loop', duration: 120 }],
+      generator: { name: 'closed', loop: 'closed', workers: 1 },
+      status: 'completed',
+      records,
+    });
+    expect(s.durationS).toBe(2.2);
+    expect(s.meanResponseRate).toBe(1000); // 2,200 in 2.2 s, where whole seconds say 733.3
+    expect(s.phases[0].durationS).toBe(2.2);
+    expect(s.phases[0].achievedRate).toBe(1000);
+  });
+
   test('a send lag over 5 ms at p99 flags the phase, even at the asked rate', () => {
     const records = [
       { type: 'phase', index: 0, name: 'p', at: T },

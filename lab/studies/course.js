@@ -1,0 +1,47 @@
+'use strict';
+
+const { studyPlan, MATRIX } = require('../study-plan');
+const { COURSE } = require('../deployments');
+const { SCENARIOS } = require('../../artillery/scenarios');
+const { renderStudy } = require('../report/study-report');
+
+// Seed 003, the course: each endpoint's scenarios against the four deployments, then both
+// black boxes characterized. Its plan is lab/study-plan.js's matrix; its report is
+// lab/report/study-report.js (the first study, kept as it was).
+function plan(o) {
+  return studyPlan(o).map((run) => ({
+    ...run,
+    what:
+      run.kind === 'characterize' ? `characterize ${run.target}` : `${run.endpoint} ${run.scenario} ${run.deployment}`,
+    args:
+      run.kind === 'characterize'
+        ? ['characterize', run.target, '--delay-scale', String(run.delayScale)]
+        : [
+            'scenario',
+            run.endpoint,
+            run.scenario,
+            run.deployment,
+            '--scale',
+            String(o.scale),
+            ...(o.generator ? ['--generator', o.generator] : []),
+            ...(o.rateScale !== undefined && o.rateScale !== 1 ? ['--rate-scale', String(o.rateScale)] : []),
+            ...(o.durationS !== undefined && SCENARIOS[run.scenario].usesDuration
+              ? ['--duration', String(o.durationS)]
+              : []),
+          ],
+  }));
+}
+
+module.exports = {
+  name: 'course',
+  seed: '003',
+  title: 'The course study, reproduced',
+  what: "the course's matrix: ping, heavy, bbox1, bbox2 under load / spikes / endurance on the four deployments, then both boxes characterized",
+  // The course study's own options (the others have none of these).
+  flags: ['rate-scale', 'duration', 'endpoints', 'scenarios', 'deployments', 'generator'],
+  defaultDir: 'study',
+  plan,
+  render: (o) => renderStudy(o),
+  MATRIX,
+  DEPLOYMENTS: COURSE.map((p) => p.name),
+};

@@ -1,0 +1,99 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { html: h, table: htmlTable, trusted } = require('../report/html');
+const page = require('../report/page');
+
+// What every study's report is made of: sections with computed facts, tables (HTML and
+// Markdown from the same rows) and optional charts; a header saying what ran and what did
+// not; a list of what differs from the seed's set-up. A study builds sections from its runs'
+// files and nothing else.
+
+// A number for a table: `digits` decimals, or "-" when there is none.
+function num(v, digits = 0) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '-';
+  return Number(v).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+// A ratio of two measured numbers as "0.42x", or "-" when either is missing.
+function ratio(a, b, digits = 2) {
+  if (!(typeof a === 'number' && typeof b === 'number' && b > 0)) return '-';
+  return `${(a / b).toFixed(digits)}x`;
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+// The summary of a scenario run the study made, or null when it has none (not run, failed).
+function summaryOf(studyDir, id) {
+  return readJson(path.join(studyDir, 'runs', id, 'summary.json'));
+}
+
+const mdCell = (v) => String(v ?? '-').replace(/\|/g, '\\|');
+function mdTable(head, rows) {
+  return [
+    `| ${head.map(mdCell).join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(mdCell).join(' | ')} |`),
+  ].join('\n');
+}
+
+// A section: { title, facts: [text], tables: [{ caption, head, rows, note }], charts: [svg] }.
+function renderSection(s) {
+  const html = [h`<h2>${s.title}</h2>`];
+  const md = [`## ${s.title}`, ''];
+  if (s.facts && s.facts.length) {
+    html.push(h`<ul class="facts">${s.facts.map((f) => h`<li>${f}</li>`)}</ul>`);
+    md.push(...s.facts.map((f) => `- ${f}`), '');
+  }
+  for (const svg of s.charts || []) html.push(trusted(svg));
+  for (const t of s.tables || []) {
+    if (t.caption) {
+      html.push(h`<h3>${t.caption}</h3>`);
+      md.push(`### ${t.caption}`, '');
+    }
+    html.push(htmlTable(t.head, t.rows));
+    md.push(mdTable(t.head, t.rows), '');
+    if (t.note) {
+      html.push(h`<p class="note">${t.note}</p>`);
+      md.push(`_${t.note}_`, '');
+    }
+  }
+  return { html, md };
+}
+
+// The whole report. study: the study's row (title, seed, differs); done/missing: run ids;
+// failures: { id: why }.
+function renderReport({ study, sections, plan, missing, failures, machine, scale }) {
+  const html = [h`<h1>${study.title}</h1>`];
+  const md = [`# ${study.title}`, ''];
+  const head = `Seed ${study.seed} (shared/seeds/${study.seed}_*.txt). ${plan.length} planned runs${
+    scale !== 1 ? `, scaled by ${scale} (a quick version: compare shapes, not sizes)` : ''
+  }; ${missing.length ? `not done: ${missing.join(', ')}` : 'all done'}.`;
+  html.push(h`<p>${head}</p>`);
+  md.push(head, '');
+  for (const [id, why] of Object.entries(failures)) {
+    html.push(h`<p class="warn">${id}: ${why}</p>`);
+    md.push(`- **${id}**: ${why}`);
+  }
+  if (Object.keys(failures).length) md.push('');
+  html.push(h`<h2>What differs from the seed's set-up</h2><ul>${study.differs.map((d) => h`<li>${d}</li>`)}</ul>`);
+  md.push("## What differs from the seed's set-up", '', ...study.differs.map((d) => `- ${d}`), '');
+  for (const s of sections) {
+    const r = renderSection(s);
+    html.push(...r.html);
+    md.push(...r.md);
+  }
+  return {
+    html: page(study.title, h`${html.map((x) => h`${x}\n`)}`, machine),
+    markdown: `${md.join('\n')}\nMeasured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}.\n`,
+  };
+}
+
+module.exports = { num, ratio, readJson, summaryOf, mdTable, renderSection, renderReport };

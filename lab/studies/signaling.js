@@ -1,0 +1,187 @@
+'use strict';
+
+const path = require('node:path');
+const { num, ratio, summaryOf, readJson } = require('./kit');
+
+// Seed 002: a WebSocket signaling server driven by k6 through stages to 1,000 participants,
+// then napkin math: 1,000 connections took 42.64 MB, so 500 MB holds ~11.6k.
+const SEED = {
+  k6: {
+    sessions: 999,
+    failed: 0,
+    vusMax: 1000,
+    connecting: { avg: 7.61, min: 2.94, med: 8.19, max: 24.93, p90: 8.93, p95: 9.18 },
+    received: 13492,
+    receivedPerS: 27.53,
+    sent: 12975,
+    sentPerS: 26.48,
+  },
+  systemMB: 42.64,
+  estimate: 11600,
+};
+const LOAD_ID = 'signal-load';
+const CAPACITY_ID = 'capacity-500M';
+const LOAD_S = 460;
+
+function plan({ scale }) {
+  const quick = scale < 1;
+  const capacityArgs = ['capacity', '--memory', '500M'];
+  // A quick study holds fewer, shorter levels; the verification still goes to the machine's
+  // ceiling, since it is what checks the estimate.
+  if (quick) capacityArgs.push('--levels', '500,1000,2000,5000', '--hold', '3s');
+  return [
+    {
+      id: LOAD_ID,
+      kind: 'scenario',
+      what: "signal load single: the seed's stages to 1,000 participants",
+      args: ['scenario', 'signal', 'load', 'single', '--scale', String(scale), '--no-graphite'],
+      expectedS: Math.round(LOAD_S * scale) + 20,
+    },
+    {
+      id: CAPACITY_ID,
+      kind: 'capacity',
+      what: 'capacity under 500 MiB: estimate from a fit, then verification',
+      args: capacityArgs,
+      expectedS: quick ? 120 : 240,
+    },
+  ];
+}
+
+function sections({ studyDir }) {
+  const s = summaryOf(studyDir, LOAD_ID);
+  const cap = readJson(path.join(studyDir, 'runs', CAPACITY_ID, 'capacity.json'));
+  const out = [];
+  const k = SEED.k6;
+  const facts = [];
+  if (s && s.signal) {
+    const g = s.signal;
+    const c = g.connectMs || {};
+    const svc = ((s.nodes && s.nodes.rows) || []).find((r) => /^replica/.test(r.node));
+    facts.push(
+      `${g.sessions} sessions, ${g.failures} failed (seed: ${k.sessions}, ${k.failed}); ${g.participants.peak} of ${g.participants.target} participants connected at the peak (seed: ${k.vusMax}).`,
+    );
+    facts.push(
+      `Messages received per participant: ${num(g.messages.received / Math.max(1, g.sessions), 1)} here, ${num(k.received / k.sessions, 1)} in the seed; connecting median ${num(c.p50, 2)} ms here, ${k.connecting.med} ms in the seed.`,
+    );
+    if (svc)
+      facts.push(
+        `The service's memory peaked at ${num(svc.memMiBMax, 1)} MiB (RSS) at ${g.participants.peak} participants; the seed's server used ${SEED.systemMB} MB (Go's system memory) at 1,000.`,
+      );
+    out.push({
+      title: "The seed's stages to 1,000 participants, a k6-like table",
+      facts,
+      tables: [
+        {
+          head: ['metric', 'this lab', 'seed 002 (k6)'],
+          rows: [
+            ['sessions', num(g.sessions), num(k.sessions)],
+            ['failed', num(g.failures), num(k.failed)],
+            ['participants at the peak', num(g.participants.peak), num(k.vusMax)],
+            [
+              'ws connecting avg / min / med / max ms',
+              `${num(c.mean, 2)} / ${num(c.min, 2)} / ${num(c.p50, 2)} / ${num(c.max, 2)}`,
+              `${k.connecting.avg} / ${k.connecting.min} / ${k.connecting.med} / ${k.connecting.max}`,
+            ],
+            [
+              'ws connecting p90 / p95 ms',
+              `${num(c.p90, 2)} / ${num(c.p95, 2)}`,
+              `${k.connecting.p90} / ${k.connecting.p95}`,
+            ],
+            [
+              'messages received (per s)',
+              `${num(g.messages.received)} (${num(g.messages.receivedPerS, 2)})`,
+              `${num(k.received)} (${k.receivedPerS})`,
+            ],
+            [
+              'messages sent (per s)',
+              `${num(g.messages.sent)} (${num(g.messages.sentPerS, 2)})`,
+              `${num(k.sent)} (${k.sentPerS})`,
+            ],
+            [
+              'relay p50 / p99 ms',
+              g.relayMs ? `${num(g.relayMs.p50, 2)} / ${num(g.relayMs.p99, 2)}` : '-',
+              'not measured',
+            ],
+            ['server memory at the peak', svc ? `${num(svc.memMiBMax, 1)} MiB RSS` : '-', `${SEED.systemMB} MB system`],
+          ],
+          note: `Stages scaled to ${num(s.durationS, 0)} s of run; ${g.note || ''}`,
+        },
+      ],
+    });
+  }
+  if (cap) {
+    const e = cap.estimate || {};
+    const v = cap.verification;
+    const w = cap.withinReach;
+    const cfacts = [];
+    if (e.capacity) {
+      cfacts.push(
+        `Estimate for 500 MiB: ${num(e.capacity)} connections from a fit of ${e.points.length} levels (${num(e.fit.baseBytes / 2 ** 20, 1)} MiB + ${num(e.fit.perConnectionBytes / 1024, 2)} KiB a connection); the seed's napkin math gave ~11.6k (${ratio(e.capacity, SEED.estimate)}).`,
+      );
+    }
+    if (v) {
+      cfacts.push(
+        v.verified !== null
+          ? `Verified under ${v.how}: the first failure came at ${num(v.verified)} participants (${ratio(v.verified, e.capacity)} of the estimate).`
+          : `Verified under ${v.how}: ${num(v.peak)} held without a failure; the verification stopped there, limited by ${v.limitedBy}. That is a lower bound.`,
+      );
+    }
+    if (w) {
+      cfacts.push(
+        w.verified !== null
+          ? `Checked within reach: the fit says ${num(w.limitBytes / 2 ** 20, 0)} MiB holds ${num(w.estimate)}; the first failure came at ${num(w.verified)}.`
+          : `Checked within reach: the fit says ${num(w.limitBytes / 2 ** 20, 0)} MiB holds ${num(w.estimate)}; ${num(w.peak)} held without failure (limited by ${w.limitedBy}), so the fit errs on the safe side.`,
+      );
+    }
+    const at1000 = (e.points || []).find((p) => p.connections === 1000);
+    // The seed's napkin math (the limit over the memory at 1,000, times 1,000) on our own
+    // figure: it charges the process's base memory to every connection.
+    if (at1000 && e.fit) {
+      const napkin = Math.round(((cap.limitBytes || 500 * 2 ** 20) / at1000.bytes) * 1000);
+      cfacts.push(
+        `The seed's napkin math on our figure (500 MiB / ${num(at1000.bytes / 2 ** 20, 1)} MiB x 1,000) gives ${num(napkin)}: it charges the ${num(e.fit.baseBytes / 2 ** 20, 1)} MiB a process takes with no connection to every connection, so it under-estimates by ${ratio(e.capacity, napkin, 1)} here.`,
+      );
+    }
+    out.push({
+      title: 'Capacity under 500 MiB, estimated and verified, beside the seed',
+      facts: cfacts,
+      tables: [
+        {
+          head: ['who', 'memory at 1,000', 'model', 'capacity for 500 MiB', 'verified'],
+          rows: [
+            [
+              'this lab',
+              at1000 ? `${num(at1000.bytes / 2 ** 20, 1)} MiB RSS` : '-',
+              e.fit ? `fit over ${e.points.length} levels` : '-',
+              num(e.capacity),
+              v
+                ? v.verified !== null
+                  ? `first failure at ${num(v.verified)}`
+                  : `at least ${num(v.peak)}`
+                : 'not verified',
+            ],
+            ['seed 002', `${SEED.systemMB} MB`, '500 x 1000 / 43', '~11,600', 'not verified'],
+          ],
+          note: (cap.notes || []).join('; '),
+        },
+      ],
+    });
+  }
+  return out;
+}
+
+module.exports = {
+  name: 'signaling',
+  seed: '002',
+  title: 'A signaling server’s capacity, estimated and verified (seed 002)',
+  what: "signal load single (the seed's stages to 1,000) and the capacity under 500 MiB, estimated and verified",
+  differs: [
+    "the server is the lab's Node service (/signal over ws), the seed's was written in Go: memory per connection differs by runtime, compare the method and the ratios",
+    'memory here is the process RSS; the seed read Go\'s "system memory"',
+    "the 500 MiB limit is a memory control group around the service process; the seed's was a VM",
+    'one 2-core machine; the generator opens one file per participant, so this machine verifies up to its open-file limit (20,000 here), not beyond',
+  ],
+  plan,
+  sections,
+  SEED,
+};

@@ -1,0 +1,114 @@
+'use strict';
+
+const { STUDIES } = require('../../../lab/studies');
+const { lab, tmpStateDir } = require('../../helper');
+
+const all = Object.values(STUDIES);
+const opts = (scale) => ({ scale, rateScale: 1 });
+
+describe('the studies as data', () => {
+  test.each(all.map((s) => [s.name, s]))('%s: a plan of named lab commands, ids unique', (_, s) => {
+    for (const scale of [1, 0.1]) {
+      const plan = s.plan(opts(scale));
+      expect(plan.length).toBeGreaterThan(0);
+      expect(new Set(plan.map((r) => r.id)).size).toBe(plan.length);
+      for (const r of plan) {
+        expect(['scenario', 'characterize', 'capacity', 'deploy']).toContain(r.args[0]);
+        expect(r.expectedS).toBeGreaterThan(0);
+        expect(typeof r.what).toBe('string');
+      }
+    }
+    expect(s.seed).toMatch(/^00\d$/);
+  });
+
+  test('a smaller scale makes every study shorter', () => {
+    for (const s of all) {
+      const sum = (p) => p.reduce((a, r) => a + r.expectedS, 0);
+      expect(sum(s.plan(opts(0.1)))).toBeLessThan(sum(s.plan(opts(1))));
+    }
+  });
+
+  test("cdn: the seed's three cases, every nginx node capped alike", () => {
+    const plan = STUDIES.cdn.plan(opts(1));
+    expect(plan.map((r) => r.args.filter((a, i) => r.args[i - 1] === '--cap'))).toEqual([
+      [],
+      ['balancer=2%,25M', 'edge=2%,25M'],
+      ['balancer=1%,15M', 'edge=1%,15M'],
+    ]);
+    expect(plan[0].args).toEqual(expect.arrayContaining(['--connections', '10', '--duration', '60s', '--keepalive']));
+  });
+
+  test('lb-modes: three kinds at three concurrencies, 100,000 requests scaled down, no balancer cap without a balancer', () => {
+    const plan = STUDIES['lb-modes'].plan(opts(1));
+    expect(plan).toHaveLength(9);
+    const none = plan.find((r) => r.id === 'lb-none-c2000');
+    expect(none.args).toEqual(
+      expect.arrayContaining(['--balancer', 'none', '--connections', '2000', '--requests', '100000']),
+    );
+    expect(none.args.join(' ')).not.toMatch(/balancer=/);
+    expect(plan.find((r) => r.id === 'lb-nginx-c200').args.join(' ')).toMatch(/--cap balancer=100%,1G/);
+    expect(STUDIES['lb-modes'].plan(opts(0.1))[0].args).toEqual(expect.arrayContaining(['--requests', '10000']));
+  });
+
+  test('balancers: one deployment a (balancer, servers), levels 1 to 20 through it; the mesh on a swarm', () => {
+    const plan = STUDIES.balancers.plan(opts(1));
+    const groups = [...new Set(plan.map((r) => r.group.id))];
+    expect(groups).toEqual([
+      'bal-node-1',
+      'bal-node-3',
+      'bal-node-5',
+      'bal-nginx-1',
+      'bal-nginx-3',
+      'bal-nginx-5',
+      'bal-mesh-1',
+      'bal-mesh-3',
+      'bal-mesh-5',
+    ]);
+    expect(plan.filter((r) => r.group.id === 'bal-nginx-3')).toHaveLength(20);
+    const mesh = plan.find((r) => r.group.id === 'bal-mesh-5').group.deploy;
+    expect(mesh.join(' ')).toMatch(/--replicas 5 --balancer mesh --engine swarm --cap replica=20%/);
+    expect(plan[0].args).toContain('{target}');
+    expect(STUDIES.balancers.levelsFor(0.1)).toEqual([1, 5, 10, 15, 20]);
+  });
+});
+
+describe('npm run study: input', () => {
+  test('--list names every study with its seed and durations', async () => {
+    const r = await lab(['study', '--list']);
+    expect(r.code).toBe(0);
+    for (const s of all) expect(r.stdout).toMatch(new RegExp(`${s.name}\\s+${s.seed}`));
+  });
+
+  test("an unknown study, a course-only flag, another study's flag and an unknown run are usage errors", async () => {
+    const dir = tmpStateDir();
+    const cases = [
+      [['study', 'cnd'], /unknown study "cnd" \(did you mean "cdn"\?\)/],
+      [['study', 'cdn', '--endpoints', 'ping'], /--endpoints is an option of the course study, not of cdn/],
+      [['study', 'signaling', '--engine', 'swarm'], /--engine is an option of the balancers study/],
+      [['study', 'balancers', '--runs', 'bal-nope'], /no run of balancers starts with "bal-nope"/],
+      [['study', 'cdn', '--scale', '0'], /--scale/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await lab([...args, '--dir', dir]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(re);
+    }
+  });
+
+  test('--plan lists a study with what each run is; --runs keeps only the named ones', async () => {
+    const r = await lab([
+      'study',
+      'balancers',
+      '--plan',
+      '--scale',
+      '0.1',
+      '--runs',
+      'bal-node-3',
+      '--dir',
+      tmpStateDir(),
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/bal-node-3-c01\s+work through node over 3 server\(s\), 1 client\(s\)/);
+    expect(r.stdout).toMatch(/5 runs, about/);
+  });
+});

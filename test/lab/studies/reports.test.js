@@ -1,0 +1,103 @@
+'use strict';
+
+const path = require('node:path');
+const { STUDIES } = require('../../../lab/studies');
+const { renderReport } = require('../../../lab/studies/kit');
+
+// The fixtures are real runs of the quick studies on the 2-core dev machine (--scale 0.1),
+// cut down to the files the reports read: the reports must be a function of them alone.
+const FIX = path.join(__dirname, 'fixtures');
+const machine = { hostname: 'vm', cpuModel: 'x', cores: 2, memoryGiB: 23.5, node: 'v20' };
+
+function report(name, dir, { scale = 0.1, failures = {} } = {}) {
+  const study = STUDIES[name];
+  const studyDir = path.join(FIX, dir);
+  const plan = study.plan({ scale });
+  const sections = study.sections({ studyDir, plan, scale, failures });
+  return { sections, ...renderReport({ study, sections, plan, missing: [], failures, machine, scale }) };
+}
+
+const factsOf = (sections) => sections.flatMap((s) => s.facts || []);
+
+describe('study reports, from the runs alone', () => {
+  test("cdn: our wrk-like rows beside the seed's, ratios computed, the capped node named", () => {
+    const { sections, markdown, html } = report('cdn', 'cdn');
+    const rows = sections[0].tables[0].rows;
+    expect(rows).toHaveLength(6);
+    expect(rows[1]).toEqual(expect.arrayContaining(['no caps', 'seed 000', '106.3', '6,385']));
+    expect(rows[0][1]).toBe('this lab');
+    // Computed from the fixtures: 283.3 / 10,311.1 r/s.
+    expect(factsOf(sections)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^2% CPU, 25 MiB: requests per second fell to 0\.03x of the uncapped run's here, 0\.37x in the seed/,
+        ),
+        '2% CPU, 25 MiB: nginx reached its cap here; in the seed, load-balancer only.',
+      ]),
+    );
+    const nodes = sections[1].tables;
+    expect(nodes).toHaveLength(3);
+    const nginx = nodes[1].rows.find((r) => r[0] === 'nginx');
+    expect(nginx[3]).toBe('2%');
+    expect(nginx[nginx.length - 1]).toBe('yes');
+    expect(markdown).toMatch(/## What differs from the seed's set-up/);
+    expect(html).toMatch(/<h2>Nodes, case by case<\/h2>/);
+  });
+
+  test('lb-modes: the three kinds per concurrency, the seed only where it measured, r/s ratios against no balancer', () => {
+    const { sections } = report('lb-modes', 'lb');
+    const [c200, c1000, c2000] = sections[0].tables;
+    expect(c200.rows.every((r) => r[1] === 'this lab')).toBe(true);
+    expect(c200.caption).toMatch(/the seed has no figures/);
+    expect(c1000.rows.filter((r) => r[1] === 'seed 001').map((r) => r[4])).toEqual(['3,747.8', '3,867.6', '1,558.2']);
+    expect(c2000.rows).toHaveLength(6);
+    const none = c1000.rows.find((r) => r[0] === 'NodePort' && r[1] === 'this lab');
+    expect(none[2]).toBe('-'); // no balancer, no balancer column
+    expect(none[3]).toMatch(/^\d+m \/ \d+ MiB$/);
+    expect(factsOf(sections).join('\n')).toMatch(
+      /At concurrency 1000, requests per second against no balancer: nginx L4 \(TCP\) \d\.\d\dx, seed 1\.03x; nginx L7 \(HTTP\) \d\.\d\dx, seed 0\.42x\./,
+    );
+  });
+
+  test('balancers: one line per (balancer, servers) on a chart, the table at 20 clients, the mesh not run with its reason', () => {
+    const why = 'not run: the container engine is not usable [LAB_ERR_ENGINE]';
+    const failures = { 'bal-mesh-1': why, 'bal-mesh-3': why, 'bal-mesh-5': why };
+    const { sections, html } = report('balancers', 'bal', { failures });
+    const s = sections[0];
+    expect(s.charts).toHaveLength(1);
+    expect(html).toMatch(/<svg/);
+    for (const name of ['node, 1 server', 'node, 3 servers', 'nginx, 5 servers'])
+      expect(String(s.charts[0])).toContain(name);
+    const t = s.tables[0].rows;
+    expect(t.find((r) => r[0] === 'node' && r[1] === 3)[6]).toBe('47.6');
+    expect(t.find((r) => r[0] === 'mesh' && r[1] === 5)).toEqual(['mesh', 5, 'not run', '-', '-', '-', '34.4']);
+    const facts = factsOf(sections).join('\n');
+    expect(facts).toMatch(
+      /node at 20 clients: 1 \/ 3 \/ 5 servers [\d.]+ \/ [\d.]+ \/ [\d.]+ ms, falling as servers are added/,
+    );
+    expect(facts).toMatch(/not run: mesh x 5: the container engine is not usable \[LAB_ERR_ENGINE\]/);
+  });
+
+  test("signaling: the k6-like table and the capacity beside the seed's 11.6k, with the napkin math on our figure", () => {
+    const { sections } = report('signaling', 'sig');
+    expect(sections.map((x) => x.title)).toEqual([
+      "The seed's stages to 1,000 participants, a k6-like table",
+      'Capacity under 500 MiB, estimated and verified, beside the seed',
+    ]);
+    const k6 = sections[0].tables[0].rows;
+    expect(k6.find((r) => r[0] === 'sessions')).toEqual(['sessions', '998', '999']);
+    const cap = sections[1].tables[0].rows;
+    expect(cap[1]).toEqual(['seed 002', '42.64 MB', '500 x 1000 / 43', '~11,600', 'not verified']);
+    expect(cap[0][3]).toBe('45,335');
+    expect(cap[0][4]).toBe('at least 19,000');
+    expect(factsOf(sections).join('\n')).toMatch(
+      /napkin math on our figure \(500 MiB \/ 102\.1 MiB x 1,000\) gives 4,897/,
+    );
+  });
+
+  test('a study with no runs yet still renders, every cell of ours empty', () => {
+    const { sections, markdown } = report('cdn', 'nothing-here');
+    expect(sections[0].tables[0].rows[0].slice(2).every((c) => c === '-')).toBe(true);
+    expect(markdown).toMatch(/\| no caps \| seed 000 \| 134\.5 /);
+  });
+});
