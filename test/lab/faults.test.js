@@ -64,7 +64,8 @@ describe('fault table: bad input is refused before anything happens', () => {
     [['deploy', 'single', '--replicas', '32', '--workers', '32'], 2, 'LAB_ERR_TOO_MANY'],
     [['deploy', 'single', '--replicas', '1.5'], 2, 'LAB_ERR_USAGE'],
     [['deploy', 'single', '--keep'], 2, 'LAB_ERR_USAGE'],
-    [['study', 'plan', '--plan'], 2, 'LAB_ERR_USAGE'],
+    [['study', 'plan', '--plan'], 2, 'LAB_ERR_UNKNOWN_NAME'], // "plan" is not a study (--plan is the flag)
+    [['study', 'cdn', 'course'], 2, 'LAB_ERR_USAGE'],
     [['study', '--plan', '--duration', '1m', '--scenarios', 'load'], 2, 'LAB_ERR_USAGE'],
     [['status', 'foo'], 2, 'LAB_ERR_USAGE'],
     [['down', 'foo'], 2, 'LAB_ERR_USAGE'],
