@@ -7,7 +7,19 @@ const { seconds, totals } = require('../generators/records');
 // the last second that had answers.
 // A signaling run (`participants`) counts participants: connected now, joined so far, and
 // the p99 of the last second's connect times.
-function progressLine({ elapsedS, totalS, phases, totals: t, last, closed = false, participants = false, active = 0 }) {
+// A closed loop bounded by a request count (`requests`) has no known end time: its line shows
+// how many of them were sent instead.
+function progressLine({
+  elapsedS,
+  totalS,
+  phases,
+  totals: t,
+  last,
+  closed = false,
+  participants = false,
+  active = 0,
+  requests = null,
+}) {
   let at = 0;
   let phase = phases[phases.length - 1];
   let index = phases.length - 1;
@@ -26,10 +38,10 @@ function progressLine({ elapsedS, totalS, phases, totals: t, last, closed = fals
     at += ph.duration;
   }
   const parts = [
-    `[${clock(elapsedS)} / ${clock(totalS)}]`,
+    requests ? `[${clock(elapsedS)}]` : `[${clock(elapsedS)} / ${clock(totalS)}]`,
     `phase ${index + 1}/${phases.length} ${phase.name}`,
     closed
-      ? elapsedS < totalS
+      ? (requests ? t.launched < requests : elapsedS < totalS)
         ? 'closed loop'
         : 'finishing'
       : rate !== null
@@ -37,7 +49,11 @@ function progressLine({ elapsedS, totalS, phases, totals: t, last, closed = fals
         : 'finishing',
     ...(participants
       ? [`connected ${active}`, `joined ${t.completed}`]
-      : [`sent ${t.launched}`, `done ${t.completed}`, `pending ${Math.max(0, t.launched - t.completed - t.failed)}`]),
+      : [
+          `sent ${t.launched}${requests ? ` of ${requests}` : ''}`,
+          `done ${t.completed}`,
+          `pending ${Math.max(0, t.launched - t.completed - t.failed)}`,
+        ]),
     `errors ${t.failed}`,
     `${participants ? 'connect ' : ''}p99 ${last && last.p99 !== null && last.p99 !== undefined ? `${fmtMs(last.p99)} ms` : '-'}`,
   ];
@@ -64,13 +80,28 @@ function snapshot(records) {
 // The progress listener of a run: it hears the generator's records and draws one line on
 // stderr, redrawn every second on a terminal, else one line per ~10 s. It only renders:
 // the measuring happens in the generator.
-function createProgress({ phases, totalS, closed = false, participants = false, stream = process.stderr }) {
+function createProgress({
+  phases,
+  totalS,
+  closed = false,
+  participants = false,
+  requests = null,
+  stream = process.stderr,
+}) {
   const records = [];
   const t0 = Date.now();
   const tty = Boolean(stream.isTTY);
   let lastPrinted = 0;
   const line = () =>
-    progressLine({ elapsedS: (Date.now() - t0) / 1000, totalS, phases, closed, participants, ...snapshot(records) });
+    progressLine({
+      elapsedS: (Date.now() - t0) / 1000,
+      totalS,
+      phases,
+      closed,
+      participants,
+      requests,
+      ...snapshot(records),
+    });
   const ticker = setInterval(() => {
     if (tty) stream.write(`\r\x1b[K${line()}`);
     else if (Date.now() - lastPrinted >= 10000) {

@@ -307,10 +307,15 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
     totalS,
     closed: p.closed || p.signal,
     participants: p.signal,
+    requests: genPlan.durationMs === undefined && genPlan.requests ? genPlan.requests : null,
   });
   const engine = ENGINES[p.generator];
   log(
-    `running ${p.endpoint} ${p.scenario} against ${target} with ${p.generator} for ${totalS} s (${genPlan.phases.length} phase(s))`,
+    `running ${p.endpoint} ${p.scenario} against ${target} with ${p.generator} ${
+      genPlan.durationMs === undefined && genPlan.requests
+        ? `until ${genPlan.requests} requests are answered`
+        : `for ${totalS} s`
+    } (${genPlan.phases.length} phase(s))`,
   );
   const startedAt = new Date().toISOString();
   const gen = engine.start(genPlan, {

@@ -48,6 +48,30 @@ describe('progress line', () => {
     );
   });
 
+  test('a closed loop bounded by a request count shows how many of them were sent, not a total time', () => {
+    const closed = [{ name: 'closed loop, 10 connection(s)', duration: 120 }];
+    const line = progressLine({
+      elapsedS: 3,
+      totalS: 120,
+      phases: closed,
+      closed: true,
+      requests: 500,
+      ...snapshot(records),
+    });
+    expect(line).toBe(
+      '[0:03] | phase 1/1 closed loop, 10 connection(s) | closed loop | sent 100 of 500 | done 80 | pending 15 | errors 5 | p99 9.87 ms',
+    );
+    const all = progressLine({
+      elapsedS: 3,
+      totalS: 120,
+      phases: closed,
+      closed: true,
+      requests: 100,
+      ...snapshot(records),
+    });
+    expect(all).toMatch(/\| finishing \| sent 100 of 100 \|/);
+  });
+
   test('an interval known only as a whole (Artillery) adds its errors', () => {
     const s = snapshot([
       ...records,
