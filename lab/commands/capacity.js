@@ -2,8 +2,9 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
-const { assertClaimable, claimDir } = require('../ownership/dirs');
+const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
+const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { runDirOf } = require('../run-dir');
 const { own } = require('../ownership/cleanups');
 const { labError } = require('../../common/errors');
 const { planPorts } = require('../ports');
@@ -299,16 +300,9 @@ function render(out) {
 async function capacityCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
-  const dir =
-    p.values['run-dir'] ??
-    path.resolve(
-      p.values['results-dir'] ?? path.join(ROOT, 'results'),
-      `${new Date()
-        .toISOString()
-        .replace(/\.\d+Z$/, '')
-        .replace(/:/g, '-')}-capacity-${mib(p.limitBytes)}MiB`,
-    );
-  claimDir(dir, 'the run folder');
+  const dir = runDirOf(p.values, `capacity-${mib(p.limitBytes)}MiB`);
+  if (p.values['run-dir']) resetDir(dir, '--run-dir');
+  else claimDir(dir, 'the run folder');
   const est = await estimate(p, dir, log);
   let fit = null;
   let capacity = null;

@@ -5,6 +5,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { runDirOf } = require('../run-dir');
 const { adoptStateDir, helperEnv } = require('../ownership/adopt');
 const { own } = require('../ownership/cleanups');
 const { labError } = require('../../common/errors');
@@ -185,15 +186,7 @@ async function characterizeCommand(argv, { log }) {
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
   };
-  const dir =
-    p.values['run-dir'] ??
-    path.resolve(
-      p.values['results-dir'] ?? path.join(ROOT, 'results'),
-      `${new Date()
-        .toISOString()
-        .replace(/\.\d+Z$/, '')
-        .replace(/:/g, '-')}-characterize-${p.named ? p.target : 'url'}`,
-    );
+  const dir = runDirOf(p.values, `characterize-${p.named ? p.target : 'url'}`);
   if (p.values['run-dir']) resetDir(dir, '--run-dir');
   else claimDir(dir, 'the run folder');
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(out, null, 2)}\n`);

@@ -3,6 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { defineCommand, flag, ROOT } = require('../cli/flags');
+const { stamp } = require('../run-dir');
 const { labError } = require('../../common/errors');
 const loadRun = require('../report/load-run');
 const { renderCompare } = require('../report/run-report');
@@ -22,11 +23,7 @@ async function compare(argv) {
     if (!fs.existsSync(dir)) throw labError('LAB_ERR_USAGE', `no such directory: ${dir}`);
     return loadRun(dir);
   });
-  const stamp = new Date()
-    .toISOString()
-    .replace(/\.\d+Z$/, '')
-    .replace(/:/g, '-');
-  const out = values.out ?? path.join(ROOT, 'results', `compare-${stamp}.html`);
+  const out = values.out ?? path.join(ROOT, 'results', `compare-${stamp()}.html`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, renderCompare(runs));
   return { stdout: out };

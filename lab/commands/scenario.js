@@ -22,8 +22,9 @@ const nodeProbe = require('../monitoring/node-probe');
 const renderSummary = require('../render-summary');
 const { createProgress } = require('../cli/progress');
 const describeMachine = require('../../common/machine');
-const { defineCommand, flag, CONTEXT, ROOT } = require('../cli/flags');
+const { defineCommand, flag, CONTEXT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { runDirOf } = require('../run-dir');
 const { adoptStateDir } = require('../ownership/adopt');
 const { own, interrupted } = require('../ownership/cleanups');
 const { labError } = require('../../common/errors');
@@ -165,22 +166,11 @@ function plan(argv) {
   };
 }
 
-function stamp(d = new Date()) {
-  return d
-    .toISOString()
-    .replace(/\.\d+Z$/, '')
-    .replace(/:/g, '-');
-}
-
 // Stage 2, run folder: the lab's own (new, or one it made), with the machine it runs on.
 function runFolder(p) {
   const { endpoint, scenario, deployment, values } = p;
-  const resultsRoot = values['results-dir'] ?? path.join(ROOT, 'results');
-  // --run-dir: exactly this folder (the study uses stable names so it can resume), emptied
-  // only when the lab made it; otherwise a new folder under the results root.
-  const dir =
-    values['run-dir'] ??
-    path.join(resultsRoot, `${stamp()}-${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
+  // --run-dir is emptied only when the lab made it (lab/ownership/dirs.js).
+  const dir = runDirOf(values, `${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
   // From here on every process started carries the state folder's token (lab/ownership).
   adoptStateDir(p.ctx.stateDir);
   if (values['run-dir']) resetDir(dir, '--run-dir');
