@@ -99,6 +99,7 @@ function curve(studyDir, b, n, levels) {
         p99: s.responseTimeMs.p99,
         rps: s.meanResponseRate,
         errors: Object.values(s.errors || {}).reduce((a, x) => a + x, 0),
+        verdict: s.saturation && s.saturation.saturated ? s.saturation.verdict : null,
       });
   }
   return pts;
@@ -152,6 +153,12 @@ function sections({ studyDir, scale, failures }) {
       facts.push(
         `${b.short} at 20 clients: 1 / 3 / 5 servers ${m.map((p) => num(p.mean, 1)).join(' / ')} ms, ${order ? 'falling as servers are added, as in the seed' : 'not falling at every step'}; 3 -> 5 servers gains ${num((1 - m[2].mean / m[1].mean) * 100, 0)}% (seed: stage 1 ${num((1 - 44.3 / 47.6) * 100, 0)}%, stage 2 ${num((1 - 34.4 / 41) * 100, 0)}%).`,
       );
+    }
+  }
+  for (const b of BALANCERS) {
+    for (const n of SERVERS) {
+      for (const p of curve(studyDir, b.kind, n, levels).filter((x) => x.verdict))
+        facts.push(`${b.short} over ${n} at ${p.c} client(s): ${p.verdict}.`);
     }
   }
   for (const line of notRun) facts.push(`not run: ${line}.`);

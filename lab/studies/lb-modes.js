@@ -117,6 +117,7 @@ function ours(studyDir, kind, c) {
     balancer: s.nodes ? nodeRow(s, isBalancer) : null,
     backend: s.nodes ? nodeRow(s, isBackend) : null,
     saturation: s.saturation,
+    generatorCpu: s.generator ? s.generator.cpuPctMean : null,
   };
 }
 
@@ -139,6 +140,7 @@ function sections({ studyDir }) {
         num(o && o.p50, 1),
         num(o && o.p99, 1),
         num(o && o.errors),
+        o && o.generatorCpu !== null ? `${num(o.generatorCpu * 10)}m` : '-',
       ]);
       const sd = SEED[c] && SEED[c][k.kind];
       if (sd)
@@ -152,6 +154,7 @@ function sections({ studyDir }) {
           num(sd.p50),
           num(sd.p99),
           '0',
+          'not reported',
         ]);
     }
     const base = got.none;
@@ -170,7 +173,18 @@ function sections({ studyDir }) {
     }
     out.push({
       caption: `Concurrency ${c}${SEED[c] ? '' : ' (the seed has no figures at this concurrency)'}`,
-      head: ['type', 'who', 'balancer CPU/memory', 'backend CPU/memory', 'r/s', 'mean ms', 'p50', 'p99', 'failed'],
+      head: [
+        'type',
+        'who',
+        'balancer CPU/memory',
+        'backend CPU/memory',
+        'r/s',
+        'mean ms',
+        'p50',
+        'p99',
+        'failed',
+        'generator CPU',
+      ],
       rows,
     });
   }
@@ -196,7 +210,7 @@ module.exports = {
   title: 'No balancer, L4 and L7, reproduced (seed 001)',
   what: 'GET /sleep?ms=200 through none / nginx L4 / nginx L7, 100,000 keep-alive requests at 200, 1,000 and 2,000',
   differs: [
-    'one 2-core machine: the generator, nginx and the backend share it, where the seed had a Kubernetes cluster and ab on another host',
+    'one 2-core machine: the generator, nginx and the backend share it, where the seed had a Kubernetes cluster, loaded by ab at its address (192.168.18.213)',
     'the caps (one core and 1 GiB for nginx and for the backend) are control groups of local processes, as the seed set them on pods',
     "no balancer means the lab's generator connects to the backend itself; the seed's NodePort still went through kube-proxy",
     "the backend is the lab's Node service answering /sleep?ms=200 with a timer; the seed's was its own small program sleeping 200 ms",
