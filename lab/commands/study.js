@@ -209,9 +209,36 @@ async function studyCommand(argv, { log }) {
     };
   }
 
+  // The finished runs of a folder are only reused by the same study at the same settings:
+  // a quick run is not a step of a full one.
+  const settings = {
+    study: name,
+    scale: o.scale,
+    rateScale: o.rateScale,
+    durationS: o.durationS ?? null,
+    generator: o.generator ?? null,
+    engine: o.engine ?? null,
+  };
+  const settingsFile = path.join(studyDir, 'study.json');
+  if (!values.fresh && fs.existsSync(settingsFile)) {
+    let before = null;
+    try {
+      before = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    } catch {
+      // unreadable: treated as different below
+    }
+    const differs = Object.keys(settings).filter((k) => !before || before[k] !== settings[k]);
+    if (differs.length) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `${studyDir} holds ${before ? `the ${before.study} study with ${differs.map((k) => `${k} ${before[k]}`).join(', ')}` : 'a study whose study.json is unreadable'}; give the same settings to go on with it, --fresh to start it over, or another --dir`,
+      );
+    }
+  }
   claimDir(studyDir, '--dir');
   if (values.fresh) resetDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
   else claimDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
+  fs.writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`);
   const machine = describeMachine({ artillery: require('artillery/package.json').version });
   const failures = {};
   const started = Date.now();

@@ -116,7 +116,7 @@ function sections({ studyDir, scale, failures }) {
       const pts = curve(studyDir, b.kind, n, levels);
       const why = failures[groupId(b.kind, n)];
       if (!pts.length) {
-        notRun.push(`${b.short} x ${n}: ${why ? why.replace(/^not run: /, '') : 'no results yet'}`);
+        notRun.push({ row: `${b.short} x ${n}`, why: why ? why.replace(/^not run: /, '') : 'no results yet' });
       } else {
         series.push({
           name: `${b.short}, ${n} server${n > 1 ? 's' : ''}`,
@@ -161,7 +161,10 @@ function sections({ studyDir, scale, failures }) {
         facts.push(`${b.short} over ${n} at ${p.c} client(s): ${p.verdict}.`);
     }
   }
-  for (const line of notRun) facts.push(`not run: ${line}.`);
+  // One line for the rows that were not run for one same reason.
+  const reasons = new Map();
+  for (const { row, why } of notRun) reasons.set(why, [...(reasons.get(why) || []), row]);
+  for (const [why, rows] of reasons) facts.push(`not run: ${rows.join(', ')}: ${why}.`);
   const chart = series.length
     ? lineChart(series, {
         title: 'Mean response time against concurrent clients',

@@ -78,9 +78,13 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
   }; ${missing.length ? `not done: ${missing.join(', ')}` : 'all done'}.`;
   html.push(h`<p>${head}</p>`);
   md.push(head, '');
-  for (const [id, why] of Object.entries(failures)) {
-    html.push(h`<p class="warn">${id}: ${why}</p>`);
-    md.push(`- **${id}**: ${why}`);
+  // Runs that failed for one same reason (a deployment the machine cannot make) are named
+  // together, once.
+  const byReason = new Map();
+  for (const [id, why] of Object.entries(failures)) byReason.set(why, [...(byReason.get(why) || []), id]);
+  for (const [why, ids] of byReason) {
+    html.push(h`<p class="warn">${ids.join(', ')}: ${why}</p>`);
+    md.push(`- **${ids.join(', ')}**: ${why}`);
   }
   if (Object.keys(failures).length) md.push('');
   html.push(h`<h2>What differs from the seed's set-up</h2><ul>${study.differs.map((d) => h`<li>${d}</li>`)}</ul>`);

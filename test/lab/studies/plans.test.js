@@ -1,5 +1,7 @@
 'use strict';
 
+const fs = require('node:fs');
+const path = require('node:path');
 const { STUDIES } = require('../../../lab/studies');
 const { lab, tmpStateDir } = require('../../helper');
 
@@ -110,5 +112,27 @@ describe('npm run study: input', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/bal-node-3-c01\s+work through node over 3 server\(s\), 1 client\(s\)/);
     expect(r.stdout).toMatch(/5 runs, about/);
+  });
+
+  test('a folder keeps one study at one set of settings: another scale is refused, --fresh starts over', async () => {
+    const dir = tmpStateDir();
+    const stateDir = tmpStateDir();
+    // A deployment that cannot happen (no engine at this socket): the study ends at once.
+    const env = { DOCKER_HOST: `unix://${path.join(stateDir, 'no-engine.sock')}` };
+    const run = (...extra) =>
+      lab(['study', 'balancers', '--runs', 'bal-mesh-1', '--dir', dir, '--state-dir', stateDir, ...extra], { env });
+    expect((await run('--scale', '0.05')).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'study.json'), 'utf8'))).toMatchObject({
+      study: 'balancers',
+      scale: 0.05,
+    });
+    const other = await run('--scale', '0.1');
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /holds the balancers study with scale 0\.05; give the same settings to go on with it, --fresh/,
+    );
+    expect((await run('--scale', '0.05')).code).toBe(0);
+    expect((await run('--scale', '0.1', '--fresh')).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'study.json'), 'utf8')).scale).toBe(0.1);
   });
 });
