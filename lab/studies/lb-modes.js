@@ -114,6 +114,9 @@ function ours(studyDir, kind, c) {
     p50: t.p50,
     p99: t.p99,
     errors: Object.values(s.errors || {}).reduce((a, b) => a + b, 0),
+    errorCodes: Object.entries(s.errors || {})
+      .map(([code, n]) => `${n} ${code}`)
+      .join(', '),
     balancer: s.nodes ? nodeRow(s, isBalancer) : null,
     backend: s.nodes ? nodeRow(s, isBackend) : null,
     saturation: s.saturation,
@@ -169,7 +172,7 @@ function sections({ studyDir }) {
     for (const k of KINDS) {
       const o = got[k.kind];
       if (o && o.saturation && o.saturation.saturated) facts.push(`${k.label} at ${c}: ${o.saturation.verdict}.`);
-      if (o && o.errors) facts.push(`${k.label} at ${c}: ${o.errors} request(s) failed.`);
+      if (o && o.errors) facts.push(`${k.label} at ${c}: ${o.errors} request(s) failed (${o.errorCodes}).`);
     }
     out.push({
       caption: `Concurrency ${c}${SEED[c] ? '' : ' (the seed has no figures at this concurrency)'}`,
