@@ -75,7 +75,9 @@ describe('study reports, from the runs alone', () => {
     expect(facts).toMatch(
       /node at 20 clients: 1 \/ 3 \/ 5 servers [\d.]+ \/ [\d.]+ \/ [\d.]+ ms, falling as servers are added/,
     );
-    expect(facts).toMatch(/not run: mesh x 1, mesh x 3, mesh x 5: the container engine is not usable \[LAB_ERR_ENGINE\]/);
+    expect(facts).toMatch(
+      /not run: mesh x 1, mesh x 3, mesh x 5: the container engine is not usable \[LAB_ERR_ENGINE\]/,
+    );
   });
 
   test("signaling: the k6-like table and the capacity beside the seed's 11.6k, with the napkin math on our figure", () => {
