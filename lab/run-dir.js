@@ -1,8 +1,7 @@
 'use strict';
 
 const path = require('node:path');
-
-const ROOT = path.join(__dirname, '..');
+const { ROOT } = require('./cli/flags');
 
 // A time stamp for file names: the ISO time to the second, with no colon (Windows shares).
 function stamp(d = new Date()) {

@@ -1,6 +1,6 @@
 'use strict';
 
-const { num, summaryOf } = require('./kit');
+const { num, summaryOf, byReason } = require('./kit');
 const { lineChart } = require('../report/svg-chart');
 
 // Seed 004: 1, 3 and 5 CPU-limited HTTP servers behind a self-written balancer (stage 1) and
@@ -105,66 +105,64 @@ function curve(studyDir, b, n, levels) {
   return pts;
 }
 
+// How much lower the mean is with 5 servers than with 3, in %.
+const gain35 = (means) => num((1 - means[5] / means[3]) * 100, 0);
+
 function sections({ studyDir, scale, failures }) {
   const levels = levelsFor(scale);
   const series = [];
   const at20 = [];
   const facts = [];
   const notRun = [];
-  for (const b of BALANCERS) {
-    for (const n of SERVERS) {
-      const pts = curve(studyDir, b.kind, n, levels);
-      const why = failures[groupId(b.kind, n)];
-      if (!pts.length) {
-        notRun.push({ row: `${b.short} x ${n}`, why: why ? why.replace(/^not run: /, '') : 'no results yet' });
-      } else {
-        series.push({
-          name: `${b.short}, ${n} server${n > 1 ? 's' : ''}`,
-          points: pts.map((p) => [p.c, p.mean]),
-          dashed: b.kind === 'nginx',
-          dots: true,
-        });
-      }
-      const last = pts.find((p) => p.c === 20);
-      const seed = (SEED_AT_20[b.kind] || {})[n];
-      at20.push([
-        b.short,
-        n,
-        last ? num(last.mean, 1) : why ? 'not run' : '-',
-        last ? num(last.p99, 1) : '-',
-        last ? num(last.rps, 1) : '-',
-        last ? num(last.errors) : '-',
-        seed !== undefined ? num(seed, 1) : '-',
-      ]);
-      if (pts.length > 1) {
-        const first = pts[0];
-        const top = pts[pts.length - 1];
-        facts.push(
-          `${b.short} over ${n}: mean ${num(first.mean, 1)} ms at ${first.c} client(s), ${num(top.mean, 1)} ms at ${top.c} (${num(top.mean / first.mean, 1)}x).`,
-        );
-      }
+  // Each line's points, read once: [{ b, n, pts }] in the order of the table.
+  const lines = BALANCERS.flatMap((b) => SERVERS.map((n) => ({ b, n, pts: curve(studyDir, b.kind, n, levels) })));
+  const at = (b, n, c) => lines.find((l) => l.b === b && l.n === n).pts.find((p) => p.c === c);
+  for (const { b, n, pts } of lines) {
+    const why = failures[groupId(b.kind, n)];
+    if (!pts.length) {
+      notRun.push([`${b.short} x ${n}`, why ? why.replace(/^not run: /, '') : 'no results yet']);
+    } else {
+      series.push({
+        name: `${b.short}, ${n} server${n > 1 ? 's' : ''}`,
+        points: pts.map((p) => [p.c, p.mean]),
+        dashed: b.kind === 'nginx',
+        dots: true,
+      });
+    }
+    const last = at(b, n, 20);
+    const seed = (SEED_AT_20[b.kind] || {})[n];
+    at20.push([
+      b.short,
+      n,
+      last ? num(last.mean, 1) : why ? 'not run' : '-',
+      last ? num(last.p99, 1) : '-',
+      last ? num(last.rps, 1) : '-',
+      last ? num(last.errors) : '-',
+      seed !== undefined ? num(seed, 1) : '-',
+    ]);
+    if (pts.length > 1) {
+      const first = pts[0];
+      const top = pts[pts.length - 1];
+      facts.push(
+        `${b.short} over ${n}: mean ${num(first.mean, 1)} ms at ${first.c} client(s), ${num(top.mean, 1)} ms at ${top.c} (${num(top.mean / first.mean, 1)}x).`,
+      );
     }
   }
   // The seed's finding, checked on our data: more servers, lower means at 20 clients?
   for (const b of BALANCERS) {
-    const m = SERVERS.map((n) => curve(studyDir, b.kind, n, [20])[0]);
+    const m = SERVERS.map((n) => at(b, n, 20));
     if (m.every(Boolean)) {
       const order = m[0].mean > m[1].mean && m[1].mean > m[2].mean;
       facts.push(
-        `${b.short} at 20 clients: 1 / 3 / 5 servers ${m.map((p) => num(p.mean, 1)).join(' / ')} ms, ${order ? 'falling as servers are added, as in the seed' : 'not falling at every step'}; 3 -> 5 servers gains ${num((1 - m[2].mean / m[1].mean) * 100, 0)}% (seed: stage 1 ${num((1 - 44.3 / 47.6) * 100, 0)}%, stage 2 ${num((1 - 34.4 / 41) * 100, 0)}%).`,
+        `${b.short} at 20 clients: 1 / 3 / 5 servers ${m.map((p) => num(p.mean, 1)).join(' / ')} ms, ${order ? 'falling as servers are added, as in the seed' : 'not falling at every step'}; 3 -> 5 servers gains ${num((1 - m[2].mean / m[1].mean) * 100, 0)}% (seed: stage 1 ${gain35(SEED_AT_20.node)}%, stage 2 ${gain35(SEED_AT_20.mesh)}%).`,
       );
     }
   }
-  for (const b of BALANCERS) {
-    for (const n of SERVERS) {
-      for (const p of curve(studyDir, b.kind, n, levels).filter((x) => x.verdict))
-        facts.push(`${b.short} over ${n} at ${p.c} client(s): ${p.verdict}.`);
-    }
+  for (const { b, n, pts } of lines) {
+    for (const p of pts.filter((x) => x.verdict)) facts.push(`${b.short} over ${n} at ${p.c} client(s): ${p.verdict}.`);
   }
   // One line for the rows that were not run for one same reason.
-  const reasons = new Map();
-  for (const { row, why } of notRun) reasons.set(why, [...(reasons.get(why) || []), row]);
-  for (const [why, rows] of reasons) facts.push(`not run: ${rows.join(', ')}: ${why}.`);
+  for (const [why, rows] of byReason(notRun)) facts.push(`not run: ${rows.join(', ')}: ${why}.`);
   const chart = series.length
     ? lineChart(series, {
         title: 'Mean response time against concurrent clients',

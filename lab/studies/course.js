@@ -41,7 +41,7 @@ module.exports = {
   flags: ['rate-scale', 'duration', 'endpoints', 'scenarios', 'deployments', 'generator'],
   defaultDir: 'study',
   plan,
-  render: (o) => renderStudy(o),
+  render: renderStudy,
   MATRIX,
   DEPLOYMENTS: COURSE.map((p) => p.name),
 };

@@ -68,6 +68,14 @@ function renderSection(s) {
   return { html, md };
 }
 
+// [[what, why], ...] -> Map why -> [what, ...], in first-seen order: things that share a
+// reason are named together, once.
+function byReason(pairs) {
+  const out = new Map();
+  for (const [what, why] of pairs) out.set(why, [...(out.get(why) || []), what]);
+  return out;
+}
+
 // The whole report. study: the study's row (title, seed, differs); done/missing: run ids;
 // failures: { id: why }.
 function renderReport({ study, sections, plan, missing, failures, machine, scale }) {
@@ -80,9 +88,7 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
   md.push(head, '');
   // Runs that failed for one same reason (a deployment the machine cannot make) are named
   // together, once.
-  const byReason = new Map();
-  for (const [id, why] of Object.entries(failures)) byReason.set(why, [...(byReason.get(why) || []), id]);
-  for (const [why, ids] of byReason) {
+  for (const [why, ids] of byReason(Object.entries(failures))) {
     html.push(h`<p class="warn">${ids.join(', ')}: ${why}</p>`);
     md.push(`- **${ids.join(', ')}**: ${why}`);
   }
@@ -100,4 +106,4 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
   };
 }
 
-module.exports = { num, ratio, readJson, summaryOf, mdTable, renderSection, renderReport };
+module.exports = { num, ratio, readJson, summaryOf, mdTable, byReason, renderSection, renderReport };
