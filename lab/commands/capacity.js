@@ -17,8 +17,7 @@ const { detect } = require('../cgroups');
 const { fitMemory, capacityFor, SEED } = require('../capacity');
 const { raiseOwnFdLimit } = require('../fd-limit');
 const { get } = require('../http');
-const { html, table } = require('../report/html');
-const page = require('../report/page');
+const { capacityRows, capacityPage } = require('../report/capacity-html');
 const describeMachine = require('../../common/machine');
 
 const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
@@ -260,43 +259,6 @@ async function verify(p, limitBytes, target, dir, log) {
   }
 }
 
-function render(out) {
-  const e = out.estimate;
-  const v = out.verification;
-  const rows = [
-    [
-      'seed 002 (Go, k6, napkin math)',
-      `${SEED.connections} connections used ${SEED.systemMB} MB`,
-      `${SEED.estimate}`,
-      'not verified',
-    ],
-    [
-      'this lab (Node + ws, fit)',
-      e.fit
-        ? `${mib(e.fit.baseBytes)} MiB + ${Math.round(e.fit.perConnectionBytes / 102.4) / 10} KiB per connection (r² ${Math.round(e.fit.r2 * 1000) / 1000})`
-        : 'no fit',
-      e.capacity ?? '-',
-      v
-        ? v.verified !== null
-          ? `first failure at ${v.verified}`
-          : `at least ${v.peak}: no failure, limited by ${v.limitedBy}`
-        : 'not run',
-    ],
-  ];
-  const w = out.withinReach;
-  if (w) {
-    rows.push([
-      `this lab, checked within reach (${mib(w.limitBytes)} MiB)`,
-      'the same fit',
-      `${w.estimate} (for ${mib(w.limitBytes)} MiB)`,
-      w.verified !== null
-        ? `first failure at ${w.verified}`
-        : `at least ${w.peak}: no failure, limited by ${w.limitedBy}`,
-    ]);
-  }
-  return { head: ['who', 'memory model', `capacity for ${mib(out.limitBytes)} MiB`, 'verified'], rows };
-}
-
 async function capacityCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
@@ -344,25 +306,8 @@ async function capacityCommand(argv, { log }) {
     ],
   };
   fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(out, null, 2)}\n`);
-  const t = render(out);
-  const points = table(
-    ['connections held', 'RSS MiB', 'heap used MiB', 'samples'],
-    est.points.map((pt) => [pt.connections, mib(pt.bytes), mib(pt.heapUsedBytes), pt.samples]),
-  );
-  fs.writeFileSync(
-    path.join(dir, 'capacity.html'),
-    page(
-      `signaling capacity for ${mib(p.limitBytes)} MiB`,
-      html`<h2>Estimate and verification, beside the seed's</h2>
-        ${table(t.head, t.rows)}
-        <h2>Memory at each level</h2>
-        ${points}
-        ${verification ? html`<p class="note">Verified under ${verification.how}; OOM kills: ${verification.oomKills ?? 'not measured'}.</p>` : ''}
-        ${withinReach ? html`<p class="note">Checked within reach under ${withinReach.how}; OOM kills: ${withinReach.oomKills ?? 'not measured'}.</p>` : ''}
-        <p class="note">${out.notes.join('; ')}.</p>`,
-      out.machine,
-    ),
-  );
+  fs.writeFileSync(path.join(dir, 'capacity.html'), capacityPage(out));
+  const t = capacityRows(out);
   out.resultsDir = dir;
   if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
   const width = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => String(r[i]).length)));

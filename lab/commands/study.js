@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { STUDIES, DEFAULT_STUDY } = require('../studies');
-const { renderReport } = require('../studies/kit');
+const { studyReport } = require('../studies/kit');
 const { COURSE } = require('../deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { MATRIX } = require('../study-plan');
@@ -246,17 +246,7 @@ async function studyCommand(argv, { log }) {
 
   const writeReport = () => {
     const missing = plan.filter((r) => !isDone(runDir(r), r)).map((r) => r.id);
-    const { html, markdown } = study.render
-      ? study.render({ studyDir, plan, machine, scale: o.scale, failures })
-      : renderReport({
-          study,
-          sections: study.sections({ studyDir, plan, scale: o.scale, failures }),
-          plan,
-          missing,
-          failures,
-          machine,
-          scale: o.scale,
-        });
+    const { html, markdown } = studyReport(study, { studyDir, plan, missing, failures, machine, scale: o.scale });
     fs.writeFileSync(path.join(studyDir, 'study.html'), html);
     fs.writeFileSync(path.join(studyDir, 'study.md'), markdown);
   };

@@ -33,17 +33,15 @@ function html(strings, ...values) {
 
 const trusted = (text) => new Html(String(text));
 
-// A table: header texts and rows of cell values (each escaped like any other value).
+// A table: header texts and rows of cell values (each escaped like any other value). The
+// whole element is one template, so that no tag is opened in one and closed in another: a
+// formatter that reads `html` templates as HTML once "closed" a lone `<table>` here, and
+// every table of every page rendered as run-on text (the rows fell out of the table).
+// .prettierrc.json also keeps Prettier off embedded templates for that reason.
 function table(heads, rows, cls) {
   const head = heads.map((h) => html`<th>${h}</th>`);
-  const body = rows.map(
-    (cells) =>
-      html`<tr>
-        ${cells.map((c) => html`<td>${c}</td>`)}
-      </tr> `,
-  );
-  const open = cls ? html`<table class="${cls}"></table>` : html`<table></table>`;
-  return html`${open}<thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  const body = rows.map((cells) => html`<tr>${cells.map((c) => html`<td>${c}</td>`)}</tr>`);
+  return html`<table${cls ? html` class="${cls}"` : ''}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
 module.exports = { html, trusted, esc, table, Html };

@@ -13,6 +13,7 @@ function runCharts(run) {
   const s = run.series;
   const m = markersOf(run);
   const nodeNames = Object.keys(s.cpu);
+  const generator = run.summary.generator?.name || 'artillery';
   // One time axis for every chart of the run, so they line up.
   const xs = [...s.launched, ...s.completed, ...s.rtMax, ...Object.values(s.cpu).flat()].map((p) => p[0]);
   const axis = {
@@ -30,7 +31,8 @@ function runCharts(run) {
     lineChart(
       [
         { name: 'completed /s', points: s.completed },
-        { name: 'errored /s (per 10 s interval)', points: s.errored },
+        // Artillery tells errors per 10 s interval only; the lab's generators per second.
+        { name: generator === 'artillery' ? 'errored /s (per 10 s interval)' : 'errored /s', points: s.errored },
         { name: 'pending', points: s.pending, axis: 'right' },
       ],
       {
@@ -49,7 +51,7 @@ function runCharts(run) {
       ],
       {
         ...axis,
-        title: 'Response time (ms): client side (Artillery) and server side (StatsD), per second',
+        title: `Response time (ms): client side (the ${generator} generator) and server side (StatsD), per second`,
         yLabel: 'ms',
       },
     ),
@@ -106,20 +108,20 @@ function nodesTable(run) {
   head.push('net in / out');
   const dash = (v) => v ?? '-';
   return html`${table(
-      head,
-      n.rows.map((r) => [
-        r.node,
-        r.cpuPctMean,
-        r.cpuPctMax,
-        r.memMiBMax,
-        dash(r.memLimitMiB),
-        dash(r.memPctOfLimit),
-        r.pidsMax,
-        ...(capped ? [dash(r.cpuCapPct), dash(r.cgroupCpuPct), dash(r.oomKills)] : []),
-        ...(edges ? [dash(r.requests), r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`] : []),
-        r.netInBytes === null ? 'not measured' : `${r.netInBytes} / ${r.netOutBytes}`,
-      ]),
-    )}
+    head,
+    n.rows.map((r) => [
+      r.node,
+      r.cpuPctMean,
+      r.cpuPctMax,
+      r.memMiBMax,
+      dash(r.memLimitMiB),
+      dash(r.memPctOfLimit),
+      r.pidsMax,
+      ...(capped ? [dash(r.cpuCapPct), dash(r.cgroupCpuPct), dash(r.oomKills)] : []),
+      ...(edges ? [dash(r.requests), r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`] : []),
+      r.netInBytes === null ? 'not measured' : `${r.netInBytes} / ${r.netOutBytes}`,
+    ]),
+  )}
     ${n.rows
       .filter((r) => r.oomKills > 0)
       .map(

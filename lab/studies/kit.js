@@ -106,4 +106,12 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
   };
 }
 
-module.exports = { num, ratio, readJson, summaryOf, mdTable, byReason, renderSection, renderReport };
+// A study's pages (study.html, study.md) from its folder alone: the course keeps its own
+// renderer, every other study is sections in the common frame.
+function studyReport(study, { studyDir, plan, missing, failures, machine, scale }) {
+  if (study.render) return study.render({ studyDir, plan, machine, scale, failures });
+  const sections = study.sections({ studyDir, plan, scale, failures });
+  return renderReport({ study, sections, plan, missing, failures, machine, scale });
+}
+
+module.exports = { num, ratio, readJson, summaryOf, mdTable, byReason, renderSection, renderReport, studyReport };

@@ -1,0 +1,143 @@
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { browserTest, launch, openPage } = require('../../browser');
+const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const loadRun = require('../../../lab/report/load-run');
+const { renderRunReport, renderCompare } = require('../../../lab/report/run-report');
+const characterizeHtml = require('../../../lab/report/characterize-html');
+const { capacityPage } = require('../../../lab/report/capacity-html');
+const { STUDIES } = require('../../../lab/studies');
+const { studyReport } = require('../../../lab/studies/kit');
+
+// Every kind of page the lab writes, opened in headless Chromium as a person meets it: the
+// tables are tables (header and rows inside the element), every chart draws marks, nothing
+// reads "undefined", "NaN" or "[object Object]", no console error, nothing fetched. Pages
+// are rendered from the committed fixtures (real quick runs of this machine, cut down to
+// the files the pages read), and one from a real short run. Screenshots:
+// test-output/pages/<page>.png.
+const FIX = path.join(__dirname, '..', 'studies', 'fixtures');
+const machine = { hostname: 'vm', cpuModel: 'x', cores: 2, memoryGiB: 23.5, node: 'v20' };
+const readJson = (f) => JSON.parse(fs.readFileSync(f, 'utf8'));
+
+// The settings each study fixture was made with (the course one: its filters too).
+const STUDY_FIXTURES = {
+  course: {
+    dir: 'course',
+    o: {
+      scale: 0.03,
+      rateScale: 0.1,
+      generator: 'fast',
+      endpoints: ['ping', 'bbox2'],
+      scenarios: ['load'],
+      deployments: ['single', 'replicated'],
+    },
+  },
+  cdn: { dir: 'cdn', o: { scale: 0.1 } },
+  'lb-modes': { dir: 'lb', o: { scale: 0.1 } },
+  balancers: { dir: 'bal', o: { scale: 0.1 } },
+  signaling: { dir: 'sig', o: { scale: 0.1 } },
+};
+const RESULT_FILES = ['summary.json', 'result.json', 'capacity.json'];
+
+function studyPage(name) {
+  const { dir, o } = STUDY_FIXTURES[name];
+  const study = STUDIES[name];
+  const studyDir = path.join(FIX, dir);
+  const plan = study.plan(o);
+  const missing = plan
+    .filter((r) => !RESULT_FILES.some((f) => fs.existsSync(path.join(studyDir, 'runs', r.id, f))))
+    .map((r) => r.id);
+  return studyReport(study, { studyDir, plan, missing, failures: {}, machine, scale: o.scale }).html;
+}
+
+const courseRun = (id) => path.join(FIX, 'course', 'runs', id);
+
+// name -> [html, what the page must show at least: tables, charts]
+function pages() {
+  const single = loadRun(courseRun('ping-load-single'));
+  const replicated = loadRun(courseRun('ping-load-replicated'));
+  const c = readJson(path.join(courseRun('characterize-bbox2'), 'result.json'));
+  return {
+    'run-report': [renderRunReport(single), { tables: 3, charts: 6 }],
+    compare: [renderCompare([single, replicated]), { tables: 1, charts: 5 }],
+    characterize: [characterizeHtml({ ...c, verdict: { ...c.verdict, levels: c.levels } }), { tables: 1, charts: 1 }],
+    capacity: [capacityPage(readJson(path.join(FIX, 'sig', 'runs', 'capacity-500M', 'capacity.json'))), { tables: 2 }],
+    ...Object.fromEntries(
+      Object.keys(STUDY_FIXTURES).map((name) => [`study-${name}`, [studyPage(name), { tables: 1 }]]),
+    ),
+  };
+}
+
+// The checks, as one object per page so a failure names the page and everything wrong.
+function verdict(seen, expected) {
+  return {
+    tablesAtLeast: seen.tables.length >= (expected.tables || 0),
+    tablesWithoutHeader: seen.tables.filter((t) => !t.heads.length).length,
+    tablesWithoutRows: seen.tables.filter((t) => !t.rows).length,
+    strayRows: seen.strayRows,
+    chartsAtLeast: seen.charts.length >= (expected.charts || 0),
+    chartsWithoutMarks: seen.charts.filter((c) => !c.marks).map((c) => c.title),
+    bad: seen.bad,
+    problems: seen.problems,
+  };
+}
+const GOOD = {
+  tablesAtLeast: true,
+  tablesWithoutHeader: 0,
+  tablesWithoutRows: 0,
+  strayRows: 0,
+  chartsAtLeast: true,
+  chartsWithoutMarks: [],
+  bad: [],
+  problems: [],
+};
+
+describe('the pages the lab writes, in Chromium', () => {
+  let browser;
+  beforeAll(async () => {
+    if (require('../../browser').available()) browser = await launch();
+  });
+  afterAll(async () => browser && browser.close());
+
+  browserTest('every page kind from the fixtures shows its tables as tables and draws its charts', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-'));
+    const out = {};
+    for (const [name, [text, expected]] of Object.entries(pages())) {
+      const file = path.join(dir, `${name}.html`);
+      fs.writeFileSync(file, text);
+      const seen = await openPage(browser, file, name);
+      out[name] = verdict(seen, expected);
+    }
+    expect(out).toEqual(Object.fromEntries(Object.keys(out).map((n) => [n, GOOD])));
+  });
+
+  // The same checks on a page the run itself wrote: Artillery's run, with its StatsD and
+  // sampler panels (five charts, phase markers, the deployment drawn).
+  browserTest(
+    'a real run report opens offline with data in every chart',
+    async () => {
+      const r = await lab(
+        ['scenario', 'bbox1', 'spikes', 'replicated', '--scale', '0.05', '--rate-scale', '0.2', '--json'].concat([
+          '--port-base',
+          String(await freePortBase()),
+          '--state-dir',
+          tmpStateDir(),
+          '--results-dir',
+          tmpStateDir(),
+          '--no-graphite',
+        ]),
+        { timeoutMs: 180000 },
+      );
+      expect(r.code).toBe(0);
+      const report = path.join(JSON.parse(r.stdout).resultsDir, 'report.html');
+      const seen = await openPage(browser, report, 'run-report-live');
+      expect(verdict(seen, { tables: 3, charts: 6 })).toEqual(GOOD);
+      const series = seen.charts.filter((c) => c.title !== 'svg' && c.marks > 0);
+      expect(series.length).toBeGreaterThanOrEqual(5);
+    },
+    240000,
+  );
+});
