@@ -19,7 +19,16 @@ describe('html tagged template', () => {
   // The browser test (test/lab/report/pages.test.js) sees the page; this says why it broke:
   // every row sits between the table's own tags, none after a closed table.
   test('a table is one element: its header and rows inside it, cells escaped', () => {
-    const out = String(table(['a', 'b'], [[1, '<x>'], [2, 3]], 'wide'));
+    const out = String(
+      table(
+        ['a', 'b'],
+        [
+          [1, '<x>'],
+          [2, 3],
+        ],
+        'wide',
+      ),
+    );
     expect(out).toMatch(/^<table class="wide"><thead><tr><th>a<\/th><th>b<\/th><\/tr><\/thead><tbody>/);
     expect(out.indexOf('</table>')).toBe(out.length - '</table>'.length);
     expect(out.match(/<tr>/g)).toHaveLength(3);
