@@ -1,5 +1,16 @@
 'use strict';
 
+const path = require('node:path');
+
+// The command that stops a deployment of `stateDir`, as a user would type it: the folder
+// named unless it is the default one (a hint without it would miss the deployment).
+const DEFAULT_STATE_DIR = path.join(__dirname, '..', '.lab');
+function downHint(stateDir) {
+  const dir = path.resolve(stateDir || DEFAULT_STATE_DIR);
+  if (dir === DEFAULT_STATE_DIR) return 'npm run down';
+  return `npm run down -- --state-dir ${/^[\w@%+=:,./-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, "'\\''")}'`}`;
+}
+
 // Every error the lab raises, in one table. A code names the situation, `exit` is the CLI
 // exit code (2: the user typed something wrong; 1: the run or the machine failed), and
 // `message` turns the details into one sentence a user can act on.
@@ -30,7 +41,7 @@ const table = {
   },
   LAB_ERR_ALREADY_UP: {
     exit: 1,
-    message: (name, dir) => `a deployment (${name}) is already up in ${dir}: run \`npm run down\` first`,
+    message: (name, dir) => `a deployment (${name}) is already up in ${dir}: run \`${downHint(dir)}\` first`,
   },
   LAB_ERR_NOT_UP: { exit: 1, message: () => 'no deployment is up: start one with `npm run deploy -- <deployment>`' },
   LAB_ERR_UNHEALTHY: { exit: 1, message: (what, detail) => `${what} did not become healthy: ${detail}` },
@@ -77,6 +88,12 @@ const table = {
     message: (n, cores, limit) =>
       `${n} service processes on ${cores} core(s) is above the lab's limit of ${limit} (8 per core): add --force if you mean it`,
   },
+  // One command at a time per folder (lab/ownership/lock.js).
+  LAB_ERR_LOCKED: {
+    exit: 2,
+    message: (what, dir, holder) =>
+      `${what} ${dir} is in use by ${holder}: wait for it to finish, stop it (Ctrl-C in its terminal), or use another folder`,
+  },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
 };
 
@@ -95,4 +112,4 @@ function labError(code, ...details) {
   return new LabError(code, ...details);
 }
 
-module.exports = { LabError, labError, codes: Object.freeze(Object.keys(table)) };
+module.exports = { LabError, labError, downHint, codes: Object.freeze(Object.keys(table)) };

@@ -21,7 +21,7 @@ function hubRegistry() {
     if (!m.size) rooms.delete(room);
   }
 
-  // One request of a process: answers carry its `id`.
+  // One request of a process, already checked (hub/protocol.js): answers carry its `id`.
   function handle(link, req) {
     switch (req.op) {
       case 'join': {
@@ -31,6 +31,13 @@ function hubRegistry() {
         for (const [p, l] of m) deliver(l, p, { type: 'peer-joined', id: req.peer });
         m.set(req.peer, link);
         return link.send({ op: 'joined', id: req.id, peers });
+      }
+      case 'rejoin': {
+        // After the hub restarted, each process registers the peers it still holds: the
+        // room is rebuilt as it was, and nobody is told (they knew each other already).
+        if (!rooms.has(req.room)) rooms.set(req.room, new Map());
+        rooms.get(req.room).set(req.peer, link);
+        return undefined;
       }
       case 'send': {
         const to = rooms.get(req.room)?.get(req.to);

@@ -1,5 +1,6 @@
 'use strict';
 
+const os = require('node:os');
 const { labError } = require('../common/errors');
 const { pick } = require('./names');
 const { capNames } = require('./topology');
@@ -65,10 +66,31 @@ function resolveCaps(caps, graph) {
   return out;
 }
 
+// Caps this machine cannot give are refused, not silently accepted: more CPU than its cores
+// (a cap of 1000% on 2 cores caps nothing), more memory than it has. `machine`: { cores,
+// memoryBytes }. Engines on other machines (a swarm) are not checked against this one.
+function checkCapsFit(caps, machine = { cores: os.cpus().length, memoryBytes: os.totalmem() }) {
+  for (const [node, c] of Object.entries(caps)) {
+    if (c.cpuPct !== null && c.cpuPct > machine.cores * 100) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--cap ${node}: ${c.cpuPct}% of a core is more than this machine's ${machine.cores} core(s) (at most ${machine.cores * 100}%)`,
+      );
+    }
+    if (c.memoryBytes !== null && c.memoryBytes > machine.memoryBytes) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--cap ${node}: ${mib(c.memoryBytes)} MiB is more memory than this machine has (${mib(machine.memoryBytes)} MiB)`,
+      );
+    }
+  }
+  return caps;
+}
+
 const mib = (bytes) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const describeCap = (c) =>
   [c.cpuPct !== null ? `${c.cpuPct}% CPU` : null, c.memoryBytes !== null ? `${mib(c.memoryBytes)} MiB` : null]
     .filter(Boolean)
     .join(', ');
 
-module.exports = { parseCap, resolveCaps, describeCap, parseMemory, mib };
+module.exports = { parseCap, resolveCaps, checkCapsFit, describeCap, parseMemory, mib };

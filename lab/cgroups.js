@@ -203,10 +203,17 @@ async function removeGroups(sys, token, { timeoutMs = 3000 } = {}) {
   const removed = [];
   const failed = [];
   for (const parent of parentDirs(sys, token).filter(exists)) {
-    const children = fs
-      .readdirSync(parent, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => path.join(parent, e.name));
+    let children;
+    try {
+      children = fs
+        .readdirSync(parent, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => path.join(parent, e.name));
+    } catch (err) {
+      // Removed meanwhile (by another process stopping the same groups): nothing left to do.
+      if (err.code === 'ENOENT') continue;
+      throw err;
+    }
     for (const dir of [...children, parent]) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

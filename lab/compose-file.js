@@ -102,7 +102,9 @@ function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps =
         // up with the scenario's --run-name so both sides show under one run.
         STATSD_PREFIX: `lab.${sub('LAB_RUN', `compose-${deployment.name}`)}.service`,
         // Signaling rooms shared across the replicas' processes (hub/).
-        ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: `hub:${INNER.hub}` } : {}),
+        ...(node.upstreams.includes('hub')
+          ? { SIGNAL_HUB: `hub:${INNER.hub}`, SIGNAL_HUB_TOKEN: sub('LAB_HUB_TOKEN', '') }
+          : {}),
       },
       depends_on: {
         bbox: { condition: 'service_healthy' },
@@ -115,7 +117,8 @@ function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps =
       build: build('service/Dockerfile'),
       init: true,
       command: ['node', 'hub/index.js'],
-      environment: { HOST: '0.0.0.0', PORT: String(INNER.hub) },
+      // On the project's network only (never published); the token when the lab runs it.
+      environment: { HOST: '0.0.0.0', PORT: String(INNER.hub), HUB_TOKEN: sub('LAB_HUB_TOKEN', '') },
       // The image's health check asks the service's /healthz, which the hub does not serve:
       // healthy is accepting TCP, since a replica connects to it once, at start.
       healthcheck: {
@@ -226,7 +229,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
     environment: {
       // Swarm fills in the task's slot: the same replica-N names as the other runtimes.
       INSTANCE: 'replica-{{.Task.Slot}}',
-      ...(hub ? { SIGNAL_HUB: `hub:${INNER.hub}` } : {}),
+      ...(hub ? { SIGNAL_HUB: `hub:${INNER.hub}`, SIGNAL_HUB_TOKEN: sub('LAB_HUB_TOKEN', '') } : {}),
       WORKERS: String(deployment.workers),
       PORT: String(INNER.service),
       BBOX1_URL: `http://bbox:${INNER.bbox1}`,
@@ -257,7 +260,7 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
             hub: {
               image: `${registry}${IMAGES.service}`,
               command: ['node', 'hub/index.js'],
-              environment: { HOST: '0.0.0.0', PORT: String(INNER.hub) },
+              environment: { HOST: '0.0.0.0', PORT: String(INNER.hub), HUB_TOKEN: sub('LAB_HUB_TOKEN', '') },
               healthcheck: { disable: true },
               networks: ['lab'],
               deploy: { ...dnsrr, replicas: 1, resources: { limits: { cpus: '0.5', memory: '128M' } } },

@@ -1,8 +1,8 @@
 'use strict';
 
 const express = require('express');
-const burn = require('./heavy');
-const { work } = require('./heavy');
+const { burnSteps, workSteps } = require('./heavy');
+const cpuGate = require('./cpu-gate');
 const localRegistry = require('./signal/local-registry');
 
 const PING_BODY = 'pong';
@@ -25,7 +25,6 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-
   // Who served this answer: load balancing is visible from outside.
   app.use((req, res, next) => {
     res.set('X-Instance', identity.instance);
@@ -39,16 +38,30 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
     next();
   });
 
-  app.get('/ping', (req, res) => {
-    res.type('text/plain').send(PING_BODY);
-  });
+  // /heavy and /work take the process's CPU one at a time, in arrival order, and every
+  // request that comes meanwhile waits behind them (./cpu-gate.js). They are routed before
+  // the gate's hold, so that they wait as CPU work (counted, bounded), not as plain requests.
+  const cpu = cpuGate({ maxWaiting: config.cpuQueueMax, metrics });
 
   app.get('/heavy', (req, res) => {
     const ms = intParam(req, res, 'ms', 1, 60000, config.heavyMs);
     if (ms === null) return;
-    const start = performance.now();
-    burn(ms);
-    res.json({ ms, tookMs: Math.round(performance.now() - start) });
+    cpu.run(req, res, burnSteps(ms), (tookMs) => res.json({ ms, tookMs: Math.round(tookMs) }));
+  });
+
+  // A fixed amount of CPU work, `n` rounds of 10,000 steps (seed 004's servers): under a CPU
+  // cap it takes longer, unlike /heavy, which burns a fixed time.
+  app.get('/work', (req, res) => {
+    const n = intParam(req, res, 'n', 1, 100000, 100);
+    if (n === null) return;
+    const step = workSteps(n);
+    cpu.run(req, res, step, (tookMs) => res.json({ n, result: step.result(), tookMs: Math.round(tookMs) }));
+  });
+
+  app.use(cpu.hold);
+
+  app.get('/ping', (req, res) => {
+    res.type('text/plain').send(PING_BODY);
   });
 
   // An answer after `ms` without using the CPU meanwhile (seed 001's 200 ms backend): the
@@ -58,16 +71,6 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
     if (ms === null) return;
     const start = performance.now();
     setTimeout(() => res.json({ ms, tookMs: Math.round(performance.now() - start) }), ms);
-  });
-
-  // A fixed amount of CPU work, `n` rounds of 10,000 steps (seed 004's servers): under a CPU
-  // cap it takes longer, unlike /heavy, which burns a fixed time.
-  app.get('/work', (req, res) => {
-    const n = intParam(req, res, 'n', 1, 100000, 100);
-    if (n === null) return;
-    const start = performance.now();
-    const result = work(n);
-    res.json({ n, result, tookMs: Math.round(performance.now() - start) });
   });
 
   for (const [name, base] of [
@@ -133,6 +136,7 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
       pid: process.pid,
       memory: { rssBytes: m.rss, heapUsedBytes: m.heapUsed, heapTotalBytes: m.heapTotal, externalBytes: m.external },
       signal: signalStats(),
+      cpu: cpu.stats(),
     });
   });
 

@@ -10,6 +10,9 @@ const schema = {
   workers: { name: 'WORKERS', type: 'int', min: 1, max: 64, default: 1 },
   instance: { name: 'INSTANCE', type: 'string', default: () => os.hostname() },
   heavyMs: { name: 'HEAVY_MS', type: 'int', min: 1, max: 60000, default: 5000 },
+  // How many /heavy or /work requests may wait for the process's CPU (./cpu-gate.js); the
+  // next gets 503 with Retry-After.
+  cpuQueueMax: { name: 'CPU_QUEUE_MAX', type: 'int', min: 0, max: 100000, default: 256 },
   bbox1Url: { name: 'BBOX1_URL', type: 'url', default: 'http://127.0.0.1:9090' },
   bbox2Url: { name: 'BBOX2_URL', type: 'url', default: 'http://127.0.0.1:9091' },
   // Longer than the clients' 10 s: when the synchronous black box is overloaded the client
@@ -19,6 +22,8 @@ const schema = {
   // Where the signaling rooms are shared across workers and replicas (hub/, host:port);
   // empty: rooms are this process's own.
   signalHub: { name: 'SIGNAL_HUB', type: 'string', default: '' },
+  // The deployment's token the hub asks for (HUB_TOKEN there); empty where the hub has none.
+  signalHubToken: { name: 'SIGNAL_HUB_TOKEN', type: 'string', default: '' },
   // How long an edge (or any cache) may keep a /asset answer.
   assetMaxAgeS: { name: 'ASSET_MAX_AGE_S', type: 'int', min: 0, max: 86400, default: 60 },
   statsdHost: { name: 'STATSD_HOST', type: 'string', default: '' },

@@ -1,27 +1,51 @@
 'use strict';
 
-// Burns CPU on the calling thread for `ms` milliseconds. It deliberately never yields: the
-// point of /heavy is that one process serves one of them at a time and everything else it
-// was asked meanwhile waits behind it.
-function burn(ms) {
-  const end = performance.now() + ms;
+// The CPU work of /heavy and /work, as steps for service/cpu-gate.js: each step is a little
+// work (10,000 arithmetic steps, ~0.04 ms here) and says whether the job is done.
+const STEPS = 10000;
+function spin() {
   let x = 0;
-  while (performance.now() < end) {
-    for (let i = 0; i < 10000; i++) x = (x * 31 + i) % 1000003;
-  }
+  for (let i = 0; i < STEPS; i++) x = (x * 31 + i) % 1000003;
   return x;
 }
 
-// A fixed amount of CPU work: `rounds` rounds of 10,000 steps, however long they take. Unlike
-// burn(), a process given less CPU (a cgroup cap, a busy machine) takes longer to finish it:
+// /heavy: burns the CPU for `ms` milliseconds of wall time from its start, however much
+// work that is.
+function burnSteps(ms) {
+  const end = performance.now() + ms;
+  return () => {
+    spin();
+    return performance.now() >= end;
+  };
+}
+
+// /work: a fixed amount of CPU work, `rounds` rounds, however long they take. Unlike
+// /heavy, a process given less CPU (a cgroup cap, a busy machine) takes longer to finish it:
 // what a CPU-capped server's response time should show (seed 004).
-function work(rounds) {
+function workSteps(rounds) {
+  let done = 0;
   let x = 0;
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < 10000; i++) x = (x * 31 + i) % 1000003;
-  }
-  return x;
+  const step = () => {
+    x = (x + spin()) % 1000003;
+    done += 1;
+    return done >= rounds;
+  };
+  step.result = () => x;
+  return step;
+}
+
+// Both at once, blocking, for callers outside a request (benchmarks).
+function burn(ms) {
+  const step = burnSteps(ms);
+  while (!step());
+}
+function work(rounds) {
+  const step = workSteps(rounds);
+  while (!step());
+  return step.result();
 }
 
 module.exports = burn;
 module.exports.work = work;
+module.exports.burnSteps = burnSteps;
+module.exports.workSteps = workSteps;

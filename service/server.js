@@ -16,17 +16,18 @@ function startServer(config, identity) {
   const metrics = createMetrics(config);
   // Signaling rooms: shared through the hub when there is one (several workers or replicas),
   // else this process's own.
-  const rooms = config.signalHub ? hubClient(config.signalHub) : localRegistry();
+  const rooms = config.signalHub ? hubClient(config.signalHub, { token: config.signalHubToken }) : localRegistry();
   let signaling = null;
   const signalStats = () => (signaling ? signaling.stats() : { connections: 0, messagesIn: 0, messagesOut: 0 });
   const app = createApp({ config, identity, upstream, metrics, rooms, signalStats });
   const server = http.createServer(app);
   signaling = attachSignaling(server, { registry: rooms, metrics, identity });
+  // Without the hub this process goes on serving HTTP and its own participants; signaling
+  // across processes answers UNAVAILABLE until the hub is back (./signal/hub-client.js).
   if (rooms.onLost) {
-    rooms.onLost((err) => {
-      process.stderr.write(`service ${identity.instance}/${identity.worker}: lost the hub (${err.message}); exiting\n`);
-      process.exit(1);
-    });
+    const who = `service ${identity.instance}/${identity.worker}`;
+    rooms.onLost((err) => process.stderr.write(`${who}: lost the hub (${err.message})\n`));
+    rooms.onBack(() => process.stderr.write(`${who}: the hub is back; rooms registered again\n`));
   }
   // nginx keeps upstream connections open for reuse; closing them first would turn into
   // failed requests at nginx, so idle connections live longer than nginx's keepalive_timeout.

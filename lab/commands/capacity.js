@@ -6,6 +6,7 @@ const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { runDirOf } = require('../run-dir');
 const { own } = require('../ownership/cleanups');
+const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const { planPorts } = require('../ports');
 const { resolveDeployment } = require('../deployments');
@@ -73,7 +74,14 @@ function plan(argv) {
       `--levels go up to ${Math.max(...levels)}; this machine's generator opens at most ${ceiling}${fds.note ? ` (${fds.note})` : ''}`,
     );
   }
-  if (new Set(levels).size < 2) throw labError('LAB_ERR_USAGE', '--levels needs two different counts for a fit');
+  // A line through two points always fits (r² 1): it says nothing of how well memory grows
+  // linearly, and two levels once gave "356 connections for 500 MiB".
+  if (new Set(levels).size < 3) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      '--levels needs at least three different counts: a fit of two always looks perfect',
+    );
+  }
   const ctx = contextOf(values);
   assertClaimable(ctx.stateDir, '--state-dir');
   return {
@@ -262,6 +270,7 @@ async function verify(p, limitBytes, target, dir, log) {
 async function capacityCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
+  holdDir(p.ctx.stateDir, '--state-dir');
   const dir = runDirOf(p.values, `capacity-${mib(p.limitBytes)}MiB`);
   if (p.values['run-dir']) resetDir(dir, '--run-dir');
   else claimDir(dir, 'the run folder');

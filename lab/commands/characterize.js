@@ -8,6 +8,7 @@ const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { runDirOf } = require('../run-dir');
 const { adoptStateDir, helperEnv } = require('../ownership/adopt');
 const { own } = require('../ownership/cleanups');
+const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const { loadConfig: loadBboxConfig } = require('../../bbox/config');
 const closedLoop = require('../closed-loop');
@@ -147,6 +148,7 @@ async function characterizeCommand(argv, { log }) {
   if (p.help) return { stdout: USAGE };
 
   let url = p.target;
+  if (p.named) holdDir(p.ctx.stateDir, '--state-dir');
   if (p.named) adoptStateDir(p.ctx.stateDir);
   if (p.named) url = p.via === 'service' ? await startThroughService(p, log) : await startBoxes(p, log);
 

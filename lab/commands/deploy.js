@@ -6,10 +6,11 @@ const { planPorts } = require('../ports');
 const { runtimeFor, ENGINES } = require('../runtime');
 const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
 const { own } = require('../ownership/cleanups');
+const { holdDir } = require('../ownership/lock');
 const { assertClaimable } = require('../ownership/dirs');
-const { labError } = require('../../common/errors');
+const { labError, downHint } = require('../../common/errors');
 const processTable = require('../process-table');
-const { parseCap, resolveCaps, describeCap } = require('../caps');
+const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../caps');
 const { buildGraph } = require('../topology');
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none|mesh]
@@ -67,6 +68,7 @@ function planDeploy(values, positional) {
   const ports = planPorts(ctx.portBase, deployment.replicas, deployment.edges);
   // Caps name the nodes of this deployment's graph; checked here, before anything starts.
   const caps = resolveCaps(values.cap || [], buildGraph(deployment, ports));
+  if (engine !== 'swarm') checkCapsFit(caps);
   assertClaimable(ctx.stateDir, '--state-dir');
   return { deployment, ctx, ports, caps, engine };
 }
@@ -75,6 +77,7 @@ async function deploy(argv, { log }) {
   const { help, values, positionals } = COMMAND.parse(argv);
   if (help) return { stdout: USAGE };
   const { deployment, ctx, ports, caps, engine } = planDeploy(values, positionals[0]);
+  holdDir(ctx.stateDir, '--state-dir');
   const runtime = runtimeFor(engine, { stateDir: ctx.stateDir, host: ctx.host, log });
 
   runtime.assertNotUp();
@@ -90,7 +93,7 @@ async function deploy(argv, { log }) {
   const status = await runtime.status();
   if (values.json) return { stdout: JSON.stringify(status, null, 2) };
   return {
-    stdout: `${deployment.label} is up at ${(state.urls || [state.url]).join(', ')}\n\n${processTable(status)}\n\nstop it with: npm run down`,
+    stdout: `${deployment.label} is up at ${(state.urls || [state.url]).join(', ')}\n\n${processTable(status)}\n\nstop it with: ${downHint(ctx.stateDir)}`,
   };
 }
 

@@ -3,6 +3,7 @@
 const { runtimeOfState } = require('../runtime');
 const { defineCommand, STATE } = require('../cli/flags');
 const { own } = require('../ownership/cleanups');
+const { holdDir } = require('../ownership/lock');
 
 const USAGE = 'usage: npm run down [-- --state-dir DIR] [--json]';
 const COMMAND = defineCommand({ usage: USAGE, flags: STATE });
@@ -12,6 +13,7 @@ const COMMAND = defineCommand({ usage: USAGE, flags: STATE });
 async function down(argv, { log }) {
   const { help, values } = COMMAND.parse(argv);
   if (help) return { stdout: USAGE };
+  holdDir(values['state-dir'], '--state-dir');
   log('stopping the deployment');
   const stopping = runtimeOfState({ stateDir: values['state-dir'] }).down({ helpers: true });
   // A Ctrl-C during the stop waits for it to finish instead of leaving half of it running.

@@ -5,6 +5,7 @@ const { defineCommand, STATE } = require('../cli/flags');
 const { LIMITS } = require('../deployments');
 const { labError } = require('../../common/errors');
 const processTable = require('../process-table');
+const { holdDir } = require('../ownership/lock');
 
 const USAGE = `usage: npm run scale -- replica=N [--state-dir DIR] [--json]
 Sets the number of service replicas of the deployment that is up, and waits until each
@@ -29,6 +30,7 @@ async function scale(argv, { log }) {
   const { help, values, positionals } = COMMAND.parse(argv);
   if (help) return { stdout: USAGE };
   const replicas = parseTarget(positionals[0]);
+  holdDir(values['state-dir'], '--state-dir');
   const runtime = runtimeOfState({ stateDir: values['state-dir'], log });
   const { state } = runtime.state.inspect();
   if (!state) throw labError('LAB_ERR_NOT_UP');

@@ -12,6 +12,7 @@ const { pick } = require('../names');
 const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { own, interrupted } = require('../ownership/cleanups');
+const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const { clock } = require('../cli/progress');
 const table = require('../table');
@@ -78,6 +79,69 @@ function isDone(dir, step) {
     return JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).status === 'completed';
   } catch {
     return false;
+  }
+}
+
+// What a run was made with, written into its folder once its command ended: the study, the
+// run's own command line (as planned, before a group's address is filled in) and the study's
+// settings.
+const RUN_RECORD = 'study-run.json';
+function writeRunRecord(dir, record) {
+  if (fs.existsSync(dir)) fs.writeFileSync(path.join(dir, RUN_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+}
+function readRunRecord(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, RUN_RECORD), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+// Refuses a folder whose study or finished runs were made with other settings, saying which
+// and the way out; accepts one whose study.json is lost or damaged when every finished run
+// of the plan was made as this study would make it.
+function checkSettings(settingsFile, settings, plan, runDir, studyDir) {
+  const wayOut = 'give the same settings to go on with it, --fresh to start it over, or another --dir';
+  let before = null;
+  let unreadable = false;
+  if (fs.existsSync(settingsFile)) {
+    try {
+      before = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+      if (!before || typeof before !== 'object') throw new Error('not an object');
+    } catch {
+      before = null;
+      unreadable = true;
+    }
+  }
+  if (before) {
+    const differs = Object.keys(settings).filter((k) => before[k] !== settings[k]);
+    if (differs.length) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `${studyDir} holds the ${before.study} study with ${differs.map((k) => `${k} ${before[k]}`).join(', ')}; ${wayOut}`,
+      );
+    }
+  }
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  for (const step of plan) {
+    const dir = runDir(step);
+    if (!isDone(dir, step)) continue;
+    const rec = readRunRecord(dir);
+    if (!rec) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `${dir} holds results without a record of what they were made with (${RUN_RECORD})${unreadable ? ' and study.json is unreadable' : ''}; ${wayOut}`,
+      );
+    }
+    if (rec.study !== settings.study || !same(rec.args, step.args)) {
+      const differs = Object.keys(settings).filter((k) => rec.settings && rec.settings[k] !== settings[k]);
+      throw labError(
+        'LAB_ERR_USAGE',
+        `${dir} was made by the ${rec.study} study with ${
+          differs.length ? differs.map((k) => `${k} ${rec.settings[k]}`).join(', ') : `\`${rec.args.join(' ')}\``
+        }; ${wayOut}`,
+      );
+    }
   }
 }
 
@@ -209,8 +273,15 @@ async function studyCommand(argv, { log }) {
     };
   }
 
+  // One study at a time in a folder, and one command at a time on its state folder (its
+  // runs, the study's own children, go on under the study's lock).
+  holdDir(studyDir, '--dir');
+  holdDir(ctx.stateDir, '--state-dir');
+
   // The finished runs of a folder are only reused by the same study at the same settings:
-  // a quick run is not a step of a full one.
+  // a quick run is not a step of a full one. study.json says the folder's settings, and
+  // each run's own record (RUN_RECORD) what that run was made with, so a lost or damaged
+  // study.json neither adopts runs of other settings nor refuses runs of the same ones.
   const settings = {
     study: name,
     scale: o.scale,
@@ -220,21 +291,7 @@ async function studyCommand(argv, { log }) {
     engine: o.engine ?? null,
   };
   const settingsFile = path.join(studyDir, 'study.json');
-  if (!values.fresh && fs.existsSync(settingsFile)) {
-    let before = null;
-    try {
-      before = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-    } catch {
-      // unreadable: treated as different below
-    }
-    const differs = Object.keys(settings).filter((k) => !before || before[k] !== settings[k]);
-    if (differs.length) {
-      throw labError(
-        'LAB_ERR_USAGE',
-        `${studyDir} holds ${before ? `the ${before.study} study with ${differs.map((k) => `${k} ${before[k]}`).join(', ')}` : 'a study whose study.json is unreadable'}; give the same settings to go on with it, --fresh to start it over, or another --dir`,
-      );
-    }
-  }
+  if (!values.fresh) checkSettings(settingsFile, settings, plan, runDir, studyDir);
   claimDir(studyDir, '--dir');
   if (values.fresh) resetDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
   else claimDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
@@ -328,6 +385,7 @@ async function studyCommand(argv, { log }) {
       if (!skip) {
         const r = await runOwned([...args, '--run-dir', dir, '--json', ...ctxArgs]);
         if (interrupted()) break;
+        writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
         if (r.code !== 0) {
           failures[step.id] = `exited ${r.code}: ${reasonOf(r.tail, r.code)} (see ${dir})`;
           log(`run ${step.id} failed (${r.code}); going on with the next`);

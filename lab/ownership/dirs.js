@@ -8,6 +8,10 @@ const { labError } = require('../../common/errors');
 // The lab deletes only folders it created. A folder it creates gets a marker file; a folder
 // without one that is not empty belongs to someone else and is refused, never cleaned.
 const MARKER = '.lab-owned';
+// The lock of the command using a folder (lab/ownership/lock.js): never content, never
+// deleted by a reset.
+const LOCK = '.lab-lock';
+const KEEP = new Set([MARKER, LOCK]);
 
 function readMarker(dir) {
   try {
@@ -18,7 +22,7 @@ function readMarker(dir) {
 }
 
 function isEmpty(dir) {
-  return fs.readdirSync(dir).length === 0;
+  return fs.readdirSync(dir).every((n) => n === LOCK);
 }
 
 // Makes `dir` the lab's: creates it (marked), marks it when it is empty, accepts it when it
@@ -51,7 +55,7 @@ function claimDir(dir, what) {
 function resetDir(dir, what) {
   const marker = claimDir(dir, what);
   for (const name of fs.readdirSync(dir)) {
-    if (name !== MARKER) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    if (!KEEP.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
   }
   return marker;
 }
@@ -76,4 +80,4 @@ function assertClaimable(dir, what) {
   }
 }
 
-module.exports = { claimDir, resetDir, removeOwnedDir, assertClaimable, readMarker, MARKER };
+module.exports = { claimDir, resetDir, removeOwnedDir, assertClaimable, readMarker, MARKER, LOCK };

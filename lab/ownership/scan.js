@@ -70,4 +70,4 @@ function findOwned(token, { helpers = true } = {}) {
   return [...owned].filter((pid) => state.get(pid) !== 'Z' && state.get(pid) !== 'X').sort((a, b) => a - b);
 }
 
-module.exports = { findOwned, VAR };
+module.exports = { findOwned, selfAndAncestors, VAR };

@@ -1,5 +1,6 @@
 'use strict';
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -16,8 +17,11 @@ const { resetDir } = require('../ownership/dirs');
 
 const ROOT = path.join(__dirname, '..', '..');
 
-// Runs docker-compose or docker; resolves { code, out } (stdout and stderr together). The
-// promise carries the child, so a long `up` can be stopped when the run is interrupted.
+// Runs docker-compose or docker; resolves { code, out, timedOut } (stdout and stderr
+// together). The promise carries the child, so a long `up` can be stopped when the run is
+// interrupted. Every call has a time-out: builds may take minutes, a question to the engine
+// (ENGINE_CHECK_MS) only seconds.
+const ENGINE_CHECK_MS = 15000;
 function run(cmd, args, { env = process.env, timeoutMs = 600000 } = {}) {
   let child;
   const done = new Promise((resolve, reject) => {
@@ -25,18 +29,33 @@ function run(cmd, args, { env = process.env, timeoutMs = 600000 } = {}) {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err.code === 'ENOENT' ? labError('LAB_ERR_ENGINE', `${cmd} is not installed`) : err);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, out });
+      resolve({ code, out, timedOut });
     });
   });
   done.child = child;
   return done;
+}
+
+// The engine did not answer, or said no: one message naming what to run to see why.
+function engineSilent(r, env, command) {
+  const where = env.DOCKER_HOST ? `DOCKER_HOST=${env.DOCKER_HOST}` : 'the default socket';
+  return labError(
+    'LAB_ERR_ENGINE',
+    r.timedOut
+      ? `no answer from the engine at ${where} within ${ENGINE_CHECK_MS / 1000} s (\`${command}\` hung; \`docker info\` shows what is wrong)`
+      : `no engine answers at ${where} (${tail(r.out, 1)})`,
+  );
 }
 
 // The same deployments as LocalRuntime, as containers on the engine DOCKER_HOST names
@@ -62,6 +81,7 @@ class ComposeRuntime extends EngineRuntime {
       LAB_PORT: String(state.ports.nginx),
       LAB_BIND: state.host,
       LAB_KEY: state.key ?? '',
+      LAB_HUB_TOKEN: state.hubToken ?? '',
       ...(state.heavyMs ? { LAB_HEAVY_MS: state.heavyMs } : {}),
     };
   }
@@ -69,9 +89,12 @@ class ComposeRuntime extends EngineRuntime {
   // options: { bbox: { key }, serviceEnv: { HEAVY_MS } } as for LocalRuntime.
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
-    await run('docker-compose', ['version', '--short'], { env: this.env });
-    const probe = await run('docker', ['version', '--format', '{{.Server.Version}}'], { env: this.env });
-    if (probe.code !== 0) throw labError('LAB_ERR_ENGINE', `no engine answers (${tail(probe.out, 1)})`);
+    await run('docker-compose', ['version', '--short'], { env: this.env, timeoutMs: ENGINE_CHECK_MS });
+    const probe = await run('docker', ['version', '--format', '{{.Server.Version}}'], {
+      env: this.env,
+      timeoutMs: ENGINE_CHECK_MS,
+    });
+    if (probe.code !== 0) throw engineSilent(probe, this.env, 'docker version');
     await assertFree([{ port: ports.nginx, role: 'nginx (published)' }], this.host);
 
     adoptStateDir(this.stateDir);
@@ -99,6 +122,8 @@ class ComposeRuntime extends EngineRuntime {
       host: this.host,
       ports: { nginx: ports.nginx },
       key: options.bbox?.key ?? '',
+      // The deployment's own hub token (hub/server.js), passed to the hub and the replicas.
+      hubToken: crypto.randomBytes(16).toString('hex'),
       heavyMs: options.serviceEnv?.HEAVY_MS,
       url: `http://${this.host}:${ports.nginx}`,
       startedAt: new Date().toISOString(),
@@ -203,3 +228,5 @@ function tail(text, lines = 8) {
 module.exports = ComposeRuntime;
 module.exports.run = run;
 module.exports.tail = tail;
+module.exports.engineSilent = engineSilent;
+module.exports.ENGINE_CHECK_MS = ENGINE_CHECK_MS;

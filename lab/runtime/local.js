@@ -1,5 +1,6 @@
 'use strict';
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -138,7 +139,10 @@ class LocalRuntime {
     // deployment's pm2 home or nginx prefix survives.
     for (const d of ['pm2', 'nginx', 'logs', 'home']) resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
     const token = this.state.token();
-    const address = (name) => `${this.host}:${nodeOf(graph, name).port}`;
+    // The hub serves the deployment's own processes only: on loopback whatever --host says,
+    // and to those that show this deployment's token (hub/server.js).
+    const hubToken = crypto.randomBytes(16).toString('hex');
+    const address = (name) => `${name === 'hub' ? '127.0.0.1' : this.host}:${nodeOf(graph, name).port}`;
     for (const node of nginxNodes) {
       const paths = nginxPaths(this.stateDir, node.name);
       fs.mkdirSync(paths.tempDir, { recursive: true });
@@ -246,12 +250,19 @@ class LocalRuntime {
                   : {}),
                 STATSD_PREFIX: 'lab.service',
                 // Signaling rooms shared across the deployment's service processes.
-                ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: address('hub') } : {}),
+                ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: address('hub'), SIGNAL_HUB_TOKEN: hubToken } : {}),
                 ...(options.serviceEnv || {}),
               },
             }),
           ),
-        hub: (node) => pm2.start(app(node.name, 'hub/index.js', { env: { HOST: this.host, PORT: String(node.port) } })),
+        hub: (node) =>
+          pm2.start(
+            app(node.name, 'hub/index.js', {
+              env: { HOST: '127.0.0.1', PORT: String(node.port), HUB_TOKEN: hubToken },
+              // It stops at once on SIGTERM (hub/index.js).
+              kill_timeout: 2000,
+            }),
+          ),
         node: (node) =>
           pm2.start(
             app(node.name, 'balancer/index.js', {

@@ -1,10 +1,11 @@
 'use strict';
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
-const { run, tail } = require('./compose');
+const { run, tail, engineSilent, ENGINE_CHECK_MS } = require('./compose');
 const { assertFree } = require('../ports');
 const { buildGraph } = require('../topology');
 const { composeProject, stackProject, containerNginxConfig } = require('../compose-file');
@@ -32,8 +33,10 @@ class SwarmRuntime extends EngineRuntime {
 
   // The engine answers, and is a swarm manager: otherwise one message saying what to do.
   async assertManager() {
-    const r = await this.docker(['info', '--format', '{{.Swarm.LocalNodeState}} {{.Swarm.ControlAvailable}}']);
-    if (r.code !== 0) throw labError('LAB_ERR_ENGINE', `no engine answers (${tail(r.out, 1)})`);
+    const r = await this.docker(['info', '--format', '{{.Swarm.LocalNodeState}} {{.Swarm.ControlAvailable}}'], {
+      timeoutMs: ENGINE_CHECK_MS,
+    });
+    if (r.code !== 0) throw engineSilent(r, this.env, 'docker info');
     const [nodeState, manager] = r.out.trim().split(/\s+/);
     if (nodeState !== 'active' || manager !== 'true') {
       throw labError(
@@ -85,6 +88,7 @@ class SwarmRuntime extends EngineRuntime {
     stack.services.service.environment.STATSD_HOST = 'statsd.invalid';
     fs.writeFileSync(stackFile, dump(stack));
 
+    const hubToken = crypto.randomBytes(16).toString('hex');
     const state = {
       runtime: 'swarm',
       stack: stackName(this.stateDir),
@@ -111,7 +115,7 @@ class SwarmRuntime extends EngineRuntime {
       if (build.code !== 0) throw labError('LAB_ERR_PROCESS', 'building the images', tail(build.out));
       this.log(`deploying the stack ${state.stack}`);
       const d = await this.docker(['stack', 'deploy', '-c', stackFile, state.stack], {
-        env: { LAB_KEY: state.key },
+        env: { LAB_KEY: state.key, LAB_HUB_TOKEN: hubToken },
       });
       if (d.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker stack deploy', tail(d.out));
       this.log('waiting for every task to answer through nginx');

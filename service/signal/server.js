@@ -60,8 +60,13 @@ function attachSignaling(server, { registry, metrics, identity, limits = LIMITS 
         if (msg.type === 'join') {
           if (room) return send(errorMessage('ALREADY_JOINED'));
           room = msg.room;
-          const peers = await registry.join(room, id, deliver);
-          return send({ type: 'joined', id, peers });
+          try {
+            const peers = await registry.join(room, id, deliver);
+            return send({ type: 'joined', id, peers });
+          } catch (err) {
+            room = null; // not joined: the participant may try again
+            throw err;
+          }
         }
         if (RELAYED.has(msg.type)) {
           if (!room) return send(errorMessage('NOT_JOINED'));

@@ -98,3 +98,124 @@ test('a process that goes away: its peers leave their rooms', async () => {
   a.close();
   await new Promise((r) => server.close(r));
 });
+
+// What reaches the hub's port from anything else than a service process: each bad line is
+// answered and closes its own connection; the hub and the rooms of the others go on.
+// (`null` crashed the hub once, and with it every replica.)
+describe('the hub refuses bad input one connection at a time', () => {
+  // Sends raw bytes on a connection of its own; resolves what came back and whether the hub
+  // closed it.
+  const raw = (port, bytes) =>
+    new Promise((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      let got = '';
+      s.on('data', (d) => (got += d));
+      s.on('error', () => {});
+      s.on('close', () => resolve({ got, closed: true }));
+      s.on('connect', () => s.write(bytes));
+      setTimeout(() => {
+        s.destroy();
+        resolve({ got, closed: false });
+      }, 1500).unref();
+    });
+
+  let hub;
+  let port;
+  let good;
+  const seen = [];
+  beforeAll(async () => {
+    hub = createHub({ token: 'secret' });
+    port = await listen(hub.server);
+    good = hubClient(`127.0.0.1:${port}`, { token: 'secret' });
+    await good.join('r', 'p1', (m) => seen.push(m));
+  });
+  afterAll(async () => {
+    good.close();
+    await hub.stop();
+  });
+
+  const hello = '{"op":"hello","token":"secret"}\n';
+  test.each([
+    ['null', `${hello}null\n`],
+    ['a list', `${hello}[1,2]\n`],
+    ['not JSON', `${hello}nonsense\n`],
+    ['an unknown op', `${hello}{"op":"explode"}\n`],
+    ['missing fields', `${hello}{"op":"join","room":"r"}\n`],
+    ['a field of the wrong kind', `${hello}{"op":"send","room":"r","from":"x","to":"p1","msg":"hi"}\n`],
+    ['no greeting', '{"op":"room","size":2}\n'],
+    ['the wrong token', '{"op":"hello","token":"guess"}\n{"op":"room","size":2}\n'],
+    ['a line over 64 KiB without a newline', `${hello}${'x'.repeat(70 * 1024)}`],
+  ])('%s: answered with an error, that connection closed', async (what, bytes) => {
+    const r = await raw(port, bytes);
+    expect(r.closed).toBe(true);
+    expect(
+      r.got
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).op),
+    ).toContain('error');
+    // The others are unaffected: the room still relays.
+    const b = hubClient(`127.0.0.1:${port}`, { token: 'secret' });
+    try {
+      expect(await b.join('r', `q-${seen.length}`, () => {})).toContain('p1');
+      expect(good.connected()).toBe(true);
+    } finally {
+      b.close();
+    }
+  });
+});
+
+test('a service process outlives the hub: UNAVAILABLE during the gap, its rooms registered again after', async () => {
+  const first = createHub({ token: 't' });
+  const port = await listen(first.server);
+  const opts = { token: 't', backoffMs: 50, maxBackoffMs: 200 };
+  const a = hubClient(`127.0.0.1:${port}`, opts);
+  const b = hubClient(`127.0.0.1:${port}`, opts);
+  const lost = [];
+  const back = [];
+  a.onLost((e) => lost.push(e.code));
+  a.onBack(() => back.push(1));
+  const got = [];
+  await a.join('r', 'p1', (m) => got.push(m));
+  await b.join('r', 'p2', () => {});
+  await first.stop();
+  await tick(100);
+  expect(lost).toEqual(['HUB_UNAVAILABLE']);
+  // During the gap: across processes fails fast, within the process still works.
+  const t0 = Date.now();
+  await expect(b.send('r', 'p2', 'p1', { type: 'offer' })).rejects.toMatchObject({ code: 'HUB_UNAVAILABLE' });
+  await expect(a.roomId(2)).rejects.toMatchObject({ code: 'HUB_UNAVAILABLE' });
+  expect(Date.now() - t0).toBeLessThan(500);
+  // A new hub on the same port (pm2 restarting it): both come back and rebuild room r.
+  const second = createHub({ token: 't' });
+  await new Promise((r) => second.server.listen(port, '127.0.0.1', r));
+  const deadline = Date.now() + 5000;
+  while ((!a.connected() || !b.connected()) && Date.now() < deadline) await tick(50);
+  await tick(100);
+  expect(back.length).toBeGreaterThanOrEqual(1);
+  expect(await b.send('r', 'p2', 'p1', { type: 'offer', data: 1 })).toBe(true);
+  await tick();
+  expect(got.at(-1)).toEqual({ type: 'offer', data: 1, from: 'p2' });
+  expect(second.registry.stats()).toEqual({ rooms: 1, peers: 2 });
+  a.close();
+  b.close();
+  await second.stop();
+});
+
+test('node hub stops at once on SIGTERM, its clients connected', async () => {
+  const { startProgram, freePort } = require('../helper');
+  const port = await freePort();
+  const hub = await startProgram('hub', [], {
+    env: { PORT: String(port), HUB_TOKEN: 'x' },
+    ready: (err) => err.includes('listening'),
+  });
+  const c = hubClient(`127.0.0.1:${port}`, { token: 'x' });
+  await c.roomId(2);
+  const t0 = Date.now();
+  hub.child.kill('SIGTERM');
+  const { code } = await hub.exited;
+  expect(code).toBe(0);
+  // pm2 waited its kill_timeout (5 s) for the hub before; well under that, even on a busy machine.
+  expect(Date.now() - t0).toBeLessThan(2000);
+  c.close();
+});

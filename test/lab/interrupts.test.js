@@ -66,3 +66,47 @@ test('Ctrl-C during a down: the down finishes, nothing is left', async () => {
   expect(running(stateDir)).toEqual([]);
   expect(await portsFree(base)).toBe(true);
 });
+
+// npm passes a signal on to its script's shell, and a shell waiting for its child does not
+// pass it further: the scripts exec node, so the lab is the shell (SIGINT to npm's pid alone
+// once left the deployment coming up while npm exited 130).
+test('every npm script that runs the lab execs it', () => {
+  const { scripts } = require('../../package.json');
+  const lab = Object.entries(scripts).filter(([, s]) => s.includes('lab/cli.js'));
+  expect(lab.length).toBeGreaterThanOrEqual(10);
+  for (const [name, s] of lab)
+    expect({ name, execs: /(^|&& )exec node lab\/cli\.js/.test(s) }).toEqual({ name, execs: true });
+});
+
+test('SIGINT to npm alone during `npm run deploy` stops the deploy: nothing left', async () => {
+  const base = await freePortBase();
+  const stateDir = tmpStateDir();
+  const npm = spawn(
+    'npm',
+    ['run', '--silent', 'deploy', '--', 'single', '--state-dir', stateDir, '--port-base', String(base)],
+    {
+      cwd: ROOT,
+      stdio: 'ignore',
+    },
+  );
+  // Past the set-up check, into the deploy (pm2 and the replicas starting).
+  const deadline = Date.now() + 30000;
+  while (!require('node:fs').existsSync(path.join(stateDir, 'state.json')) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  npm.kill('SIGINT');
+  await new Promise((r) => npm.once('exit', r));
+  // The lab finishes its own cleanup after npm has gone.
+  const settle = Date.now() + 20000;
+  while ((running(stateDir).length || !(await portsFree(base))) && Date.now() < settle) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  try {
+    expect(running(stateDir)).toEqual([]);
+    expect(await portsFree(base)).toBe(true);
+    const s = JSON.parse((await lab(['status', '--json', '--state-dir', stateDir])).stdout);
+    expect(s.up).toBe(false);
+  } finally {
+    await lab(['down', '--state-dir', stateDir]); // had it come up anyway
+  }
+});

@@ -12,6 +12,8 @@ describe('npm run capacity: bad input', () => {
     [['--memory', '1M'], '--memory'],
     [['--levels', '1000'], '--levels'],
     [['--levels', '1000,1000'], '--levels'],
+    // Two levels always fit a line perfectly: refused.
+    [['--levels', '1000,2000'], 'at least three'],
     [['--levels', '1000,9000000'], '--levels'],
     [['--hold', '0'], '--hold'],
     [['--ramp-per-s', '0'], '--ramp-per-s'],
@@ -41,7 +43,7 @@ describe('npm run capacity: a small run end to end', () => {
       [
         'capacity',
         '--levels',
-        '50,150',
+        '50,100,150',
         '--hold',
         '3s',
         '--max',
@@ -60,7 +62,7 @@ describe('npm run capacity: a small run end to end', () => {
     );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.estimate.points.map((pt) => pt.connections)).toEqual([50, 150]);
+    expect(out.estimate.points.map((pt) => pt.connections)).toEqual([50, 100, 150]);
     for (const pt of out.estimate.points) expect(pt.bytes).toBeGreaterThan(10 * 2 ** 20);
     expect(out.estimate.fit).not.toBeNull();
     expect(out.limitBytes).toBe(400 * 2 ** 20);
