@@ -13,7 +13,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const describeMachine = require('../common/machine');
 const lab = require('./lab');
-const { KINDS } = require('../lab/deployments');
+const { KINDS } = require('../lab/topology/deployments');
 const { wrkSplit } = require('./wrk');
 
 const { values } = parseArgs({

@@ -12,9 +12,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { spawn, fork } = require('node:child_process');
-const summarize = require('../lab/stats');
+const summarize = require('../lab/results/stats');
 const describeMachine = require('../common/machine');
-const closedLoop = require('../lab/closed-loop');
+const closedLoop = require('../lab/generators/concurrency-probe');
 
 const { values } = parseArgs({
   options: {

@@ -3,11 +3,11 @@
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 
-// Runs the lab's CLI (node lab/cli.js ARGS) as a user would; resolves { code, out } with its
+// Runs the lab's CLI (node lab/cli ARGS) as a user would; resolves { code, out } with its
 // stdout, its progress passed through on stderr.
 function lab(args) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(__dirname, '..', 'lab', 'cli.js'), ...args], {
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'lab', 'cli'), ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -101,7 +101,7 @@ module.exports = { ROOT, get, listen, freePort, startProgram, runProgram };
 // A base port with `count` free ports after it, below the ephemeral range; random so that
 // test files running in parallel do not collide.
 async function freePortBase(count = 20) {
-  const { tcpFree } = require('../lab/ports');
+  const { tcpFree } = require('../lab/topology/ports');
   // Each jest worker draws from its own slice of the range: two test files running at once
   // can then never pick overlapping ranges (seen once: a port of a deployment that had just
   // gone down was taken by a parallel file's deployment before the check).
@@ -117,9 +117,9 @@ async function freePortBase(count = 20) {
   throw new Error('no free port range found');
 }
 
-// Runs the lab CLI: node lab/cli.js <args>.
+// Runs the lab CLI: node lab/cli <args>.
 function lab(args, opts = {}) {
-  return runProgram('lab/cli.js', args, { timeoutMs: 120000, ...opts });
+  return runProgram('lab/cli', args, { timeoutMs: 120000, ...opts });
 }
 
 // A private state directory per test, so deployments of parallel tests never meet.

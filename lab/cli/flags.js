@@ -5,11 +5,11 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const parseSettings = require('../../common/settings');
 const { labError } = require('../../common/errors');
-const parseDuration = require('../duration');
-const { DEFAULT_BASE } = require('../ports');
+const parseDuration = require('./duration');
+const { DEFAULT_BASE } = require('../topology/ports');
 const { pick } = require('../names');
 
-const ROOT = path.join(__dirname, '..', '..');
+const { ROOT } = require('../paths');
 
 // A host name as DNS allows it (labels of letters, digits and inner hyphens), or an IP.
 const HOSTNAME =

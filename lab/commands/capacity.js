@@ -4,19 +4,19 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
-const { runDirOf } = require('../run-dir');
+const { runDirOf } = require('../results/run-dir');
 const { own } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
-const { planPorts } = require('../ports');
-const { resolveDeployment } = require('../deployments');
+const { planPorts } = require('../topology/ports');
+const { resolveDeployment } = require('../topology/deployments');
 const LocalRuntime = require('../runtime/local');
-const { ENGINES } = require('../generators');
+const { GENERATORS } = require('../generators');
 const { SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
-const { parseMemory, mib } = require('../caps');
-const { detect } = require('../cgroups');
-const { fitMemory, capacityFor, SEED } = require('../capacity');
-const { raiseOwnFdLimit } = require('../fd-limit');
+const { parseMemory, mib } = require('../topology/caps');
+const { detect } = require('../monitoring/cgroups');
+const { fitMemory, capacityFor, SEED } = require('../analysis/memory-fit');
+const { raiseOwnFdLimit } = require('../runtime/fd-limit');
 const { get } = require('../http');
 const { capacityRows, capacityPage } = require('../report/capacity-html');
 const describeMachine = require('../../common/machine');
@@ -54,7 +54,7 @@ const COMMAND = defineCommand({
 
 // Each participant holds one descriptor in the generator (its WebSocket; /room calls share a
 // few kept-alive ones) and one in the service: the generator's ceiling is the open-file
-// limit, raised as far as this user may (lab/fd-limit.js), less some room; and at most
+// limit, raised as far as this user may (lab/runtime/fd-limit.js), less some room; and at most
 // CEILING, which a 2-core machine's generator still opens in a few minutes.
 const CEILING = 100000;
 function generatorCeiling() {
@@ -98,10 +98,10 @@ function plan(argv) {
   };
 }
 
-// Runs the signal engine through `stages` against `url`; calls onSecond(record) as each
+// Runs the signal generator through `stages` against `url`; calls onSecond(record) as each
 // second comes, and resolves its records. stop() cuts it short.
 function participants(url, stages, dir, onSecond = () => {}) {
-  const gen = ENGINES.signal.start(
+  const gen = GENERATORS.signal.start(
     {
       target: url,
       name: 'signal',
@@ -181,7 +181,7 @@ async function estimate(p, dir, log) {
     const { records, status } = await run.done;
     polling = false;
     await poll;
-    // Each hold's window, from the plan's own timing (the engine starts at t0).
+    // Each hold's window, from the plan's own timing (the generator starts at t0).
     const points = [];
     let at = t0;
     for (const st of stages) {
@@ -214,7 +214,7 @@ async function estimate(p, dir, log) {
 }
 
 // Step 2: the service under the limit; participants rise until the first failure (an error
-// the engine saw, or the kernel's OOM kill), or until the generator's ceiling.
+// the generator saw, or the kernel's OOM kill), or until the generator's ceiling.
 async function verify(p, limitBytes, target, dir, log) {
   const cgroups = detect() && process.getuid() === 0;
   const mibLimit = Math.floor(limitBytes / 2 ** 20);

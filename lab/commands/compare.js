@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { defineCommand, flag, ROOT } = require('../cli/flags');
-const { stamp } = require('../run-dir');
+const { stamp } = require('../results/run-dir');
 const { labError } = require('../../common/errors');
 const loadRun = require('../report/load-run');
 const { renderCompare } = require('../report/run-report');

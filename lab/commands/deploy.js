@@ -1,17 +1,17 @@
 'use strict';
 
 const os = require('node:os');
-const { resolveDeployment, names, LIMITS, METHODS, KINDS } = require('../deployments');
-const { planPorts } = require('../ports');
-const { runtimeFor, ENGINES } = require('../runtime');
+const { resolveDeployment, names, LIMITS, METHODS, KINDS } = require('../topology/deployments');
+const { planPorts } = require('../topology/ports');
+const { runtimeFor, RUNTIMES } = require('../runtime');
 const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
 const { own } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 const { assertClaimable } = require('../ownership/dirs');
 const { labError, downHint } = require('../../common/errors');
-const processTable = require('../process-table');
-const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../caps');
-const { buildGraph } = require('../topology');
+const processTable = require('../cli/process-table');
+const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
+const { buildGraph } = require('../topology/graph');
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none|mesh]
        [--method round-robin|least_conn|hash] [--edges N] [--cap NODE=CPU[,MEMORY]]...
@@ -32,7 +32,7 @@ const DEPLOY_FLAGS = {
   edges: flag.int(LIMITS.edges.min, LIMITS.edges.max),
   cap: flag.list(parseCap),
   key: flag.string(),
-  engine: flag.enum(Object.keys(ENGINES), 'engine'),
+  engine: flag.enum(Object.keys(RUNTIMES), 'engine'),
   force: flag.bool(),
 };
 
@@ -56,29 +56,30 @@ function planDeploy(values, positional) {
   assertSane(deployment, values.force);
   // The container images' nginx (Debian's nginx-light in the smoke test) has no stream
   // module; the routing mesh exists only on a swarm.
-  const engine = values.engine ?? 'local';
-  const where = KINDS[deployment.balancer.kind].engines || Object.keys(ENGINES);
-  if (!where.includes(engine)) {
+  const runtime = values.engine ?? 'local'; // the --engine flag names the runtime
+  const where = KINDS[deployment.balancer.kind].engines || Object.keys(RUNTIMES);
+  if (!where.includes(runtime)) {
     throw labError(
       'LAB_ERR_USAGE',
-      `--balancer ${deployment.balancer.kind} runs on the ${where.join(' or ')} engine, not ${engine} (--engine)`,
+      `--balancer ${deployment.balancer.kind} runs on the ${where.join(' or ')} engine, not ${runtime} (--engine)`,
     );
   }
   const ctx = contextOf(values);
   const ports = planPorts(ctx.portBase, deployment.replicas, deployment.edges);
   // Caps name the nodes of this deployment's graph; checked here, before anything starts.
   const caps = resolveCaps(values.cap || [], buildGraph(deployment, ports));
-  if (engine !== 'swarm') checkCapsFit(caps);
+  if (runtime !== 'swarm') checkCapsFit(caps);
   assertClaimable(ctx.stateDir, '--state-dir');
-  return { deployment, ctx, ports, caps, engine };
+  return { deployment, ctx, ports, caps, runtime };
 }
 
 async function deploy(argv, { log }) {
   const { help, values, positionals } = COMMAND.parse(argv);
   if (help) return { stdout: USAGE };
-  const { deployment, ctx, ports, caps, engine } = planDeploy(values, positionals[0]);
+  const p = planDeploy(values, positionals[0]);
+  const { deployment, ctx, ports, caps } = p;
   holdDir(ctx.stateDir, '--state-dir');
-  const runtime = runtimeFor(engine, { stateDir: ctx.stateDir, host: ctx.host, log });
+  const runtime = runtimeFor(p.runtime, { stateDir: ctx.stateDir, host: ctx.host, log });
 
   runtime.assertNotUp();
   // Until it is up, Ctrl-C or a failure takes down whatever was started.

@@ -2,9 +2,9 @@
 
 const { runtimeOfState } = require('../runtime');
 const { defineCommand, STATE } = require('../cli/flags');
-const { LIMITS } = require('../deployments');
+const { LIMITS } = require('../topology/deployments');
 const { labError } = require('../../common/errors');
-const processTable = require('../process-table');
+const processTable = require('../cli/process-table');
 const { holdDir } = require('../ownership/lock');
 
 const USAGE = `usage: npm run scale -- replica=N [--state-dir DIR] [--json]

@@ -4,27 +4,27 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
 const { signalStages } = require('../../artillery/stages');
-const { signalSummary } = require('../signal-summary');
-const { ensureFdsFor } = require('../fd-limit');
+const { signalSummary } = require('../results/signal-summary');
+const { ensureFdsFor } = require('../runtime/fd-limit');
 const { buildScript, toYaml, requestOf } = require('../../artillery/script');
-const { allNames } = require('../deployments');
+const { allNames } = require('../topology/deployments');
 const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
 const { DEPLOY_FLAGS, planDeploy } = require('./deploy');
-const { ENGINES } = require('../generators');
+const { GENERATORS } = require('../generators');
 const startMonitoring = require('../monitoring');
-const deploymentNodes = require('../monitoring/nodes');
-const { sleep } = require('../procs');
-const { summarize } = require('../summary');
-const { parseThreshold, evaluate } = require('../thresholds');
+const deploymentNodes = require('../runtime/nodes');
+const { sleep } = require('../ownership/procs');
+const { summarize } = require('../results/summary');
+const { parseThreshold, evaluate } = require('../results/thresholds');
 const { nodeTable } = require('../monitoring/node-table');
 const nodeProbe = require('../monitoring/node-probe');
-const renderSummary = require('../render-summary');
+const renderSummary = require('../results/render-summary');
 const { createProgress } = require('../cli/progress');
 const describeMachine = require('../../common/machine');
 const { defineCommand, flag, CONTEXT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
-const { runDirOf } = require('../run-dir');
+const { runDirOf } = require('../results/run-dir');
 const { adoptStateDir } = require('../ownership/adopt');
 const { own, interrupted } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
@@ -74,7 +74,7 @@ const COMMAND = defineCommand({
   flags: {
     ...CONTEXT,
     ...DEPLOY_FLAGS,
-    generator: flag.enum(Object.keys(ENGINES), 'generator'),
+    generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     keepalive: flag.bool(),
     connections: flag.int(1, 10000),
     requests: flag.int(1, 100000000),
@@ -107,8 +107,8 @@ function plan(argv) {
   const refuse = (text) => {
     throw labError('LAB_ERR_USAGE', text);
   };
-  // The signal endpoint has participants, not requests: only the signal engine drives it,
-  // and that engine drives nothing else.
+  // The signal endpoint has participants, not requests: only the signal generator drives it,
+  // and that generator drives nothing else.
   const signal = Boolean(ENDPOINTS[endpoint].participants);
   const generator = values.generator ?? (signal ? 'signal' : 'artillery');
   if (signal && generator !== 'signal') refuse('the signal endpoint runs with --generator signal (the default for it)');
@@ -117,7 +117,7 @@ function plan(argv) {
   if (signal && ['connections', 'requests', 'keepalive'].some((f) => given.has(f))) {
     refuse('--connections, --requests and --keepalive are for HTTP endpoints; signal has participants (--rate-scale)');
   }
-  const closed = ENGINES[generator].loop === 'closed' && !signal;
+  const closed = GENERATORS[generator].loop === 'closed' && !signal;
   // A flag the run would ignore is a mistake worth saying, not a silent no-op.
   if (given.has('duration') && !closed && !SCENARIOS[scenario].usesDuration) {
     refuse(
@@ -136,11 +136,11 @@ function plan(argv) {
   if (values.balancer === 'none' && values.target)
     refuse('--balancer none deploys; --target is for a system already up');
   const target = values.target ? new URL(values.target).origin : null;
-  const { deployment, ctx, ports, caps, engine } = planDeploy(values, deploymentName);
+  const { deployment, ctx, ports, caps, runtime } = planDeploy(values, deploymentName);
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
   if (signal && values.balancer === 'none')
-    refuse('--balancer none: the signal engine reaches one address; choose a balancer, or the single deployment');
+    refuse('--balancer none: the signal generator reaches one address; choose a balancer, or the single deployment');
   // nginx is given room for the held connections: either worker may accept them all.
   const participants = signal ? Math.max(...signalStages(scenario, options).map((st) => st.target)) : 0;
   const nginxConnections = participants * 2 + 1024 > 8192 ? participants * 2 + 1024 : undefined;
@@ -150,7 +150,7 @@ function plan(argv) {
     endpoint,
     scenario,
     deployment,
-    engine,
+    runtime,
     options,
     target,
     ctx,
@@ -210,7 +210,7 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
   let target = p.target;
   if (runtime) {
     const releaseDeployment = own(() => runtime.down().then(() => log('deployment stopped')));
-    log(`deploying ${deployment.label}${p.engine === 'local' ? '' : ` on ${p.engine}`}`);
+    log(`deploying ${deployment.label}${p.runtime === 'local' ? '' : ` on ${p.runtime}`}`);
     state = await runtime.up(deployment, p.ports, {
       caps: p.caps,
       bbox: { key: values.key ?? '' },
@@ -230,7 +230,7 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
     state
       ? {
           ...deployment,
-          engine: p.engine,
+          engine: p.runtime,
           url: state.url,
           ports: state.ports,
           processes: state.processes,
@@ -300,7 +300,7 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
     participants: p.signal,
     requests: genPlan.durationMs === undefined && genPlan.requests ? genPlan.requests : null,
   });
-  const engine = ENGINES[p.generator];
+  const generator = GENERATORS[p.generator];
   log(
     `running ${p.endpoint} ${p.scenario} against ${target} with ${p.generator} ${
       genPlan.durationMs === undefined && genPlan.requests
@@ -309,7 +309,7 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
     } (${genPlan.phases.length} phase(s))`,
   );
   const startedAt = new Date().toISOString();
-  const gen = engine.start(genPlan, {
+  const gen = generator.start(genPlan, {
     dir: run.dir,
     onRecord: (r) => {
       fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
@@ -344,7 +344,7 @@ function summaryStage(p, run, ctx) {
     endedAt: new Date().toISOString(),
     resultsDir: run.dir,
     records,
-    generator: { name: p.generator, loop: ENGINES[p.generator].loop, workers },
+    generator: { name: p.generator, loop: GENERATORS[p.generator].loop, workers },
     generatorSamples: samples,
     machine: run.machine,
   });
@@ -391,7 +391,7 @@ async function scenarioCommand(argv, { log }) {
   // One command at a time on this state folder; refused before anything is created: a
   // deployment (or its leftovers) already up here.
   holdDir(ctx.stateDir, '--state-dir');
-  const runtime = p.target ? null : runtimeFor(p.engine, { stateDir: ctx.stateDir, host: ctx.host, log });
+  const runtime = p.target ? null : runtimeFor(p.runtime, { stateDir: ctx.stateDir, host: ctx.host, log });
   if (runtime) runtime.assertNotUp();
 
   const run = runFolder(p);

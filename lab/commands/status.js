@@ -3,7 +3,7 @@
 const path = require('node:path');
 const { runtimeOfState } = require('../runtime');
 const { defineCommand, STATE } = require('../cli/flags');
-const processTable = require('../process-table');
+const processTable = require('../cli/process-table');
 const { downHint } = require('../../common/errors');
 const { readLock, LOCK } = require('../ownership/lock');
 const { check } = require('../ownership/identity');

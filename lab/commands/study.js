@@ -5,9 +5,9 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { STUDIES, DEFAULT_STUDY } = require('../studies');
 const { studyReport } = require('../studies/kit');
-const { COURSE } = require('../deployments');
+const { COURSE } = require('../topology/deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
-const { MATRIX } = require('../study-plan');
+const { MATRIX } = require('../studies/course-plan');
 const { pick } = require('../names');
 const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
@@ -15,10 +15,10 @@ const { own, interrupted } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const { clock } = require('../cli/progress');
-const table = require('../table');
+const table = require('../cli/table');
 const describeMachine = require('../../common/machine');
 
-const CLI = path.join(__dirname, '..', 'cli.js');
+const { CLI } = require('../paths');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
 Runs a study end to end (each of its runs one lab command) and writes study.html and

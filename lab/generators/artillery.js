@@ -4,9 +4,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { encodeObjects } = require('../../artillery/objects');
 const { toYaml } = require('../../artillery/script');
-const runArtillery = require('../artillery-run');
+const runArtillery = require('./artillery-run');
 
-const ROOT = path.join(__dirname, '..', '..');
+const { ROOT } = require('../paths');
 
 // Artillery behind the seam: the lab runs the plain script with its processor (per-second
 // arrivals, answers and response-time histograms) and plugin (each 10 s interval as it

@@ -6,7 +6,8 @@ const { fork } = require('node:child_process');
 const { helperEnv } = require('../ownership/adopt');
 const { peakRate } = require('./schedule');
 
-// One thread sends ~2,000 arrivals/s on a core (0.5 ms of CPU each, shared/MACHINE-NOTES.md);
+// One thread sends ~2,000 arrivals/s on a core (0.5 ms of CPU each, measured with
+// bench/generators.js on the 2-core machine of bench/README.md);
 // above 1,500/s the schedule is shared among more threads, at most one per core.
 const PER_THREAD = 1500;
 

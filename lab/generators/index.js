@@ -24,7 +24,7 @@ function sourceAddresses(plan) {
   return Array.from({ length: Math.ceil(peak / PORTS_PER_ADDRESS) }, (_, i) => `127.0.0.${i + 1}`);
 }
 
-const ENGINES = {
+const GENERATORS = {
   artillery: { start: startArtillery, loop: 'open', what: "Artillery 2, the course's tool" },
   fast: { start: (plan, o) => startOwn({ ...plan, mode: 'open' }, o), loop: 'open', what: "the lab's open loop" },
   closed: {
@@ -40,4 +40,4 @@ const ENGINES = {
   },
 };
 
-module.exports = { ENGINES, sourceAddresses };
+module.exports = { GENERATORS, sourceAddresses };

@@ -1,7 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
-const { nginxPaths } = require('../nginx');
+const { nginxPaths } = require('../runtime/nginx-process');
 
 // Each caching edge's requests and cache verdicts during a run, from its access log (one
 // $upstream_cache_status per line, nginx/nginx-edge.conf.template): open-source nginx keeps

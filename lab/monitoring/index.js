@@ -5,8 +5,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { startStatsd } = require('./statsd');
 const { startCarbon } = require('./carbon');
-const { assertFree } = require('../ports');
-const startSampler = require('../sampler');
+const { assertFree } = require('../topology/ports');
+const startSampler = require('./sampler');
 
 // The monitoring of one run: StatsD (embedded, 1 s flush) feeding the run's own series file
 // and Graphite when one is reachable; a resource sampler (cAdvisor's role) for every node

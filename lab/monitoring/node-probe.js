@@ -1,7 +1,7 @@
 'use strict';
 
 const { cacheOffsets, cacheCounts } = require('./edge-cache');
-const { mib } = require('../caps');
+const { mib } = require('../topology/caps');
 
 // What the per-node table adds to the sampler's figures, measured over the run's own window:
 // the caps as set, what each capped node's control group accounted (the CPU it really got,

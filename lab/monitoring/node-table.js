@@ -3,9 +3,9 @@
 // A per-node table like `docker stats`, from the sampler's per-second samples: CPU (% of one
 // core, as docker shows it) mean and max, memory max and, when the node has one, its limit and
 // share, processes, and network bytes. Pure: rows from samples.
-//   limits: { [node]: { memoryMiB, cpuPct } } for the capped nodes (lab/caps.js).
+//   limits: { [node]: { memoryMiB, cpuPct } } for the capped nodes (lab/topology/caps.js).
 //   kernel: { [node]: { cpuPct, oomKills } } what the node's control group accounted over
-//           the run (lab/cgroups.js): the CPU it really got, and processes the OOM killer
+//           the run (lab/monitoring/cgroups.js): the CPU it really got, and processes the OOM killer
 //           killed at its memory cap.
 //   cache:  { [edge]: { requests, hitRatio } } for the caching edges (edge-cache.js).
 // Network bytes are per network namespace on Linux: local processes share the host's, so they

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { sleep, stopChild } = require('../procs');
+const { sleep, stopChild } = require('../ownership/procs');
 const { helperEnv } = require('../ownership/adopt');
 
 const STATSD_BIN = require.resolve('statsd/bin/statsd');

@@ -2,7 +2,7 @@
 
 const { html, table } = require('./html');
 const page = require('./page');
-const { mib } = require('../caps');
+const { mib } = require('../topology/caps');
 
 // The capacity command's results (capacity.json) as a table beside the seed's, and as a
 // page: pure functions of that file, so a page can be written again from it.

@@ -2,7 +2,7 @@
 
 const { lineChart } = require('./svg-chart');
 const { html } = require('./html');
-const { modelCurve } = require('../characterize');
+const { modelCurve } = require('../analysis/black-box-model');
 const page = require('./page');
 
 // The characterization as one self-contained HTML page: the verdict, the chart of latency

@@ -4,7 +4,7 @@ const { lineChart } = require('./svg-chart');
 const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
 const page = require('./page');
-const { signalRows, SIGNAL_HEAD } = require('../signal-summary');
+const { signalRows, SIGNAL_HEAD } = require('../results/signal-summary');
 
 const markersOf = (run) => run.phases.map((p, i) => ({ x: p.x, label: `${i + 1}` }));
 

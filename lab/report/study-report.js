@@ -6,7 +6,7 @@ const loadRun = require('./load-run');
 const { compareBody, label } = require('./run-report');
 const { characterizeBody } = require('./characterize-html');
 const deploymentSvg = require('./deployment-svg');
-const { resolveDeployment, COURSE } = require('../deployments');
+const { resolveDeployment, COURSE } = require('../topology/deployments');
 const { html: h } = require('./html');
 const page = require('./page');
 

@@ -6,16 +6,16 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
-const { assertFree } = require('../ports');
-const { buildGraph } = require('../topology');
-const { composeProject, containerNginxConfig, nginxNodeNames, replicaNames } = require('../compose-file');
-const { dump } = require('../compose-write');
-const { parents } = require('../procs');
+const { assertFree } = require('../topology/ports');
+const { buildGraph } = require('../topology/graph');
+const { composeProject, containerNginxConfig, nginxNodeNames, replicaNames } = require('../topology/compose-file');
+const { dump } = require('../topology/compose-write');
+const { parents } = require('../ownership/procs');
 const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 
-const ROOT = path.join(__dirname, '..', '..');
+const { ROOT } = require('../paths');
 
 // Runs docker-compose or docker; resolves { code, out, timedOut } (stdout and stderr
 // together). The promise carries the child, so a long `up` can be stopped when the run is

@@ -8,10 +8,10 @@ const StateFile = require('./state-file');
 
 // Where a deployment runs: local processes (the embedded default), containers, or a stack
 // on a swarm.
-const ENGINES = { local: LocalRuntime, compose: ComposeRuntime, swarm: SwarmRuntime };
+const RUNTIMES = { local: LocalRuntime, compose: ComposeRuntime, swarm: SwarmRuntime };
 
 function runtimeFor(engine = 'local', options) {
-  const Runtime = pick('engine', engine, ENGINES);
+  const Runtime = pick('engine', engine, RUNTIMES);
   return new Runtime(options);
 }
 
@@ -19,7 +19,7 @@ function runtimeFor(engine = 'local', options) {
 // or an unreadable state.json: the local runtime, which looks for the lab's processes.
 function runtimeOfState(options) {
   const { state } = new StateFile(options.stateDir).inspect();
-  return runtimeFor(state && state.runtime in ENGINES ? state.runtime : 'local', options);
+  return runtimeFor(state && state.runtime in RUNTIMES ? state.runtime : 'local', options);
 }
 
-module.exports = { runtimeFor, runtimeOfState, ENGINES };
+module.exports = { runtimeFor, runtimeOfState, RUNTIMES };

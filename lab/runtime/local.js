@@ -6,19 +6,19 @@ const os = require('node:os');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
-const { assertFree } = require('../ports');
-const renderNginxConfig = require('../nginx-config');
-const { findNginx, testConfig, startNginx, stopNginx, ownedNginxAll, nginxPaths } = require('../nginx');
+const { assertFree } = require('../topology/ports');
+const renderNginxConfig = require('../topology/nginx-config');
+const { findNginx, testConfig, startNginx, stopNginx, ownedNginxAll, nginxPaths } = require('./nginx-process');
 const connectPm2 = require('./pm2');
 const { pidFileFor, readPm2Pid } = require('./pm2-pid');
-const { stopTree, tree, stopPids } = require('../procs');
+const { stopTree, tree, stopPids } = require('../ownership/procs');
 const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 const { waitFor } = require('../http');
-const { reachesAllFromOneClient } = require('../deployments');
-const { buildGraph, nodeOf, isNginx } = require('../topology');
+const { reachesAllFromOneClient } = require('../topology/deployments');
+const { buildGraph, nodeOf, isNginx } = require('../topology/graph');
 const {
   requireCgroups,
   createGroup,
@@ -27,9 +27,9 @@ const {
   existingGroups,
   detect,
   joinThenExec,
-} = require('../cgroups');
+} = require('../monitoring/cgroups');
 
-const ROOT = path.join(__dirname, '..', '..');
+const { ROOT } = require('../paths');
 
 // The embedded default: the replicas and the black boxes are local processes supervised by
 // pm2, nginx is the lab's own process, all of it owned through one state folder
@@ -115,10 +115,10 @@ class LocalRuntime {
     this.writeState(state);
   }
 
-  // deployment: from lab/deployments; ports: from lab/ports.planPorts;
+  // deployment: from lab/topology/deployments.js; ports: from planPorts (lab/topology/ports.js);
   // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null,
-  //            caps: { [node]: { cpuPct, memoryBytes } } (lab/caps.js) }
-  // The deployment's graph (lab/topology.js) says what to start: the black boxes, the
+  //            caps: { [node]: { cpuPct, memoryBytes } } (lab/topology/caps.js) }
+  // The deployment's graph (lab/topology/graph.js) says what to start: the black boxes, the
   // replicas, the caching edges, then the entry balancer, each healthy before the next tier.
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
@@ -457,7 +457,7 @@ class LocalRuntime {
     return removeGroups(sys, token);
   }
 
-  // What the kernel says about each capped node's groups (lab/cgroups.js readGroup).
+  // What the kernel says about each capped node's groups (lab/monitoring/cgroups.js readGroup).
   readCaps(state = this.readState()) {
     if (!state?.cgroups) return {};
     const sys = detect();

@@ -6,15 +6,15 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
 const { run, tail, engineSilent, ENGINE_CHECK_MS } = require('./compose');
-const { assertFree } = require('../ports');
-const { buildGraph } = require('../topology');
-const { composeProject, stackProject, containerNginxConfig } = require('../compose-file');
-const { dump } = require('../compose-write');
+const { assertFree } = require('../topology/ports');
+const { buildGraph } = require('../topology/graph');
+const { composeProject, stackProject, containerNginxConfig } = require('../topology/compose-file');
+const { dump } = require('../topology/compose-write');
 const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 
-const ROOT = path.join(__dirname, '..', '..');
+const { ROOT } = require('../paths');
 const INNER_NGINX = 8080;
 
 // The same graph as a stack on the swarm DOCKER_HOST names (a single node made with `docker

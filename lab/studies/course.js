@@ -1,12 +1,12 @@
 'use strict';
 
-const { studyPlan, MATRIX } = require('../study-plan');
-const { COURSE } = require('../deployments');
+const { studyPlan, MATRIX } = require('./course-plan');
+const { COURSE } = require('../topology/deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { renderStudy } = require('../report/study-report');
 
 // Seed 003, the course: each endpoint's scenarios against the four deployments, then both
-// black boxes characterized. Its plan is lab/study-plan.js's matrix; its report is
+// black boxes characterized. Its plan is lab/studies/course-plan.js's matrix; its report is
 // lab/report/study-report.js (the first study, kept as it was).
 function plan(o) {
   return studyPlan(o).map((run) => ({

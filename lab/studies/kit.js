@@ -81,7 +81,7 @@ function byReason(pairs) {
 function renderReport({ study, sections, plan, missing, failures, machine, scale }) {
   const html = [h`<h1>${study.title}</h1>`];
   const md = [`# ${study.title}`, ''];
-  const head = `Seed ${study.seed} (shared/seeds/${study.seed}_*.txt). ${plan.length} planned runs${
+  const head = `Seed ${study.seed} (its published figures, as this report uses them: lab/studies/${study.name}.js). ${plan.length} planned runs${
     scale !== 1 ? `, scaled by ${scale} (a quick version: compare shapes, not sizes)` : ''
   }; ${missing.length ? `not done: ${missing.join(', ')}` : 'all done'}.`;
   html.push(h`<p>${head}</p>`);

@@ -5,8 +5,8 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const yaml = require('js-yaml');
 const { ROOT } = require('../helper');
-const { composeFiles } = require('../../lab/compose-write');
-const { PRESETS } = require('../../lab/deployments');
+const { composeFiles } = require('../../lab/topology/compose-write');
+const { PRESETS } = require('../../lab/topology/deployments');
 
 const dir = path.join(ROOT, 'compose');
 const files = composeFiles();
@@ -110,10 +110,10 @@ describe('compose/', () => {
   });
 
   test('caps become cpus and mem_limit in compose, deploy.resources.limits in the stack', () => {
-    const { composeProject, stackProject } = require('../../lab/compose-file');
-    const { resolveDeployment } = require('../../lab/deployments');
-    const { parseCap, resolveCaps } = require('../../lab/caps');
-    const { buildGraph } = require('../../lab/topology');
+    const { composeProject, stackProject } = require('../../lab/topology/compose-file');
+    const { resolveDeployment } = require('../../lab/topology/deployments');
+    const { parseCap, resolveCaps } = require('../../lab/topology/caps');
+    const { buildGraph } = require('../../lab/topology/graph');
     const d = resolveDeployment('cdn');
     const caps = resolveCaps([parseCap('edge=2%,25M'), parseCap('balancer=1%,15M')], buildGraph(d));
     const { services } = composeProject(d, { nginxConfs: { nginx: 'a', 'edge-1': 'b' }, caps });
@@ -124,7 +124,7 @@ describe('compose/', () => {
     const tmp = path.join(require('node:os').tmpdir(), `lab-caps-${process.pid}.yml`);
     fs.writeFileSync(
       tmp,
-      require('../../lab/compose-write').dump(
+      require('../../lab/topology/compose-write').dump(
         composeProject(d, {
           root: ROOT,
           nginxConfs: {

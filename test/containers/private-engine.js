@@ -3,12 +3,12 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
-const { isAlive, stopTree, sleep } = require('../../lab/procs');
+const { isAlive, stopTree, sleep } = require('../../lab/ownership/procs');
 
 // A Docker engine of the smoke test's own: Debian's dockerd on a private socket, its data
 // and exec roots inside `dir`, started and stopped by pid. dockerd changes the host's
 // network (docker0 and per-project bridges, nftables rules through iptables-nft,
-// ip_forward=1) and leaves those behind when it stops (shared/MACHINE-NOTES.md), so the
+// ip_forward=1) and leaves those behind when it stops (seen on the CI machine), so the
 // state is recorded before and put back after.
 
 function sh(cmd, args, opts = {}) {

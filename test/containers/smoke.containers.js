@@ -9,8 +9,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { PrivateEngine, unavailable } = require('./private-engine');
-const { resolveDeployment, PRESETS } = require('../../lab/deployments');
-const { replicaNames } = require('../../lab/compose-file');
+const { resolveDeployment, PRESETS } = require('../../lab/topology/deployments');
+const { replicaNames } = require('../../lab/topology/compose-file');
 const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, errorCode, ROOT } = require('../helper');
 const { waitFor } = require('../../lab/http');
 
@@ -164,7 +164,7 @@ maybe('containers on a real engine', () => {
     'Ctrl-C %s leaves no container and no state',
     async (_when, readyAt, afterMs) => {
       const stateDir = tmpStateDir();
-      const run = await startProgram('lab/cli.js', await composeScenario(stateDir), {
+      const run = await startProgram('lab/cli', await composeScenario(stateDir), {
         env: { ...engine.env, ...env },
         ready: (err) => readyAt.test(err),
         timeoutMs: 120000,
@@ -179,7 +179,7 @@ maybe('containers on a real engine', () => {
   );
 
   // Swarm mode (issue 16): a single-node swarm on the private engine, images built here
-  // (one node needs no registry). This kernel has no IPVS (shared/MACHINE-NOTES.md): the
+  // (one node needs no registry). The CI machine's kernel has no IPVS (/proc/sys/net/ipv4/vs): the
   // stack uses DNS round-robin and a host-mode port, which need none.
   describe('a stack on a single-node swarm', () => {
     let swarm = null;

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, tmpStateDir, errorCode, freePortBase } = require('../../helper');
-const { tcpFree } = require('../../../lab/ports');
+const { tcpFree } = require('../../../lab/topology/ports');
 
 describe('npm run capacity: bad input', () => {
   // Each row: the arguments and the word the message must name. Nothing is deployed.

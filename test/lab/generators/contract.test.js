@@ -9,8 +9,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { listen } = require('../../helper');
-const { ENGINES } = require('../../../lab/generators');
-const { summarize } = require('../../../lab/summary');
+const { GENERATORS } = require('../../../lab/generators');
+const { summarize } = require('../../../lab/results/summary');
 
 jest.setTimeout(120000);
 
@@ -19,7 +19,7 @@ const delayed = (ms, status = 200) => listen((req, res) => setTimeout(() => res.
 
 async function run(engine, plan, { stopAfterMs } = {}) {
   const records = [];
-  const gen = ENGINES[engine].start(
+  const gen = GENERATORS[engine].start(
     { timeoutMs: 10000, timeoutS: 10, path: '/', keepalive: false, ...plan },
     { dir: tmp(), onRecord: (r) => records.push(r) },
   );
@@ -33,7 +33,7 @@ async function run(engine, plan, { stopAfterMs } = {}) {
     status: result.status,
     startedAt: new Date(t0).toISOString(),
     records: result.records,
-    generator: { name: engine, loop: ENGINES[engine].loop },
+    generator: { name: engine, loop: GENERATORS[engine].loop },
   });
   return { result, summary, ms: Date.now() - t0, records };
 }

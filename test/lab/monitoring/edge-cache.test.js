@@ -2,7 +2,7 @@
 
 const { countVerdicts } = require('../../../lab/monitoring/edge-cache');
 const { nodeTable } = require('../../../lab/monitoring/node-table');
-const renderSummary = require('../../../lab/render-summary');
+const renderSummary = require('../../../lab/results/render-summary');
 
 describe("edges' caches and caps in the node table", () => {
   test('verdicts counted per line; the hit ratio leaves out what the cache did not decide on', () => {

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { detect } = require('../../../lab/cgroups');
+const { detect } = require('../../../lab/monitoring/cgroups');
 const { lab, freePortBase, tmpStateDir, ROOT } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.
@@ -86,7 +86,7 @@ describe('npm run study -- <name>, end to end (quick versions, on loopback)', ()
       const args = ['study', 'balancers', '--scale', '0.1', '--runs', 'bal-node-1', '--dir', dir];
       const child = spawn(
         process.execPath,
-        ['lab/cli.js', ...args, '--port-base', String(await freePortBase()), '--state-dir', stateDir],
+        ['lab/cli', ...args, '--port-base', String(await freePortBase()), '--state-dir', stateDir],
         { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';

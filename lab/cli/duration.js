@@ -1,0 +1,27 @@
+'use strict';
+
+const { labError } = require('../../common/errors');
+
+// The longest duration a flag takes: a run longer than a day is a typo more often than a plan.
+const MAX_S = 24 * 3600;
+
+// "90", "90s", "10m", "1h", "1m30s" -> seconds, above 0 and at most 24 h.
+function parseDuration(text, flag = '--duration') {
+  const s = String(text).trim();
+  const refuse = (why) => {
+    throw labError('LAB_ERR_USAGE', `${flag} ${why}, got "${text}"`);
+  };
+  let total;
+  if (/^\d+(\.\d+)?$/.test(s)) total = Number(s);
+  else {
+    const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(s);
+    if (!m || s === '') refuse('takes seconds or a duration like 90s, 10m, 1h30m');
+    total = Number(m[1] || 0) * 3600 + Number(m[2] || 0) * 60 + Number(m[3] || 0);
+  }
+  if (!(total > 0)) refuse('must be longer than 0');
+  if (total > MAX_S) refuse('must be at most 24h');
+  return total;
+}
+
+parseDuration.MAX_S = MAX_S;
+module.exports = parseDuration;

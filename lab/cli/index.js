@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+'use strict';
+
+const { pick } = require('../names');
+const { labError } = require('../../common/errors');
+const { cleanup, trapSignals, interrupted } = require('../ownership/cleanups');
+
+// `node lab/cli <command> [args]`: one file per command under lab/commands. Each command
+// returns { stdout } (what a script may parse) and logs progress on stderr. Exit codes:
+// 0 ok, 1 the run failed, 2 bad usage, 130 interrupted.
+const COMMANDS = {
+  deploy: () => require('../commands/deploy'),
+  status: () => require('../commands/status'),
+  down: () => require('../commands/down'),
+  scenario: () => require('../commands/scenario'),
+  characterize: () => require('../commands/characterize'),
+  capacity: () => require('../commands/capacity'),
+  scale: () => require('../commands/scale'),
+  report: () => require('../commands/report'),
+  compare: () => require('../commands/compare'),
+  study: () => require('../commands/study'),
+};
+
+const USAGE = `usage: node lab/cli <command> [args]   (or npm run <command> -- [args])
+commands: ${Object.keys(COMMANDS).join(', ')}; each takes --help`;
+
+const log = (msg) => process.stderr.write(`lab: ${msg}\n`);
+
+// One line a user can act on, with its code (scripts and tests match the code, not the
+// words); the stack only when LAB_DEBUG=1.
+function reportError(err) {
+  const debug = process.env.LAB_DEBUG === '1' || process.env.LAB_DEBUG === 'true';
+  if (err.code && String(err.code).startsWith('LAB_ERR_')) {
+    // The code ends the first line; a usage text, when there is one, follows it.
+    const [first, ...rest] = err.message.split('\n');
+    const more = rest.length ? `${rest.join('\n')}\n` : '';
+    process.stderr.write(`lab: ${first} [${err.code}]\n${more}${debug ? `${err.stack}\n` : ''}`);
+    return err.exitCode;
+  }
+  process.stderr.write(
+    `lab: unexpected failure: ${err.message}\n${debug ? `${err.stack}\n` : 'lab: (LAB_DEBUG=1 shows where it failed)\n'}`,
+  );
+  return 1;
+}
+
+async function main(argv) {
+  trapSignals();
+  let code = 0;
+  try {
+    if (argv[0] === '--help' || argv[0] === '-h') {
+      process.stdout.write(`${USAGE}\n`);
+      return process.exit(0);
+    }
+    if (argv[0] === undefined) throw labError('LAB_ERR_USAGE', `no command given\n${USAGE}`);
+    const name = pick('command', argv[0], COMMANDS);
+    const result = await name()(argv.slice(1), { log });
+    if (result && result.stdout) process.stdout.write(`${result.stdout}\n`);
+    if (result && result.exitCode) code = result.exitCode;
+  } catch (err) {
+    if (interrupted()) {
+      // The signal handler reports and exits 130 once its cleanup is done.
+      await cleanup();
+      return process.exit(130);
+    }
+    code = reportError(err);
+  }
+  await cleanup();
+  // Explicit: pm2's client keeps handles open after it disconnects. An interrupt wins over
+  // whatever the command returned meanwhile.
+  process.exit(interrupted() ? 130 : code);
+}
+
+main(process.argv.slice(2));

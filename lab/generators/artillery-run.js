@@ -1,0 +1,95 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { labError } = require('../../common/errors');
+const { helperEnv } = require('../ownership/adopt');
+
+const ARTILLERY = require.resolve('artillery/bin/run');
+const PLUGIN_PATH = path.join(__dirname, '..', '..', 'artillery', 'plugins');
+
+// Runs `artillery run` on a script file. Artillery's events (phases, each 10 s interval,
+// done) arrive through the lab plugin's JSON-lines file and are passed to onEvent as they
+// come. The run is over as soon as the -o report is complete: offline, Artillery 2 then
+// waited ~13 s on telemetry before it exited (11.5 s against 23.5 s in a probe here), so the lab ends it
+// itself instead of making users wait. Resolves { report, pid }.
+function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () => {} }) {
+  fs.writeFileSync(eventsFile, '');
+  const log = fs.openSync(logFile, 'w');
+  // Its own process group, so the lab can stop Artillery and its workers together.
+  const child = spawn(process.execPath, [ARTILLERY, 'run', '-o', outFile, scriptFile], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env: {
+      ...helperEnv(),
+      ARTILLERY_PLUGIN_PATH: PLUGIN_PATH,
+      ARTILLERY_DISABLE_TELEMETRY: 'true',
+      DO_NOT_TRACK: '1',
+    },
+  });
+  fs.closeSync(log);
+
+  let offset = 0;
+  let partial = '';
+  const readEvents = () => {
+    let text;
+    try {
+      const fd = fs.openSync(eventsFile, 'r');
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.alloc(size - offset);
+      fs.readSync(fd, buf, 0, buf.length, offset);
+      fs.closeSync(fd);
+      offset = size;
+      text = partial + buf.toString();
+    } catch {
+      return;
+    }
+    const lines = text.split('\n');
+    partial = lines.pop();
+    for (const line of lines) if (line.trim()) onEvent(JSON.parse(line));
+  };
+
+  const readReport = () => {
+    try {
+      const report = JSON.parse(fs.readFileSync(outFile, 'utf8'));
+      return report && report.aggregate ? report : null;
+    } catch {
+      return null;
+    }
+  };
+
+  const stop = () => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+
+  const done = new Promise((resolve, reject) => {
+    let finished = false;
+    const finish = (fn) => {
+      if (finished) return;
+      finished = true;
+      clearInterval(timer);
+      readEvents();
+      stop();
+      fn();
+    };
+    const timer = setInterval(() => {
+      readEvents();
+      const report = readReport();
+      if (report) finish(() => resolve({ report, pid: child.pid }));
+    }, 250);
+    child.on('exit', (code, signal) => {
+      const report = readReport();
+      if (report) return finish(() => resolve({ report, pid: child.pid }));
+      const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join(' | ');
+      finish(() => reject(labError('LAB_ERR_ARTILLERY', `exited (${signal || code}) without a report: ${tail}`)));
+    });
+  });
+  return { pid: child.pid, done, stop };
+}
+
+module.exports = runArtillery;

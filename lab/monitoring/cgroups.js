@@ -1,0 +1,252 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { labError } = require('../../common/errors');
+
+// Per-node CPU and memory caps through Linux control groups, the kernel mechanism Docker
+// itself uses. v2 (one unified tree) where it is mounted, v1 (one tree per controller)
+// otherwise. Every group the lab makes lives under a parent named after the state folder's
+// token, `lab-<token>`, so `down` removes exactly the groups of its own deployment.
+//
+//   v1: <root>/cpu/lab-<token>/<node>      cpu.cfs_period_us, cpu.cfs_quota_us
+//       <root>/cpuacct/lab-<token>/<node>  cpuacct.usage (read back: the CPU it really got)
+//       <root>/memory/lab-<token>/<node>   memory.limit_in_bytes, memory.oom_control
+//   v2: <root>/lab-<token>/<node>          cpu.max, memory.max, cpu.stat, memory.events
+//
+// A node's process is born inside its groups: a shell joins them and then becomes the
+// program (joinThenExec). Joining later would not do: memory a process touched before
+// joining stays charged to its old group (v2, and v1 since the kernel dropped
+// move_charge_at_immigrate: EINVAL here), and Node's start-up alone is ~40 MiB.
+// Children (node:cluster workers, nginx's workers, pm2's restarts) are born inside too.
+const ROOT = '/sys/fs/cgroup';
+const V1_CONTROLLERS = ['cpu', 'cpuacct', 'memory'];
+// CFS periods: 100 ms (the kernel's default); 1 s for caps under 1% of a core, whose quota
+// would otherwise be under the kernel's 1 ms minimum.
+const PERIOD_US = 100000;
+const LONG_PERIOD_US = 1000000;
+const MIN_QUOTA_US = 1000;
+
+const exists = (p) => {
+  try {
+    fs.accessSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// Which cgroup filesystem this machine has, or null. v1 controllers may be co-mounted
+// (`cpu,cpuacct`): each is found by the names in its mount directory's name.
+function detect(root = ROOT) {
+  if (exists(path.join(root, 'cgroup.controllers'))) return { version: 2, root };
+  let entries;
+  try {
+    entries = fs.readdirSync(root, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  const dirs = {};
+  for (const c of V1_CONTROLLERS) {
+    const hit = entries.find(
+      (e) =>
+        (e.isDirectory() || e.isSymbolicLink()) &&
+        e.name.split(',').includes(c) &&
+        exists(path.join(root, e.name, 'cgroup.procs')),
+    );
+    // One tree may have several names (cpu -> cpu,cpuacct): its real path is its identity.
+    if (hit) dirs[c] = fs.realpathSync(path.join(root, hit.name));
+  }
+  if (!dirs.cpu || !dirs.memory) return null;
+  if (!dirs.cpuacct) dirs.cpuacct = dirs.cpu;
+  return { version: 1, root, dirs };
+}
+
+// The cgroup filesystem, checked usable: root, mounted, writable. One clear message if not.
+function requireCgroups({ root = ROOT, uid = process.getuid() } = {}) {
+  const sys = detect(root);
+  if (!sys) throw labError('LAB_ERR_CGROUPS', `no cgroup filesystem (v2, or v1 with cpu and memory) under ${root}`);
+  if (uid !== 0) throw labError('LAB_ERR_CGROUPS', 'creating control groups needs root (run as root, or drop --cap)');
+  return sys;
+}
+
+const parentName = (token) => `lab-${token}`;
+
+// The directories of one node's groups (one per v1 controller; one in v2).
+function groupDirs(sys, token, node) {
+  if (sys.version === 2) return { all: path.join(sys.root, parentName(token), node) };
+  const out = {};
+  for (const c of V1_CONTROLLERS) out[c] = path.join(sys.dirs[c], parentName(token), node);
+  return out;
+}
+
+function cpuQuota(cpuPct) {
+  const period = (cpuPct / 100) * PERIOD_US >= MIN_QUOTA_US ? PERIOD_US : LONG_PERIOD_US;
+  return { period, quota: Math.round((cpuPct / 100) * period) };
+}
+
+const write = (dir, file, value) => {
+  try {
+    fs.writeFileSync(path.join(dir, file), String(value));
+  } catch (err) {
+    throw labError('LAB_ERR_CGROUPS', `cannot write ${value} to ${path.join(dir, file)}: ${err.code || err.message}`);
+  }
+};
+
+// Makes one node's groups with its cap ({ cpuPct, memoryBytes }, either may be null) and
+// returns the cgroup.procs files its processes join.
+function createGroup(sys, token, node, cap) {
+  const dirs = groupDirs(sys, token, node);
+  if (sys.version === 2) {
+    const parent = path.dirname(dirs.all);
+    fs.mkdirSync(parent, { recursive: true });
+    // The controllers must be handed down from the root to our parent to our node.
+    for (const d of [sys.root, parent]) write(d, 'cgroup.subtree_control', '+cpu +memory');
+    fs.mkdirSync(dirs.all, { recursive: true });
+    if (cap.cpuPct) {
+      const { period, quota } = cpuQuota(cap.cpuPct);
+      write(dirs.all, 'cpu.max', `${quota} ${period}`);
+    }
+    if (cap.memoryBytes) {
+      write(dirs.all, 'memory.max', cap.memoryBytes);
+      // Docker's --memory without --memory-swap allows as much swap again; we allow none,
+      // so the cap is the cap.
+      if (exists(path.join(dirs.all, 'memory.swap.max'))) write(dirs.all, 'memory.swap.max', 0);
+    }
+    return [path.join(dirs.all, 'cgroup.procs')];
+  }
+  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+  if (cap.cpuPct) {
+    const { period, quota } = cpuQuota(cap.cpuPct);
+    write(dirs.cpu, 'cpu.cfs_period_us', period);
+    write(dirs.cpu, 'cpu.cfs_quota_us', quota);
+  }
+  if (cap.memoryBytes) {
+    write(dirs.memory, 'memory.limit_in_bytes', cap.memoryBytes);
+    // With swap accounting, the same figure for memory + swap: no swapping past the cap.
+    if (exists(path.join(dirs.memory, 'memory.memsw.limit_in_bytes'))) {
+      write(dirs.memory, 'memory.memsw.limit_in_bytes', cap.memoryBytes);
+    }
+  }
+  return [...new Set(Object.values(dirs))].map((d) => path.join(d, 'cgroup.procs'));
+}
+
+const readText = (file) => {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+};
+const readNumber = (file) => {
+  const t = readText(file);
+  return t === null ? null : Number(t.trim());
+};
+const field = (text, key) => {
+  const m = text && new RegExp(`^${key} (\\d+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : null;
+};
+
+// What the kernel says about one node's groups: the caps as set, CPU time used, memory now
+// and at its peak, and how many processes the OOM killer killed at the cap.
+function readGroup(sys, token, node) {
+  const dirs = groupDirs(sys, token, node);
+  if (sys.version === 2) {
+    const d = dirs.all;
+    const max = readText(path.join(d, 'cpu.max'));
+    const [q, p] = (max || 'max 100000').trim().split(' ');
+    const mem = readText(path.join(d, 'memory.max'));
+    return {
+      cpuPct: q === 'max' ? null : (Number(q) / Number(p)) * 100,
+      memoryLimitBytes: !mem || mem.trim() === 'max' ? null : Number(mem),
+      cpuUsageUs: field(readText(path.join(d, 'cpu.stat')), 'usage_usec'),
+      memoryBytes: readNumber(path.join(d, 'memory.current')),
+      memoryPeakBytes: readNumber(path.join(d, 'memory.peak')),
+      oomKills: field(readText(path.join(d, 'memory.events')), 'oom_kill'),
+    };
+  }
+  const quota = readNumber(path.join(dirs.cpu, 'cpu.cfs_quota_us'));
+  const period = readNumber(path.join(dirs.cpu, 'cpu.cfs_period_us'));
+  const limit = readNumber(path.join(dirs.memory, 'memory.limit_in_bytes'));
+  const usage = readNumber(path.join(dirs.cpuacct, 'cpuacct.usage'));
+  return {
+    cpuPct: quota === null || quota < 0 ? null : (quota / period) * 100,
+    // The kernel's "no limit" is a huge page-aligned number.
+    memoryLimitBytes: limit === null || limit >= 2 ** 60 ? null : limit,
+    cpuUsageUs: usage === null ? null : usage / 1000,
+    memoryBytes: readNumber(path.join(dirs.memory, 'memory.usage_in_bytes')),
+    memoryPeakBytes: readNumber(path.join(dirs.memory, 'memory.max_usage_in_bytes')),
+    oomKills: field(readText(path.join(dirs.memory, 'memory.oom_control')), 'oom_kill'),
+  };
+}
+
+const JOIN_THEN_EXEC = 'IFS=:; for f in $LAB_CGROUP_PROCS; do echo $$ > "$f" || exit 97; done; exec "$0" "$@"';
+
+// How to start `bin args` inside the groups whose cgroup.procs files are `procs`: a command,
+// its arguments and the environment variable the shell reads.
+function joinThenExec(procs, bin, args = []) {
+  return { command: '/bin/sh', args: ['-c', JOIN_THEN_EXEC, bin, ...args], env: { LAB_CGROUP_PROCS: procs.join(':') } };
+}
+
+// The lab's parent groups of this token, one per tree (v1) or one (v2).
+function parentDirs(sys, token) {
+  if (sys.version === 2) return [path.join(sys.root, parentName(token))];
+  return [...new Set(V1_CONTROLLERS.map((c) => path.join(sys.dirs[c], parentName(token))))];
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Removes every group of this token (its processes must be gone: a group with a live member
+// cannot be removed). A just-killed process leaves its group a moment later, hence retries.
+// Returns the directories removed and those that could not be, with why.
+async function removeGroups(sys, token, { timeoutMs = 3000 } = {}) {
+  const removed = [];
+  const failed = [];
+  for (const parent of parentDirs(sys, token).filter(exists)) {
+    let children;
+    try {
+      children = fs
+        .readdirSync(parent, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => path.join(parent, e.name));
+    } catch (err) {
+      // Removed meanwhile (by another process stopping the same groups): nothing left to do.
+      if (err.code === 'ENOENT') continue;
+      throw err;
+    }
+    for (const dir of [...children, parent]) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        try {
+          fs.rmdirSync(dir);
+          removed.push(dir);
+          break;
+        } catch (err) {
+          if (err.code === 'ENOENT') break;
+          if (err.code !== 'EBUSY' || Date.now() > deadline) {
+            failed.push({ dir, error: err.code || err.message });
+            break;
+          }
+          await sleep(100);
+        }
+      }
+    }
+  }
+  return { removed, failed };
+}
+
+// The token's groups that exist (for `status` and tests).
+const existingGroups = (sys, token) => parentDirs(sys, token).filter(exists);
+
+module.exports = {
+  detect,
+  requireCgroups,
+  createGroup,
+  readGroup,
+  removeGroups,
+  existingGroups,
+  groupDirs,
+  cpuQuota,
+  joinThenExec,
+  ROOT,
+};

@@ -1,0 +1,248 @@
+'use strict';
+
+const { phaseRates } = require('../../artillery/phases');
+const { seconds, totals, mergedFigures } = require('../generators/records');
+
+// The run's summary as plain data, from the generator's neutral records
+// (lab/generators/records.js): what summary.json holds and every rendering reads.
+
+const round1 = (v) => (v === null || v === undefined || Number.isNaN(v) ? null : Math.round(v * 10) / 10);
+
+// Below this share of the asked arrivals, or above this p99 send lag, a phase is flagged:
+// the generator, not the system, may have set the limit.
+const SATURATION = Object.freeze({ minRatio: 0.99, maxLagP99Ms: 5, minPhaseS: 5 });
+
+// Phase windows [start, end) in epoch ms: from the generator's phase records, else planned.
+function phaseWindows(phases, records, fallbackStart) {
+  const starts = new Map(records.filter((r) => r.type === 'phase').map((r) => [r.index, r.at]));
+  let t = starts.get(0) ?? fallbackStart;
+  return phases.map((ph, i) => {
+    const start = starts.get(i) ?? t;
+    const end = starts.get(i + 1) ?? start + ph.duration * 1000;
+    t = end;
+    return { index: i, name: ph.name, start, end };
+  });
+}
+
+// Arrivals launched in each phase from the per-second counts: a second that spans two
+// phases is split in proportion to time; seconds before the first phase or after the last
+// count in the first and last.
+function launchedPerPhase(windows, secs) {
+  const launched = windows.map(() => 0);
+  const last = windows.length - 1;
+  for (const s of secs) {
+    const a = s.at;
+    const b = s.at + 1000;
+    windows.forEach((w, i) => {
+      const start = i === 0 ? -Infinity : w.start;
+      const end = i === last ? Infinity : w.end;
+      const overlap = Math.max(0, Math.min(b, end) - Math.max(a, start));
+      launched[i] += (s.launched * overlap) / 1000;
+    });
+  }
+  return launched;
+}
+
+function generatorFigures(samples) {
+  if (!samples.length) return {};
+  const cpu = samples.map((s) => s.cpuPct);
+  const rss = samples.map((s) => s.rssMiB);
+  // Memory trend over the second half of the run (the first half includes start-up).
+  const half = samples.slice(Math.floor(samples.length / 2));
+  let slope = null;
+  // Only over a minute or more: a short run's memory is still start-up, not a trend.
+  if (half.length >= 60) {
+    const t0 = half[0].at;
+    const xs = half.map((s) => (s.at - t0) / 60000);
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = half.reduce((a, s) => a + s.rssMiB, 0) / half.length;
+    let num = 0;
+    let den = 0;
+    half.forEach((s, i) => ((num += (xs[i] - mx) * (s.rssMiB - my)), (den += (xs[i] - mx) ** 2)));
+    slope = den ? num / den : null;
+  }
+  return {
+    samples: samples.length,
+    cpuPctMean: round1(cpu.reduce((a, b) => a + b, 0) / cpu.length),
+    cpuPctMax: round1(Math.max(...cpu)),
+    rssMiBStart: rss[0],
+    rssMiBMax: Math.max(...rss),
+    rssMiBEnd: rss[rss.length - 1],
+    rssGrowthMiBPerMin: round1(slope),
+  };
+}
+
+const meanOf = (samples, w) => {
+  const inside = samples.filter((s) => s.at >= w.start && s.at <= w.end).map((s) => s.cpuPct);
+  return inside.length ? inside.reduce((a, b) => a + b, 0) / inside.length : null;
+};
+
+// CPU-seconds the generator used: its own account when it gives one, else the sampler's.
+function generatorCpuS(records, samples) {
+  const done = records.find((r) => r.type === 'done');
+  if (done && typeof done.cpuS === 'number') return done.cpuS;
+  if (samples.length < 2) return null;
+  let s = 0;
+  for (let i = 1; i < samples.length; i++)
+    s += (samples[i].cpuPct / 100) * ((samples[i].at - samples[i - 1].at) / 1000);
+  return s;
+}
+
+const PRECISION = {
+  artillery: "whole milliseconds, percentiles from Artillery's sketch (capped at its max)",
+  fast: "microseconds, HdrHistogram, timed from each arrival's due time (and from its actual send)",
+  closed: "microseconds, HdrHistogram, timed from each request's send",
+};
+
+// run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
+//        resultsDir, records, generator: { name, workers, loop }, generatorSamples, machine }
+function summarize(run) {
+  const records = run.records || [];
+  const secs = seconds(records);
+  const t = totals(records);
+  const done = records.find((r) => r.type === 'done');
+  const active = secs.filter((s) => s.launched + s.completed > 0);
+  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? 'artillery';
+  const closed = (run.generator?.loop ?? (name === 'closed' ? 'closed' : 'open')) === 'closed';
+  // A closed loop records when it started and when its last answer came, to the ms: whole
+  // seconds would put a 2.9 s run of 10,000 requests at 3,333/s instead of 3,424/s.
+  const start = records.find((r) => r.type === 'start');
+  const exact = closed && start && done && done.at > start.at ? (done.at - start.at) / 1000 : null;
+  const durationS = exact ?? (active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null);
+
+  const latency = (done && done.latencyMs) || mergedFigures(secs, 'latency');
+  const fromSend = mergedFigures(secs, 'fromSend');
+  const lagAll = mergedFigures(secs, 'lag');
+
+  const windows = phaseWindows(run.phases, records, active.length ? active[0].at : Date.parse(run.startedAt));
+  // A closed loop stopped by its request count ends before its phase's nominal length.
+  if (exact !== null) for (const w of windows) w.end = Math.min(w.end, done.at);
+  const launched = launchedPerPhase(windows, secs);
+  const samples = run.generatorSamples || [];
+  const phases = run.phases.map((ph, i) => {
+    const { from, to } = closed ? { from: null, to: null } : phaseRates(ph);
+    const target = closed ? null : (from + to) / 2;
+    const seconds_ = (windows[i].end - windows[i].start) / 1000;
+    const achieved = seconds_ > 0 ? launched[i] / seconds_ : null;
+    const inside = secs.filter((s) => s.at >= windows[i].start - 500 && s.at < windows[i].end - 500);
+    const lag = mergedFigures(inside, 'lag');
+    return {
+      name: ph.name,
+      durationS: exact !== null ? round1(seconds_) : ph.duration,
+      startedAt: new Date(windows[i].start).toISOString(),
+      targetRate: { from, to, mean: round1(target) },
+      launched: Math.round(launched[i]),
+      achievedRate: round1(achieved),
+      ratio: target > 0 && achieved !== null ? Math.round((achieved / target) * 1000) / 1000 : null,
+      sendLagP99Ms: lag ? lag.p99 : null,
+      generatorCpuPctMean: round1(meanOf(samples, windows[i])),
+    };
+  });
+
+  const cpuS = generatorCpuS(records, samples);
+  const generator = {
+    name,
+    loop: closed ? 'closed' : 'open',
+    workers: run.generator?.workers ?? records.find((r) => r.type === 'start')?.workers ?? 1,
+    latencyPrecision: PRECISION[name] || PRECISION.fast,
+    cpuS: round1(cpuS),
+    cpuMsPerRequest: cpuS !== null && t.launched ? Math.round((cpuS * 1e6) / t.launched) / 1000 : null,
+    ...generatorFigures(samples),
+  };
+  const saturation = judgeGenerator(phases, run.status, { closed, generator });
+
+  return {
+    status: run.status,
+    endpoint: run.endpoint,
+    scenario: run.scenario,
+    deployment: run.deployment,
+    target: run.target,
+    resultsDir: run.resultsDir,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt,
+    durationS: exact !== null ? Math.round(durationS * 1000) / 1000 : round1(durationS),
+    scenariosLaunched: t.launched,
+    scenariosCompleted: t.scenariosCompleted ?? t.completed,
+    scenariosFailed: t.failed,
+    requestsSent: t.launched,
+    requestsCompleted: t.completed,
+    meanResponseRate: durationS ? round1(t.completed / durationS) : null,
+    responseTimeMs: latency ? { ...latency, median: latency.p50 } : null,
+    responseTimeFromSendMs: fromSend,
+    // A closed loop sends when the previous answer arrives: it has no due times to lag behind.
+    sendLagMs: closed ? null : lagAll,
+    responseTimeNote: latency
+      ? `${PRECISION[name] || ''}; percentiles from one histogram of every response, never averaged`
+      : 'not available: the run ended before the generator reported its response times',
+    codes: t.codes,
+    errors: t.errors,
+    phases,
+    phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
+    // The busiest second: how far a ramp or a spike really got.
+    peakLaunchedPerS: secs.reduce((a, r) => Math.max(a, r.launched || 0), 0),
+    generator,
+    saturation,
+    machine: run.machine,
+  };
+}
+
+// Says whether the load generator, not the system, set the limit. An open loop's arrivals do
+// not wait for answers, so launching under the asked rate, or late (send lag), means the
+// generator could not keep up. A closed loop's rate is the system's answer, unless the
+// generator's CPU is what ran out.
+function judgeGenerator(phases, status, { closed = false, generator = {} } = {}) {
+  const hottest = phases.reduce(
+    (a, p) => ((p.generatorCpuPctMean ?? 0) > (a ? (a.generatorCpuPctMean ?? 0) : 0) ? p : a),
+    null,
+  );
+  const hot = hottest && hottest.generatorCpuPctMean >= 90;
+  const cores = (generator.workers || 1) > 1 ? ` (${generator.workers} threads)` : '';
+  if (closed) {
+    return hot
+      ? {
+          saturated: true,
+          verdict: `the load generator used ${hottest.generatorCpuPctMean}% of a core${cores}: a closed loop this busy may be what limits the rate`,
+        }
+      : { saturated: false, verdict: 'closed loop: the rate is what the system answered; the generator was not busy' };
+  }
+  // Arrivals are counted per second and split at phase boundaries by time, so a phase of a
+  // few seconds cannot be judged (at --scale 0.05 a 1 s spike read 55% of its rate while
+  // the whole run launched every arrival asked).
+  const judged = phases.filter((p) => p.durationS >= SATURATION.minPhaseS);
+  const flagged = judged.filter(
+    (p) =>
+      (p.ratio !== null && p.ratio < SATURATION.minRatio && p.targetRate.mean >= 1) ||
+      (p.sendLagP99Ms !== null && p.sendLagP99Ms > SATURATION.maxLagP99Ms),
+  );
+  if (status === 'completed' && flagged.length) {
+    const p = flagged[0];
+    const why = [
+      p.ratio !== null && p.ratio < SATURATION.minRatio
+        ? `launched ${p.achievedRate}/s of the ${p.targetRate.mean}/s asked`
+        : null,
+      p.sendLagP99Ms > SATURATION.maxLagP99Ms ? `sent late (p99 send lag ${p.sendLagP99Ms} ms)` : null,
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    return {
+      saturated: true,
+      phases: flagged.map((x) => x.name),
+      verdict: `the load generator set the limit: in phase "${p.name}" it ${why}${p.generatorCpuPctMean !== null ? ` while using ${p.generatorCpuPctMean}% of a core` : ''}; figures past that point describe the generator, not the system`,
+    };
+  }
+  if (hot) {
+    return {
+      saturated: false,
+      verdict: `the load generator used ${hottest.generatorCpuPctMean}% of a core in phase "${hottest.name}": it kept the asked rates, but it competes with the system for this machine's CPU`,
+    };
+  }
+  if (judged.length < phases.length) {
+    return {
+      saturated: false,
+      verdict: `the load generator launched ${phases.reduce((a, p) => a + p.launched, 0)} arrivals; phases under ${SATURATION.minPhaseS} s are too short to judge its rate`,
+    };
+  }
+  return { saturated: false, verdict: 'the load generator kept up with every phase' };
+}
+
+module.exports = { summarize, launchedPerPhase, phaseWindows, judgeGenerator, SATURATION };

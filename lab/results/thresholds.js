@@ -1,0 +1,72 @@
+'use strict';
+
+const { labError } = require('../../common/errors');
+
+// Pass/fail conditions on a run, like Artillery's `ensure` and k6's thresholds:
+//   p50 p75 p90 p95 p99 max mean  response time in ms      --ensure 'p99<500'
+//   errors                        failed requests and 5xx, as a share of those launched
+//                                 ('errors<1%') or a count ('errors<=5')
+//   rate                          arrivals launched / asked, open loop ('rate>=0.99')
+//   rps                           answers per second over the run ('rps>=100')
+const METRICS = {
+  p50: (s) => s.responseTimeMs?.p50,
+  p75: (s) => s.responseTimeMs?.p75,
+  p90: (s) => s.responseTimeMs?.p90,
+  p95: (s) => s.responseTimeMs?.p95,
+  p99: (s) => s.responseTimeMs?.p99,
+  max: (s) => s.responseTimeMs?.max,
+  mean: (s) => s.responseTimeMs?.mean,
+  errors: (s, percent) => {
+    const fivexx = Object.entries(s.codes || {})
+      .filter(([c]) => /^5\d\d$/.test(c))
+      .reduce((a, [, v]) => a + v, 0);
+    const n = (s.scenariosFailed || 0) + fivexx;
+    if (!percent) return n;
+    return s.scenariosLaunched ? Math.round((n / s.scenariosLaunched) * 100000) / 1000 : null;
+  },
+  rate: (s) => {
+    const asked = (s.phases || []).reduce(
+      (a, p) => a + (p.targetRate && p.targetRate.mean !== null ? p.targetRate.mean * p.durationS : 0),
+      0,
+    );
+    return asked > 0 ? Math.round((s.scenariosLaunched / asked) * 1000) / 1000 : null;
+  },
+  rps: (s) => s.meanResponseRate,
+};
+
+const OPS = { '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b };
+
+// 'p99<500' -> { text, metric, op, limit, percent }; anything else throws LAB_ERR_USAGE.
+function parseThreshold(text) {
+  const m = /^\s*([a-z0-9]+)\s*(<=|>=|<|>)\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/.exec(String(text));
+  if (!m || !(m[1] in METRICS) || (m[4] && m[1] !== 'errors')) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--ensure "${text}": expected METRIC OP NUMBER, e.g. p99<500, errors<1%, rate>=0.99 (metrics: ${Object.keys(METRICS).join(', ')})`,
+    );
+  }
+  return Object.freeze({
+    text: String(text).trim(),
+    metric: m[1],
+    op: m[2],
+    limit: Number(m[3]),
+    percent: Boolean(m[4]),
+  });
+}
+
+// Each threshold with the run's measured value and whether it held; a value that could not
+// be measured (no response times, an interrupted run) fails.
+function evaluate(thresholds, summary) {
+  return thresholds.map((t) => {
+    const value = METRICS[t.metric](summary, t.percent);
+    const ok = value !== null && value !== undefined && OPS[t.op](value, t.limit);
+    return {
+      ...t,
+      value: value ?? null,
+      unit: t.percent ? '%' : ['rate', 'rps', 'errors'].includes(t.metric) ? '' : 'ms',
+      ok,
+    };
+  });
+}
+
+module.exports = { parseThreshold, evaluate, METRICS };

@@ -1,0 +1,96 @@
+'use strict';
+
+const os = require('node:os');
+const { labError } = require('../../common/errors');
+const { pick } = require('../names');
+const { capNames } = require('./graph');
+
+// --cap NODE=CPU[,MEMORY]: CPU in percent of one core, as `docker stats` shows it (2%, 150%),
+// or `-` for none; MEMORY with K, M or G (binary: 25M is 25 MiB, as Docker reads it).
+// NODE is a role of the deployment's graph (balancer, edge, replica, backend, bbox) or one
+// node's own name (edge-2); a node's own name wins over its roles.
+const UNITS = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 };
+const MIN_MEMORY = 4 * 2 ** 20;
+const MAX_CPU_PCT = 6400;
+
+function parseMemory(text, whole) {
+  const m = /^(\d+(?:\.\d+)?)([KMG]?)(?:i?B)?$/i.exec(text);
+  const bytes = m ? Math.round(Number(m[1]) * UNITS[m[2].toUpperCase()]) : NaN;
+  if (!(bytes >= MIN_MEMORY)) {
+    throw new Error(`memory in "${whole}" must be a size of at least 4M, like 25M or 1G, got "${text}"`);
+  }
+  return bytes;
+}
+
+function parseCpu(text, whole) {
+  if (text === '-' || text === '') return null;
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(text);
+  const pct = m ? Number(m[1]) : NaN;
+  if (!(pct >= 0.1 && pct <= MAX_CPU_PCT)) {
+    throw new Error(
+      `CPU in "${whole}" must be a percent of one core from 0.1% to ${MAX_CPU_PCT}%, like 2%, got "${text}"`,
+    );
+  }
+  return pct;
+}
+
+// One --cap value -> { node, cpuPct, memoryBytes }; a bad one is LAB_ERR_USAGE.
+function parseCap(text) {
+  try {
+    return parseCapText(text);
+  } catch (err) {
+    throw labError('LAB_ERR_USAGE', `--cap ${err.message} (see --help)`);
+  }
+}
+
+function parseCapText(text) {
+  const m = /^([\w.-]+)=([^,]*)(?:,(.+))?$/.exec(text);
+  if (!m) throw new Error(`expected NODE=CPU[,MEMORY], like edge=2%,25M, got "${text}"`);
+  const cap = { node: m[1], cpuPct: parseCpu(m[2], text), memoryBytes: m[3] ? parseMemory(m[3], text) : null };
+  if (cap.cpuPct === null && cap.memoryBytes === null) throw new Error(`"${text}" caps nothing`);
+  return cap;
+}
+
+// The caps per node of a graph: { [nodeName]: { cpuPct, memoryBytes } }. Role caps first,
+// then the nodes' own; a later flag for the same name wins. An unknown name is an error.
+function resolveCaps(caps, graph) {
+  const valid = capNames(graph);
+  for (const c of caps) pick('cap node', c.node, valid);
+  const out = {};
+  const apply = (node, c) => {
+    const prev = out[node.name] || { cpuPct: null, memoryBytes: null };
+    out[node.name] = { cpuPct: c.cpuPct ?? prev.cpuPct, memoryBytes: c.memoryBytes ?? prev.memoryBytes };
+  };
+  for (const c of caps) for (const n of graph.nodes) if (n.roles.includes(c.node) && n.name !== c.node) apply(n, c);
+  for (const c of caps) for (const n of graph.nodes) if (n.name === c.node) apply(n, c);
+  return out;
+}
+
+// Caps this machine cannot give are refused, not silently accepted: more CPU than its cores
+// (a cap of 1000% on 2 cores caps nothing), more memory than it has. `machine`: { cores,
+// memoryBytes }. Engines on other machines (a swarm) are not checked against this one.
+function checkCapsFit(caps, machine = { cores: os.cpus().length, memoryBytes: os.totalmem() }) {
+  for (const [node, c] of Object.entries(caps)) {
+    if (c.cpuPct !== null && c.cpuPct > machine.cores * 100) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--cap ${node}: ${c.cpuPct}% of a core is more than this machine's ${machine.cores} core(s) (at most ${machine.cores * 100}%)`,
+      );
+    }
+    if (c.memoryBytes !== null && c.memoryBytes > machine.memoryBytes) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--cap ${node}: ${mib(c.memoryBytes)} MiB is more memory than this machine has (${mib(machine.memoryBytes)} MiB)`,
+      );
+    }
+  }
+  return caps;
+}
+
+const mib = (bytes) => Math.round((bytes / 2 ** 20) * 10) / 10;
+const describeCap = (c) =>
+  [c.cpuPct !== null ? `${c.cpuPct}% CPU` : null, c.memoryBytes !== null ? `${mib(c.memoryBytes)} MiB` : null]
+    .filter(Boolean)
+    .join(', ');
+
+module.exports = { parseCap, resolveCaps, checkCapsFit, describeCap, parseMemory, mib };

@@ -1,0 +1,359 @@
+'use strict';
+
+const renderNginxConfig = require('./nginx-config');
+const { version } = require('../../package.json');
+const { buildGraph, nodeOf } = require('./graph');
+const { labError } = require('../../common/errors');
+
+// The container form of a deployment: the same row of lab/topology/deployments.js becomes a compose
+// project (nginx in front of R replicas of W workers, the black boxes, and the monitoring
+// stack under the `monitoring` profile) or a swarm stack. Built as data here and written
+// as YAML by lab/topology/compose-write.js, so compose/ never drifts from the local runtime.
+
+// Pinned images. Ours take their base as a build argument (LAB_BASE_IMAGE) so a machine
+// without a registry can build them from a base it made itself; nginx's image can be
+// swapped the same way (LAB_NGINX_IMAGE).
+const IMAGES = Object.freeze({
+  nodeBase: 'node:20.20.2-bookworm-slim',
+  nginx: 'nginx:1.27.3-bookworm',
+  graphite: 'graphiteapp/graphite-statsd:1.1.10-5',
+  grafana: 'grafana/grafana:11.3.0',
+  cadvisor: 'gcr.io/cadvisor/cadvisor:v0.49.1',
+  service: `node-deploy-lab-service:${version}`,
+  bbox: `node-deploy-lab-bbox:${version}`,
+});
+
+// Ports inside the containers; only nginx's (and the dashboards') are published.
+const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 9091, statsd: 8125, hub: 7070 });
+
+// A value the engine's environment may override: ${NAME:-fallback}.
+const sub = (name, fallback) => `\${${name}:-${fallback}}`;
+const NGINX_CONF = '/etc/nginx/lab.conf';
+const CONTAINER_PATHS = Object.freeze({
+  pidFile: '/tmp/nginx.pid',
+  errorLog: 'stderr',
+  tempDir: '/tmp',
+  accessLog: '/tmp/access.log',
+  cacheDir: '/tmp/cache',
+});
+
+// A cap (lab/topology/caps.js) as compose says it: cpus in cores, memory in bytes, no swap past it.
+function composeLimits(cap) {
+  if (!cap) return {};
+  return {
+    ...(cap.cpuPct !== null ? { cpus: String(cap.cpuPct / 100) } : {}),
+    ...(cap.memoryBytes !== null ? { mem_limit: cap.memoryBytes, memswap_limit: cap.memoryBytes } : {}),
+  };
+}
+
+// `root`: the repository as seen from the compose file (build context, mounted files);
+// `nginxConfs`: { node: rendered nginx config } paths, same convention (the entry's under
+// `nginx`, each caching edge's under its name); `caps`: per node, from lab/topology/caps.js.
+// Every service is a node of the deployment's graph (lab/topology/graph.js), under its name.
+function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps = {} } = {}) {
+  const confs = nginxConfs || { nginx: nginxConf };
+  const graph = buildGraph(deployment);
+  const build = (dockerfile) => ({
+    context: root,
+    dockerfile,
+    args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) },
+  });
+  // The Node images have a HEALTHCHECK; nginx's have none, so the nodes in front of an
+  // nginx edge can only be waited for as started (the lab then probes through the entry).
+  const after = (names) =>
+    Object.fromEntries(
+      names.map((n) => [
+        n,
+        { condition: nodeOf(graph, n).kind === 'nginx-edge' ? 'service_started' : 'service_healthy' },
+      ]),
+    );
+  const nginxService = (node, extra) => ({
+    image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
+    init: true,
+    command: ['nginx', '-c', NGINX_CONF],
+    volumes: [`${confs[node.name]}:${NGINX_CONF}:ro`],
+    depends_on: after(node.upstreams),
+    ...extra,
+  });
+  const kinds = {
+    bbox: () => ({
+      image: IMAGES.bbox,
+      build: build('bbox/Dockerfile'),
+      init: true,
+      environment: { BBOX_KEY: sub('LAB_KEY', '') },
+      volumes: [`${root}/bbox/config.properties:/config/config.properties:ro`],
+    }),
+    service: (node) => ({
+      image: IMAGES.service,
+      build: build('service/Dockerfile'),
+      init: true,
+      environment: {
+        INSTANCE: node.name,
+        WORKERS: String(node.workers),
+        PORT: String(INNER.service),
+        BBOX1_URL: `http://bbox:${INNER.bbox1}`,
+        BBOX2_URL: `http://bbox:${INNER.bbox2}`,
+        HEAVY_MS: sub('LAB_HEAVY_MS', '5000'),
+        // The monitoring profile's StatsD. Without it the name does not resolve and the
+        // service drops its metrics (UDP, never awaited): requests are unaffected.
+        STATSD_HOST: sub('LAB_STATSD_HOST', 'graphite'),
+        STATSD_PORT: String(INNER.statsd),
+        // One level under lab., as the dashboard's `run` variable expects; LAB_RUN lines it
+        // up with the scenario's --run-name so both sides show under one run.
+        STATSD_PREFIX: `lab.${sub('LAB_RUN', `compose-${deployment.name}`)}.service`,
+        // Signaling rooms shared across the replicas' processes (hub/).
+        ...(node.upstreams.includes('hub')
+          ? { SIGNAL_HUB: `hub:${INNER.hub}`, SIGNAL_HUB_TOKEN: sub('LAB_HUB_TOKEN', '') }
+          : {}),
+      },
+      depends_on: {
+        bbox: { condition: 'service_healthy' },
+        ...(node.upstreams.includes('hub') ? { hub: { condition: 'service_healthy' } } : {}),
+      },
+    }),
+    // The signaling hub runs from the service's image (it holds hub/ too).
+    hub: () => ({
+      image: IMAGES.service,
+      build: build('service/Dockerfile'),
+      init: true,
+      command: ['node', 'hub/index.js'],
+      // On the project's network only (never published); the token when the lab runs it.
+      environment: { HOST: '0.0.0.0', PORT: String(INNER.hub), HUB_TOKEN: sub('LAB_HUB_TOKEN', '') },
+      // The image's health check asks the service's /healthz, which the hub does not serve:
+      // healthy is accepting TCP, since a replica connects to it once, at start.
+      healthcheck: {
+        test: [
+          'CMD',
+          'node',
+          '-e',
+          `require('net').connect(${INNER.hub}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`,
+        ],
+        interval: '2s',
+        timeout: '2s',
+        retries: 15,
+      },
+    }),
+    'nginx-edge': (node) => nginxService(node),
+    // Published on loopback only unless LAB_BIND says otherwise.
+    nginx: (node) =>
+      nginxService(node, { ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${INNER.nginx}`] }),
+  };
+  const services = {};
+  for (const node of graph.nodes) {
+    if (!kinds[node.kind])
+      throw labError('LAB_ERR_USAGE', `--balancer ${node.kind} runs on the local engine only, for now`);
+    services[node.name] = { ...kinds[node.kind](node), ...composeLimits(caps[node.name]) };
+  }
+  Object.assign(services, monitoringServices(root));
+  // No top-level `name`: Compose 1.29 refuses it; the project name is given with -p.
+  return { services };
+}
+
+// graphite-statsd (StatsD + carbon + graphite-web), Grafana with the lab's provisioning,
+// and cAdvisor reporting every container's CPU and memory to StatsD.
+function monitoringServices(root) {
+  const profiles = ['monitoring'];
+  return {
+    graphite: {
+      image: IMAGES.graphite,
+      profiles,
+      volumes: [
+        `${root}/compose/monitoring/statsd/udp.js:/opt/statsd/config/udp.js:ro`,
+        `${root}/compose/monitoring/graphite/storage-schemas.conf:/opt/graphite/conf/storage-schemas.conf:ro`,
+        `${root}/compose/monitoring/graphite/storage-aggregation.conf:/opt/graphite/conf/storage-aggregation.conf:ro`,
+      ],
+      // graphite-web for Grafana, and carbon for the scenario runner's StatsD (--graphite).
+      ports: ['127.0.0.1:${LAB_GRAPHITE_PORT:-8081}:80', '127.0.0.1:${LAB_CARBON_PORT:-2003}:2003'],
+    },
+    grafana: {
+      image: IMAGES.grafana,
+      profiles,
+      environment: {
+        GF_AUTH_ANONYMOUS_ENABLED: 'true',
+        GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer',
+        GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH: '/var/lib/grafana/dashboards/lab-run.json',
+      },
+      volumes: [
+        `${root}/compose/monitoring/grafana/provisioning:/etc/grafana/provisioning:ro`,
+        `${root}/compose/monitoring/grafana/dashboards:/var/lib/grafana/dashboards:ro`,
+      ],
+      ports: ['127.0.0.1:${LAB_GRAFANA_PORT:-3000}:3000'],
+      depends_on: ['graphite'],
+    },
+    cadvisor: {
+      image: IMAGES.cadvisor,
+      profiles,
+      command: [
+        '-storage_driver=statsd',
+        `-storage_driver_host=graphite:${INNER.statsd}`,
+        // gauges.cadvisor.<container>.<stat>: the dashboard's container panels.
+        '-storage_driver_db=cadvisor',
+        '-storage_driver_buffer_duration=1s',
+        '-docker_only=true',
+      ],
+      volumes: [
+        '/:/rootfs:ro',
+        '/var/run:/var/run:ro',
+        '/sys:/sys:ro',
+        '/var/lib/docker/:/var/lib/docker:ro',
+        '/dev/disk/:/dev/disk:ro',
+      ],
+      depends_on: ['graphite'],
+    },
+  };
+}
+
+// The swarm stack: one service with `replicas` tasks of `workers` workers each, CPU and
+// memory limits per task, an overlay network, nginx re-resolving the tasks' addresses.
+// caps: per role (lab/topology/caps.js), as deploy.resources.limits: `replica` for the service's
+// tasks, `balancer` for nginx, `bbox` for the black boxes.
+function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, nginxConf, caps = {} } = {}) {
+  const limitsOf = (role, fallback) => {
+    const c = caps[role];
+    if (!c) return fallback;
+    return {
+      ...fallback,
+      ...(c.cpuPct !== null ? { cpus: String(c.cpuPct / 100) } : {}),
+      ...(c.memoryBytes !== null ? { memory: `${Math.round(c.memoryBytes / 1024)}K` } : {}),
+    };
+  };
+  // Swarm does not build: the images come from a registry every node reaches (a single
+  // node uses its own images).
+  const registry = sub('LAB_REGISTRY', '');
+  const hub = deployment.replicas * deployment.workers > 1;
+  // Tasks are found by DNS (tasks.NAME, or NAME with dnsrr), not through a virtual IP: the
+  // lab's nginx asks for every task itself, and a kernel without IPVS has no VIPs at all.
+  const dnsrr = { endpoint_mode: 'dnsrr' };
+  const service = {
+    image: `${registry}${IMAGES.service}`,
+    environment: {
+      // Swarm fills in the task's slot: the same replica-N names as the other runtimes.
+      INSTANCE: 'replica-{{.Task.Slot}}',
+      ...(hub ? { SIGNAL_HUB: `hub:${INNER.hub}`, SIGNAL_HUB_TOKEN: sub('LAB_HUB_TOKEN', '') } : {}),
+      WORKERS: String(deployment.workers),
+      PORT: String(INNER.service),
+      BBOX1_URL: `http://bbox:${INNER.bbox1}`,
+      BBOX2_URL: `http://bbox:${INNER.bbox2}`,
+      STATSD_HOST: 'graphite',
+      STATSD_PORT: String(INNER.statsd),
+      STATSD_PREFIX: 'lab.stack.service',
+    },
+    networks: ['lab'],
+    deploy: {
+      ...dnsrr,
+      replicas: deployment.replicas,
+      resources: { limits: limitsOf('replica', limits), reservations: { cpus: '0.25', memory: '128M' } },
+      restart_policy: { condition: 'any', delay: '1s' },
+      update_config: { parallelism: 1, order: 'start-first' },
+    },
+  };
+  return {
+    version: '3.8',
+    services: {
+      bbox: {
+        image: `${registry}${IMAGES.bbox}`,
+        networks: ['lab'],
+        deploy: { ...dnsrr, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
+      },
+      ...(hub
+        ? {
+            hub: {
+              image: `${registry}${IMAGES.service}`,
+              command: ['node', 'hub/index.js'],
+              environment: { HOST: '0.0.0.0', PORT: String(INNER.hub), HUB_TOKEN: sub('LAB_HUB_TOKEN', '') },
+              healthcheck: { disable: true },
+              networks: ['lab'],
+              deploy: { ...dnsrr, replicas: 1, resources: { limits: { cpus: '0.5', memory: '128M' } } },
+            },
+          }
+        : {}),
+      service,
+      nginx: {
+        image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
+        command: ['nginx', '-c', NGINX_CONF],
+        configs: [{ source: 'nginx_conf', target: NGINX_CONF }],
+        // No published port here: swarm ignores a host address on a published port and
+        // listens on every interface of every node (moby/moby#32299), so loopback-only cannot
+        // be had. Publishing is an explicit second file, stackPublishProject below.
+        networks: ['lab'],
+        deploy: { replicas: 1, resources: { limits: limitsOf('balancer', { cpus: '1.0', memory: '256M' }) } },
+      },
+      graphite: {
+        image: IMAGES.graphite,
+        networks: ['lab'],
+        deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '1G' } } },
+      },
+    },
+    networks: { lab: { driver: 'overlay', attachable: true } },
+    configs: { nginx_conf: { file: nginxConf } },
+  };
+}
+
+// The opt-in that publishes the stack's entry point (and only it) on every node, on
+// ${LAB_PORT:-8080}: `docker stack deploy -c stack.yml -c stack-publish.yml lab`.
+function stackPublishProject() {
+  return {
+    version: '3.8',
+    services: {
+      nginx: { ports: [{ target: INNER.nginx, published: '${LAB_PORT:-8080}', protocol: 'tcp', mode: 'ingress' }] },
+    },
+  };
+}
+
+function replicaNames(deployment) {
+  return Array.from({ length: deployment.replicas }, (_, i) => `replica-${i + 1}`);
+}
+
+// nginx's config for the compose project (upstreams by service name) or the swarm stack
+// (the tasks of the `service` service, re-resolved through swarm's DNS). `node`: the entry
+// (`nginx`) or a caching edge's name.
+function containerNginxConfig(deployment, { stack = false, node = 'nginx' } = {}) {
+  const graph = buildGraph(deployment);
+  const n = nodeOf(graph, node);
+  const inner = (name) => `${name}:${nodeOf(graph, name).kind === 'service' ? INNER.service : INNER.nginx}`;
+  return renderNginxConfig({
+    deployment,
+    host: '0.0.0.0',
+    port: INNER.nginx,
+    upstreams: stack ? [`tasks.service:${INNER.service}`] : n.upstreams.map(inner),
+    paths: CONTAINER_PATHS,
+    daemon: 'off',
+    resolver: stack ? '127.0.0.11' : null,
+    edge: n.kind === 'nginx-edge' ? node : null,
+  });
+}
+
+// The nginx nodes of a deployment: each needs its config file.
+const nginxNodeNames = (deployment) =>
+  buildGraph(deployment)
+    .nodes.filter((n) => n.kind === 'nginx' || n.kind === 'nginx-edge')
+    .map((n) => n.name);
+
+// The StatsD config the graphite-statsd image reads: the lab's naming (counters., gauges.,
+// timers. at the root, no stats. prefix), which the Grafana dashboard expects, and the
+// same 1 s flush as the local runs.
+function statsdConfig() {
+  return {
+    port: INNER.statsd,
+    flushInterval: 1000,
+    percentThreshold: [50, 95, 99],
+    deleteIdleStats: true,
+    graphiteHost: '127.0.0.1',
+    graphitePort: 2003,
+    graphite: { legacyNamespace: false, globalPrefix: '' },
+    backends: ['./backends/graphite'],
+  };
+}
+
+module.exports = {
+  composeProject,
+  stackProject,
+  stackPublishProject,
+  containerNginxConfig,
+  nginxNodeNames,
+  composeLimits,
+  statsdConfig,
+  replicaNames,
+  IMAGES,
+  INNER,
+};

@@ -1,0 +1,89 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { METHODS, KINDS } = require('./deployments');
+
+// One template per layer; the stream module's path is Debian's (libnginx-mod-stream).
+const TEMPLATES = {
+  7: path.join(__dirname, '..', '..', 'nginx', 'nginx.conf.template'),
+  4: path.join(__dirname, '..', '..', 'nginx', 'nginx-l4.conf.template'),
+  edge: path.join(__dirname, '..', '..', 'nginx', 'nginx-edge.conf.template'),
+};
+const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
+
+// Renders the nginx config for a deployment. `paths` are absolute paths (inside the run
+// directory locally, inside the container for compose); `upstreams` are the replicas'
+// host:port. In a container nginx stays in the foreground (`daemon: 'off'`). A swarm
+// stack's replicas come and go, so there `resolver` names the DNS nginx re-asks (below).
+// `edge` names a caching edge (lab/topology/graph.js): its own template, round-robin over the
+// backends, whatever the entry balancer's method.
+// `connections`: worker_connections, 8192 unless a run holds more (lab/commands/scenario.js).
+// `workerUser`: the user an edge's workers run as when the master is root: they write the
+// cache inside the state folder, which may be closed to nginx's default `nobody`.
+function renderNginxConfig({
+  deployment,
+  host,
+  port,
+  upstreams,
+  paths,
+  daemon = 'on',
+  resolver = null,
+  edge = null,
+  workerUser = null,
+  connections = 8192,
+}) {
+  const b = deployment.balancer;
+  const layer = edge ? 'edge' : KINDS[b.kind || 'nginx'].layer;
+  const directive = edge ? '' : METHODS[b.method][layer];
+  const servers = [
+    // The method's directive (none for round-robin, nginx's default).
+    ...(directive ? [`        ${directive}`] : []),
+    ...upstreams.map((u) => `        server ${u} max_fails=${b.maxFails} fail_timeout=${b.failTimeoutS}s;`),
+  ].join('\n');
+  // A swarm's tasks come and go. nginx 1.22 (Debian's) resolves an upstream block's names
+  // once, at start; a variable in proxy_pass is resolved through `resolver` at request time
+  // instead (cached for its `valid`), every address of the name in turn. What that costs:
+  // no keep-alive to the tasks, round-robin only.
+  const upstream = resolver
+    ? `    resolver ${resolver} valid=2s ipv6=off;\n`
+    : `\n    upstream service {\n        # ${b.method}; passive health: max_fails within fail_timeout takes a replica out.\n${servers}\n        keepalive ${b.keepalive};\n        keepalive_requests 100000;\n    }\n`;
+  const proxyPass = resolver
+    ? `            set $tasks ${upstreams[0]};\n            proxy_pass http://$tasks;`
+    : '            proxy_pass http://service;';
+  const values = {
+    label: deployment.label,
+    workerProcesses: 'auto',
+    // `connections` per worker: each accept may land on either worker, so a run that holds
+    // many connections (signaling) asks for all of them, times two (client and upstream).
+    workerConnections: connections,
+    rlimitNofile: Math.max(19000, connections + 1000),
+    pidFile: paths.pidFile,
+    errorLog: paths.errorLog,
+    tempDir: paths.tempDir,
+    method: b.method,
+    servers,
+    upstream,
+    proxyPass,
+    keepalive: b.keepalive,
+    tries: b.tries,
+    host,
+    port,
+    daemon,
+    streamModule: STREAM_MODULE,
+    edge,
+    workerUser: workerUser
+      ? `# Its workers write the cache inside the state folder, which is the lab user's.\nuser ${workerUser};\n`
+      : '',
+    accessLog: paths.accessLog,
+    cacheDir: paths.cacheDir,
+    cacheMaxSize: '256m',
+  };
+  const text = fs.readFileSync(TEMPLATES[layer], 'utf8');
+  return text.replace(/\{\{(\w+)\}\}/g, (m, key) => {
+    if (!(key in values)) throw new Error(`nginx template: no value for {{${key}}}`);
+    return String(values[key]);
+  });
+}
+
+module.exports = renderNginxConfig;

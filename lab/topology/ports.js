@@ -1,0 +1,63 @@
+'use strict';
+
+const net = require('node:net');
+const dgram = require('node:dgram');
+const { labError } = require('../../common/errors');
+
+// Every port the lab uses derives from one base, below the ephemeral range (32768+) so a
+// client's outgoing connection can never hold one of them.
+const DEFAULT_BASE = 8080;
+const OFFSETS = {
+  nginx: 0,
+  bbox1: 1,
+  bbox2: 2,
+  statsd: 3,
+  statsdAdmin: 4,
+  carbon: 5,
+  carbonPickle: 6,
+  graphiteWeb: 7,
+  carbonQuery: 8,
+  hub: 9,
+};
+const FIRST_REPLICA = 10;
+// Caching edges (the cdn row) after the most replicas a deployment may have (32).
+const FIRST_EDGE = 50;
+const MAX_EDGES = 16;
+
+function planPorts(base, replicas, edges = 0) {
+  const top = FIRST_EDGE + MAX_EDGES;
+  if (!Number.isInteger(base) || base < 1024 || base + top > 32767) {
+    throw labError('LAB_ERR_USAGE', `port base must be an integer from 1024 to ${32767 - top}, got "${base}"`);
+  }
+  const plan = { base };
+  for (const [role, off] of Object.entries(OFFSETS)) plan[role] = base + off;
+  plan.replicas = Array.from({ length: replicas }, (_, i) => base + FIRST_REPLICA + i);
+  plan.edges = Array.from({ length: edges }, (_, i) => base + FIRST_EDGE + i);
+  return Object.freeze(plan);
+}
+
+function tcpFree(port, host) {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ port, host, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+function udpFree(port, host) {
+  return new Promise((resolve) => {
+    const s = dgram.createSocket('udp4');
+    s.once('error', () => resolve(false));
+    s.bind({ port, address: host, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+// Checks each { port, role, udp } is free on host; the first busy one throws, naming it.
+async function assertFree(entries, host) {
+  for (const { port, role, udp } of entries) {
+    const free = udp ? await udpFree(port, host) : await tcpFree(port, host);
+    if (!free) throw labError('LAB_ERR_PORT_IN_USE', port, role);
+  }
+}
+
+module.exports = { planPorts, assertFree, tcpFree, DEFAULT_BASE, OFFSETS, FIRST_REPLICA, FIRST_EDGE, MAX_EDGES };

@@ -1,0 +1,67 @@
+'use strict';
+
+const { sweep, analyze, modelCurve } = require('../../../lab/analysis/black-box-model');
+
+// A simulated closed-loop probe of an ideal service: what the sweep would measure.
+function simulated({ kind, workers, delayMs, noiseMs = 2 }) {
+  const probed = [];
+  const probe = async (c) => {
+    probed.push(c);
+    const sat = kind === 'sync' && c > workers;
+    const max = sat ? Math.ceil(c / workers) * delayMs : delayMs + noiseMs;
+    const mean = sat ? (c * delayMs) / workers : delayMs + noiseMs / 2;
+    const throughput = ((kind === 'sync' ? Math.min(c, workers) : c) * 1000) / delayMs;
+    return {
+      concurrency: c,
+      completed: 10 * c,
+      throughput,
+      errors: {},
+      latencyMs: { min: delayMs + 0.5, p50: delayMs + 1, mean, p95: max, max },
+    };
+  };
+  return { probe, probed };
+}
+
+describe('characterization from a concurrency sweep', () => {
+  test.each([3, 5, 7, 15])('a synchronous service with %i workers is found exactly, by bisection', async (W) => {
+    const s = simulated({ kind: 'sync', workers: W, delayMs: 900 });
+    const v = analyze(await sweep(s.probe, { maxConcurrency: 32 }));
+    expect(v.kind).toBe('sync');
+    expect(v.workers).toBe(W);
+    expect(v.delayMs).toBeCloseTo(900.5, 0);
+    expect(v.littleWorkers).toBeCloseTo(W, 0);
+    expect(v.explanation).toMatch(new RegExp(`Synchronous with ${W} workers`));
+    // Bounded: doubling then bisection, not every level.
+    expect(s.probed.length).toBeLessThanOrEqual(12);
+  });
+
+  test('an asynchronous service keeps latency flat up to the bound', async () => {
+    const s = simulated({ kind: 'async', delayMs: 1100 });
+    const v = analyze(await sweep(s.probe, { maxConcurrency: 32 }));
+    expect(v.kind).toBe('async');
+    expect(v.workers).toBeNull();
+    expect(v.delayMs).toBeCloseTo(1100.5, 0);
+    expect(s.probed).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(v.explanation).toMatch(/more than 32 workers would look the same/);
+  });
+
+  test('errors stop the sweep and make it inconclusive', async () => {
+    const probe = async (c) => ({
+      concurrency: c,
+      completed: c < 4 ? 10 : 0,
+      throughput: 1,
+      errors: c < 4 ? {} : { ECONNRESET: 3 },
+      latencyMs: { min: 100, p50: 100, mean: 100, p95: 100, max: 100 },
+    });
+    const v = analyze(await sweep(probe, { maxConcurrency: 32 }));
+    expect(v.kind).toBe('inconclusive');
+    expect(v.explanation).toMatch(/errors at concurrency 4/);
+  });
+
+  test('the model curves follow the verdict', () => {
+    const sync = modelCurve({ kind: 'sync', workers: 3, delayMs: 1000 }, 6);
+    expect(sync.map((p) => p.throughput)).toEqual([1, 2, 3, 3, 3, 3]);
+    expect(sync.map((p) => p.latencyMs)).toEqual([1000, 1000, 1000, 1333.3333333333333, 1666.6666666666667, 2000]);
+    expect(modelCurve({ kind: 'async', delayMs: 500 }, 2).map((p) => p.throughput)).toEqual([2, 4]);
+  });
+});

@@ -1,0 +1,72 @@
+'use strict';
+
+const crypto = require('node:crypto');
+const { lab, runProgram, freePortBase, tmpStateDir, errorCode } = require('../../helper');
+
+// Against the lab's own black boxes, for random group keys: the verdict must match
+// `node bbox --reveal` exactly in kind and workers, and within 5% in delay. Delays are
+// scaled by 0.2 (explicit overrides, 120-400 ms) so the file takes about a minute; the
+// verdict's delay is compared with the scaled value.
+const SCALE = 0.2;
+const keys = Array.from({ length: 3 }, () => crypto.randomBytes(4).toString('hex'));
+
+async function reveal(key) {
+  const r = await runProgram('bbox', ['--reveal', '--key', key]);
+  return JSON.parse(r.stdout);
+}
+
+async function characterize(target, key, extra = []) {
+  const base = await freePortBase();
+  const r = await lab([
+    'characterize',
+    target,
+    '--key',
+    key,
+    '--delay-scale',
+    String(SCALE),
+    '--json',
+    '--port-base',
+    String(base),
+    '--state-dir',
+    tmpStateDir(),
+    '--results-dir',
+    tmpStateDir(),
+    ...extra,
+  ]);
+  if (r.code !== 0) throw new Error(`characterize failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+function expectMatch(result, truth) {
+  expect(result.verdict.kind).toBe(truth.kind);
+  if (truth.kind === 'sync') expect(result.verdict.workers).toBe(truth.workers);
+  const expected = Math.round(truth.delayMs * SCALE);
+  expect(Math.abs(result.verdict.delayMs - expected) / expected).toBeLessThanOrEqual(0.05);
+}
+
+describe.each(keys)('characterize the black boxes of key %s', (key) => {
+  test.each(['bbox1', 'bbox2'])('%s matches --reveal', async (box) => {
+    const truth = (await reveal(key))[box];
+    const result = await characterize(box, key);
+    expectMatch(result, truth);
+    expect(result.verdict.explanation.length).toBeGreaterThan(40);
+  });
+});
+
+test("through the service and nginx, the default key gives the report's bbox2: synchronous, 3 workers", async () => {
+  const truth = (await reveal(''))['bbox2'];
+  const result = await characterize('bbox2', '', ['--via', 'service']);
+  expectMatch(result, truth);
+  expect(result.url).toMatch(/\/bbox2$/);
+});
+
+test('bad targets and flags are usage errors', async () => {
+  const r = await lab(['characterize', 'bbox3', '--state-dir', tmpStateDir()]);
+  expect(r.code).toBe(2);
+  expect(errorCode(r.stderr)).toBe('LAB_ERR_UNKNOWN_NAME');
+  expect(r.stderr).toContain('bbox3');
+  const v = await lab(['characterize', 'bbox1', '--via', 'ssh', '--state-dir', tmpStateDir()]);
+  expect(v.code).toBe(2);
+  expect(errorCode(v.stderr)).toBe('LAB_ERR_UNKNOWN_NAME');
+  expect(v.stderr).toContain('ssh');
+});

@@ -1,0 +1,164 @@
+'use strict';
+
+const { summarize, launchedPerPhase, judgeGenerator } = require('../../../lab/results/summary');
+const { recordsOf } = require('../../../lab/generators/artillery');
+const { create, encode } = require('../../../lab/generators/histogram');
+
+const T = 1_700_000_000_000; // a whole second
+
+// A second of the lab's own engines, with histograms of the given latencies (ms).
+function second(at, launched, latencies, lagMs = 0.2) {
+  const lat = create();
+  const lag = create();
+  for (const ms of latencies) lat.recordValue(Math.round(ms * 1000));
+  for (let i = 0; i < launched; i++) lag.recordValue(Math.round(lagMs * 1000));
+  return {
+    type: 'second',
+    at,
+    launched,
+    completed: latencies.length,
+    codes: latencies.length ? { 200: latencies.length } : {},
+    errors: {},
+    hist: { latency: encode(lat), fromSend: encode(lat), lag: encode(lag) },
+  };
+}
+
+describe('run summary from neutral records', () => {
+  test('arrivals per second are split between phases by time; edges go to the first and last phase', () => {
+    const windows = [
+      { start: T + 200, end: T + 2200 },
+      { start: T + 2200, end: T + 4200 },
+    ];
+    const secs = [
+      { at: T, launched: 10 }, // mostly before the first window's stamp
+      { at: T + 2000, launched: 10 }, // split 20% / 80%
+      { at: T + 5000, launched: 4 }, // after the end
+    ];
+    const launched = launchedPerPhase(windows, secs);
+    expect(launched[0]).toBeCloseTo(12);
+    expect(launched[1]).toBeCloseTo(12);
+  });
+
+  const base = {
+    endpoint: 'ping',
+    scenario: 'load',
+    phases: [{ name: 'p', duration: 20, arrivalRate: 10 }],
+    startedAt: new Date(T).toISOString(),
+    generatorSamples: [],
+  };
+
+  test('Artillery: figures from its final report (capped at max); cut short, counts only', () => {
+    const stats = (period, created, responses) => ({
+      type: 'stats',
+      stats: {
+        period,
+        counters: {
+          [`lab.arrivals.${period / 1000}`]: created,
+          [`lab.responses.${period / 1000}`]: responses,
+          'http.codes.200': responses,
+        },
+      },
+    });
+    const events = [stats(T, 100, 90), stats(T + 10000, 100, 100)];
+    const partial = summarize({ ...base, status: 'interrupted', records: recordsOf(events, null, true) });
+    expect(partial.scenariosLaunched).toBe(200);
+    expect(partial.requestsCompleted).toBe(190);
+    expect(partial.responseTimeMs).toBeNull();
+
+    const report = {
+      aggregate: {
+        counters: {
+          'vusers.created': 200,
+          'vusers.completed': 190,
+          'vusers.failed': 10,
+          'http.responses': 190,
+          'http.codes.200': 190,
+          'errors.ETIMEDOUT': 10,
+        },
+        // Artillery's sketch: p99 above max, as seen on /bbox2.
+        summaries: { 'http.response_time': { min: 1, median: 2, p95: 5, p99: 13, max: 12, mean: 2.5, count: 190 } },
+      },
+    };
+    const full = summarize({ ...base, status: 'completed', records: recordsOf(events, report) });
+    expect(full.responseTimeMs).toMatchObject({ median: 2, p95: 5, p99: 12, max: 12 });
+    expect(full.errors).toEqual({ ETIMEDOUT: 10 });
+    expect(full.scenariosCompleted).toBe(190);
+    expect(full.generator.name).toBe('artillery');
+  });
+
+  test('the lab engines: percentiles from the merged histograms, never above the max', () => {
+    const records = [
+      { type: 'start', generator: 'fast', workers: 1 },
+      { type: 'phase', index: 0, name: 'p', at: T },
+      ...Array.from({ length: 20 }, (_, i) => second(T + i * 1000, 10, Array(10).fill(i === 19 ? 100 : 1))),
+      { type: 'done', at: T + 20000, cpuS: 0.1 },
+    ];
+    const s = summarize({ ...base, status: 'completed', records });
+    expect(s.scenariosLaunched).toBe(200);
+    expect(s.responseTimeMs.p50).toBeCloseTo(1, 2);
+    expect(s.responseTimeMs.max).toBeCloseTo(100, 0);
+    expect(s.responseTimeMs.p95).toBeCloseTo(1, 2);
+    expect(s.responseTimeMs.p99).toBeCloseTo(100, 0);
+    expect(s.responseTimeMs.p99).toBeLessThanOrEqual(s.responseTimeMs.max);
+    expect(s.generator.cpuMsPerRequest).toBe(0.5);
+    expect(s.phases[0].achievedRate).toBe(10);
+    expect(s.peakLaunchedPerS).toBe(10);
+    expect(s.saturation.saturated).toBe(false);
+  });
+
+  test('a closed loop stopped by its request count: its rate over the exact time it ran, not whole seconds or the nominal phase', () => {
+    const records = [
+      { type: 'start', generator: 'closed', workers: 1, at: T },
+      { type: 'phase', index: 0, name: 'closed loop', at: T },
+      second(T, 1200, Array(1000).fill(200)),
+      second(T + 1000, 1000, Array(1000).fill(200)),
+      second(T + 2000, 0, Array(200).fill(200)),
+      { type: 'done', at: T + 2200, cpuS: 0.1 },
+    ];
+    const s = summarize({
+      ...base,
+      phases: [{ name: 'closed loop', duration: 120 }],
+      generator: { name: 'closed', loop: 'closed', workers: 1 },
+      status: 'completed',
+      records,
+    });
+    expect(s.durationS).toBe(2.2);
+    expect(s.meanResponseRate).toBe(1000); // 2,200 in 2.2 s, where whole seconds say 733.3
+    expect(s.phases[0].durationS).toBe(2.2);
+    expect(s.phases[0].achievedRate).toBe(1000);
+  });
+
+  test('a send lag over 5 ms at p99 flags the phase, even at the asked rate', () => {
+    const records = [
+      { type: 'phase', index: 0, name: 'p', at: T },
+      ...Array.from({ length: 20 }, (_, i) => second(T + i * 1000, 10, Array(10).fill(1), 9)),
+    ];
+    const s = summarize({ ...base, status: 'completed', records, generator: { name: 'fast', loop: 'open' } });
+    expect(s.phases[0].sendLagP99Ms).toBeGreaterThan(5);
+    expect(s.saturation.saturated).toBe(true);
+    expect(s.saturation.verdict).toMatch(/send lag/);
+  });
+
+  test('the generator is blamed when it launched under 99% of the asked rate', () => {
+    const phase = (ratio, cpu = 95, durationS = 15) => ({
+      name: 'spike',
+      durationS,
+      ratio,
+      achievedRate: 650,
+      targetRate: { mean: 1000 },
+      generatorCpuPctMean: cpu,
+      sendLagP99Ms: null,
+      launched: 100,
+    });
+    expect(judgeGenerator([phase(0.65)], 'completed').saturated).toBe(true);
+    expect(judgeGenerator([phase(0.98, 40)], 'completed').saturated).toBe(true);
+    expect(judgeGenerator([phase(0.995, 40)], 'completed')).toEqual({
+      saturated: false,
+      verdict: 'the load generator kept up with every phase',
+    });
+    expect(judgeGenerator([phase(0.995, 97)], 'completed').verdict).toMatch(/used 97% of a core in phase "spike"/);
+    // Too short to judge: no blame, and it says so.
+    expect(judgeGenerator([phase(0.5, 40, 2)], 'completed').verdict).toMatch(/too short to judge/);
+    expect(judgeGenerator([phase(null, 40)], 'completed', { closed: true }).saturated).toBe(false);
+  });
+});

@@ -1,0 +1,74 @@
+'use strict';
+
+const renderNginxConfig = require('../../../lab/topology/nginx-config');
+const { resolveDeployment } = require('../../../lab/topology/deployments');
+
+describe('nginx config', () => {
+  test('one upstream server per replica, keepalive and bounded retries, paths from the run directory', () => {
+    const text = renderNginxConfig({
+      deployment: resolveDeployment('replicated'),
+      host: '127.0.0.1',
+      port: 8080,
+      upstreams: ['127.0.0.1:8090', '127.0.0.1:8091', '127.0.0.1:8092'],
+      paths: { pidFile: '/run/x/nginx.pid', errorLog: '/run/x/error.log', tempDir: '/run/x/temp' },
+    });
+    expect(text.match(/server 127\.0\.0\.1:809\d max_fails=3 fail_timeout=5s;/g)).toHaveLength(3);
+    expect(text).toMatch(/keepalive 64;/);
+    // Plain HTTP keeps its upstream connection (an empty Connection); WebSockets upgrade.
+    expect(text).toMatch(/map \$http_upgrade \$connection_upgrade \{\s+default upgrade;\s+'' '';\s+\}/);
+    expect(text).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
+    expect(text).toMatch(/proxy_set_header Connection \$connection_upgrade;/);
+    expect(text).toMatch(/proxy_next_upstream_tries 2;/);
+    expect(text).toMatch(/pid \/run\/x\/nginx\.pid;/);
+    expect(text).toMatch(/access_log off;/);
+    expect(text).not.toMatch(/\{\{/);
+  });
+});
+
+describe('balancing methods', () => {
+  const render = (method) =>
+    renderNginxConfig({
+      deployment: resolveDeployment('replicated', { method }),
+      host: '127.0.0.1',
+      port: 8080,
+      upstreams: ['127.0.0.1:8090', '127.0.0.1:8091'],
+      paths: { pidFile: '/p', errorLog: '/e', tempDir: '/t' },
+    });
+  test.each([
+    ['round-robin', null],
+    ['least_conn', /^\s+least_conn;$/m],
+    ['hash', /^\s+hash \$request_uri consistent;$/m],
+  ])('%s renders its directive inside the upstream', (method, directive) => {
+    const text = render(method);
+    const upstream = /upstream service \{[^}]*\}/.exec(text)[0];
+    if (directive) expect(upstream).toMatch(directive);
+    else expect(upstream).not.toMatch(/least_conn|hash /);
+  });
+  test('the label names a method other than the default; an unknown one is refused', () => {
+    expect(resolveDeployment('replicated', { method: 'hash' }).label).toBe('replicated (hash)');
+    expect(resolveDeployment('replicated').label).toBe('replicated');
+    expect(() => resolveDeployment('replicated', { method: 'random' })).toThrow(
+      expect.objectContaining({ code: 'LAB_ERR_UNKNOWN_NAME' }),
+    );
+  });
+});
+
+describe('nginx at L4', () => {
+  test('a stream block with the module loaded, no HTTP; hash on the client address', () => {
+    const render = (method) =>
+      renderNginxConfig({
+        deployment: resolveDeployment('replicated', { balancer: 'nginx-l4', method }),
+        host: '127.0.0.1',
+        port: 8080,
+        upstreams: ['127.0.0.1:8090', '127.0.0.1:8091'],
+        paths: { pidFile: '/p', errorLog: '/e', tempDir: '/t' },
+      });
+    const text = render();
+    expect(text).toMatch(/^load_module \/usr\/lib\/nginx\/modules\/ngx_stream_module\.so;$/m);
+    expect(text).toMatch(/^stream \{/m);
+    expect(text).not.toMatch(/^http \{|proxy_http_version|keepalive /m);
+    expect(text.match(/server 127\.0\.0\.1:809\d max_fails=3 fail_timeout=5s;/g)).toHaveLength(2);
+    expect(render('hash')).toMatch(/^\s+hash \$remote_addr consistent;$/m);
+    expect(resolveDeployment('replicated', { balancer: 'nginx-l4' }).label).toBe('replicated (nginx-l4)');
+  });
+});
