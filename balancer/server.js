@@ -5,20 +5,51 @@ const net = require('node:net');
 
 // The lab's own L7 balancer on node:http, an experiment subject like the self-written
 // balancer of seed 004: round-robin over the replicas, one keep-alive agent per replica, the
-// request and the answer streamed through. A replica that refuses the connection is skipped
-// for the next one, once per request (nginx's `proxy_next_upstream error`, 2 tries); other
-// failures answer 502, a time-out 504, both with a JSON body.
+// request and the answer streamed through. As nginx's defaults here: a GET whose connection
+// failed before any answer (refused, reset) is tried once more on the next replica
+// (`proxy_next_upstream error`, 2 tries), and a replica that failed `maxFails` times within
+// `failTimeoutMs` is left out for `failTimeoutMs` (passive health: `max_fails=3
+// fail_timeout=5s`); other failures answer 502, a time-out 504, both with a JSON body.
 // resolveMs > 0: each name of `upstreams` is looked up again that often and stands for every
 // address it has (a swarm's tasks.NAME); a target that disappears has its idle sockets closed.
-function createBalancer({ upstreams, keepalive, timeoutMs, resolveMs = 0, lookup = defaultLookup }) {
+function createBalancer({
+  upstreams,
+  keepalive,
+  timeoutMs,
+  resolveMs = 0,
+  lookup = defaultLookup,
+  maxFails = 3,
+  failTimeoutMs = 5000,
+}) {
   const target = (host, port) => ({
     host,
     port: Number(port),
     agent: new http.Agent({ keepAlive: keepalive > 0, maxFreeSockets: keepalive }),
+    fails: [],
+    downUntil: 0,
   });
   let targets = upstreams.map((u) => target(...u.split(':')));
   let next = 0;
-  const pick = () => targets[next++ % targets.length];
+  // The next replica in turn that is not left out (all of them when every one is).
+  const pick = (avoid = null) => {
+    const now = Date.now();
+    for (let i = 0; i < targets.length; i++) {
+      const t = targets[next++ % targets.length];
+      if (t !== avoid && t.downUntil <= now) return t;
+    }
+    return targets[next++ % targets.length];
+  };
+  const failed = (t) => {
+    const now = Date.now();
+    t.fails = t.fails.filter((at) => now - at < failTimeoutMs);
+    t.fails.push(now);
+    if (t.fails.length >= maxFails) {
+      t.downUntil = now + failTimeoutMs;
+      t.fails = [];
+      t.agent.destroy(); // its idle sockets are dead too
+      t.agent = new http.Agent({ keepAlive: keepalive > 0, maxFreeSockets: keepalive });
+    }
+  };
   let timer = null;
   const refresh = async () => {
     const found = [];
@@ -59,10 +90,12 @@ function createBalancer({ upstreams, keepalive, timeoutMs, resolveMs = 0, lookup
     );
     out.setTimeout(timeoutMs, () => out.destroy(Object.assign(new Error('upstream time-out'), { code: 'ETIMEDOUT' })));
     out.on('error', (err) => {
+      if (err.code !== 'ETIMEDOUT') failed(target);
       if (res.headersSent) return res.destroy();
-      // Only a refused connection is retried: the request never reached the replica.
-      if (err.code === 'ECONNREFUSED' && triesLeft > 1 && req.method === 'GET') {
-        return forward(req, res, pick(), triesLeft - 1);
+      // A GET whose connection failed before any answer is sent again elsewhere (GETs are
+      // idempotent here); a time-out is not (the replica may still be working on it).
+      if (RETRIED.has(err.code) && triesLeft > 1 && req.method === 'GET') {
+        return forward(req, res, pick(target), triesLeft - 1);
       }
       const status = err.code === 'ETIMEDOUT' ? 504 : 502;
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -108,6 +141,8 @@ function createBalancer({ upstreams, keepalive, timeoutMs, resolveMs = 0, lookup
   };
   return { server, stop, ready, targets: () => targets.map((t) => `${t.host}:${t.port}`) };
 }
+
+const RETRIED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
 
 // Every IPv4 address of a name (an address stands for itself).
 async function defaultLookup(name) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 'use strict';
 
-// Each balancer kind against none, on the same replicas (issue 14; our edition of seed 001's
-// table): `/ping` throughput and p99 with wrk at fixed concurrency. With `none`, wrk's
-// connections are split over the replicas, one wrk per replica, as clients of a NodePort
-// would be; with a balancer, one wrk on its port.
+// Every balancer kind that runs locally (lab/kinds/) against none, on the same replicas (our
+// edition of seed 001's table): `/ping` throughput and p99 with wrk at fixed concurrency,
+// and the balancer's own CPU per 1,000 requests (its process tree's ticks in /proc over the
+// measured rounds). With `none`, wrk's connections are split over the replicas, one wrk per
+// replica, as clients of a NodePort would be; with a balancer, one wrk on its port.
 //   node bench/balancers.js [--deployment replicated] [--concurrency 50] [--seconds 10] [--rounds 2]
 // Needs wrk (apt-get install wrk). Writes bench/results/balancers.json with the machine.
 const fs = require('node:fs');
@@ -13,7 +14,8 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const describeMachine = require('../common/machine');
 const lab = require('./lab');
-const { KINDS } = require('../lab/topology/deployments');
+const { BALANCERS } = require('../lab/kinds');
+const { tree } = require('../lab/ownership/procs');
 const { wrkSplit } = require('./wrk');
 
 const { values } = parseArgs({
@@ -32,9 +34,26 @@ const measure = (urls) => wrkSplit(urls, { connections: C, seconds: S });
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+// CPU seconds used so far by a process and its descendants (utime + stime of each).
+const TICKS = 100;
+function cpuSeconds(pid) {
+  let ticks = 0;
+  for (const p of pid ? tree(pid) : []) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / TICKS;
+}
+
 async function main() {
   const rows = [];
-  for (const kind of ['none', ...Object.keys(KINDS).filter((k) => k !== 'none')]) {
+  const kinds = BALANCERS.filter((k) => k.runtimes.includes('local'));
+  for (const kind of ['none', ...kinds.map((k) => k.name).filter((k) => k !== 'none')]) {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-bal-${kind}-`));
     const up = await lab([
       'deploy',
@@ -52,14 +71,22 @@ async function main() {
       const state = JSON.parse(up.out);
       const urls = state.urls.map((u) => `${u}/ping`);
       await measure(urls); // warm-up: JIT, upstream connections
+      const entry = state.graph.entry;
+      const pid = entry ? (state.pids?.[entry] ?? state.processes.find((p) => p.name === entry)?.pid) : null;
       const runs = [];
+      const cpu0 = cpuSeconds(pid);
       for (let r = 0; r < Number(values.rounds); r++) runs.push(await measure(urls));
+      const cpuS = cpuSeconds(pid) - cpu0;
+      const requests = runs.reduce((a, x) => a + x.rps * S, 0);
       const row = {
         balancer: kind,
-        what: KINDS[kind].what,
+        what: BALANCERS.find((k) => k.name === kind).what,
         rps: median(runs.map((x) => x.rps)),
         p99Ms: median(runs.map((x) => x.p99Ms)),
         non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
+        // The balancer's CPU (ms) per 1,000 requests it passed: its cost, apart from the
+        // contention it causes on the 2 shared cores.
+        balancerCpuMsPer1k: entry ? Math.round((cpuS / requests) * 1e6 * 10) / 10 : null,
       };
       rows.push(row);
       process.stderr.write(`${JSON.stringify(row)}\n`);

@@ -35,6 +35,16 @@ const table = {
     message: () =>
       'nginx is not installed: run `npm run setup` as root, or `sudo apt-get install -y nginx libnginx-mod-stream`',
   },
+  // A balancer or edge kind (lab/kinds/) whose program is not installed.
+  LAB_ERR_KIND_MISSING: {
+    exit: 1,
+    message: (kind, bin, pkg, detail) =>
+      `${kind} needs ${bin}, which is not installed${detail ? ` (${detail})` : ''}: run \`sudo apt-get install -y ${pkg}\` (or run the lab as root, which installs it)`,
+  },
+  LAB_ERR_PROXY_CONFIG: {
+    exit: 1,
+    message: (kind, detail) => `the rendered ${kind} config was rejected by its own check: ${detail}`,
+  },
   LAB_ERR_NGINX_CONFIG: {
     exit: 1,
     message: (detail) => `the rendered nginx config was rejected by nginx -t: ${detail}`,

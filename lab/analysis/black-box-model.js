@@ -103,23 +103,33 @@ function analyze(result) {
     };
   }
 
-  const W = result.lastFlat;
   const past = levels.filter((l) => l.concurrency >= result.firstSaturated);
   // Little's law at the saturated levels: throughput x delay = workers busy.
   const littles = past.map((l) => (l.throughput * delayMs) / 1000);
   const littleW = littles.reduce((a, b) => a + b, 0) / littles.length;
+  // Where latency began to rise says W when every client waits in step with the others. On
+  // a busy machine the clients drift apart and a waiting request waits less than a whole
+  // delay, so the rise shows late (seen: 16 found for 14 workers with the test suite
+  // running beside it), while the plateau's throughput still says 14 by Little's law. When
+  // the two disagree by more than one, the throughput is taken, and both are said.
+  const byLittle = Math.round(littleW);
+  const disagree = Math.abs(byLittle - result.lastFlat) > 1 && byLittle >= 1;
+  const W = disagree ? byLittle : result.lastFlat;
   const sat = levels.find((l) => l.concurrency === result.firstSaturated);
   return {
     kind: 'sync',
     workers: W,
-    workersUncertainty: 0,
+    workersUncertainty: disagree ? Math.abs(byLittle - result.lastFlat) : 0,
+    latencyWorkers: result.lastFlat,
     littleWorkers: r1(littleW),
     delayMs: r1(delayMs),
     delayUncertaintyMs: r1(delayUncertaintyMs),
-    explanation:
-      `Synchronous with ${W} workers: latency stayed at ${fmtS(delayMs)} up to ${W} concurrent requests and ` +
-      `reached ${fmtS(sat.latencyMs.max)} at ${W + 1}, when one request had to wait for a worker; ` +
-      `throughput levelled at ${r1(sat.throughput)}/s, and by Little's law ${r1(sat.throughput)}/s x ${fmtS(delayMs)} = ${r1(littleW)} workers busy.`,
+    explanation: disagree
+      ? `Synchronous with ${W} workers: throughput levelled at ${r1(sat.throughput)}/s, and by Little's law ${r1(sat.throughput)}/s x ${fmtS(delayMs)} = ${r1(littleW)} workers busy; ` +
+        `latency only rose past ${result.lastFlat} concurrent requests (clients out of step on a busy machine), so W is uncertain by ${Math.abs(byLittle - result.lastFlat)}.`
+      : `Synchronous with ${W} workers: latency stayed at ${fmtS(delayMs)} up to ${W} concurrent requests and ` +
+        `reached ${fmtS(sat.latencyMs.max)} at ${W + 1}, when one request had to wait for a worker; ` +
+        `throughput levelled at ${r1(sat.throughput)}/s, and by Little's law ${r1(sat.throughput)}/s x ${fmtS(delayMs)} = ${r1(littleW)} workers busy.`,
     levels,
   };
 }

@@ -1,7 +1,8 @@
 'use strict';
 
 const os = require('node:os');
-const { resolveDeployment, names, LIMITS, METHODS, KINDS } = require('../topology/deployments');
+const { resolveDeployment, names, LIMITS, METHOD_NAMES } = require('../topology/deployments');
+const { BALANCERS, EDGES, EDGE_BY_FLAG, kindOf } = require('../kinds');
 const { planPorts } = require('../topology/ports');
 const { runtimeFor, RUNTIMES } = require('../runtime');
 const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
@@ -13,12 +14,19 @@ const processTable = require('../cli/process-table');
 const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
 const { buildGraph } = require('../topology/graph');
 
-const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer nginx|nginx-l4|node|none|mesh]
-       [--method round-robin|least_conn|hash] [--edges N] [--cap NODE=CPU[,MEMORY]]...
+// The balancer and edge kinds as help lines, from their table (lab/kinds/).
+const kindLines = (kinds, flagOf = (k) => k.name) =>
+  kinds.map((k) => `                  ${flagOf(k).padEnd(11)} ${k.what} (${k.runtimes.join(', ')})`).join('\n');
+const KIND_HELP = `  --balancer B  the entry (default nginx):\n${kindLines(BALANCERS)}
+  --edge-kind K the caching edges' kind (default nginx):\n${kindLines(EDGES, (k) => k.flag || k.name)}`;
+
+const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer B]
+       [--method ${METHOD_NAMES.join('|')}] [--edges N] [--edge-kind K] [--cap NODE=CPU[,MEMORY]]...
        [--key KEY] [--engine local|compose|swarm]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)
-  --edges N     caching nginx edges between the balancer and the replicas (cdn has 4)
+${KIND_HELP}
+  --edges N     caching edges between the balancer and the replicas (cdn has 4)
   --cap NODE=CPU[,MEMORY]  caps a node, repeatable: CPU in % of one core (as docker stats), MEMORY
                 with K/M/G, e.g. --cap edge=2%,25M --cap balancer=2%,25M. NODE is a role (balancer,
                 edge, replica, backend, bbox) or one node's name (replica-2). Linux cgroups, as root.`;
@@ -27,9 +35,13 @@ deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster
 const DEPLOY_FLAGS = {
   replicas: flag.int(LIMITS.replicas.min, LIMITS.replicas.max),
   workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
-  balancer: flag.enum(Object.keys(KINDS), 'balancer'),
-  method: flag.enum(Object.keys(METHODS), 'method'),
+  balancer: flag.enum(
+    BALANCERS.map((k) => k.name),
+    'balancer',
+  ),
+  method: flag.enum(METHOD_NAMES, 'method'),
   edges: flag.int(LIMITS.edges.min, LIMITS.edges.max),
+  'edge-kind': flag.enum(Object.keys(EDGE_BY_FLAG), 'edge kind'),
   cap: flag.list(parseCap),
   key: flag.string(),
   engine: flag.enum(Object.keys(RUNTIMES), 'engine'),
@@ -52,17 +64,24 @@ function assertSane(deployment, force, cores = os.cpus().length) {
 
 // Everything a deploy needs, checked before anything is created, started or deleted.
 function planDeploy(values, positional) {
-  const deployment = resolveDeployment(positional, values);
+  const deployment = resolveDeployment(positional, { ...values, edgeKind: values['edge-kind'] });
+  if (values['edge-kind'] !== undefined && !deployment.edges) {
+    throw labError('LAB_ERR_USAGE', '--edge-kind sets the kind of the caching edges: add --edges N (cdn has 4)');
+  }
   assertSane(deployment, values.force);
-  // The container images' nginx (Debian's nginx-light in the smoke test) has no stream
-  // module; the routing mesh exists only on a swarm.
+  // Each kind says where it runs (lab/kinds/): the images' nginx has no stream module, the
+  // routing mesh exists only on a swarm.
   const runtime = values.engine ?? 'local'; // the --engine flag names the runtime
-  const where = KINDS[deployment.balancer.kind].engines || Object.keys(RUNTIMES);
-  if (!where.includes(runtime)) {
-    throw labError(
-      'LAB_ERR_USAGE',
-      `--balancer ${deployment.balancer.kind} runs on the ${where.join(' or ')} engine, not ${runtime} (--engine)`,
-    );
+  for (const [flagName, kind] of [
+    ['--balancer', kindOf(deployment.balancer.kind)],
+    ...(deployment.edges ? [['--edge-kind', kindOf(deployment.edgeKind)]] : []),
+  ]) {
+    if (!kind.runtimes.includes(runtime)) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `${flagName} ${kind.flag || kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not ${runtime} (--engine)`,
+      );
+    }
   }
   const ctx = contextOf(values);
   const ports = planPorts(ctx.portBase, deployment.replicas, deployment.edges);
@@ -86,7 +105,7 @@ async function deploy(argv, { log }) {
   const release = own(() => runtime.down());
   const edges = deployment.edges ? ` and ${deployment.edges} caching edge(s)` : '';
   log(
-    `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind ${KINDS[deployment.balancer.kind].what}${edges}`,
+    `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind ${kindOf(deployment.balancer.kind).what}${edges}`,
   );
   for (const [node, cap] of Object.entries(caps)) log(`capping ${node}: ${describeCap(cap)}`);
   const state = await runtime.up(deployment, ports, { bbox: { key: values.key ?? '' }, caps });
@@ -99,6 +118,7 @@ async function deploy(argv, { log }) {
 }
 
 deploy.usage = USAGE;
+deploy.KIND_HELP = KIND_HELP;
 deploy.DEPLOY_FLAGS = DEPLOY_FLAGS;
 deploy.planDeploy = planDeploy;
 module.exports = deploy;

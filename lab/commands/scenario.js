@@ -10,7 +10,7 @@ const { buildScript, toYaml, requestOf } = require('../../artillery/script');
 const { allNames } = require('../topology/deployments');
 const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
-const { DEPLOY_FLAGS, planDeploy } = require('./deploy');
+const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('./deploy');
 const { GENERATORS } = require('../generators');
 const startMonitoring = require('../monitoring');
 const deploymentNodes = require('../runtime/nodes');
@@ -59,11 +59,10 @@ options:
   --run-name NAME  the run's name under lab. in StatsD/Graphite (default: the results folder's);
                    with the compose stack's Grafana, use its LAB_RUN (default compose-<deployment>)
   --force          allow more than 8 service processes per core
-  --balancer B     the entry balancer: nginx (default, HTTP, L7), nginx-l4 (TCP, the stream module)
-                   node (the lab's own small balancer, balancer/: round-robin, keep-alive) or none
-                   (no balancer: fast/closed spread their requests over the replicas)
-  --method M       how nginx picks a replica: round-robin (default), least_conn, hash (consistent, on the URI)
-  --edges N        caching nginx edges between the balancer and the replicas (the cdn deployment has 4)
+${KIND_HELP}
+  --method M       how the balancer picks a replica: round-robin (default), least_conn, hash
+                   (consistent: on the URI at L7, the client's address at L4)
+  --edges N        caching edges between the balancer and the replicas (the cdn deployment has 4)
   --cap NODE=CPU[,MEMORY]  caps a node of the deployment, repeatable (see npm run deploy -- --help)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;
@@ -143,7 +142,8 @@ function plan(argv) {
     refuse('--balancer none: the signal generator reaches one address; choose a balancer, or the single deployment');
   // nginx is given room for the held connections: either worker may accept them all.
   const participants = signal ? Math.max(...signalStages(scenario, options).map((st) => st.target)) : 0;
-  const nginxConnections = participants * 2 + 1024 > 8192 ? participants * 2 + 1024 : undefined;
+  // Proxies are given room for the held connections (nginx: either worker may accept them all).
+  const connections = participants * 2 + 1024 > 8192 ? participants * 2 + 1024 : undefined;
   const serviceEnv = values['heavy-ms'] !== undefined ? { HEAVY_MS: String(values['heavy-ms']) } : {};
   const thresholds = [...(SCENARIOS[scenario].ensure?.[endpoint] || []).map(parseThreshold), ...values.ensure];
   return {
@@ -161,7 +161,7 @@ function plan(argv) {
     generator,
     closed,
     signal,
-    nginxConnections,
+    connections,
     participants,
     thresholds,
   };
@@ -216,10 +216,12 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
       bbox: { key: values.key ?? '' },
       statsd: monitoring.statsd,
       serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${run.prefix}.service` },
-      nginxConnections: p.nginxConnections,
+      connections: p.connections,
     });
     target = state.url;
-    if (state.nginxConf) fs.copyFileSync(state.nginxConf, run.file('nginx.conf'));
+    // The entry's rendered config beside the results (nginx.conf, haproxy.cfg, Caddyfile).
+    const conf = state.entryConf || state.nginxConf;
+    if (conf) fs.copyFileSync(conf, run.file(path.basename(conf)));
     if (values.keep) {
       releaseDeployment();
       log(`the deployment stays up at ${target} (${downHint(p.ctx.stateDir)} to stop it)`);
@@ -401,7 +403,7 @@ async function scenarioCommand(argv, { log }) {
   const targets = state && state.urls && state.urls.length > 1 ? state.urls : null;
   const nodesOf = state ? deploymentNodes(state) : () => ({});
   // Caps, cgroup accounting and edges' caches, over the run's own window.
-  const probe = nodeProbe(runtime, state, ctx.stateDir);
+  const probe = nodeProbe(runtime, state);
   const samples = () =>
     monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
   const summaryOf = (status, genPlan, startedAt, workers) =>

@@ -4,6 +4,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { STUDIES, DEFAULT_STUDY } = require('../studies');
+const { BALANCERS, kindOf } = require('../kinds');
+
+const BALANCER_NAMES = BALANCERS.map((k) => k.name);
 const { studyReport } = require('../studies/kit');
 const { COURSE } = require('../topology/deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
@@ -34,6 +37,9 @@ skipped when the study is started again.
   --runs a,b                  only the runs whose names start with these (see --plan)
   --engine local|swarm        balancers: where the node and nginx rows run (the mesh always
                               needs a swarm)
+  --balancers a,b             lb-modes, balancers: the balancer kinds to compare (default the
+                              seed's: none,nginx-l4,nginx and node,nginx,mesh; any of
+                              ${BALANCER_NAMES.join(', ')})
 course only:
   --rate-scale F              multiply every arrival rate
   --duration D                endurance length
@@ -54,6 +60,7 @@ const COMMAND = defineCommand({
     fresh: flag.bool(),
     runs: flag.string(),
     engine: flag.enum(['local', 'swarm'], 'engine'),
+    balancers: flag.string(),
     'rate-scale': flag.factor(),
     duration: flag.duration(),
     endpoints: flag.string(),
@@ -62,8 +69,8 @@ const COMMAND = defineCommand({
     generator: flag.enum(['artillery', 'fast'], 'generator'),
   },
 });
-// Flags that belong to one study; the others refuse them.
-const OWN_FLAGS = { engine: 'balancers' };
+// Flags that belong to some studies; the others refuse them.
+const OWN_FLAGS = { engine: ['balancers'], balancers: ['lb-modes', 'balancers'] };
 
 // A comma-separated list of names, each checked against the table's names.
 const list = (kind, raw, valid) =>
@@ -114,7 +121,8 @@ function checkSettings(settingsFile, settings, plan, runDir, studyDir) {
     }
   }
   if (before) {
-    const differs = Object.keys(settings).filter((k) => before[k] !== settings[k]);
+    // (A setting a folder's older study.json does not have is its default: null.)
+    const differs = Object.keys(settings).filter((k) => (before[k] ?? null) !== settings[k]);
     if (differs.length) {
       throw labError(
         'LAB_ERR_USAGE',
@@ -134,7 +142,7 @@ function checkSettings(settingsFile, settings, plan, runDir, studyDir) {
       );
     }
     if (rec.study !== settings.study || !same(rec.args, step.args)) {
-      const differs = Object.keys(settings).filter((k) => rec.settings && rec.settings[k] !== settings[k]);
+      const differs = Object.keys(settings).filter((k) => rec.settings && (rec.settings[k] ?? null) !== settings[k]);
       throw labError(
         'LAB_ERR_USAGE',
         `${dir} was made by the ${rec.study} study with ${
@@ -145,14 +153,32 @@ function checkSettings(settingsFile, settings, plan, runDir, studyDir) {
   }
 }
 
+// --balancers: kinds of lab/kinds/, each able to run where the study runs it (lb-modes: on
+// this machine; balancers: here or on a swarm).
+function balancerList(study, raw) {
+  if (raw === undefined) return undefined;
+  const names = list('balancer', raw, BALANCER_NAMES);
+  if (new Set(names).size !== names.length) throw labError('LAB_ERR_USAGE', '--balancers names a kind twice');
+  if (study.name === 'lb-modes') {
+    for (const n of names) {
+      if (!kindOf(n).runtimes.includes('local'))
+        throw labError('LAB_ERR_USAGE', `--balancers: ${n} does not run on this machine (lb-modes runs locally)`);
+    }
+  }
+  return names;
+}
+
 function options(study, values) {
   for (const name of Object.keys(values)) {
     const courseOnly = STUDIES.course.flags.includes(name);
     if (courseOnly && study.name !== 'course') {
       throw labError('LAB_ERR_USAGE', `--${name} is an option of the course study, not of ${study.name}`);
     }
-    if (OWN_FLAGS[name] && OWN_FLAGS[name] !== study.name) {
-      throw labError('LAB_ERR_USAGE', `--${name} is an option of the ${OWN_FLAGS[name]} study, not of ${study.name}`);
+    if (OWN_FLAGS[name] && !OWN_FLAGS[name].includes(study.name)) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--${name} is an option of the ${OWN_FLAGS[name].join(' and ')} stud${OWN_FLAGS[name].length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
+      );
     }
   }
   return {
@@ -161,6 +187,7 @@ function options(study, values) {
     durationS: values.duration,
     generator: values.generator,
     engine: values.engine,
+    balancers: balancerList(study, values.balancers),
     endpoints: list('endpoint', values.endpoints, MATRIX),
     scenarios: list('scenario', values.scenarios, SCENARIOS),
     deployments: list(
@@ -289,6 +316,7 @@ async function studyCommand(argv, { log }) {
     durationS: o.durationS ?? null,
     generator: o.generator ?? null,
     engine: o.engine ?? null,
+    balancers: o.balancers ? o.balancers.join(',') : null,
   };
   const settingsFile = path.join(studyDir, 'study.json');
   if (!values.fresh) checkSettings(settingsFile, settings, plan, runDir, studyDir);

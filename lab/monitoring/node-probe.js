@@ -1,15 +1,19 @@
 'use strict';
 
-const { cacheOffsets, cacheCounts } = require('./edge-cache');
+const { kindOf } = require('../kinds');
 const { mib } = require('../topology/caps');
 
 // What the per-node table adds to the sampler's figures, measured over the run's own window:
 // the caps as set, what each capped node's control group accounted (the CPU it really got,
 // OOM kills at its memory cap), and each caching edge's requests and hit ratio.
 // start() when the load starts; read() when it is over (the deployment still up).
-function nodeProbe(runtime, state, stateDir) {
+function nodeProbe(runtime, state) {
   const local = state?.runtime === 'local';
-  const edges = (state?.graph?.nodes || []).filter((n) => n.kind === 'nginx-edge').map((n) => n.name);
+  // The caching edges and where their files are (state.paths, written by the local runtime);
+  // each edge kind counts its own cache's verdicts (lab/kinds/).
+  const edges = (state?.graph?.nodes || [])
+    .filter((n) => n.roles.includes('edge') && state.paths?.[n.name])
+    .map((n) => ({ name: n.name, cache: kindOf(n.kind).cache, paths: state.paths[n.name] }));
   const limits = Object.fromEntries(
     Object.entries(state?.caps || {}).map(([n, c]) => [
       n,
@@ -18,12 +22,12 @@ function nodeProbe(runtime, state, stateDir) {
   );
   let t0 = null;
   let groups0 = {};
-  let offsets = {};
+  let marks = {};
   return {
     start() {
       t0 = Date.now();
       groups0 = local ? runtime.readCaps(state) : {};
-      offsets = local ? cacheOffsets(stateDir, edges) : {};
+      marks = local ? Object.fromEntries(edges.map((e) => [e.name, e.cache.mark(e.paths)])) : {};
     },
     read() {
       if (t0 === null) return { limits, kernel: {}, cache: {} };
@@ -40,9 +44,19 @@ function nodeProbe(runtime, state, stateDir) {
           oomKills: g.oomKills != null ? g.oomKills - (g0.oomKills || 0) : null,
         };
       }
-      return { limits, kernel, cache: local ? cacheCounts(stateDir, edges, offsets) : {} };
+      const cache = {};
+      if (local) for (const e of edges) cache[e.name] = withRatio(e.cache.since(e.paths, marks[e.name]));
+      return { limits, kernel, cache };
     },
   };
 }
 
+// A cache's hit ratio: hits over the requests it decided on (not "-", nginx's word for a
+// request that did not go through its cache, nor BYPASS, an answer it was not to keep).
+function withRatio({ requests, verdicts }) {
+  const decided = requests - (verdicts['-'] || 0) - (verdicts.BYPASS || 0);
+  return { requests, verdicts, hitRatio: decided > 0 ? (verdicts.HIT || 0) / decided : null };
+}
+
 module.exports = nodeProbe;
+module.exports.withRatio = withRatio;

@@ -7,7 +7,7 @@
 //   kernel: { [node]: { cpuPct, oomKills } } what the node's control group accounted over
 //           the run (lab/monitoring/cgroups.js): the CPU it really got, and processes the OOM killer
 //           killed at its memory cap.
-//   cache:  { [edge]: { requests, hitRatio } } for the caching edges (edge-cache.js).
+//   cache:  { [edge]: { requests, hitRatio } } for the caching edges (each edge kind counts its own, lab/kinds/).
 // Network bytes are per network namespace on Linux: local processes share the host's, so they
 // cannot be told apart per node and are left null, with the reason.
 const NET_NOTE = 'network bytes: not measured per node (local processes share the host network namespace)';

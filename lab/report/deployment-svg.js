@@ -1,6 +1,7 @@
 'use strict';
 
 const { esc, html, trusted } = require('./html');
+const { KINDS } = require('../kinds');
 
 // A count read from a results file, as a small integer the drawing can loop over.
 const count = (v, max) => Math.min(max, Math.max(1, Math.floor(Number(v)) || 1));
@@ -31,16 +32,16 @@ function deploymentSvg(d) {
   );
   const mid = H / 2;
   box(10, mid - 18, 80, 36, 'clients', '#f6f6f6');
-  // The entry, by the balancer's kind (deployments.js KINDS).
-  const entry =
-    { 'nginx-l4': 'nginx (L4)', node: 'node balancer', none: 'no balancer', mesh: 'routing mesh' }[d.balancer?.kind] ||
-    'nginx';
+  // The entry and the edges, labelled by their kinds (lab/kinds/); a results file from
+  // before a kind existed is drawn as nginx.
+  const entry = KINDS[d.balancer?.kind]?.label || 'nginx';
+  const edgeLabel = KINDS[d.edgeKind]?.label || 'cache';
   box(130, mid - 22, 100, 44, entry, d.balancer?.kind === 'none' ? '#ffffff' : '#fdf2e3');
   arrow(90, mid, 130, mid);
   const rowY = (i, n) => 20 + i * ((H - 40) / n) + ((H - 40) / n - 36) / 2;
   for (let e = 0; e < E; e++) {
     const y = rowY(e, E);
-    box(260, y, 104, 36, `edge-${e + 1} (cache)`, '#fdf2e3');
+    box(260, y, 104, 36, `edge-${e + 1} (${edgeLabel})`, '#fdf2e3');
     arrow(230, mid, 260, y + 18);
     for (let i = 0; i < R; i++) arrow(364, y + 18, 290 + shift, rowY(i, R) + 18);
   }

@@ -8,7 +8,8 @@ const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
 const { assertFree } = require('../topology/ports');
 const { buildGraph } = require('../topology/graph');
-const { composeProject, containerNginxConfig, nginxNodeNames, replicaNames } = require('../topology/compose-file');
+const { composeProject, containerConfig, configNodes } = require('../topology/compose-file');
+const { reachesAllFromOneClient } = require('../kinds');
 const { dump } = require('../topology/compose-write');
 const { parents } = require('../ownership/procs');
 const { waitFor } = require('../http');
@@ -99,25 +100,22 @@ class ComposeRuntime extends EngineRuntime {
 
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'compose/ in --state-dir');
-    // One nginx config per nginx node of the graph: the entry's, each caching edge's.
-    const nginxConfs = {};
-    for (const node of nginxNodeNames(deployment)) {
-      nginxConfs[node] = path.join(this.dir, node === 'nginx' ? 'nginx.conf' : `nginx-${node}.conf`);
-      fs.writeFileSync(nginxConfs[node], containerNginxConfig(deployment, { node }));
+    const graph = buildGraph(deployment);
+    // One config per proxy node of the graph (lab/kinds/): the entry's, each caching edge's.
+    const confs = {};
+    for (const { node, file } of configNodes(deployment)) {
+      confs[node] = path.join(this.dir, file);
+      fs.writeFileSync(confs[node], containerConfig(deployment, { node }));
     }
-    const nginxConf = nginxConfs.nginx;
     const composeFile = path.join(this.dir, 'docker-compose.yml');
-    fs.writeFileSync(
-      composeFile,
-      dump(composeProject(deployment, { root: ROOT, nginxConfs, caps: options.caps || {} })),
-    );
+    fs.writeFileSync(composeFile, dump(composeProject(deployment, { root: ROOT, confs, caps: options.caps || {} })));
 
     const state = {
       runtime: 'compose',
       project: projectName(this.stateDir, deployment),
       composeFile,
       deployment,
-      graph: buildGraph(deployment),
+      graph,
       caps: options.caps || {},
       host: this.host,
       ports: { nginx: ports.nginx },
@@ -127,7 +125,7 @@ class ComposeRuntime extends EngineRuntime {
       heavyMs: options.serviceEnv?.HEAVY_MS,
       url: `http://${this.host}:${ports.nginx}`,
       startedAt: new Date().toISOString(),
-      nginxConf,
+      entryConf: graph.entry ? confs[graph.entry] || null : null,
       pids: {},
       processes: [],
     };
@@ -139,13 +137,15 @@ class ComposeRuntime extends EngineRuntime {
       const r = await this.upRun;
       this.upRun = null;
       if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose up', tail(r.out));
-      this.log('waiting for every replica to answer through nginx');
+      this.log(`waiting for every replica to answer through the ${graph.entry}`);
+      // (One client reaches a single replica through an L4 balancer hashing its address.)
+      const all = reachesAllFromOneClient(deployment.balancer);
       try {
         await waitFor((i) => `${state.url}/healthz?probe=${i}`, {
           timeoutMs: 60000,
           until: (answers) =>
-            new Set(answers.map((a) => a.headers['x-instance'])).size >= deployment.replicas &&
-            new Set(answers.map((a) => a.headers['x-edge'])).size >= (deployment.edges || 1),
+            new Set(answers.map((a) => a.headers['x-instance'])).size >= (all ? deployment.replicas : 1) &&
+            new Set(answers.map((a) => a.headers['x-edge'])).size >= (all && deployment.edges ? deployment.edges : 1),
         });
       } catch (err) {
         const logs = await this.compose(state, ['logs', '--tail', '20']);
@@ -183,7 +183,7 @@ class ComposeRuntime extends EngineRuntime {
     const { state } = this.state.inspect();
     if (!state) return null;
     const r = await this.compose(state, ['ps']).catch((err) => ({ code: 1, out: err.message }));
-    const live = [...replicaNames(state.deployment), 'bbox', 'nginx'].map((name) => {
+    const live = state.graph.nodes.map(({ name }) => {
       const line = r.out.split('\n').find((l) => l.includes(`_${name}_`)) || '';
       const status = /Up \(healthy\)/.test(line) ? 'healthy' : /\bUp\b/.test(line) ? 'up' : line ? 'exited' : 'gone';
       const p = state.processes.find((x) => x.name === name);

@@ -7,8 +7,7 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
 const { assertFree } = require('../topology/ports');
-const renderNginxConfig = require('../topology/nginx-config');
-const { findNginx, testConfig, startNginx, stopNginx, ownedNginxAll, nginxPaths } = require('./nginx-process');
+const { findNginx, testConfig, startNginx, stopNginx, ownedNginxAll } = require('./nginx-process');
 const connectPm2 = require('./pm2');
 const { pidFileFor, readPm2Pid } = require('./pm2-pid');
 const { stopTree, tree, stopPids } = require('../ownership/procs');
@@ -17,8 +16,9 @@ const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 const { waitFor } = require('../http');
-const { reachesAllFromOneClient } = require('../topology/deployments');
-const { buildGraph, nodeOf, isNginx } = require('../topology/graph');
+const { reachesAllFromOneClient, kindOf } = require('../kinds');
+const { buildGraph, nodeOf, isNginx, proxyNodes } = require('../topology/graph');
+const { ensureBinary, proxyPaths, checkConfig } = require('./proxy-process');
 const {
   requireCgroups,
   createGroup,
@@ -125,8 +125,12 @@ class LocalRuntime {
     const graph = buildGraph(deployment, ports);
     const caps = options.caps || {};
     const cgroups = Object.keys(caps).length ? requireCgroups() : null;
-    const nginxNodes = graph.nodes.filter(isNginx);
-    const nginxBin = nginxNodes.length ? findNginx() : null;
+    const proxies = proxyNodes(graph);
+    const nginxBin = proxies.some((p) => p.kind.nginx) ? findNginx() : null;
+    // Each proxy kind's program (lab/kinds/): found, or installed when the lab may.
+    const bins = {};
+    for (const { kind } of proxies)
+      if (kind.bin && !bins[kind.name]) bins[kind.name] = await ensureBinary(kind, this.log);
     await assertFree(
       graph.nodes.flatMap((n) =>
         (n.ports || [n.port]).map((port, i) => ({ port, role: n.ports ? `bbox${i + 1}` : n.name })),
@@ -137,29 +141,38 @@ class LocalRuntime {
     adoptStateDir(this.stateDir);
     // Fresh folders (each the lab's own, see lab/ownership/dirs.js): nothing of a previous
     // deployment's pm2 home or nginx prefix survives.
-    for (const d of ['pm2', 'nginx', 'logs', 'home']) resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
+    for (const d of ['pm2', 'nginx', 'nodes', 'logs', 'home'])
+      resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
     const token = this.state.token();
     // The hub serves the deployment's own processes only: on loopback whatever --host says,
     // and to those that show this deployment's token (hub/server.js).
     const hubToken = crypto.randomBytes(16).toString('hex');
     const address = (name) => `${name === 'hub' ? '127.0.0.1' : this.host}:${nodeOf(graph, name).port}`;
-    for (const node of nginxNodes) {
-      const paths = nginxPaths(this.stateDir, node.name);
-      fs.mkdirSync(paths.tempDir, { recursive: true });
-      fs.writeFileSync(
-        paths.confFile,
-        renderNginxConfig({
-          deployment,
-          host: this.host,
-          port: node.port,
-          upstreams: node.upstreams.map(address),
-          paths,
-          edge: node.kind === 'nginx-edge' ? node.name : null,
-          workerUser: node.kind === 'nginx-edge' && process.getuid() === 0 ? os.userInfo().username : null,
-          connections: options.nginxConnections,
-        }),
-      );
-      await testConfig(nginxBin, paths);
+    // Every proxy's config, rendered by its kind into its prefix and checked by the program
+    // itself, before anything starts.
+    const contexts = {};
+    for (const { node, kind } of proxies) {
+      const paths = proxyPaths(this.stateDir, node, kind);
+      const ctx = {
+        deployment,
+        node,
+        listen: { host: this.host, port: node.port },
+        upstreams: node.upstreams.map(address),
+        paths,
+        container: false,
+        connections: options.connections ?? 8192,
+        bin: kind.nginx ? nginxBin : bins[kind.name],
+        // An nginx edge's workers write the cache inside the state folder, which root's
+        // default worker user (nobody) may not enter.
+        workerUser: process.getuid() === 0 ? os.userInfo().username : null,
+      };
+      contexts[node.name] = ctx;
+      fs.mkdirSync(paths.prefix, { recursive: true });
+      if (paths.tempDir) fs.mkdirSync(paths.tempDir, { recursive: true });
+      if (paths.workDir) fs.mkdirSync(paths.workDir, { recursive: true });
+      if (kind.config) fs.writeFileSync(paths.confFile, kind.config(ctx));
+      if (kind.nginx) await testConfig(nginxBin, paths);
+      else await checkConfig(kind, ctx);
     }
 
     const urlOf = (name) => `http://${address(name)}`;
@@ -175,7 +188,10 @@ class LocalRuntime {
       // Every address a client may use: the entry, or each front node when there is none.
       urls: graph.front.map(urlOf),
       startedAt: new Date().toISOString(),
-      nginxConf: graph.entry === 'nginx' ? nginxPaths(this.stateDir).confFile : null,
+      // Where each proxy node keeps its files (its edges' cache counts are read there).
+      paths: Object.fromEntries(Object.entries(contexts).map(([n, c]) => [n, c.paths])),
+      // The entry's rendered config, kept with a run's results.
+      entryConf: graph.entry && contexts[graph.entry]?.paths.confFile ? contexts[graph.entry].paths.confFile : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
       pids: {},
       processes: [],
@@ -197,27 +213,32 @@ class LocalRuntime {
       const logs = path.join(this.stateDir, 'logs');
       // A capped app is started by a shell that joins its groups and becomes Node, with no
       // pm2 wrapper in between (interpreter none): it is born capped, and so is a restart.
-      const app = (name, script, { args = [], env = {}, ...extra } = {}) => ({
-        name,
-        ...(joins[name]
-          ? (({ command, args: a, env: e }) => ({
-              script: command,
-              args: a,
-              interpreter: 'none',
-              env: { ...env, ...e },
-            }))(joinThenExec(joins[name], process.execPath, [path.join(ROOT, script), ...args]))
-          : { script: path.join(ROOT, script), interpreter: process.execPath, args, env }),
-        cwd: ROOT,
-        autorestart: true,
-        max_restarts: 50,
-        restart_delay: 200,
-        // The service drains for at most SHUTDOWN_TIMEOUT_MS, below this.
-        kill_timeout: 5000,
-        out_file: path.join(logs, `${name}.out.log`),
-        error_file: path.join(logs, `${name}.err.log`),
-        pid_file: pidFileFor(state.pm2Home, name),
-        ...extra,
-      });
+      // `script` is one of the lab's Node programs, or `command` a program of a proxy kind.
+      const app = (name, script, { args = [], env = {}, command = null, ...extra } = {}) => {
+        const cmd = command || process.execPath;
+        const argv = command ? args : [path.join(ROOT, script), ...args];
+        const run = joins[name]
+          ? (({ command: c, args: a, env: e }) => ({ script: c, args: a, env: { ...env, ...e }, interpreter: 'none' }))(
+              joinThenExec(joins[name], cmd, argv),
+            )
+          : command
+            ? { script: command, args, env, interpreter: 'none' }
+            : { script: path.join(ROOT, script), interpreter: process.execPath, args, env };
+        return {
+          name,
+          ...run,
+          cwd: ROOT,
+          autorestart: true,
+          max_restarts: 50,
+          restart_delay: 200,
+          // The service drains for at most SHUTDOWN_TIMEOUT_MS, below this.
+          kill_timeout: 5000,
+          out_file: path.join(logs, `${name}.out.log`),
+          error_file: path.join(logs, `${name}.err.log`),
+          pid_file: pidFileFor(state.pm2Home, name),
+          ...extra,
+        };
+      };
       // How each kind of node starts; the nginx kinds are the lab's own nginx processes.
       const starters = {
         bbox: (node) =>
@@ -263,25 +284,20 @@ class LocalRuntime {
               kill_timeout: 2000,
             }),
           ),
-        node: (node) =>
-          pm2.start(
-            app(node.name, 'balancer/index.js', {
-              env: {
-                HOST: this.host,
-                PORT: String(node.port),
-                UPSTREAMS: node.upstreams.map(address).join(','),
-              },
-            }),
-          ),
+      };
+      // A proxy of a kind that is not nginx: its program in the foreground, under pm2.
+      const startProxy = (node, kind) => {
+        const { command, args, env = {} } = kind.local(contexts[node.name]);
+        return pm2.start(app(node.name, null, { command, args, env, kill_timeout: 3000 }));
       };
       const startNode = async (node) => {
         if (isNginx(node)) {
           state.pids[node.name] = await this.step(
-            startNginx(nginxBin, nginxPaths(this.stateDir, node.name), { join: joins[node.name] || null }),
+            startNginx(nginxBin, contexts[node.name].paths, { join: joins[node.name] || null }),
           );
           this.record(state, node.name, state.pids[node.name]);
         } else {
-          await this.step(starters[node.kind](node));
+          await this.step(starters[node.kind] ? starters[node.kind](node) : startProxy(node, kindOf(node.kind)));
           await this.recordProcesses(state, pm2);
         }
       };
@@ -303,8 +319,8 @@ class LocalRuntime {
       await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
 
       const instances = (a) => new Set(a.map((r) => r.headers['x-instance'])).size;
-      const edges = tier('nginx-edge');
-      if (edges.length) this.log(`starting ${edges.length} caching edge(s)`);
+      const edges = graph.nodes.filter((n) => n.roles.includes('edge'));
+      if (edges.length) this.log(`starting ${edges.length} caching edge(s) (${kindOf(edges[0].kind).what})`);
       for (const node of edges) await startNode(node);
       for (const node of edges) {
         await this.waitHealthy(
@@ -318,7 +334,7 @@ class LocalRuntime {
 
       if (graph.entry) {
         const entry = nodeOf(graph, graph.entry);
-        this.log(entry.kind === 'node' ? "starting the lab's own balancer" : 'starting nginx');
+        this.log(`starting the balancer: ${kindOf(entry.kind).what}`);
         await startNode(entry);
         // A URI of its own per probe: with `hash`, one URI would only ever reach one node.
         const all = reachesAllFromOneClient(deployment.balancer);

@@ -8,14 +8,14 @@ const { EngineRuntime, engineName } = require('./engine-runtime');
 const { run, tail, engineSilent, ENGINE_CHECK_MS } = require('./compose');
 const { assertFree } = require('../topology/ports');
 const { buildGraph } = require('../topology/graph');
-const { composeProject, stackProject, containerNginxConfig } = require('../topology/compose-file');
+const { composeProject, stackProject, containerConfig, configNodes } = require('../topology/compose-file');
+const { kindOf } = require('../kinds');
 const { dump } = require('../topology/compose-write');
 const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 
 const { ROOT } = require('../paths');
-const INNER_NGINX = 8080;
 
 // The same graph as a stack on the swarm DOCKER_HOST names (a single node made with `docker
 // swarm init`, or a real cluster whose nodes reach LAB_REGISTRY). The images are built on
@@ -61,28 +61,27 @@ class SwarmRuntime extends EngineRuntime {
     if (deployment.edges)
       throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
     await this.assertManager();
-    if (deployment.balancer.kind === 'mesh') this.assertMesh();
+    if (kindOf(deployment.balancer.kind).needsIpvs) this.assertMesh();
     await assertFree([{ port: ports.nginx, role: 'nginx (published by the swarm)' }], this.host);
 
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'swarm/ in --state-dir');
-    const nginxConf = path.join(this.dir, 'nginx.conf');
-    fs.writeFileSync(
-      nginxConf,
-      containerNginxConfig({ ...deployment, balancer: { ...deployment.balancer, kind: 'nginx' } }, { stack: true }),
-    );
+    // The entry's config (lab/kinds/), finding the tasks through swarm's DNS.
+    const graph = buildGraph(deployment);
+    const confs = {};
+    for (const { node, file } of configNodes(deployment)) {
+      confs[node] = path.join(this.dir, file);
+      fs.writeFileSync(confs[node], containerConfig(deployment, { node, stack: true }));
+    }
     // The images, from the compose project of the same deployment (swarm does not build).
-    const composeFile = path.join(this.dir, 'build.yml');
-    const confs = { nginx: nginxConf };
     // (The entry's kind does not change the images: built as the nginx row.)
+    const composeFile = path.join(this.dir, 'build.yml');
     const asBuilt = { ...deployment, balancer: { ...deployment.balancer, kind: 'nginx' } };
-    fs.writeFileSync(composeFile, dump(composeProject(asBuilt, { root: ROOT, nginxConfs: confs })));
+    const buildConfs = { nginx: path.join(this.dir, 'build-nginx.conf') };
+    fs.writeFileSync(buildConfs.nginx, containerConfig(asBuilt, { stack: true }));
+    fs.writeFileSync(composeFile, dump(composeProject(asBuilt, { root: ROOT, confs: buildConfs })));
     const stackFile = path.join(this.dir, 'stack.yml');
-    const stack = withEntry(
-      stackProject(deployment, { nginxConf, caps: roleCaps(options.caps || {}) }),
-      deployment.balancer.kind,
-      ports.nginx,
-    );
+    const stack = stackProject(deployment, { confs, caps: roleCaps(options.caps || {}), publish: ports.nginx });
     // The monitoring stack is the compose engine's; a swarm run uses the lab's own StatsD.
     delete stack.services.graphite;
     stack.services.service.environment.STATSD_HOST = 'statsd.invalid';
@@ -94,14 +93,14 @@ class SwarmRuntime extends EngineRuntime {
       stack: stackName(this.stateDir),
       stackFile,
       deployment,
-      graph: buildGraph(deployment),
+      graph,
       caps: options.caps || {},
       host: this.host,
       ports: { nginx: ports.nginx },
       key: options.bbox?.key ?? '',
       url: `http://${this.host}:${ports.nginx}`,
       startedAt: new Date().toISOString(),
-      nginxConf,
+      entryConf: graph.entry ? confs[graph.entry] || null : null,
       pids: {},
       processes: [],
     };
@@ -118,7 +117,7 @@ class SwarmRuntime extends EngineRuntime {
         env: { LAB_KEY: state.key, LAB_HUB_TOKEN: hubToken },
       });
       if (d.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker stack deploy', tail(d.out));
-      this.log('waiting for every task to answer through nginx');
+      this.log(`waiting for every task to answer through the ${graph.entry}`);
       await this.waitServing(state, deployment.replicas);
       await this.recordProcesses(state);
       state.ready = true;
@@ -249,47 +248,6 @@ class SwarmRuntime extends EngineRuntime {
     this.state.remove();
     return { stopped: state.processes.map((p) => p.pid), deployment: state.deployment };
   }
-}
-
-// The stack's entry, by the balancer's kind: nginx (as rendered), the lab's node balancer
-// (following the tasks by DNS), or no entry at all with the service published through the
-// routing mesh. nginx and the node balancer are published in host mode: the node's own port,
-// no mesh in between.
-function withEntry(stack, kind, port) {
-  const host = [{ target: INNER_NGINX, published: port, protocol: 'tcp', mode: 'host' }];
-  const services = { ...stack.services };
-  if (kind === 'nginx') {
-    services.nginx = { ...services.nginx, ports: host };
-    return { ...stack, services };
-  }
-  delete services.nginx;
-  const rest = { ...stack, services };
-  delete rest.configs;
-  if (kind === 'node') {
-    services.balancer = {
-      image: services.service.image,
-      command: ['node', 'balancer/index.js'],
-      environment: {
-        HOST: '0.0.0.0',
-        PORT: String(INNER_NGINX),
-        UPSTREAMS: 'tasks.service:3000',
-        // Tasks come and go: looked up again every second.
-        RESOLVE_MS: '1000',
-      },
-      healthcheck: { disable: true },
-      networks: ['lab'],
-      ports: host,
-      deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '256M' } } },
-    };
-    return rest;
-  }
-  // mesh: a virtual IP (the mesh balances over it) and the service's port on the ingress.
-  services.service = {
-    ...services.service,
-    ports: [{ target: 3000, published: port, protocol: 'tcp', mode: 'ingress' }],
-    deploy: { ...services.service.deploy, endpoint_mode: 'vip' },
-  };
-  return rest;
 }
 
 // A stack's caps are per role: a node's own name (replica-2) has no task of its own.

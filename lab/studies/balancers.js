@@ -2,15 +2,30 @@
 
 const { num, summaryOf, byReason } = require('./kit');
 const { lineChart } = require('../report/svg-chart');
+const { kindOf } = require('../kinds');
 
 // Seed 004: 1, 3 and 5 CPU-limited HTTP servers behind a self-written balancer (stage 1) and
 // behind swarm's routing mesh (stage 2), 1 to 20 client threads sending requests; the mean
 // response time against the threads, one line per (balancer, servers).
-const BALANCERS = [
-  { kind: 'node', label: "the lab's node balancer (seed: stage 1, self-written)", short: 'node', engine: 'local' },
-  { kind: 'nginx', label: 'nginx', short: 'nginx', engine: 'local' },
-  { kind: 'mesh', label: "swarm's routing mesh (seed: stage 2)", short: 'mesh', engine: 'swarm' },
-];
+// --balancers compares other kinds of lab/kinds/ (the seed's figures stay beside node and
+// mesh, its two stages).
+const DEFAULT_KINDS = ['node', 'nginx', 'mesh'];
+const LABELS = {
+  node: "the lab's node balancer (seed: stage 1, self-written)",
+  mesh: "swarm's routing mesh (seed: stage 2)",
+};
+const balancerRow = (name) => {
+  const k = kindOf(name);
+  return {
+    kind: name,
+    label: LABELS[name] || k.what,
+    short: name,
+    engine: k.runtimes.includes('local') ? 'local' : k.runtimes[0],
+    runtimes: k.runtimes,
+  };
+};
+const BALANCERS = DEFAULT_KINDS.map(balancerRow);
+const balancersOfPlan = (plan) => [...new Set(plan.map((s) => s.balancer))].map(balancerRow);
 const SERVERS = [1, 3, 5];
 // Each server is capped at this share of one core and answers GET /work?n=100 (3-5 ms of an
 // uncapped core here): the cap, not the 2-core machine, is what one server can give.
@@ -37,12 +52,13 @@ const RUN_OVERHEAD_S = 4;
 
 // Every (balancer, servers) is deployed once, then loaded level after level through
 // --target, then taken down: the steps of one group share its deployment.
-function plan({ scale, engine }) {
+function plan({ scale, engine, balancers }) {
   const levelS = Math.max(2, Math.round(LEVEL_S * scale));
   const levels = levelsFor(scale);
   const steps = [];
-  for (const b of BALANCERS) {
-    const eng = b.kind === 'mesh' ? 'swarm' : engine || b.engine;
+  for (const b of (balancers || DEFAULT_KINDS).map(balancerRow)) {
+    // Where it runs: --engine when the kind can run there, else its own (the mesh: swarm).
+    const eng = engine && b.runtimes.includes(engine) ? engine : b.engine;
     for (const n of SERVERS) {
       const group = {
         id: groupId(b.kind, n),
@@ -63,6 +79,7 @@ function plan({ scale, engine }) {
         steps.push({
           id: stepId(b.kind, n, c),
           kind: 'scenario',
+          balancer: b.kind,
           what: `work through ${b.short} over ${n} server(s), ${c} client(s) for ${levelS} s`,
           group,
           args: [
@@ -108,14 +125,15 @@ function curve(studyDir, b, n, levels) {
 // How much lower the mean is with 5 servers than with 3, in %.
 const gain35 = (means) => num((1 - means[5] / means[3]) * 100, 0);
 
-function sections({ studyDir, scale, failures }) {
+function sections({ studyDir, scale, failures, plan: steps }) {
   const levels = levelsFor(scale);
+  const balancers = steps ? balancersOfPlan(steps) : BALANCERS;
   const series = [];
   const at20 = [];
   const facts = [];
   const notRun = [];
   // Each line's points, read once: [{ b, n, pts }] in the order of the table.
-  const lines = BALANCERS.flatMap((b) => SERVERS.map((n) => ({ b, n, pts: curve(studyDir, b.kind, n, levels) })));
+  const lines = balancers.flatMap((b) => SERVERS.map((n) => ({ b, n, pts: curve(studyDir, b.kind, n, levels) })));
   const at = (b, n, c) => lines.find((l) => l.b === b && l.n === n).pts.find((p) => p.c === c);
   for (const { b, n, pts } of lines) {
     const why = failures[groupId(b.kind, n)];
@@ -149,7 +167,7 @@ function sections({ studyDir, scale, failures }) {
     }
   }
   // The seed's finding, checked on our data: more servers, lower means at 20 clients?
-  for (const b of BALANCERS) {
+  for (const b of balancers) {
     const m = SERVERS.map((n) => at(b, n, 20));
     if (m.every(Boolean)) {
       const order = m[0].mean > m[1].mean && m[1].mean > m[2].mean;
@@ -205,6 +223,7 @@ module.exports = {
   SEED_AT_20,
   SERVERS,
   BALANCERS,
+  DEFAULT_KINDS,
   levelsFor,
   groupId,
   stepId,

@@ -1,15 +1,31 @@
 'use strict';
 
 const { num, ratio, summaryOf } = require('./kit');
+const { kindOf } = require('../kinds');
 
 // Seed 001: a backend answering after 200 ms, reached without a balancer (NodePort), through
 // nginx at L4 (TCP) and through nginx at L7 (HTTP), balancer and backend each capped at one
-// core and 1 GiB; ab with keep-alive, 100,000 requests at high concurrency.
-const KINDS = [
-  { kind: 'none', label: 'none (NodePort)', seedType: 'NodePort' },
-  { kind: 'nginx-l4', label: 'nginx L4 (TCP)', seedType: 'LB - TCP' },
-  { kind: 'nginx', label: 'nginx L7 (HTTP)', seedType: 'LB - HTTP' },
-];
+// core and 1 GiB; ab with keep-alive, 100,000 requests at high concurrency. --balancers
+// compares other kinds of lab/kinds/ (each beside the seed's row of its layer).
+const DEFAULT_KINDS = ['none', 'nginx-l4', 'nginx'];
+// The seed's row for each layer, by the kind that stands for it in SEED below.
+const SEED_TYPE = { none: 'NodePort', 4: 'LB - TCP', 7: 'LB - HTTP' };
+const SEED_KIND = { none: 'none', 4: 'nginx-l4', 7: 'nginx' };
+const LABELS = { none: 'none (NodePort)', 'nginx-l4': 'nginx L4 (TCP)', nginx: 'nginx L7 (HTTP)' };
+function kindRow(name) {
+  const k = kindOf(name);
+  const layer = k.layer === null ? 'none' : k.layer;
+  return {
+    kind: name,
+    label: LABELS[name] || k.what,
+    seedType: SEED_TYPE[layer],
+    seedKind: SEED_KIND[layer],
+    node: k.node,
+  };
+}
+const KINDS = DEFAULT_KINDS.map(kindRow);
+// The kinds a plan compares, in its order.
+const kindsOfPlan = (plan) => [...new Set(plan.map((s) => s.balancer))].map(kindRow);
 const CONCURRENCY = [200, 1000, 2000];
 const REQUESTS = 100000;
 const CAP = '100%,1G';
@@ -61,16 +77,18 @@ const SEED = {
 const RUN_OVERHEAD_S = 15;
 const id = (kind, c) => `lb-${kind}-c${c}`;
 
-function plan({ scale }) {
+function plan({ scale, balancers }) {
   const requests = Math.max(1000, Math.round(REQUESTS * scale));
+  const kinds = (balancers || DEFAULT_KINDS).map(kindRow);
   const steps = [];
   for (const c of CONCURRENCY) {
-    for (const k of KINDS) {
+    for (const k of kinds) {
       // 200 ms each, `c` at a time: the fastest the backend allows, plus what the machine adds.
       const floorS = (requests / c) * 0.2;
       steps.push({
         id: id(k.kind, c),
         kind: 'scenario',
+        balancer: k.kind,
         what: `sleep 200 ms through ${k.label}, ${requests} requests at concurrency ${c}`,
         args: [
           'scenario',
@@ -99,13 +117,13 @@ function plan({ scale }) {
 }
 
 const nodeRow = (s, pred) => ((s.nodes && s.nodes.rows) || []).find(pred) || null;
-const isBalancer = (r) => r.node === 'nginx' || r.node === 'balancer';
+const isBalancerOf = (k) => (r) => r.node === k.node;
 const isBackend = (r) => /^replica/.test(r.node);
 const cpuMem = (r) => (r ? `${num(r.cpuPctMean * 10)}m / ${num(r.memMiBMax)} MiB` : '-');
 const seedCpuMem = (x) => (x ? `${x.cpuM}m / ${x.memMiB} MiB` : '-');
 
-function ours(studyDir, kind, c) {
-  const s = summaryOf(studyDir, id(kind, c));
+function ours(studyDir, k, c) {
+  const s = summaryOf(studyDir, id(k.kind, c));
   if (!s) return null;
   const t = s.responseTimeMs || {};
   return {
@@ -117,21 +135,23 @@ function ours(studyDir, kind, c) {
     errorCodes: Object.entries(s.errors || {})
       .map(([code, n]) => `${n} ${code}`)
       .join(', '),
-    balancer: s.nodes ? nodeRow(s, isBalancer) : null,
+    balancer: s.nodes && k.node ? nodeRow(s, isBalancerOf(k)) : null,
     backend: s.nodes ? nodeRow(s, isBackend) : null,
     saturation: s.saturation,
     generatorCpu: s.generator ? s.generator.cpuPctMean : null,
   };
 }
 
-function sections({ studyDir }) {
+function sections({ studyDir, plan: steps }) {
+  const kinds = steps ? kindsOfPlan(steps) : KINDS;
   const out = [];
   const facts = [];
   for (const c of CONCURRENCY) {
     const rows = [];
     const got = {};
-    for (const k of KINDS) {
-      const o = ours(studyDir, k.kind, c);
+    const seedShown = new Set();
+    for (const k of kinds) {
+      const o = ours(studyDir, k, c);
       got[k.kind] = o;
       rows.push([
         k.seedType,
@@ -145,7 +165,9 @@ function sections({ studyDir }) {
         num(o && o.errors),
         o && o.generatorCpu !== null ? `${num(o.generatorCpu * 10)}m` : '-',
       ]);
-      const sd = SEED[c] && SEED[c][k.kind];
+      // The seed's row of this kind's layer, once, after our first kind of that layer.
+      const sd = !seedShown.has(k.seedType) && SEED[c] && SEED[c][k.seedKind];
+      seedShown.add(k.seedType);
       if (sd)
         rows.push([
           k.seedType,
@@ -161,15 +183,15 @@ function sections({ studyDir }) {
         ]);
     }
     const base = got.none;
-    const shares = KINDS.slice(1)
-      .filter((k) => got[k.kind] && base)
+    const shares = kinds
+      .filter((k) => k.kind !== 'none' && got[k.kind] && base)
       .map((k) => {
-        const seedPart = SEED[c] ? `, seed ${ratio(SEED[c][k.kind].rps, SEED[c].none.rps)}` : '';
+        const seedPart = SEED[c] ? `, seed ${ratio(SEED[c][k.seedKind].rps, SEED[c].none.rps)}` : '';
         return `${k.label} ${ratio(got[k.kind].rps, base.rps)}${seedPart}`;
       });
     if (shares.length)
       facts.push(`At concurrency ${c}, requests per second against no balancer: ${shares.join('; ')}.`);
-    for (const k of KINDS) {
+    for (const k of kinds) {
       const o = got[k.kind];
       if (o && o.saturation && o.saturation.saturated) facts.push(`${k.label} at ${c}: ${o.saturation.verdict}.`);
       if (o && o.errors) facts.push(`${k.label} at ${c}: ${o.errors} request(s) failed (${o.errorCodes}).`);
@@ -222,5 +244,6 @@ module.exports = {
   sections,
   SEED,
   KINDS,
+  DEFAULT_KINDS,
   CONCURRENCY,
 };

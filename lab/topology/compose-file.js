@@ -1,8 +1,9 @@
 'use strict';
 
-const renderNginxConfig = require('./nginx-config');
+const { kindOf } = require('../kinds');
+const { INNER: PROXY } = require('../kinds/common/proxy');
 const { version } = require('../../package.json');
-const { buildGraph, nodeOf } = require('./graph');
+const { buildGraph, nodeOf, proxyNodes } = require('./graph');
 const { labError } = require('../../common/errors');
 
 // The container form of a deployment: the same row of lab/topology/deployments.js becomes a compose
@@ -28,15 +29,6 @@ const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 90
 
 // A value the engine's environment may override: ${NAME:-fallback}.
 const sub = (name, fallback) => `\${${name}:-${fallback}}`;
-const NGINX_CONF = '/etc/nginx/lab.conf';
-const CONTAINER_PATHS = Object.freeze({
-  pidFile: '/tmp/nginx.pid',
-  errorLog: 'stderr',
-  tempDir: '/tmp',
-  accessLog: '/tmp/access.log',
-  cacheDir: '/tmp/cache',
-});
-
 // A cap (lab/topology/caps.js) as compose says it: cpus in cores, memory in bytes, no swap past it.
 function composeLimits(cap) {
   if (!cap) return {};
@@ -47,34 +39,53 @@ function composeLimits(cap) {
 }
 
 // `root`: the repository as seen from the compose file (build context, mounted files);
-// `nginxConfs`: { node: rendered nginx config } paths, same convention (the entry's under
-// `nginx`, each caching edge's under its name); `caps`: per node, from lab/topology/caps.js.
-// Every service is a node of the deployment's graph (lab/topology/graph.js), under its name.
-function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps = {} } = {}) {
-  const confs = nginxConfs || { nginx: nginxConf };
+// `confs`: { node: its rendered config file } for every proxy node (lab/kinds/), same
+// convention; `caps`: per node, from lab/topology/caps.js. Every service is a node of the
+// deployment's graph (lab/topology/graph.js), under its name.
+function composeProject(deployment, { root = '..', confs = {}, caps = {} } = {}) {
   const graph = buildGraph(deployment);
   const build = (dockerfile) => ({
     context: root,
     dockerfile,
     args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) },
   });
-  // The Node images have a HEALTHCHECK; nginx's have none, so the nodes in front of an
-  // nginx edge can only be waited for as started (the lab then probes through the entry).
+  // The Node images have a HEALTHCHECK; the proxies' have none, so the nodes in front of a
+  // caching edge can only be waited for as started (the lab then probes through the entry).
   const after = (names) =>
     Object.fromEntries(
       names.map((n) => [
         n,
-        { condition: nodeOf(graph, n).kind === 'nginx-edge' ? 'service_started' : 'service_healthy' },
+        {
+          condition: ['service', 'bbox', 'hub'].includes(nodeOf(graph, n).kind) ? 'service_healthy' : 'service_started',
+        },
       ]),
     );
-  const nginxService = (node, extra) => ({
-    image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
-    init: true,
-    command: ['nginx', '-c', NGINX_CONF],
-    volumes: [`${confs[node.name]}:${NGINX_CONF}:ro`],
-    depends_on: after(node.upstreams),
-    ...extra,
-  });
+  // A proxy node (a balancer or an edge of lab/kinds/): its kind's own service, or the
+  // kind's image running its config, mounted read-only.
+  const proxyService = (node, kind) => {
+    if (!kind.runtimes.includes('compose')) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--balancer ${kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not compose`,
+      );
+    }
+    const own = kind.compose
+      ? kind.compose({ node, images: IMAGES, build })
+      : {
+          image: sub(kind.container.imageEnv, kind.container.image),
+          init: true,
+          command: kind.container.command(kind.container.conf),
+          volumes: [`${confs[node.name]}:${kind.container.conf}:ro`],
+        };
+    return {
+      ...own,
+      depends_on: after(node.upstreams),
+      // The entry is published, on loopback only unless LAB_BIND says otherwise.
+      ...(node.name === graph.entry
+        ? { ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${PROXY.proxy}`] }
+        : {}),
+    };
+  };
   const kinds = {
     bbox: () => ({
       image: IMAGES.bbox,
@@ -133,16 +144,11 @@ function composeProject(deployment, { root = '..', nginxConfs, nginxConf, caps =
         retries: 15,
       },
     }),
-    'nginx-edge': (node) => nginxService(node),
-    // Published on loopback only unless LAB_BIND says otherwise.
-    nginx: (node) =>
-      nginxService(node, { ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${INNER.nginx}`] }),
   };
   const services = {};
   for (const node of graph.nodes) {
-    if (!kinds[node.kind])
-      throw labError('LAB_ERR_USAGE', `--balancer ${node.kind} runs on the local engine only, for now`);
-    services[node.name] = { ...kinds[node.kind](node), ...composeLimits(caps[node.name]) };
+    const service = kinds[node.kind] ? kinds[node.kind](node) : proxyService(node, kindOf(node.kind));
+    services[node.name] = { ...service, ...composeLimits(caps[node.name]) };
   }
   Object.assign(services, monitoringServices(root));
   // No top-level `name`: Compose 1.29 refuses it; the project name is given with -p.
@@ -204,10 +210,16 @@ function monitoringServices(root) {
 }
 
 // The swarm stack: one service with `replicas` tasks of `workers` workers each, CPU and
-// memory limits per task, an overlay network, nginx re-resolving the tasks' addresses.
-// caps: per role (lab/topology/caps.js), as deploy.resources.limits: `replica` for the service's
-// tasks, `balancer` for nginx, `bbox` for the black boxes.
-function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, nginxConf, caps = {} } = {}) {
+// memory limits per task, an overlay network, the entry balancer of the deployment's kind
+// finding the tasks by DNS (lab/kinds/). caps: per role (lab/topology/caps.js), as
+// deploy.resources.limits: `replica` for the service's tasks, `balancer` for the entry,
+// `bbox` for the black boxes. confs: { entry: its rendered config file }. publish: the
+// node's port the entry is published on (host mode), or none (compose/stack.yml, where
+// compose/stack-publish.yml says it).
+function stackProject(
+  deployment,
+  { limits = { cpus: '1.0', memory: '512M' }, confs = {}, caps = {}, publish = null } = {},
+) {
   const limitsOf = (role, fallback) => {
     const c = caps[role];
     if (!c) return fallback;
@@ -220,7 +232,16 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
   // Swarm does not build: the images come from a registry every node reaches (a single
   // node uses its own images).
   const registry = sub('LAB_REGISTRY', '');
-  const hub = deployment.replicas * deployment.workers > 1;
+  const graph = buildGraph(deployment);
+  const { hub } = graph;
+  const kind = kindOf(deployment.balancer.kind);
+  if (!kind.runtimes.includes('swarm')) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--balancer ${kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not swarm`,
+    );
+  }
+  if (deployment.edges) throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
   // Tasks are found by DNS (tasks.NAME, or NAME with dnsrr), not through a virtual IP: the
   // lab's nginx asks for every task itself, and a kernel without IPVS has no VIPs at all.
   const dnsrr = { endpoint_mode: 'dnsrr' };
@@ -247,46 +268,65 @@ function stackProject(deployment, { limits = { cpus: '1.0', memory: '512M' }, ng
       update_config: { parallelism: 1, order: 'start-first' },
     },
   };
-  return {
-    version: '3.8',
-    services: {
-      bbox: {
-        image: `${registry}${IMAGES.bbox}`,
-        networks: ['lab'],
-        deploy: { ...dnsrr, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
-      },
-      ...(hub
-        ? {
-            hub: {
-              image: `${registry}${IMAGES.service}`,
-              command: ['node', 'hub/index.js'],
-              environment: { HOST: '0.0.0.0', PORT: String(INNER.hub), HUB_TOKEN: sub('LAB_HUB_TOKEN', '') },
-              healthcheck: { disable: true },
-              networks: ['lab'],
-              deploy: { ...dnsrr, replicas: 1, resources: { limits: { cpus: '0.5', memory: '128M' } } },
-            },
-          }
-        : {}),
-      service,
-      nginx: {
-        image: sub('LAB_NGINX_IMAGE', IMAGES.nginx),
-        command: ['nginx', '-c', NGINX_CONF],
-        configs: [{ source: 'nginx_conf', target: NGINX_CONF }],
-        // No published port here: swarm ignores a host address on a published port and
-        // listens on every interface of every node (moby/moby#32299), so loopback-only cannot
-        // be had. Publishing is an explicit second file, stackPublishProject below.
-        networks: ['lab'],
-        deploy: { replicas: 1, resources: { limits: limitsOf('balancer', { cpus: '1.0', memory: '256M' }) } },
-      },
-      graphite: {
-        image: IMAGES.graphite,
-        networks: ['lab'],
-        deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '1G' } } },
-      },
+  const services = {
+    bbox: {
+      image: `${registry}${IMAGES.bbox}`,
+      networks: ['lab'],
+      deploy: { ...dnsrr, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
     },
-    networks: { lab: { driver: 'overlay', attachable: true } },
-    configs: { nginx_conf: { file: nginxConf } },
+    ...(hub
+      ? {
+          hub: {
+            image: `${registry}${IMAGES.service}`,
+            command: ['node', 'hub/index.js'],
+            environment: { HOST: '0.0.0.0', PORT: String(INNER.hub), HUB_TOKEN: sub('LAB_HUB_TOKEN', '') },
+            healthcheck: { disable: true },
+            networks: ['lab'],
+            deploy: { ...dnsrr, replicas: 1, resources: { limits: { cpus: '0.5', memory: '128M' } } },
+          },
+        }
+      : {}),
+    service,
   };
+  const configs = {};
+  const entry = graph.entry && nodeOf(graph, graph.entry);
+  if (entry && !kind.stackTransform) {
+    const ctx = {
+      node: entry,
+      images: { ...IMAGES, service: `${registry}${IMAGES.service}` },
+      tasks: `tasks.service:${INNER.service}`,
+    };
+    const own = kind.stack
+      ? kind.stack(ctx)
+      : {
+          image: sub(kind.container.imageEnv, kind.container.image),
+          command: kind.container.command(kind.container.conf),
+          configs: [{ source: `${entry.name}_conf`, target: kind.container.conf }],
+        };
+    if (!kind.stack) configs[`${entry.name}_conf`] = { file: confs[entry.name] };
+    services[entry.name] = {
+      ...own,
+      // Published only when asked (host mode: on the node that runs it, no mesh in between).
+      // Swarm ignores a host address on a published port and listens on every interface of
+      // every node (moby/moby#32299), so loopback-only cannot be had; compose/stack.yml
+      // leaves publishing to an explicit second file, stackPublishProject below.
+      ...(publish ? { ports: [{ target: PROXY.proxy, published: publish, protocol: 'tcp', mode: 'host' }] } : {}),
+      networks: ['lab'],
+      deploy: { replicas: 1, resources: { limits: limitsOf('balancer', { cpus: '1.0', memory: '256M' }) } },
+    };
+  }
+  services.graphite = {
+    image: IMAGES.graphite,
+    networks: ['lab'],
+    deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '1G' } } },
+  };
+  const stack = {
+    version: '3.8',
+    services,
+    networks: { lab: { driver: 'overlay', attachable: true } },
+    ...(Object.keys(configs).length ? { configs } : {}),
+  };
+  return kind.stackTransform ? kind.stackTransform(stack, { port: publish }) : stack;
 }
 
 // The opt-in that publishes the stack's entry point (and only it) on every node, on
@@ -295,7 +335,7 @@ function stackPublishProject() {
   return {
     version: '3.8',
     services: {
-      nginx: { ports: [{ target: INNER.nginx, published: '${LAB_PORT:-8080}', protocol: 'tcp', mode: 'ingress' }] },
+      nginx: { ports: [{ target: PROXY.proxy, published: '${LAB_PORT:-8080}', protocol: 'tcp', mode: 'ingress' }] },
     },
   };
 }
@@ -304,30 +344,40 @@ function replicaNames(deployment) {
   return Array.from({ length: deployment.replicas }, (_, i) => `replica-${i + 1}`);
 }
 
-// nginx's config for the compose project (upstreams by service name) or the swarm stack
-// (the tasks of the `service` service, re-resolved through swarm's DNS). `node`: the entry
-// (`nginx`) or a caching edge's name.
-function containerNginxConfig(deployment, { stack = false, node = 'nginx' } = {}) {
+// A proxy node's config inside a container (lab/kinds/): for the compose project, its
+// upstreams by service name; on a swarm (`stack`), the entry finds the tasks of the
+// `service` service through swarm's DNS. `node`: the entry's or a caching edge's name.
+function containerConfig(deployment, { stack = false, node = 'nginx' } = {}) {
   const graph = buildGraph(deployment);
   const n = nodeOf(graph, node);
-  const inner = (name) => `${name}:${nodeOf(graph, name).kind === 'service' ? INNER.service : INNER.nginx}`;
-  return renderNginxConfig({
+  const kind = kindOf(n.kind);
+  const inner = (name) => `${name}:${nodeOf(graph, name).kind === 'service' ? INNER.service : PROXY.proxy}`;
+  return kind.config({
     deployment,
-    host: '0.0.0.0',
-    port: INNER.nginx,
-    upstreams: stack ? [`tasks.service:${INNER.service}`] : n.upstreams.map(inner),
-    paths: CONTAINER_PATHS,
-    daemon: 'off',
-    resolver: stack ? '127.0.0.11' : null,
-    edge: n.kind === 'nginx-edge' ? node : null,
+    node: n,
+    listen: { host: '0.0.0.0', port: PROXY.proxy },
+    upstreams: n.upstreams.map(inner),
+    tasks: stack ? `tasks.service:${INNER.service}` : null,
+    container: true,
+    connections: 8192,
   });
 }
 
-// The nginx nodes of a deployment: each needs its config file.
-const nginxNodeNames = (deployment) =>
-  buildGraph(deployment)
-    .nodes.filter((n) => n.kind === 'nginx' || n.kind === 'nginx-edge')
-    .map((n) => n.name);
+// The proxy nodes of a deployment that need a config file, with its name in a folder of
+// container configs: the entry's nginx config is nginx.conf, an nginx edge's
+// nginx-<edge>.conf (as compose/nginx/ has them), another kind's <node>-<its file>.
+const configNodes = (deployment) =>
+  proxyNodes(buildGraph(deployment))
+    .filter(({ kind }) => kind.config)
+    .map(({ node, kind }) => ({
+      node: node.name,
+      kind,
+      file: kind.nginx
+        ? node.name === 'nginx'
+          ? 'nginx.conf'
+          : `nginx-${node.name}.conf`
+        : `${node.name}-${kind.confFile}`,
+    }));
 
 // The StatsD config the graphite-statsd image reads: the lab's naming (counters., gauges.,
 // timers. at the root, no stats. prefix), which the Grafana dashboard expects, and the
@@ -349,8 +399,8 @@ module.exports = {
   composeProject,
   stackProject,
   stackPublishProject,
-  containerNginxConfig,
-  nginxNodeNames,
+  containerConfig,
+  configNodes,
   composeLimits,
   statsdConfig,
   replicaNames,

@@ -8,8 +8,8 @@ const {
   composeProject,
   stackProject,
   stackPublishProject,
-  containerNginxConfig,
-  nginxNodeNames,
+  containerConfig,
+  configNodes,
   statsdConfig,
 } = require('./compose-file');
 const { SCHEMAS, AGGREGATION } = require('../monitoring/carbon');
@@ -26,27 +26,27 @@ function composeFiles() {
   const files = {};
   for (const preset of PRESETS) {
     const d = resolveDeployment(preset.name);
-    const nginxConfs = {};
-    for (const node of nginxNodeNames(d)) {
+    const confs = {};
+    for (const { node } of configNodes(d)) {
       const rel = node === 'nginx' ? `nginx/${d.name}.conf` : `nginx/${d.name}-${node}.conf`;
-      files[rel] = containerNginxConfig(d, { node });
-      nginxConfs[node] = `./${rel}`;
+      files[rel] = containerConfig(d, { node });
+      confs[node] = `./${rel}`;
     }
     const edges = d.edges ? `, ${d.edges} caching edges` : '';
     files[`${d.name}.yml`] =
       header(`${d.name}: ${d.description} (${d.replicas} x ${d.workers}${edges}), nginx in front.`) +
       `# docker-compose -p lab-${d.name} -f compose/${d.name}.yml up -d --build   (--profile monitoring: Grafana too)\n` +
-      dump(composeProject(d, { root: '..', nginxConfs }));
+      dump(composeProject(d, { root: '..', confs }));
   }
   const stack = resolveDeployment(STACK_DEPLOYMENT);
-  files['nginx/stack.conf'] = containerNginxConfig(stack, { stack: true });
+  files['nginx/stack.conf'] = containerConfig(stack, { stack: true });
   files['stack.yml'] =
     header(
       `A swarm stack of ${STACK_DEPLOYMENT}: ${stack.replicas} tasks x ${stack.workers} workers, limits per task.`,
     ) +
     '# docker stack deploy -c compose/stack.yml lab      (see README, "Containers")\n' +
     '# Publishes no port: add -c compose/stack-publish.yml to expose nginx on every node.\n' +
-    dump(stackProject(stack, { nginxConf: './nginx/stack.conf' }));
+    dump(stackProject(stack, { confs: { nginx: './nginx/stack.conf' } }));
   files['stack-publish.yml'] =
     header("Publishes the swarm stack's nginx on ${LAB_PORT:-8080} of EVERY interface of every node.") +
     '# Swarm cannot bind a published port to 127.0.0.1 (it ignores the address), so this is\n' +

@@ -3,48 +3,19 @@
 const { pick } = require('../names');
 const { labError } = require('../../common/errors');
 
-// The deployments the lab compares, as data: adding one means adding a row. Every one puts
-// nginx in front, because the extra hop is part of what the course measured.
-// The entry balancer's kinds: nginx at L7 (HTTP, the course's), or at L4 (TCP, the stream
-// module: one client connection to one replica, nothing parsed).
-// `engines`: where a kind can run (all three when not said).
-const KINDS = Object.freeze({
-  nginx: { layer: 7, what: 'nginx, HTTP (L7)' },
-  'nginx-l4': { layer: 4, what: 'nginx, TCP (L4, stream module)', engines: ['local'] },
-  // The lab's own small balancer (balancer/): round-robin only, an experiment subject.
-  node: {
-    layer: 7,
-    what: "the lab's own balancer (node:http, round-robin)",
-    methods: ['round-robin'],
-    engines: ['local', 'swarm'],
-  },
-  // No balancer: clients go straight to the replicas (seed 001's NodePort line); the lab's
-  // generators spread their requests over them, round-robin.
-  none: {
-    layer: null,
-    what: 'no balancer (the generator spreads over the replicas)',
-    methods: ['round-robin'],
-    engines: ['local'],
-  },
-  // Swarm's routing mesh (seed 004's stage 2): the service's port published through the
-  // ingress network, IPVS balancing connections over the tasks.
-  mesh: { layer: 4, what: "swarm's routing mesh (ingress, IPVS)", methods: ['round-robin'], engines: ['swarm'] },
-});
+const { KINDS, EDGE_BY_FLAG, kindOf, reachesAllFromOneClient } = require('../kinds');
 
-// How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
-// `hash` is consistent hashing on the URI at L7 (one URI always goes to the same replica, and
-// only a share of them move when a replica comes or goes), on the client's address at L4,
-// where there is no URI.
-const METHODS = Object.freeze({
-  'round-robin': { 7: '', 4: '' },
-  least_conn: { 7: 'least_conn;', 4: 'least_conn;' },
-  hash: { 7: 'hash $request_uri consistent;', 4: 'hash $remote_addr consistent;' },
-});
+// The deployments the lab compares, as data: adding one means adding a row. Every one puts
+// a balancer in front (nginx unless --balancer says another kind of lab/kinds/), because the
+// extra hop is part of what the course measured.
+
+// How a balancer may pick a replica; each kind names the ones it can do (lab/kinds/).
+const METHOD_NAMES = Object.freeze(['round-robin', 'least_conn', 'hash']);
 
 const BALANCER = Object.freeze({
   kind: 'nginx',
   method: 'round-robin',
-  // Idle connections nginx keeps open to each replica. Without them nginx reached ~0.5x of
+  // Idle connections a proxy keeps open to each replica. Without them nginx reached ~0.5x of
   // Express direct on the 2-core machine (wrk, 50 connections), with 64 ~0.8x (bench/nginx-tax.js).
   keepalive: 64,
   // Passive failure handling: a replica failing this often in failTimeoutS is left out for
@@ -88,7 +59,7 @@ const PRESETS = [
     workers: 1,
     edges: 4,
     balancer: { method: 'hash' },
-    description: 'a balancer hashing URIs over 4 caching nginx edges in front of 2 backends',
+    description: 'a balancer hashing URIs over 4 caching edges in front of 2 backends',
   },
 ];
 
@@ -109,10 +80,6 @@ function checkCount(kind, value) {
   return n;
 }
 
-// Whether one client, probing through the balancer, can reach every replica: not when L4
-// hashes on its address (every probe comes from 127.0.0.1).
-const reachesAllFromOneClient = (b) => b.kind !== 'none' && !(b.method === 'hash' && KINDS[b.kind].layer === 4);
-
 // A deployment by name (or alias), with --replicas / --workers / --method overrides applied.
 function resolveDeployment(name, overrides = {}) {
   const preset = pick('deployment', name, byName);
@@ -120,19 +87,21 @@ function resolveDeployment(name, overrides = {}) {
   const workers = checkCount('workers', overrides.workers) ?? preset.workers;
   const edges = checkCount('edges', overrides.edges) ?? preset.edges ?? 0;
   const balancer = { ...BALANCER, ...(preset.balancer || {}) };
-  if (overrides.balancer !== undefined) balancer.kind = pick('balancer', overrides.balancer, Object.keys(KINDS));
+  const balancerNames = Object.keys(KINDS).filter((k) => KINDS[k].role === 'balancer');
+  if (overrides.balancer !== undefined) balancer.kind = pick('balancer', overrides.balancer, balancerNames);
   // A row's method (cdn hashes) that the chosen kind cannot do falls back to the kind's own.
-  const allowed = KINDS[balancer.kind].methods || Object.keys(METHODS);
+  const allowed = kindOf(balancer.kind).methods;
   if (!allowed.includes(balancer.method)) balancer.method = allowed[0];
-  if (overrides.method !== undefined) {
-    balancer.method = pick('method', overrides.method, KINDS[balancer.kind].methods || Object.keys(METHODS));
-  }
+  if (overrides.method !== undefined) balancer.method = pick('method', overrides.method, allowed);
+  const edgeKind =
+    overrides.edgeKind !== undefined ? pick('edge kind', overrides.edgeKind, EDGE_BY_FLAG).name : 'nginx-edge';
   const counts = replicas !== preset.replicas || workers !== preset.workers ? `${replicas}x${workers}` : null;
   const edgeCount = edges !== (preset.edges ?? 0) ? `${edges} edge(s)` : null;
   const presetBalancer = { ...BALANCER, ...(preset.balancer || {}) };
   const kind = balancer.kind !== presetBalancer.kind ? balancer.kind : null;
   const method = balancer.method !== presetBalancer.method ? balancer.method : null;
-  const custom = [counts, edgeCount, kind, method].filter(Boolean).join(', ');
+  const edgeKindText = edges && edgeKind !== 'nginx-edge' ? `${EDGE_BY_FLAG[overrides.edgeKind].flag} edges` : null;
+  const custom = [counts, edgeCount, kind, method, edgeKindText].filter(Boolean).join(', ');
   return Object.freeze({
     name: preset.name,
     label: custom ? `${preset.name} (${custom})` : preset.name,
@@ -140,6 +109,8 @@ function resolveDeployment(name, overrides = {}) {
     replicas,
     workers,
     edges,
+    // The kind of the caching edges (lab/kinds/), when there are edges.
+    edgeKind: edges ? edgeKind : null,
     balancer: Object.freeze(balancer),
   });
 }
@@ -155,7 +126,7 @@ module.exports = {
   PRESETS,
   BALANCER,
   KINDS,
-  METHODS,
+  METHOD_NAMES,
   LIMITS,
   names,
   allNames: () => Object.keys(byName),

@@ -2,7 +2,16 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { METHODS, KINDS } = require('./deployments');
+
+// How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
+// `hash` is consistent hashing on the URI at L7 (one URI always goes to the same replica, and
+// only a share of them move when a replica comes or goes), on the client's address at L4,
+// where there is no URI.
+const METHODS = Object.freeze({
+  'round-robin': { 7: '', 4: '' },
+  least_conn: { 7: 'least_conn;', 4: 'least_conn;' },
+  hash: { 7: 'hash $request_uri consistent;', 4: 'hash $remote_addr consistent;' },
+});
 
 // One template per layer; the stream module's path is Debian's (libnginx-mod-stream).
 const TEMPLATES = {
@@ -12,7 +21,7 @@ const TEMPLATES = {
 };
 const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 
-// Renders the nginx config for a deployment. `paths` are absolute paths (inside the run
+// Renders the nginx config of one nginx node (`layer`: 7 for HTTP, 4 for the stream module). `paths` are absolute paths (inside the run
 // directory locally, inside the container for compose); `upstreams` are the replicas'
 // host:port. In a container nginx stays in the foreground (`daemon: 'off'`). A swarm
 // stack's replicas come and go, so there `resolver` names the DNS nginx re-asks (below).
@@ -22,6 +31,7 @@ const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 // `workerUser`: the user an edge's workers run as when the master is root: they write the
 // cache inside the state folder, which may be closed to nginx's default `nobody`.
 function renderNginxConfig({
+  layer = 7,
   deployment,
   host,
   port,
@@ -34,7 +44,7 @@ function renderNginxConfig({
   connections = 8192,
 }) {
   const b = deployment.balancer;
-  const layer = edge ? 'edge' : KINDS[b.kind || 'nginx'].layer;
+  if (edge) layer = 'edge';
   const directive = edge ? '' : METHODS[b.method][layer];
   const servers = [
     // The method's directive (none for round-robin, nginx's default).
@@ -87,3 +97,4 @@ function renderNginxConfig({
 }
 
 module.exports = renderNginxConfig;
+module.exports.METHODS = METHODS;

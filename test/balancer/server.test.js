@@ -68,6 +68,22 @@ describe("the lab's own balancer", () => {
     }
   });
 
+  test('passive health: a replica gone, its requests go to the others and none fails', async () => {
+    const b = await setup([named('a'), named('b')], { failTimeoutMs: 400 });
+    try {
+      // b goes away (its keep-alive sockets die with it): requests go to a only, none fails.
+      await b.replicas[1].close();
+      const seen = {};
+      for (let i = 0; i < 12; i++) {
+        const r = await get(`${b.url}/x`);
+        seen[r.headers['x-instance'] || r.status] = (seen[r.headers['x-instance'] || r.status] || 0) + 1;
+      }
+      expect(seen).toEqual({ a: 12 });
+    } finally {
+      await b.close();
+    }
+  });
+
   test('its configuration is checked once: a bad UPSTREAMS is named', () => {
     expect(loadConfig({ UPSTREAMS: '127.0.0.1:1,h:2' }).upstreams).toEqual(['127.0.0.1:1', 'h:2']);
     expect(() => loadConfig({ UPSTREAMS: 'nope' })).toThrow(/UPSTREAMS/);

@@ -127,7 +127,7 @@ describe('compose/', () => {
       require('../../lab/topology/compose-write').dump(
         composeProject(d, {
           root: ROOT,
-          nginxConfs: {
+          confs: {
             nginx: '/dev/null',
             'edge-1': '/dev/null',
             'edge-2': '/dev/null',
@@ -151,7 +151,7 @@ describe('compose/', () => {
       fs.rmSync(tmp, { force: true });
     }
     const stack = stackProject(resolveDeployment('multi-replicated'), {
-      nginxConf: 'x',
+      confs: { nginx: 'x' },
       caps: { replica: { cpuPct: 50, memoryBytes: 256 * 2 ** 20 }, balancer: { cpuPct: 2, memoryBytes: null } },
     });
     expect(stack.services.service.deploy.resources.limits).toEqual({ cpus: '0.5', memory: '262144K' });

@@ -90,15 +90,16 @@ class PrivateEngine {
   }
 
   // A base image made here, without a registry: a minimal Debian rootfs (debootstrap, with
-  // nginx for the balancer), this host's node and npm, and this host's CA bundle (the
-  // registry may be reached through a TLS proxy only the host trusts).
+  // the balancer and edge kinds' programs: nginx, HAProxy, Caddy, Varnish), this host's node
+  // and npm, and this host's CA bundle (the registry may be reached through a TLS proxy only
+  // the host trusts).
   async makeBase(tag = 'lab-base:local') {
     const rootfs = path.join(this.dir, 'rootfs');
     fs.rmSync(rootfs, { recursive: true, force: true });
     const mirror = process.env.LAB_DEBIAN_MIRROR || 'http://deb.debian.org/debian';
     const boot = sh(
       'debootstrap',
-      ['--variant=minbase', '--include=nginx-light,ca-certificates', 'bookworm', rootfs, mirror],
+      ['--variant=minbase', '--include=nginx-light,haproxy,caddy,varnish,ca-certificates', 'bookworm', rootfs, mirror],
       { timeout: 600000 },
     );
     if (boot.code !== 0) throw new Error(`debootstrap failed:\n${boot.out.split('\n').slice(-10).join('\n')}`);

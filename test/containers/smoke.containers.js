@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { PrivateEngine, unavailable } = require('./private-engine');
 const { resolveDeployment, PRESETS } = require('../../lab/topology/deployments');
+const { BALANCERS } = require('../../lab/kinds');
 const { replicaNames } = require('../../lab/topology/compose-file');
 const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, errorCode, ROOT } = require('../helper');
 const { waitFor } = require('../../lab/http');
@@ -43,7 +44,14 @@ maybe('containers on a real engine', () => {
   beforeAll(async () => {
     await engine.start();
     const base = await engine.makeBase();
-    env = { LAB_BASE_IMAGE: base, LAB_NGINX_IMAGE: base };
+    // Every proxy kind's image is the base, which holds their programs (lab/kinds/).
+    env = {
+      LAB_BASE_IMAGE: base,
+      LAB_NGINX_IMAGE: base,
+      LAB_HAPROXY_IMAGE: base,
+      LAB_CADDY_IMAGE: base,
+      LAB_VARNISH_IMAGE: base,
+    };
     // Build once; every deployment below then starts from these images.
     const build = engine.compose(['-p', 'lab-smoke-build', '-f', 'compose/single.yml', 'build'], env, {
       cwd: ROOT,
@@ -110,6 +118,53 @@ maybe('containers on a real engine', () => {
       expect(engine.docker(['network', 'ls', '-q', '--filter', `name=${project}`]).stdout.trim()).toBe('');
     }, 240000);
   }
+
+  // Every other balancer kind that runs in containers (lab/kinds/), and Varnish edges: up
+  // through the lab, every replica seen through the entry, down.
+  const composeKinds = BALANCERS.filter((k) => k.name !== 'nginx' && k.runtimes.includes('compose'));
+  test.each(composeKinds.map((k) => k.name))(
+    'deploy replicated --balancer %s --engine compose: every replica answers through it',
+    async (kind) => {
+      const stateDir = tmpStateDir();
+      const opts = { env: { ...engine.env, ...env }, timeoutMs: 300000 };
+      const where = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
+      const up = await lab(
+        ['deploy', 'replicated', '--balancer', kind, '--engine', 'compose', '--json', ...where],
+        opts,
+      );
+      try {
+        expect(up.stderr).not.toMatch(/LAB_ERR/);
+        expect(up.code).toBe(0);
+        const { url } = JSON.parse(up.stdout);
+        const seen = new Set();
+        for (let i = 0; i < 30; i++) seen.add((await get(`${url}/ping`)).headers['x-instance']);
+        expect([...seen].sort()).toEqual(['replica-1', 'replica-2', 'replica-3']);
+      } finally {
+        expect((await lab(['down', '--state-dir', stateDir], opts)).code).toBe(0);
+      }
+      expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+    },
+    300000,
+  );
+
+  test('deploy cdn --edge-kind varnish --engine compose: Varnish edges cache, with X-Edge', async () => {
+    const stateDir = tmpStateDir();
+    const opts = { env: { ...engine.env, ...env }, timeoutMs: 300000 };
+    const where = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
+    const up = await lab(['deploy', 'cdn', '--edge-kind', 'varnish', '--engine', 'compose', '--json', ...where], opts);
+    try {
+      expect(up.stderr).not.toMatch(/LAB_ERR/);
+      expect(up.code).toBe(0);
+      const { url } = JSON.parse(up.stdout);
+      const first = await get(`${url}/asset/obj-1`);
+      const again = await get(`${url}/asset/obj-1`);
+      expect([first.headers['x-cache-status'], again.headers['x-cache-status']]).toEqual(['MISS', 'HIT']);
+      expect(again.headers['x-edge']).toMatch(/^edge-[1-4]$/);
+    } finally {
+      expect((await lab(['down', '--state-dir', stateDir], opts)).code).toBe(0);
+    }
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 300000);
 
   test('npm run scenario -- ... --engine compose runs the scenario against containers', async () => {
     const stateDir = tmpStateDir();
@@ -333,6 +388,36 @@ maybe('containers on a real engine', () => {
       }
       expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
     }, 600000);
+
+    // HAProxy and Caddy find the tasks through swarm's DNS too (server-template, dynamic a).
+    test.each(['haproxy', 'caddy'])(
+      '--balancer %s on the swarm follows the tasks as they scale',
+      async (kind) => {
+        const sd = tmpStateDir();
+        const w = ['--state-dir', sd];
+        const args = ['deploy', 'replicated', '--replicas', '2', '--balancer', kind, '--engine', 'swarm'];
+        const up = await lab([...args, ...w, '--port-base', String(await freePortBase())], opts);
+        try {
+          expect(up.stderr).not.toMatch(/LAB_ERR/);
+          expect(up.code).toBe(0);
+          const url = /is up at (http:\/\/\S+)/.exec(up.stdout)[1];
+          const instances = async () => {
+            const seen = new Set();
+            for (let i = 0; i < 24; i++) seen.add((await get(`${url}/ping`)).headers['x-instance']);
+            return [...seen].sort();
+          };
+          expect(await instances()).toEqual(['replica-1', 'replica-2']);
+          expect((await lab(['scale', 'replica=3', ...w], opts)).code).toBe(0);
+          // (Each re-resolves the tasks' name every 1-2 s.)
+          await new Promise((r) => setTimeout(r, 3000));
+          expect(await instances()).toEqual(['replica-1', 'replica-2', 'replica-3']);
+        } finally {
+          expect((await lab(['down', ...w], opts)).code).toBe(0);
+        }
+        expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+      },
+      600000,
+    );
 
     // The routing mesh is IPVS in the kernel; this machine's has none (MACHINE-NOTES.md).
     test('--balancer mesh: the routing mesh answers where the kernel has IPVS, else the lab says why', async () => {

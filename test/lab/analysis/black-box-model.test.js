@@ -65,3 +65,21 @@ describe('characterization from a concurrency sweep', () => {
     expect(modelCurve({ kind: 'async', delayMs: 500 }, 2).map((p) => p.throughput)).toEqual([2, 4]);
   });
 });
+
+test("clients out of step (latency rising late): the plateau's throughput decides, with the uncertainty said", () => {
+  // 14 workers at 200 ms, but latency read as flat up to 16 (a busy machine).
+  const levels = [1, 2, 4, 8, 16, 17, 32].map((c) => {
+    const sat = c > 16;
+    return {
+      concurrency: c,
+      completed: 100,
+      errors: {},
+      throughput: (Math.min(c, 14) * 1000) / 200,
+      latencyMs: { min: 200, p50: sat ? 400 : 210, mean: 210, p95: 230, max: sat ? 400 : 300 },
+    };
+  });
+  const { analyze } = require('../../../lab/analysis/black-box-model');
+  const v = analyze({ levels, lastFlat: 16, firstSaturated: 17, maxConcurrency: 32 });
+  expect(v).toMatchObject({ kind: 'sync', workers: 14, latencyWorkers: 16, workersUncertainty: 2 });
+  expect(v.explanation).toMatch(/Little's law/);
+});

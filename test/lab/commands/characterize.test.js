@@ -5,10 +5,11 @@ const { lab, runProgram, freePortBase, tmpStateDir, errorCode } = require('../..
 
 // Against the lab's own black boxes, for random group keys: the verdict must match
 // `node bbox --reveal` exactly in kind and workers, and within 5% in delay. Delays are
-// scaled by 0.2 (explicit overrides, 120-400 ms) so the file takes about a minute; the
+// scaled by 0.2 (explicit overrides, 120-400 ms) so the file takes under a minute (two keys a
+// run: every CI run draws new ones); the
 // verdict's delay is compared with the scaled value.
 const SCALE = 0.2;
-const keys = Array.from({ length: 3 }, () => crypto.randomBytes(4).toString('hex'));
+const keys = Array.from({ length: 2 }, () => crypto.randomBytes(4).toString('hex'));
 
 async function reveal(key) {
   const r = await runProgram('bbox', ['--reveal', '--key', key]);

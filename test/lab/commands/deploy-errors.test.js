@@ -22,7 +22,10 @@ describe('deploy: bad input and failures', () => {
     // Each balancer kind names the engines it runs on.
     [['deploy', 'single', '--balancer', 'mesh'], 'LAB_ERR_USAGE', 'swarm engine'],
     [['deploy', 'single', '--balancer', 'nginx-l4', '--engine', 'swarm'], 'LAB_ERR_USAGE', 'local engine'],
-    [['deploy', 'single', '--balancer', 'node', '--engine', 'compose'], 'LAB_ERR_USAGE', 'local or swarm'],
+    [['deploy', 'single', '--balancer', 'none', '--engine', 'compose'], 'LAB_ERR_USAGE', 'local engine'],
+    [['deploy', 'cdn', '--edge-kind', 'varnish', '--engine', 'swarm'], 'LAB_ERR_USAGE', 'local or compose'],
+    [['deploy', 'single', '--edge-kind', 'varnish'], 'LAB_ERR_USAGE', '--edges'],
+    [['deploy', 'cdn', '--edge-kind', 'squid'], 'LAB_ERR_UNKNOWN_NAME', 'varnish'],
   ])('%j is a usage error (exit 2, %s naming %s)', async (args, code, named) => {
     const r = await lab([...args, '--state-dir', tmpStateDir()]);
     expect(r.code).toBe(2);

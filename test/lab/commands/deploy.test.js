@@ -150,34 +150,8 @@ describe('nginx at L4 (the stream module)', () => {
   });
 });
 
-describe("the lab's own balancer in front", () => {
-  test('--balancer node: shares requests evenly over the replicas, sampled as a node, gone after down', async () => {
-    const d = await deploy('replicated', ['--balancer', 'node']);
-    try {
-      expect(d.state.deployment.balancer.kind).toBe('node');
-      expect(d.state.processes.map((p) => p.name)).toContain('balancer');
-      const counts = {};
-      for (let i = 0; i < 30; i++) {
-        const who = (await get(`${d.url}/ping`)).headers['x-instance'];
-        counts[who] = (counts[who] || 0) + 1;
-      }
-      expect(counts).toEqual({ 'replica-1': 10, 'replica-2': 10, 'replica-3': 10 });
-      const bad = await lab([
-        'deploy',
-        'single',
-        '--balancer',
-        'node',
-        '--method',
-        'hash',
-        '--state-dir',
-        tmpStateDir(),
-      ]);
-      expect({ code: bad.code, err: errorCode(bad.stderr) }).toEqual({ code: 2, err: 'LAB_ERR_UNKNOWN_NAME' });
-    } finally {
-      await downAndCheck(d);
-    }
-  });
-});
+// Each balancer kind's own contract (spread, L7/L4, WebSockets, failover, caps) is
+// test/lab/kinds/balancers.test.js.
 
 describe('no balancer', () => {
   test('--balancer none: only the replicas and the boxes, each replica answering on its own port', async () => {

@@ -38,6 +38,9 @@ describe('npm run study', () => {
       '0.03',
       '--rate-scale',
       '0.1',
+      // The lab's own generator: Artillery's start (~5 s a run) is tested in scenario-artillery.
+      '--generator',
+      'fast',
     ].concat(['--dir', dir, '--port-base', String(await freePortBase()), '--state-dir', tmpStateDir()]);
     const child = spawn(process.execPath, ['lab/cli', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -67,6 +70,8 @@ describe('npm run study', () => {
     const dir = tmpStateDir();
     const r = await lab(
       ['study', '--endpoints', 'bbox2', '--scenarios', 'load', '--deployments', 'single', '--scale', '0.03'].concat([
+        '--generator',
+        'fast',
         '--rate-scale',
         '0.2',
         '--dir',

@@ -57,6 +57,7 @@ describe('nginx at L4', () => {
   test('a stream block with the module loaded, no HTTP; hash on the client address', () => {
     const render = (method) =>
       renderNginxConfig({
+        layer: 4,
         deployment: resolveDeployment('replicated', { balancer: 'nginx-l4', method }),
         host: '127.0.0.1',
         port: 8080,

@@ -1,14 +1,17 @@
 'use strict';
 
-const { countVerdicts } = require('../../../lab/monitoring/edge-cache');
+const { countVerdicts } = require('../../../lab/kinds/nginx-edge');
+const { withRatio } = require('../../../lab/monitoring/node-probe');
 const { nodeTable } = require('../../../lab/monitoring/node-table');
 const renderSummary = require('../../../lab/results/render-summary');
 
 describe("edges' caches and caps in the node table", () => {
   test('verdicts counted per line; the hit ratio leaves out what the cache did not decide on', () => {
-    const c = countVerdicts('HIT\nMISS\nHIT\n-\nEXPIRED\nHIT\n');
+    const c = withRatio(countVerdicts('HIT\nMISS\nHIT\n-\nEXPIRED\nHIT\n'));
     expect(c).toEqual({ requests: 6, verdicts: { HIT: 3, MISS: 1, '-': 1, EXPIRED: 1 }, hitRatio: 3 / 5 });
-    expect(countVerdicts('').hitRatio).toBe(null);
+    expect(withRatio(countVerdicts('')).hitRatio).toBe(null);
+    // Varnish's counters: passes (BYPASS) are not decisions of the cache either.
+    expect(withRatio({ requests: 10, verdicts: { HIT: 6, MISS: 2, BYPASS: 2 } }).hitRatio).toBe(0.75);
   });
 
   test('caps, what the group accounted, OOM kills and hit ratios reach the rows and the text', () => {

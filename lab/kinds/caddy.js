@@ -1,0 +1,57 @@
+'use strict';
+
+const path = require('node:path');
+const { defineKind, template } = require('./common/proxy');
+const { fillTemplate } = require('./common/template');
+
+// Caddy's reverse_proxy at L7 (caddy/Caddyfile.template): the modern default. Its hash is
+// uri_hash (rendezvous hashing of the URI: a replica's going away moves only its URIs).
+const POLICY = { 'round-robin': 'round_robin', least_conn: 'least_conn', hash: 'uri_hash' };
+
+function config(ctx) {
+  const b = ctx.deployment.balancer;
+  const storage = ctx.container ? '' : `\tstorage file_system ${path.join(ctx.paths.prefix, 'data')}\n`;
+  return fillTemplate(template('caddy', 'Caddyfile.template'), {
+    node: ctx.node.name,
+    label: ctx.deployment.label,
+    storage,
+    port: ctx.listen.port,
+    host: ctx.listen.host,
+    // A swarm's tasks: looked up in Docker's DNS every second (Caddy's dynamic upstreams).
+    upstreams: ctx.tasks ? '' : ctx.upstreams.join(' '),
+    dynamic: ctx.tasks
+      ? `\t\tdynamic a ${ctx.tasks.split(':')[0]} ${ctx.tasks.split(':')[1]} {\n\t\t\trefresh 1s\n\t\t}\n`
+      : '',
+    method: b.method,
+    policy: POLICY[b.method],
+    failTimeoutS: b.failTimeoutS,
+    maxFails: b.maxFails,
+    keepalive: b.keepalive,
+  });
+}
+
+module.exports = defineKind({
+  name: 'caddy',
+  role: 'balancer',
+  layer: 7,
+  what: 'Caddy, HTTP (L7, reverse_proxy)',
+  label: 'Caddy',
+  methods: ['round-robin', 'least_conn', 'hash'],
+  runtimes: ['local', 'compose', 'swarm'],
+  bin: { name: 'caddy', package: 'caddy' },
+  confFile: 'Caddyfile',
+  config,
+  // In the foreground under pm2; its data and config homes inside its prefix.
+  local: (ctx) => ({
+    command: ctx.bin,
+    args: ['run', '--config', ctx.paths.confFile, '--adapter', 'caddyfile', '--pidfile', ctx.paths.pidFile],
+    env: { XDG_DATA_HOME: path.join(ctx.paths.prefix, 'data'), XDG_CONFIG_HOME: path.join(ctx.paths.prefix, 'config') },
+  }),
+  check: (ctx) => ({ command: ctx.bin, args: ['validate', '--config', ctx.paths.confFile, '--adapter', 'caddyfile'] }),
+  container: {
+    image: 'caddy:2.6',
+    imageEnv: 'LAB_CADDY_IMAGE',
+    conf: '/etc/caddy/lab.Caddyfile',
+    command: (conf) => ['caddy', 'run', '--config', conf, '--adapter', 'caddyfile'],
+  },
+});

@@ -1,0 +1,39 @@
+'use strict';
+
+const renderNginxConfig = require('../../topology/nginx-config');
+
+// The three nginx kinds (L7, L4, the caching edge) share one renderer and the lab's own
+// way of running nginx (lab/runtime/nginx-process.js: a master daemonized in its prefix,
+// proven by its pid file). Here: a kind's context (lab/kinds/index.js) as nginx's values.
+const CONTAINER = Object.freeze({
+  image: 'nginx:1.27.3-bookworm',
+  imageEnv: 'LAB_NGINX_IMAGE',
+  conf: '/etc/nginx/lab.conf',
+  command: (conf) => ['nginx', '-c', conf],
+  paths: Object.freeze({
+    pidFile: '/tmp/nginx.pid',
+    errorLog: 'stderr',
+    tempDir: '/tmp',
+    accessLog: '/tmp/access.log',
+    cacheDir: '/tmp/cache',
+  }),
+});
+
+function nginxConfig(layer, ctx) {
+  return renderNginxConfig({
+    layer,
+    deployment: ctx.deployment,
+    host: ctx.listen.host,
+    port: ctx.listen.port,
+    // On a swarm nginx 1.22 re-resolves the tasks' name through Docker's DNS at request time.
+    upstreams: ctx.tasks ? [ctx.tasks] : ctx.upstreams,
+    resolver: ctx.tasks ? '127.0.0.11' : null,
+    paths: ctx.container ? CONTAINER.paths : ctx.paths,
+    daemon: ctx.container ? 'off' : 'on',
+    edge: layer === 'edge' ? ctx.node.name : null,
+    workerUser: layer === 'edge' ? ctx.workerUser : null,
+    connections: ctx.connections,
+  });
+}
+
+module.exports = { nginxConfig, CONTAINER };

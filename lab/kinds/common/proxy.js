@@ -1,0 +1,32 @@
+'use strict';
+
+const path = require('node:path');
+const { ROOT } = require('../../paths');
+
+// What every proxy kind shares: where its templates are, the lab's proxy settings as one
+// object (the deployment row's `balancer`: keep-alive, passive health, retries), and the
+// ports inside containers.
+const TEMPLATES = path.join(ROOT);
+const template = (...parts) => path.join(TEMPLATES, ...parts);
+
+// Inside a container every proxy listens on this port and reaches replicas on 3000.
+const INNER = Object.freeze({ proxy: 8080, service: 3000 });
+
+// The open-file limit a proxy process may count on here (hard limit 20,000 on this kind of
+// machine, and a proxied connection holds two descriptors).
+const MAX_CONNECTIONS = 9000;
+
+// A kind's definition, checked once when the table is built: a kind file missing a part
+// fails the lab's start (and its tests), not a run half-way.
+const ROLES = ['balancer', 'edge'];
+function defineKind(kind) {
+  const need = ['name', 'role', 'what', 'label', 'runtimes'];
+  for (const k of need) if (kind[k] === undefined) throw new Error(`kind ${kind.name || '?'}: no ${k}`);
+  if (!ROLES.includes(kind.role)) throw new Error(`kind ${kind.name}: role must be one of ${ROLES.join(', ')}`);
+  if (kind.runtimes.includes('local') && !kind.local && !kind.nginx && kind.layer !== null) {
+    throw new Error(`kind ${kind.name}: runs locally but says not how (local or nginx)`);
+  }
+  return Object.freeze({ methods: ['round-robin'], node: kind.name, ...kind });
+}
+
+module.exports = { defineKind, template, INNER, MAX_CONNECTIONS };

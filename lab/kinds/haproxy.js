@@ -1,0 +1,21 @@
+'use strict';
+
+const { defineKind } = require('./common/proxy');
+const { haproxyConfig, CONTAINER, local, check, BIN } = require('./common/haproxy');
+
+// HAProxy at L7 (`mode http`): the reference balancer of published proxy comparisons.
+module.exports = defineKind({
+  name: 'haproxy',
+  role: 'balancer',
+  layer: 7,
+  what: 'HAProxy, HTTP (L7)',
+  label: 'HAProxy',
+  methods: ['round-robin', 'least_conn', 'hash'],
+  runtimes: ['local', 'compose', 'swarm'],
+  bin: BIN,
+  confFile: 'haproxy.cfg',
+  config: (ctx) => haproxyConfig(7, ctx),
+  local,
+  check,
+  container: CONTAINER,
+});

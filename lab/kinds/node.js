@@ -1,0 +1,47 @@
+'use strict';
+
+const path = require('node:path');
+const { defineKind, INNER } = require('./common/proxy');
+const { ROOT } = require('../paths');
+
+// The lab's own small balancer (balancer/, node:http, round-robin, keep-alive): an
+// experiment subject beside the real proxies, seed 004's self-written balancer.
+module.exports = defineKind({
+  name: 'node',
+  role: 'balancer',
+  layer: 7,
+  what: "the lab's own balancer (node:http, round-robin)",
+  label: 'node balancer',
+  node: 'balancer',
+  runtimes: ['local', 'compose', 'swarm'],
+  local: (ctx) => ({
+    command: process.execPath,
+    args: [path.join(ROOT, 'balancer', 'index.js')],
+    env: { HOST: ctx.listen.host, PORT: String(ctx.listen.port), UPSTREAMS: ctx.upstreams.join(',') },
+  }),
+  // In containers it runs from the service's image (which holds balancer/).
+  compose: (ctx) => ({
+    image: ctx.images.service,
+    build: ctx.build('service/Dockerfile'),
+    init: true,
+    command: ['node', 'balancer/index.js'],
+    environment: {
+      HOST: '0.0.0.0',
+      PORT: String(INNER.proxy),
+      UPSTREAMS: ctx.node.upstreams.map((u) => `${u}:${INNER.service}`).join(','),
+    },
+    healthcheck: { disable: true },
+  }),
+  // On a swarm it finds the tasks by DNS, looked up again every second (RESOLVE_MS).
+  stack: (ctx) => ({
+    image: ctx.images.service,
+    command: ['node', 'balancer/index.js'],
+    environment: {
+      HOST: '0.0.0.0',
+      PORT: String(INNER.proxy),
+      UPSTREAMS: ctx.tasks,
+      RESOLVE_MS: '1000',
+    },
+    healthcheck: { disable: true },
+  }),
+});

@@ -1,0 +1,83 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFile } = require('node:child_process');
+const { labError } = require('../../common/errors');
+const { nginxPaths } = require('./nginx-process');
+
+// The local side of the proxy kinds (lab/kinds/) that are not nginx: their binary (found,
+// or installed from Debian's packages when the lab runs as root, as the set-up does for
+// nginx), their prefix inside the state folder, and their config check before they start.
+// They run in the foreground under the deployment's pm2, so they are owned, restarted and
+// stopped like the replicas (and capped the same way).
+
+const SEARCH = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin'];
+function whereIs(name, env = process.env) {
+  const dirs = [...(env.PATH || '').split(':').filter(Boolean), ...SEARCH];
+  for (const d of dirs) {
+    const p = path.join(d, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      if (fs.statSync(p).isFile()) return p;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+function run(command, args, { timeoutMs = 30000, env = process.env } = {}) {
+  return new Promise((resolve) => {
+    execFile(command, args, { timeout: timeoutMs, env, maxBuffer: 8 << 20 }, (err, stdout, stderr) =>
+      resolve({ ok: !err, output: `${stderr}${stdout}`, timedOut: Boolean(err && err.killed) }),
+    );
+  });
+}
+
+// The kind's binary: found, or installed (root, apt-get) with a line saying so, or
+// LAB_ERR_KIND_MISSING with the exact command to run.
+async function ensureBinary(kind, log = () => {}) {
+  const { name, package: pkg } = kind.bin;
+  const found = whereIs(name);
+  if (found) return found;
+  const canInstall = process.getuid && process.getuid() === 0 && whereIs('apt-get');
+  if (!canInstall) throw labError('LAB_ERR_KIND_MISSING', kind.name, name, pkg);
+  log(`installing ${pkg} (Debian's package, for --balancer/--edge-kind ${kind.flag || kind.name})`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  let r = await run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { timeoutMs: 300000, env });
+  if (!r.ok) {
+    await run('apt-get', ['update', '-qq'], { timeoutMs: 300000, env });
+    r = await run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { timeoutMs: 300000, env });
+  }
+  const now = whereIs(name);
+  if (!now) throw labError('LAB_ERR_KIND_MISSING', kind.name, name, pkg, r.output.trim().split('\n').pop());
+  return now;
+}
+
+// Where a proxy node keeps its files in a state folder: nginx kinds in the lab's nginx
+// prefixes (lab/runtime/nginx-process.js), the others in nodes/<node>/.
+function proxyPaths(stateDir, node, kind) {
+  if (kind.nginx) return nginxPaths(stateDir, node.name);
+  const prefix = path.join(stateDir, 'nodes', node.name);
+  return {
+    prefix,
+    confFile: path.join(prefix, kind.confFile || 'config'),
+    pidFile: path.join(prefix, `${node.name}.pid`),
+    workDir: path.join(prefix, 'work'),
+  };
+}
+
+// The kind's own check of its rendered config, before anything starts: a config it rejects
+// is LAB_ERR_PROXY_CONFIG with its words, not a process that dies at once.
+async function checkConfig(kind, ctx) {
+  if (!kind.check) return;
+  const { command, args } = kind.check(ctx);
+  const r = await run(command, args, { timeoutMs: 30000 });
+  if (!r.ok) {
+    const words = r.output.trim().split('\n').filter(Boolean).slice(-3).join(' ');
+    throw labError('LAB_ERR_PROXY_CONFIG', kind.name, r.timedOut ? 'the check did not finish in 30 s' : words);
+  }
+}
+
+module.exports = { ensureBinary, proxyPaths, checkConfig, whereIs };

@@ -1,0 +1,43 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { detect } = require('../../../lab/monitoring/cgroups');
+const { lab, freePortBase, tmpStateDir } = require('../../helper');
+
+// Every study but the course caps nodes: control groups, as root.
+const canCap = detect() && process.getuid() === 0;
+const asRoot = canCap ? test : test.skip;
+
+// Whether anything is up in a state folder, as `npm run status` sees it.
+async function isUp(stateDir) {
+  const r = await lab(['status', '--state-dir', stateDir, '--json']);
+  return JSON.parse(r.stdout).up;
+}
+
+describe('npm run study -- balancers: groups of runs sharing a deployment', () => {
+  asRoot(
+    'balancers: one deployment for its levels; a deployment that fails marks its runs not run, with why, and is not a failure',
+    async () => {
+      const dir = tmpStateDir();
+      const stateDir = tmpStateDir();
+      // An engine that cannot be reached, whatever this machine has: the mesh's deploy fails.
+      const env = { DOCKER_HOST: `unix://${path.join(stateDir, 'no-engine.sock')}` };
+      const args = ['study', 'balancers', '--scale', '0.05', '--runs', 'bal-nginx-3,bal-mesh-1', '--dir', dir];
+      const r = await lab([...args, '--port-base', String(await freePortBase()), '--state-dir', stateDir], {
+        timeoutMs: 240000,
+        env,
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/5 of 10 runs done/);
+      expect(r.stderr.match(/deploying for bal-nginx-3/g)).toHaveLength(1);
+      expect(r.stderr).toMatch(/bal-mesh-1 not run: .*LAB_ERR_ENGINE/);
+      const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
+      expect(md).toMatch(/\| nginx \| 3 \| [\d.]+ \| [\d.,]+ \| [\d.,]+ \| 0 \| - \|/);
+      expect(md).toMatch(/\| mesh \| 1 \| not run \|/);
+      expect(md).toMatch(/not run: mesh x 1: .*LAB_ERR_ENGINE/);
+      expect(await isUp(stateDir)).toBe(false);
+    },
+    300000,
+  );
+});

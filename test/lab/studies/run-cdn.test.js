@@ -1,0 +1,54 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { detect } = require('../../../lab/monitoring/cgroups');
+const { lab, freePortBase, tmpStateDir } = require('../../helper');
+
+// Every study but the course caps nodes: control groups, as root.
+const canCap = detect() && process.getuid() === 0;
+const asRoot = canCap ? test : test.skip;
+
+// Whether anything is up in a state folder, as `npm run status` sees it.
+async function isUp(stateDir) {
+  const r = await lab(['status', '--state-dir', stateDir, '--json']);
+  return JSON.parse(r.stdout).up;
+}
+
+describe('npm run study -- cdn, end to end (quick version, on loopback)', () => {
+  asRoot(
+    'cdn at a small scale: three capped runs, a report with our figures beside the seed, nothing left up',
+    async () => {
+      const dir = tmpStateDir();
+      const stateDir = tmpStateDir();
+      const r = await lab(
+        [
+          'study',
+          'cdn',
+          '--scale',
+          '0.05',
+          '--dir',
+          dir,
+          '--port-base',
+          String(await freePortBase()),
+          '--state-dir',
+          stateDir,
+        ],
+        { timeoutMs: 240000 },
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/3 of 3 runs done/);
+      expect(r.stderr).toMatch(/run 3 of 3: cdn-1pct-15M/);
+      const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
+      // Our rows are filled: a number of requests and a rate, not dashes.
+      expect(md).toMatch(/\| no caps \| this lab \| [\d.]+ \| [\d.]+ \| [\d,]+ \|/);
+      expect(md).toMatch(/\| 1% CPU, 15 MiB \| seed 000 \| 356\.2 \|/);
+      expect(md).toMatch(/requests per second fell to [\d.]+x of the uncapped run's here, 0\.37x in the seed/);
+      expect(fs.readFileSync(path.join(dir, 'study.html'), 'utf8')).toMatch(/<h2>Nodes, case by case<\/h2>/);
+      const summary = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'cdn-2pct-25M', 'summary.json'), 'utf8'));
+      expect(summary.nodes.rows.find((x) => x.node === 'nginx').cpuCapPct).toBe(2);
+      expect(await isUp(stateDir)).toBe(false);
+    },
+    300000,
+  );
+});

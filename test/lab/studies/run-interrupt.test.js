@@ -1,0 +1,51 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { detect } = require('../../../lab/monitoring/cgroups');
+const { lab, freePortBase, tmpStateDir, ROOT } = require('../../helper');
+
+// Every study but the course caps nodes: control groups, as root.
+const canCap = detect() && process.getuid() === 0;
+const asRoot = canCap ? test : test.skip;
+
+// Whether anything is up in a state folder, as `npm run status` sees it.
+async function isUp(stateDir) {
+  const r = await lab(['status', '--state-dir', stateDir, '--json']);
+  return JSON.parse(r.stdout).up;
+}
+
+describe('npm run study: Ctrl-C inside a group', () => {
+  asRoot(
+    'Ctrl-C inside a group takes its deployment down and keeps the finished levels',
+    async () => {
+      const dir = tmpStateDir();
+      const stateDir = tmpStateDir();
+      const args = ['study', 'balancers', '--scale', '0.1', '--runs', 'bal-node-1', '--dir', dir];
+      const child = spawn(
+        process.execPath,
+        ['lab/cli', ...args, '--port-base', String(await freePortBase()), '--state-dir', stateDir],
+        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise((r) => child.on('exit', (c) => r(c)));
+      const deadline = Date.now() + 120000;
+      while (!/run 3 of 5: bal-node-1-c10/.test(stderr) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 1000));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(/interrupted: the finished runs are kept/);
+      for (const id of ['bal-node-1-c01', 'bal-node-1-c05']) {
+        expect(JSON.parse(fs.readFileSync(path.join(dir, 'runs', id, 'summary.json'), 'utf8')).status).toBe(
+          'completed',
+        );
+      }
+      expect(fs.existsSync(path.join(dir, 'study.html'))).toBe(true);
+      expect(await isUp(stateDir)).toBe(false);
+    },
+    300000,
+  );
+});
