@@ -104,6 +104,8 @@ const table = {
     message: (what, dir, holder) =>
       `${what} ${dir} is in use by ${holder}: wait for it to finish, stop it (Ctrl-C in its terminal), or use another folder`,
   },
+  // The VM cluster (lab/cluster/): what failed, and what to do when the machine cannot.
+  LAB_ERR_CLUSTER: { exit: 1, message: (detail) => `the cluster: ${detail}` },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
 };
 

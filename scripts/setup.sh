@@ -3,8 +3,10 @@
 # cannot (not root). Called by `npm test` and `npm run scenario` before they start, so a
 # fresh clone needs no other step. Usage: scripts/setup.sh [run|test|containers|all]
 #   run        - what a scenario run needs (npm packages, nginx)
-#   test       - that, plus what the test suite exercises (docker-compose validates compose/)
+#   test       - that, plus what the test suite exercises (docker-compose validates compose/;
+#                HAProxy, Caddy and Varnish, whose kinds the contract tests run)
 #   containers - that, plus Docker's engine and debootstrap for the container smoke test
+#   cluster    - that, plus QEMU and the rest `npm run cluster` needs (npm run test:cluster)
 #   all        - everything, including the optional monitoring and browser packages
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,10 +33,11 @@ required=(nginx libnginx-mod-stream)
 optional=(graphite-carbon python3-whisper)
 case "$what" in
   run) ;;
-  test) required+=(docker-compose) optional+=(chromium) ;;
+  test) required+=(docker-compose haproxy caddy varnish) optional+=(chromium) ;;
   containers) required+=(docker-compose docker.io debootstrap nftables iproute2) ;;
-  all) required+=(docker-compose) optional+=(chromium wrk docker.io debootstrap) ;;
-  *) say "unknown target '$what' (run, test, containers, all)"; exit 2 ;;
+  cluster) required+=(docker-compose docker.io debootstrap nftables iproute2 qemu-system-x86 qemu-utils e2fsprogs) ;;
+  all) required+=(docker-compose haproxy caddy varnish) optional+=(chromium wrk docker.io debootstrap) ;;
+  *) say "unknown target '$what' (run, test, containers, cluster, all)"; exit 2 ;;
 esac
 
 missing() {

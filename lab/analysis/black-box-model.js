@@ -105,15 +105,19 @@ function analyze(result) {
 
   const past = levels.filter((l) => l.concurrency >= result.firstSaturated);
   // Little's law at the saturated levels: throughput x delay = workers busy.
-  const littles = past.map((l) => (l.throughput * delayMs) / 1000);
+  // The time a request holds a worker: the flat levels' median latency (the minimum would
+  // leave out what every request adds on a busy machine, and Little's W would read low).
+  const holdMs = medianOf(flatLevels.map((l) => l.latencyMs.p50).filter((v) => typeof v === 'number')) ?? delayMs;
+  const littles = past.map((l) => (l.throughput * holdMs) / 1000);
   const littleW = littles.reduce((a, b) => a + b, 0) / littles.length;
   // Where latency began to rise says W when every client waits in step with the others. On
   // a busy machine the clients drift apart and a waiting request waits less than a whole
   // delay, so the rise shows late (seen: 16 found for 14 workers with the test suite
   // running beside it), while the plateau's throughput still says 14 by Little's law. When
-  // the two disagree by more than one, the throughput is taken, and both are said.
+  // the two disagree, the throughput (an average over every request of the plateau, where
+  // the rise is one request's wait) is taken, and both are said.
   const byLittle = Math.round(littleW);
-  const disagree = Math.abs(byLittle - result.lastFlat) > 1 && byLittle >= 1;
+  const disagree = byLittle !== result.lastFlat && byLittle >= 1;
   const W = disagree ? byLittle : result.lastFlat;
   const sat = levels.find((l) => l.concurrency === result.firstSaturated);
   return {
@@ -132,6 +136,12 @@ function analyze(result) {
         `throughput levelled at ${r1(sat.throughput)}/s, and by Little's law ${r1(sat.throughput)}/s x ${fmtS(delayMs)} = ${r1(littleW)} workers busy.`,
     levels,
   };
+}
+
+function medianOf(xs) {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
 }
 
 function fmtS(ms) {

@@ -19,6 +19,7 @@ const COMMANDS = {
   report: () => require('../commands/report'),
   compare: () => require('../commands/compare'),
   study: () => require('../commands/study'),
+  cluster: () => require('../commands/cluster'),
 };
 
 const USAGE = `usage: node lab/cli <command> [args]   (or npm run <command> -- [args])

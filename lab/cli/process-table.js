@@ -21,8 +21,11 @@ function processTable(status) {
     port: portOf(p.name),
     status: p.restarted ? `${p.status} (restarted)` : p.status,
   }));
+  // A swarm of several nodes: which node runs each task (no pid of this machine's there).
+  const onNodes = status.live.some((p) => p.node);
   return table(rows, [
     ['name', 'process'],
+    ...(onNodes ? [['node', 'node']] : []),
     ['pid', 'pid'],
     ['port', 'port'],
     ['status', 'status'],

@@ -13,6 +13,7 @@ const { labError, downHint } = require('../../common/errors');
 const processTable = require('../cli/process-table');
 const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
 const { buildGraph } = require('../topology/graph');
+const { PLACEMENTS } = require('../topology/compose-file');
 
 // The balancer and edge kinds as help lines, from their table (lab/kinds/).
 const kindLines = (kinds, flagOf = (k) => k.name) =>
@@ -22,11 +23,14 @@ const KIND_HELP = `  --balancer B  the entry (default nginx):\n${kindLines(BALAN
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer B]
        [--method ${METHOD_NAMES.join('|')}] [--edges N] [--edge-kind K] [--cap NODE=CPU[,MEMORY]]...
-       [--key KEY] [--engine local|compose|swarm]
+       [--key KEY] [--engine local|compose|swarm] [--placement spread|apart|manager-only]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)
 ${KIND_HELP}
   --edges N     caching edges between the balancer and the replicas (cdn has 4)
+  --placement P on a swarm of several nodes (npm run cluster): spread (default: the entry on
+                the manager, the rest where swarm puts it), apart (the servers on the workers,
+                away from the entry, as seed 004), manager-only
   --cap NODE=CPU[,MEMORY]  caps a node, repeatable: CPU in % of one core (as docker stats), MEMORY
                 with K/M/G, e.g. --cap edge=2%,25M --cap balancer=2%,25M. NODE is a role (balancer,
                 edge, replica, backend, bbox) or one node's name (replica-2). Linux cgroups, as root.`;
@@ -45,6 +49,7 @@ const DEPLOY_FLAGS = {
   cap: flag.list(parseCap),
   key: flag.string(),
   engine: flag.enum(Object.keys(RUNTIMES), 'engine'),
+  placement: flag.enum(PLACEMENTS, 'placement'),
   force: flag.bool(),
 };
 
@@ -83,13 +88,16 @@ function planDeploy(values, positional) {
       );
     }
   }
+  if (values.placement !== undefined && runtime !== 'swarm') {
+    throw labError('LAB_ERR_USAGE', '--placement says where tasks run on a swarm: add --engine swarm');
+  }
   const ctx = contextOf(values);
   const ports = planPorts(ctx.portBase, deployment.replicas, deployment.edges);
   // Caps name the nodes of this deployment's graph; checked here, before anything starts.
   const caps = resolveCaps(values.cap || [], buildGraph(deployment, ports));
   if (runtime !== 'swarm') checkCapsFit(caps);
   assertClaimable(ctx.stateDir, '--state-dir');
-  return { deployment, ctx, ports, caps, runtime };
+  return { deployment, ctx, ports, caps, runtime, placement: values.placement };
 }
 
 async function deploy(argv, { log }) {
@@ -108,7 +116,7 @@ async function deploy(argv, { log }) {
     `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind ${kindOf(deployment.balancer.kind).what}${edges}`,
   );
   for (const [node, cap] of Object.entries(caps)) log(`capping ${node}: ${describeCap(cap)}`);
-  const state = await runtime.up(deployment, ports, { bbox: { key: values.key ?? '' }, caps });
+  const state = await runtime.up(deployment, ports, { bbox: { key: values.key ?? '' }, caps, placement: p.placement });
   release();
   const status = await runtime.status();
   if (values.json) return { stdout: JSON.stringify(status, null, 2) };

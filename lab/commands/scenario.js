@@ -64,6 +64,7 @@ ${KIND_HELP}
                    (consistent: on the URI at L7, the client's address at L4)
   --edges N        caching edges between the balancer and the replicas (the cdn deployment has 4)
   --cap NODE=CPU[,MEMORY]  caps a node of the deployment, repeatable (see npm run deploy -- --help)
+  --placement P    on a swarm of several nodes: spread, apart, manager-only (npm run deploy -- --help)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;
 
@@ -135,7 +136,7 @@ function plan(argv) {
   if (values.balancer === 'none' && values.target)
     refuse('--balancer none deploys; --target is for a system already up');
   const target = values.target ? new URL(values.target).origin : null;
-  const { deployment, ctx, ports, caps, runtime } = planDeploy(values, deploymentName);
+  const { deployment, ctx, ports, caps, runtime, placement } = planDeploy(values, deploymentName);
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
   if (signal && values.balancer === 'none')
@@ -151,6 +152,7 @@ function plan(argv) {
     scenario,
     deployment,
     runtime,
+    placement,
     options,
     target,
     ctx,
@@ -217,6 +219,7 @@ async function deploymentStage(p, run, runtime, monitoring, log) {
       statsd: monitoring.statsd,
       serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${run.prefix}.service` },
       connections: p.connections,
+      placement: p.placement,
     });
     target = state.url;
     // The entry's rendered config beside the results (nginx.conf, haproxy.cfg, Caddyfile).
@@ -359,6 +362,14 @@ function summaryStage(p, run, ctx) {
       summary.saturation.verdict = `participants: ${peak} of the ${target} asked were connected at the peak; the generator was not busy`;
     }
   }
+  // A run on the lab's emulated cluster (TCG) says so in every summary and report.
+  if (ctx.cluster?.emulated) {
+    summary.environment = {
+      cluster: ctx.cluster.dir,
+      emulated:
+        'the deployment ran on emulated VMs (TCG): its timings are several times slower than this machine and comparable only within this cluster',
+    };
+  }
   summary.thresholds = evaluate(p.thresholds, summary);
   summary.monitoring = ctx.monitoring;
   const extra = ctx.probe ? ctx.probe.read() : { limits: {} };
@@ -419,6 +430,12 @@ async function scenarioCommand(argv, { log }) {
       monitoring: monitoring.sources,
       nodeSamples: monitoring.samples,
       probe,
+      // (A --target on the lab's emulated cluster is said to be one too.)
+      cluster:
+        state?.cluster ??
+        (process.env.LAB_EMULATED && p.target && new URL(p.target).hostname === process.env.LAB_HOST
+          ? { dir: process.env.LAB_CLUSTER_DIR, emulated: true }
+          : null),
     });
 
   // An interrupt keeps what was gathered: a partial summary and its report.

@@ -199,7 +199,12 @@ function renderRunReport(run) {
       : html`<p>${s.saturation ? s.saturation.verdict : ''}</p>`;
   const body = html` <h1>${s.endpoint} ${s.scenario} on ${dep}</h1>
     <p>${s.status}, ${s.startedAt}${s.durationS ? html`, ${s.durationS} s` : ''}. Target ${s.target}.</p>
-    ${warn} ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])}
+    ${s.environment?.emulated ? html`<p class="warn">Note: ${s.environment.emulated}.</p>` : ''} ${warn}
+    ${(s.outages || []).map(
+      (o) =>
+        html`<p class="warn">Failing from ${o.fromS} s to ${o.toS} s into the run (${o.seconds} s): ${o.failed} request(s) failed.</p>`,
+    )}
+    ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])}
     ${
       s.signal
         ? html`<h2>Signaling (like seed 002's k6 table)</h2>

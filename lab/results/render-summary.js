@@ -85,6 +85,11 @@ function renderSummary(s) {
     lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
   }
   lines.push(`  ${s.saturation.verdict}`);
+  // Stretches where requests failed: when the system answered everything again.
+  for (const o of s.outages || []) {
+    lines.push(`Failing from ${o.fromS} s to ${o.toS} s into the run (${o.seconds} s): ${o.failed} request(s) failed`);
+  }
+  if (s.environment?.emulated) lines.push(`Note: ${s.environment.emulated}`);
   if (s.signal) {
     lines.push('Signaling (like k6; ms):');
     const rows = signalRows(s.signal);

@@ -1,7 +1,7 @@
 'use strict';
 
 const { phaseRates } = require('../../artillery/phases');
-const { seconds, totals, mergedFigures } = require('../generators/records');
+const { seconds, totals, mergedFigures, errorsPerSecond } = require('../generators/records');
 
 // The run's summary as plain data, from the generator's neutral records
 // (lab/generators/records.js): what summary.json holds and every rendering reads.
@@ -180,10 +180,35 @@ function summarize(run) {
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
     // The busiest second: how far a ramp or a spike really got.
     peakLaunchedPerS: secs.reduce((a, r) => Math.max(a, r.launched || 0), 0),
+    outages: outages(records, secs.length ? secs[0].at : null),
     generator,
     saturation,
     machine: run.machine,
   };
+}
+
+// The stretches of a run where requests failed (a node that went away, a replica killed):
+// seconds with errors, joined when under `gapS` apart, each with when it began and ended
+// (seconds since the first), how long it lasted and how many failed. Its end is when the
+// system answered everything again, to the second.
+function outages(records, t0, gapS = 5) {
+  if (t0 === null) return [];
+  const { perSecond } = errorsPerSecond(records);
+  const ats = [...perSecond.keys()].sort((a, b) => a - b);
+  const out = [];
+  for (const at of ats) {
+    const last = out[out.length - 1];
+    if (last && at - last.endAt <= gapS * 1000) {
+      last.endAt = at;
+      last.failed += perSecond.get(at);
+    } else out.push({ startAt: at, endAt: at, failed: perSecond.get(at) });
+  }
+  return out.map((o) => ({
+    fromS: (o.startAt - t0) / 1000,
+    toS: (o.endAt + 1000 - t0) / 1000,
+    seconds: (o.endAt + 1000 - o.startAt) / 1000,
+    failed: Math.round(o.failed),
+  }));
 }
 
 // Says whether the load generator, not the system, set the limit. An open loop's arrivals do
@@ -245,4 +270,4 @@ function judgeGenerator(phases, status, { closed = false, generator = {} } = {})
   return { saturated: false, verdict: 'the load generator kept up with every phase' };
 }
 
-module.exports = { summarize, launchedPerPhase, phaseWindows, judgeGenerator, SATURATION };
+module.exports = { summarize, outages, launchedPerPhase, phaseWindows, judgeGenerator, SATURATION };

@@ -38,20 +38,34 @@ function run(command, args, { timeoutMs = 30000, env = process.env } = {}) {
 // The kind's binary: found, or installed (root, apt-get) with a line saying so, or
 // LAB_ERR_KIND_MISSING with the exact command to run.
 async function ensureBinary(kind, log = () => {}) {
-  const { name, package: pkg } = kind.bin;
+  const found = await ensureProgram(
+    { ...kind.bin, why: `--balancer/--edge-kind ${kind.flag || kind.name}` },
+    log,
+  ).catch((err) => {
+    throw labError('LAB_ERR_KIND_MISSING', kind.name, kind.bin.name, kind.bin.package, err.detail);
+  });
+  return found;
+}
+
+// A program of Debian's package `package`: found, or installed with apt-get when the lab
+// runs as root (as scripts/setup.sh does for nginx), else an error whose `detail` says why.
+async function ensureProgram({ name, package: pkg, why }, log = () => {}) {
   const found = whereIs(name);
   if (found) return found;
   const canInstall = process.getuid && process.getuid() === 0 && whereIs('apt-get');
-  if (!canInstall) throw labError('LAB_ERR_KIND_MISSING', kind.name, name, pkg);
-  log(`installing ${pkg} (Debian's package, for --balancer/--edge-kind ${kind.flag || kind.name})`);
+  const fail = (detail) => Object.assign(new Error(`${name} is missing`), { detail, pkg });
+  if (!canInstall) throw fail(null);
+  log(`installing ${pkg} (Debian's package, for ${why})`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  let r = await run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { timeoutMs: 300000, env });
+  // (Another install may hold dpkg's lock: waited for, as scripts/setup.sh does.)
+  const install = ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', '--no-install-recommends', pkg];
+  let r = await run('apt-get', install, { timeoutMs: 330000, env });
   if (!r.ok) {
-    await run('apt-get', ['update', '-qq'], { timeoutMs: 300000, env });
-    r = await run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { timeoutMs: 300000, env });
+    await run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'], { timeoutMs: 330000, env });
+    r = await run('apt-get', install, { timeoutMs: 330000, env });
   }
   const now = whereIs(name);
-  if (!now) throw labError('LAB_ERR_KIND_MISSING', kind.name, name, pkg, r.output.trim().split('\n').pop());
+  if (!now) throw fail(r.output.trim().split('\n').pop());
   return now;
 }
 
@@ -80,4 +94,4 @@ async function checkConfig(kind, ctx) {
   }
 }
 
-module.exports = { ensureBinary, proxyPaths, checkConfig, whereIs };
+module.exports = { ensureBinary, ensureProgram, proxyPaths, checkConfig, whereIs };

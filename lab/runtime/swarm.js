@@ -6,7 +6,7 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
 const { run, tail, engineSilent, ENGINE_CHECK_MS } = require('./compose');
-const { assertFree } = require('../topology/ports');
+const { assertFree, remoteTcpFree } = require('../topology/ports');
 const { buildGraph } = require('../topology/graph');
 const { composeProject, stackProject, containerConfig, configNodes } = require('../topology/compose-file');
 const { kindOf } = require('../kinds');
@@ -22,13 +22,33 @@ const { ROOT } = require('../paths');
 // the manager from the compose file of the same deployment; nginx is the entry, published
 // on ports.nginx in host mode (on the node that runs it: a single node here), and it finds
 // the service's tasks by DNS at request time, so `scale` needs no reload.
+//
+// On the lab's VM cluster (npm run cluster; its `env` sets LAB_CLUSTER_DIR and LAB_IMAGES=
+// preloaded) nothing is built: the lab's own image is loaded on every node (again when the
+// code changed) and deployed as it is there. An engine on another machine (DOCKER_HOST
+// tcp:// or ssh://) has its tasks' processes out of this machine's /proc: their nodes are
+// recorded instead of pids.
 class SwarmRuntime extends EngineRuntime {
   constructor(options) {
     super(options, 'swarm');
+    const hostUrl = this.env.DOCKER_HOST || 'unix:///var/run/docker.sock';
+    this.remote = !hostUrl.startsWith('unix://');
+    this.preloaded = this.env.LAB_IMAGES === 'preloaded';
   }
 
   docker(args, opts = {}) {
     return run('docker', args, { env: { ...this.env, ...(opts.env || {}) }, timeoutMs: opts.timeoutMs });
+  }
+
+  // The state of this folder, with the engine it names used from now on (when this
+  // process's environment names none).
+  stateWithEngine() {
+    const { state } = this.state.inspect();
+    if (state && state.dockerHost && !this.env.DOCKER_HOST) {
+      this.env = { ...this.env, DOCKER_HOST: state.dockerHost };
+      this.remote = !state.dockerHost.startsWith('unix://');
+    }
+    return state;
   }
 
   // The engine answers, and is a swarm manager: otherwise one message saying what to do.
@@ -49,10 +69,15 @@ class SwarmRuntime extends EngineRuntime {
   // The routing mesh is IPVS in the kernel of every node. When the engine is this machine's
   // (a unix socket) and its kernel has none, the mesh's port would only refuse: said now.
   assertMesh() {
-    const hostUrl = this.env.DOCKER_HOST || 'unix:///var/run/docker.sock';
-    if (hostUrl.startsWith('unix://') && !fs.existsSync('/proc/sys/net/ipv4/vs')) {
-      throw labError('LAB_ERR_NO_IPVS');
-    }
+    if (!this.remote && !fs.existsSync('/proc/sys/net/ipv4/vs')) throw labError('LAB_ERR_NO_IPVS');
+  }
+
+  // The published port must be free where clients will reach it: here, or on the node.
+  async assertPortFree(port) {
+    const role = 'the entry (published by the swarm)';
+    if (!this.remote) return assertFree([{ port, role }], this.host);
+    if (!(await remoteTcpFree(port, this.host))) throw labError('LAB_ERR_PORT_IN_USE', port, `${role} on ${this.host}`);
+    return undefined;
   }
 
   // options: { bbox: { key }, caps } as for the other runtimes (caps per role in a stack).
@@ -62,7 +87,14 @@ class SwarmRuntime extends EngineRuntime {
       throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
     await this.assertManager();
     if (kindOf(deployment.balancer.kind).needsIpvs) this.assertMesh();
-    await assertFree([{ port: ports.nginx, role: 'nginx (published by the swarm)' }], this.host);
+    await this.assertPortFree(ports.nginx);
+    const placement = options.placement || 'spread';
+    if (placement === 'apart' && !(await this.hasWorkers())) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        '--placement apart puts the servers on workers, and this swarm has none (npm run cluster -- up --nodes 2)',
+      );
+    }
 
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'swarm/ in --state-dir');
@@ -81,7 +113,13 @@ class SwarmRuntime extends EngineRuntime {
     fs.writeFileSync(buildConfs.nginx, containerConfig(asBuilt, { stack: true }));
     fs.writeFileSync(composeFile, dump(composeProject(asBuilt, { root: ROOT, confs: buildConfs })));
     const stackFile = path.join(this.dir, 'stack.yml');
-    const stack = stackProject(deployment, { confs, caps: roleCaps(options.caps || {}), publish: ports.nginx });
+    const stack = stackProject(deployment, {
+      confs,
+      caps: roleCaps(options.caps || {}),
+      publish: ports.nginx,
+      placement,
+      appMount: this.env.LAB_CLUSTER_DIR ? '/lab' : null,
+    });
     // The monitoring stack is the compose engine's; a swarm run uses the lab's own StatsD.
     delete stack.services.graphite;
     stack.services.service.environment.STATSD_HOST = 'statsd.invalid';
@@ -98,6 +136,14 @@ class SwarmRuntime extends EngineRuntime {
       host: this.host,
       ports: { nginx: ports.nginx },
       key: options.bbox?.key ?? '',
+      placement,
+      // The engine it was deployed on: `status`, `scale` and `down` go there again even from
+      // a shell without the cluster's variables.
+      dockerHost: this.env.DOCKER_HOST || null,
+      // Where the tasks run: emulated nodes say so in every summary of a run on them.
+      cluster: this.env.LAB_CLUSTER_DIR
+        ? { dir: this.env.LAB_CLUSTER_DIR, emulated: this.env.LAB_EMULATED === 'tcg' }
+        : null,
       url: `http://${this.host}:${ports.nginx}`,
       startedAt: new Date().toISOString(),
       entryConf: graph.entry ? confs[graph.entry] || null : null,
@@ -107,13 +153,29 @@ class SwarmRuntime extends EngineRuntime {
     // Written before anything is made, so `down` (or Ctrl-C) can remove a half-made stack.
     this.writeState(state);
     try {
-      this.log('building the images');
-      const build = await run('docker-compose', ['-p', `${state.stack}-build`, '-f', composeFile, 'build'], {
-        env: this.env,
-      });
-      if (build.code !== 0) throw labError('LAB_ERR_PROCESS', 'building the images', tail(build.out));
+      if (this.env.LAB_CLUSTER_DIR) {
+        this.log("the lab's code on every node of the cluster");
+        const cluster = require('../cluster/cluster');
+        const dir = this.env.LAB_CLUSTER_DIR;
+        const cs = cluster.readState(dir);
+        if (!cs)
+          throw labError('LAB_ERR_CLUSTER', `no cluster is up in ${dir} (LAB_CLUSTER_DIR): npm run cluster -- up`);
+        await cluster.loadLabImage(
+          { dir, cacheDir: this.env.LAB_CLUSTER_CACHE || path.join(dir, 'images') },
+          cs,
+          this.log,
+        );
+      } else if (!this.preloaded) {
+        this.log('building the images');
+        const build = await run('docker-compose', ['-p', `${state.stack}-build`, '-f', composeFile, 'build'], {
+          env: this.env,
+        });
+        if (build.code !== 0) throw labError('LAB_ERR_PROCESS', 'building the images', tail(build.out));
+      }
       this.log(`deploying the stack ${state.stack}`);
-      const d = await this.docker(['stack', 'deploy', '-c', stackFile, state.stack], {
+      // Images already on every node (no registry): swarm is not to look them up.
+      const resolve = this.preloaded || this.env.LAB_CLUSTER_DIR ? ['--resolve-image', 'never'] : [];
+      const d = await this.docker(['stack', 'deploy', ...resolve, '-c', stackFile, state.stack], {
         env: { LAB_KEY: state.key, LAB_HUB_TOKEN: hubToken },
       });
       if (d.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker stack deploy', tail(d.out));
@@ -130,7 +192,8 @@ class SwarmRuntime extends EngineRuntime {
   }
 
   // Until `replicas` distinct tasks answer through the entry (each names itself replica-SLOT).
-  async waitServing(state, replicas, timeoutMs = 120000) {
+  // Emulated nodes (the lab's cluster under TCG) start a task in tens of seconds.
+  async waitServing(state, replicas, timeoutMs = this.env.LAB_EMULATED ? 600000 : 120000) {
     try {
       await waitFor((i) => `${state.url}/healthz?probe=${i}`, {
         timeoutMs,
@@ -149,9 +212,48 @@ class SwarmRuntime extends EngineRuntime {
     }
   }
 
+  async hasWorkers() {
+    const r = await this.docker(['node', 'ls', '--filter', 'role=worker', '-q']);
+    return r.code === 0 && r.out.trim().length > 0;
+  }
+
+  // Every task of the stack with the node it runs on (docker stack ps), named like the
+  // graph's nodes (replica-SLOT, bbox, hub, nginx...).
+  async tasks(state) {
+    const r = await this.docker([
+      'stack',
+      'ps',
+      '--filter',
+      'desired-state=running',
+      '--format',
+      '{{.Name}}|{{.Node}}|{{.CurrentState}}',
+      state.stack,
+    ]);
+    if (r.code !== 0) return [];
+    return r.out
+      .split('\n')
+      .filter((l) => l.includes('|'))
+      .map((l) => {
+        const [task, node, current] = l.split('|');
+        const m = new RegExp(`^${state.stack}_([\\w-]+)\\.(\\d+)$`).exec(task.trim());
+        if (!m) return null;
+        const name = m[1] === 'service' ? `replica-${m[2]}` : m[1];
+        return { name, node, status: /^Running/.test(current) ? 'up' : 'starting', since: current };
+      })
+      .filter(Boolean)
+      .sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  }
+
   // Every running task's main process as a host pid, named like the graph's nodes
-  // (replica-SLOT, bbox, hub, nginx), so the lab's sampler follows them.
+  // (replica-SLOT, bbox, hub, nginx), so the lab's sampler follows them. On an engine of
+  // another machine, the tasks and their nodes (no pid of this machine's).
   async recordProcesses(state) {
+    if (this.remote) {
+      state.pids = {};
+      state.processes = (await this.tasks(state)).map((t) => ({ name: t.name, node: t.node }));
+      this.writeState(state);
+      return;
+    }
     const ids = await this.docker(['ps', '-q', '--filter', `label=com.docker.stack.namespace=${state.stack}`]);
     state.processes = [];
     state.pids = {};
@@ -175,7 +277,7 @@ class SwarmRuntime extends EngineRuntime {
 
   // Sets the service's task count and waits until that many answer through nginx.
   async scale(replicas) {
-    const { state } = this.state.inspect();
+    const state = this.stateWithEngine();
     if (!state) throw labError('LAB_ERR_NOT_UP');
     const t0 = Date.now();
     const r = await this.docker(['service', 'scale', '--detach', `${state.stack}_service=${replicas}`]);
@@ -188,29 +290,22 @@ class SwarmRuntime extends EngineRuntime {
     return { state, seconds: (Date.now() - t0) / 1000 };
   }
 
+  // Each task, the node it runs on (a swarm of several nodes spreads them) and its state.
   async status() {
-    const { state } = this.state.inspect();
+    const state = this.stateWithEngine();
     if (!state) return null;
-    const r = await this.docker([
-      'stack',
-      'ps',
-      '--filter',
-      'desired-state=running',
-      '--format',
-      '{{.Name}} {{.CurrentState}}',
-      state.stack,
-    ]);
-    const lines = r.code === 0 ? r.out.split('\n') : [];
-    const names = [...state.processes.map((p) => p.name), ...(state.graph.entry === 'nginx' ? ['nginx'] : [])];
+    const tasks = await this.tasks(state);
+    const names = [...new Set([...tasks.map((t) => t.name), ...state.processes.map((p) => p.name)])].sort((a, b) =>
+      a.localeCompare(b, 'en', { numeric: true }),
+    );
     const live = names.map((name) => {
-      const role = /^replica-(\d+)$/.exec(name);
-      const task = role ? `${state.stack}_service.${role[1]} ` : `${state.stack}_${name}.1 `;
-      const line = lines.find((l) => l.startsWith(task)) || '';
+      const t = tasks.find((x) => x.name === name);
       const p = state.processes.find((x) => x.name === name);
       return {
         name,
+        node: t?.node ?? p?.node ?? null,
         pid: name === 'nginx' ? state.pids.nginx : p?.pid,
-        status: /^\S+ Running/.test(line) ? 'up' : line ? 'starting' : 'gone',
+        status: t ? t.status : 'gone',
       };
     });
     return { ...state, up: live.some((x) => x.status !== 'gone'), live };
@@ -219,7 +314,7 @@ class SwarmRuntime extends EngineRuntime {
   // Removes the stack (services, its network and its configs) and waits until its
   // containers are gone; idempotent.
   async down() {
-    const { state } = this.state.inspect();
+    const state = this.stateWithEngine();
     if (!state) return { stopped: [] };
     const rm = await this.docker(['stack', 'rm', state.stack]);
     if (rm.code !== 0 && !/Nothing found in stack/.test(rm.out)) {
@@ -227,7 +322,10 @@ class SwarmRuntime extends EngineRuntime {
     }
     const deadline = Date.now() + 60000;
     for (;;) {
-      const left = await this.docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${state.stack}`]);
+      // (On several nodes the manager lists no other node's containers: its services then.)
+      const left = this.remote
+        ? await this.docker(['service', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${state.stack}`])
+        : await this.docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${state.stack}`]);
       const nets = await this.docker([
         'network',
         'ls',

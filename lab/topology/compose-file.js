@@ -215,10 +215,21 @@ function monitoringServices(root) {
 // deploy.resources.limits: `replica` for the service's tasks, `balancer` for the entry,
 // `bbox` for the black boxes. confs: { entry: its rendered config file }. publish: the
 // node's port the entry is published on (host mode), or none (compose/stack.yml, where
-// compose/stack-publish.yml says it).
+// compose/stack-publish.yml says it). placement (a swarm of several nodes): `spread` (the
+// entry on the manager, whose address clients use; the rest where swarm puts it), `apart`
+// (the servers on the workers only, away from the entry, as seed 004 ran them on other VMs),
+// `manager-only` (everything on the manager); none: swarm decides everything.
+const PLACEMENTS = Object.freeze(['spread', 'apart', 'manager-only']);
 function stackProject(
   deployment,
-  { limits = { cpus: '1.0', memory: '512M' }, confs = {}, caps = {}, publish = null } = {},
+  {
+    limits = { cpus: '1.0', memory: '512M' },
+    confs = {},
+    caps = {},
+    publish = null,
+    placement = null,
+    appMount = null,
+  } = {},
 ) {
   const limitsOf = (role, fallback) => {
     const c = caps[role];
@@ -271,6 +282,8 @@ function stackProject(
   const services = {
     bbox: {
       image: `${registry}${IMAGES.bbox}`,
+      // (The image's own command; said here, so that an image holding the whole lab runs it.)
+      command: ['node', 'bbox/index.js'],
       networks: ['lab'],
       deploy: { ...dnsrr, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
     },
@@ -320,6 +333,22 @@ function stackProject(
     networks: ['lab'],
     deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '1G' } } },
   };
+  const on = (where) => ({ placement: { constraints: [`node.role == ${where}`] } });
+  const pin = (name, where) => {
+    if (services[name]) services[name].deploy = { ...services[name].deploy, ...on(where) };
+  };
+  // On the lab's VM cluster the lab's code is a folder every node mounts (appMount): the
+  // Node tasks run it as /app (lab/cluster/lab-image.js).
+  if (appMount) {
+    for (const svc of Object.values(services)) {
+      if (String(svc.image).includes('node-deploy-lab-')) {
+        svc.volumes = [`${appMount}/app:/app:ro`, `${appMount}/config:/config:ro`];
+      }
+    }
+  }
+  if (placement && graph.entry) pin(graph.entry, 'manager');
+  if (placement === 'apart') pin('service', 'worker');
+  if (placement === 'manager-only') for (const name of Object.keys(services)) pin(name, 'manager');
   const stack = {
     version: '3.8',
     services,
@@ -406,4 +435,5 @@ module.exports = {
   replicaNames,
   IMAGES,
   INNER,
+  PLACEMENTS,
 };

@@ -44,6 +44,21 @@ function tcpFree(port, host) {
   });
 }
 
+// A port of another machine (a cluster node): free when nothing accepts a connection there
+// (refused, or no answer within timeoutMs).
+function remoteTcpFree(port, host, timeoutMs = 2000) {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host });
+    const done = (free) => {
+      s.destroy();
+      resolve(free);
+    };
+    s.setTimeout(timeoutMs, () => done(true));
+    s.once('connect', () => done(false));
+    s.once('error', () => done(true));
+  });
+}
+
 function udpFree(port, host) {
   return new Promise((resolve) => {
     const s = dgram.createSocket('udp4');
@@ -60,4 +75,14 @@ async function assertFree(entries, host) {
   }
 }
 
-module.exports = { planPorts, assertFree, tcpFree, DEFAULT_BASE, OFFSETS, FIRST_REPLICA, FIRST_EDGE, MAX_EDGES };
+module.exports = {
+  planPorts,
+  assertFree,
+  tcpFree,
+  remoteTcpFree,
+  DEFAULT_BASE,
+  OFFSETS,
+  FIRST_REPLICA,
+  FIRST_EDGE,
+  MAX_EDGES,
+};

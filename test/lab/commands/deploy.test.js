@@ -42,7 +42,8 @@ async function downAndCheck({ stateDir, state }) {
   expect((await lab(['down', '--state-dir', stateDir])).code).toBe(0);
 }
 
-describe.each(PRESETS.map((p) => [p.name, p.replicas, p.workers, p.edges || 0]))(
+// (cdn, with its edges, is test/lab/kinds/edges.test.js, once per edge kind.)
+describe.each(PRESETS.filter((p) => !p.edges).map((p) => [p.name, p.replicas, p.workers, p.edges || 0]))(
   'deployment %s',
   (name, replicas, workers, edges) => {
     let d;

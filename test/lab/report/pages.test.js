@@ -114,13 +114,16 @@ describe('the pages the lab writes, in Chromium', () => {
     expect(out).toEqual(Object.fromEntries(Object.keys(out).map((n) => [n, GOOD])));
   });
 
-  // The same checks on a page the run itself wrote: Artillery's run, with its StatsD and
-  // sampler panels (five charts, phase markers, the deployment drawn).
+  // The same checks on a page the run itself wrote, with its StatsD and sampler panels (five
+  // charts, phase markers, the deployment drawn). (The lab's open loop: Artillery's own
+  // pages are checked by test/lab/monitoring/sampler.test.js.)
   browserTest(
     'a real run report opens offline with data in every chart',
     async () => {
       const r = await lab(
         ['scenario', 'bbox1', 'spikes', 'replicated', '--scale', '0.05', '--rate-scale', '0.2', '--json'].concat([
+          '--generator',
+          'fast',
           '--port-base',
           String(await freePortBase()),
           '--state-dir',

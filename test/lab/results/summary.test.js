@@ -1,6 +1,6 @@
 'use strict';
 
-const { summarize, launchedPerPhase, judgeGenerator } = require('../../../lab/results/summary');
+const { summarize, launchedPerPhase, judgeGenerator, outages } = require('../../../lab/results/summary');
 const { recordsOf } = require('../../../lab/generators/artillery');
 const { create, encode } = require('../../../lab/generators/histogram');
 
@@ -160,5 +160,23 @@ describe('run summary from neutral records', () => {
     // Too short to judge: no blame, and it says so.
     expect(judgeGenerator([phase(0.5, 40, 2)], 'completed').verdict).toMatch(/too short to judge/);
     expect(judgeGenerator([phase(null, 40)], 'completed', { closed: true }).saturated).toBe(false);
+  });
+});
+
+describe('outages: where requests failed', () => {
+  const sec = (i, errors) => ({ type: 'second', at: T + i * 1000, launched: 10, completed: 10, errors });
+  test('seconds with errors, joined across gaps under 5 s, each with its span and count', () => {
+    const records = [
+      sec(0, {}),
+      sec(10, { ETIMEDOUT: 2 }),
+      sec(12, { ECONNREFUSED: 5 }),
+      sec(13, {}),
+      sec(30, { ECONNRESET: 1 }),
+    ];
+    expect(outages(records, T)).toEqual([
+      { fromS: 10, toS: 13, seconds: 3, failed: 7 },
+      { fromS: 30, toS: 31, seconds: 1, failed: 1 },
+    ]);
+    expect(outages([sec(0, {}), sec(1, {})], T)).toEqual([]);
   });
 });

@@ -1,0 +1,160 @@
+'use strict';
+
+// The cluster test (`npm run test:cluster`, not part of `npm test`): a swarm of two VMs of
+// the lab's own (npm run cluster), the routing mesh over tasks on both nodes, a node that
+// goes away during a scenario, and everything torn down with the host's network as before.
+// Needs root and QEMU (installed by the set-up when root). Times are generous: the nodes are
+// emulated (TCG) on a 2-core machine, where a stack takes minutes to start.
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, get, freePortBase, startProgram, tmpStateDir, ROOT } = require('../helper');
+
+function unavailable() {
+  if (process.getuid() !== 0) return 'not root (network namespaces, taps)';
+  if (!fs.existsSync('/usr/bin/qemu-system-x86_64')) return 'no QEMU (apt-get install qemu-system-x86)';
+  return null;
+}
+const why = unavailable();
+if (why) process.stderr.write(`cluster test skipped: ${why}\n`);
+const maybe = why ? describe.skip : describe;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+maybe('a swarm of two VMs (npm run cluster)', () => {
+  const dir = path.join(ROOT, '.lab-engines', `cluster-${process.pid}`);
+  // The node image (~1 GiB, 2 min to build) is cached where LAB_CLUSTER_CACHE says (CI keeps
+  // one outside the clone), else beside the cluster.
+  const cache = process.env.LAB_CLUSTER_CACHE || path.join(ROOT, '.lab-engines', 'cluster-images');
+  const where = ['--dir', dir, '--cache', cache];
+  let env;
+  let up;
+  const stateDir = tmpStateDir();
+  let url;
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    up = await lab(['cluster', 'up', '--nodes', '2', ...where], { timeoutMs: 1500000 });
+    up.seconds = (Date.now() - t0) / 1000;
+    if (up.code !== 0) throw new Error(`cluster up failed (${up.code}): ${up.stderr}`);
+    env = JSON.parse((await lab(['cluster', 'env', '--json', ...where])).stdout);
+  }, 1600000);
+
+  afterAll(async () => {
+    if (env) await lab(['down', '--state-dir', stateDir], { env, timeoutMs: 300000 });
+    const down = await lab(['cluster', 'down', '--json', ...where], { timeoutMs: 300000 });
+    process.stderr.write(`cluster down: ${down.stdout}\n`);
+  }, 600000);
+
+  test('two nodes, both Ready in one swarm; the cluster said how it ran them', async () => {
+    expect(up.stderr).toMatch(/starting 2 node\(s\)/);
+    expect(up.stderr).toMatch(/\[\d+:\d\d\] the swarm is up: 2 node\(s\)/);
+    const s = JSON.parse((await lab(['cluster', 'status', '--json', ...where])).stdout);
+    expect(s.nodes.map((n) => [n.name, n.vm])).toEqual([
+      ['node1', 'running'],
+      ['node2', 'running'],
+    ]);
+    expect(s.nodes.map((n) => n.swarm)).toEqual(['Ready (manager)', 'Ready']);
+    expect(['kvm', 'tcg']).toContain(s.accel);
+    expect(env).toMatchObject({ DOCKER_HOST: `tcp://${s.nodes[0].ip}:2375`, LAB_HOST: s.nodes[0].ip });
+    process.stderr.write(`cluster up in ${up.seconds} s (${s.accel})\n`);
+  });
+
+  test('deploy replicated --engine swarm --balancer mesh --replicas 4: the mesh answers with tasks of both nodes', async () => {
+    const r = await lab(
+      [
+        'deploy',
+        'replicated',
+        '--engine',
+        'swarm',
+        '--balancer',
+        'mesh',
+        '--replicas',
+        '4',
+        '--state-dir',
+        stateDir,
+        '--port-base',
+        String(await freePortBase()),
+        '--json',
+      ],
+      { env, timeoutMs: 900000 },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    expect(r.code).toBe(0);
+    const status = JSON.parse(r.stdout);
+    url = status.url;
+    const replicas = status.live.filter((x) => x.name.startsWith('replica-'));
+    expect(replicas).toHaveLength(4);
+    expect(new Set(replicas.map((x) => x.node))).toEqual(new Set(['node1', 'node2']));
+    // Through the mesh of either node: every task answers, those of node 2 too.
+    const nodes = JSON.parse((await lab(['cluster', 'status', '--json', ...where])).stdout).nodes;
+    for (const ip of nodes.map((n) => n.ip)) {
+      const seen = new Set();
+      for (let i = 0; i < 16; i++) seen.add((await get(`${url.replace(env.LAB_HOST, ip)}/ping`)).headers['x-instance']);
+      expect([...seen].sort()).toEqual(['replica-1', 'replica-2', 'replica-3', 'replica-4']);
+    }
+  }, 1000000);
+
+  test('node 2 goes away during a scenario: the summary shows the failing window, the tasks move and all answer again', async () => {
+    const results = tmpStateDir();
+    // 10 new connections a second through the mesh for 4 minutes (the lab's open loop).
+    const run = await startProgram(
+      'lab/cli',
+      [
+        'scenario',
+        'ping',
+        'endurance',
+        'replicated',
+        '--target',
+        url,
+        '--generator',
+        'fast',
+        '--rate-scale',
+        '0.05',
+        '--duration',
+        '240s',
+        '--results-dir',
+        results,
+        '--state-dir',
+        tmpStateDir(),
+        '--no-graphite',
+        '--json',
+      ],
+      { env, ready: (err) => /running ping endurance/.test(err), timeoutMs: 120000 },
+    );
+    await sleep(20000);
+    const stop = await lab(['cluster', 'stop-node', '2', ...where]);
+    expect(stop.code).toBe(0);
+    const { code } = await run.exited;
+    const summary = JSON.parse(run.output().stdout);
+    expect([code, summary.status]).toEqual([expect.any(Number), 'completed']);
+    expect(summary.outages.length).toBeGreaterThanOrEqual(1);
+    const last = summary.outages[summary.outages.length - 1];
+    expect(last.toS).toBeLessThan(summary.durationS);
+    if (env.LAB_EMULATED) expect(summary.environment.emulated).toMatch(/emulated/);
+    process.stderr.write(`outages after node 2 stopped (20 s into the run): ${JSON.stringify(summary.outages)}\n`);
+    // The tasks of node 2 were started again on node 1, and all four answer.
+    const deadline = Date.now() + 600000;
+    let live;
+    for (;;) {
+      const st = JSON.parse((await lab(['status', '--json', '--state-dir', stateDir], { env })).stdout);
+      live = st.live.filter((x) => x.name.startsWith('replica-'));
+      if (live.length === 4 && live.every((x) => x.node === 'node1' && x.status === 'up')) break;
+      if (Date.now() > deadline) throw new Error(`tasks not moved: ${JSON.stringify(live)}`);
+      await sleep(5000);
+    }
+    const seen = new Set();
+    for (let i = 0; i < 16; i++) seen.add((await get(`${url}/ping`)).headers['x-instance']);
+    expect(seen.size).toBe(4);
+    const report = fs.readFileSync(path.join(summary.resultsDir, 'report.html'), 'utf8');
+    expect(report).toMatch(/Failing from [\d.]+ s to [\d.]+ s into the run/);
+  }, 1200000);
+
+  test('down removes the stack; the cluster goes down with the host network as before', async () => {
+    const d = await lab(['down', '--state-dir', stateDir], { env, timeoutMs: 300000 });
+    expect(d.code).toBe(0);
+    const c = JSON.parse((await lab(['cluster', 'down', '--json', ...where], { timeoutMs: 300000 })).stdout);
+    expect(c.stopped.sort()).toEqual(['node1']);
+    expect(c.hostAsBefore).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'cluster.json'))).toBe(false);
+  }, 600000);
+});

@@ -1,0 +1,43 @@
+'use strict';
+
+const { lab, tmpStateDir, errorCode } = require('../../helper');
+
+// `npm run cluster`'s input, checked before anything is made (the VMs are npm run
+// test:cluster's).
+describe('npm run cluster: bad input', () => {
+  test.each([
+    [['cluster'], 'LAB_ERR_USAGE'],
+    [['cluster', 'upp'], 'LAB_ERR_UNKNOWN_NAME'],
+    [['cluster', 'up', '--nodes', '0'], 'LAB_ERR_USAGE'],
+    [['cluster', 'up', '--nodes', '9'], 'LAB_ERR_USAGE'],
+    [['cluster', 'up', '--memory', '100M'], 'LAB_ERR_USAGE'],
+    [['cluster', 'up', '--memory', 'lots'], 'LAB_ERR_USAGE'],
+    [['cluster', 'up', '--accel', 'hvf'], 'LAB_ERR_UNKNOWN_NAME'],
+    [['cluster', 'stop-node'], 'LAB_ERR_USAGE'],
+    [['cluster', 'status', '--nodes', '3'], 'LAB_ERR_USAGE'],
+    [['cluster', 'up', '--purge'], 'LAB_ERR_USAGE'],
+    [['cluster', 'up', 'extra'], 'LAB_ERR_USAGE'],
+  ])('%j exits 2 with %s', async (args, code) => {
+    const dir = tmpStateDir();
+    const r = await lab([...args, '--dir', dir]);
+    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code });
+    expect(require('node:fs').readdirSync(dir)).toEqual([]);
+  });
+
+  test('status with nothing up says so; env names what to do', async () => {
+    const dir = tmpStateDir();
+    const s = await lab(['cluster', 'status', '--dir', dir]);
+    expect([s.code, s.stdout]).toEqual([0, 'no cluster is up (start one with: npm run cluster -- up)\n']);
+    const e = await lab(['cluster', 'env', '--dir', dir]);
+    expect({ exit: e.code, code: errorCode(e.stderr) }).toEqual({ exit: 1, code: 'LAB_ERR_CLUSTER' });
+    expect(e.stderr).toContain('npm run cluster -- up');
+    const d = await lab(['cluster', 'down', '--dir', dir]);
+    expect(d.stdout).toMatch(/nothing was up/);
+  });
+
+  test('--placement is for a swarm; apart needs workers', async () => {
+    const r = await lab(['deploy', 'replicated', '--placement', 'apart', '--state-dir', tmpStateDir()]);
+    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+    expect(r.stderr).toContain('--engine swarm');
+  });
+});
