@@ -61,8 +61,10 @@ describe('black box services', () => {
       expect(results.every((r) => r.status === 200)).toBe(true);
       const times = results.map((r) => r.ms).sort((a, b) => a - b);
       expect(times[0]).toBeGreaterThanOrEqual(D - 5);
-      // 500 fresh connections on 2 busy cores: allow more slack at the tail than for one.
-      expect(times[times.length - 1]).toBeLessThan(D + 700);
+      // 500 fresh connections on 2 cores busy with the rest of the suite (4 files at once):
+      // the tail may take a couple of seconds to be accepted, still far from the 500 x d a
+      // box serving one at a time would need.
+      expect(times[times.length - 1]).toBeLessThan(D + 2500);
     } finally {
       await box.close();
     }
