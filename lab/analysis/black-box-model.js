@@ -21,7 +21,8 @@ function isSaturated(level, delayMs) {
 }
 
 // probe(c) -> { concurrency, throughput, latencyMs: { min, mean, p95, max, ... }, errors, samples }
-async function sweep(probe, { maxConcurrency = 32, onLevel = () => {} } = {}) {
+// burst(n) -> { count, latenciesMs, errors }: n requests sent at once (optional; see waves()).
+async function sweep(probe, { maxConcurrency = 32, onLevel = () => {}, burst = null, onWave = () => {} } = {}) {
   const levels = new Map();
   const measure = async (c) => {
     if (!levels.has(c)) {
@@ -65,7 +66,36 @@ async function sweep(probe, { maxConcurrency = 32, onLevel = () => {} } = {}) {
     // One more level past saturation shows the plateau for Little's law.
     if (saturated * 2 <= maxConcurrency) await measure(saturated * 2);
   }
-  return { levels: sorted(levels), lastFlat: flat, firstSaturated: saturated, maxConcurrency };
+  const waves = saturated !== null && burst ? await countWaves(burst, saturated, delayMs, maxConcurrency, onWave) : [];
+  return { levels: sorted(levels), lastFlat: flat, firstSaturated: saturated, maxConcurrency, waves };
+}
+
+// The first wave of a burst: the requests served at once, answering before 1.5 delays (a
+// request that waited for a worker takes two). Three bursts, each comfortably larger than
+// the workers the sweep suggests; a burst answered wholly in its first wave was too small
+// and is doubled. Why bursts: in a closed loop on a busy machine the clients drift out of
+// step, so a waiting request waits less than a whole delay and latency rises late (seen:
+// 16 read for 14 workers), while the plateau's throughput reads low by every hand-off
+// between requests (seen: 10 for 11). A burst's first wave needs neither.
+const FIRST_WAVE = 1.5;
+const BURSTS = 3;
+
+async function countWaves(burst, firstSaturated, delayMs, maxConcurrency, onWave) {
+  let n = Math.max(2 * firstSaturated, firstSaturated + 4);
+  const waves = [];
+  while (waves.length < BURSTS) {
+    const b = await burst(n);
+    const first = b.latenciesMs.filter((ms) => ms < FIRST_WAVE * delayMs).length;
+    const wave = { size: n, firstWave: first, errors: b.errors };
+    onWave(wave);
+    if (Object.keys(b.errors || {}).length) return waves;
+    if (first >= n && n < 4 * maxConcurrency) {
+      n *= 2;
+      continue;
+    }
+    waves.push(wave);
+  }
+  return waves;
 }
 
 const sorted = (levels) => [...levels.values()].sort((a, b) => a.concurrency - b.concurrency);
@@ -117,9 +147,32 @@ function analyze(result) {
   // the two disagree, the throughput (an average over every request of the plateau, where
   // the rise is one request's wait) is taken, and both are said.
   const byLittle = Math.round(littleW);
+  const sat = levels.find((l) => l.concurrency === result.firstSaturated);
+  const waves = (result.waves || []).map((w) => w.firstWave);
+  if (waves.length) {
+    // The bursts' first waves count the workers directly; their median is the verdict, and
+    // the other two readings are said beside it.
+    const W = medianOf(waves);
+    const spread = Math.max(...waves) - Math.min(...waves);
+    return {
+      kind: 'sync',
+      workers: W,
+      workersUncertainty: spread,
+      waves,
+      latencyWorkers: result.lastFlat,
+      littleWorkers: r1(littleW),
+      delayMs: r1(delayMs),
+      delayUncertaintyMs: r1(delayUncertaintyMs),
+      explanation:
+        `Synchronous with ${W} workers: of ${result.waves.map((w) => w.size).join(', ')} requests sent at once, ${waves.join(', ')} answered ` +
+        `after one delay (${fmtS(delayMs)}) and the rest waited for a worker. Latency in the closed loop stayed flat up to ` +
+        `${result.lastFlat} concurrent requests, and throughput levelled at ${r1(sat.throughput)}/s, by Little's law ` +
+        `${r1(sat.throughput)}/s x ${fmtS(holdMs)} = ${r1(littleW)} workers busy.`,
+      levels,
+    };
+  }
   const disagree = byLittle !== result.lastFlat && byLittle >= 1;
   const W = disagree ? byLittle : result.lastFlat;
-  const sat = levels.find((l) => l.concurrency === result.firstSaturated);
   return {
     kind: 'sync',
     workers: W,

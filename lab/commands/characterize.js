@@ -171,6 +171,8 @@ async function characterizeCommand(argv, { log }) {
     });
   const result = await sweep(probe, {
     maxConcurrency: p.maxConcurrency,
+    burst: (count) => closedLoop.burst({ url, count, timeoutMs: Math.max(10000, 20 * d0) }),
+    onWave: (w) => log(`  burst of ${String(w.size).padStart(3)}: ${w.firstWave} answered in the first wave`),
     onLevel: (l) =>
       log(
         `  concurrency ${String(l.concurrency).padStart(3)}: ${l.throughput.toFixed(2)}/s, latency mean ${Math.round(l.latencyMs.mean ?? 0)} ms, max ${Math.round(l.latencyMs.max ?? 0)} ms`,

@@ -78,3 +78,34 @@ async function closedLoop({ url, concurrency, durationMs, warmupMs = 0, timeoutM
 }
 
 module.exports = closedLoop;
+
+// A burst: `count` requests sent at the same instant on fresh connections, each one's
+// latency returned. Against W synchronous workers exactly W of them are served at once and
+// answer after about one delay, the rest wait for a worker and take at least two, so the
+// size of the first wave is W itself, read off one burst rather than inferred from a rise.
+async function burst({ url, count, timeoutMs = 30000 }) {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: false, maxSockets: count });
+  const one = () =>
+    new Promise((resolve) => {
+      const start = performance.now();
+      const req = http.get(
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, agent },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ ms: performance.now() - start, status: res.statusCode }));
+          res.on('error', (err) => resolve({ error: err.code || 'ERROR' }));
+        },
+      );
+      req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+      req.on('error', (err) => resolve({ error: err.code || 'ERROR' }));
+    });
+  const answers = await Promise.all(Array.from({ length: count }, one));
+  agent.destroy();
+  const errors = {};
+  for (const a of answers)
+    if (a.error || a.status >= 400) errors[a.error || a.status] = (errors[a.error || a.status] || 0) + 1;
+  return { count, latenciesMs: answers.filter((a) => a.ms !== undefined).map((a) => a.ms), errors };
+}
+
+module.exports.burst = burst;

@@ -19,7 +19,15 @@ function simulated({ kind, workers, delayMs, noiseMs = 2 }) {
       latencyMs: { min: delayMs + 0.5, p50: delayMs + 1, mean, p95: max, max },
     };
   };
-  return { probe, probed };
+  // n requests at once: the first min(n, W) answer after one delay, the others wait.
+  const burst = async (n) => ({
+    count: n,
+    errors: {},
+    latenciesMs: Array.from({ length: n }, (_, i) =>
+      kind === 'sync' ? (Math.floor(i / workers) + 1) * delayMs + noiseMs : delayMs + noiseMs,
+    ),
+  });
+  return { probe, probed, burst };
 }
 
 describe('characterization from a concurrency sweep', () => {
@@ -33,6 +41,32 @@ describe('characterization from a concurrency sweep', () => {
     expect(v.explanation).toMatch(new RegExp(`Synchronous with ${W} workers`));
     // Bounded: doubling then bisection, not every level.
     expect(s.probed.length).toBeLessThanOrEqual(12);
+  });
+
+  test.each([3, 11, 15])('with bursts, the first wave counts %i workers', async (W) => {
+    const s = simulated({ kind: 'sync', workers: W, delayMs: 200 });
+    const sizes = [];
+    const v = analyze(await sweep(s.probe, { maxConcurrency: 32, burst: s.burst, onWave: (w) => sizes.push(w.size) }));
+    expect(v).toMatchObject({ kind: 'sync', workers: W, waves: [W, W, W], workersUncertainty: 0 });
+    expect(sizes.every((n) => n > W)).toBe(true);
+    expect(v.explanation).toMatch(
+      new RegExp(`Synchronous with ${W} workers: of \\d+, \\d+, \\d+ requests sent at once`),
+    );
+  });
+
+  test('a burst answered wholly in its first wave was too small, and is doubled', async () => {
+    // Latency read as saturated too early (at 4) for 15 workers: the first burst of 8 is all first wave.
+    const s = simulated({ kind: 'sync', workers: 15, delayMs: 200 });
+    const sizes = [];
+    const probe = async (c) => ({
+      ...(await s.probe(c)),
+      latencyMs: { min: 200, p50: 201, mean: 201, p95: c >= 4 ? 400 : 201, max: c >= 4 ? 400 : 201 },
+    });
+    const v = analyze(await sweep(probe, { maxConcurrency: 32, burst: s.burst, onWave: (w) => sizes.push(w.size) }));
+    expect(sizes[0]).toBe(8);
+    expect(sizes).toContain(16);
+    expect(v.workers).toBe(15);
+    expect(v.latencyWorkers).toBe(3);
   });
 
   test('an asynchronous service keeps latency flat up to the bound', async () => {
