@@ -5,10 +5,12 @@ const { spawn } = require('node:child_process');
 
 // Runs the lab's CLI (node lab/cli ARGS) as a user would; resolves { code, out } with its
 // stdout, its progress passed through on stderr.
-function lab(args) {
+// (env: the environment it runs in, default this process's.)
+function lab(args, { env = process.env } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(__dirname, '..', 'lab', 'cli'), ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env,
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));

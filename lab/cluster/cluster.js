@@ -66,6 +66,7 @@ async function clusterUp(o, { step, log, own }) {
   const cached = cachedImage(o.cacheDir);
   if (cached) step(`node image ${cached.hash} (cached in ${o.cacheDir})`);
   const image = cached || (await buildImage(o.cacheDir, { step, own, onLine: () => {} }));
+  if (image.pruned?.length) log(`removed older images from the cache: ${image.pruned.join(', ')}`);
 
   const before = hostNetwork();
   const plan = planNetwork({ token: marker.token, nodes: o.nodes, subnet: freeSubnet() });

@@ -129,7 +129,48 @@ async function buildImage(cacheDir, { step = () => {}, onLine = () => {}, own = 
   );
   fs.renameSync(work, entryOf(cacheDir, hash));
   release();
-  return { ...imageAt(entryOf(cacheDir, hash)), built: true };
+  const pruned = pruneCache(cacheDir, [hash, path.basename(runtime.tar)]);
+  return { ...imageAt(entryOf(cacheDir, hash)), built: true, pruned };
 }
 
-module.exports = { buildImage, cachedImage, imageKey, run };
+// Files some process of this machine has open (a running node's disk is its overlay, whose
+// backing file is the image's base.img).
+function openFiles() {
+  const open = new Set();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let fds;
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        open.add(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return open;
+}
+
+// After a new image is built (this machine's node or proxies changed), the cache's older
+// images (1 GiB each) and runtimes go, except any a running node still uses. The cache is
+// the lab's own folder (claimed with its marker); nothing else is touched.
+function pruneCache(cacheDir, keep) {
+  const open = [...openFiles()];
+  const removed = [];
+  for (const name of fs.readdirSync(cacheDir)) {
+    if (name.startsWith('.') || keep.includes(name)) continue;
+    const p = path.join(cacheDir, name);
+    const ours =
+      /^[0-9a-f]{12}$/.test(name) || /^runtime-[0-9a-f]{12}\.tar$/.test(name) || /^app-[0-9a-f]{12}$/.test(name);
+    if (!ours || open.some((f) => f === p || f.startsWith(`${p}/`))) continue;
+    fs.rmSync(p, { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+module.exports = { buildImage, cachedImage, imageKey, run, pruneCache };

@@ -12,6 +12,7 @@ const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
 const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('./deploy');
 const { GENERATORS } = require('../generators');
+const { startOnLoadNodes } = require('../generators/load-nodes');
 const startMonitoring = require('../monitoring');
 const deploymentNodes = require('../runtime/nodes');
 const { sleep } = require('../ownership/procs');
@@ -41,6 +42,9 @@ options:
   --keepalive      fast/closed: reuse connections (default: a new one per request, as Artillery)
   --connections N  closed: concurrent connections (default 10)
   --requests M     closed: stop after M requests
+  --load-nodes N   fast/closed: run the generator as N tasks of the swarm (one per node while
+                   it has that many), its schedule shared as between threads, results merged
+                   exactly; needs --engine swarm (or --target with DOCKER_HOST on a swarm)
   --ensure EXPR    fail the run (exit 1) unless EXPR holds; repeatable: p99<500, errors<1%,
                    rate>=0.99, rps>=100 (metrics p50 p75 p90 p95 p99 max mean errors rate rps)
   --scale F        multiply every duration (e.g. 0.1 for a smoke run)
@@ -79,6 +83,7 @@ const COMMAND = defineCommand({
     connections: flag.int(1, 10000),
     requests: flag.int(1, 100000000),
     'generator-workers': flag.int(1, 64),
+    'load-nodes': flag.int(1, 64),
     ensure: flag.list(parseThreshold),
     scale: flag.factor(),
     'rate-scale': flag.factor(),
@@ -137,6 +142,19 @@ function plan(argv) {
     refuse('--balancer none deploys; --target is for a system already up');
   const target = values.target ? new URL(values.target).origin : null;
   const { deployment, ctx, ports, caps, runtime, placement } = planDeploy(values, deploymentName);
+  const loadNodes = values['load-nodes'] ?? null;
+  if (loadNodes !== null) {
+    if (!['fast', 'closed'].includes(generator))
+      refuse("--load-nodes spreads the lab's own generator: --generator fast or closed");
+    // (LAB_LOAD_NODES=local: the nodes are processes of this machine, to try the coordination.)
+    if (!target && runtime !== 'swarm' && process.env.LAB_LOAD_NODES !== 'local') {
+      refuse(
+        `--load-nodes runs the generator as tasks of a swarm, and --engine ${runtime} has none: deploy with --engine swarm (the lab's VM cluster: npm run cluster -- up, then eval "$(npm run -s cluster -- env)"), or give --target with DOCKER_HOST naming a swarm manager`,
+      );
+    }
+    if (values.balancer === 'none')
+      refuse('--load-nodes: the nodes reach the deployment through its entry, and --balancer none has none');
+  }
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
   if (signal && values.balancer === 'none')
@@ -161,6 +179,7 @@ function plan(argv) {
     values,
     serviceEnv,
     generator,
+    loadNodes,
     closed,
     signal,
     connections,
@@ -294,7 +313,7 @@ function generatorPlan(p, target, run, monitoring) {
 
 // Stage 5, generation: the generator runs, its records stream to records.jsonl (kept when
 // the run is cut short) and to the progress listener.
-async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log) {
+async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log, runtimeEnv, onLoadNodes) {
   const recordsFile = run.file('records.jsonl');
   fs.writeFileSync(recordsFile, '');
   const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
@@ -314,14 +333,19 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
     } (${genPlan.phases.length} phase(s))`,
   );
   const startedAt = new Date().toISOString();
-  const gen = generator.start(genPlan, {
-    dir: run.dir,
-    onRecord: (r) => {
-      fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
-      progress.onRecord(r);
-    },
-  });
-  monitoring.watch(() => ({ ...nodesOf(), generator: gen.pid }));
+  const onRecord = (r) => {
+    fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
+    progress.onRecord(r);
+  };
+  // --load-nodes: the same generator as tasks on the swarm's nodes, coordinated from here.
+  const gen = p.loadNodes
+    ? startOnLoadNodes(
+        { ...genPlan, mode: p.closed ? 'closed' : 'open' },
+        { nodes: p.loadNodes, env: { ...process.env, ...(runtimeEnv || {}) }, onRecord, log },
+      )
+    : generator.start(genPlan, { dir: run.dir, onRecord });
+  monitoring.watch(() => ({ ...nodesOf(), ...(gen.pid ? { generator: gen.pid } : {}) }));
+  if (gen.samples) onLoadNodes(gen.samples);
   // Ctrl-C: the generator stops and reports what it measured; the summary is written by
   // the interrupt's cleanup below.
   const release = own(() => gen.stop());
@@ -374,6 +398,25 @@ function summaryStage(p, run, ctx) {
   summary.monitoring = ctx.monitoring;
   const extra = ctx.probe ? ctx.probe.read() : { limits: {} };
   summary.nodes = nodeTable(ctx.nodeSamples || [], extra.limits, extra);
+  // Load nodes: a generator row per node, from what each reported.
+  for (const n of summary.generator?.nodes || []) {
+    summary.nodes.rows.push({
+      node: `generator@${n.node}`,
+      cpuPctMean: n.cpuPctMean,
+      cpuPctMax: n.cpuPctMax,
+      memMiBMax: n.rssMiBMax,
+      memLimitMiB: null,
+      memPctOfLimit: null,
+      pidsMax: 1,
+      netInBytes: null,
+      netOutBytes: null,
+      cpuCapPct: null,
+      cgroupCpuPct: null,
+      oomKills: null,
+      requests: null,
+      hitRatio: null,
+    });
+  }
   run.writeJson('summary.json', summary);
   return summary;
 }
@@ -415,8 +458,12 @@ async function scenarioCommand(argv, { log }) {
   const nodesOf = state ? deploymentNodes(state) : () => ({});
   // Caps, cgroup accounting and edges' caches, over the run's own window.
   const probe = nodeProbe(runtime, state);
+  // (Load nodes report their own CPU: the busiest node's, second by second.)
+  let loadNodeSamples = null;
   const samples = () =>
-    monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
+    loadNodeSamples
+      ? loadNodeSamples()
+      : monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
   const summaryOf = (status, genPlan, startedAt, workers) =>
     summaryStage(p, run, {
       genPlan,
@@ -456,7 +503,9 @@ async function scenarioCommand(argv, { log }) {
   probe.start();
   let generation;
   try {
-    generation = await generationStage(p, run, genPlan, target, monitoring, nodesOf, log);
+    generation = await generationStage(p, run, genPlan, target, monitoring, nodesOf, log, runtime?.env, (f) => {
+      loadNodeSamples = f;
+    });
   } catch (err) {
     if (!interrupted()) summaryOf('failed', genPlan, partial.startedAt, null);
     throw err;

@@ -176,9 +176,43 @@ function generatorLine(s) {
     ? html` Send lag (actual - due): median ${s.sendLagMs.p50} ms, p99 ${s.sendLagMs.p99} ms, max ${s.sendLagMs.max} ms.`
     : '';
   return html`<p class="note">
-    Load generator: <b>${g.name}</b>${threads}, ${g.loop ?? 'open'} loop; latencies in
-    ${g.latencyPrecision}${cost}.${lag}
-  </p>`;
+      Load generator: <b>${g.name}</b>${threads}, ${g.loop ?? 'open'} loop; latencies in
+      ${g.latencyPrecision}${cost}.${lag}
+    </p>
+    ${loadNodesTable(g)}`;
+}
+
+// A generator spread over load nodes: one row per node, its clock as measured at start.
+function loadNodesTable(g) {
+  if (!g.nodes || !g.nodes.length) return '';
+  return html`<h2>Load nodes</h2>
+    ${table(
+      [
+        'node',
+        'clock offset ms',
+        'round trip ms',
+        'threads',
+        'launched',
+        'p99 ms',
+        'send lag p99 ms',
+        'CPU mean %',
+        'CPU max %',
+        '',
+      ],
+      g.nodes.map((n) => [
+        n.node,
+        n.clockOffsetMs,
+        n.rttMs,
+        n.workers,
+        n.launched,
+        n.latencyMs?.p99 ?? '-',
+        n.sendLagMs?.p99 ?? '-',
+        n.cpuPctMean ?? '-',
+        n.cpuPctMax ?? '-',
+        n.lost ? 'lost before its end' : '',
+      ]),
+    )}
+    <p class="note">${g.nodesNote || ''}</p>`;
 }
 
 // The run's --ensure conditions with what was measured.

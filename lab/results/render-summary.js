@@ -83,6 +83,10 @@ function renderSummary(s) {
         ? `; CPU mean ${g.cpuPctMean}%, max ${g.cpuPctMax}% of a core; memory ${g.rssMiBStart} -> ${g.rssMiBEnd} MiB (max ${g.rssMiBMax}${g.rssGrowthMiBPerMin !== null ? `, trend ${g.rssGrowthMiBPerMin} MiB/min` : ''})`
         : '';
     lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
+    if (g.nodes) {
+      lines.push(`  on ${g.nodes.length} load node(s):`);
+      for (const r of loadNodeRows(g.nodes)) lines.push(`    ${r}`);
+    }
   }
   lines.push(`  ${s.saturation.verdict}`);
   // Stretches where requests failed: when the system answered everything again.
@@ -139,6 +143,15 @@ function renderSummary(s) {
   }
   if (s.resultsDir) lines.push('', `Results: ${s.resultsDir}`);
   return lines.join('\n');
+}
+
+// One line per load node: its clock against the lab's, its share, its lag and CPU.
+function loadNodeRows(nodes) {
+  return nodes.map(
+    (n) =>
+      `${n.node}: clock ${n.clockOffsetMs >= 0 ? '+' : ''}${n.clockOffsetMs} ms (round trip ${n.rttMs} ms), ${n.workers} thread(s), launched ${n.launched}, ` +
+      `p99 ${n.latencyMs?.p99 ?? '-'} ms, send lag p99 ${n.sendLagMs?.p99 ?? '-'} ms, CPU ${n.cpuPctMean ?? '-'}% mean / ${n.cpuPctMax ?? '-'}% max${n.lost ? ', LOST before its end' : ''}`,
+  );
 }
 
 module.exports = renderSummary;

@@ -149,6 +149,13 @@ function summarize(run) {
     cpuMsPerRequest: cpuS !== null && t.launched ? Math.round((cpuS * 1e6) / t.launched) / 1000 : null,
     ...generatorFigures(samples),
   };
+  // A generator spread over load nodes (--load-nodes): a row per node, with its clock.
+  const loadNodes = done?.loadNodes ?? records.find((r) => r.type === 'start')?.loadNodes ?? null;
+  if (loadNodes) {
+    generator.nodes = loadNodes;
+    generator.nodesNote =
+      "the generator ran on these nodes; each node's clock offset to the lab's was measured at start (NTP-style, from the ping with the shortest round trip) and its seconds placed on the lab's clock; CPU is the busiest node's, second by second";
+  }
   const saturation = judgeGenerator(phases, run.status, { closed, generator });
 
   return {
@@ -215,7 +222,21 @@ function outages(records, t0, gapS = 5) {
 // not wait for answers, so launching under the asked rate, or late (send lag), means the
 // generator could not keep up. A closed loop's rate is the system's answer, unless the
 // generator's CPU is what ran out.
-function judgeGenerator(phases, status, { closed = false, generator = {} } = {}) {
+function judgeGenerator(phases, status, options = {}) {
+  const verdict = judgeOne(phases, status, options);
+  const nodes = options.generator?.nodes;
+  if (!nodes || !nodes.length || (!verdict.saturated && !/core/.test(verdict.verdict))) return verdict;
+  // Which load node fell behind: the latest sender (open loop), else the busiest.
+  const key = options.closed ? (n) => n.cpuPctMean ?? 0 : (n) => n.sendLagMs?.p99 ?? 0;
+  const worst = nodes.reduce((a, n) => (key(n) > key(a) ? n : a), nodes[0]);
+  return {
+    ...verdict,
+    node: worst.node,
+    verdict: `${verdict.verdict}; the node that fell behind most: ${worst.node} (p99 send lag ${worst.sendLagMs?.p99 ?? '-'} ms, ${worst.cpuPctMean ?? '-'}% of a core on average)`,
+  };
+}
+
+function judgeOne(phases, status, { closed = false, generator = {} } = {}) {
   const hottest = phases.reduce(
     (a, p) => ((p.generatorCpuPctMean ?? 0) > (a ? (a.generatorCpuPctMean ?? 0) : 0) ? p : a),
     null,

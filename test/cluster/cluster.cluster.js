@@ -8,6 +8,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, get, freePortBase, startProgram, tmpStateDir, ROOT } = require('../helper');
+const { run } = require('../../lab/runtime/compose');
+const { totalArrivals } = require('../../lab/generators/schedule');
 
 function unavailable() {
   if (process.getuid() !== 0) return 'not root (network namespaces, taps)';
@@ -92,6 +94,73 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
       for (let i = 0; i < 16; i++) seen.add((await get(`${url.replace(env.LAB_HOST, ip)}/ping`)).headers['x-instance']);
       expect([...seen].sort()).toEqual(['replica-1', 'replica-2', 'replica-3', 'replica-4']);
     }
+  }, 1000000);
+
+  test("two load nodes against the deployment: launched counts add up, the merged p99 lies between the shards', thresholds judged on the whole", async () => {
+    const results = tmpStateDir();
+    const r = await lab(
+      [
+        'scenario',
+        'ping',
+        'load',
+        'replicated',
+        '--target',
+        url,
+        '--generator',
+        'fast',
+        '--load-nodes',
+        '2',
+        '--scale',
+        '0.2',
+        '--rate-scale',
+        '0.04',
+        '--ensure',
+        'p99<60000',
+        '--ensure',
+        'p99<0.01',
+        '--results-dir',
+        results,
+        '--state-dir',
+        tmpStateDir(),
+        '--no-graphite',
+        '--json',
+      ],
+      { env, timeoutMs: 900000 },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.status).toBe('completed');
+    const nodes = summary.generator.nodes;
+    expect(nodes.map((n) => n.node).sort()).toEqual(['node1', 'node2']);
+    // Every arrival the schedule asked was launched by exactly one node.
+    const asked = totalArrivals(
+      summary.phases.map((ph) => ({
+        duration: ph.durationS,
+        arrivalRate: ph.targetRate.from,
+        rampTo: ph.targetRate.to,
+      })),
+    );
+    expect(nodes.reduce((a, n) => a + n.launched, 0)).toBe(summary.requestsSent);
+    expect(summary.requestsSent).toBe(asked);
+    const p99s = nodes.map((n) => n.latencyMs.p99);
+    expect(summary.responseTimeMs.p99).toBeGreaterThanOrEqual(Math.min(...p99s));
+    expect(summary.responseTimeMs.p99).toBeLessThanOrEqual(Math.max(...p99s));
+    for (const n of nodes) expect(typeof n.clockOffsetMs).toBe('number');
+    // Thresholds on the merged result: one holds, one fails, and the run exits 1.
+    expect(summary.thresholds.map((t) => t.ok)).toEqual([true, false]);
+    expect(r.code).toBe(1);
+    expect(
+      summary.nodes.rows
+        .filter((x) => x.node.startsWith('generator@'))
+        .map((x) => x.node)
+        .sort(),
+    ).toEqual(['generator@node1', 'generator@node2']);
+    // The load tasks are gone.
+    const ls = await run('docker', ['service', 'ls', '--format', '{{.Name}}'], { env });
+    expect(ls.out).not.toMatch(/lab-load-/);
+    process.stderr.write(
+      `load nodes: ${JSON.stringify(nodes.map((n) => [n.node, n.clockOffsetMs, n.rttMs, n.launched, n.latencyMs.p99]))}, merged p99 ${summary.responseTimeMs.p99}\n`,
+    );
   }, 1000000);
 
   test('node 2 goes away during a scenario: the summary shows the failing window, the tasks move and all answer again', async () => {

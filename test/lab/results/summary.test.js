@@ -180,3 +180,19 @@ describe('outages: where requests failed', () => {
     expect(outages([sec(0, {}), sec(1, {})], T)).toEqual([]);
   });
 });
+
+test('with load nodes, the verdict names the node that fell behind most (open: send lag; closed: CPU)', () => {
+  const phase = { name: 'ramp', durationS: 20, ratio: 0.9, achievedRate: 900, targetRate: { mean: 1000 }, generatorCpuPctMean: 60, sendLagP99Ms: 40, launched: 100 };
+  const nodes = [
+    { node: 'node1', sendLagMs: { p99: 2 }, cpuPctMean: 90 },
+    { node: 'node2', sendLagMs: { p99: 55 }, cpuPctMean: 40 },
+  ];
+  const open = judgeGenerator([phase], 'completed', { generator: { nodes } });
+  expect(open).toMatchObject({ saturated: true, node: 'node2' });
+  expect(open.verdict).toMatch(/the node that fell behind most: node2 \(p99 send lag 55 ms, 40% of a core/);
+  const closed = judgeGenerator([{ ...phase, generatorCpuPctMean: 95 }], 'completed', { closed: true, generator: { nodes } });
+  expect(closed.node).toBe('node1');
+  // Nothing to blame: no node named.
+  const fine = judgeGenerator([{ ...phase, ratio: 1, sendLagP99Ms: 1, generatorCpuPctMean: 10 }], 'completed', { generator: { nodes } });
+  expect(fine.node).toBeUndefined();
+});

@@ -1,0 +1,337 @@
+'use strict';
+
+// The lab's own generator (fast or closed) spread over several nodes (--load-nodes N): the
+// lab coordinates, the nodes send. Each node runs lab/generators/remote-shard.js, which
+// connects here with the run's token. The coordinator:
+//   1. measures each node's clock against its own, NTP-style: several pings, and from the
+//      one with the shortest round trip, offset = node's clock - midpoint of the trip;
+//   2. hands out the shards as worker threads get them on one machine: node i runs the
+//      threads offset_i .. offset_i + w_i - 1 of all the nodes' threads, so the arrivals
+//      (or connections) are split exactly as they would be between threads;
+//   3. sets one start, t0 in its clock, sent to each node in that node's clock;
+//   4. merges every node's seconds as they come (lab/generators/merge.js: counts added,
+//      histograms merged exactly) into records of the same form as a one-machine run's;
+//   5. keeps a row per node: its offset and round trip, what it launched, its send lag and
+//      latency from its own histograms, and the CPU it reported every second.
+// How the shards are started is the launcher's (swarm tasks: ./swarm-launcher.js; child
+// processes on this machine, for the tests: ./local-launcher.js).
+const crypto = require('node:crypto');
+const net = require('node:net');
+const { labError } = require('../../common/errors');
+const { lines } = require('../../hub/lines');
+const { secondMerger } = require('./merge');
+const { merge, figures } = require('./histogram');
+const { phaseOffsets, peakRate } = require('./schedule');
+const { PER_THREAD } = require('./fast');
+
+const clock = () => performance.timeOrigin + performance.now();
+const PINGS = 8;
+const r1 = (v) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
+
+// Threads for one node: what the plan gives, else one per PER_THREAD arrivals a second of
+// this node's share (or one per 500 connections), at most one per core.
+function nodeThreads(plan, nodes, cores) {
+  if (plan.workers) return plan.workers;
+  if (plan.mode === 'closed') return Math.min(cores, Math.max(1, Math.ceil(plan.connections / nodes / 500)));
+  return Math.min(cores, Math.max(1, Math.ceil(peakRate(plan.phases) / nodes / PER_THREAD)));
+}
+
+// The clock offset from ping samples [{ sent, received, at }] (coordinator's sent/received,
+// the node's `at`): the sample with the shortest round trip, whose midpoint is the least
+// uncertain (by half its round trip).
+function clockOffset(samples) {
+  let best = null;
+  for (const s of samples) {
+    const rtt = s.received - s.sent;
+    if (!best || rtt < best.rttMs) best = { rttMs: rtt, offsetMs: s.at - (s.sent + s.received) / 2 };
+  }
+  return best;
+}
+
+// plan: as for fast.js, with mode. o: { nodes: N, launcher, listenHost, advertiseHost,
+// onRecord, log, connectTimeoutMs }.
+function startDistributed(plan, o) {
+  const { nodes: N, launcher, onRecord = () => {}, log = () => {} } = o;
+  const token = crypto.randomBytes(16).toString('hex');
+  const records = [];
+  const emit = (r) => {
+    records.push(r);
+    onRecord(r);
+  };
+  const peers = []; // { socket, hello, pings, clock, workers, shardOffset, t0, rows... }
+  let stopping = false;
+  let finished = false;
+  let resolveDone;
+  const done = new Promise((r) => (resolveDone = r));
+  let launched = null;
+  let t0 = null;
+  let merger = null;
+  let phaseTimers = [];
+  let failure = null;
+
+  const server = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    const peer = { socket, hello: null, samples: [], pending: new Map(), seconds: [], cpu: [], ended: false };
+    const say = (obj) => !socket.destroyed && socket.write(`${JSON.stringify(obj)}\n`);
+    peer.say = say;
+    lines(
+      socket,
+      (line) => {
+        let m;
+        try {
+          m = JSON.parse(line);
+        } catch {
+          return socket.destroy();
+        }
+        if (!peer.hello) {
+          // The first line names the run: anything else is not one of ours.
+          if (m.op !== 'hello' || m.token !== token || peers.length >= N || t0 !== null) return socket.destroy();
+          peer.hello = {
+            node: String(m.node || '?'),
+            task: String(m.task || ''),
+            cores: Math.max(1, m.cores | 0 || 1),
+          };
+          peer.address = socket.remoteAddress;
+          peers.push(peer);
+          log(`  load node ${peers.length}/${N}: ${peer.hello.node} (${peer.address}, ${peer.hello.cores} cores)`);
+          if (peers.length === N) allHere();
+          return undefined;
+        }
+        return onMessage(peer, m);
+      },
+      { maxBytes: 4 << 20 },
+    );
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      if (!peer.hello || peer.ended) return;
+      peer.ended = true;
+      peer.lost = true;
+      if (merger) merger.end(peer.hello.node);
+      if (!stopping) failure = failure || `load node ${peer.hello.node} went away before its end`;
+      maybeFinish();
+    });
+  });
+
+  function onMessage(peer, m) {
+    if (m.op === 'pong') {
+      const sent = peer.pending.get(m.id);
+      if (sent === undefined) return;
+      peer.pending.delete(m.id);
+      peer.samples.push({ sent, received: clock(), at: m.at });
+      if (peer.samples.length < PINGS) ping(peer);
+      else peer.synced();
+    } else if (m.op === 'record') {
+      const r = m.record;
+      if (r.type === 'second') {
+        const sec = Math.round((r.at - peer.t0) / 1000);
+        peer.seconds.push({ sec, launched: r.launched, completed: r.completed, errors: r.errors, hist: r.hist });
+        merger.add(peer.hello.node, sec, r);
+      } else if (r.type === 'done') {
+        peer.done = r;
+      }
+    } else if (m.op === 'cpu') {
+      peer.cpu.push({ at: clock(), cpuPct: r1(Number(m.cpuPct) || 0), rssMiB: r1(Number(m.rssMiB) || 0) });
+    } else if (m.op === 'end') {
+      peer.ended = true;
+      merger.end(peer.hello.node);
+      maybeFinish();
+    }
+    return undefined;
+  }
+
+  function ping(peer) {
+    const id = peer.samples.length;
+    peer.pending.set(id, clock());
+    peer.say({ op: 'ping', id });
+  }
+
+  // Every node is here: clocks, shards, the common start.
+  let connectTimer = null;
+  async function allHere() {
+    clearTimeout(connectTimer);
+    await Promise.all(
+      peers.map(
+        (peer) =>
+          new Promise((resolve) => {
+            peer.synced = resolve;
+            ping(peer);
+          }),
+      ),
+    );
+    if (stopping) return finish();
+    let next = 0;
+    for (const peer of peers) {
+      Object.assign(peer, clockOffset(peer.samples));
+      peer.workers = nodeThreads(plan, N, peer.hello.cores);
+      peer.shardOffset = next;
+      next += peer.workers;
+    }
+    const total = next;
+    // The start: far enough ahead for every node's threads to be up (a few hundred ms on a
+    // machine; seconds on emulated nodes) and for the plan to reach the slowest.
+    const ahead = (o.startAheadMs ?? 1500) + 2 * Math.max(...peers.map((p) => p.rttMs));
+    t0 = Math.ceil(clock() + ahead);
+    merger = secondMerger(
+      peers.map((p) => p.hello.node),
+      (second) => emit(second),
+      { at: (sec) => t0 + sec * 1000 },
+    );
+    emit({
+      type: 'start',
+      at: t0,
+      generator: plan.mode === 'open' ? 'fast' : 'closed',
+      workers: total,
+      loadNodes: peers.map((p) => ({
+        node: p.hello.node,
+        workers: p.workers,
+        clockOffsetMs: r1(p.offsetMs),
+        rttMs: r1(p.rttMs),
+      })),
+    });
+    const { starts } = phaseOffsets(plan.phases);
+    phaseTimers = plan.phases.map((ph, index) =>
+      setTimeout(
+        () => emit({ type: 'phase', index, name: ph.name, at: t0 + starts[index] }),
+        Math.max(0, t0 + starts[index] - clock()),
+      ),
+    );
+    for (const peer of peers) {
+      peer.t0 = t0 + peer.offsetMs;
+      peer.say({
+        op: 'start',
+        plan: { ...plan, workers: peer.workers, shardOffset: peer.shardOffset, shardTotal: total, t0: peer.t0 },
+      });
+    }
+    log(
+      `  clocks: ${peers.map((p) => `${p.hello.node} ${p.offsetMs >= 0 ? '+' : ''}${r1(p.offsetMs)} ms (round trip ${r1(p.rttMs)} ms)`).join(', ')}; start in ${Math.round(t0 - clock())} ms`,
+    );
+    return undefined;
+  }
+
+  function maybeFinish() {
+    if (t0 === null) {
+      if (stopping || failure) finish();
+      return;
+    }
+    if (peers.every((p) => p.ended)) finish();
+  }
+
+  // One row per load node, from its own seconds and reports.
+  function nodeRow(peer) {
+    const secs = peer.seconds;
+    const sum = (k) => secs.reduce((a, s) => a + (s[k] || 0), 0);
+    const errors = secs.reduce((a, s) => a + Object.values(s.errors || {}).reduce((x, y) => x + y, 0), 0);
+    const cpu = peer.cpu.map((c) => c.cpuPct);
+    return {
+      node: peer.hello.node,
+      address: peer.address,
+      cores: peer.hello.cores,
+      workers: peer.workers ?? null,
+      shards: peer.workers ? [peer.shardOffset, peer.shardOffset + peer.workers - 1] : null,
+      clockOffsetMs: r1(peer.offsetMs),
+      rttMs: r1(peer.rttMs),
+      launched: sum('launched'),
+      completed: sum('completed'),
+      errors,
+      latencyMs: figures(merge(secs.map((s) => s.hist?.latency))),
+      sendLagMs: figures(merge(secs.map((s) => s.hist?.lag))),
+      cpuS: peer.done ? r1(peer.done.cpuS) : null,
+      cpuPctMean: cpu.length ? r1(cpu.reduce((a, b) => a + b, 0) / cpu.length) : null,
+      cpuPctMax: cpu.length ? r1(Math.max(...cpu)) : null,
+      rssMiBMax: peer.cpu.length ? r1(Math.max(...peer.cpu.map((c) => c.rssMiB))) : null,
+      lost: Boolean(peer.lost),
+    };
+  }
+
+  async function finish() {
+    if (finished) return;
+    finished = true;
+    clearTimeout(connectTimer);
+    phaseTimers.forEach(clearTimeout);
+    if (merger) merger.flush();
+    const rows = peers.map(nodeRow).sort((a, b) => a.node.localeCompare(b.node, 'en', { numeric: true }));
+    const cpuS = peers.reduce((a, p) => a + (p.done?.cpuS || 0), 0);
+    if (t0 !== null) {
+      emit({
+        type: 'done',
+        at: clock(),
+        interrupted: stopping,
+        cpuS,
+        startupCpuS: peers.reduce((a, p) => a + (p.done?.startupCpuS || 0), 0),
+        loadNodes: rows,
+      });
+    }
+    for (const p of peers) p.socket.destroy();
+    server.close();
+    await (launched ? launched.stop().catch((err) => log(`  the load tasks: ${err.message}`)) : null);
+    const status = failure ? `failed (${failure})` : stopping ? 'interrupted' : 'completed';
+    resolveDone({ records, status, loadNodes: rows });
+  }
+
+  // The per-second CPU of the busiest node: what the summary judges the generator by (the
+  // node most likely to fall behind), with every node's own figures in its row.
+  function samples() {
+    const bySec = new Map();
+    for (const p of peers)
+      for (const c of p.cpu) {
+        const at = Math.round(c.at / 1000) * 1000;
+        const cur = bySec.get(at);
+        if (!cur || c.cpuPct > cur.cpuPct)
+          bySec.set(at, { at, cpuPct: c.cpuPct, rssMiB: c.rssMiB, node: p.hello.node });
+      }
+    return [...bySec.values()].sort((a, b) => a.at - b.at);
+  }
+
+  const stop = () => {
+    if (finished) return done;
+    if (!stopping) {
+      stopping = true;
+      for (const p of peers) p.say({ op: 'stop' });
+      maybeFinish();
+      // A node that never answers the stop does not hold the run: its seconds so far count.
+      setTimeout(() => {
+        for (const p of peers) if (!p.ended) p.socket.destroy();
+        finish();
+      }, 10000).unref();
+    }
+    return done;
+  };
+
+  const ready = new Promise((resolve, reject) => {
+    server.once('error', (err) =>
+      reject(labError('LAB_ERR_PORT_IN_USE', `the coordinator's address ${o.listenHost}`, err.message)),
+    );
+    server.listen(0, o.listenHost, resolve);
+  });
+  ready
+    .then(async () => {
+      const { port } = server.address();
+      const address = `${o.advertiseHost || o.listenHost}:${port}`;
+      log(`coordinating ${N} load node(s) on ${address}`);
+      launched = await launcher.launch({ count: N, env: { LAB_COORDINATOR: address, LAB_COORDINATOR_TOKEN: token } });
+      if (finished) return launched.stop();
+      const waitMs = o.connectTimeoutMs ?? 120000;
+      connectTimer = setTimeout(async () => {
+        const why = launched.why ? await launched.why().catch(() => '') : '';
+        failure = `${peers.length} of ${N} load node(s) connected in ${Math.round(waitMs / 1000)} s${why ? `: ${why}` : ''}`;
+        finish();
+      }, waitMs);
+      return undefined;
+    })
+    .catch((err) => {
+      failure = err.message;
+      finish();
+    });
+
+  return {
+    pid: null,
+    get workers() {
+      return peers.reduce((a, p) => a + (p.workers || 0), 0) || null;
+    },
+    done,
+    stop,
+    samples,
+  };
+}
+
+module.exports = { startDistributed, clockOffset, nodeThreads };

@@ -1,0 +1,78 @@
+'use strict';
+
+const { merge, encode, figures } = require('./histogram');
+
+// One second of a run from the parts several shards measured in it (worker threads of one
+// generator, or generators on several nodes): counts added, histograms merged exactly
+// (HdrHistogram `add`), percentiles read from the merged histogram: never averaged.
+// part: { launched, completed, codes, errors, pending, hist: { latency, fromSend, lag } }
+// (histograms encoded, as records carry them).
+const sum = (objs) => {
+  const out = {};
+  for (const o of objs) for (const [k, v] of Object.entries(o || {})) out[k] = (out[k] || 0) + v;
+  return out;
+};
+
+function mergeSecond(parts, at) {
+  const latency = merge(parts.map((m) => m.hist?.latency));
+  const fromSend = merge(parts.map((m) => m.hist?.fromSend));
+  const lag = merge(parts.map((m) => m.hist?.lag));
+  return {
+    type: 'second',
+    at,
+    launched: parts.reduce((a, m) => a + (m.launched || 0), 0),
+    completed: parts.reduce((a, m) => a + (m.completed || 0), 0),
+    codes: sum(parts.map((m) => m.codes)),
+    errors: sum(parts.map((m) => m.errors)),
+    pending: parts.reduce((a, m) => a + (m.pending || 0), 0),
+    latencyMs: figures(latency),
+    sendLagMs: figures(lag),
+    hist: { latency: encode(latency), fromSend: encode(fromSend), lag: encode(lag) },
+  };
+}
+
+// Merges seconds from `sources` as they come: a second is complete when every source has
+// sent it or ended; complete seconds go to `emit` in order. Sources may send seconds in any
+// order; `end(source)` says a source has sent its last.
+function secondMerger(sources, emit, { at }) {
+  const parts = new Map(); // sec -> Map(source -> part)
+  const ended = new Set();
+  let nextSec = 0;
+  const ready = () => {
+    for (;;) {
+      const got = parts.get(nextSec);
+      if (!got) {
+        // Every source has ended and nothing is left: done.
+        return;
+      }
+      const waiting = sources.filter((s) => !ended.has(s) && !got.has(s));
+      if (waiting.length) return;
+      parts.delete(nextSec);
+      emit(mergeSecond([...got.values()], at(nextSec)));
+      nextSec += 1;
+    }
+  };
+  return {
+    add(source, sec, part) {
+      if (sec < nextSec) return; // a late part of a second already merged (a source that lagged): dropped
+      if (!parts.has(sec)) parts.set(sec, new Map());
+      parts.get(sec).set(source, part);
+      ready();
+    },
+    end(source) {
+      ended.add(source);
+      ready();
+    },
+    // What is left at the end (an interrupted run): each second merged from what arrived.
+    flush() {
+      for (const sec of [...parts.keys()].sort((a, b) => a - b)) {
+        if (sec < nextSec) continue;
+        nextSec = sec;
+        for (const s of sources) ended.add(s);
+        ready();
+      }
+    },
+  };
+}
+
+module.exports = { mergeSecond, secondMerger };

@@ -1,0 +1,44 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT } = require('../helper');
+
+// The service's image runs the service, and on a swarm the generator's shards too
+// (--load-nodes): every file either one requires must be copied into it, and every package
+// installed. Read from the Dockerfile, so a new require that the image lacks fails here and
+// not on somebody's swarm.
+const dockerfile = fs.readFileSync(path.join(ROOT, 'service', 'Dockerfile'), 'utf8');
+const copied = [...dockerfile.matchAll(/^COPY\s+(.+)\s+\S+$/gm)].flatMap((m) => m[1].trim().split(/\s+/));
+const packages = /RUN node scripts\/image-deps\.js\s+([^\\\n&]+)/.exec(dockerfile)[1].trim().split(/\s+/);
+
+// Every file of this repository `entry` requires, and every package, following local requires.
+function closure(entry) {
+  const files = new Set();
+  const mods = new Set();
+  const visit = (file) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const src = fs.readFileSync(file, 'utf8');
+    for (const [, spec] of src.matchAll(/require\('([^']+)'\)/g)) {
+      if (spec.startsWith('node:')) continue;
+      if (spec.startsWith('.')) visit(require.resolve(path.resolve(path.dirname(file), spec)));
+      else mods.add(spec.split('/')[0]);
+    }
+  };
+  visit(path.join(ROOT, entry));
+  return { files: [...files].map((f) => path.relative(ROOT, f)), mods: [...mods] };
+}
+
+const isCopied = (rel) => copied.some((c) => (c.endsWith('/') ? rel.startsWith(c) : rel === c));
+
+test.each(['service/index.js', 'lab/generators/remote-shard.js'])('the image holds all that %s requires', (entry) => {
+  const { files, mods } = closure(entry);
+  expect(files.filter((f) => !isCopied(f))).toEqual([]);
+  expect(mods.filter((m) => !packages.includes(m))).toEqual([]);
+});
+
+test('the check sees a missing file', () => {
+  expect(isCopied('lab/generators/merge.js')).toBe(true);
+  expect(isCopied('lab/commands/scenario.js')).toBe(false);
+});
