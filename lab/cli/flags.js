@@ -44,6 +44,16 @@ const flag = {
   // A flag given any number of times; each value through `parse` (which throws a LabError).
   list: (parse) => ({ multiple: true, parse }),
   path: () => ({ type: 'custom', parse: parsePath, expected: 'a path' }),
+  // A flag that may be given alone: `whenAlone` is its value then; `looksLike` tells its
+  // value from the next word.
+  optional: (parse, { whenAlone, looksLike, expected, env }) => ({
+    type: 'custom',
+    parse,
+    expected,
+    optionalValue: looksLike,
+    whenAlone,
+    ...(env ? { env } : {}),
+  }),
   pattern: (re, expected) => ({
     type: 'custom',
     parse: (raw) => {
@@ -86,6 +96,14 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
   const wanted = positionals.names ? positionals.names.map((n) => `<${n}>`).join(' ') : `<${positionals.name}>...`;
 
   function parse(argv, env = process.env) {
+    // A flag whose value is optional (`--dashboard [PORT]`): given alone, or followed by a
+    // word that is not its value, it takes its default.
+    argv = argv.map((a, i) => {
+      const spec = a.startsWith('--') && !a.includes('=') ? all[a.slice(2)] : null;
+      if (!spec || !spec.optionalValue) return a;
+      const next = argv[i + 1];
+      return next !== undefined && spec.optionalValue.test(next) ? a : `${a}=${spec.whenAlone}`;
+    });
     let parsed;
     try {
       parsed = parseArgs({ args: argv, options: parseOptions, allowPositionals: true, strict: true });

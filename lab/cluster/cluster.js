@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFile } = require('node:child_process');
 const { labError } = require('../../common/errors');
-const { claimDir, readMarker } = require('../ownership/dirs');
+const { claimDir, readMarker, removeOwnedDir, MARKER, LOCK } = require('../ownership/dirs');
 const { buildImage, cachedImage } = require('./image');
 const { planNetwork, freeSubnet, applyNetwork, removeNetwork, hostNetwork } = require('./network');
 const { qemuArgs, nodeFiles, createOverlay, startVm, stopVm, vmAlive, waitReady } = require('./vm');
@@ -215,6 +215,10 @@ async function clusterDown(o, { log = () => {} } = {}) {
       )
     : [];
   fs.rmSync(path.join(o.dir, STATE), { force: true });
+  // The folder itself when the lab made it and nothing else is left in it (an image cache
+  // kept inside it stays, and so does the folder then).
+  const left = fs.readdirSync(o.dir).filter((n) => n !== MARKER && n !== LOCK);
+  if (!left.length) removeOwnedDir(o.dir);
   if (differs.length) log(`the host's network differs from before the cluster in: ${differs.join(', ')}`);
   return { stopped, network, hostAsBefore: differs.length === 0, differs };
 }

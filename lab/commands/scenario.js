@@ -24,6 +24,11 @@ const renderSummary = require('../results/render-summary');
 const { createProgress } = require('../cli/progress');
 const describeMachine = require('../../common/machine');
 const { defineCommand, flag, CONTEXT } = require('../cli/flags');
+const { DASHBOARD_FLAGS } = require('../dashboard/flag');
+const { startDashboard } = require('../dashboard/server');
+const { liveFeed } = require('../dashboard/live');
+const { liveBody } = require('../dashboard/live-body');
+const loadRun = require('../report/load-run');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { runDirOf } = require('../results/run-dir');
 const { adoptStateDir } = require('../ownership/adopt');
@@ -42,6 +47,8 @@ options:
   --keepalive      fast/closed: reuse connections (default: a new one per request, as Artillery)
   --connections N  closed: concurrent connections (default 10)
   --requests M     closed: stop after M requests
+  --dashboard [PORT]  a live page of the run on 127.0.0.1:PORT (default 5665; --host to change
+                   the address; LAB_DASHBOARD=1 too), its URL printed at the start
   --load-nodes N   fast/closed: run the generator as N tasks of the swarm (one per node while
                    it has that many), its schedule shared as between threads, results merged
                    exactly; needs --engine swarm (or --target with DOCKER_HOST on a swarm)
@@ -78,6 +85,7 @@ const COMMAND = defineCommand({
   flags: {
     ...CONTEXT,
     ...DEPLOY_FLAGS,
+    ...DASHBOARD_FLAGS,
     generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     keepalive: flag.bool(),
     connections: flag.int(1, 10000),
@@ -376,6 +384,7 @@ function summaryStage(p, run, ctx) {
     generator: { name: p.generator, loop: GENERATORS[p.generator].loop, workers },
     generatorSamples: samples,
     machine: run.machine,
+    mergeCache: ctx.mergeCache,
   });
   if (p.signal) {
     summary.signal = signalSummary(records, genPlan);
@@ -417,7 +426,8 @@ function summaryStage(p, run, ctx) {
       hitRatio: null,
     });
   }
-  run.writeJson('summary.json', summary);
+  if (ctx.dashboard) summary.dashboard = ctx.dashboard;
+  if (ctx.write !== false) run.writeJson('summary.json', summary);
   return summary;
 }
 
@@ -447,6 +457,17 @@ async function scenarioCommand(argv, { log }) {
   // One command at a time on this state folder; refused before anything is created: a
   // deployment (or its leftovers) already up here.
   holdDir(ctx.stateDir, '--state-dir');
+  // The live page listens before anything starts: its port in use stops the run here.
+  const dashboard =
+    values.dashboard !== undefined
+      ? await startDashboard({ host: ctx.host, port: values.dashboard, title: `${endpoint} ${scenario}` })
+      : null;
+  let feed = null;
+  const liveCache = new Map();
+  if (dashboard) {
+    own(() => dashboard.close());
+    log(`live dashboard: ${dashboard.url}`);
+  }
   const runtime = p.target ? null : runtimeFor(p.runtime, { stateDir: ctx.stateDir, host: ctx.host, log });
   if (runtime) runtime.assertNotUp();
 
@@ -464,8 +485,11 @@ async function scenarioCommand(argv, { log }) {
     loadNodeSamples
       ? loadNodeSamples()
       : monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
-  const summaryOf = (status, genPlan, startedAt, workers) =>
+  const summaryOf = (status, genPlan, startedAt, workers, write = true) =>
     summaryStage(p, run, {
+      write,
+      mergeCache: write ? null : liveCache,
+      dashboard: feed ? feed.stats() : null,
       genPlan,
       records: readRecords(run.file('records.jsonl')),
       status,
@@ -501,6 +525,33 @@ async function scenarioCommand(argv, { log }) {
   partial = { genPlan, startedAt: new Date().toISOString(), workers: null };
 
   probe.start();
+  if (dashboard) {
+    const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
+    const began = Date.now();
+    feed = liveFeed(dashboard, {
+      render: ({ intervalMs }) => {
+        const summary = summaryOf('running', genPlan, partial.startedAt, null, false);
+        // Since the first phase began (the generator's own start), as the report's axis.
+        const firstPhase = Date.parse(summary.phases[0]?.startedAt);
+        const elapsedS = Math.max(0, (Date.now() - (Number.isFinite(firstPhase) ? firstPhase : began)) / 1000);
+        return {
+          html: String(
+            liveBody(loadRun.runWith(run.dir, summary), {
+              elapsedS,
+              totalS,
+              phases: genPlan.phases,
+              closed: p.closed || p.signal,
+              intervalMs,
+              dashboardCpu: feed.stats().cpuPctOfCore ?? 0,
+            }),
+          ),
+          status: `running: ${Math.floor(elapsedS)} s of ${totalS} s`,
+        };
+      },
+    });
+    feed.start();
+    own(() => feed.stop({ html: '', status: 'the run was interrupted; its partial report is in the results folder' }));
+  }
   let generation;
   try {
     generation = await generationStage(p, run, genPlan, target, monitoring, nodesOf, log, runtime?.env, (f) => {
@@ -521,6 +572,15 @@ async function scenarioCommand(argv, { log }) {
   const summary = summaryOf(status, generation.genPlan, generation.startedAt, generation.gen.workers);
   const reportFile = require('./report').writeReport(run.dir);
   log(`report: ${reportFile}`);
+  if (feed) {
+    feed.stop({
+      html: require('../report/run-report').runBody(loadRun(run.dir)),
+      status: `the run has ended (${status}); its report: ${reportFile}`,
+    });
+    // A moment for the last event to reach the open tabs.
+    await sleep(300);
+    await dashboard.close();
+  }
   const failed = summary.thresholds.filter((t) => !t.ok);
   const exitCode = failed.length || status !== 'completed' ? 1 : 0;
   if (values.json) return { stdout: JSON.stringify(summary, null, 2), exitCode };

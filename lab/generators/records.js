@@ -65,10 +65,21 @@ function totals(records) {
 
 // One window's latency figures from the seconds' histograms (`which`: latency, fromSend or
 // lag), merged exactly; null when the engine keeps no histograms.
-function mergedFigures(secs, which) {
+// cache (optional, a Map): for figures read again and again over seconds that only grow (the
+// live dashboard's summary each second), the merged histogram of the seconds seen so far is
+// kept under `key`, and only the new seconds are merged into it.
+function mergedFigures(secs, which, cache = null, key = which) {
   if (!secs.length || secs.some((s) => s.launched + s.completed > 0 && !(s.hist && which in s.hist))) return null;
-  const h = merge(secs.map((s) => s.hist[which]));
-  return figures(h);
+  if (!cache) return figures(merge(secs.map((s) => s.hist[which])));
+  let c = cache.get(key);
+  const valid = c && secs.length >= c.n && secs[0].at === c.firstAt && secs[c.n - 1].at === c.lastAt;
+  if (!valid) c = { n: 0, firstAt: secs[0].at, lastAt: null, hist: merge([]) };
+  const fresh = secs.slice(c.n);
+  if (fresh.length) c.hist.add(merge(fresh.map((s) => s.hist[which])));
+  c.n = secs.length;
+  c.lastAt = secs[secs.length - 1].at;
+  cache.set(key, c);
+  return figures(c.hist);
 }
 
 // Errors per second: exact from the seconds, or an interval's spread evenly over its seconds

@@ -70,6 +70,12 @@ function readRun(dir) {
     throw labError('LAB_ERR_USAGE', `${dir} is not a run's results directory (no summary.json)`);
   const summary = readJson(summaryFile);
   checkSummary(summary, summaryFile);
+  return runWith(dir, summary);
+}
+
+// The same from a summary in hand (the live dashboard's, of a run still going) and the
+// files the run has written so far.
+function runWith(dir, summary) {
   summary.errors = summary.errors || {};
   const deployment = fs.existsSync(path.join(dir, 'deployment.json'))
     ? readJson(path.join(dir, 'deployment.json'))
@@ -175,3 +181,4 @@ function loadRun(dir) {
 }
 
 module.exports = loadRun;
+module.exports.runWith = runWith;

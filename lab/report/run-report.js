@@ -227,6 +227,13 @@ function thresholdsTable(s) {
 function renderRunReport(run) {
   const s = run.summary;
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
+  return page(`${s.endpoint} ${s.scenario} on ${dep}`, runBody(run), s.machine);
+}
+
+// The report's body: what the page shows, and what the live dashboard shows second by second.
+function runBody(run) {
+  const s = run.summary;
+  const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
   const warn =
     s.saturation && (s.saturation.saturated || /peaked/.test(s.saturation.verdict))
       ? html`<p class="warn">${s.saturation.verdict}</p>`
@@ -262,7 +269,7 @@ function renderRunReport(run) {
     <h2>Sources</h2>
     ${sourcesList(s)}
     <p class="note">${s.responseTimeNote || ''}</p>`;
-  return page(`${s.endpoint} ${s.scenario} on ${dep}`, body, s.machine);
+  return body;
 }
 
 // Several runs side by side: one chart per panel with a series per run, on shared axes,
@@ -317,4 +324,4 @@ function renderCompare(runs) {
 const label = (r) =>
   `${r.summary.endpoint} ${r.summary.scenario} ${r.summary.deployment ? r.summary.deployment.label || r.summary.deployment.name : 'external'}`;
 
-module.exports = { renderRunReport, renderCompare, compareBody, runCharts, label };
+module.exports = { renderRunReport, runBody, renderCompare, compareBody, runCharts, label };

@@ -110,9 +110,11 @@ function summarize(run) {
   const exact = closed && start && done && done.at > start.at ? (done.at - start.at) / 1000 : null;
   const durationS = exact ?? (active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null);
 
-  const latency = (done && done.latencyMs) || mergedFigures(secs, 'latency');
-  const fromSend = mergedFigures(secs, 'fromSend');
-  const lagAll = mergedFigures(secs, 'lag');
+  // (run.mergeCache: the live dashboard's, which summarizes the same growing run each second.)
+  const cache = run.mergeCache || null;
+  const latency = (done && done.latencyMs) || mergedFigures(secs, 'latency', cache);
+  const fromSend = mergedFigures(secs, 'fromSend', cache);
+  const lagAll = mergedFigures(secs, 'lag', cache);
 
   const windows = phaseWindows(run.phases, records, active.length ? active[0].at : Date.parse(run.startedAt));
   // A closed loop stopped by its request count ends before its phase's nominal length.
@@ -125,7 +127,7 @@ function summarize(run) {
     const seconds_ = (windows[i].end - windows[i].start) / 1000;
     const achieved = seconds_ > 0 ? launched[i] / seconds_ : null;
     const inside = secs.filter((s) => s.at >= windows[i].start - 500 && s.at < windows[i].end - 500);
-    const lag = mergedFigures(inside, 'lag');
+    const lag = mergedFigures(inside, 'lag', cache, `lag-phase-${i}`);
     return {
       name: ph.name,
       durationS: exact !== null ? round1(seconds_) : ph.duration,

@@ -452,6 +452,15 @@ class LocalRuntime {
       leftovers.push(nginx);
     }
     if (leftovers.length) await stopPids(leftovers, { timeoutMs: 5000 });
+    // And again, for what was born while they stopped (pm2 restarting a replica whose
+    // sibling it saw die, in the moment before its daemon went; seen once on a busy machine
+    // after a Ctrl-C during a deploy): a few rounds, until nothing of the folder runs.
+    for (let round = 0; round < 3; round++) {
+      const more = findOwned(this.state.token(), { helpers }).filter((p) => !leftovers.includes(p));
+      if (!more.length) break;
+      await stopPids(more, { timeoutMs: 5000 });
+      leftovers.push(...more);
+    }
     // The caps' control groups, once their processes are gone: found by the folder's token,
     // so they go even when state.json is lost.
     const groups = await this.removeGroups();

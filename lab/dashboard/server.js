@@ -1,0 +1,107 @@
+'use strict';
+
+// The live dashboard (--dashboard [PORT]): one page on 127.0.0.1 (or --host) that shows a
+// run as it goes, fed by server-sent events. Read-only: the page, its event stream, nothing
+// else, and no control actions. The body it shows is rendered here by the report's own
+// renderer (lab/report/run-report.js: the same charts and tables as report.html), once per
+// refresh for every open tab alike, so ten tabs cost what one does and no tab costs nothing.
+const http = require('node:http');
+const { labError } = require('../../common/errors');
+const { html, trusted } = require('../report/html');
+const page = require('../report/page');
+
+// The page's only script: the live feed. Each event carries the body to show and a status.
+const SCRIPT = `(() => {
+  const live = document.getElementById('live');
+  const status = document.getElementById('status');
+  const es = new EventSource('events');
+  es.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    live.innerHTML = m.html;
+    status.textContent = m.status;
+    status.className = m.ended ? 'warn' : 'note';
+    if (m.ended) es.close();
+  };
+  es.onerror = () => {
+    if (es.readyState === EventSource.CLOSED) status.textContent = 'the lab stopped serving this page';
+    else status.textContent = 'connection lost: retrying';
+  };
+})();`;
+
+function shell(title) {
+  return page(
+    `live: ${title}`,
+    html`<p id="status" class="note">connecting to the run...</p>
+      <div id="live"><p>waiting for the run's first second</p></div>
+      <script>
+        ${trusted(SCRIPT)}
+      </script>`,
+  );
+}
+
+// Listens before the run starts anything: a port in use is an error at once.
+async function startDashboard({ host = '127.0.0.1', port = 0, title = 'run' } = {}) {
+  const clients = new Set();
+  let last = null; // the latest event, sent to a tab as soon as it opens
+  let clientsMax = 0;
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (url.pathname === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(shell(title));
+      return;
+    }
+    if (url.pathname === '/events') {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
+      res.write('retry: 2000\n\n');
+      if (last) res.write(last);
+      clients.add(res);
+      clientsMax = Math.max(clientsMax, clients.size);
+      req.on('close', () => clients.delete(res));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', (err) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? labError('LAB_ERR_PORT_IN_USE', `${host}:${port} (--dashboard)`, 'choose another port: --dashboard PORT')
+          : labError('LAB_ERR_USAGE', `--dashboard on ${host}:${port}: ${err.message}`),
+      ),
+    );
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  const shown = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${shown}:${address.port}/`,
+    get clients() {
+      return clients.size;
+    },
+    get clientsMax() {
+      return clientsMax;
+    },
+    // One event for every open tab: { html, status, ended }.
+    send(event) {
+      last = `data: ${JSON.stringify(event)}\n\n`;
+      for (const res of clients) res.write(last);
+    },
+    close() {
+      for (const res of clients) res.end();
+      clients.clear();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+module.exports = { startDashboard };

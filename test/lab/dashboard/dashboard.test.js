@@ -1,0 +1,108 @@
+'use strict';
+
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+/* global document */
+const { browserTest, launch, readPage } = require('../../browser');
+const { startProgram, freePort, freePortBase, tmpStateDir, lab, errorCode, ROOT } = require('../../helper');
+
+// The live dashboard as a person meets it: a short scenario with --dashboard, the page
+// opened in headless Chromium while the run goes. Its charts are drawn, its counters grow
+// between two reads of the DOM, and at the end it says the run ended. The screenshot is kept
+// (test-output/pages/dashboard.png, the README's picture).
+browserTest(
+  'a run with --dashboard: charts drawn, counters growing, the end said',
+  async () => {
+    const port = await freePort();
+    const run = await startProgram(
+      'lab/cli',
+      [
+        'scenario',
+        'ping',
+        'load',
+        'replicated',
+        '--generator',
+        'fast',
+        '--scale',
+        '0.15',
+        '--rate-scale',
+        '0.2',
+        '--dashboard',
+        String(port),
+        '--no-graphite',
+        '--port-base',
+        String(await freePortBase(70)),
+        '--state-dir',
+        tmpStateDir(),
+        '--results-dir',
+        tmpStateDir(),
+      ],
+      { ready: (err) => /running ping load/.test(err), timeoutMs: 120000 },
+    );
+    expect(run.output().stderr).toContain(`live dashboard: http://127.0.0.1:${port}/`);
+    const browser = await launch();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 1800 } });
+      await page.goto(`http://127.0.0.1:${port}/`);
+      const counters = () =>
+        page.evaluate(() => {
+          const c = document.getElementById('counters');
+          return c ? { launched: Number(c.dataset.launched), completed: Number(c.dataset.completed) } : null;
+        });
+      await page.waitForFunction(() => Number(document.getElementById('counters')?.dataset.launched) > 0, null, {
+        timeout: 30000,
+      });
+      const first = await counters();
+      await page.waitForTimeout(3000);
+      const second = await counters();
+      expect(second.launched).toBeGreaterThan(first.launched);
+      expect(second.completed).toBeGreaterThan(first.completed);
+      const seen = await readPage(page);
+      expect(seen.bad).toEqual([]);
+      expect(seen.strayRows).toBe(0);
+      expect(seen.charts.length).toBeGreaterThanOrEqual(4);
+      expect(seen.charts.filter((c) => c.marks > 0).length).toBeGreaterThanOrEqual(3);
+      fs.mkdirSync(path.join(ROOT, 'test-output', 'pages'), { recursive: true });
+      await page.screenshot({ path: path.join(ROOT, 'test-output', 'pages', 'dashboard.png'), fullPage: false });
+      // The end: the page says so and names the report.
+      const { code } = await run.exited;
+      expect(code).toBe(0);
+      await page.waitForFunction(() => /the run has ended/.test(document.getElementById('status').textContent), null, {
+        timeout: 10000,
+      });
+      expect(await page.textContent('#status')).toMatch(/report: .*report\.html/);
+    } finally {
+      await browser.close();
+      await run.stop();
+    }
+  },
+  240000,
+);
+
+test('a dashboard port in use stops the run before anything starts, with one clear message', async () => {
+  const blocker = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => blocker.once('listening', r));
+  const { port } = blocker.address();
+  const stateDir = tmpStateDir();
+  try {
+    const r = await lab(['scenario', 'ping', 'load', 'single', '--dashboard', String(port), '--state-dir', stateDir]);
+    expect(r.code).not.toBe(0);
+    expect(errorCode(r.stderr)).toBe('LAB_ERR_PORT_IN_USE');
+    expect(r.stderr).toContain('--dashboard');
+    // Nothing was deployed.
+    expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
+  } finally {
+    blocker.close();
+  }
+});
+
+test('--dashboard takes an optional port: alone it is 5665, and a bad one is a usage error', async () => {
+  const scenario = require('../../../lab/commands/scenario');
+  expect(scenario.plan(['ping', 'load', 'single', '--dashboard']).values.dashboard).toBe(5665);
+  expect(scenario.plan(['ping', 'load', 'single', '--dashboard', '6001']).values.dashboard).toBe(6001);
+  expect(scenario.plan(['ping', 'load', 'single', '--dashboard', '--generator', 'fast']).values.dashboard).toBe(5665);
+  expect(scenario.plan(['ping', 'load', 'single']).values.dashboard).toBeUndefined();
+  const bad = await lab(['scenario', 'ping', 'load', 'single', '--dashboard=80']);
+  expect(bad.code).toBe(2);
+});
