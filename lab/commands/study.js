@@ -22,6 +22,10 @@ const table = require('../cli/table');
 const describeMachine = require('../../common/machine');
 
 const { CLI } = require('../paths');
+const { DASHBOARD_FLAGS } = require('../dashboard/flag');
+const { startDashboard } = require('../dashboard/server');
+const { liveFeed } = require('../dashboard/live');
+const { studyBody } = require('../dashboard/study-body');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
 Runs a study end to end (each of its runs one lab command) and writes study.html and
@@ -34,6 +38,8 @@ skipped when the study is started again.
   --dir DIR                   the study's folder (default results/study for course,
                               results/study-<name> for the others)
   --fresh                     start over: forget the finished runs
+  --dashboard [PORT]          a live page of the study on 127.0.0.1:PORT (default 5665): the
+                              run going, the runs done and their headline figures
   --runs a,b                  only the runs whose names start with these (see --plan)
   --engine local|swarm        balancers: where the node and nginx rows run (the mesh always
                               needs a swarm)
@@ -67,6 +73,7 @@ const COMMAND = defineCommand({
     scenarios: flag.string(),
     deployments: flag.string(),
     generator: flag.enum(['artillery', 'fast'], 'generator'),
+    ...DASHBOARD_FLAGS,
   },
 });
 // Flags that belong to some studies; the others refuse them.
@@ -258,7 +265,9 @@ async function studyCommand(argv, { log }) {
   const name = pick('study', positionals[0] ?? DEFAULT_STUDY, Object.keys(STUDIES));
   const study = STUDIES[name];
   const given = Object.fromEntries(
-    Object.entries(values).filter(([k, v]) => v !== undefined && !(k in CONTEXT) && k !== 'json'),
+    Object.entries(values).filter(
+      ([k, v]) => v !== undefined && !(k in CONTEXT) && k !== 'json' && !(k in DASHBOARD_FLAGS),
+    ),
   );
   const o = options(study, given);
   let plan = study.plan(o);
@@ -327,6 +336,34 @@ async function studyCommand(argv, { log }) {
   const machine = describeMachine({ artillery: require('artillery/package.json').version });
   const failures = {};
   const started = Date.now();
+  // The live page: listening before the first run, so a port in use stops the study here.
+  let currentIndex = null;
+  let feed = null;
+  if (values.dashboard !== undefined) {
+    const dashboard = await startDashboard({ host: ctx.host, port: values.dashboard, title: study.title });
+    own(() => dashboard.close());
+    log(`live dashboard: ${dashboard.url}`);
+    const headlines = new Map();
+    feed = liveFeed(dashboard, {
+      render: () => ({
+        html: String(
+          studyBody({
+            title: study.title,
+            plan,
+            runDir,
+            current: currentIndex,
+            startedAt: started,
+            expectedS: total,
+            failures,
+            headlines,
+          }),
+        ),
+        status: currentIndex === null ? 'between runs' : `run ${currentIndex + 1} of ${plan.length}`,
+      }),
+    });
+    feed.start();
+    own(() => feed.stop({ html: '', status: 'the study was interrupted; its finished runs are kept' }));
+  }
   const ctxArgs = ['--port-base', String(ctx.portBase), '--host', ctx.host, '--state-dir', ctx.stateDir];
 
   const writeReport = () => {
@@ -411,7 +448,9 @@ async function studyCommand(argv, { log }) {
         } else args = args.map((a) => (a === '{target}' ? group.url : a));
       }
       if (!skip) {
+        currentIndex = i;
         const r = await runOwned([...args, '--run-dir', dir, '--json', ...ctxArgs]);
+        currentIndex = null;
         if (interrupted()) break;
         writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
         if (r.code !== 0) {
@@ -425,6 +464,13 @@ async function studyCommand(argv, { log }) {
   await closeGroup();
   writeReport();
   const done = plan.filter((r) => isDone(runDir(r), r)).length;
+  if (feed) {
+    feed.stop({
+      html: `<p>${done} of ${plan.length} runs done.</p>`,
+      status: `the study has ended; its report: ${path.join(studyDir, 'study.html')}`,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+  }
   return {
     stdout: `${study.title}: ${done} of ${plan.length} runs done in ${clock((Date.now() - started) / 1000)}\nreport: ${path.join(studyDir, 'study.html')}\nsummary: ${path.join(studyDir, 'study.md')}`,
     exitCode: Object.keys(failures).some((id) => !failures[id].startsWith('not run:')) ? 1 : 0,
