@@ -203,7 +203,7 @@ function fmtS(ms) {
 
 // The model curves for a verdict, for drawing: [{ c, latencyMs, throughput }].
 function modelCurve(verdict, maxC) {
-  if (verdict.kind === 'inconclusive') return [];
+  if (verdict.kind !== 'sync' && verdict.kind !== 'async') return [];
   const d = verdict.delayMs;
   const pts = [];
   for (let c = 1; c <= maxC; c++) {

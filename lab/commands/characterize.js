@@ -12,6 +12,9 @@ const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const { loadConfig: loadBboxConfig } = require('../../bbox/config');
 const closedLoop = require('../generators/concurrency-probe');
+const { DASHBOARD_FLAGS } = require('../dashboard/flag');
+const { startDashboard } = require('../dashboard/server');
+const { liveFeed } = require('../dashboard/live');
 const { sweep, analyze } = require('../analysis/black-box-model');
 const { get } = require('../http');
 const { planPorts, assertFree } = require('../topology/ports');
@@ -19,6 +22,7 @@ const { resolveDeployment } = require('../topology/deployments');
 const LocalRuntime = require('../runtime/local');
 const table = require('../cli/table');
 const characterizeHtml = require('../report/characterize-html');
+const { characterizeBody } = characterizeHtml;
 const describeMachine = require('../../common/machine');
 
 const USAGE = `usage: npm run characterize -- <bbox1|bbox2|URL> [options]
@@ -47,6 +51,7 @@ const COMMAND = defineCommand({
     cycles: flag.int(2, 100),
     'results-dir': flag.path(),
     'run-dir': flag.path(),
+    ...DASHBOARD_FLAGS,
   },
 });
 
@@ -149,6 +154,36 @@ async function characterizeCommand(argv, { log }) {
 
   let url = p.target;
   if (p.named) holdDir(p.ctx.stateDir, '--state-dir');
+  // The live page: the levels measured so far, drawn by the characterization's own page.
+  const dashboard =
+    p.values.dashboard !== undefined
+      ? await startDashboard({ host: p.ctx.host, port: p.values.dashboard, title: `characterize ${p.target}` })
+      : null;
+  const seenLevels = [];
+  const seenWaves = [];
+  let feed = null;
+  if (dashboard) {
+    own(() => dashboard.close());
+    log(`live dashboard: ${dashboard.url}`);
+    feed = liveFeed(dashboard, {
+      render: () => ({
+        html: String(
+          characterizeBody({
+            target: p.target,
+            cycles: p.cycles,
+            verdict: {
+              kind: 'sweeping',
+              explanation: `${seenLevels.length} level(s) measured so far${seenWaves.length ? `; bursts: ${seenWaves.map((w) => `${w.firstWave} of ${w.size} in the first wave`).join(', ')}` : ''}.`,
+              levels: [...seenLevels].sort((a, b) => a.concurrency - b.concurrency),
+            },
+          }),
+        ),
+        status: `sweeping: ${seenLevels.length} level(s) so far`,
+      }),
+    });
+    feed.start();
+    own(() => feed.stop({ html: '', status: 'the characterization was interrupted' }));
+  }
   if (p.named) adoptStateDir(p.ctx.stateDir);
   if (p.named) url = p.via === 'service' ? await startThroughService(p, log) : await startBoxes(p, log);
 
@@ -172,8 +207,12 @@ async function characterizeCommand(argv, { log }) {
   const result = await sweep(probe, {
     maxConcurrency: p.maxConcurrency,
     burst: (count) => closedLoop.burst({ url, count, timeoutMs: Math.max(10000, 20 * d0) }),
-    onWave: (w) => log(`  burst of ${String(w.size).padStart(3)}: ${w.firstWave} answered in the first wave`),
+    onWave: (w) => {
+      seenWaves.push(w);
+      log(`  burst of ${String(w.size).padStart(3)}: ${w.firstWave} answered in the first wave`);
+    },
     onLevel: (l) =>
+      seenLevels.push(l) &&
       log(
         `  concurrency ${String(l.concurrency).padStart(3)}: ${l.throughput.toFixed(2)}/s, latency mean ${Math.round(l.latencyMs.mean ?? 0)} ms, max ${Math.round(l.latencyMs.max ?? 0)} ms`,
       ),
@@ -196,6 +235,14 @@ async function characterizeCommand(argv, { log }) {
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(out, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'index.html'), characterizeHtml({ ...out, verdict: { ...verdict } }));
   out.resultsDir = dir;
+  if (feed) {
+    feed.stop({
+      html: String(characterizeBody({ ...out, verdict: { ...verdict } })),
+      status: `the characterization has ended; its page: ${path.join(dir, 'index.html')}`,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await dashboard.close();
+  }
   if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
 
   const rows = out.levels.map((l) => ({

@@ -10,7 +10,7 @@ const page = require('./page');
 function characterizeBody(result, heading = 'h1') {
   const { verdict, target } = result;
   const levels = verdict.levels;
-  const maxC = Math.max(...levels.map((l) => l.concurrency));
+  const maxC = Math.max(1, ...levels.map((l) => l.concurrency));
   const model = modelCurve(verdict, maxC);
   const chart = lineChart(
     [
@@ -56,12 +56,17 @@ function characterizeBody(result, heading = 'h1') {
     verdict.kind === 'sync'
       ? html`<li>kind: <b>synchronous</b></li>
           <li>
-            workers: <b>${verdict.workers}</b> (exact: flat at ${verdict.workers}, queueing at
-            ${Number(verdict.workers) + 1}; Little's law: ${verdict.littleWorkers})
+            workers: <b>${verdict.workers}</b>
+            (${
+              verdict.waves ? html`first waves of bursts: ${verdict.waves.join(', ')}; ` : ''
+            }closed loop flat up to ${verdict.latencyWorkers ?? verdict.workers}; Little's law:
+            ${verdict.littleWorkers})
           </li>`
       : verdict.kind === 'async'
         ? html`<li>kind: <b>asynchronous</b></li>`
-        : html`<li>kind: <b>inconclusive</b></li>`;
+        : verdict.kind === 'sweeping'
+          ? html`<li>kind: <b>not decided yet</b> (the sweep is going)</li>`
+          : html`<li>kind: <b>inconclusive</b></li>`;
   const delay =
     verdict.delayMs !== undefined
       ? html`<li>delay: <b>${verdict.delayMs} ms</b> ± ${verdict.delayUncertaintyMs} ms</li>`

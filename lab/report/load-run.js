@@ -106,6 +106,8 @@ function runWith(dir, summary) {
   const pending = [];
   const rtMedian = [];
   const rtMax = [];
+  // Response time against throughput, one point a second (Gatling's view): [completed/s, ms].
+  const rtByRate = { p50: [], p99: [] };
   let cum = 0;
   for (let at = first; ats.length && at <= last; at += 1000) {
     const r = byAt.get(at);
@@ -122,6 +124,8 @@ function runWith(dir, summary) {
     if (r && r.latencyMs && r.latencyMs.count) {
       rtMedian.push([t, r.latencyMs.p50]);
       rtMax.push([t, r.latencyMs.max]);
+      rtByRate.p50.push([c, r.latencyMs.p50]);
+      if (typeof r.latencyMs.p99 === 'number') rtByRate.p99.push([c, r.latencyMs.p99]);
     }
   }
 
@@ -164,7 +168,7 @@ function runWith(dir, summary) {
     summary,
     deployment,
     phases,
-    series: { launched, completed, errored, pending, rtMedian, rtMax, srvMedian, srvMax, cpu, rss },
+    series: { launched, completed, errored, pending, rtMedian, rtMax, rtByRate, srvMedian, srvMax, cpu, rss },
     peaks,
   };
 }

@@ -56,6 +56,18 @@ function runCharts(run) {
       },
     ),
     lineChart(
+      [
+        { name: 'median', points: s.rtByRate?.p50 || [], scatter: true },
+        { name: 'p99', points: s.rtByRate?.p99 || [], scatter: true },
+      ],
+      {
+        title: "Response time against throughput: one dot a second (Gatling's view)",
+        xLabel: 'requests completed in that second',
+        yLabel: 'ms',
+        xMin: 0,
+      },
+    ),
+    lineChart(
       nodeNames.map((n) => ({ name: n, points: s.cpu[n] })),
       { ...axis, title: 'CPU per node (% of one core)', yLabel: '%' },
     ),
@@ -295,6 +307,15 @@ function compareBody(runs) {
   ${panel('Pending requests', (r) => r.series.pending, 'pending')}
   ${panel('Client median response time (ms)', (r) => r.series.rtMedian, 'ms')}
   ${panel('Client max response time (ms)', (r) => r.series.rtMax, 'ms')}
+  ${lineChart(
+    runs.map((r) => ({ name: label(r), points: r.series.rtByRate?.p99 || [], scatter: true })),
+    {
+      title: "p99 response time against throughput: one dot a second (Gatling's view)",
+      xLabel: 'requests completed in that second',
+      yLabel: 'ms',
+      xMin: 0,
+    },
+  )}
   ${panel('Deployment CPU, all nodes (% of one core)', (r) => totalOf('cpu', r), '%')}
   ${panel('Deployment memory, all nodes (MiB)', (r) => totalOf('rss', r), 'MiB')}`;
 }

@@ -26,7 +26,8 @@ function niceMax(v) {
 
 const tickText = (v) => (Math.abs(v) >= 1000 ? `${Math.round(v / 100) / 10}k` : String(Math.round(v * 100) / 100));
 
-// series: [{ name, points: [[x, y], ...], axis: 'left' | 'right', dashed, color, dots }]
+// series: [{ name, points: [[x, y], ...], axis: 'left' | 'right', dashed, color, dots, scatter }]
+// (scatter: dots only, no line: points that are not a sequence, like one dot per second)
 // options: { title, xLabel, yLabel, y2Label, xMax, yMax, y2Max, markers: [{ x, label }], width, height }
 function lineChart(series, o = {}) {
   const W = o.width || 760;
@@ -85,10 +86,11 @@ function lineChart(series, o = {}) {
     const pts = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]));
     if (!pts.length) return;
     const d = pts.map((p, j) => `${j ? 'L' : 'M'}${sx(p[0]).toFixed(1)},${sy(p[1], s.axis).toFixed(1)}`).join('');
-    out.push(
-      `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="6 4"' : ''} class="series" data-name="${esc(s.name)}" data-points="${pts.length}"/>`,
-    );
-    if (s.dots)
+    if (!s.scatter)
+      out.push(
+        `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="6 4"' : ''} class="series" data-name="${esc(s.name)}" data-points="${pts.length}"/>`,
+      );
+    if (s.dots || s.scatter)
       for (const p of pts)
         out.push(`<circle cx="${sx(p[0]).toFixed(1)}" cy="${sy(p[1], s.axis).toFixed(1)}" r="2.5" fill="${color}"/>`);
   });

@@ -106,3 +106,54 @@ test('--dashboard takes an optional port: alone it is 5665, and a bad one is a u
   const bad = await lab(['scenario', 'ping', 'load', 'single', '--dashboard=80']);
   expect(bad.code).toBe(2);
 });
+
+// The characterization's live page: the same page as its index.html, its levels so far.
+test('characterize --dashboard: the levels measured so far, then the verdict', async () => {
+  const http = require('node:http');
+  const port = await freePort();
+  const run = await startProgram(
+    'lab/cli',
+    [
+      'characterize',
+      'bbox1',
+      '--key',
+      'abc',
+      '--delay-scale',
+      '0.1',
+      '--max-concurrency',
+      '4',
+      '--dashboard',
+      String(port),
+      '--port-base',
+      String(await freePortBase()),
+      '--state-dir',
+      tmpStateDir(),
+      '--results-dir',
+      tmpStateDir(),
+    ],
+    { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
+  );
+  const events = [];
+  await new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/events' }, (res) => {
+      let buf = '';
+      res.on('data', (d) => {
+        buf += d;
+        for (const m of buf.matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]));
+        buf = buf.slice(buf.lastIndexOf('\n') + 1);
+        if (events.some((e) => e.ended)) res.destroy();
+      });
+      res.on('close', resolve);
+    });
+    req.on('error', resolve);
+  });
+  const { code } = await run.exited;
+  expect(code).toBe(0);
+  const live = events.find((e) => !e.ended && /level\(s\) measured so far/.test(e.html) && /<td>2<\/td>/.test(e.html));
+  expect(live).toBeDefined();
+  expect(live.html).toMatch(/not decided yet/);
+  const end = events[events.length - 1];
+  expect(end.ended).toBe(true);
+  expect(end.status).toMatch(/has ended; its page: .*index\.html/);
+  expect(end.html).toMatch(/kind: <b>(a)?synchronous<\/b>/);
+}, 120000);
