@@ -87,6 +87,8 @@ function createProgress({
   participants = false,
   requests = null,
   stream = process.stderr,
+  // Appended to every line (the live dashboard's address, when there is one).
+  suffix = '',
 }) {
   const records = [];
   const t0 = Date.now();
@@ -101,7 +103,7 @@ function createProgress({
       participants,
       requests,
       ...snapshot(records),
-    });
+    }) + (suffix ? ` | ${suffix}` : '');
   const ticker = setInterval(() => {
     if (tty) stream.write(`\r\x1b[K${line()}`);
     else if (Date.now() - lastPrinted >= 10000) {

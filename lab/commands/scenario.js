@@ -321,7 +321,18 @@ function generatorPlan(p, target, run, monitoring) {
 
 // Stage 5, generation: the generator runs, its records stream to records.jsonl (kept when
 // the run is cut short) and to the progress listener.
-async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log, runtimeEnv, onLoadNodes) {
+async function generationStage(
+  p,
+  run,
+  genPlan,
+  target,
+  monitoring,
+  nodesOf,
+  log,
+  runtimeEnv,
+  onLoadNodes,
+  dashboardUrl,
+) {
   const recordsFile = run.file('records.jsonl');
   fs.writeFileSync(recordsFile, '');
   const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
@@ -331,6 +342,7 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
     closed: p.closed || p.signal,
     participants: p.signal,
     requests: genPlan.durationMs === undefined && genPlan.requests ? genPlan.requests : null,
+    suffix: dashboardUrl ? `live ${dashboardUrl}` : '',
   });
   const generator = GENERATORS[p.generator];
   log(
@@ -554,9 +566,20 @@ async function scenarioCommand(argv, { log }) {
   }
   let generation;
   try {
-    generation = await generationStage(p, run, genPlan, target, monitoring, nodesOf, log, runtime?.env, (f) => {
-      loadNodeSamples = f;
-    });
+    generation = await generationStage(
+      p,
+      run,
+      genPlan,
+      target,
+      monitoring,
+      nodesOf,
+      log,
+      runtime?.env,
+      (f) => {
+        loadNodeSamples = f;
+      },
+      dashboard?.url,
+    );
   } catch (err) {
     if (!interrupted()) summaryOf('failed', genPlan, partial.startedAt, null);
     throw err;

@@ -78,7 +78,7 @@ function byReason(pairs) {
 
 // The whole report. study: the study's row (title, seed, differs); done/missing: run ids;
 // failures: { id: why }.
-function renderReport({ study, sections, plan, missing, failures, machine, scale }) {
+function renderReport({ study, sections, plan, missing, failures, machine, scale, studyDir = null }) {
   const html = [h`<h1>${study.title}</h1>`];
   const md = [`# ${study.title}`, ''];
   const head = `Seed ${study.seed} (its published figures, as this report uses them: lab/studies/${study.name}.js). ${plan.length} planned runs${
@@ -93,6 +93,12 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
     md.push(`- **${ids.join(', ')}**: ${why}`);
   }
   if (Object.keys(failures).length) md.push('');
+  // Runs on the lab's emulated VM cluster say so here too, as each of their summaries does.
+  const emulated = emulatedNote(studyDir, plan);
+  if (emulated) {
+    html.push(h`<p class="warn">${emulated}</p>`);
+    md.push(`**${emulated}**`, '');
+  }
   html.push(h`<h2>What differs from the seed's set-up</h2><ul>${study.differs.map((d) => h`<li>${d}</li>`)}</ul>`);
   md.push("## What differs from the seed's set-up", '', ...study.differs.map((d) => `- ${d}`), '');
   for (const s of sections) {
@@ -106,12 +112,23 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
   };
 }
 
+// The emulation note of the study's runs, when any ran on emulated nodes: how many, and
+// what it means for their timings.
+function emulatedNote(studyDir, plan) {
+  if (!studyDir) return null;
+  const notes = plan
+    .map((r) => readJson(path.join(studyDir, 'runs', r.id, 'summary.json'))?.environment?.emulated)
+    .filter(Boolean);
+  if (!notes.length) return null;
+  return `${notes.length} of ${plan.length} runs ran on the lab's VM cluster under emulation: ${notes[0]}.`;
+}
+
 // A study's pages (study.html, study.md) from its folder alone: the course keeps its own
 // renderer, every other study is sections in the common frame.
 function studyReport(study, { studyDir, plan, missing, failures, machine, scale }) {
   if (study.render) return study.render({ studyDir, plan, machine, scale, failures });
   const sections = study.sections({ studyDir, plan, scale, failures });
-  return renderReport({ study, sections, plan, missing, failures, machine, scale });
+  return renderReport({ study, sections, plan, missing, failures, machine, scale, studyDir });
 }
 
 module.exports = { num, ratio, readJson, summaryOf, mdTable, byReason, renderSection, renderReport, studyReport };

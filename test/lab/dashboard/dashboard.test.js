@@ -41,6 +41,11 @@ browserTest(
       { ready: (err) => /running ping load/.test(err), timeoutMs: 120000 },
     );
     expect(run.output().stderr).toContain(`live dashboard: http://127.0.0.1:${port}/`);
+    // The progress line carries the address too.
+    const sawProgress = Date.now() + 20000;
+    while (!/\| live http:\/\/127\.0\.0\.1:\d+\//.test(run.output().stderr) && Date.now() < sawProgress)
+      await new Promise((r) => setTimeout(r, 250));
+    expect(run.output().stderr).toMatch(/\| live http:\/\/127\.0\.0\.1:\d+\//);
     const browser = await launch();
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 1800 } });
