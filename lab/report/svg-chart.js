@@ -90,9 +90,12 @@ function lineChart(series, o = {}) {
       out.push(
         `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="6 4"' : ''} class="series" data-name="${esc(s.name)}" data-points="${pts.length}"/>`,
       );
+    // A scatter's dots are its series: one group, named like a line would be.
+    if (s.scatter) out.push(`<g class="series" data-name="${esc(s.name)}" data-points="${pts.length}">`);
     if (s.dots || s.scatter)
       for (const p of pts)
         out.push(`<circle cx="${sx(p[0]).toFixed(1)}" cy="${sy(p[1], s.axis).toFixed(1)}" r="2.5" fill="${color}"/>`);
+    if (s.scatter) out.push('</g>');
   });
   // Legend
   let lx = m.l;
