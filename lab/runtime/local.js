@@ -426,7 +426,14 @@ class LocalRuntime {
   // them; a command stopping its own deployment leaves its own helpers to itself).
   async down({ helpers = false } = {}) {
     this.aborting = true;
-    if (this.pending) await Promise.race([this.pending.catch(() => {}), new Promise((r) => setTimeout(r, 15000))]);
+    // The start step in flight may still be starting pm2's daemon (its connect has a 30 s
+    // time-out): waited for past that, so the daemon is not born after the look below (seen
+    // once on a busy machine with 15 s: a daemon left running after a Ctrl-C during a deploy).
+    if (this.pending) {
+      let timer;
+      await Promise.race([this.pending.catch(() => {}), new Promise((r) => (timer = setTimeout(r, 45000)))]);
+      clearTimeout(timer);
+    }
     const view = this.inspect({ helpers });
     const stopped = [];
     const stale = view.entries.filter((e) => e.is === 'stale').map((e) => ({ name: e.name, pid: e.pid }));
