@@ -321,18 +321,9 @@ function generatorPlan(p, target, run, monitoring) {
 
 // Stage 5, generation: the generator runs, its records stream to records.jsonl (kept when
 // the run is cut short) and to the progress listener.
-async function generationStage(
-  p,
-  run,
-  genPlan,
-  target,
-  monitoring,
-  nodesOf,
-  log,
-  runtimeEnv,
-  onLoadNodes,
-  dashboardUrl,
-) {
+// extra: { runtimeEnv, onLoadNodes(samples), dashboardUrl } (load nodes and the live page).
+async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log, extra = {}) {
+  const { runtimeEnv, onLoadNodes, dashboardUrl } = extra;
   const recordsFile = run.file('records.jsonl');
   fs.writeFileSync(recordsFile, '');
   const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
@@ -566,20 +557,11 @@ async function scenarioCommand(argv, { log }) {
   }
   let generation;
   try {
-    generation = await generationStage(
-      p,
-      run,
-      genPlan,
-      target,
-      monitoring,
-      nodesOf,
-      log,
-      runtime?.env,
-      (f) => {
-        loadNodeSamples = f;
-      },
-      dashboard?.url,
-    );
+    generation = await generationStage(p, run, genPlan, target, monitoring, nodesOf, log, {
+      runtimeEnv: runtime?.env,
+      onLoadNodes: (f) => (loadNodeSamples = f),
+      dashboardUrl: dashboard?.url,
+    });
   } catch (err) {
     if (!interrupted()) summaryOf('failed', genPlan, partial.startedAt, null);
     throw err;
@@ -597,7 +579,7 @@ async function scenarioCommand(argv, { log }) {
   log(`report: ${reportFile}`);
   if (feed) {
     feed.stop({
-      html: require('../report/run-report').runBody(loadRun(run.dir)),
+      html: String(require('../report/run-report').runBody(loadRun(run.dir))),
       status: `the run has ended (${status}); its report: ${reportFile}`,
     });
     // A moment for the last event to reach the open tabs.

@@ -5,18 +5,11 @@ const path = require('node:path');
 const { html, table } = require('../report/html');
 const { lineChart } = require('../report/svg-chart');
 const { seconds } = require('../generators/records');
+const { readJson } = require('../studies/kit');
 
 // The live page of a study: where it is (which run, how long so far and to go), every run
 // with its headline figures once done, and the run in progress second by second from the
 // records it is writing (the report's chart module draws them).
-
-const readJson = (file) => {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-};
 
 // A finished run's headline: answers a second, median, p99, errors (a scenario), or its
 // own verdict's words (a characterization, a capacity search).

@@ -21,20 +21,17 @@ const { labError } = require('../../common/errors');
 const { lines } = require('../../hub/lines');
 const { secondMerger } = require('./merge');
 const { merge, figures } = require('./histogram');
-const { phaseOffsets, peakRate } = require('./schedule');
-const { PER_THREAD } = require('./fast');
+const { phaseOffsets } = require('./schedule');
+const { threadsFor } = require('./fast');
 
 const clock = () => performance.timeOrigin + performance.now();
+// Nodes in their names' order (node2 before node10), whatever order they connected in.
+const byNode = (a, b) => a.hello.node.localeCompare(b.hello.node, 'en', { numeric: true });
 const PINGS = 8;
 const r1 = (v) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
 
-// Threads for one node: what the plan gives, else one per PER_THREAD arrivals a second of
-// this node's share (or one per 500 connections), at most one per core.
-function nodeThreads(plan, nodes, cores) {
-  if (plan.workers) return plan.workers;
-  if (plan.mode === 'closed') return Math.min(cores, Math.max(1, Math.ceil(plan.connections / nodes / 500)));
-  return Math.min(cores, Math.max(1, Math.ceil(peakRate(plan.phases) / nodes / PER_THREAD)));
-}
+// Threads for one node: the one-machine rule (fast.js) on this node's share of the plan.
+const nodeThreads = (plan, nodes, cores) => threadsFor(plan, cores, nodes);
 
 // The clock offset from ping samples [{ sent, received, at }] (coordinator's sent/received,
 // the node's `at`): the sample with the shortest round trip, whose midpoint is the least
@@ -203,7 +200,10 @@ function startDistributed(plan, o) {
       });
     }
     log(
-      `  clocks: ${peers.map((p) => `${p.hello.node} ${p.offsetMs >= 0 ? '+' : ''}${r1(p.offsetMs)} ms (round trip ${r1(p.rttMs)} ms)`).join(', ')}; start in ${Math.round(t0 - clock())} ms`,
+      `  clocks: ${[...peers]
+        .sort(byNode)
+        .map((p) => `${p.hello.node} ${p.offsetMs >= 0 ? '+' : ''}${r1(p.offsetMs)} ms (round trip ${r1(p.rttMs)} ms)`)
+        .join(', ')}; start in ${Math.round(t0 - clock())} ms`,
     );
     return undefined;
   }
@@ -249,7 +249,7 @@ function startDistributed(plan, o) {
     clearTimeout(connectTimer);
     phaseTimers.forEach(clearTimeout);
     if (merger) merger.flush();
-    const rows = peers.map(nodeRow).sort((a, b) => a.node.localeCompare(b.node, 'en', { numeric: true }));
+    const rows = [...peers].sort(byNode).map(nodeRow);
     const cpuS = peers.reduce((a, p) => a + (p.done?.cpuS || 0), 0);
     if (t0 !== null) {
       emit({

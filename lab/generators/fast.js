@@ -11,10 +11,11 @@ const { peakRate } = require('./schedule');
 // above 1,500/s the schedule is shared among more threads, at most one per core.
 const PER_THREAD = 1500;
 
-function threadsFor(plan, cores) {
+// (nodes: how many machines share the plan, each running its part: --load-nodes.)
+function threadsFor(plan, cores, nodes = 1) {
   if (plan.workers) return plan.workers;
-  if (plan.mode === 'closed') return Math.min(cores, Math.max(1, Math.ceil(plan.connections / 500)));
-  return Math.min(cores, Math.max(1, Math.ceil(peakRate(plan.phases) / PER_THREAD)));
+  if (plan.mode === 'closed') return Math.min(cores, Math.max(1, Math.ceil(plan.connections / nodes / 500)));
+  return Math.min(cores, Math.max(1, Math.ceil(peakRate(plan.phases) / nodes / PER_THREAD)));
 }
 
 // Starts the lab's own generator (open or closed loop) as a child process and passes its

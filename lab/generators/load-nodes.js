@@ -65,7 +65,6 @@ function startOnLoadNodes(plan, { nodes, env, onRecord, log }) {
         log,
       });
   let gen = null;
-  const pending = [];
   const ready = (local ? Promise.resolve('127.0.0.1') : coordinatorHost(env)).then((host) => {
     gen = startDistributed(plan, {
       nodes,
@@ -77,7 +76,6 @@ function startOnLoadNodes(plan, { nodes, env, onRecord, log }) {
       connectTimeoutMs: emulated ? 600000 : 120000,
       startAheadMs: emulated ? 8000 : 2000,
     });
-    for (const f of pending) f();
     return gen;
   });
   const done = ready.then((g) => g.done);
@@ -87,7 +85,11 @@ function startOnLoadNodes(plan, { nodes, env, onRecord, log }) {
       return gen ? gen.workers : null;
     },
     done,
-    stop: () => (gen ? gen.stop() : new Promise((resolve) => pending.push(() => resolve(gen.stop())))),
+    stop: () =>
+      ready.then(
+        (g) => g.stop(),
+        () => null,
+      ),
     samples: () => (gen ? gen.samples() : []),
   };
 }

@@ -41,11 +41,17 @@ jest.setTimeout(240000);
 
 test('Ctrl-C at 10 instants spread over a deploy leaves nothing running', async () => {
   const base = await freePortBase();
-  const probe = tmpStateDir();
-  const t0 = Date.now();
-  expect((await lab(['deploy', 'single', '--state-dir', probe, '--port-base', String(base)])).code).toBe(0);
-  const deployMs = Date.now() - t0;
-  expect((await lab(['down', '--state-dir', probe])).code).toBe(0);
+  // The deploy measured twice, the shorter kept: the first one is cold (files, pm2's first
+  // start) and longer than the ten that follow, which put its late instants after their end.
+  const lengths = [];
+  for (let k = 0; k < 2; k++) {
+    const probe = tmpStateDir();
+    const t0 = Date.now();
+    expect((await lab(['deploy', 'single', '--state-dir', probe, '--port-base', String(base)])).code).toBe(0);
+    lengths.push(Date.now() - t0);
+    expect((await lab(['down', '--state-dir', probe])).code).toBe(0);
+  }
+  const deployMs = Math.min(...lengths);
 
   const outcomes = [];
   for (let i = 1; i <= 10; i++) {

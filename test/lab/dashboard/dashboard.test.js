@@ -25,7 +25,7 @@ browserTest(
         '--generator',
         'fast',
         '--scale',
-        '0.15',
+        '0.25',
         '--rate-scale',
         '0.2',
         '--dashboard',
@@ -59,7 +59,13 @@ browserTest(
         timeout: 30000,
       });
       const first = await counters();
-      await page.waitForTimeout(3000);
+      // The next redraw: every second on an idle machine, every few seconds on a busy one
+      // (the dashboard keeps to 2% of a core), so waited for, up to 20 s.
+      await page
+        .waitForFunction((n) => Number(document.getElementById('counters')?.dataset.launched) > n, first.launched, {
+          timeout: 20000,
+        })
+        .catch(() => {});
       const second = await counters();
       expect(second.launched).toBeGreaterThan(first.launched);
       expect(second.completed).toBeGreaterThan(first.completed);
@@ -77,6 +83,8 @@ browserTest(
         timeout: 10000,
       });
       expect(await page.textContent('#status')).toMatch(/report: .*report\.html/);
+      expect(await page.textContent('#live')).not.toContain('[object Object]');
+      expect(await page.locator('#live svg').count()).toBeGreaterThanOrEqual(4);
     } finally {
       await browser.close();
       await run.stop();
@@ -125,6 +133,10 @@ test('characterize --dashboard: the levels measured so far, then the verdict', a
       'abc',
       '--delay-scale',
       '0.1',
+      // Each level held for 10 delays (about 1 s or more): a busy machine redraws the page
+      // every 2-3 s (its CPU budget), and a level must still be on it once.
+      '--cycles',
+      '10',
       '--max-concurrency',
       '4',
       '--dashboard',
