@@ -18,7 +18,10 @@ const { detect } = require('../monitoring/cgroups');
 const { fitMemory, capacityFor, SEED } = require('../analysis/memory-fit');
 const { raiseOwnFdLimit } = require('../runtime/fd-limit');
 const { get } = require('../http');
-const { capacityRows, capacityPage } = require('../report/capacity-html');
+const { capacityRows, capacityPage, capacityBody } = require('../report/capacity-html');
+const { DASHBOARD_FLAGS } = require('../dashboard/flag');
+const { startDashboard } = require('../dashboard/server');
+const { liveFeed } = require('../dashboard/live');
 const describeMachine = require('../../common/machine');
 
 const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
@@ -34,6 +37,8 @@ verification under that very limit, raising the participants until the first fai
   --no-verify        the estimate only
   --results-dir DIR  where capacity.json and capacity.html go (default results/)
   --run-dir DIR      exactly this folder instead (a new or empty one, or one the lab made)
+  --dashboard [PORT] a live page on 127.0.0.1:PORT (default 5665): the step, participants
+                     and memory second by second, the levels held so far
   --port-base P, --host H, --state-dir DIR, --json`;
 
 const COMMAND = defineCommand({
@@ -49,6 +54,7 @@ const COMMAND = defineCommand({
     'no-verify': flag.bool(),
     'results-dir': flag.path(),
     'run-dir': flag.path(),
+    ...DASHBOARD_FLAGS,
   },
 });
 
@@ -143,6 +149,36 @@ async function deploySingle(p, log, caps, serviceEnv) {
   };
 }
 
+// Reads the service's /stats once a second into `timeline` (one entry a second, named by
+// its step) until stopped; `active()` is the participants the generator has connected.
+function pollStats(d, step, active, timeline, limitBytes = null) {
+  let polling = true;
+  const done = (async () => {
+    while (polling) {
+      try {
+        const s = await d.stats();
+        timeline.push({
+          step,
+          at: Date.now(),
+          active: active(),
+          limitBytes,
+          connections: s.signal?.connections ?? null,
+          ...s.memory,
+        });
+      } catch {
+        // a missed read is a missing point, not a failure (a service at its memory limit
+        // answers late); the participants still count
+        timeline.push({ step, at: Date.now(), active: active(), limitBytes, connections: null });
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  return async () => {
+    polling = false;
+    await done;
+  };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const stageOf = (from, to, rampPerS) => ({
   name: `${from} to ${to} participants`,
@@ -151,7 +187,7 @@ const stageOf = (from, to, rampPerS) => ({
 });
 
 // Step 1: hold each level, read the process's memory over the second half of each hold.
-async function estimate(p, dir, log) {
+async function estimate(p, dir, log, timeline) {
   const d = await deploySingle(p, log, {}, {});
   try {
     const stages = [];
@@ -162,25 +198,19 @@ async function estimate(p, dir, log) {
       from = n;
     }
     log(`estimate: holding ${p.levels.join(', ')} connections, ${p.holdS} s each`);
-    const samples = [];
     let active = 0;
     const run = participants(d.direct, stages, dir, (r) => (active = r.signal.active));
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        try {
-          const s = await d.stats();
-          samples.push({ at: Date.now(), active, connections: s.signal?.connections ?? null, ...s.memory });
-        } catch {
-          // a missed read is a missing point, not a failure
-        }
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    })();
+    const first = timeline.length;
+    const stopPolling = pollStats(d, 'estimate', () => active, timeline);
     const t0 = Date.now();
-    const { records, status } = await run.done;
-    polling = false;
-    await poll;
+    let records;
+    let status;
+    try {
+      ({ records, status } = await run.done);
+    } finally {
+      await stopPolling();
+    }
+    const samples = timeline.slice(first).filter((s) => s.connections !== null);
     // Each hold's window, from the plan's own timing (the generator starts at t0).
     const points = [];
     let at = t0;
@@ -215,7 +245,7 @@ async function estimate(p, dir, log) {
 
 // Step 2: the service under the limit; participants rise until the first failure (an error
 // the generator saw, or the kernel's OOM kill), or until the generator's ceiling.
-async function verify(p, limitBytes, target, dir, log) {
+async function verify(p, limitBytes, target, dir, log, timeline, step) {
   const cgroups = detect() && process.getuid() === 0;
   const mibLimit = Math.floor(limitBytes / 2 ** 20);
   const caps = cgroups ? { 'replica-1': { cpuPct: null, memoryBytes: limitBytes } } : {};
@@ -229,12 +259,15 @@ async function verify(p, limitBytes, target, dir, log) {
     log(`verify: up to ${target} participants, ${p.rampPerS}/s, under ${how}`);
     let failure = null;
     let peak = 0;
+    let active = 0;
     let run = null;
+    const stopPolling = pollStats(d, step, () => active, timeline, limitBytes);
     run = participants(
       d.direct,
       [stageOf(0, target, p.rampPerS), { name: `hold ${target}`, duration: 5, target }],
       dir,
       (r) => {
+        active = r.signal.active;
         peak = Math.max(peak, r.signal.active);
         const errors = Object.entries(r.errors);
         if (!failure && errors.length) {
@@ -246,7 +279,11 @@ async function verify(p, limitBytes, target, dir, log) {
         }
       },
     );
-    await run.done;
+    try {
+      await run.done;
+    } finally {
+      await stopPolling();
+    }
     const groups = cgroups ? d.runtime.readCaps(d.state) : {};
     const oomKills = groups['replica-1']?.oomKills ?? null;
     return {
@@ -267,19 +304,62 @@ async function verify(p, limitBytes, target, dir, log) {
   }
 }
 
+// --dashboard: listens before anything starts (a port in use stops the run at once).
+async function startLive(p, log, render) {
+  if (p.values.dashboard === undefined) return null;
+  const dashboard = await startDashboard({
+    host: p.ctx.host,
+    port: p.values.dashboard,
+    title: `capacity for ${mib(p.limitBytes)} MiB`,
+  });
+  const releaseServer = own(() => dashboard.close());
+  log(`live dashboard: ${dashboard.url}`);
+  const feed = liveFeed(dashboard, { render });
+  feed.start();
+  const releaseFeed = own(() => feed.stop({ html: '', status: 'the capacity run was interrupted' }));
+  return {
+    async end(body, status) {
+      releaseFeed();
+      releaseServer();
+      feed.stop({ html: body, status });
+      // A moment for the last event to reach open tabs before the server closes.
+      await new Promise((r) => setTimeout(r, 300));
+      await dashboard.close();
+    },
+  };
+}
+
 async function capacityCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
   holdDir(p.ctx.stateDir, '--state-dir');
+  // What the run has gathered so far: the live page draws capacity.html's body from it.
+  const timeline = [];
+  const sofar = {
+    limitBytes: p.limitBytes,
+    estimate: { points: [], fit: null, capacity: null },
+    verification: null,
+    withinReach: null,
+    seed: SEED,
+    timeline,
+    levels: p.levels.length,
+  };
+  let step = 'estimate';
+  const feed = await startLive(p, log, () => ({
+    html: String(capacityBody(sofar, { live: true })),
+    status: `${step}: ${timeline.at(-1)?.active ?? 0} participants connected`,
+  }));
   const dir = runDirOf(p.values, `capacity-${mib(p.limitBytes)}MiB`);
   if (p.values['run-dir']) resetDir(dir, '--run-dir');
   else claimDir(dir, 'the run folder');
-  const est = await estimate(p, dir, log);
+  const est = await estimate(p, dir, log, timeline);
+  sofar.estimate.points = est.points;
   let fit = null;
   let capacity = null;
   if (est.points.length >= 2) {
     fit = fitMemory(est.points);
     capacity = capacityFor(p.limitBytes, fit);
+    Object.assign(sofar.estimate, { fit, capacity });
     log(`estimate: ${capacity} connections for ${mib(p.limitBytes)} MiB`);
   } else log('estimate: fewer than two levels were held: no fit');
   let verification = null;
@@ -288,7 +368,9 @@ async function capacityCommand(argv, { log }) {
     // Up to the generator's ceiling (or --max): the estimate is what is being checked, so
     // the verification must be free to go past it.
     const target = Math.min(p.max, p.ceiling);
-    verification = await verify(p, p.limitBytes, target, dir, log);
+    step = 'verify';
+    verification = await verify(p, p.limitBytes, target, dir, log, timeline, step);
+    sofar.verification = verification;
     // A limit that holds more than this machine can open is verified only as a lower bound;
     // the model is then also checked at a limit within reach: the one the fit says holds
     // 60% of the ceiling.
@@ -297,7 +379,8 @@ async function capacityCommand(argv, { log }) {
       const limit = Math.ceil(fit.baseBytes + fit.perConnectionBytes * n);
       if (limit >= 4 * 2 ** 20) {
         log(`the fit says ${mib(limit)} MiB holds ${n}: verifying that too, within this machine's reach`);
-        withinReach = { limitBytes: limit, estimate: n, ...(await verify(p, limit, target, dir, log)) };
+        step = 'within reach';
+        withinReach = { limitBytes: limit, estimate: n, ...(await verify(p, limit, target, dir, log, timeline, step)) };
       }
     }
   }
@@ -307,6 +390,15 @@ async function capacityCommand(argv, { log }) {
     verification,
     withinReach,
     seed: SEED,
+    timeline: timeline.map(({ step: st, at, active, limitBytes, connections, rssBytes, heapUsedBytes }) => ({
+      step: st,
+      at,
+      active,
+      limitBytes,
+      connections,
+      rssBytes,
+      heapUsedBytes,
+    })),
     machine: describeMachine(),
     notes: [
       'memory is the service process RSS (/proc through its /stats), as the seed used system memory',
@@ -318,6 +410,11 @@ async function capacityCommand(argv, { log }) {
   fs.writeFileSync(path.join(dir, 'capacity.html'), capacityPage(out));
   const t = capacityRows(out);
   out.resultsDir = dir;
+  if (feed)
+    await feed.end(
+      String(capacityBody(out)),
+      `the capacity run has ended; its page: ${path.join(dir, 'capacity.html')}`,
+    );
   if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
   const width = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => String(r[i]).length)));
   const line = (r) =>

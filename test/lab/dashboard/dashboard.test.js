@@ -174,3 +174,68 @@ test('characterize --dashboard: the levels measured so far, then the verdict', a
   expect(end.status).toMatch(/has ended; its page: .*index\.html/);
   expect(end.html).toMatch(/kind: <b>(a)?synchronous<\/b>/);
 }, 120000);
+
+// The capacity search's live page: the same body as capacity.html, with the step, the
+// participants and memory second by second, then the end with the page's path.
+test('capacity --dashboard: participants and memory second by second, then the results', async () => {
+  const http = require('node:http');
+  const port = await freePort();
+  const run = await startProgram(
+    'lab/cli',
+    [
+      'capacity',
+      '--levels',
+      '50,100,150',
+      '--hold',
+      '3s',
+      '--ramp-per-s',
+      '50',
+      '--max',
+      '150',
+      '--memory',
+      '400M',
+      '--dashboard',
+      String(port),
+      '--port-base',
+      String(await freePortBase()),
+      '--state-dir',
+      tmpStateDir(),
+      '--results-dir',
+      tmpStateDir(),
+    ],
+    { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
+  );
+  expect(run.output().stderr).toContain(`live dashboard: http://127.0.0.1:${port}/`);
+  const events = [];
+  await new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/events' }, (res) => {
+      let buf = '';
+      res.on('data', (d) => {
+        buf += d;
+        for (const m of buf.matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]));
+        buf = buf.slice(buf.lastIndexOf('\n') + 1);
+        if (events.some((e) => e.ended)) res.destroy();
+      });
+      res.on('close', resolve);
+    });
+    req.on('error', resolve);
+  });
+  const { code } = await run.exited;
+  expect(code).toBe(0);
+  const counters = (e) => {
+    const m = /id="counters" data-active="(\d+)" data-seconds="(\d+)"/.exec(e.html);
+    return m ? { active: Number(m[1]), seconds: Number(m[2]) } : null;
+  };
+  const live = events.filter((e) => !e.ended && counters(e));
+  expect(live.length).toBeGreaterThanOrEqual(2);
+  // The seconds recorded grow from one event to the next, and participants were seen.
+  expect(counters(live.at(-1)).seconds).toBeGreaterThan(counters(live[0]).seconds);
+  expect(Math.max(...live.map((e) => counters(e).active))).toBeGreaterThan(0);
+  expect(live.some((e) => /data-name="participants connected" data-points="\d+"/.test(e.html))).toBe(true);
+  expect(live.some((e) => /Live: verify/.test(e.html))).toBe(true);
+  const end = events.at(-1);
+  expect(end.ended).toBe(true);
+  expect(end.status).toMatch(/has ended; its page: .*capacity\.html/);
+  expect(end.html).toMatch(/first failure|at least 150/);
+  expect(end.html).toContain('data-name="memory limit (MiB)"');
+}, 180000);

@@ -8,7 +8,8 @@ const { lab, freePortBase, tmpStateDir } = require('../../helper');
 const loadRun = require('../../../lab/report/load-run');
 const { renderRunReport, renderCompare } = require('../../../lab/report/run-report');
 const characterizeHtml = require('../../../lab/report/characterize-html');
-const { capacityPage } = require('../../../lab/report/capacity-html');
+const { capacityPage, capacityBody } = require('../../../lab/report/capacity-html');
+const page = require('../../../lab/report/page');
 const { STUDIES } = require('../../../lab/studies');
 const { studyReport } = require('../../../lab/studies/kit');
 
@@ -55,6 +56,21 @@ function studyPage(name) {
 
 const courseRun = (id) => path.join(FIX, 'course', 'runs', id);
 
+// A capacity run 30 s in: two levels held, then the verification's first seconds.
+function capacityMidRun() {
+  const out = readJson(path.join(FIX, 'sig', 'runs', 'capacity-500M', 'capacity.json'));
+  const t0 = 1.7e12;
+  const timeline = Array.from({ length: 30 }, (_, i) => ({
+    step: i < 20 ? 'estimate' : 'verify',
+    at: t0 + i * 1000,
+    active: i < 20 ? Math.min(2000, i * 200) : (i - 20) * 500,
+    rssBytes: (60 + (i < 20 ? Math.min(2000, i * 200) : (i - 20) * 500) / 50) * 2 ** 20,
+    heapUsedBytes: 20 * 2 ** 20,
+    limitBytes: i < 20 ? null : 500 * 2 ** 20,
+  }));
+  return { ...out, verification: null, withinReach: null, timeline, levels: 4 };
+}
+
 // name -> [html, what the page must show at least: tables, charts]
 function pages() {
   const single = loadRun(courseRun('ping-load-single'));
@@ -65,6 +81,8 @@ function pages() {
     compare: [renderCompare([single, replicated]), { tables: 1, charts: 5 }],
     characterize: [characterizeHtml({ ...c, verdict: { ...c.verdict, levels: c.levels } }), { tables: 1, charts: 1 }],
     capacity: [capacityPage(readJson(path.join(FIX, 'sig', 'runs', 'capacity-500M', 'capacity.json'))), { tables: 2 }],
+    // capacity --dashboard's page mid-run: the estimate done, the verification going.
+    'capacity-live': [page('live: capacity', capacityBody(capacityMidRun(), { live: true })), { tables: 2, charts: 1 }],
     ...Object.fromEntries(
       Object.keys(STUDY_FIXTURES).map((name) => [`study-${name}`, [studyPage(name), { tables: 1 }]]),
     ),
