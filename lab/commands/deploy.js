@@ -22,7 +22,7 @@ const KIND_HELP = `  --balancer B  the entry (default nginx):\n${kindLines(BALAN
   --edge-kind K the caching edges' kind (default nginx):\n${kindLines(EDGES, (k) => k.flag || k.name)}`;
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer B]
-       [--method ${METHOD_NAMES.join('|')}] [--edges N] [--edge-kind K] [--cap NODE=CPU[,MEMORY]]...
+       [--method ${METHOD_NAMES.join('|')}] [--edges N] [--edge-kind K] [--cap NODE=CPU[/PERIOD][,MEMORY]]...
        [--key KEY] [--engine local|compose|swarm] [--placement spread|apart|manager-only]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)
@@ -31,9 +31,11 @@ ${KIND_HELP}
   --placement P on a swarm of several nodes (npm run cluster): spread (default: the entry on
                 the manager, the rest where swarm puts it), apart (the servers on the workers,
                 away from the entry, as seed 004), manager-only
-  --cap NODE=CPU[,MEMORY]  caps a node, repeatable: CPU in % of one core (as docker stats), MEMORY
-                with K/M/G, e.g. --cap edge=2%,25M --cap balancer=2%,25M. NODE is a role (balancer,
-                edge, replica, backend, bbox) or one node's name (replica-2). Linux cgroups, as root.`;
+  --cap NODE=CPU[/PERIOD][,MEMORY]  caps a node, repeatable: CPU in % of one core (as docker
+                stats), MEMORY with K/M/G, e.g. --cap edge=2%,25M --cap balancer=2%,25M. PERIOD is
+                the CFS period the share is given over (default 100ms; 1ms to 1s, the quota at
+                least 1 ms), e.g. --cap edge=2%/500ms. NODE is a role (balancer, edge, replica,
+                backend, bbox) or one node's name (replica-2). Linux cgroups, as root.`;
 
 // The flags every command that deploys takes (deploy, scenario).
 const DEPLOY_FLAGS = {
@@ -96,6 +98,13 @@ function planDeploy(values, positional) {
   // Caps name the nodes of this deployment's graph; checked here, before anything starts.
   const caps = resolveCaps(values.cap || [], buildGraph(deployment, ports));
   if (runtime !== 'swarm') checkCapsFit(caps);
+  // A swarm service's limits have no CFS period (docker service create has --limit-cpu only).
+  const withPeriod = Object.entries(caps).filter(([, c]) => c.periodUs);
+  if (runtime === 'swarm' && withPeriod.length)
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--cap ${withPeriod[0][0]}: a CFS period (/${withPeriod[0][1].periodUs / 1000}ms) cannot be set on a swarm (its services take a CPU limit only); use --engine local or compose`,
+    );
   assertClaimable(ctx.stateDir, '--state-dir');
   return { deployment, ctx, ports, caps, runtime, placement: values.placement };
 }

@@ -74,7 +74,7 @@ ${KIND_HELP}
   --method M       how the balancer picks a replica: round-robin (default), least_conn, hash
                    (consistent: on the URI at L7, the client's address at L4)
   --edges N        caching edges between the balancer and the replicas (the cdn deployment has 4)
-  --cap NODE=CPU[,MEMORY]  caps a node of the deployment, repeatable (see npm run deploy -- --help)
+  --cap NODE=CPU[/PERIOD][,MEMORY]  caps a node of the deployment, repeatable (see npm run deploy -- --help)
   --placement P    on a swarm of several nodes: spread, apart, manager-only (npm run deploy -- --help)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;

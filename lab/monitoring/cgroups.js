@@ -80,8 +80,10 @@ function groupDirs(sys, token, node) {
   return out;
 }
 
-function cpuQuota(cpuPct) {
-  const period = (cpuPct / 100) * PERIOD_US >= MIN_QUOTA_US ? PERIOD_US : LONG_PERIOD_US;
+// The period: the one asked (--cap edge=2%/50ms, checked against the kernel's limits when
+// parsed), else the kernel's default, else 1 s for a share too small for it.
+function cpuQuota(cpuPct, periodUs = null) {
+  const period = periodUs ?? ((cpuPct / 100) * PERIOD_US >= MIN_QUOTA_US ? PERIOD_US : LONG_PERIOD_US);
   return { period, quota: Math.round((cpuPct / 100) * period) };
 }
 
@@ -104,7 +106,7 @@ function createGroup(sys, token, node, cap) {
     for (const d of [sys.root, parent]) write(d, 'cgroup.subtree_control', '+cpu +memory');
     fs.mkdirSync(dirs.all, { recursive: true });
     if (cap.cpuPct) {
-      const { period, quota } = cpuQuota(cap.cpuPct);
+      const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);
       write(dirs.all, 'cpu.max', `${quota} ${period}`);
     }
     if (cap.memoryBytes) {
@@ -117,7 +119,10 @@ function createGroup(sys, token, node, cap) {
   }
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
   if (cap.cpuPct) {
-    const { period, quota } = cpuQuota(cap.cpuPct);
+    const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);
+    // The quota first when the period shrinks (a quota above the new period's share of the
+    // parent is refused), the period first when it grows.
+    write(dirs.cpu, 'cpu.cfs_quota_us', -1);
     write(dirs.cpu, 'cpu.cfs_period_us', period);
     write(dirs.cpu, 'cpu.cfs_quota_us', quota);
   }
@@ -147,8 +152,10 @@ const field = (text, key) => {
   return m ? Number(m[1]) : null;
 };
 
-// What the kernel says about one node's groups: the caps as set, CPU time used, memory now
-// and at its peak, and how many processes the OOM killer killed at the cap.
+// What the kernel says about one node's groups: the caps as set, CPU time used, the CFS
+// periods and how many of them were throttled (and for how long), the group's own memory now
+// and at its peak (exact, unlike RSS summed over its processes), and how many processes the
+// OOM killer killed at the cap.
 function readGroup(sys, token, node) {
   const dirs = groupDirs(sys, token, node);
   if (sys.version === 2) {
@@ -156,10 +163,15 @@ function readGroup(sys, token, node) {
     const max = readText(path.join(d, 'cpu.max'));
     const [q, p] = (max || 'max 100000').trim().split(' ');
     const mem = readText(path.join(d, 'memory.max'));
+    const stat = readText(path.join(d, 'cpu.stat'));
     return {
       cpuPct: q === 'max' ? null : (Number(q) / Number(p)) * 100,
+      periodUs: Number(p),
       memoryLimitBytes: !mem || mem.trim() === 'max' ? null : Number(mem),
-      cpuUsageUs: field(readText(path.join(d, 'cpu.stat')), 'usage_usec'),
+      cpuUsageUs: field(stat, 'usage_usec'),
+      periods: field(stat, 'nr_periods'),
+      throttledPeriods: field(stat, 'nr_throttled'),
+      throttledUs: field(stat, 'throttled_usec'),
       memoryBytes: readNumber(path.join(d, 'memory.current')),
       memoryPeakBytes: readNumber(path.join(d, 'memory.peak')),
       oomKills: field(readText(path.join(d, 'memory.events')), 'oom_kill'),
@@ -169,8 +181,14 @@ function readGroup(sys, token, node) {
   const period = readNumber(path.join(dirs.cpu, 'cpu.cfs_period_us'));
   const limit = readNumber(path.join(dirs.memory, 'memory.limit_in_bytes'));
   const usage = readNumber(path.join(dirs.cpuacct, 'cpuacct.usage'));
+  const stat = readText(path.join(dirs.cpu, 'cpu.stat'));
+  const throttledNs = field(stat, 'throttled_time');
   return {
     cpuPct: quota === null || quota < 0 ? null : (quota / period) * 100,
+    periodUs: period,
+    periods: field(stat, 'nr_periods'),
+    throttledPeriods: field(stat, 'nr_throttled'),
+    throttledUs: throttledNs === null ? null : throttledNs / 1000,
     // The kernel's "no limit" is a huge page-aligned number.
     memoryLimitBytes: limit === null || limit >= 2 ** 60 ? null : limit,
     cpuUsageUs: usage === null ? null : usage / 1000,

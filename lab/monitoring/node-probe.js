@@ -17,7 +17,7 @@ function nodeProbe(runtime, state) {
   const limits = Object.fromEntries(
     Object.entries(state?.caps || {}).map(([n, c]) => [
       n,
-      { cpuPct: c.cpuPct, memoryMiB: c.memoryBytes !== null ? mib(c.memoryBytes) : null },
+      { cpuPct: c.cpuPct, periodUs: c.periodUs ?? null, memoryMiB: c.memoryBytes !== null ? mib(c.memoryBytes) : null },
     ]),
   );
   let t0 = null;
@@ -42,6 +42,16 @@ function nodeProbe(runtime, state) {
               ? ((g.cpuUsageUs - g0.cpuUsageUs) / 1e6 / seconds) * 100
               : null,
           oomKills: g.oomKills != null ? g.oomKills - (g0.oomKills || 0) : null,
+          // The CFS periods of the run's window, and the share of them the node was throttled
+          // in: a quota spent in bursts throttles a node whose mean CPU stays under its cap.
+          periodUs: g.periodUs ?? null,
+          periods: delta(g.periods, g0.periods),
+          throttledPeriods: delta(g.throttledPeriods, g0.throttledPeriods),
+          throttledUs: delta(g.throttledUs, g0.throttledUs),
+          // The group's own memory (page cache and kernel memory charged to it included),
+          // at its peak since the node started: what the limit is enforced against.
+          memoryPeakBytes: g.memoryPeakBytes ?? null,
+          memoryBytes: g.memoryBytes ?? null,
         };
       }
       const cache = {};
@@ -50,6 +60,8 @@ function nodeProbe(runtime, state) {
     },
   };
 }
+
+const delta = (a, b) => (a != null && b != null ? a - b : null);
 
 // A cache's hit ratio: hits over the requests it decided on (not "-", nginx's word for a
 // request that did not go through its cache, nor BYPASS, an answer it was not to keep).

@@ -4,9 +4,10 @@
 // core, as docker shows it) mean and max, memory max and, when the node has one, its limit and
 // share, processes, and network bytes. Pure: rows from samples.
 //   limits: { [node]: { memoryMiB, cpuPct } } for the capped nodes (lab/topology/caps.js).
-//   kernel: { [node]: { cpuPct, oomKills } } what the node's control group accounted over
-//           the run (lab/monitoring/cgroups.js): the CPU it really got, and processes the OOM killer
-//           killed at its memory cap.
+//   kernel: { [node]: { cpuPct, oomKills, periods, throttledPeriods, throttledUs,
+//           memoryPeakBytes } } what the node's control group accounted over the run
+//           (lab/monitoring/cgroups.js): the CPU it really got, the CFS periods it was throttled
+//           in, its own memory at its peak, and processes the OOM killer killed at its cap.
 //   cache:  { [edge]: { requests, hitRatio } } for the caching edges (each edge kind counts its own, lab/kinds/).
 // Network bytes are per network namespace on Linux: local processes share the host's, so they
 // cannot be told apart per node and are left null, with the reason.
@@ -30,19 +31,29 @@ function nodeTable(samples, limits = {}, { kernel = {}, cache = {} } = {}) {
   const rows = [...by].map(([name, b]) => {
     const memMax = Math.max(...b.rss);
     const limit = limits[name]?.memoryMiB ?? null;
+    const k = kernel[name] || {};
+    // The group's own peak when the kernel gives it: exact, where RSS summed over processes
+    // counts their shared pages once per process.
+    const groupMiB = k.memoryPeakBytes != null ? round1(k.memoryPeakBytes / 2 ** 20) : null;
+    const memForLimit = groupMiB ?? memMax;
     return {
       node: name,
       cpuPctMean: round1(b.cpu.reduce((a, v) => a + v, 0) / b.cpu.length),
       cpuPctMax: round1(Math.max(...b.cpu)),
       memMiBMax: round1(memMax),
       memLimitMiB: limit,
-      memPctOfLimit: limit ? round1((memMax / limit) * 100) : null,
+      memPctOfLimit: limit ? round1((memForLimit / limit) * 100) : null,
+      memPctOfLimitFrom: limit ? (groupMiB !== null ? 'group' : 'rss') : null,
+      groupMemMiBMax: groupMiB,
       pidsMax: Math.max(...b.pids),
       netInBytes: null,
       netOutBytes: null,
       cpuCapPct: limits[name]?.cpuPct ?? null,
       cgroupCpuPct: kernel[name]?.cpuPct != null ? round1(kernel[name].cpuPct) : null,
       oomKills: kernel[name]?.oomKills ?? null,
+      periodMs: k.periodUs ? k.periodUs / 1000 : null,
+      throttledPct: k.periods > 0 ? round1((k.throttledPeriods / k.periods) * 100) : k.periods === 0 ? 0 : null,
+      throttledMs: k.throttledUs != null ? Math.round(k.throttledUs / 1000) : null,
       requests: cache[name]?.requests ?? null,
       hitRatio: cache[name]?.hitRatio ?? null,
     };

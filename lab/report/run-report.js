@@ -115,7 +115,16 @@ function nodesTable(run) {
   const capped = n.rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
   const edges = n.rows.some((r) => r.requests != null);
   const head = ['node', 'CPU % mean', 'CPU % max', 'memory max MiB', 'limit MiB', 'memory % of limit', 'PIDs'];
-  if (capped) head.push('CPU cap %', 'CPU % by its cgroup', 'OOM kills');
+  if (capped)
+    head.push(
+      'CPU cap %',
+      'CFS period ms',
+      'CPU % by its cgroup',
+      'periods throttled %',
+      'throttled ms',
+      'group memory peak MiB',
+      'OOM kills',
+    );
   if (edges) head.push('requests', 'cache hit ratio');
   head.push('net in / out');
   const dash = (v) => v ?? '-';
@@ -129,7 +138,17 @@ function nodesTable(run) {
       dash(r.memLimitMiB),
       dash(r.memPctOfLimit),
       r.pidsMax,
-      ...(capped ? [dash(r.cpuCapPct), dash(r.cgroupCpuPct), dash(r.oomKills)] : []),
+      ...(capped
+        ? [
+            dash(r.cpuCapPct),
+            dash(r.periodMs),
+            dash(r.cgroupCpuPct),
+            dash(r.throttledPct),
+            dash(r.throttledMs),
+            dash(r.groupMemMiBMax),
+            dash(r.oomKills),
+          ]
+        : []),
       ...(edges ? [dash(r.requests), r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`] : []),
       r.netInBytes === null ? 'not measured' : `${r.netInBytes} / ${r.netOutBytes}`,
     ]),
@@ -140,7 +159,13 @@ function nodesTable(run) {
         (r) =>
           html`<p class="warn">${r.node} hit its memory cap: the kernel OOM-killed ${r.oomKills} of its processes.</p>`,
       )}
-    <p class="note">${n.note}</p>`;
+    <p class="note">
+      ${n.note}${
+        capped
+          ? "; periods throttled: the share of the run's CFS periods in which the node spent its quota and waited (cpu.stat); the memory % of a limit is from the group's own peak where the kernel gives it, else from RSS summed over the node's processes"
+          : ''
+      }
+    </p>`;
 }
 
 function peaksTable(run) {

@@ -114,13 +114,13 @@ function renderSummary(s) {
     const capped = rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
     const edges = rows.some((r) => r.requests != null);
     lines.push(
-      `  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB         limit  PIDs${capped ? '  CPU cap  cgroup CPU  OOM kills' : ''}${edges ? '  requests  hit ratio' : ''}`,
+      `  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB         limit  PIDs${capped ? '  CPU cap  cgroup CPU  throttled  OOM kills' : ''}${edges ? '  requests  hit ratio' : ''}`,
     );
     const pct = (v) => (v == null ? '-' : `${v}%`);
     for (const r of rows) {
       const limit = r.memLimitMiB ? `${r.memLimitMiB} (${r.memPctOfLimit}%)` : '-';
       const cap = capped
-        ? `  ${pct(r.cpuCapPct).padStart(7)}  ${pct(r.cgroupCpuPct).padStart(10)}  ${String(r.oomKills ?? '-').padStart(9)}`
+        ? `  ${pct(r.cpuCapPct).padStart(7)}  ${pct(r.cgroupCpuPct).padStart(10)}  ${pct(r.throttledPct).padStart(9)}  ${String(r.oomKills ?? '-').padStart(9)}`
         : '';
       const hits = edges
         ? `  ${String(r.requests ?? '-').padStart(8)}  ${(r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`).padStart(9)}`

@@ -5,8 +5,10 @@ const { labError } = require('../../common/errors');
 const { pick } = require('../names');
 const { capNames } = require('./graph');
 
-// --cap NODE=CPU[,MEMORY]: CPU in percent of one core, as `docker stats` shows it (2%, 150%),
-// or `-` for none; MEMORY with K, M or G (binary: 25M is 25 MiB, as Docker reads it).
+// --cap NODE=CPU[/PERIOD][,MEMORY]: CPU in percent of one core, as `docker stats` shows it
+// (2%, 150%), or `-` for none; PERIOD the CFS period the share is given over (50ms, 1s; the
+// kernel's default is 100 ms, Docker's --cpu-period); MEMORY with K, M or G (binary: 25M is
+// 25 MiB, as Docker reads it).
 // NODE is a role of the deployment's graph (balancer, edge, replica, backend, bbox) or one
 // node's own name (edge-2); a node's own name wins over its roles.
 const UNITS = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 };
@@ -20,6 +22,29 @@ function parseMemory(text, whole) {
     throw new Error(`memory in "${whole}" must be a size of at least 4M, like 25M or 1G, got "${text}"`);
   }
   return bytes;
+}
+
+// The kernel takes CFS periods from 1 ms to 1 s, and quotas (share x period) of at least
+// 1 ms: a share of 2% has no period under 50 ms.
+const MIN_PERIOD_US = 1000;
+const MAX_PERIOD_US = 1000000;
+const MIN_QUOTA_US = 1000;
+
+function parsePeriod(text, whole, cpuPct) {
+  const m = /^(\d+(?:\.\d+)?)(us|ms|s)$/.exec(text);
+  const us = m ? Math.round(Number(m[1]) * { us: 1, ms: 1000, s: 1e6 }[m[2]]) : NaN;
+  if (!(us >= MIN_PERIOD_US && us <= MAX_PERIOD_US)) {
+    throw new Error(`the CFS period in "${whole}" must be from 1ms to 1s, like 50ms, got "${text}"`);
+  }
+  if (cpuPct === null) throw new Error(`"${whole}" gives a CFS period with no CPU share`);
+  const quota = (cpuPct / 100) * us;
+  if (quota < MIN_QUOTA_US) {
+    const least = Math.ceil(MIN_QUOTA_US / (cpuPct / 100) / 1000);
+    throw new Error(
+      `in "${whole}", ${cpuPct}% of a ${us / 1000} ms period is a quota of ${Math.round(quota) / 1000} ms, under the kernel's 1 ms minimum: give ${cpuPct}% a period of at least ${least}ms`,
+    );
+  }
+  return us;
 }
 
 function parseCpu(text, whole) {
@@ -44,9 +69,15 @@ function parseCap(text) {
 }
 
 function parseCapText(text) {
-  const m = /^([\w.-]+)=([^,]*)(?:,(.+))?$/.exec(text);
-  if (!m) throw new Error(`expected NODE=CPU[,MEMORY], like edge=2%,25M, got "${text}"`);
-  const cap = { node: m[1], cpuPct: parseCpu(m[2], text), memoryBytes: m[3] ? parseMemory(m[3], text) : null };
+  const m = /^([\w.-]+)=([^,/]*)(?:\/([^,]*))?(?:,(.+))?$/.exec(text);
+  if (!m) throw new Error(`expected NODE=CPU[/PERIOD][,MEMORY], like edge=2%,25M or edge=2%/50ms, got "${text}"`);
+  const cpuPct = parseCpu(m[2], text);
+  const cap = {
+    node: m[1],
+    cpuPct,
+    periodUs: m[3] !== undefined ? parsePeriod(m[3], text, cpuPct) : null,
+    memoryBytes: m[4] ? parseMemory(m[4], text) : null,
+  };
   if (cap.cpuPct === null && cap.memoryBytes === null) throw new Error(`"${text}" caps nothing`);
   return cap;
 }
@@ -58,8 +89,14 @@ function resolveCaps(caps, graph) {
   for (const c of caps) pick('cap node', c.node, valid);
   const out = {};
   const apply = (node, c) => {
-    const prev = out[node.name] || { cpuPct: null, memoryBytes: null };
-    out[node.name] = { cpuPct: c.cpuPct ?? prev.cpuPct, memoryBytes: c.memoryBytes ?? prev.memoryBytes };
+    const prev = out[node.name] || { cpuPct: null, periodUs: null, memoryBytes: null };
+    // A period belongs to the share it came with: a new share without one takes the default.
+    const cpu = c.cpuPct !== null ? { cpuPct: c.cpuPct, periodUs: c.periodUs ?? null } : prev;
+    out[node.name] = {
+      cpuPct: cpu.cpuPct,
+      periodUs: cpu.periodUs ?? null,
+      memoryBytes: c.memoryBytes ?? prev.memoryBytes,
+    };
   };
   for (const c of caps) for (const n of graph.nodes) if (n.roles.includes(c.node) && n.name !== c.node) apply(n, c);
   for (const c of caps) for (const n of graph.nodes) if (n.name === c.node) apply(n, c);
@@ -89,8 +126,11 @@ function checkCapsFit(caps, machine = { cores: os.cpus().length, memoryBytes: os
 
 const mib = (bytes) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const describeCap = (c) =>
-  [c.cpuPct !== null ? `${c.cpuPct}% CPU` : null, c.memoryBytes !== null ? `${mib(c.memoryBytes)} MiB` : null]
+  [
+    c.cpuPct !== null ? `${c.cpuPct}% CPU${c.periodUs ? ` over ${c.periodUs / 1000} ms periods` : ''}` : null,
+    c.memoryBytes !== null ? `${mib(c.memoryBytes)} MiB` : null,
+  ]
     .filter(Boolean)
     .join(', ');
 
-module.exports = { parseCap, resolveCaps, checkCapsFit, describeCap, parseMemory, mib };
+module.exports = { MIN_QUOTA_US, parseCap, resolveCaps, checkCapsFit, describeCap, parseMemory, mib };

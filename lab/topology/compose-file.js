@@ -33,7 +33,11 @@ const sub = (name, fallback) => `\${${name}:-${fallback}}`;
 function composeLimits(cap) {
   if (!cap) return {};
   return {
-    ...(cap.cpuPct !== null ? { cpus: String(cap.cpuPct / 100) } : {}),
+    // Docker refuses --cpus beside a period: with one, the quota is said in its terms.
+    ...(cap.cpuPct !== null && !cap.periodUs ? { cpus: String(cap.cpuPct / 100) } : {}),
+    ...(cap.cpuPct !== null && cap.periodUs
+      ? { cpu_period: cap.periodUs, cpu_quota: Math.round((cap.cpuPct / 100) * cap.periodUs) }
+      : {}),
     ...(cap.memoryBytes !== null ? { mem_limit: cap.memoryBytes, memswap_limit: cap.memoryBytes } : {}),
   };
 }

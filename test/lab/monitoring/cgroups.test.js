@@ -64,6 +64,45 @@ describe('control groups (lab/monitoring/cgroups.js)', () => {
     expect(readGroup(sys, 'tok', 'nginx')).toMatchObject({ cpuPct: 0.5, memoryLimitBytes: 15 * M });
   });
 
+  test('a CFS period asked with the share (--cap edge=2%/500ms) is written with its quota, v1 and v2', () => {
+    const v1 = detect(fakeV1());
+    createGroup(v1, 'tok', 'edge-1', { cpuPct: 2, periodUs: 500000, memoryBytes: null });
+    const cpu = path.join(v1.dirs.cpu, 'lab-tok', 'edge-1');
+    expect(read(cpu, 'cpu.cfs_period_us')).toBe('500000');
+    expect(read(cpu, 'cpu.cfs_quota_us')).toBe('10000');
+    const root = tmp();
+    fs.writeFileSync(path.join(root, 'cgroup.controllers'), 'cpu memory');
+    const v2 = detect(root);
+    createGroup(v2, 'tok', 'edge-1', { cpuPct: 2, periodUs: 50000, memoryBytes: null });
+    expect(read(root, 'lab-tok', 'edge-1', 'cpu.max')).toBe('1000 50000');
+    expect(readGroup(v2, 'tok', 'edge-1')).toMatchObject({ cpuPct: 2, periodUs: 50000 });
+    expect(cpuQuota(2, 50000)).toEqual({ period: 50000, quota: 1000 });
+  });
+
+  test("the throttling counters are read from cpu.stat (v1's throttled_time in ns, v2's in µs)", () => {
+    const v1 = detect(fakeV1());
+    createGroup(v1, 'tok', 'lb', { cpuPct: 2, memoryBytes: null });
+    fs.writeFileSync(
+      path.join(v1.dirs.cpu, 'lab-tok', 'lb', 'cpu.stat'),
+      'nr_periods 600\nnr_throttled 450\nthrottled_time 39000000000\n',
+    );
+    expect(readGroup(v1, 'tok', 'lb')).toMatchObject({ periods: 600, throttledPeriods: 450, throttledUs: 39000000 });
+    const root = tmp();
+    fs.writeFileSync(path.join(root, 'cgroup.controllers'), 'cpu memory');
+    const v2 = detect(root);
+    createGroup(v2, 'tok', 'lb', { cpuPct: 2, memoryBytes: null });
+    fs.writeFileSync(
+      path.join(root, 'lab-tok', 'lb', 'cpu.stat'),
+      'usage_usec 1200000\nnr_periods 600\nnr_throttled 30\nthrottled_usec 2500000\n',
+    );
+    expect(readGroup(v2, 'tok', 'lb')).toMatchObject({
+      cpuUsageUs: 1200000,
+      periods: 600,
+      throttledPeriods: 30,
+      throttledUs: 2500000,
+    });
+  });
+
   test('no cgroup filesystem, or not root: one clear error', () => {
     expect(detect(tmp())).toBe(null);
     expect(codeOf(() => requireCgroups({ root: tmp() }))).toBe('LAB_ERR_CGROUPS');
@@ -112,6 +151,31 @@ describe('control groups (lab/monitoring/cgroups.js)', () => {
     const done = await removeGroups(real, token);
     expect(done.failed).toEqual([]);
     expect(existingGroups(real, token)).toEqual([]);
+  });
+
+  // A busy loop under 2% of a core over 50 ms periods: throttled in most of the periods it
+  // ran in. The loop runs for 1.5 s of wall time whatever the machine's load, so the counts
+  // are bounds (at least 5 periods, over half of them throttled), not exact figures.
+  asRoot('on this kernel: a chosen period is taken, and a busy process is counted throttled', async () => {
+    const token = `test${process.pid}cfs`;
+    const procs = createGroup(real, token, 'spin', { cpuPct: 2, periodUs: 50000, memoryBytes: null });
+    expect(readGroup(real, token, 'spin')).toMatchObject({ cpuPct: 2, periodUs: 50000, throttledPeriods: 0 });
+    const { spawn } = require('node:child_process');
+    const child = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        'IFS=:; for f in $P; do echo $$ > "$f"; done; exec "$0" -e "const t = Date.now(); while (Date.now() - t < 1500);"',
+        process.execPath,
+      ],
+      { env: { P: procs.join(':') }, stdio: 'ignore' },
+    );
+    await new Promise((r) => child.once('exit', r));
+    const g = readGroup(real, token, 'spin');
+    expect(g.periods).toBeGreaterThanOrEqual(5);
+    expect(g.throttledPeriods / g.periods).toBeGreaterThan(0.5);
+    expect(g.throttledUs).toBeGreaterThan(0);
+    expect((await removeGroups(real, token)).failed).toEqual([]);
   });
 
   asRoot('on this kernel: a process above its memory cap is OOM-killed, and the group counts it', async () => {

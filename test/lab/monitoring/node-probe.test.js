@@ -47,8 +47,46 @@ describe("edges' caches and caps in the node table", () => {
       saturation: { verdict: 'ok' },
       nodes: t,
     });
-    expect(text).toMatch(/CPU cap\s+cgroup CPU\s+OOM kills\s+requests\s+hit ratio/);
-    expect(text).toMatch(/edge-1 .*2%\s+1\.9%\s+2\s+100\s+75%/);
+    expect(text).toMatch(/CPU cap\s+cgroup CPU\s+throttled\s+OOM kills\s+requests\s+hit ratio/);
+    expect(text).toMatch(/edge-1 .*2%\s+1\.9%\s+-\s+2\s+100\s+75%/);
     expect(text).toMatch(/edge-1 hit its memory cap: the kernel OOM-killed 2 of its processes/);
+  });
+
+  test("the group's periods throttled and own memory: new columns, and % of the limit from the group", () => {
+    const samples = [{ at: 1, nodes: { lb: { cpuPct: 1.5, rssMiB: 30, pids: 3 } } }];
+    const t = nodeTable(
+      samples,
+      { lb: { cpuPct: 2, memoryMiB: 25 } },
+      {
+        kernel: {
+          lb: {
+            cpuPct: 1.4,
+            oomKills: 0,
+            periodUs: 100000,
+            periods: 200,
+            throttledPeriods: 150,
+            throttledUs: 9500000,
+            memoryPeakBytes: 20 * 2 ** 20,
+          },
+        },
+      },
+    );
+    // RSS summed says 30 MiB (120% of the limit); the group says 20 MiB: 80%.
+    expect(t.rows[0]).toMatchObject({
+      periodMs: 100,
+      throttledPct: 75,
+      throttledMs: 9500,
+      groupMemMiBMax: 20,
+      memPctOfLimit: 80,
+      memPctOfLimitFrom: 'group',
+    });
+    // Without the kernel's figures the old reading stays, and says where it came from.
+    const plain = nodeTable(samples, { lb: { cpuPct: 2, memoryMiB: 25 } });
+    expect(plain.rows[0]).toMatchObject({
+      throttledPct: null,
+      groupMemMiBMax: null,
+      memPctOfLimit: 120,
+      memPctOfLimitFrom: 'rss',
+    });
   });
 });
