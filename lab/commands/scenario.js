@@ -13,6 +13,7 @@ const { runtimeFor } = require('../runtime');
 const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('./deploy');
 const { GENERATORS } = require('../generators');
 const { startOnLoadNodes } = require('../generators/load-nodes');
+const { warmCache } = require('../generators/warm-cache');
 const startMonitoring = require('../monitoring');
 const deploymentNodes = require('../runtime/nodes');
 const { sleep } = require('../ownership/procs');
@@ -45,6 +46,8 @@ options:
                    phases, µs latencies, ~10x less CPU) or closed (N connections, each sending
                    when answered, for the scenario's length or --duration / --requests)
   --keepalive      fast/closed: reuse connections (default: a new one per request, as Artillery)
+  --warm-cache     asset: ask every object once through the entry before measuring (CPU caps
+                   lifted meanwhile, memory limits kept), so a short run is not a cold-cache run
   --connections N  closed: concurrent connections (default 10)
   --requests M     closed: stop after M requests
   --dashboard [PORT]  a live page of the run on 127.0.0.1:PORT (default 5665; --host to change
@@ -88,6 +91,7 @@ const COMMAND = defineCommand({
     ...DASHBOARD_FLAGS,
     generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     keepalive: flag.bool(),
+    'warm-cache': flag.bool(),
     connections: flag.int(1, 10000),
     requests: flag.int(1, 100000000),
     'generator-workers': flag.int(1, 64),
@@ -127,6 +131,9 @@ function plan(argv) {
   if (signal && generator !== 'signal') refuse('the signal endpoint runs with --generator signal (the default for it)');
   if (!signal && generator === 'signal') refuse('--generator signal is for the signal endpoint');
   if (signal && values.print) refuse('the signal endpoint has no Artillery script to print');
+  if (values['warm-cache'] && !ENDPOINTS[endpoint]?.objects) {
+    refuse(`--warm-cache is for endpoints of many cacheable objects (asset), not ${endpoint}`);
+  }
   if (signal && ['connections', 'requests', 'keepalive'].some((f) => given.has(f))) {
     refuse('--connections, --requests and --keepalive are for HTTP endpoints; signal has participants (--rate-scale)');
   }
@@ -370,6 +377,30 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
   return { genPlan, startedAt, result, gen };
 }
 
+// Stage 4b, --warm-cache: every object once through the entry, the CPU caps lifted meanwhile
+// (a cache warmed at 1% of a core would take minutes) and put back before the measured run.
+async function warmStage(p, runtime, state, target, log) {
+  const { objects, path: base } = ENDPOINTS[p.endpoint];
+  const caps = runtime?.liftCpuCaps ? runtime.liftCpuCaps(state) : { lifted: [], restore: () => {} };
+  const restore = own(() => caps.restore());
+  log(
+    `warming the caches: ${objects.count} objects through the entry${caps.lifted.length ? ` (CPU caps lifted: ${caps.lifted.join(', ')})` : ''}`,
+  );
+  try {
+    const w = await warmCache({
+      target,
+      path: base,
+      objects,
+      onProgress: (n, of) => log(`  warm-up: ${n} of ${of}`),
+    });
+    log(`warmed: ${w.ok} of ${w.objects} objects in ${w.seconds} s${w.failed ? `, ${w.failed} failed` : ''}`);
+    return { ...w, capsLifted: caps.lifted };
+  } finally {
+    caps.restore();
+    restore();
+  }
+}
+
 // Stage 6, summary: a pure function of the records and the samples, plus the thresholds.
 function summaryStage(p, run, ctx) {
   const { genPlan, records, status, startedAt, deployment, target, samples, workers } = ctx;
@@ -430,6 +461,7 @@ function summaryStage(p, run, ctx) {
     });
   }
   if (ctx.dashboard) summary.dashboard = ctx.dashboard;
+  if (ctx.warmup) summary.warmup = ctx.warmup;
   if (ctx.write !== false) run.writeJson('summary.json', summary);
   return summary;
 }
@@ -480,8 +512,9 @@ async function scenarioCommand(argv, { log }) {
   // No balancer: the generator spreads its requests over every replica's address.
   const targets = state && state.urls && state.urls.length > 1 ? state.urls : null;
   const nodesOf = state ? deploymentNodes(state) : () => ({});
-  // Caps, cgroup accounting and edges' caches, over the run's own window.
+  // Caps, cgroup accounting and edges' caches, over the run's own window (after a warm-up).
   const probe = nodeProbe(runtime, state);
+  let warmup = null;
   // (Load nodes report their own CPU: the busiest node's, second by second.)
   let loadNodeSamples = null;
   const samples = () =>
@@ -493,6 +526,7 @@ async function scenarioCommand(argv, { log }) {
       write,
       mergeCache: write ? null : liveCache,
       dashboard: feed ? feed.stats() : null,
+      warmup,
       genPlan,
       records: readRecords(run.file('records.jsonl')),
       status,
@@ -527,6 +561,7 @@ async function scenarioCommand(argv, { log }) {
   const genPlan = { ...generatorPlan(p, target, run, monitoring), targets };
   partial = { genPlan, startedAt: new Date().toISOString(), workers: null };
 
+  if (values['warm-cache']) warmup = await warmStage(p, runtime, state, target, log);
   probe.start();
   if (dashboard) {
     const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);

@@ -136,6 +136,23 @@ function createGroup(sys, token, node, cap) {
   return [...new Set(Object.values(dirs))].map((d) => path.join(d, 'cgroup.procs'));
 }
 
+// Sets (cap: { cpuPct, periodUs }) or lifts (cap null) a live group's CPU quota: the
+// processes inside keep running, only their allowance changes (a cache warmed at full speed,
+// then measured under its cap).
+function setCpu(sys, token, node, cap) {
+  const dirs = groupDirs(sys, token, node);
+  if (sys.version === 2) {
+    if (!cap || !cap.cpuPct) return write(dirs.all, 'cpu.max', 'max');
+    const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);
+    return write(dirs.all, 'cpu.max', `${quota} ${period}`);
+  }
+  write(dirs.cpu, 'cpu.cfs_quota_us', -1);
+  if (!cap || !cap.cpuPct) return undefined;
+  const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);
+  write(dirs.cpu, 'cpu.cfs_period_us', period);
+  return write(dirs.cpu, 'cpu.cfs_quota_us', quota);
+}
+
 const readText = (file) => {
   try {
     return fs.readFileSync(file, 'utf8');
@@ -260,6 +277,7 @@ module.exports = {
   detect,
   requireCgroups,
   createGroup,
+  setCpu,
   readGroup,
   removeGroups,
   existingGroups,

@@ -23,6 +23,7 @@ const {
   requireCgroups,
   createGroup,
   readGroup,
+  setCpu,
   removeGroups,
   existingGroups,
   detect,
@@ -487,6 +488,21 @@ class LocalRuntime {
     const sys = token ? detect() : null;
     if (!sys || !existingGroups(sys, token).length) return { removed: [], failed: [] };
     return removeGroups(sys, token);
+  }
+
+  // Lifts every CPU cap of the deployment for a moment (a cache warm-up at full speed) and
+  // returns how to put them back. Memory limits stay: what is warmed must fit in them.
+  liftCpuCaps(state = this.readState()) {
+    const sys = state?.cgroups ? detect() : null;
+    const capped = Object.entries(state?.caps || {}).filter(([, c]) => c.cpuPct);
+    if (!sys || !capped.length) return { lifted: [], restore: () => {} };
+    for (const [name] of capped) setCpu(sys, state.cgroups.token, name, null);
+    return {
+      lifted: capped.map(([name]) => name),
+      restore: () => {
+        for (const [name, cap] of capped) setCpu(sys, state.cgroups.token, name, cap);
+      },
+    };
   }
 
   // What the kernel says about each capped node's groups (lab/monitoring/cgroups.js readGroup).
