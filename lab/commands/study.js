@@ -43,6 +43,8 @@ skipped when the study is started again.
   --runs a,b                  only the runs whose names start with these (see --plan)
   --engine local|swarm        balancers: where the node and nginx rows run (the mesh always
                               needs a swarm)
+  --repetitions N             cdn: how many times each case runs, interleaved (default 3); the
+                              verdicts that compare nodes say "unstable" when runs disagree
   --balancers a,b             lb-modes, balancers: the balancer kinds to compare (default the
                               seed's: none,nginx-l4,nginx and node,nginx,mesh; any of
                               ${BALANCER_NAMES.join(', ')})
@@ -67,6 +69,7 @@ const COMMAND = defineCommand({
     runs: flag.string(),
     engine: flag.enum(['local', 'swarm'], 'engine'),
     balancers: flag.string(),
+    repetitions: flag.int(1, 10),
     'rate-scale': flag.factor(),
     duration: flag.duration(),
     endpoints: flag.string(),
@@ -77,7 +80,7 @@ const COMMAND = defineCommand({
   },
 });
 // Flags that belong to some studies; the others refuse them.
-const OWN_FLAGS = { engine: ['balancers'], balancers: ['lb-modes', 'balancers'] };
+const OWN_FLAGS = { engine: ['balancers'], balancers: ['lb-modes', 'balancers'], repetitions: ['cdn'] };
 
 // A comma-separated list of names, each checked against the table's names.
 const list = (kind, raw, valid) =>
@@ -195,6 +198,7 @@ function options(study, values) {
     generator: values.generator,
     engine: values.engine,
     balancers: balancerList(study, values.balancers),
+    repetitions: values.repetitions,
     endpoints: list('endpoint', values.endpoints, MATRIX),
     scenarios: list('scenario', values.scenarios, SCENARIOS),
     deployments: list(
@@ -326,6 +330,7 @@ async function studyCommand(argv, { log }) {
     generator: o.generator ?? null,
     engine: o.engine ?? null,
     balancers: o.balancers ? o.balancers.join(',') : null,
+    repetitions: o.repetitions ?? null,
   };
   const settingsFile = path.join(studyDir, 'study.json');
   if (!values.fresh) checkSettings(settingsFile, settings, plan, runDir, studyDir);

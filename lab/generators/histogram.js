@@ -73,6 +73,20 @@ function ulp(x) {
   return Math.pow(2, Math.floor(Math.log2(Math.abs(x))) - 52);
 }
 
+// Every bucket that holds answers, as [ms, count] in value order (each bucket's median
+// equivalent value): the whole distribution, for analyses percentiles cannot do (where its
+// steps are).
+function buckets(h) {
+  const out = [];
+  if (!h || h.totalCount === 0) return out;
+  const last = Math.min(h.countsArrayLength - 1, h.countsArrayIndex(h.maxValue));
+  for (let i = 0; i <= last; i++) {
+    const c = h.getCountAtIndex(i);
+    if (c) out.push([toMs(h.medianEquivalentValue(h.valueFromIndex(i))), c]);
+  }
+  return out;
+}
+
 const encode = (h) => (h.totalCount ? hdr.encodeIntoCompressedBase64(h) : null);
 
 function decode(text) {
@@ -86,4 +100,4 @@ function merge(encoded) {
   return out;
 }
 
-module.exports = { create, figures, encode, decode, merge, toMs };
+module.exports = { create, figures, buckets, encode, decode, merge, toMs };

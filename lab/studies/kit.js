@@ -35,6 +35,29 @@ function summaryOf(studyDir, id) {
   return readJson(path.join(studyDir, 'runs', id, 'summary.json'));
 }
 
+// The latency distribution of a scenario run the study made, as [ms, count] buckets merged
+// exactly from its seconds' histograms (lab/generators/histogram.js), or null.
+function latencyBuckets(studyDir, id) {
+  let text;
+  try {
+    text = fs.readFileSync(path.join(studyDir, 'runs', id, 'records.jsonl'), 'utf8');
+  } catch {
+    return null;
+  }
+  const { merge, buckets } = require('../generators/histogram');
+  const hists = text
+    .split('\n')
+    .filter((l) => l.includes('"second"'))
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.type === 'second' && r.hist?.latency)
+    .map((r) => r.hist.latency);
+  return hists.length ? buckets(merge(hists)) : null;
+}
+
+// The id of repetition k (1-based) of a run: the first keeps the run's own name, so a study
+// folder made before repetitions goes on from its runs.
+const repId = (id, k) => (k === 1 ? id : `${id}-r${k}`);
+
 const mdCell = (v) => String(v ?? '-').replace(/\|/g, '\\|');
 function mdTable(head, rows) {
   return [
@@ -131,4 +154,16 @@ function studyReport(study, { studyDir, plan, missing, failures, machine, scale 
   return renderReport({ study, sections, plan, missing, failures, machine, scale, studyDir });
 }
 
-module.exports = { num, ratio, readJson, summaryOf, mdTable, byReason, renderSection, renderReport, studyReport };
+module.exports = {
+  num,
+  ratio,
+  readJson,
+  summaryOf,
+  latencyBuckets,
+  repId,
+  mdTable,
+  byReason,
+  renderSection,
+  renderReport,
+  studyReport,
+};

@@ -30,14 +30,29 @@ describe('the studies as data', () => {
     }
   });
 
-  test("cdn: the seed's three cases, every nginx node capped alike", () => {
+  test("cdn: the seed's three cases and the same shares over 500 ms periods, three times interleaved, caches warmed", () => {
     const plan = STUDIES.cdn.plan(opts(1));
-    expect(plan.map((r) => r.args.filter((a, i) => r.args[i - 1] === '--cap'))).toEqual([
+    expect(plan).toHaveLength(15);
+    expect(plan.slice(0, 5).map((r) => r.args.filter((a, i) => r.args[i - 1] === '--cap'))).toEqual([
       [],
       ['balancer=2%,25M', 'edge=2%,25M'],
       ['balancer=1%,15M', 'edge=1%,15M'],
+      ['balancer=2%/500ms,25M', 'edge=2%/500ms,25M'],
+      ['balancer=1%/500ms,15M', 'edge=1%/500ms,15M'],
     ]);
-    expect(plan[0].args).toEqual(expect.arrayContaining(['--connections', '10', '--duration', '60s', '--keepalive']));
+    // Interleaved: every case once, then again; the first repetition keeps the case's name.
+    expect(plan.map((r) => r.id).slice(0, 7)).toEqual([
+      'cdn-no-caps',
+      'cdn-2pct-25M',
+      'cdn-1pct-15M',
+      'cdn-2pct-25M-p500',
+      'cdn-1pct-15M-p500',
+      'cdn-no-caps-r2',
+      'cdn-2pct-25M-r2',
+    ]);
+    for (const r of plan) expect(r.args).toEqual(expect.arrayContaining(['--keepalive', '--warm-cache']));
+    expect(plan[0].args).toEqual(expect.arrayContaining(['--connections', '10', '--duration', '60s']));
+    expect(STUDIES.cdn.plan({ ...opts(0.1), repetitions: 1 })).toHaveLength(5);
   });
 
   test('lb-modes: three kinds at three concurrencies, 100,000 requests scaled down, no balancer cap without a balancer', () => {

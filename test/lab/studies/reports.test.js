@@ -20,28 +20,69 @@ function report(name, dir, { scale = 0.1, failures = {} } = {}) {
 const factsOf = (sections) => sections.flatMap((s) => s.facts || []);
 
 describe('study reports, from the runs alone', () => {
-  test("cdn: our wrk-like rows beside the seed's, ratios computed, the capped node named", () => {
+  test("cdn: every repetition's wrk-like row beside the seed's, ratios from their medians, the capped node named", () => {
     const { sections, markdown, html } = report('cdn', 'cdn');
     const rows = sections[0].tables[0].rows;
-    expect(rows).toHaveLength(6);
-    expect(rows[1]).toEqual(expect.arrayContaining(['no caps', 'seed 000', '106.3', '6,385']));
-    expect(rows[0][1]).toBe('this lab');
-    // Computed from the fixtures: 283.3 / 10,311.1 r/s.
+    expect(rows).toHaveLength(12); // 3 cases x (3 repetitions + the seed)
+    expect(rows[3]).toEqual(expect.arrayContaining(['no caps', 'seed 000', '106.3', '6,385']));
+    expect(rows.slice(0, 3).map((r) => r[1])).toEqual(['this lab, run 1', 'this lab, run 2', 'this lab, run 3']);
+    // Computed from the fixtures: 212.8 / 297.3 / 294.3 r/s against the uncapped median 7,320.1.
     expect(factsOf(sections)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
-          /^2% CPU, 25 MiB: requests per second fell to 0\.03x of the uncapped run's here, 0\.37x in the seed/,
+          /^2% CPU, 25 MiB: requests per second fell to 0\.04x of the uncapped runs' median here \(runs: 0\.03x to 0\.04x\), 0\.37x in the seed/,
         ),
-        '2% CPU, 25 MiB: nginx reached its cap here; in the seed, load-balancer only.',
+        '2% CPU, 25 MiB: nginx reached its cap in all 3 repetitions here; in the seed, load-balancer only.',
       ]),
     );
-    const nodes = sections[1].tables;
-    expect(nodes).toHaveLength(3);
+    const nodes = sections[2].tables;
+    expect(nodes).toHaveLength(5);
     const nginx = nodes[1].rows.find((r) => r[0] === 'nginx');
     expect(nginx[3]).toBe('2%');
     expect(nginx[nginx.length - 1]).toBe('yes');
+    expect(nodes[3].rows.find((r) => r[0] === 'nginx')[3]).toBe('2% / 500 ms');
     expect(markdown).toMatch(/## What differs from the seed's set-up/);
     expect(html).toMatch(/<h2>Nodes, case by case<\/h2>/);
+  });
+
+  test('cdn: why ours differs, tested: the CFS period and the capped node, verdicts computed from the runs', () => {
+    const { sections } = report('cdn', 'cdn');
+    const why = sections[1];
+    expect(why.title).toBe('Why ours differs, tested');
+    expect(why.facts[0]).toMatch(/^Claim: under a 2% cap .* Verdict at 2%: confirmed: .* Rule: /);
+    expect(why.facts[1]).toMatch(/Verdict at 1%: confirmed/);
+    expect(why.facts[2]).toMatch(
+      /the balancer alone is at its cap.* Verdict: confirmed \(2%: nginx over 3 run\(s\); 1%: nginx over 3 run\(s\)\)/,
+    );
+    const [two] = why.tables;
+    expect(two.head).toEqual(expect.arrayContaining(['at 100 ms steps', 'at 500 ms steps']));
+    expect(two.rows).toHaveLength(6);
+    // The 100 ms runs end at 100 ms steps, not 500 ms ones.
+    expect(two.rows[0].slice(3, 5)).toEqual(['100%', '0%']);
+  });
+
+  test('cdn: repetitions that disagree on the capped node make the finding "unstable", and the claim inconclusive', () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-cdn-'));
+    fs.cpSync(path.join(FIX, 'cdn'), dir, { recursive: true });
+    // Repetition 2 of the 2% case: edge-4 throttled at its cap too.
+    const file = path.join(dir, 'runs', 'cdn-2pct-25M-r2', 'summary.json');
+    const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+    Object.assign(
+      s.nodes.rows.find((r) => r.node === 'edge-4'),
+      { cgroupCpuPct: 1.9 },
+    );
+    fs.writeFileSync(file, JSON.stringify(s));
+    const study = STUDIES.cdn;
+    const plan = study.plan({ scale: 0.1 });
+    const sections = study.sections({ studyDir: dir, plan, scale: 0.1, failures: {} });
+    expect(factsOf(sections)).toEqual(
+      expect.arrayContaining([
+        '2% CPU, 25 MiB: unstable: the repetitions disagree (nginx in 2; edge-4, nginx in 1) here; in the seed, load-balancer only.',
+      ]),
+    );
+    expect(sections[1].facts[2]).toMatch(/Verdict: inconclusive \(unstable\) \(2%: unstable over 3 run\(s\)/);
   });
 
   test('lb-modes: the three kinds per concurrency, the seed only where it measured, r/s ratios against no balancer', () => {

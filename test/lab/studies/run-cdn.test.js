@@ -17,7 +17,7 @@ async function isUp(stateDir) {
 
 describe('npm run study -- cdn, end to end (quick version, on loopback)', () => {
   asRoot(
-    'cdn at a small scale: three capped runs, a report with our figures beside the seed, nothing left up',
+    'cdn at a small scale, one repetition: five runs, a report with our figures beside the seed and its claims tested, nothing left up',
     async () => {
       const dir = tmpStateDir();
       const stateDir = tmpStateDir();
@@ -27,6 +27,8 @@ describe('npm run study -- cdn, end to end (quick version, on loopback)', () => 
           'cdn',
           '--scale',
           '0.05',
+          '--repetitions',
+          '1',
           '--dir',
           dir,
           '--port-base',
@@ -37,16 +39,25 @@ describe('npm run study -- cdn, end to end (quick version, on loopback)', () => 
         { timeoutMs: 240000 },
       );
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/3 of 3 runs done/);
-      expect(r.stderr).toMatch(/run 3 of 3: cdn-1pct-15M/);
+      expect(r.stdout).toMatch(/5 of 5 runs done/);
+      expect(r.stderr).toMatch(/run 3 of 5: cdn-1pct-15M/);
+      expect(r.stderr).toMatch(/warmed: \d+ of 1000 objects/);
       const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
       // Our rows are filled: a number of requests and a rate, not dashes.
       expect(md).toMatch(/\| no caps \| this lab \| [\d.]+ \| [\d.]+ \| [\d,]+ \|/);
       expect(md).toMatch(/\| 1% CPU, 15 MiB \| seed 000 \| 356\.2 \|/);
       expect(md).toMatch(/requests per second fell to [\d.]+x of the uncapped run's here, 0\.37x in the seed/);
       expect(fs.readFileSync(path.join(dir, 'study.html'), 'utf8')).toMatch(/<h2>Nodes, case by case<\/h2>/);
+      // The claims, each with a verdict computed from these runs and the rule it used.
+      expect(md).toMatch(/## Why ours differs, tested/);
+      expect(md).toMatch(/Verdict at 2%: (confirmed|refuted|inconclusive): .* Rule: /);
+      expect(md).toMatch(/the balancer alone is at its cap.* Verdict: (confirmed|refuted|inconclusive)/);
       const summary = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'cdn-2pct-25M', 'summary.json'), 'utf8'));
-      expect(summary.nodes.rows.find((x) => x.node === 'nginx').cpuCapPct).toBe(2);
+      const nginx = summary.nodes.rows.find((x) => x.node === 'nginx');
+      expect(nginx.cpuCapPct).toBe(2);
+      expect(nginx.throttledPct).toEqual(expect.any(Number));
+      const p500 = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'cdn-2pct-25M-p500', 'summary.json'), 'utf8'));
+      expect(p500.nodes.rows.find((x) => x.node === 'nginx').periodMs).toBe(500);
       expect(await isUp(stateDir)).toBe(false);
     },
     300000,

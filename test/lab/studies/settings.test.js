@@ -51,7 +51,7 @@ describe('a study folder: each run says what it was made with', () => {
     damage(path.join(dir, 'study.json'));
     const r = await study(dir, 0.1);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/3 of 3 runs done/);
+    expect(r.stdout).toMatch(/15 of 15 runs done/);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'study.json'), 'utf8')).scale).toBe(0.1);
     expect(fs.readFileSync(path.join(dir, 'study.md'), 'utf8')).toMatch(/scaled by 0\.1/);
   });
