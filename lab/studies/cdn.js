@@ -404,7 +404,7 @@ module.exports = {
     "the backends are the lab's Node service (GET /asset/:name, 1,000 objects of 10 KiB with Zipf popularity) and are not capped: a Node process does not start in 15 MiB; the seed's backends were nginx",
     "the lab's closed loop with keep-alive stands in for wrk; its time-out is 10 s where wrk's is 2 s",
     'the edges are warmed before each measured run (every object once, CPU caps lifted meanwhile): a short run is not a cold-cache run',
-    'each case runs three times, interleaved (--repetitions), and two more cases give the same shares over 500 ms CFS periods, to test where the latency steps come from',
+    'each case runs three times by default, interleaved (--repetitions), and two more cases give the same shares over 500 ms CFS periods, to test where the latency steps come from',
   ],
   plan,
   sections,
