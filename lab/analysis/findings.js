@@ -114,4 +114,4 @@ function stepsFollowPeriod(runs) {
   return { verdict: 'inconclusive', why: 'the runs lock to neither pattern clearly', rule, table, periods };
 }
 
-module.exports = { spread, repeated, atCap, AT_CAP_RULE, periodLock, stepsFollowPeriod, median };
+module.exports = { spread, repeated, atCap, AT_CAP_RULE, periodLock, stepsFollowPeriod };

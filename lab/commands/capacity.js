@@ -20,8 +20,7 @@ const { raiseOwnFdLimit } = require('../runtime/fd-limit');
 const { get } = require('../http');
 const { capacityRows, capacityPage, capacityBody } = require('../report/capacity-html');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
-const { startDashboard } = require('../dashboard/server');
-const { liveFeed } = require('../dashboard/live');
+const { serveLive } = require('../dashboard/live');
 const describeMachine = require('../../common/machine');
 
 const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
@@ -304,31 +303,6 @@ async function verify(p, limitBytes, target, dir, log, timeline, step) {
   }
 }
 
-// --dashboard: listens before anything starts (a port in use stops the run at once).
-async function startLive(p, log, render) {
-  if (p.values.dashboard === undefined) return null;
-  const dashboard = await startDashboard({
-    host: p.ctx.host,
-    port: p.values.dashboard,
-    title: `capacity for ${mib(p.limitBytes)} MiB`,
-  });
-  const releaseServer = own(() => dashboard.close());
-  log(`live dashboard: ${dashboard.url}`);
-  const feed = liveFeed(dashboard, { render });
-  feed.start();
-  const releaseFeed = own(() => feed.stop({ html: '', status: 'the capacity run was interrupted' }));
-  return {
-    async end(body, status) {
-      releaseFeed();
-      releaseServer();
-      feed.stop({ html: body, status });
-      // A moment for the last event to reach open tabs before the server closes.
-      await new Promise((r) => setTimeout(r, 300));
-      await dashboard.close();
-    },
-  };
-}
-
 async function capacityCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
@@ -345,10 +319,17 @@ async function capacityCommand(argv, { log }) {
     levels: p.levels.length,
   };
   let step = 'estimate';
-  const feed = await startLive(p, log, () => ({
-    html: String(capacityBody(sofar, { live: true })),
-    status: `${step}: ${timeline.at(-1)?.active ?? 0} participants connected`,
-  }));
+  const live = await serveLive({
+    port: p.values.dashboard,
+    host: p.ctx.host,
+    title: `capacity for ${mib(p.limitBytes)} MiB`,
+    log,
+    interrupted: 'the capacity run was interrupted',
+    render: () => ({
+      html: String(capacityBody(sofar, { live: true })),
+      status: `${step}: ${timeline.at(-1)?.active ?? 0} participants connected`,
+    }),
+  });
   const dir = runDirOf(p.values, `capacity-${mib(p.limitBytes)}MiB`);
   if (p.values['run-dir']) resetDir(dir, '--run-dir');
   else claimDir(dir, 'the run folder');
@@ -410,8 +391,8 @@ async function capacityCommand(argv, { log }) {
   fs.writeFileSync(path.join(dir, 'capacity.html'), capacityPage(out));
   const t = capacityRows(out);
   out.resultsDir = dir;
-  if (feed)
-    await feed.end(
+  if (live)
+    await live.end(
       String(capacityBody(out)),
       `the capacity run has ended; its page: ${path.join(dir, 'capacity.html')}`,
     );

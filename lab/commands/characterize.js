@@ -13,8 +13,7 @@ const { labError } = require('../../common/errors');
 const { loadConfig: loadBboxConfig } = require('../../bbox/config');
 const closedLoop = require('../generators/concurrency-probe');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
-const { startDashboard } = require('../dashboard/server');
-const { liveFeed } = require('../dashboard/live');
+const { serveLive } = require('../dashboard/live');
 const { sweep, analyze } = require('../analysis/black-box-model');
 const { get } = require('../http');
 const { planPorts, assertFree } = require('../topology/ports');
@@ -155,35 +154,29 @@ async function characterizeCommand(argv, { log }) {
   let url = p.target;
   if (p.named) holdDir(p.ctx.stateDir, '--state-dir');
   // The live page: the levels measured so far, drawn by the characterization's own page.
-  const dashboard =
-    p.values.dashboard !== undefined
-      ? await startDashboard({ host: p.ctx.host, port: p.values.dashboard, title: `characterize ${p.target}` })
-      : null;
   const seenLevels = [];
   const seenWaves = [];
-  let feed = null;
-  if (dashboard) {
-    own(() => dashboard.close());
-    log(`live dashboard: ${dashboard.url}`);
-    feed = liveFeed(dashboard, {
-      render: () => ({
-        html: String(
-          characterizeBody({
-            target: p.target,
-            cycles: p.cycles,
-            verdict: {
-              kind: 'sweeping',
-              explanation: `${seenLevels.length} level(s) measured so far${seenWaves.length ? `; bursts: ${seenWaves.map((w) => `${w.firstWave} of ${w.size} in the first wave`).join(', ')}` : ''}.`,
-              levels: [...seenLevels].sort((a, b) => a.concurrency - b.concurrency),
-            },
-          }),
-        ),
-        status: `sweeping: ${seenLevels.length} level(s) so far`,
-      }),
-    });
-    feed.start();
-    own(() => feed.stop({ html: '', status: 'the characterization was interrupted' }));
-  }
+  const live = await serveLive({
+    port: p.values.dashboard,
+    host: p.ctx.host,
+    title: `characterize ${p.target}`,
+    log,
+    interrupted: 'the characterization was interrupted',
+    render: () => ({
+      html: String(
+        characterizeBody({
+          target: p.target,
+          cycles: p.cycles,
+          verdict: {
+            kind: 'sweeping',
+            explanation: `${seenLevels.length} level(s) measured so far${seenWaves.length ? `; bursts: ${seenWaves.map((w) => `${w.firstWave} of ${w.size} in the first wave`).join(', ')}` : ''}.`,
+            levels: [...seenLevels].sort((a, b) => a.concurrency - b.concurrency),
+          },
+        }),
+      ),
+      status: `sweeping: ${seenLevels.length} level(s) so far`,
+    }),
+  });
   if (p.named) adoptStateDir(p.ctx.stateDir);
   if (p.named) url = p.via === 'service' ? await startThroughService(p, log) : await startBoxes(p, log);
 
@@ -235,13 +228,11 @@ async function characterizeCommand(argv, { log }) {
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(out, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'index.html'), characterizeHtml({ ...out, verdict: { ...verdict } }));
   out.resultsDir = dir;
-  if (feed) {
-    feed.stop({
-      html: String(characterizeBody({ ...out, verdict: { ...verdict } })),
-      status: `the characterization has ended; its page: ${path.join(dir, 'index.html')}`,
-    });
-    await new Promise((r) => setTimeout(r, 300));
-    await dashboard.close();
+  if (live) {
+    await live.end(
+      String(characterizeBody({ ...out, verdict: { ...verdict } })),
+      `the characterization has ended; its page: ${path.join(dir, 'index.html')}`,
+    );
   }
   if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
 

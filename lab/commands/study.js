@@ -23,8 +23,7 @@ const describeMachine = require('../../common/machine');
 
 const { CLI } = require('../paths');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
-const { startDashboard } = require('../dashboard/server');
-const { liveFeed } = require('../dashboard/live');
+const { serveLive } = require('../dashboard/live');
 const { studyBody } = require('../dashboard/study-body');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
@@ -343,32 +342,29 @@ async function studyCommand(argv, { log }) {
   const started = Date.now();
   // The live page: listening before the first run, so a port in use stops the study here.
   let currentIndex = null;
-  let feed = null;
-  if (values.dashboard !== undefined) {
-    const dashboard = await startDashboard({ host: ctx.host, port: values.dashboard, title: study.title });
-    own(() => dashboard.close());
-    log(`live dashboard: ${dashboard.url}`);
-    const headlines = new Map();
-    feed = liveFeed(dashboard, {
-      render: () => ({
-        html: String(
-          studyBody({
-            title: study.title,
-            plan,
-            runDir,
-            current: currentIndex,
-            startedAt: started,
-            expectedS: total,
-            failures,
-            headlines,
-          }),
-        ),
-        status: currentIndex === null ? 'between runs' : `run ${currentIndex + 1} of ${plan.length}`,
-      }),
-    });
-    feed.start();
-    own(() => feed.stop({ html: '', status: 'the study was interrupted; its finished runs are kept' }));
-  }
+  const headlines = new Map();
+  const live = await serveLive({
+    port: values.dashboard,
+    host: ctx.host,
+    title: study.title,
+    log,
+    interrupted: 'the study was interrupted; its finished runs are kept',
+    render: () => ({
+      html: String(
+        studyBody({
+          title: study.title,
+          plan,
+          runDir,
+          current: currentIndex,
+          startedAt: started,
+          expectedS: total,
+          failures,
+          headlines,
+        }),
+      ),
+      status: currentIndex === null ? 'between runs' : `run ${currentIndex + 1} of ${plan.length}`,
+    }),
+  });
   const ctxArgs = ['--port-base', String(ctx.portBase), '--host', ctx.host, '--state-dir', ctx.stateDir];
 
   const writeReport = () => {
@@ -469,12 +465,11 @@ async function studyCommand(argv, { log }) {
   await closeGroup();
   writeReport();
   const done = plan.filter((r) => isDone(runDir(r), r)).length;
-  if (feed) {
-    feed.stop({
-      html: `<p>${done} of ${plan.length} runs done.</p>`,
-      status: `the study has ended; its report: ${path.join(studyDir, 'study.html')}`,
-    });
-    await new Promise((r) => setTimeout(r, 300));
+  if (live) {
+    await live.end(
+      `<p>${done} of ${plan.length} runs done.</p>`,
+      `the study has ended; its report: ${path.join(studyDir, 'study.html')}`,
+    );
   }
   return {
     stdout: `${study.title}: ${done} of ${plan.length} runs done in ${clock((Date.now() - started) / 1000)}\nreport: ${path.join(studyDir, 'study.html')}\nsummary: ${path.join(studyDir, 'study.md')}`,

@@ -1,5 +1,8 @@
 'use strict';
 
+const { startDashboard } = require('./server');
+const { own } = require('../ownership/cleanups');
+
 // Feeds the dashboard while a run goes: renders what the run has recorded so far (render()
 // -> { html, status }) and sends it to every open tab. Rendering is the dashboard's whole
 // cost, so it is measured (the CPU of each synchronous render) and kept under `budget` of
@@ -62,4 +65,28 @@ function liveFeed(dashboard, { render, budget = 0.02, everyMs = 1000 }) {
   };
 }
 
-module.exports = { liveFeed };
+// --dashboard on a long command (study, characterize, capacity): the page listens before
+// anything starts (a port in use stops the command there), is fed from render(), and is
+// owned, so Ctrl-C or a failure puts `interrupted` on it. Returns null without --dashboard,
+// else { url, end(html, status) }: the last event, a moment for open tabs to get it, closed.
+async function serveLive({ port, host, title, log, render, interrupted }) {
+  if (port === undefined) return null;
+  const dashboard = await startDashboard({ host, port, title });
+  const releaseServer = own(() => dashboard.close());
+  log(`live dashboard: ${dashboard.url}`);
+  const feed = liveFeed(dashboard, { render });
+  feed.start();
+  const releaseFeed = own(() => feed.stop({ html: '', status: interrupted }));
+  return {
+    url: dashboard.url,
+    async end(html, status) {
+      releaseFeed();
+      releaseServer();
+      feed.stop({ html, status });
+      await new Promise((r) => setTimeout(r, 300));
+      await dashboard.close();
+    },
+  };
+}
+
+module.exports = { liveFeed, serveLive };

@@ -105,10 +105,7 @@ function createGroup(sys, token, node, cap) {
     // The controllers must be handed down from the root to our parent to our node.
     for (const d of [sys.root, parent]) write(d, 'cgroup.subtree_control', '+cpu +memory');
     fs.mkdirSync(dirs.all, { recursive: true });
-    if (cap.cpuPct) {
-      const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);
-      write(dirs.all, 'cpu.max', `${quota} ${period}`);
-    }
+    if (cap.cpuPct) setCpu(sys, token, node, cap);
     if (cap.memoryBytes) {
       write(dirs.all, 'memory.max', cap.memoryBytes);
       // Docker's --memory without --memory-swap allows as much swap again; we allow none,
@@ -118,14 +115,7 @@ function createGroup(sys, token, node, cap) {
     return [path.join(dirs.all, 'cgroup.procs')];
   }
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-  if (cap.cpuPct) {
-    const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);
-    // The quota first when the period shrinks (a quota above the new period's share of the
-    // parent is refused), the period first when it grows.
-    write(dirs.cpu, 'cpu.cfs_quota_us', -1);
-    write(dirs.cpu, 'cpu.cfs_period_us', period);
-    write(dirs.cpu, 'cpu.cfs_quota_us', quota);
-  }
+  if (cap.cpuPct) setCpu(sys, token, node, cap);
   if (cap.memoryBytes) {
     write(dirs.memory, 'memory.limit_in_bytes', cap.memoryBytes);
     // With swap accounting, the same figure for memory + swap: no swapping past the cap.
@@ -146,6 +136,7 @@ function setCpu(sys, token, node, cap) {
     const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);
     return write(dirs.all, 'cpu.max', `${quota} ${period}`);
   }
+  // Lifted first: a quota the new period could not hold beside the old one is refused.
   write(dirs.cpu, 'cpu.cfs_quota_us', -1);
   if (!cap || !cap.cpuPct) return undefined;
   const { period, quota } = cpuQuota(cap.cpuPct, cap.periodUs);

@@ -383,7 +383,7 @@ function whyDiffers(studyDir, byCase) {
         : 'refuted';
     facts.push(
       `Claim: under caps the balancer alone is at its cap, as the seed's load-balancer was. Verdict: ${verdict} (${capped
-        .map((x) => `${SHARE_LABEL[x.c.id]}: ${x.v.stable ? x.v.value : 'unstable'} over ${x.v.of} run(s)`)
+        .map((x) => `${x.c.share}%: ${x.v.stable ? x.v.value : 'unstable'} over ${x.v.of} run(s)`)
         .join(
           '; ',
         )}). Rule: confirmed when every repetition of every capped case names the balancer (nginx) alone, refuted when they agree on another set, inconclusive when they disagree; ${AT_CAP_RULE}.`,
@@ -391,7 +391,6 @@ function whyDiffers(studyDir, byCase) {
   }
   return { title: 'Why ours differs, tested', facts, tables };
 }
-const SHARE_LABEL = { 'cdn-2pct-25M': '2%', 'cdn-1pct-15M': '1%' };
 
 module.exports = {
   name: 'cdn',

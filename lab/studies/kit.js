@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { html: h, table: htmlTable, trusted } = require('../report/html');
 const page = require('../report/page');
+const { merge, buckets } = require('../generators/histogram');
 
 // What every study's report is made of: sections with computed facts, tables (HTML and
 // Markdown from the same rows) and optional charts; a header saying what ran and what did
@@ -44,7 +45,6 @@ function latencyBuckets(studyDir, id) {
   } catch {
     return null;
   }
-  const { merge, buckets } = require('../generators/histogram');
   const hists = text
     .split('\n')
     .filter((l) => l.includes('"second"'))

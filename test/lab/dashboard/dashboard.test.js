@@ -120,9 +120,28 @@ test('--dashboard takes an optional port: alone it is 5665, and a bad one is a u
   expect(bad.code).toBe(2);
 });
 
+// Every event of a live page's stream, up to the one that says the command ended.
+async function readEvents(port) {
+  const http = require('node:http');
+  const events = [];
+  await new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/events' }, (res) => {
+      let buf = '';
+      res.on('data', (d) => {
+        buf += d;
+        for (const m of buf.matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]));
+        buf = buf.slice(buf.lastIndexOf('\n') + 1);
+        if (events.some((e) => e.ended)) res.destroy();
+      });
+      res.on('close', resolve);
+    });
+    req.on('error', resolve);
+  });
+  return events;
+}
+
 // The characterization's live page: the same page as its index.html, its levels so far.
 test('characterize --dashboard: the levels measured so far, then the verdict', async () => {
-  const http = require('node:http');
   const port = await freePort();
   const run = await startProgram(
     'lab/cli',
@@ -150,20 +169,7 @@ test('characterize --dashboard: the levels measured so far, then the verdict', a
     ],
     { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
   );
-  const events = [];
-  await new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/events' }, (res) => {
-      let buf = '';
-      res.on('data', (d) => {
-        buf += d;
-        for (const m of buf.matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]));
-        buf = buf.slice(buf.lastIndexOf('\n') + 1);
-        if (events.some((e) => e.ended)) res.destroy();
-      });
-      res.on('close', resolve);
-    });
-    req.on('error', resolve);
-  });
+  const events = await readEvents(port);
   const { code } = await run.exited;
   expect(code).toBe(0);
   const live = events.find((e) => !e.ended && /level\(s\) measured so far/.test(e.html) && /<td>2<\/td>/.test(e.html));
@@ -178,7 +184,6 @@ test('characterize --dashboard: the levels measured so far, then the verdict', a
 // The capacity search's live page: the same body as capacity.html, with the step, the
 // participants and memory second by second, then the end with the page's path.
 test('capacity --dashboard: participants and memory second by second, then the results', async () => {
-  const http = require('node:http');
   const port = await freePort();
   const run = await startProgram(
     'lab/cli',
@@ -206,20 +211,7 @@ test('capacity --dashboard: participants and memory second by second, then the r
     { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
   );
   expect(run.output().stderr).toContain(`live dashboard: http://127.0.0.1:${port}/`);
-  const events = [];
-  await new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/events' }, (res) => {
-      let buf = '';
-      res.on('data', (d) => {
-        buf += d;
-        for (const m of buf.matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]));
-        buf = buf.slice(buf.lastIndexOf('\n') + 1);
-        if (events.some((e) => e.ended)) res.destroy();
-      });
-      res.on('close', resolve);
-    });
-    req.on('error', resolve);
-  });
+  const events = await readEvents(port);
   const { code } = await run.exited;
   expect(code).toBe(0);
   const counters = (e) => {
