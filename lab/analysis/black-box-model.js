@@ -118,7 +118,7 @@ function analyze(result) {
   const delayMs = Math.min(...mins);
   const delayUncertaintyMs = Math.max(1, Math.max(...medians) - delayMs);
 
-  if (result.firstSaturated === null || result.firstSaturated === undefined) {
+  const asynchronous = (why) => {
     const top = levels[levels.length - 1];
     return {
       kind: 'async',
@@ -126,11 +126,25 @@ function analyze(result) {
       delayUncertaintyMs: r1(delayUncertaintyMs),
       workers: null,
       explanation:
-        `Asynchronous: latency stayed at ${fmtS(delayMs)} from 1 to ${top.concurrency} concurrent requests ` +
+        `Asynchronous: ${why} ` +
         `while throughput grew to ${r1(top.throughput)}/s (${top.concurrency} / ${fmtS(delayMs)} = ${r1(top.concurrency / (delayMs / 1000))}/s). ` +
         `A synchronous service with more than ${top.concurrency} workers would look the same up to here.`,
       levels,
     };
+  };
+  if (result.firstSaturated === null || result.firstSaturated === undefined) {
+    return asynchronous(
+      `latency stayed at ${fmtS(delayMs)} from 1 to ${levels[levels.length - 1].concurrency} concurrent requests`,
+    );
+  }
+  // The closed loop saw latency rise, but every burst, up to the largest sent, was answered
+  // in its first wave: no worker limit held any request back, so the rise was the machine
+  // (a busy one delays a closed loop's clients), not a synchronous service's workers.
+  const bursts = result.waves || [];
+  if (bursts.length && bursts.every((w) => w.firstWave >= w.size)) {
+    return asynchronous(
+      `all ${bursts.map((w) => w.size).join(', ')} requests sent at once answered after one delay (${fmtS(delayMs)}), although latency rose in the closed loop from ${result.firstSaturated} concurrent requests (a busy machine)`,
+    );
   }
 
   const past = levels.filter((l) => l.concurrency >= result.firstSaturated);
