@@ -20,8 +20,16 @@ function assetBody(name, bytes) {
 
 // Builds the Express app; it never listens, so tests drive it without a port.
 // deps: { config, identity: { instance, worker }, upstream, metrics, rooms (signaling),
-//         signalStats: () => ({ connections }) }
-function createApp({ config, identity, upstream, metrics, rooms = localRegistry(), signalStats = () => null }) {
+//         signalStats: () => ({ connections }), gcStats: () => ({ collections, major, pauseMs }) }
+function createApp({
+  config,
+  identity,
+  upstream,
+  metrics,
+  rooms = localRegistry(),
+  signalStats = () => null,
+  gcStats = () => null,
+}) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -135,6 +143,7 @@ function createApp({ config, identity, upstream, metrics, rooms = localRegistry(
       worker: identity.worker,
       pid: process.pid,
       memory: { rssBytes: m.rss, heapUsedBytes: m.heapUsed, heapTotalBytes: m.heapTotal, externalBytes: m.external },
+      gc: gcStats(),
       signal: signalStats(),
       cpu: cpu.stats(),
     });

@@ -7,6 +7,7 @@ const createMetrics = require('./metrics');
 const attachSignaling = require('./signal/server');
 const localRegistry = require('./signal/local-registry');
 const hubClient = require('./signal/hub-client');
+const gcStats = require('./gc-stats');
 
 // Runs one serving process (the only one, or a cluster worker): listens, and on SIGTERM or
 // SIGINT stops accepting, lets in-flight requests finish (at most shutdownTimeoutMs) and
@@ -19,7 +20,8 @@ function startServer(config, identity) {
   const rooms = config.signalHub ? hubClient(config.signalHub, { token: config.signalHubToken }) : localRegistry();
   let signaling = null;
   const signalStats = () => (signaling ? signaling.stats() : { connections: 0, messagesIn: 0, messagesOut: 0 });
-  const app = createApp({ config, identity, upstream, metrics, rooms, signalStats });
+  const gc = gcStats();
+  const app = createApp({ config, identity, upstream, metrics, rooms, signalStats, gcStats: gc.read });
   const server = http.createServer(app);
   signaling = attachSignaling(server, { registry: rooms, metrics, identity });
   // Without the hub this process goes on serving HTTP and its own participants; signaling
@@ -44,6 +46,7 @@ function startServer(config, identity) {
     server.close(() => {
       upstream.close();
       metrics.close();
+      gc.stop();
       process.exit(0);
     });
     server.closeIdleConnections();

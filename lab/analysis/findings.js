@@ -114,4 +114,155 @@ function stepsFollowPeriod(runs) {
   return { verdict: 'inconclusive', why: 'the runs lock to neither pattern clearly', rule, table, periods };
 }
 
-module.exports = { spread, repeated, atCap, AT_CAP_RULE, periodLock, stepsFollowPeriod };
+// A ratio against a baseline, read in words: within 10% either way is "level" (what two runs
+// of one set-up differ by on a busy 2-core machine), below it "slower", above it "faster".
+const LEVEL = 0.1;
+function versus(r) {
+  if (typeof r !== 'number' || !Number.isFinite(r)) return null;
+  return r < 1 - LEVEL ? 'slower' : r > 1 + LEVEL ? 'faster' : 'level';
+}
+
+// Verdicts of repetitions combined: the one they all give, else "inconclusive" saying they
+// disagree. each: [{ verdict, why }].
+function agreed(each) {
+  const r = repeated(each.map((e) => e.verdict));
+  if (!each.length) return { verdict: 'inconclusive', why: 'nothing was measured', of: 0, stable: false };
+  if (r.stable) return { verdict: r.value, why: each[0].why, of: r.of, stable: true };
+  return {
+    verdict: 'inconclusive',
+    why: `unstable: the repetitions disagree (${Object.entries(r.counts)
+      .map(([k, n]) => `${k} in ${n}`)
+      .join('; ')})`,
+    of: r.of,
+    stable: false,
+  };
+}
+
+// The claim "a balancer short of CPU makes L7 expensive" (seed 001's L7 at 0.42x of no
+// balancer, its ingress at 854m of a 1,000m cap), from one repetition of a sweep of the
+// balancer's CPU cap. caps: [{ capPct, l7, l4, l7AtCap }], l7/l4 the r/s against no balancer
+// at that cap in the same repetition, l7AtCap whether the L7 balancer was at its cap (atCap).
+// "Far" from the seed's ratio is more than 1.5 times it (0.63x for 0.42x).
+// Confirmed: at the highest cap L7 is far from the seed's ratio, and it falls to it or below
+// at a lower cap where its balancer is at its cap. Refuted: at the lowest cap its balancer
+// is at its cap and L7 is still far from it. Inconclusive otherwise (near it already at the
+// highest cap; or it falls, but not that far, within the caps run).
+const FAR = 1.5;
+const SHORT_RULE = (seedRatio) =>
+  `confirmed when at the highest cap L7 is far from the seed's ${seedRatio}x against no balancer (above ${FAR} times it) and falls to ${seedRatio}x or below at a lower cap where its balancer is at its cap; refuted when at the lowest cap its balancer is at its cap and L7 is still far from it; inconclusive otherwise, and when the repetitions disagree`;
+function shortOfCpu(caps, { seedRatio = 0.42 } = {}) {
+  const rows = [...caps].filter((c) => typeof c.l7 === 'number').sort((a, b) => b.capPct - a.capPct);
+  if (rows.length < 2) return { verdict: 'inconclusive', why: 'fewer than two caps were measured', fallCap: null };
+  const [top, low] = [rows[0], rows.at(-1)];
+  const fall = rows.find((r) => r.l7 <= seedRatio && r.l7AtCap) || null;
+  const l4Holds = fall && typeof fall.l4 === 'number' ? versus(fall.l4) !== 'slower' : null;
+  const x = (r) => `${r.toFixed(2)}x`;
+  if (top.l7 <= seedRatio * FAR)
+    return {
+      verdict: 'inconclusive',
+      why: `L7 was already near the seed's ratio at ${top.capPct}% (${x(top.l7)})`,
+      fallCap: fall ? fall.capPct : null,
+      l4Holds,
+    };
+  if (fall)
+    return {
+      verdict: 'confirmed',
+      why: `L7 went from ${x(top.l7)} at ${top.capPct}% to ${x(fall.l7)} at ${fall.capPct}% of a core, its balancer at its cap`,
+      fallCap: fall.capPct,
+      l4Holds,
+      l4: fall.l4 ?? null,
+      l7: fall.l7,
+    };
+  if (low.l7AtCap && low.l7 > seedRatio * FAR)
+    return {
+      verdict: 'refuted',
+      why: `at ${low.capPct}% its balancer was at its cap and L7 was still at ${x(low.l7)}`,
+      fallCap: null,
+      l4Holds: null,
+    };
+  return {
+    verdict: 'inconclusive',
+    why: `L7 fell to ${x(low.l7)} at the lowest cap (${low.capPct}%)${low.l7 <= seedRatio ? ', its balancer not at its cap' : `, not to the seed's ${seedRatio}x`}`,
+    fallCap: null,
+    l4Holds: null,
+  };
+}
+
+// The claim "3 and 5 servers are close when the servers are not CPU-bound", from one
+// repetition of each regime: gain = 1 - mean(5 servers) / mean(3 servers) at the top client
+// level; serverShare = the busiest server's CPU over its cap there (3 or 5 servers).
+// Confirmed: in the regime whose servers are at their cap the gain is not close (20% or
+// more), and in the one whose servers are well under it (under half) the gain is close
+// (under 20%, as the seed's 7% and 16%). Refuted: servers well under their cap and the gain
+// still not close. Inconclusive when no regime had its servers well under their cap.
+const GAIN = { close: 0.2, bound: 0.75, free: 0.5 };
+const REGIME_RULE = `"close" is a 3 -> 5 gain under ${GAIN.close * 100}% (the seed's were 7% and 16%); servers are CPU-bound when the busiest used at least ${GAIN.bound * 100}% of its cap, not CPU-bound when under ${GAIN.free * 100}%; confirmed when the CPU-bound regime's gain is not close and the other's is, refuted when servers under half their cap still gain 20% or more, inconclusive otherwise and when the repetitions disagree`;
+function closeWhenFree(regimes) {
+  const bound = regimes.find((r) => r.serverShare != null && r.serverShare >= GAIN.bound);
+  const free = regimes.find((r) => r.serverShare != null && r.serverShare < GAIN.free);
+  const pct = (g) => `${Math.round(g * 100)}%`;
+  if (!free || typeof free.gain !== 'number')
+    return { verdict: 'inconclusive', why: 'no regime had its servers well under their cap' };
+  if (free.gain >= GAIN.close)
+    return {
+      verdict: 'refuted',
+      why: `with the servers at ${pct(free.serverShare)} of their cap (${free.label}), 5 servers still gained ${pct(free.gain)} over 3`,
+    };
+  if (bound && typeof bound.gain === 'number' && bound.gain >= GAIN.close)
+    return {
+      verdict: 'confirmed',
+      why: `CPU-bound (${bound.label}) 3 -> 5 gained ${pct(bound.gain)}; with the servers at ${pct(free.serverShare)} of their cap (${free.label}) ${pct(free.gain)}`,
+    };
+  return {
+    verdict: 'inconclusive',
+    why: bound
+      ? `the CPU-bound regime's gain (${pct(bound.gain)}) was close as well`
+      : 'no regime had its servers at their cap',
+  };
+}
+
+// The claim "an RSS slope measured without a limit over-charges each connection": at the same
+// connection count, the process without a limit against the one under it. rows: [{ limitMiB,
+// count, rssFree, rssLimited, majorFree, majorLimited }] (bytes; major collections so far).
+// Confirmed: at every limit compared, RSS without the limit is at least 10% above RSS under
+// it, and V8 ran more major collections under it (it reclaimed what the free process kept).
+// Refuted: RSS without the limit is within 10% of RSS under it at every limit (the slope is
+// what a connection costs). Inconclusive otherwise, or with nothing to compare.
+const OVERCHARGE = 0.1;
+const OVERCHARGE_RULE = `confirmed when, at the same connection count and at every limit compared, the RSS without a limit is at least ${OVERCHARGE * 100}% above the RSS under it and V8 ran more major collections under it; refuted when the two RSS are within ${OVERCHARGE * 100}% at every limit; inconclusive otherwise`;
+function rssOvercharges(rows) {
+  const ok = rows.filter((r) => r.rssFree > 0 && r.rssLimited > 0);
+  if (!ok.length) return { verdict: 'inconclusive', why: 'no limit reached a count the free run also held' };
+  const over = ok.map((r) => r.rssFree / r.rssLimited - 1);
+  const moreGc = ok.every((r) => r.majorLimited != null && r.majorFree != null && r.majorLimited > r.majorFree);
+  const range = `${Math.round(Math.min(...over) * 100)}% to ${Math.round(Math.max(...over) * 100)}%`;
+  if (over.every((o) => o >= OVERCHARGE) && moreGc)
+    return {
+      verdict: 'confirmed',
+      why: `RSS without the limit was ${range} above RSS under it at the same count, with more major collections under it`,
+    };
+  if (over.every((o) => Math.abs(o) < OVERCHARGE))
+    return { verdict: 'refuted', why: `RSS without and under the limit were within 10% (${range})` };
+  return {
+    verdict: 'inconclusive',
+    why: `RSS without the limit was ${range} above RSS under it${moreGc ? '' : ', and the collections did not rise under the limit everywhere'}`,
+  };
+}
+
+module.exports = {
+  rssOvercharges,
+  OVERCHARGE_RULE,
+  spread,
+  repeated,
+  agreed,
+  atCap,
+  AT_CAP_RULE,
+  periodLock,
+  stepsFollowPeriod,
+  versus,
+  shortOfCpu,
+  SHORT_RULE,
+  closeWhenFree,
+  REGIME_RULE,
+  GAIN,
+};

@@ -29,6 +29,51 @@ function capacityFor(limitBytes, fit) {
   return Math.max(0, Math.floor((limitBytes - fit.baseBytes) / fit.perConnectionBytes));
 }
 
+// Two-sided 95% Student t quantiles by degrees of freedom (1 to 10; beyond, 10's is used).
+const T95 = [null, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+
+// Capacity against the memory limit, from measured first failures: connections = a + b x MiB
+// (least squares), its prediction at `atMiB`, and a 95% prediction interval when there are
+// three points or more (two always fit: nothing to say of the error). 1/b is what a
+// connection really costs under the limit; -a/b the memory a process needs with none.
+// points: [{ limitMiB, connections }]
+function fitCapacity(points, atMiB) {
+  const n = points.length;
+  if (n < 2) return null;
+  const mx = points.reduce((a, p) => a + p.limitMiB, 0) / n;
+  const my = points.reduce((a, p) => a + p.connections, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (const p of points) {
+    sxy += (p.limitMiB - mx) * (p.connections - my);
+    sxx += (p.limitMiB - mx) ** 2;
+  }
+  if (sxx === 0) return null;
+  const perMiB = sxy / sxx;
+  const intercept = my - perMiB * mx;
+  const sse = points.reduce((a, p) => a + (p.connections - (intercept + perMiB * p.limitMiB)) ** 2, 0);
+  const predicted = intercept + perMiB * atMiB;
+  let low = null;
+  let high = null;
+  if (n >= 3) {
+    const s = Math.sqrt(sse / (n - 2));
+    const half = T95[Math.min(n - 2, 10)] * s * Math.sqrt(1 + 1 / n + (atMiB - mx) ** 2 / sxx);
+    low = Math.max(0, Math.round(predicted - half));
+    high = Math.round(predicted + half);
+  }
+  return {
+    n,
+    perMiB,
+    intercept,
+    bytesPerConnection: perMiB > 0 ? 2 ** 20 / perMiB : null,
+    baseMiB: perMiB > 0 ? -intercept / perMiB : null,
+    atMiB,
+    predicted: Math.round(predicted),
+    low,
+    high,
+  };
+}
+
 // The seed's own estimate: 1,000 connections used 42.64 MB of system memory, so a 500 MB
 // VM holds 500 x 1000 / 43 connections (its rounding), ~11.6k.
 const SEED = Object.freeze({
@@ -38,4 +83,4 @@ const SEED = Object.freeze({
   estimate: Math.round((500 * 1000) / 43),
 });
 
-module.exports = { fitMemory, capacityFor, SEED };
+module.exports = { fitMemory, capacityFor, fitCapacity, SEED };

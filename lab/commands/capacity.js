@@ -163,6 +163,11 @@ function pollStats(d, step, active, timeline, limitBytes = null) {
           limitBytes,
           connections: s.signal?.connections ?? null,
           ...s.memory,
+          // The process's collections since it started (service/gc-stats.js): how hard V8
+          // works to stay under a limit, which RSS alone does not show.
+          gcCollections: s.gc?.collections ?? null,
+          gcMajor: s.gc?.major ?? null,
+          gcPauseMs: s.gc?.pauseMs ?? null,
         });
       } catch {
         // a missed read is a missing point, not a failure (a service at its memory limit
@@ -371,14 +376,17 @@ async function capacityCommand(argv, { log }) {
     verification,
     withinReach,
     seed: SEED,
-    timeline: timeline.map(({ step: st, at, active, limitBytes, connections, rssBytes, heapUsedBytes }) => ({
-      step: st,
-      at,
-      active,
-      limitBytes,
-      connections,
-      rssBytes,
-      heapUsedBytes,
+    timeline: timeline.map((x) => ({
+      step: x.step,
+      at: x.at,
+      active: x.active,
+      limitBytes: x.limitBytes,
+      connections: x.connections,
+      rssBytes: x.rssBytes,
+      heapUsedBytes: x.heapUsedBytes,
+      gcCollections: x.gcCollections,
+      gcMajor: x.gcMajor,
+      gcPauseMs: x.gcPauseMs,
     })),
     machine: describeMachine(),
     notes: [

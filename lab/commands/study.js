@@ -42,8 +42,9 @@ skipped when the study is started again.
   --runs a,b                  only the runs whose names start with these (see --plan)
   --engine local|swarm        balancers: where the node and nginx rows run (the mesh always
                               needs a swarm)
-  --repetitions N             cdn: how many times each case runs, interleaved (default 3); the
-                              verdicts that compare nodes say "unstable" when runs disagree
+  --repetitions N             cdn, lb-modes, balancers: how many times each run is made,
+                              interleaved (default 3); the verdicts that compare nodes, kinds
+                              or server counts say "unstable" when the runs disagree
   --balancers a,b             lb-modes, balancers: the balancer kinds to compare (default the
                               seed's: none,nginx-l4,nginx and node,nginx,mesh; any of
                               ${BALANCER_NAMES.join(', ')})
@@ -79,7 +80,11 @@ const COMMAND = defineCommand({
   },
 });
 // Flags that belong to some studies; the others refuse them.
-const OWN_FLAGS = { engine: ['balancers'], balancers: ['lb-modes', 'balancers'], repetitions: ['cdn'] };
+const OWN_FLAGS = {
+  engine: ['balancers'],
+  balancers: ['lb-modes', 'balancers'],
+  repetitions: ['cdn', 'lb-modes', 'balancers'],
+};
 
 // A comma-separated list of names, each checked against the table's names.
 const list = (kind, raw, valid) =>

@@ -2,6 +2,8 @@
 
 const path = require('node:path');
 const { num, ratio, summaryOf, readJson } = require('./kit');
+const { fitCapacity } = require('../analysis/memory-fit');
+const { rssOvercharges, OVERCHARGE_RULE } = require('../analysis/findings');
 
 // Seed 002: a WebSocket signaling server driven by k6 through stages to 1,000 participants,
 // then napkin math: 1,000 connections took 42.64 MB, so 500 MB holds ~11.6k.
@@ -22,9 +24,16 @@ const SEED = {
 const LOAD_ID = 'signal-load';
 const CAPACITY_ID = 'capacity-500M';
 const LOAD_S = 460;
+// The limits within this machine's reach (its generator opens about 19,000 participants):
+// the first failure is measured at each, and capacity fitted against the limit from them.
+const LIMITS_MIB = [100, 120, 150, 180];
+const limitId = (m) => `capacity-${m}M`;
 
 function plan({ scale }) {
   const quick = scale < 1;
+  // Each limit's run holds its own free levels too: the same counts without the limit, for
+  // the RSS and GC comparison.
+  const limitArgs = quick ? ['--levels', '1000,2000,5000', '--hold', '3s'] : ['--levels', '1000,2000,5000,10000'];
   const capacityArgs = ['capacity', '--memory', '500M'];
   // A quick study holds fewer, shorter levels; the verification still goes to the machine's
   // ceiling, since it is what checks the estimate.
@@ -44,6 +53,14 @@ function plan({ scale }) {
       args: capacityArgs,
       expectedS: quick ? 120 : 240,
     },
+    ...LIMITS_MIB.map((m) => ({
+      id: limitId(m),
+      kind: 'capacity',
+      limitMiB: m,
+      what: `capacity under ${m} MiB: the first failure measured, for the fit against the limit`,
+      args: ['capacity', '--memory', `${m}M`, ...limitArgs],
+      expectedS: quick ? 90 : 180,
+    })),
   ];
 }
 
@@ -167,14 +184,143 @@ function sections({ studyDir }) {
       ],
     });
   }
+  out.push(...limitSections(studyDir, cap));
   return out;
+}
+
+const mibOf = (b) => b / 2 ** 20;
+// The first timeline sample of a step at which the service had `count` connections.
+const sampleAt = (timeline, step, count) =>
+  (timeline || []).find((x) => x.step === step && x.connections !== null && x.connections >= count * 0.99) || null;
+
+// Capacity at several limits, measured: the first failure at each, a fit of capacity against
+// the limit from those, its extrapolation to 500 MiB; and the test of why the RSS fit is off.
+function limitSections(studyDir, cap500) {
+  const runs = LIMITS_MIB.map((m) => ({
+    m,
+    c: readJson(path.join(studyDir, 'runs', limitId(m), 'capacity.json')),
+  })).filter((r) => r.c);
+  if (!runs.length) return [];
+  const rows = [];
+  const failures = [];
+  const compare = [];
+  for (const { m, c } of runs) {
+    const v = c.verification;
+    const est = c.estimate?.capacity ?? null;
+    if (v && v.verified !== null) failures.push({ limitMiB: m, connections: v.verified });
+    rows.push([
+      `${m} MiB`,
+      num(est),
+      v ? (v.verified !== null ? num(v.verified) : `none up to ${num(v.peak)}`) : 'not verified',
+      v && v.verified !== null ? ratio(v.verified, est) : '-',
+      v ? num(v.oomKills) : '-',
+      v ? v.limitedBy : '-',
+    ]);
+    // The same count with and without the limit: the largest free level the limited run passed.
+    const reached = v ? (v.verified ?? v.peak) : 0;
+    const level = (c.estimate?.points || [])
+      .map((p) => p.n)
+      .filter((n) => n < reached * 0.95)
+      .pop();
+    if (level) {
+      const free = sampleAt(c.timeline, 'estimate', level);
+      const lim = sampleAt(c.timeline, 'verify', level);
+      const point = c.estimate.points.find((p) => p.n === level);
+      if (lim && point)
+        compare.push({
+          limitMiB: m,
+          count: level,
+          rssFree: point.bytes,
+          rssLimited: lim.rssBytes,
+          heapFree: point.heapUsedBytes,
+          heapLimited: lim.heapUsedBytes,
+          majorFree: free?.gcMajor ?? null,
+          majorLimited: lim.gcMajor ?? null,
+          pauseFree: free?.gcPauseMs ?? null,
+          pauseLimited: lim.gcPauseMs ?? null,
+        });
+    }
+  }
+  const fit = fitCapacity(failures, 500);
+  const rssEstimate = cap500?.estimate?.capacity ?? null;
+  const facts = [];
+  if (fit) {
+    facts.push(
+      `Capacity against the limit, from ${fit.n} measured first failures: ${num(fit.perMiB, 1)} connections a MiB (${num(fit.bytesPerConnection / 1024, 2)} KiB a connection under the limit), ${num(fit.baseMiB, 0)} MiB with none. At 500 MiB it gives ${num(fit.predicted)}${
+        fit.low !== null
+          ? ` (95% prediction interval ${num(fit.low)} to ${num(fit.high)})`
+          : ' (two points: no interval)'
+      }, beside ${rssEstimate !== null ? `${num(rssEstimate)} from the RSS fit without a limit` : 'no RSS estimate'} and the seed's ~11.6k; it is an extrapolation from ${LIMITS_MIB[0]}-${LIMITS_MIB.at(-1)} MiB, past this machine's ceiling.`,
+    );
+  } else
+    facts.push(
+      `Fewer than two limits failed below this machine's ceiling (${failures.length}): no fit of capacity against the limit.`,
+    );
+  const why = [];
+  if (failures.length) {
+    const off = runs
+      .filter(({ c }) => c.verification?.verified != null && c.estimate?.capacity)
+      .map(({ m, c }) => `${m} MiB ${ratio(c.verification.verified, c.estimate.capacity)}`);
+    why.push(
+      `The RSS fit (memory without a limit, per connection) against the first failures measured: ${off.join('; ')} of its estimate.`,
+    );
+  }
+  const v = rssOvercharges(compare);
+  why.push(
+    `Claim: the RSS fit under-estimates capacity because an RSS slope measured without a limit over-charges each connection; under a limit V8 collects more and the same connections take less. Verdict: ${v.verdict}: ${v.why}. Rule: ${OVERCHARGE_RULE}.`,
+  );
+  return [
+    {
+      title: 'Capacity at several limits, measured',
+      facts,
+      tables: [
+        {
+          head: ['limit', 'RSS fit says', 'first failure', 'measured / fit', 'OOM kills', 'limited by'],
+          rows,
+          note: "Each limit is a memory control group around the service process; participants rise until the first failure (an error the generator saw, or the OOM killer). The fit is the same run's levels held without a limit.",
+        },
+      ],
+    },
+    {
+      title: 'Why ours differs, tested',
+      facts: why,
+      tables: compare.length
+        ? [
+            {
+              caption: 'The same connections without a limit and under it',
+              head: [
+                'limit',
+                'connections',
+                'RSS free MiB',
+                'RSS limited MiB',
+                'heap free MiB',
+                'heap limited MiB',
+                'major GCs free / limited',
+                'GC pause ms free / limited',
+              ],
+              rows: compare.map((r) => [
+                `${r.limitMiB} MiB`,
+                num(r.count),
+                num(mibOf(r.rssFree), 1),
+                num(mibOf(r.rssLimited), 1),
+                num(r.heapFree != null ? mibOf(r.heapFree) : null, 1),
+                num(r.heapLimited != null ? mibOf(r.heapLimited) : null, 1),
+                `${num(r.majorFree)} / ${num(r.majorLimited)}`,
+                `${num(r.pauseFree, 0)} / ${num(r.pauseLimited, 0)}`,
+              ]),
+              note: 'Free: the level held without a limit (RSS the median over its hold); limited: the first second the limited run had as many connections. GCs are counted since each process started (service/gc-stats.js): the free one also held the lower levels meanwhile, so more collections under the limit are not a matter of time.',
+            },
+          ]
+        : [],
+    },
+  ];
 }
 
 module.exports = {
   name: 'signaling',
   seed: '002',
   title: 'A signaling server’s capacity, estimated and verified (seed 002)',
-  what: "signal load single (the seed's stages to 1,000) and the capacity under 500 MiB, estimated and verified",
+  what: "signal load single (the seed's stages to 1,000), the capacity under 500 MiB estimated and verified, and the first failure measured under 100, 120, 150 and 180 MiB",
   differs: [
     "the server is the lab's Node service (/signal over ws), the seed's was written in Go: memory per connection differs by runtime, compare the method and the ratios",
     'memory here is the process RSS; the seed read Go\'s "system memory"',
@@ -184,4 +330,5 @@ module.exports = {
   plan,
   sections,
   SEED,
+  LIMITS_MIB,
 };

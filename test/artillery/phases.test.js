@@ -1,7 +1,7 @@
 'use strict';
 
 const { buildPhases } = require('../../artillery/phases');
-const { buildScript } = require('../../artillery/script');
+const { buildScript, pathOf, requestOf } = require('../../artillery/script');
 
 describe('scenario table to Artillery phases', () => {
   test("load is the report's ramp: 0 to the peak over 120 s", () => {
@@ -35,5 +35,14 @@ describe('scenario table to Artillery phases', () => {
     const s = buildScript({ endpoint: 'bbox2', scenario: 'load', target: 'http://127.0.0.1:8080' });
     expect(s.config.http.timeout).toBe(10);
     expect(s.scenarios[0].flow).toEqual([{ get: { url: '/bbox2' } }]);
+  });
+
+  test("a query's values changed: /work's rounds, the other parameters kept", () => {
+    expect(pathOf('work')).toBe('/work?n=100');
+    expect(pathOf('work', { n: 5 })).toBe('/work?n=5');
+    expect(pathOf('ping', { n: 5 })).toBe('/ping?n=5');
+    expect(requestOf('work', { n: 7 })).toEqual({ path: '/work?n=7', objects: null });
+    const s = buildScript({ endpoint: 'work', scenario: 'load', target: 'http://127.0.0.1:8080', query: { n: 5 } });
+    expect(s.scenarios[0].flow).toEqual([{ get: { url: '/work?n=5' } }]);
   });
 });

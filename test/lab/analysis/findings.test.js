@@ -1,6 +1,17 @@
 'use strict';
 
-const { spread, repeated, atCap, periodLock, stepsFollowPeriod } = require('../../../lab/analysis/findings');
+const {
+  spread,
+  repeated,
+  agreed,
+  atCap,
+  periodLock,
+  stepsFollowPeriod,
+  versus,
+  shortOfCpu,
+  closeWhenFree,
+  rssOvercharges,
+} = require('../../../lab/analysis/findings');
 
 // Synthetic latency distributions as [ms, count] buckets: `fast` answers under 5 ms, and
 // slow ones at the given values.
@@ -79,6 +90,104 @@ describe("the rules behind the studies' verdicts (lab/analysis/findings.js)", ()
       const thin = stepsFollowPeriod([run('a', 100, around(96, 10)), run('b', 500, around(470, 60))]);
       expect(thin).toMatchObject({ verdict: 'inconclusive', why: expect.stringMatching(/under 30 slow answers/) });
       expect(stepsFollowPeriod([run('a', 100, around(96, 60))]).verdict).toBe('inconclusive');
+    });
+  });
+
+  test('versus: within 10% is level, below slower, above faster; nothing measured is null', () => {
+    expect([0.95, 1.08, 0.85, 1.2, null, NaN].map(versus)).toEqual(['level', 'level', 'slower', 'faster', null, null]);
+  });
+
+  test('agreed: the verdict every repetition gives, else inconclusive naming the disagreement', () => {
+    const c = { verdict: 'confirmed', why: 'x' };
+    expect(agreed([c, c, c])).toMatchObject({ verdict: 'confirmed', why: 'x', of: 3, stable: true });
+    expect(agreed([c, { verdict: 'refuted', why: 'y' }])).toMatchObject({
+      verdict: 'inconclusive',
+      why: 'unstable: the repetitions disagree (confirmed in 1; refuted in 1)',
+      stable: false,
+    });
+    expect(agreed([])).toMatchObject({ verdict: 'inconclusive', why: 'nothing was measured' });
+  });
+
+  describe('the balancer short of CPU (lb-modes): each outcome reachable', () => {
+    const sweep = (l7, atCapFrom, l4 = l7.map(() => 1)) =>
+      [100, 50, 25, 10, 5].map((capPct, i) => ({ capPct, l7: l7[i], l4: l4[i], l7AtCap: capPct <= atCapFrom }));
+
+    test("confirmed: far from the seed's 0.42x at 100%, at it at 10% with its balancer at its cap", () => {
+      const v = shortOfCpu(sweep([0.85, 0.8, 0.7, 0.4, 0.2], 25, [1, 1, 1, 0.95, 0.6]));
+      expect(v).toMatchObject({ verdict: 'confirmed', fallCap: 10, l4Holds: true, l4: 0.95, l7: 0.4 });
+      expect(v.why).toBe('L7 went from 0.85x at 100% to 0.40x at 10% of a core, its balancer at its cap');
+      expect(shortOfCpu(sweep([0.98, 0.97, 0.8, 0.4, 0.2], 25, [1, 1, 0.9, 0.5, 0.3])).l4Holds).toBe(false);
+    });
+
+    test('refuted: at its cap at the lowest cap and L7 still far from the seed', () => {
+      expect(shortOfCpu(sweep([1, 1, 0.99, 0.97, 0.7], 10)).verdict).toBe('refuted');
+    });
+
+    test("inconclusive: falls but not to the seed's ratio, near it already uncapped, not at its cap, or too few caps", () => {
+      expect(shortOfCpu(sweep([1, 0.95, 0.8, 0.6, 0.5], 25))).toMatchObject({
+        verdict: 'inconclusive',
+        why: expect.stringMatching(/not to the seed's 0.42x/),
+      });
+      expect(shortOfCpu(sweep([0.6, 0.5, 0.4, 0.3, 0.2], 25)).why).toMatch(/already near the seed's ratio/);
+      expect(shortOfCpu([{ capPct: 100, l7: 1 }]).verdict).toBe('inconclusive');
+      // Falls to 0.42x, but its balancer was not at its cap there: not the claim's mechanism.
+      expect(shortOfCpu(sweep([1, 0.9, 0.4, 0.3, 0.2], -1))).toMatchObject({
+        verdict: 'inconclusive',
+        why: expect.stringMatching(/its balancer not at its cap/),
+      });
+    });
+  });
+
+  describe('3 and 5 servers close when the servers are not CPU-bound (balancers): each outcome reachable', () => {
+    const bound = (gain, serverShare = 0.95) => ({ label: 'bound', gain, serverShare });
+    const light = (gain, serverShare = 0.2) => ({ label: 'light', gain, serverShare });
+
+    test('confirmed: 39% at the cap, 8% well under it', () => {
+      expect(closeWhenFree([bound(0.39), light(0.08)])).toMatchObject({
+        verdict: 'confirmed',
+        why: 'CPU-bound (bound) 3 -> 5 gained 39%; with the servers at 20% of their cap (light) 8%',
+      });
+    });
+
+    test('refuted: well under their cap, 5 servers still gain 30%', () => {
+      expect(closeWhenFree([bound(0.39), light(0.3)]).verdict).toBe('refuted');
+    });
+
+    test('inconclusive: the light regime still near its cap, or both regimes close', () => {
+      expect(closeWhenFree([bound(0.39), light(0.08, 0.7)])).toMatchObject({
+        verdict: 'inconclusive',
+        why: 'no regime had its servers well under their cap',
+      });
+      expect(closeWhenFree([bound(0.1), light(0.05)]).why).toMatch(/close as well/);
+    });
+  });
+
+  describe('RSS slopes over-charge under memory pressure (signaling): each outcome reachable', () => {
+    const MiB = 2 ** 20;
+    const row = (rssFree, rssLimited, majorFree = 3, majorLimited = 9) => ({
+      limitMiB: 100,
+      count: 2000,
+      rssFree: rssFree * MiB,
+      rssLimited: rssLimited * MiB,
+      majorFree,
+      majorLimited,
+    });
+
+    test('confirmed: more RSS free than limited at the same count, more major GCs under the limit', () => {
+      expect(rssOvercharges([row(120, 90), row(150, 100)])).toMatchObject({
+        verdict: 'confirmed',
+        why: expect.stringMatching(/33% to 50% above/),
+      });
+    });
+
+    test('refuted: the two within 10%', () => {
+      expect(rssOvercharges([row(95, 92), row(100, 98)]).verdict).toBe('refuted');
+    });
+
+    test('inconclusive: over-charged without more collections, mixed, or nothing to compare', () => {
+      expect(rssOvercharges([row(120, 90, 9, 3)]).why).toMatch(/did not rise/);
+      expect(rssOvercharges([row(120, 90), row(95, 94)]).verdict).toBe('inconclusive');
+      expect(rssOvercharges([]).verdict).toBe('inconclusive');
     });
   });
 });

@@ -1,6 +1,6 @@
 'use strict';
 
-const { fitMemory, capacityFor, SEED } = require('../../../lab/analysis/memory-fit');
+const { fitMemory, capacityFor, fitCapacity, SEED } = require('../../../lab/analysis/memory-fit');
 
 const M = 2 ** 20;
 
@@ -37,5 +37,26 @@ describe('capacity from a memory fit', () => {
 
   test("the seed's own napkin math: about 11.6k for 500 MB", () => {
     expect(SEED.estimate).toBe(11628);
+  });
+
+  test('capacity against the limit: a line through measured failures, its prediction and a 95% interval', () => {
+    // 100 connections a MiB above 40 MiB (10.24 KiB a connection), exactly: the interval is a point.
+    const exact = [100, 120, 150, 180].map((m) => ({ limitMiB: m, connections: (m - 40) * 100 }));
+    const f = fitCapacity(exact, 500);
+    expect(f).toMatchObject({ n: 4, predicted: 46000, low: 46000, high: 46000 });
+    expect(f.perMiB).toBeCloseTo(100, 9);
+    expect(f.baseMiB).toBeCloseTo(40, 9);
+    expect(f.bytesPerConnection).toBeCloseTo(10485.76, 6);
+    // Noise widens it, and more so far from the limits measured.
+    const noisy = exact.map((p, i) => ({ ...p, connections: p.connections + [300, -200, 250, -350][i] }));
+    const g = fitCapacity(noisy, 500);
+    expect(g.low).toBeLessThan(g.predicted);
+    expect(g.high).toBeGreaterThan(g.predicted);
+    const near = fitCapacity(noisy, 140);
+    expect(near.high - near.low).toBeLessThan(g.high - g.low);
+    // Two points fit, with no interval; one, or one limit twice, is no fit.
+    expect(fitCapacity(exact.slice(0, 2), 500)).toMatchObject({ predicted: 46000, low: null, high: null });
+    expect(fitCapacity(exact.slice(0, 1), 500)).toBeNull();
+    expect(fitCapacity([exact[0], exact[0]], 500)).toBeNull();
   });
 });

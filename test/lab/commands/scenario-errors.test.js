@@ -23,6 +23,8 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     [['ping', 'load', 'single', '--generator', 'signal'], 'LAB_ERR_USAGE', 'signal endpoint'],
     [['signal', 'load', 'single', '--connections', '5'], 'LAB_ERR_USAGE', '--connections'],
     [['signal', 'load', 'single', '--print'], 'LAB_ERR_USAGE', 'Artillery script'],
+    [['ping', 'load', 'single', '--work-n', '5'], 'LAB_ERR_USAGE', 'work endpoint'],
+    [['work', 'load', 'single', '--work-n', '0'], 'LAB_ERR_USAGE', '--work-n'],
   ])('%j exits 2 with %s naming %s', async (args, code, named) => {
     const r = await lab(['scenario', ...args, '--state-dir', tmpStateDir()]);
     expect(r.code).toBe(2);
@@ -37,6 +39,19 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     expect(r.stdout).toMatch(/arrivalRate: 4/);
     expect(r.stdout).toMatch(/timeout: 10/);
     expect(r.stdout).not.toMatch(/plugins|processor/);
+    // --work-n changes what each /work request asks, and nothing else of the script.
+    const w = await lab([
+      'scenario',
+      'work',
+      'load',
+      'single',
+      '--work-n',
+      '5',
+      '--print',
+      '--state-dir',
+      tmpStateDir(),
+    ]);
+    expect(w.stdout).toMatch(/url: \/work\?n=5\n/);
   });
 
   test('a failed deploy exits non-zero and leaves nothing running', async () => {

@@ -55,20 +55,31 @@ describe('the studies as data', () => {
     expect(STUDIES.cdn.plan({ ...opts(0.1), repetitions: 1 })).toHaveLength(5);
   });
 
-  test('lb-modes: three kinds at three concurrencies, 100,000 requests scaled down, no balancer cap without a balancer', () => {
+  test('lb-modes: three kinds at three concurrencies, then L4 and L7 at 1,000 under lower balancer caps, three times interleaved', () => {
     const plan = STUDIES['lb-modes'].plan(opts(1));
-    expect(plan).toHaveLength(9);
+    expect(plan).toHaveLength(3 * (9 + 10));
     const none = plan.find((r) => r.id === 'lb-none-c2000');
     expect(none.args).toEqual(
       expect.arrayContaining(['--balancer', 'none', '--connections', '2000', '--requests', '100000']),
     );
     expect(none.args.join(' ')).not.toMatch(/balancer=/);
     expect(plan.find((r) => r.id === 'lb-nginx-c200').args.join(' ')).toMatch(/--cap balancer=100%,1G/);
-    expect(STUDIES['lb-modes'].plan(opts(0.1))[0].args).toEqual(expect.arrayContaining(['--requests', '10000']));
+    // The sweep: L4 and L7 only, at 1,000, each cap.
+    const sweep = plan.filter((r) => r.sweep && r.repetition === 1);
+    expect(sweep.map((r) => r.id)).toEqual(
+      [50, 25, 15, 10, 5].flatMap((c) => [`lb-nginx-l4-c1000-cap${c}`, `lb-nginx-c1000-cap${c}`]),
+    );
+    expect(sweep.at(-1).args.join(' ')).toMatch(/--connections 1000 .*--cap balancer=5%,1G/);
+    // Interleaved: every run once, then again.
+    expect(plan[19].id).toBe('lb-none-c200-r2');
+    expect(STUDIES['lb-modes'].plan({ ...opts(0.1), repetitions: 1 })[0].args).toEqual(
+      expect.arrayContaining(['--requests', '10000']),
+    );
+    expect(STUDIES['lb-modes'].plan({ ...opts(0.1), repetitions: 1 })).toHaveLength(19);
   });
 
-  test('balancers: one deployment a (balancer, servers), levels 1 to 20 through it; the mesh on a swarm', () => {
-    const plan = STUDIES.balancers.plan(opts(1));
+  test('balancers: one deployment a (balancer, servers), levels 1 to 20 through it; the mesh on a swarm; the light regime', () => {
+    const plan = STUDIES.balancers.plan({ ...opts(1), repetitions: 1 });
     const groups = [...new Set(plan.map((r) => r.group.id))];
     expect(groups).toEqual([
       'bal-node-1',
@@ -80,12 +91,38 @@ describe('the studies as data', () => {
       'bal-mesh-1',
       'bal-mesh-3',
       'bal-mesh-5',
+      'bal-light-node-1',
+      'bal-light-node-3',
+      'bal-light-node-5',
     ]);
     expect(plan.filter((r) => r.group.id === 'bal-nginx-3')).toHaveLength(20);
     const mesh = plan.find((r) => r.group.id === 'bal-mesh-5').group.deploy;
     expect(mesh.join(' ')).toMatch(/--replicas 5 --balancer mesh --engine swarm --cap replica=20%/);
     expect(plan[0].args).toContain('{target}');
+    expect(plan[0].args).not.toContain('--work-n');
+    // Servers that are not CPU-bound: a whole core each, 5 rounds of work a request.
+    const light = plan.find((r) => r.group.id === 'bal-light-node-5');
+    expect(light.group.deploy.join(' ')).toMatch(/--replicas 5 --balancer node --engine local --cap replica=100%/);
+    expect(light.args.join(' ')).toMatch(/--work-n 5/);
+    expect(light.id).toBe('bal-light-node-5-c01');
     expect(STUDIES.balancers.levelsFor(0.1)).toEqual([1, 5, 10, 15, 20]);
+    // Three repetitions by default, interleaved: the second's groups after all of the first's.
+    const three = STUDIES.balancers.plan(opts(0.1));
+    expect(three).toHaveLength(3 * 12 * 5);
+    expect(three[60].id).toBe('bal-node-1-r2-c01');
+  });
+
+  test('signaling: the load, the capacity under 500 MiB, and the first failure at four limits within reach', () => {
+    const plan = STUDIES.signaling.plan(opts(0.1));
+    expect(plan.map((r) => r.id)).toEqual([
+      'signal-load',
+      'capacity-500M',
+      'capacity-100M',
+      'capacity-120M',
+      'capacity-150M',
+      'capacity-180M',
+    ]);
+    expect(plan[2].args).toEqual(['capacity', '--memory', '100M', '--levels', '1000,2000,5000', '--hold', '3s']);
   });
 });
 
@@ -125,8 +162,11 @@ describe('npm run study: input', () => {
       tmpStateDir(),
     ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/bal-node-3-c01\s+work through node over 3 server\(s\), 1 client\(s\)/);
-    expect(r.stdout).toMatch(/5 runs, about/);
+    expect(r.stdout).toMatch(/bal-node-3-c01\s+work through node over 3 server\(s\) capped at 20%, 1 client\(s\)/);
+    // Its three repetitions; not the light regime's groups (bal-light-node-3).
+    expect(r.stdout).toMatch(/bal-node-3-r3-c20/);
+    expect(r.stdout).not.toMatch(/bal-light/);
+    expect(r.stdout).toMatch(/15 runs, about/);
   });
 
   test('a folder keeps one study at one set of settings: another scale is refused, --fresh starts over', async () => {
