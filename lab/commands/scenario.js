@@ -629,6 +629,8 @@ async function scenarioCommand(argv, { log }) {
     if (!interrupted()) summaryOf('failed', genPlan, partial.startedAt, null);
     throw err;
   }
+  // The nodes' window ends with the load.
+  probe.stop();
   // Interrupted: the cleanup above writes the partial summary once the generator stopped.
   if (interrupted()) return {};
   releasePartial();

@@ -6,7 +6,9 @@ const { mib } = require('../topology/caps');
 // What the per-node table adds to the sampler's figures, measured over the run's own window:
 // the caps as set, what each capped node's control group accounted (the CPU it really got,
 // OOM kills at its memory cap), and each caching edge's requests and hit ratio.
-// start() when the load starts; read() when it is over (the deployment still up).
+// start() when the load starts; stop() as soon as it ends (the window's end: what comes after,
+// the last StatsD flush and the summary, is not the run's, and for a 2 s run would halve the
+// CPU a node got); read() when it is over (the deployment still up).
 function nodeProbe(runtime, state) {
   const local = state?.runtime === 'local';
   // The caching edges and where their files are (state.paths, written by the local runtime);
@@ -23,16 +25,20 @@ function nodeProbe(runtime, state) {
   let t0 = null;
   let groups0 = {};
   let marks = {};
+  let end = null;
   return {
     start() {
       t0 = Date.now();
       groups0 = local ? runtime.readCaps(state) : {};
       marks = local ? Object.fromEntries(edges.map((e) => [e.name, e.cache.mark(e.paths)])) : {};
     },
+    stop() {
+      if (t0 !== null && end === null) end = { at: Date.now(), groups: local ? runtime.readCaps(state) : {} };
+    },
     read() {
       if (t0 === null) return { limits, kernel: {}, cache: {} };
-      const seconds = (Date.now() - t0) / 1000;
-      const groups = local ? runtime.readCaps(state) : {};
+      const seconds = ((end ? end.at : Date.now()) - t0) / 1000;
+      const groups = end ? end.groups : local ? runtime.readCaps(state) : {};
       const kernel = {};
       for (const [name, g] of Object.entries(groups)) {
         const g0 = groups0[name] || {};

@@ -427,9 +427,13 @@ function sweepSections(studyDir, steps, kinds) {
         }.`,
       );
       if (l4 && perRep.some((r) => r.fallCap)) {
-        const fell = perRep.filter((r) => r.fallCap);
+        const fell = perRep.map((r, i) => ({ ...r, k: repIds[i] })).filter((r) => r.fallCap);
         const holds = repeated(fell.map((r) => (r.l4Holds ? 'holds' : 'falls too')));
-        const figures = fell.map((r) => `${r.fallCap}%: L4 ${num(r.l4, 2)}x, L7 ${num(r.l7, 2)}x`).join('; ');
+        const figures = fell
+          .map(
+            (r) => `${fell.length > 1 ? `run ${r.k} at ` : ''}${r.fallCap}%: L4 ${num(r.l4, 2)}x, L7 ${num(r.l7, 2)}x`,
+          )
+          .join('; ');
         facts.push(
           `${l4.label} at that cap: ${
             holds.stable

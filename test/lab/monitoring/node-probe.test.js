@@ -1,7 +1,9 @@
 'use strict';
 
 const { countVerdicts } = require('../../../lab/kinds/nginx-edge');
-const { withRatio } = require('../../../lab/monitoring/node-probe');
+const nodeProbe = require('../../../lab/monitoring/node-probe');
+
+const { withRatio } = nodeProbe;
 const { nodeTable } = require('../../../lab/monitoring/node-table');
 const renderSummary = require('../../../lab/results/render-summary');
 
@@ -88,5 +90,30 @@ describe("edges' caches and caps in the node table", () => {
       memPctOfLimit: 120,
       memPctOfLimitFrom: 'rss',
     });
+  });
+
+  test("a group's CPU is taken over the load's own window: stop() ends it, what comes after is not counted", async () => {
+    // A node busy at 20% of a core while the load runs, idle after it.
+    let usageUs = 0;
+    let busy = true;
+    const started = Date.now();
+    const runtime = {
+      readCaps: () => {
+        usageUs = busy ? (Date.now() - started) * 1000 * 0.2 : usageUs;
+        return { 'replica-1': { cpuUsageUs: usageUs } };
+      },
+    };
+    const state = { runtime: 'local', caps: { 'replica-1': { cpuPct: 20, memoryBytes: null } } };
+    const probe = nodeProbe(runtime, state);
+    probe.start();
+    await new Promise((r) => setTimeout(r, 300));
+    probe.stop();
+    busy = false;
+    // The summary is written later: without stop() this window would be twice as long.
+    await new Promise((r) => setTimeout(r, 300));
+    const { kernel } = probe.read();
+    // 20% within a tolerance for timer slack on a busy machine.
+    expect(kernel['replica-1'].cpuPct).toBeGreaterThan(15);
+    expect(kernel['replica-1'].cpuPct).toBeLessThan(21);
   });
 });

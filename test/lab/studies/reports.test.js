@@ -85,19 +85,72 @@ describe('study reports, from the runs alone', () => {
     expect(sections[1].facts[2]).toMatch(/Verdict: inconclusive \(unstable\) \(2%: unstable over 3 run\(s\)/);
   });
 
-  test('lb-modes: the three kinds per concurrency, the seed only where it measured, r/s ratios against no balancer', () => {
+  test('lb-modes: the three kinds per concurrency, every repetition, the seed only where it measured, ratios with their range', () => {
     const { sections } = report('lb-modes', 'lb');
     const [c200, c1000, c2000] = sections[0].tables;
-    expect(c200.rows.every((r) => r[1] === 'this lab')).toBe(true);
+    expect(c200.rows.every((r) => /^this lab, run [123]$/.test(r[1]))).toBe(true);
     expect(c200.caption).toMatch(/the seed has no figures/);
     expect(c1000.rows.filter((r) => r[1] === 'seed 001').map((r) => r[4])).toEqual(['3,747.8', '3,867.6', '1,558.2']);
-    expect(c2000.rows).toHaveLength(6);
-    const none = c1000.rows.find((r) => r[0] === 'NodePort' && r[1] === 'this lab');
+    expect(c2000.rows).toHaveLength(3 * 3 + 3);
+    const none = c1000.rows.find((r) => r[0] === 'NodePort' && r[1] === 'this lab, run 1');
     expect(none[2]).toBe('-'); // no balancer, no balancer column
     expect(none[3]).toMatch(/^\d+m \/ \d+ MiB$/);
-    expect(factsOf(sections).join('\n')).toMatch(
-      /At concurrency 1000, requests per second against no balancer: nginx L4 \(TCP\) \d\.\d\dx, seed 1\.03x; nginx L7 \(HTTP\) \d\.\d\dx, seed 0\.42x\./,
+    const facts = factsOf(sections).join('\n');
+    expect(facts).toMatch(
+      /At concurrency 200, requests per second against no balancer: nginx L4 \(TCP\) [\d.]+x \(runs: [\d.]+x to [\d.]+x\), level with it in all 3 runs; nginx L7/,
     );
+    expect(facts).toMatch(
+      /nginx L7 \(HTTP\) [\d.]+x \(runs: [\d.]+x to [\d.]+x\), slower in all 3 runs, seed 0\.42x\./,
+    );
+  });
+
+  test('lb-modes: the balancer-CPU sweep beside the seed, and the verdict on "short of CPU" from the runs', () => {
+    const { sections } = report('lb-modes', 'lb');
+    const sweep = sections[1].tables[0];
+    expect(sweep.rows).toHaveLength(6 * 2 + 2);
+    const l7at5 = sweep.rows.find((r) => r[0] === '5%' && r[1] === 'nginx L7 (HTTP)');
+    // Computed from the fixtures: 697 r/s, 0.28x (0.24-0.33), throttled in 97% of periods.
+    expect(l7at5.slice(2, 5)).toEqual(['3', '697', '0.28x (0.24-0.33)']);
+    expect(l7at5[8]).toBe('3 of 3');
+    expect(sweep.rows.at(-1).slice(0, 7)).toEqual([
+      '100% (1,000m)',
+      'seed 001, LB - HTTP',
+      '1',
+      '1,558',
+      '0.42x',
+      '854m',
+      '0.548',
+    ]);
+    const why = sections[2];
+    expect(why.title).toBe('Why ours differs, tested');
+    expect(why.facts[0]).toMatch(
+      /^Claim: a balancer short of CPU makes L7 expensive.* Verdict: confirmed: L7 went from 0\.85x at 100% to 0\.28x at 5% of a core, its balancer at its cap \(all 3 repetitions\)\. Rule: /,
+    );
+    expect(why.facts[1]).toBe(
+      'The cap at which nginx L7 (HTTP) falls to 0.42x of no balancer: 5% in all 3 repetitions.',
+    );
+    expect(why.facts[2]).toMatch(/^nginx L4 \(TCP\) at that cap: falls too \(run 1 at 5%: L4 0\.52x, L7 0\.28x;/);
+    expect(why.facts[3]).toMatch(/^CPU per L7 request at 100%: 0\.064 ms here .* 0\.548 ms in the seed/);
+  });
+
+  test('lb-modes: repetitions that disagree make the verdict inconclusive, saying so', () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-lb-'));
+    fs.cpSync(path.join(FIX, 'lb'), dir, { recursive: true });
+    // Repetition 3 at 5%: L7 kept half of no balancer's rate (above 0.42x), and never fell lower.
+    const file = path.join(dir, 'runs', 'lb-nginx-c1000-cap5-r3', 'summary.json');
+    const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const base = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'lb-none-c1000-r3', 'summary.json'), 'utf8'));
+    s.meanResponseRate = base.meanResponseRate * 0.5;
+    fs.writeFileSync(file, JSON.stringify(s));
+    const study = STUDIES['lb-modes'];
+    const plan = study.plan({ scale: 0.1 });
+    const sections = study.sections({ studyDir: dir, plan, scale: 0.1, failures: {} });
+    expect(sections[2].facts[0]).toMatch(
+      /Verdict: inconclusive: unstable: the repetitions disagree \(confirmed in 2; inconclusive in 1\)/,
+    );
+    expect(sections[2].facts[1]).toMatch(/unstable \(5% in 2; none of the caps run in 1\)/);
   });
 
   test('balancers: one line per (balancer, servers) on a chart, the table at 20 clients, the mesh not run with its reason', () => {
