@@ -153,7 +153,7 @@ describe('study reports, from the runs alone', () => {
     expect(sections[2].facts[1]).toMatch(/unstable \(5% in 2; none of the caps run in 1\)/);
   });
 
-  test('balancers: one line per (balancer, servers) on a chart, the table at 20 clients, the mesh not run with its reason', () => {
+  test('balancers: one line per (balancer, servers) on a chart, every repetition at 20 clients, the mesh not run with its reason', () => {
     const why = 'not run: the container engine is not usable [LAB_ERR_ENGINE]';
     const failures = { 'bal-mesh-1': why, 'bal-mesh-3': why, 'bal-mesh-5': why };
     const { sections, html } = report('balancers', 'bal', { failures });
@@ -163,15 +163,60 @@ describe('study reports, from the runs alone', () => {
     for (const name of ['node, 1 server', 'node, 3 servers', 'nginx, 5 servers'])
       expect(String(s.charts[0])).toContain(name);
     const t = s.tables[0].rows;
-    expect(t.find((r) => r[0] === 'node' && r[1] === 3)[6]).toBe('47.6');
-    expect(t.find((r) => r[0] === 'mesh' && r[1] === 5)).toEqual(['mesh', 5, 'not run', '-', '-', '-', '34.4']);
+    // Every repetition, with the busiest server's share of its cap read from its group.
+    expect(t.filter((r) => r[0] === 'node' && r[1] === 3).map((r) => r[2])).toEqual(['1', '2', '3']);
+    expect(t.find((r) => r[0] === 'node' && r[1] === 3)).toEqual([
+      'node',
+      3,
+      '1',
+      '207',
+      '365.1',
+      '89.9',
+      '0',
+      '82%',
+      '47.6',
+    ]);
+    expect(t.find((r) => r[0] === 'mesh' && r[1] === 5)).toEqual([
+      'mesh',
+      5,
+      '1',
+      'not run',
+      '-',
+      '-',
+      '-',
+      '-',
+      '34.4',
+    ]);
     const facts = factsOf(sections).join('\n');
     expect(facts).toMatch(
-      /node at 20 clients: 1 \/ 3 \/ 5 servers [\d.]+ \/ [\d.]+ \/ [\d.]+ ms, falling as servers are added/,
+      /node at 20 clients: 1 \/ 3 \/ 5 servers 539\.4 \/ 207 \/ 126\.8 ms \(first repetition\), falling as servers are added in all 3 repetitions, as in the seed; 3 -> 5 servers gains 39% \(runs: 34% to 41%\)/,
     );
     expect(facts).toMatch(
       /not run: mesh x 1, mesh x 3, mesh x 5: the container engine is not usable \[LAB_ERR_ENGINE\]/,
     );
+  });
+
+  test('balancers: why ours differs, tested: the two regimes, the verdict computed over the repetitions', () => {
+    const { sections } = report('balancers', 'bal');
+    const why = sections[1];
+    expect(why.title).toBe('Why ours differs, tested');
+    expect(why.facts[0]).toMatch(
+      /^Claim: 5 servers gain much more over 3 here than in the seed \(39% against 7% and 16%\).* Verdict: confirmed: CPU-bound .* gained 39%; with the servers at 24% of their cap .* -7% \(all 3 repetitions\)\. Rule: /,
+    );
+    expect(why.facts[1]).toBe(
+      'The regime that reproduces the seed\'s "3 and 5 close" (a gain under 20%): servers capped at 100%, /work?n=5.',
+    );
+    const rows = why.tables[0].rows;
+    expect(rows).toHaveLength(3 * 2 + 1);
+    expect(rows[1]).toEqual([
+      'servers capped at 100%, /work?n=5',
+      '1',
+      '22.2 / 24.1 / 25.9',
+      '887 / 817 / 760',
+      '-7%',
+      '24%',
+    ]);
+    expect(rows.at(-1)[4]).toBe('7%');
   });
 
   test("signaling: the k6-like table and the capacity beside the seed's 11.6k, with the napkin math on our figure", () => {
