@@ -112,17 +112,19 @@ describe('the studies as data', () => {
     expect(three[60].id).toBe('bal-node-1-r2-c01');
   });
 
-  test('signaling: the load, the capacity under 500 MiB, and the first failure at four limits within reach', () => {
+  test('signaling: the load, the capacity under 500 MiB, and the first failure at six limits within reach', () => {
     const plan = STUDIES.signaling.plan(opts(0.1));
     expect(plan.map((r) => r.id)).toEqual([
       'signal-load',
       'capacity-500M',
+      'capacity-80M',
+      'capacity-90M',
       'capacity-100M',
       'capacity-120M',
       'capacity-150M',
       'capacity-180M',
     ]);
-    expect(plan[2].args).toEqual(['capacity', '--memory', '100M', '--levels', '1000,2000,5000', '--hold', '3s']);
+    expect(plan[4].args).toEqual(['capacity', '--memory', '100M', '--levels', '1000,2000,5000', '--hold', '3s']);
   });
 });
 

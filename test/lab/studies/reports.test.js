@@ -224,16 +224,38 @@ describe('study reports, from the runs alone', () => {
     expect(sections.map((x) => x.title)).toEqual([
       "The seed's stages to 1,000 participants, a k6-like table",
       'Capacity under 500 MiB, estimated and verified, beside the seed',
+      'Capacity at several limits, measured',
+      'Why ours differs, tested',
     ]);
     const k6 = sections[0].tables[0].rows;
     expect(k6.find((r) => r[0] === 'sessions')).toEqual(['sessions', '998', '999']);
     const cap = sections[1].tables[0].rows;
     expect(cap[1]).toEqual(['seed 002', '42.64 MB', '500 x 1000 / 43', '~11,600', 'not verified']);
-    expect(cap[0][3]).toBe('45,335');
+    expect(cap[0][3]).toBe('51,572');
     expect(cap[0][4]).toBe('at least 19,000');
     expect(factsOf(sections).join('\n')).toMatch(
-      /napkin math on our figure \(500 MiB \/ 102\.1 MiB x 1,000\) gives 4,897/,
+      /napkin math on our figure \(500 MiB \/ 102 MiB x 1,000\) gives 4,903/,
     );
+  });
+
+  test('signaling: first failures at six limits, capacity fitted against the limit with its interval, the RSS claim tested', () => {
+    const { sections } = report('signaling', 'sig');
+    const [limits, why] = sections.slice(2);
+    expect(limits.tables[0].rows.map((r) => r.slice(0, 3))).toEqual([
+      ['80 MiB', '0', '10,331'],
+      ['90 MiB', '0', '11,788'],
+      ['100 MiB', '489', '13,581'],
+      ['120 MiB', '3,525', '16,863'],
+      ['150 MiB', '6,685', 'none up to 19,000'],
+      ['180 MiB', '9,722', 'none up to 19,000'],
+    ]);
+    // Fitted on the four that failed, not on the two lower bounds.
+    expect(limits.facts[0]).toMatch(
+      /^Capacity against the limit, from 4 measured first failures: 164\.8 connections a MiB \(6\.21 KiB a connection under the limit\).* At 500 MiB it gives 79,458 \(95% prediction interval 73,562 to 85,354\), beside 51,572 from the RSS fit/,
+    );
+    expect(why.facts[1]).toMatch(/Verdict: confirmed: RSS without the limit was \d+% to \d+% above RSS under it/);
+    expect(why.facts[2]).toMatch(/^Under 150 MiB, 180 MiB the limited process was at 57%, 47% of its limit/);
+    expect(why.tables[0].rows[0]).toEqual(['80 MiB', '5,000', '130.9', '84.2', '55.8', '27.3', '6 / 12', '322 / 634']);
   });
 
   test('a study with no runs yet still renders, every cell of ours empty', () => {

@@ -22,7 +22,7 @@ describe('npm run study: Ctrl-C inside a group', () => {
     async () => {
       const dir = tmpStateDir();
       const stateDir = tmpStateDir();
-      const args = ['study', 'balancers', '--scale', '0.1', '--runs', 'bal-node-1', '--dir', dir];
+      const args = ['study', 'balancers', '--scale', '0.1', '--repetitions', '1', '--runs', 'bal-node-1', '--dir', dir];
       const child = spawn(
         process.execPath,
         ['lab/cli', ...args, '--port-base', String(await freePortBase()), '--state-dir', stateDir],
