@@ -129,6 +129,19 @@ function tmpStateDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'lab-state-'));
 }
 
+// The flags that give a lab command its own ports, state folder and results folder, so that
+// tests running at once never meet: --port-base, --state-dir, --results-dir.
+async function ownPlace({ ports = 20 } = {}) {
+  return [
+    '--port-base',
+    String(await freePortBase(ports)),
+    '--state-dir',
+    tmpStateDir(),
+    '--results-dir',
+    tmpStateDir(),
+  ];
+}
+
 // The error code a lab command printed (its first line ends with [LAB_ERR_...]), or null.
 function errorCode(stderr) {
   const m = /\[(LAB_ERR_[A-Z_]+)\]/.exec(stderr);
@@ -150,3 +163,4 @@ module.exports.codeOf = codeOf;
 module.exports.errorCode = errorCode;
 module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;
+module.exports.ownPlace = ownPlace;

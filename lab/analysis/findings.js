@@ -20,7 +20,8 @@ function spread(values) {
   return { n: xs.length, median: med, min, max, relative: med > 0 ? (max - min) / med : null };
 }
 
-// A verdict repeated: the value every repetition gave, or "unstable" when they disagree.
+// A verdict repeated: the value every repetition gave, or "unstable" when they disagree, with
+// the disagreement in words ("nginx in 2; edge-4 in 1").
 // values: one per repetition (a string; a list is read as the set it names).
 function repeated(values) {
   const keys = values.map((v) => (Array.isArray(v) ? [...v].sort().join(', ') || 'none' : String(v)));
@@ -32,6 +33,12 @@ function repeated(values) {
     stable: distinct.length === 1,
     of: keys.length,
     counts,
+    disagreement:
+      distinct.length === 1
+        ? null
+        : Object.entries(counts)
+            .map(([k, n]) => `${k} in ${n}`)
+            .join('; '),
   };
 }
 
@@ -130,9 +137,7 @@ function agreed(each) {
   if (r.stable) return { verdict: r.value, why: each[0].why, of: r.of, stable: true };
   return {
     verdict: 'inconclusive',
-    why: `unstable: the repetitions disagree (${Object.entries(r.counts)
-      .map(([k, n]) => `${k} in ${n}`)
-      .join('; ')})`,
+    why: `unstable: the repetitions disagree (${r.disagreement})`,
     of: r.of,
     stable: false,
   };

@@ -139,28 +139,28 @@ function busiest(s) {
   return shares.length ? Math.max(...shares) : null;
 }
 
-function curve(studyDir, b, n, levels, regime = '', k = 1) {
-  const pts = [];
-  for (const c of levels) {
-    const s = summaryOf(studyDir, stepId(b, n, c, regime, k));
-    if (s && s.responseTimeMs)
-      pts.push({
-        c,
-        mean: s.responseTimeMs.mean,
-        p99: s.responseTimeMs.p99,
-        rps: s.meanResponseRate,
-        errors: Object.values(s.errors || {}).reduce((a, x) => a + x, 0),
-        verdict: s.saturation && s.saturation.saturated ? s.saturation.verdict : null,
-        serverShare: busiest(s),
-      });
-  }
-  return pts;
+// One level's figures (balancer b over n servers, c clients), or null when it has no results.
+function point(studyDir, b, n, c, regime = '', k = 1) {
+  const s = summaryOf(studyDir, stepId(b, n, c, regime, k));
+  if (!s || !s.responseTimeMs) return null;
+  return {
+    c,
+    mean: s.responseTimeMs.mean,
+    p99: s.responseTimeMs.p99,
+    rps: s.meanResponseRate,
+    errors: Object.values(s.errors || {}).reduce((a, x) => a + x, 0),
+    verdict: s.saturation && s.saturation.saturated ? s.saturation.verdict : null,
+    serverShare: busiest(s),
+  };
 }
+
+const curve = (studyDir, b, n, levels, regime = '', k = 1) =>
+  levels.map((c) => point(studyDir, b, n, c, regime, k)).filter(Boolean);
 
 // How much lower the mean is with 5 servers than with 3 (a fraction; the seed's in %).
 const gainOf = (m3, m5) => (m3 > 0 && m5 > 0 ? 1 - m5 / m3 : null);
-const gain35 = (means) => num((1 - means[5] / means[3]) * 100, 0);
 const pct = (f, digits = 0) => (f === null || f === undefined ? '-' : `${num(f * 100, digits)}%`);
+const seedGain = (means) => pct(gainOf(means[3], means[5]));
 // The repetitions a plan made (1 when a caller gives no plan).
 const repsOfPlan = (steps) => [...new Set((steps || []).map((st) => st.repetition ?? 1))].sort((a, b) => a - b);
 
@@ -229,7 +229,7 @@ function sections({ studyDir, scale, failures, plan: given }) {
             ? `falling as servers are added${done.length > 1 ? ` in all ${done.length} repetitions` : ''}, as in the seed`
             : 'not falling at every step'
           : `unstable: falling at every step in ${order.counts.falling} of ${order.of} repetitions`
-      }; 3 -> 5 servers gains ${pct(gains.median)}${gains.n > 1 ? ` (runs: ${pct(gains.min)} to ${pct(gains.max)})` : ''} (seed: stage 1 ${gain35(SEED_AT_20.node)}%, stage 2 ${gain35(SEED_AT_20.mesh)}%).`,
+      }; 3 -> 5 servers gains ${pct(gains.median)}${gains.n > 1 ? ` (runs: ${pct(gains.min)} to ${pct(gains.max)})` : ''} (seed: stage 1 ${seedGain(SEED_AT_20.node)}, stage 2 ${seedGain(SEED_AT_20.mesh)}).`,
     );
   }
   for (const { b, n, k, pts } of lines) {
@@ -287,7 +287,7 @@ function whyDiffers(studyDir, steps, levels, reps) {
   const boundGains = [];
   for (const k of reps) {
     const measured = regimes.map((r) => {
-      const m = SERVERS.map((n) => curve(studyDir, kind, n, levels, r.id, k).find((p) => p.c === top));
+      const m = SERVERS.map((n) => point(studyDir, kind, n, top, r.id, k));
       const shares = m
         .slice(1)
         .filter(Boolean)
@@ -322,25 +322,19 @@ function whyDiffers(studyDir, steps, levels, reps) {
     '1',
     [1, 3, 5].map((n) => num(SEED_AT_20.node[n], 1)).join(' / '),
     'not reported',
-    `${gain35(SEED_AT_20.node)}%`,
+    seedGain(SEED_AT_20.node),
     '5-12% of a core',
   ]);
   const v = agreed(perRep);
   const boundGain = spread(boundGains);
   const facts = [
-    `Claim: 5 servers gain much more over 3 here than in the seed (${pct(boundGain.median)} against ${gain35(SEED_AT_20.node)}% and ${gain35(SEED_AT_20.mesh)}%) because ours are CPU-bound under their ${SERVER_CAP} cap and the seed's were not (5-12% of a core). Verdict: ${v.verdict}: ${v.why}${v.stable && v.of > 1 ? ` (all ${v.of} repetitions)` : ''}. Rule: ${REGIME_RULE}.`,
+    `Claim: 5 servers gain much more over 3 here than in the seed (${pct(boundGain.median)} against ${seedGain(SEED_AT_20.node)} and ${seedGain(SEED_AT_20.mesh)}) because ours are CPU-bound under their ${SERVER_CAP} cap and the seed's were not (5-12% of a core). Verdict: ${v.verdict}: ${v.why}${v.stable && v.of > 1 ? ` (all ${v.of} repetitions)` : ''}. Rule: ${REGIME_RULE}.`,
   ];
   const light = REGIMES.find((r) => r.id === 'light');
   const which = repeated(closeByRep);
   facts.push(
     `The regime that reproduces the seed's "3 and 5 close" (a gain under ${GAIN.close * 100}%): ${
-      !closeByRep.length
-        ? 'not measured'
-        : which.stable
-          ? which.value
-          : `unstable (${Object.entries(which.counts)
-              .map(([x, n]) => `${x} in ${n}`)
-              .join('; ')})`
+      !closeByRep.length ? 'not measured' : which.stable ? which.value : `unstable (${which.disagreement})`
     }.`,
   );
   return {

@@ -1,6 +1,6 @@
 'use strict';
 
-const { num, ratio, summaryOf, latencyBuckets, repId } = require('./kit');
+const { num, ratio, summaryOf, latencyBuckets, repId, runsRange: range } = require('./kit');
 const { repeated, spread, atCap, AT_CAP_RULE, stepsFollowPeriod } = require('../analysis/findings');
 
 // Seed 000: a balancer hashing over four caching nginx edges in front of two backends, loaded
@@ -248,8 +248,6 @@ function sections({ studyDir, plan = [] }) {
   const p50Of = (id) => byCase[id].map((r) => wrkLike(r.s).p50);
   const base = spread(rpsOf('cdn-no-caps'));
   const baseP50 = spread(p50Of('cdn-no-caps'));
-  const range = (sp, digits = 2, unit = 'x') =>
-    sp.n > 1 ? ` (runs: ${num(sp.min, digits)}${unit} to ${num(sp.max, digits)}${unit})` : '';
   for (const c of CASES.slice(1)) {
     if (!byCase[c.id].length || !base.n) continue;
     const ratios = spread(rpsOf(c.id).map((v) => v / base.median));
@@ -268,9 +266,7 @@ function sections({ studyDir, plan = [] }) {
     const seedHit = SEED[c.id].capped;
     const what = v.stable
       ? `${v.value === 'none' ? 'no node reached its cap' : `${v.value} reached ${v.value.includes(',') ? 'their caps' : 'its cap'}`} in ${v.of === 1 ? 'the one run' : `all ${v.of} repetitions`}`
-      : `unstable: the repetitions disagree (${Object.entries(v.counts)
-          .map(([k, n]) => `${k} in ${n}`)
-          .join('; ')})`;
+      : `unstable: the repetitions disagree (${v.disagreement})`;
     capFacts.push(`${c.label}: ${what} here; in the seed, ${seedHit ? `${seedHit.join(', ')} only` : 'none'}.`);
   }
   const edgeFacts = [];

@@ -58,6 +58,11 @@ function latencyBuckets(studyDir, id) {
 // folder made before repetitions goes on from its runs.
 const repId = (id, k) => (k === 1 ? id : `${id}-r${k}`);
 
+// The range of repeated figures for a fact, " (runs: 0.24x to 0.33x)", or nothing for one run.
+// sp: lab/analysis/findings.js spread.
+const runsRange = (sp, digits = 2, unit = 'x') =>
+  sp.n > 1 ? ` (runs: ${num(sp.min, digits)}${unit} to ${num(sp.max, digits)}${unit})` : '';
+
 const mdCell = (v) => String(v ?? '-').replace(/\|/g, '\\|');
 function mdTable(head, rows) {
   return [
@@ -161,6 +166,7 @@ module.exports = {
   summaryOf,
   latencyBuckets,
   repId,
+  runsRange,
   mdTable,
   byReason,
   renderSection,

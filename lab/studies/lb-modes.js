@@ -1,6 +1,6 @@
 'use strict';
 
-const { num, ratio, summaryOf, repId } = require('./kit');
+const { num, ratio, summaryOf, repId, runsRange: range } = require('./kit');
 const {
   spread,
   repeated,
@@ -173,7 +173,7 @@ const seedCpuMem = (x) => (x ? `${x.cpuM}m / ${x.memMiB} MiB` : '-');
 // The balancer's CPU in millicores: what its group accounted over the run, else the sampled mean.
 const groupM = (r) => (r ? (r.cgroupCpuPct ?? r.cpuPctMean) * 10 : null);
 
-function ours(studyDir, k, runId) {
+function ours(studyDir, kind, runId) {
   const s = summaryOf(studyDir, runId);
   if (!s) return null;
   const t = s.responseTimeMs || {};
@@ -186,7 +186,7 @@ function ours(studyDir, k, runId) {
     errorCodes: Object.entries(s.errors || {})
       .map(([code, n]) => `${n} ${code}`)
       .join(', '),
-    balancer: s.nodes && k.node ? nodeRow(s, isBalancerOf(k)) : null,
+    balancer: s.nodes && kind.node ? nodeRow(s, isBalancerOf(kind)) : null,
     backend: s.nodes ? nodeRow(s, isBackend) : null,
     saturation: s.saturation,
     generatorCpu: s.generator ? s.generator.cpuPctMean : null,
@@ -196,14 +196,12 @@ function ours(studyDir, k, runId) {
 // The plan a study folder was made with, or the default one's ids when a caller has none.
 const planOf = (steps) => (steps && steps.length ? steps : plan({ scale: 1, repetitions: 1 }));
 // The repetitions of one run that have results: [{ k, o }] in repetition order.
-function repsOf(studyDir, steps, caseId, k) {
+function repsOf(studyDir, steps, caseId, kind) {
   return steps
     .filter((st) => (st.case ?? st.id) === caseId)
-    .map((st) => ({ k: st.repetition ?? 1, o: ours(studyDir, k, st.id) }))
+    .map((st) => ({ k: st.repetition ?? 1, o: ours(studyDir, kind, st.id) }))
     .filter((r) => r.o);
 }
-const range = (sp, digits = 2, unit = 'x') =>
-  sp.n > 1 ? ` (runs: ${num(sp.min, digits)}${unit} to ${num(sp.max, digits)}${unit})` : '';
 
 function sections({ studyDir, plan: given }) {
   const steps = planOf(given);
@@ -421,9 +419,7 @@ function sweepSections(studyDir, steps, kinds) {
         `The cap at which ${l7.label} falls to ${SEED_L7_RATIO}x of no balancer: ${
           falls.stable
             ? `${falls.value}${falls.of > 1 ? ` in all ${falls.of} repetitions` : ''}`
-            : `unstable (${Object.entries(falls.counts)
-                .map(([x, n]) => `${x} in ${n}`)
-                .join('; ')})`
+            : `unstable (${falls.disagreement})`
         }.`,
       );
       if (l4 && perRep.some((r) => r.fallCap)) {
@@ -436,11 +432,7 @@ function sweepSections(studyDir, steps, kinds) {
           .join('; ');
         facts.push(
           `${l4.label} at that cap: ${
-            holds.stable
-              ? holds.value
-              : `unstable (${Object.entries(holds.counts)
-                  .map(([x, n]) => `${x} in ${n}`)
-                  .join('; ')})`
+            holds.stable ? holds.value : `unstable (${holds.disagreement})`
           } (${figures}; "holds": within 10% of no balancer or faster), where the seed's L4 held (${ratio(seedL('nginx-l4').rps, seedL('none').rps)}) at 680m.`,
         );
       }

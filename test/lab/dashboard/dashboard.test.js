@@ -5,7 +5,7 @@ const net = require('node:net');
 const path = require('node:path');
 /* global document */
 const { browserTest, launch, readPage } = require('../../browser');
-const { startProgram, freePort, freePortBase, tmpStateDir, lab, errorCode, ROOT } = require('../../helper');
+const { startProgram, freePort, tmpStateDir, ownPlace, lab, errorCode, ROOT } = require('../../helper');
 
 // The live dashboard as a person meets it: a short scenario with --dashboard, the page
 // opened in headless Chromium while the run goes. Its charts are drawn, its counters grow
@@ -31,12 +31,7 @@ browserTest(
         '--dashboard',
         String(port),
         '--no-graphite',
-        '--port-base',
-        String(await freePortBase(70)),
-        '--state-dir',
-        tmpStateDir(),
-        '--results-dir',
-        tmpStateDir(),
+        ...(await ownPlace({ ports: 70 })),
       ],
       { ready: (err) => /running ping load/.test(err), timeoutMs: 120000 },
     );
@@ -160,12 +155,7 @@ test('characterize --dashboard: the levels measured so far, then the verdict', a
       '4',
       '--dashboard',
       String(port),
-      '--port-base',
-      String(await freePortBase()),
-      '--state-dir',
-      tmpStateDir(),
-      '--results-dir',
-      tmpStateDir(),
+      ...(await ownPlace()),
     ],
     { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
   );
@@ -201,12 +191,7 @@ test('capacity --dashboard: participants and memory second by second, then the r
       '400M',
       '--dashboard',
       String(port),
-      '--port-base',
-      String(await freePortBase()),
-      '--state-dir',
-      tmpStateDir(),
-      '--results-dir',
-      tmpStateDir(),
+      ...(await ownPlace()),
     ],
     { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
   );

@@ -13,12 +13,18 @@ const {
   cpuQuota,
   joinThenExec,
 } = require('../../../lab/monitoring/cgroups');
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { codeOf } = require('../../helper');
 
 const M = 2 ** 20;
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'lab-cg-'));
 const read = (...p) => fs.readFileSync(path.join(...p), 'utf8');
+// A Node program run inside the groups `procs` names: the shell joins them, then becomes it.
+const nodeIn = (procs, code) =>
+  spawn('/bin/sh', ['-c', `IFS=:; for f in $P; do echo $$ > "$f"; done; exec "$0" -e '${code}'`, process.execPath], {
+    env: { P: procs.join(':') },
+    stdio: 'ignore',
+  });
 
 // A directory tree shaped like a cgroup filesystem: what the lab writes can be read back
 // without touching the machine's (the kernel's own are tested below, as root).
@@ -129,7 +135,6 @@ describe('control groups (lab/monitoring/cgroups.js)', () => {
   asRoot('on this kernel: a group capped, joined, read back and removed', async () => {
     const token = `test${process.pid}`;
     const procs = createGroup(real, token, 'probe', { cpuPct: 10, memoryBytes: 64 * M });
-    const { spawn } = require('node:child_process');
     const child = spawn('/bin/sh', ['-c', 'IFS=:; for f in $P; do echo $$ > "$f"; done; exec sleep 30'], {
       env: { P: procs.join(':') },
       stdio: 'ignore',
@@ -160,16 +165,7 @@ describe('control groups (lab/monitoring/cgroups.js)', () => {
     const token = `test${process.pid}cfs`;
     const procs = createGroup(real, token, 'spin', { cpuPct: 2, periodUs: 50000, memoryBytes: null });
     expect(readGroup(real, token, 'spin')).toMatchObject({ cpuPct: 2, periodUs: 50000, throttledPeriods: 0 });
-    const { spawn } = require('node:child_process');
-    const child = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        'IFS=:; for f in $P; do echo $$ > "$f"; done; exec "$0" -e "const t = Date.now(); while (Date.now() - t < 1500);"',
-        process.execPath,
-      ],
-      { env: { P: procs.join(':') }, stdio: 'ignore' },
-    );
+    const child = nodeIn(procs, 'const t = Date.now(); while (Date.now() - t < 1500);');
     await new Promise((r) => child.once('exit', r));
     const g = readGroup(real, token, 'spin');
     expect(g.periods).toBeGreaterThanOrEqual(5);
@@ -181,16 +177,7 @@ describe('control groups (lab/monitoring/cgroups.js)', () => {
   asRoot('on this kernel: a process above its memory cap is OOM-killed, and the group counts it', async () => {
     const token = `test${process.pid}oom`;
     const procs = createGroup(real, token, 'hog', { cpuPct: null, memoryBytes: 16 * M });
-    const { spawn } = require('node:child_process');
-    const child = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        'IFS=:; for f in $P; do echo $$ > "$f"; done; exec "$0" -e "Buffer.alloc(64e6, 1); setTimeout(() => {}, 5000)"',
-        process.execPath,
-      ],
-      { env: { P: procs.join(':') }, stdio: 'ignore' },
-    );
+    const child = nodeIn(procs, 'Buffer.alloc(64e6, 1); setTimeout(() => {}, 5000)');
     const [, signal] = await new Promise((r) => child.once('exit', (...a) => r(a)));
     expect(signal).toBe('SIGKILL');
     expect(readGroup(real, token, 'hog').oomKills).toBeGreaterThanOrEqual(1);

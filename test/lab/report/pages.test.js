@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { browserTest, launch, openPage } = require('../../browser');
-const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const { lab, ownPlace } = require('../../helper');
 const loadRun = require('../../../lab/report/load-run');
 const { renderRunReport, renderCompare } = require('../../../lab/report/run-report');
 const characterizeHtml = require('../../../lab/report/characterize-html');
@@ -142,12 +142,7 @@ describe('the pages the lab writes, in Chromium', () => {
         ['scenario', 'bbox1', 'spikes', 'replicated', '--scale', '0.05', '--rate-scale', '0.2', '--json'].concat([
           '--generator',
           'fast',
-          '--port-base',
-          String(await freePortBase()),
-          '--state-dir',
-          tmpStateDir(),
-          '--results-dir',
-          tmpStateDir(),
+          ...(await ownPlace()),
           '--no-graphite',
         ]),
         { timeoutMs: 180000 },
