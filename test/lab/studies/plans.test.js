@@ -104,12 +104,22 @@ describe('the studies as data', () => {
     const light = plan.find((r) => r.group.id === 'bal-light-node-5');
     expect(light.group.deploy.join(' ')).toMatch(/--replicas 5 --balancer node --engine local --cap replica=100%/);
     expect(light.args.join(' ')).toMatch(/--work-n 5/);
-    expect(light.id).toBe('bal-light-node-5-c01');
+    expect(light.id).toBe('bal-light-node-5-c20');
     expect(STUDIES.balancers.levelsFor(0.1)).toEqual([1, 5, 10, 15, 20]);
     // Three repetitions by default, interleaved: the second's groups after all of the first's.
     const three = STUDIES.balancers.plan(opts(0.1));
     expect(three).toHaveLength(3 * 12 * 5);
     expect(three[60].id).toBe('bal-node-1-r2-c01');
+    // At full scale only the first repetition of the CPU-bound regime walks 1..20; the repeats
+    // and the light regime run the top level, the one the verdicts read.
+    const full = STUDIES.balancers.plan(opts(1));
+    const stepsOf = (g) => full.filter((r) => r.group.id === g).map((r) => r.id);
+    expect(stepsOf('bal-node-3')).toHaveLength(20);
+    expect(stepsOf('bal-node-3-r2')).toEqual(['bal-node-3-r2-c20']);
+    expect(stepsOf('bal-light-node-5')).toEqual(['bal-light-node-5-c20']);
+    expect(full).toHaveLength(3 * 3 * 20 + 3 + 2 * (3 * 3 + 3));
+    // Each group's one step still carries the deployment's time.
+    expect(full.find((r) => r.id === 'bal-node-3-r2-c20').expectedS).toBe(10 + 4 + 10);
   });
 
   test('signaling: the load, the capacity under 500 MiB, and the first failure at six limits within reach', () => {
