@@ -61,6 +61,29 @@ describe('study reports, from the runs alone', () => {
     expect(two.rows[0].slice(3, 5)).toEqual(['100%', '0%']);
   });
 
+  test('cdn: the uncapped runs say whether this machine, not the CDN, was the limit', () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    // The quick fixtures: 77-85% of the 2 cores busy, so not every run was bound.
+    expect(factsOf(report('cdn', 'cdn').sections)[0]).toBe(
+      "no caps: this machine's 2 cores were 77-85% busy, the generator alone 87-91% of a core.",
+    );
+    // The same runs with the run at 77% made busier: every run at 80% or more reads as the machine's limit.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-cdn-'));
+    fs.cpSync(path.join(FIX, 'cdn'), dir, { recursive: true });
+    for (const id of ['cdn-no-caps', 'cdn-no-caps-r2', 'cdn-no-caps-r3']) {
+      const file = path.join(dir, 'runs', id, 'summary.json');
+      const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+      s.nodes.rows.find((r) => r.node === 'nginx').cpuPctMean += 10;
+      fs.writeFileSync(file, JSON.stringify(s));
+    }
+    const study = STUDIES.cdn;
+    const sections = study.sections({ studyDir: dir, plan: study.plan({ scale: 0.1 }), scale: 0.1, failures: {} });
+    expect(factsOf(sections)[0]).toMatch(
+      /^no caps: this machine was the limit, not the CDN: its 2 cores were 82-90% busy in every run, the generator alone 87-91% of a core\. The uncapped rate is what one machine drives and serves at once/,
+    );
+  });
+
   test('cdn: repetitions that disagree on the capped node make the finding "unstable", and the claim inconclusive', () => {
     const fs = require('node:fs');
     const os = require('node:os');
