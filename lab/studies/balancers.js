@@ -339,7 +339,7 @@ function whyDiffers(studyDir, steps, levels, reps) {
   const v = agreed(perRep);
   const boundGain = spread(boundGains);
   const facts = [
-    `Claim: 5 servers gain much more over 3 here than in the seed (${pct(boundGain.median)} against ${seedGain(SEED_AT_20.node)} and ${seedGain(SEED_AT_20.mesh)}) because ours are CPU-bound under their ${SERVER_CAP} cap and the seed's were not (5-12% of a core). Verdict: ${v.verdict}: ${v.why}${v.stable && v.of > 1 ? ` (all ${v.of} repetitions)` : ''}. Rule: ${REGIME_RULE}.`,
+    `Claim: 5 servers gain much more over 3 here than in the seed (${pct(boundGain.median)} against ${seedGain(SEED_AT_20.node)} and ${seedGain(SEED_AT_20.mesh)}) because ours are CPU-bound under their ${SERVER_CAP} cap and the seed's were not (5-12% of a core). Verdict: ${v.verdict}: ${v.why}${v.stable && v.of > 1 ? ` (all ${v.of} repetitions agree; the figures are run 1's)` : ''}. Rule: ${REGIME_RULE}.`,
   ];
   const light = REGIMES.find((r) => r.id === 'light');
   const which = repeated(closeByRep);

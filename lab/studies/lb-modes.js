@@ -411,7 +411,7 @@ function sweepSections(studyDir, steps, kinds) {
     });
     const v = agreed(perRep);
     facts.push(
-      `Claim: a balancer short of CPU makes L7 expensive, as the seed's ingress (at 854m of its 1,000m) made its L7 ${SEED_L7_RATIO}x of no balancer. Verdict: ${v.verdict}: ${v.why}${v.of > 1 && v.stable ? ` (all ${v.of} repetitions)` : ''}. Rule: ${SHORT_RULE(SEED_L7_RATIO)}; ${AT_CAP_RULE}.`,
+      `Claim: a balancer short of CPU makes L7 expensive, as the seed's ingress (at 854m of its 1,000m) made its L7 ${SEED_L7_RATIO}x of no balancer. Verdict: ${v.verdict}: ${v.why}${v.of > 1 && v.stable ? ` (all ${v.of} repetitions agree; the figures are run 1's)` : ''}. Rule: ${SHORT_RULE(SEED_L7_RATIO)}; ${AT_CAP_RULE}.`,
     );
     if (perRep.length) {
       const falls = repeated(perRep.map((r) => (r.fallCap ? `${r.fallCap}%` : 'none of the caps run')));

@@ -147,7 +147,7 @@ describe('study reports, from the runs alone', () => {
     const why = sections[2];
     expect(why.title).toBe('Why ours differs, tested');
     expect(why.facts[0]).toMatch(
-      /^Claim: a balancer short of CPU makes L7 expensive.* Verdict: confirmed: L7 went from 0\.85x at 100% to 0\.28x at 5% of a core, its balancer at its cap \(all 3 repetitions\)\. Rule: /,
+      /^Claim: a balancer short of CPU makes L7 expensive.* Verdict: confirmed: L7 went from 0\.85x at 100% to 0\.28x at 5% of a core, its balancer at its cap \(all 3 repetitions agree; the figures are run 1's\)\. Rule: /,
     );
     expect(why.facts[1]).toBe(
       'The cap at which nginx L7 (HTTP) falls to 0.42x of no balancer: 5% in all 3 repetitions.',
@@ -224,7 +224,7 @@ describe('study reports, from the runs alone', () => {
     const why = sections[1];
     expect(why.title).toBe('Why ours differs, tested');
     expect(why.facts[0]).toMatch(
-      /^Claim: 5 servers gain much more over 3 here than in the seed \(39% against 7% and 16%\).* Verdict: confirmed: CPU-bound .* gained 39%; with the servers at 24% of their cap .* -7% \(all 3 repetitions\)\. Rule: /,
+      /^Claim: 5 servers gain much more over 3 here than in the seed \(39% against 7% and 16%\).* Verdict: confirmed: CPU-bound .* gained 39%; with the servers at 24% of their cap .* -7% \(all 3 repetitions agree; the figures are run 1's\)\. Rule: /,
     );
     expect(why.facts[1]).toBe(
       'The regime that reproduces the seed\'s "3 and 5 close" (a gain under 20%): servers capped at 100%, /work?n=5.',
