@@ -290,6 +290,9 @@ async function verify(p, limitBytes, target, dir, log, timeline, step) {
     }
     const groups = cgroups ? d.runtime.readCaps(d.state) : {};
     const oomKills = groups['replica-1']?.oomKills ?? null;
+    // No error seen while held, yet killed: as the hold ended or as every participant left.
+    if (!failure && oomKills > 0)
+      log(`  no failure while ${peak} were held, but the kernel OOM-killed the service as they left`);
     return {
       how,
       asked: target,

@@ -281,6 +281,33 @@ describe('study reports, from the runs alone', () => {
     expect(why.tables[0].rows[0]).toEqual(['80 MiB', '5,000', '130.9', '84.2', '55.8', '27.3', '6 / 12', '322 / 634']);
   });
 
+  test('signaling: an OOM kill with no error seen while held is named, and the count stays a lower bound', () => {
+    // The full-scale run under 150 MiB: 19,000 held, then the kernel killed the service as
+    // they all left. A copy of the fixtures with that one count changed.
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sig-oom-'));
+    try {
+      fs.cpSync(path.join(FIX, 'sig'), dir, { recursive: true });
+      const file = path.join(dir, 'runs', 'capacity-150M', 'capacity.json');
+      const c = JSON.parse(fs.readFileSync(file, 'utf8'));
+      c.verification.oomKills = 1;
+      fs.writeFileSync(file, JSON.stringify(c));
+      const study = STUDIES.signaling;
+      const sections = study.sections({ studyDir: dir, plan: study.plan({ scale: 0.1 }), scale: 0.1, failures: {} });
+      const limits = sections[2];
+      expect(limits.tables[0].rows[4].slice(2, 5)).toEqual(['none up to 19,000 while held', '-', '1']);
+      expect(limits.tables[0].rows[5][2]).toBe('none up to 19,000');
+      expect(limits.facts.join('\n')).toMatch(
+        /^Under 150 MiB the generator saw no error while its participants were held, yet the kernel OOM-killed the service/m,
+      );
+      // Still fitted on the four measured failures.
+      expect(limits.facts[0]).toMatch(/from 4 measured first failures/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a study with no runs yet still renders, every cell of ours empty', () => {
     const { sections, markdown } = report('cdn', 'nothing-here');
     expect(sections[0].tables[0].rows[0].slice(2).every((c) => c === '-')).toBe(true);
