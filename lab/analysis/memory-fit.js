@@ -83,4 +83,22 @@ const SEED = Object.freeze({
   estimate: Math.round((500 * 1000) / 43),
 });
 
-module.exports = { fitMemory, capacityFor, fitCapacity, SEED };
+// The estimate from the levels held: the fit, the capacity for the limit, and when there is
+// none, why (said to the user, and kept in the run's notes). A few hundred connections can
+// cost less than one collection's noise: RSS then falls as they rise, and the fit has
+// nothing to divide the limit by.
+function estimateOf(points, limitBytes) {
+  if (points.length < 2) return { fit: null, capacity: null, noEstimate: 'fewer than two levels were held: no fit' };
+  const fit = fitMemory(points);
+  const capacity = capacityFor(limitBytes, fit);
+  return {
+    fit,
+    capacity,
+    noEstimate:
+      capacity === null
+        ? `memory did not grow with connections (${Math.round(fit.perConnectionBytes)} bytes a connection by the fit): no estimate; hold more connections (--levels) to measure what one costs`
+        : null,
+  };
+}
+
+module.exports = { fitMemory, capacityFor, estimateOf, fitCapacity, SEED };

@@ -15,7 +15,7 @@ const { GENERATORS } = require('../generators');
 const { SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
 const { parseMemory, mib } = require('../topology/caps');
 const { detect } = require('../monitoring/cgroups');
-const { fitMemory, capacityFor, SEED } = require('../analysis/memory-fit');
+const { estimateOf, SEED } = require('../analysis/memory-fit');
 const { raiseOwnFdLimit } = require('../runtime/fd-limit');
 const { get } = require('../http');
 const { capacityRows, capacityPage, capacityBody } = require('../report/capacity-html');
@@ -343,17 +343,18 @@ async function capacityCommand(argv, { log }) {
   else claimDir(dir, 'the run folder');
   const est = await estimate(p, dir, log, timeline);
   sofar.estimate.points = est.points;
-  let fit = null;
-  let capacity = null;
-  if (est.points.length >= 2) {
-    fit = fitMemory(est.points);
-    capacity = capacityFor(p.limitBytes, fit);
-    Object.assign(sofar.estimate, { fit, capacity });
-    log(`estimate: ${capacity} connections for ${mib(p.limitBytes)} MiB`);
-  } else log('estimate: fewer than two levels were held: no fit');
+  const { fit, capacity, noEstimate } = estimateOf(est.points, p.limitBytes);
+  Object.assign(sofar.estimate, { fit, capacity });
+  log(
+    noEstimate
+      ? `estimate: ${noEstimate} over ${p.levels.join(', ')}`
+      : `estimate: ${capacity} connections for ${mib(p.limitBytes)} MiB`,
+  );
   let verification = null;
   let withinReach = null;
-  if (p.verify && capacity !== null) {
+  // The verification does not need the estimate: it climbs to the first failure or the
+  // ceiling whatever the fit said (only the check within reach is placed by the fit).
+  if (p.verify) {
     // Up to the generator's ceiling (or --max): the estimate is what is being checked, so
     // the verification must be free to go past it.
     const target = Math.min(p.max, p.ceiling);
@@ -363,7 +364,7 @@ async function capacityCommand(argv, { log }) {
     // A limit that holds more than this machine can open is verified only as a lower bound;
     // the model is then also checked at a limit within reach: the one the fit says holds
     // 60% of the ceiling.
-    if (verification.verified === null && capacity > target) {
+    if (verification.verified === null && capacity !== null && capacity > target) {
       const n = Math.floor(target * 0.6);
       const limit = Math.ceil(fit.baseBytes + fit.perConnectionBytes * n);
       if (limit >= 4 * 2 ** 20) {
@@ -393,6 +394,7 @@ async function capacityCommand(argv, { log }) {
     })),
     machine: describeMachine(),
     notes: [
+      ...(noEstimate ? [`estimate: ${noEstimate}`] : []),
       'memory is the service process RSS (/proc through its /stats), as the seed used system memory',
       'participants connect to the service process directly, not through nginx, as the seed connected to its server',
       'one 2-core machine: the generator, the service and the monitoring share it',

@@ -1,6 +1,6 @@
 'use strict';
 
-const { fitMemory, capacityFor, fitCapacity, SEED } = require('../../../lab/analysis/memory-fit');
+const { fitMemory, capacityFor, estimateOf, fitCapacity, SEED } = require('../../../lab/analysis/memory-fit');
 
 const M = 2 ** 20;
 
@@ -58,5 +58,25 @@ describe('capacity from a memory fit', () => {
     expect(fitCapacity(exact.slice(0, 2), 500)).toMatchObject({ predicted: 46000, low: null, high: null });
     expect(fitCapacity(exact.slice(0, 1), 500)).toBeNull();
     expect(fitCapacity([exact[0], exact[0]], 500)).toBeNull();
+  });
+
+  // A few small levels under a busy machine: a collection between them can leave RSS lower
+  // at 150 connections than at 50 (the likely cause of a CI run whose live page never
+  // showed its verification, since none was run); the run must say so and go on.
+  test('estimateOf: a capacity, or why there is none', () => {
+    const up = [50, 100, 150].map((n) => ({ n, bytes: 60 * M + 10 * 1024 * n }));
+    expect(estimateOf(up, 400 * M)).toMatchObject({ capacity: 34816, noEstimate: null });
+    const down = [50, 100, 150].map((n) => ({ n, bytes: 70 * M - 1024 * n }));
+    const flat = estimateOf(down, 400 * M);
+    expect(flat.capacity).toBeNull();
+    expect(flat.fit.perConnectionBytes).toBeCloseTo(-1024, 6);
+    expect(flat.noEstimate).toMatch(
+      /^memory did not grow with connections \(-1024 bytes a connection by the fit\): no estimate; hold more connections \(--levels\)/,
+    );
+    expect(estimateOf(up.slice(0, 1), 400 * M)).toEqual({
+      fit: null,
+      capacity: null,
+      noEstimate: 'fewer than two levels were held: no fit',
+    });
   });
 });
