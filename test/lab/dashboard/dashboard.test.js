@@ -209,7 +209,9 @@ test('capacity --dashboard: participants and memory second by second, then the r
   expect(counters(live.at(-1)).seconds).toBeGreaterThan(counters(live[0]).seconds);
   expect(Math.max(...live.map((e) => counters(e).active))).toBeGreaterThan(0);
   expect(live.some((e) => /data-name="participants connected" data-points="\d+"/.test(e.html))).toBe(true);
-  expect(live.some((e) => /Live: verify/.test(e.html))).toBe(true);
+  // With the run's log, so a failure here says what the run did instead.
+  if (!live.some((e) => /Live: verify/.test(e.html)))
+    throw new Error(`no live event showed the verify step; the run's log:\n${run.output().stderr}`);
   const end = events.at(-1);
   expect(end.ended).toBe(true);
   expect(end.status).toMatch(/has ended; its page: .*capacity\.html/);
