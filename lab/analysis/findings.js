@@ -254,7 +254,34 @@ function rssOvercharges(rows) {
   };
 }
 
+// How busy the machine was in one run: every node's sampled CPU (the generator is one of the
+// nodes) over its cores, a fraction; null when the run has no node table or no core count.
+function machineShare(s) {
+  const rows = (s && s.nodes && s.nodes.rows) || [];
+  const cores = s && s.machine && s.machine.cores;
+  if (!rows.length || !cores) return null;
+  return rows.reduce((a, r) => a + (r.cpuPctMean || 0), 0) / (cores * 100);
+}
+
+// The machine over repeated runs: its cores, the spread of its busy share and of the
+// generator's CPU (% of a core), and whether it was the limit. One machine drives and serves
+// the load: above this share of its cores busy in every run, a rate is read as what this
+// machine allows, a floor of what the deployment would do elsewhere. Null with no figures.
+const MACHINE_BOUND = 0.8;
+const MACHINE_RULE = `this machine is the limit when every node's CPU and the generator's add up to at least ${MACHINE_BOUND * 100}% of its cores in every run`;
+function machineBusy(summaries) {
+  const runs = summaries.filter((s) => machineShare(s) !== null);
+  if (!runs.length) return null;
+  const share = spread(runs.map(machineShare));
+  const generator = spread(runs.map((s) => s.generator && s.generator.cpuPctMean));
+  return { cores: runs[0].machine.cores, share, generator, bound: share.min >= MACHINE_BOUND };
+}
+
 module.exports = {
+  machineShare,
+  machineBusy,
+  MACHINE_BOUND,
+  MACHINE_RULE,
   rssOvercharges,
   OVERCHARGE_RULE,
   spread,

@@ -1,7 +1,17 @@
 'use strict';
 
-const { num, summaryOf, byReason, repId } = require('./kit');
-const { spread, repeated, agreed, closeWhenFree, REGIME_RULE, GAIN } = require('../analysis/findings');
+const { num, summaryOf, byReason, repId, busyWords, pctRange } = require('./kit');
+const {
+  spread,
+  repeated,
+  agreed,
+  closeWhenFree,
+  REGIME_RULE,
+  GAIN,
+  machineShare,
+  machineBusy,
+  MACHINE_RULE,
+} = require('../analysis/findings');
 const { lineChart } = require('../report/svg-chart');
 const { kindOf } = require('../kinds');
 
@@ -162,6 +172,8 @@ function point(studyDir, b, n, c, regime = '', k = 1) {
     errors: Object.values(s.errors || {}).reduce((a, x) => a + x, 0),
     verdict: s.saturation && s.saturation.saturated ? s.saturation.verdict : null,
     serverShare: busiest(s),
+    machine: machineShare(s),
+    summary: s,
   };
 }
 
@@ -215,6 +227,7 @@ function sections({ studyDir, scale, failures, plan: given }) {
         last ? num(last.rps, 1) : '-',
         last ? num(last.errors) : '-',
         last ? pct(last.serverShare) : '-',
+        last ? pct(last.machine) : '-',
         seed !== undefined ? num(seed, 1) : '-',
       ]);
     if (pts.length > 1 && k === reps[0]) {
@@ -274,15 +287,32 @@ function sections({ studyDir, scale, failures, plan: given }) {
             'r/s',
             'failed',
             'busiest server CPU / cap',
+            'machine busy',
             'seed mean ms',
           ],
           rows: atTop,
-          note: `Each server capped at ${SERVER_CAP} of a core and answering GET /work?n=100; the seed's "node" figures are its stage 1 (a self-written balancer), its "mesh" figures stage 2 (swarm). Busiest server: the server whose control group used the largest share of its cap over the run. Every repetition is shown (runs interleaved); the chart draws the first.`,
+          note: `Each server capped at ${SERVER_CAP} of a core and answering GET /work?n=100; the seed's "node" figures are its stage 1 (a self-written balancer), its "mesh" figures stage 2 (swarm). Busiest server: the server whose control group used the largest share of its cap over the run. Machine busy: every node's CPU and the generator's over this machine's cores. Every repetition is shown (runs interleaved); the chart draws the first.`,
         },
       ],
     },
     whyDiffers(studyDir, steps, levels, reps),
   ];
+}
+
+// What bounds the light regime, where the servers are not: the servers' share of their cap
+// beside this machine's, over the 3- and 5-server runs of every repetition. In words, or null.
+function lightBound(studyDir, kind, top, reps) {
+  const pts = reps.flatMap((k) => [3, 5].map((n) => point(studyDir, kind, n, top, 'light', k))).filter(Boolean);
+  const b = machineBusy(pts.map((p) => p.summary));
+  if (!b) return null;
+  const w = busyWords(b);
+  const servers = spread(pts.map((p) => p.serverShare));
+  const serverPart = servers.n
+    ? `its busiest server used ${pctRange(servers.min * 100, servers.max * 100)} of its cap while `
+    : '';
+  return `What bounds the light regime at ${top} clients (3 and 5 servers): ${serverPart}this machine's ${b.cores} cores were ${w.machine} busy${w.generator}${
+    b.bound ? ': this machine was the limit, not the servers' : ''
+  }. Rule: ${MACHINE_RULE}.`;
 }
 
 // "Why ours differs, tested": the 3 -> 5 gain in both regimes, and the verdict on the claim
@@ -321,6 +351,7 @@ function whyDiffers(studyDir, steps, levels, reps) {
         x.m.map((p) => (p ? num(p.rps, 0) : '-')).join(' / '),
         pct(x.gain),
         pct(x.serverShare),
+        x.m.map((p) => (p ? pct(p.machine) : '-')).join(' / '),
       ]);
     if (measured.every((x) => x.gain !== null)) {
       perRep.push(closeWhenFree(measured));
@@ -335,6 +366,7 @@ function whyDiffers(studyDir, steps, levels, reps) {
     'not reported',
     seedGain(SEED_AT_20.node),
     '5-12% of a core',
+    'not reported',
   ]);
   const v = agreed(perRep);
   const boundGain = spread(boundGains);
@@ -348,6 +380,8 @@ function whyDiffers(studyDir, steps, levels, reps) {
       !closeByRep.length ? 'not measured' : which.stable ? which.value : `unstable (${which.disagreement})`
     }.`,
   );
+  const bound = lightBound(studyDir, kind, top, reps);
+  if (bound) facts.push(bound);
   return {
     title: 'Why ours differs, tested',
     facts,
@@ -361,6 +395,7 @@ function whyDiffers(studyDir, steps, levels, reps) {
           'r/s, 1 / 3 / 5',
           '3 -> 5 gain',
           'busiest server CPU / cap (3 or 5)',
+          'machine busy, 1 / 3 / 5',
         ],
         rows,
         note: `${light.label}: the servers' cap raised and their work cut, so that something other than their CPU limits them, as the seed's servers at 5-12% of a core. Busiest server: the largest share of its cap any server of the 3- and 5-server runs used.`,

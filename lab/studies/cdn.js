@@ -1,7 +1,7 @@
 'use strict';
 
-const { num, ratio, summaryOf, latencyBuckets, repId, runsRange: range } = require('./kit');
-const { repeated, spread, atCap, AT_CAP_RULE, stepsFollowPeriod } = require('../analysis/findings');
+const { num, ratio, summaryOf, latencyBuckets, repId, runsRange: range, busyWords } = require('./kit');
+const { repeated, spread, atCap, AT_CAP_RULE, stepsFollowPeriod, machineBusy } = require('../analysis/findings');
 
 // Seed 000: a balancer hashing over four caching nginx edges in front of two backends, loaded
 // by wrk (4 threads, 10 connections, 1 minute) three times: no caps, then every nginx node at
@@ -233,33 +233,15 @@ function cappedVerdict(reps) {
 }
 
 // Uncapped, nothing in the deployment waits on a quota: what limits the rate is this machine,
-// whose cores the generator shares with every node. Above this share of its cores busy, the
-// uncapped rate is read as the machine's, a floor of what the CDN could serve elsewhere.
-const MACHINE_BOUND = 0.8;
-
-// How busy the machine was over the uncapped runs (every node's sampled CPU, the generator's
-// included, over its cores), in words; null when no run has the figures.
-function machineBusy(reps) {
-  const shares = [];
-  const gen = [];
-  for (const { s } of reps) {
-    const rows = (s.nodes && s.nodes.rows) || [];
-    const cores = s.machine && s.machine.cores;
-    if (!rows.length || !cores) continue;
-    shares.push(rows.reduce((a, r) => a + (r.cpuPctMean || 0), 0) / (cores * 100));
-    if (s.generator && Number.isFinite(s.generator.cpuPctMean)) gen.push(s.generator.cpuPctMean);
-  }
-  if (!shares.length) return null;
-  const sp = spread(shares);
-  const g = spread(gen);
-  const cores = reps[0].s.machine.cores;
-  // "87-88%", or "88%" when the runs round alike.
-  const pctRange = (lo, hi) => (num(lo, 0) === num(hi, 0) ? `${num(hi, 0)}%` : `${num(lo, 0)}-${num(hi, 0)}%`);
-  const genPart = g.n ? `, the generator alone ${pctRange(g.min, g.max)} of a core` : '';
-  const machine = pctRange(sp.min * 100, sp.max * 100);
-  return sp.min >= MACHINE_BOUND
-    ? `no caps: this machine was the limit, not the CDN: its ${cores} cores were ${machine} busy in every run${genPart}. The uncapped rate is what one machine drives and serves at once, a floor of the CDN's own; the capped ratios below are taken against it.`
-    : `no caps: this machine's ${cores} cores were ${machine} busy${genPart}.`;
+// whose cores the generator shares with every node. In words, or null when no run has the
+// figures.
+function machineLimit(reps) {
+  const b = machineBusy(reps.map((r) => r.s));
+  if (!b) return null;
+  const w = busyWords(b);
+  return b.bound
+    ? `no caps: this machine was the limit, not the CDN: its ${b.cores} cores were ${w.machine} busy in every run${w.generator}. The uncapped rate is what one machine drives and serves at once, a floor of the CDN's own; the capped ratios below are taken against it.`
+    : `no caps: this machine's ${b.cores} cores were ${w.machine} busy${w.generator}.`;
 }
 
 function sections({ studyDir, plan = [] }) {
@@ -288,7 +270,7 @@ function sections({ studyDir, plan = [] }) {
         `(${ratio(p50.median, baseP50.median, 1)}), in the seed ${ratio(SEED[c.id].p50, SEED['cdn-no-caps'].p50, 1)}.`,
     );
   }
-  const busy = machineBusy(byCase['cdn-no-caps']);
+  const busy = machineLimit(byCase['cdn-no-caps']);
   if (busy) facts.unshift(busy);
   const capFacts = [];
   for (const c of CASES.slice(1)) {

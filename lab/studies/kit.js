@@ -63,6 +63,18 @@ const repId = (id, k) => (k === 1 ? id : `${id}-r${k}`);
 const runsRange = (sp, digits = 2, unit = 'x') =>
   sp.n > 1 ? ` (runs: ${num(sp.min, digits)}${unit} to ${num(sp.max, digits)}${unit})` : '';
 
+// A range of percentages, "87-88%", or "88%" when its ends round alike.
+const pctRange = (lo, hi) => (num(lo, 0) === num(hi, 0) ? `${num(hi, 0)}%` : `${num(lo, 0)}-${num(hi, 0)}%`);
+
+// How busy the machine was (lab/analysis/findings.js machineBusy), in words for a fact:
+// { machine: "87-88%", generator: ", the generator alone 88% of a core" or "" }.
+function busyWords(b) {
+  return {
+    machine: pctRange(b.share.min * 100, b.share.max * 100),
+    generator: b.generator.n ? `, the generator alone ${pctRange(b.generator.min, b.generator.max)} of a core` : '',
+  };
+}
+
 const mdCell = (v) => String(v ?? '-').replace(/\|/g, '\\|');
 function mdTable(head, rows) {
   return [
@@ -160,6 +172,8 @@ function studyReport(study, { studyDir, plan, missing, failures, machine, scale 
 }
 
 module.exports = {
+  pctRange,
+  busyWords,
   num,
   ratio,
   readJson,

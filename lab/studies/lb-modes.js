@@ -1,6 +1,6 @@
 'use strict';
 
-const { num, ratio, summaryOf, repId, runsRange: range } = require('./kit');
+const { num, ratio, summaryOf, repId, runsRange: range, busyWords } = require('./kit');
 const {
   spread,
   repeated,
@@ -10,6 +10,7 @@ const {
   AT_CAP_RULE,
   shortOfCpu,
   SHORT_RULE,
+  machineBusy,
 } = require('../analysis/findings');
 const { kindOf } = require('../kinds');
 
@@ -190,6 +191,7 @@ function ours(studyDir, kind, runId) {
     backend: s.nodes ? nodeRow(s, isBackend) : null,
     saturation: s.saturation,
     generatorCpu: s.generator ? s.generator.cpuPctMean : null,
+    summary: s,
   };
 }
 
@@ -270,6 +272,12 @@ function sections({ studyDir, plan: given }) {
       });
     if (shares.length)
       facts.push(`At concurrency ${c}, requests per second against no balancer: ${shares.join('; ')}.`);
+    const load = machineLoad(
+      c,
+      kinds.flatMap((k) => got[k.kind]).map((r) => r.o.summary),
+      got.none || [],
+    );
+    if (load) facts.push(load);
     for (const k of kinds) {
       for (const { k: rep, o } of got[k.kind]) {
         const which = got[k.kind].length > 1 ? ` (run ${rep})` : '';
@@ -309,6 +317,25 @@ function sections({ studyDir, plan: given }) {
     },
     ...sweepSections(studyDir, steps, kinds),
   ];
+}
+
+// How busy the machine was over one concurrency's runs, and how much no balancer's own rate
+// moved between its repetitions: what a ratio near 1 has to be read against. Null with no
+// figures.
+function machineLoad(c, summaries, none) {
+  const b = machineBusy(summaries);
+  if (!b) return null;
+  const w = busyWords(b);
+  const base = spread(none.map((r) => r.o.rps));
+  const noise =
+    base.n > 1
+      ? `; no balancer's own rate went from ${num(base.min, 0)} to ${num(base.max, 0)} r/s over its ${base.n} repetitions (${num(base.relative * 100, 0)}% of their median)`
+      : '';
+  return `At concurrency ${c}, ${
+    b.bound
+      ? `this machine was near its limit: its ${b.cores} cores were ${w.machine} busy in every run`
+      : `this machine's ${b.cores} cores were ${w.machine} busy`
+  }${w.generator}${noise}.`;
 }
 
 // The balancer-CPU sweep, and the verdict on the claim it tests.

@@ -11,6 +11,8 @@ const {
   shortOfCpu,
   closeWhenFree,
   rssOvercharges,
+  machineShare,
+  machineBusy,
 } = require('../../../lab/analysis/findings');
 
 // Synthetic latency distributions as [ms, count] buckets: `fast` answers under 5 ms, and
@@ -188,6 +190,34 @@ describe("the rules behind the studies' verdicts (lab/analysis/findings.js)", ()
       expect(rssOvercharges([row(120, 90, 9, 3)]).why).toMatch(/did not rise/);
       expect(rssOvercharges([row(120, 90), row(95, 94)]).verdict).toBe('inconclusive');
       expect(rssOvercharges([]).verdict).toBe('inconclusive');
+    });
+  });
+
+  describe('this machine as the limit: every node and the generator over its cores', () => {
+    // A run's summary as the lab writes it: the generator is one of the node table's rows.
+    const run = (cpus, cores = 2, generator = cpus.at(-1)) => ({
+      machine: { cores },
+      nodes: {
+        rows: cpus.map((c, i) => ({ node: i === cpus.length - 1 ? 'generator' : `replica-${i + 1}`, cpuPctMean: c })),
+      },
+      generator: { cpuPctMean: generator },
+    });
+
+    test("one run's share: the sum over the cores; nothing to read is null", () => {
+      expect(machineShare(run([90, 40, 50]))).toBeCloseTo(0.9);
+      expect(machineShare(run([90, 40, 50], 4))).toBeCloseTo(0.45);
+      expect(machineShare({ machine: { cores: 2 }, nodes: { rows: [] } })).toBeNull();
+      expect(machineShare({ nodes: { rows: [{ cpuPctMean: 50 }] } })).toBeNull();
+      expect(machineShare(null)).toBeNull();
+    });
+
+    test('bound only when every run is at 80% or more; runs without figures are left out', () => {
+      const b = machineBusy([run([90, 40, 50]), run([80, 30, 55]), { status: 'failed' }]);
+      expect(b).toMatchObject({ cores: 2, bound: true });
+      expect(b.share.min).toBeCloseTo(0.825);
+      expect(b.generator).toMatchObject({ n: 2, min: 50, max: 55 });
+      expect(machineBusy([run([90, 40, 50]), run([70, 30, 55])]).bound).toBe(false);
+      expect(machineBusy([{ status: 'failed' }])).toBeNull();
     });
   });
 });

@@ -125,6 +125,10 @@ describe('study reports, from the runs alone', () => {
     expect(facts).toMatch(
       /nginx L7 \(HTTP\) [\d.]+x \(runs: [\d.]+x to [\d.]+x\), slower in all 3 runs, seed 0\.42x\./,
     );
+    // How busy the machine was, and how far no balancer's own rate moved: what "unstable" is read against.
+    expect(factsOf(sections)).toContain(
+      "At concurrency 1000, this machine's 2 cores were 62-82% busy, the generator alone 54-76% of a core; no balancer's own rate went from 2,276 to 2,599 r/s over its 3 repetitions (13% of their median).",
+    );
   });
 
   test('lb-modes: the balancer-CPU sweep beside the seed, and the verdict on "short of CPU" from the runs', () => {
@@ -197,6 +201,7 @@ describe('study reports, from the runs alone', () => {
       '89.9',
       '0',
       '82%',
+      '37%',
       '47.6',
     ]);
     expect(t.find((r) => r[0] === 'mesh' && r[1] === 5)).toEqual([
@@ -204,6 +209,7 @@ describe('study reports, from the runs alone', () => {
       5,
       '1',
       'not run',
+      '-',
       '-',
       '-',
       '-',
@@ -238,8 +244,33 @@ describe('study reports, from the runs alone', () => {
       '887 / 817 / 760',
       '-7%',
       '24%',
+      '76% / 79% / 83%',
     ]);
     expect(rows.at(-1)[4]).toBe('7%');
+    // What bounds the light regime, read from every node's CPU: here not this machine in every
+    // run (78% is under the 80% the rule asks).
+    expect(why.facts[2]).toBe(
+      "What bounds the light regime at 20 clients (3 and 5 servers): its busiest server used 15-24% of its cap while this machine's 2 cores were 78-83% busy, the generator alone 56-67% of a core. Rule: this machine is the limit when every node's CPU and the generator's add up to at least 80% of its cores in every run.",
+    );
+  });
+
+  test('balancers: a light regime with this machine busy in every run says the machine was the limit', () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-bal-'));
+    fs.cpSync(path.join(FIX, 'bal'), dir, { recursive: true });
+    // The light regime's 3- and 5-server runs at 20 clients, their generator 10% of a core busier.
+    for (const id of fs.readdirSync(path.join(dir, 'runs')).filter((x) => /^bal-light-node-[35](-r\d)?-c20$/.test(x))) {
+      const file = path.join(dir, 'runs', id, 'summary.json');
+      const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+      s.nodes.rows.find((r) => r.node === 'generator').cpuPctMean += 10;
+      fs.writeFileSync(file, JSON.stringify(s));
+    }
+    const study = STUDIES.balancers;
+    const sections = study.sections({ studyDir: dir, plan: study.plan({ scale: 0.1 }), scale: 0.1, failures: {} });
+    expect(sections[1].facts[2]).toMatch(
+      /this machine's 2 cores were 83-88% busy, the generator alone 56-67% of a core: this machine was the limit, not the servers\. Rule: /,
+    );
   });
 
   test("signaling: the k6-like table and the capacity beside the seed's 11.6k, with the napkin math on our figure", () => {
