@@ -17,7 +17,7 @@ const { warmCache } = require('../generators/warm-cache');
 const startMonitoring = require('../monitoring');
 const deploymentNodes = require('../runtime/nodes');
 const { sleep } = require('../ownership/procs');
-const { summarize } = require('../results/summary');
+const { summarize, closedLoopCpu } = require('../results/summary');
 const { parseThreshold, evaluate } = require('../results/thresholds');
 const { nodeTable } = require('../monitoring/node-table');
 const nodeProbe = require('../monitoring/node-probe');
@@ -450,7 +450,7 @@ function summaryStage(p, run, ctx) {
     // the deployment did not take, unless the generator's own CPU ran out (judged above).
     if (!summary.saturation.saturated) {
       const { peak, target } = summary.signal.participants;
-      summary.saturation.verdict = `participants: ${peak} of the ${target} asked were connected at the peak; the generator was not busy`;
+      summary.saturation.verdict = `participants: ${peak} of the ${target} asked were connected at the peak; ${closedLoopCpu(summary.phases, summary.generator)}`;
     }
   }
   // A run on the lab's emulated cluster (TCG) says so in every summary and report.

@@ -161,6 +161,22 @@ describe('run summary from neutral records', () => {
     expect(judgeGenerator([phase(0.5, 40, 2)], 'completed').verdict).toMatch(/too short to judge/);
     expect(judgeGenerator([phase(null, 40)], 'completed', { closed: true }).saturated).toBe(false);
   });
+
+  test('a closed loop under the busy mark gives its figure, not "not busy"; over it, it may be the limit', () => {
+    const closed = (cpu, workers = 1) =>
+      judgeGenerator([{ name: 'closed loop', durationS: 60, generatorCpuPctMean: cpu }], 'completed', {
+        closed: true,
+        generator: { workers },
+      });
+    expect(closed(88)).toEqual({
+      saturated: false,
+      verdict:
+        "closed loop: the rate is what the system answered; the generator's busiest phase averaged 88% CPU, under the 90% read as busy",
+    });
+    expect(closed(88, 2).verdict).toMatch(/averaged 88% CPU over its 2 threads/);
+    expect(closed(null).verdict).toMatch(/the generator's CPU was not sampled$/);
+    expect(closed(90)).toMatchObject({ saturated: true, verdict: expect.stringMatching(/used 90% of a core: a closed loop this busy/) });
+  });
 });
 
 describe('outages: where requests failed', () => {
