@@ -71,31 +71,60 @@ async function sweep(probe, { maxConcurrency = 32, onLevel = () => {}, burst = n
 }
 
 // The first wave of a burst: the requests served at once, answering before 1.5 delays (a
-// request that waited for a worker takes two). Three bursts, each comfortably larger than
-// the workers the sweep suggests; a burst answered wholly in its first wave was too small
-// and is doubled. Why bursts: in a closed loop on a busy machine the clients drift out of
-// step, so a waiting request waits less than a whole delay and latency rises late (seen:
-// 16 read for 14 workers), while the plateau's throughput reads low by every hand-off
-// between requests (seen: 10 for 11). A burst's first wave needs neither.
+// request that waited for a worker takes two). Why bursts: in a closed loop on a busy
+// machine the clients drift out of step, so a waiting request waits less than a whole delay
+// and latency rises late (seen: 16 read for 14 workers), while the plateau's throughput
+// reads low by every hand-off between requests (seen: 10 for 11). A burst's first wave
+// needs neither.
+//
+// The first burst is comfortably larger than the workers the sweep suggests; one answered
+// wholly in its first wave was too small and is doubled. Then three bursts of n, 2n and n:
+// W workers answer W of any burst larger than W at once, so the first wave stays put when
+// the burst doubles, while an asynchronous service answers the whole burst at once and only
+// a stalled machine makes some of it late (seen in CI: a 210 ms asynchronous box read as
+// "sync" because a burst had late answers). The doubled burst tells the two apart.
 const FIRST_WAVE = 1.5;
-const BURSTS = 3;
 
 async function countWaves(burst, firstSaturated, delayMs, maxConcurrency, onWave) {
   let n = Math.max(2 * firstSaturated, firstSaturated + 4);
   const waves = [];
-  while (waves.length < BURSTS) {
-    const b = await burst(n);
+  const send = async (size) => {
+    const b = await burst(size);
     const first = b.latenciesMs.filter((ms) => ms < FIRST_WAVE * delayMs).length;
-    const wave = { size: n, firstWave: first, errors: b.errors };
+    const wave = { size, firstWave: first, errors: b.errors };
     onWave(wave);
-    if (Object.keys(b.errors || {}).length) return waves;
-    if (first >= n && n < 4 * maxConcurrency) {
+    return wave;
+  };
+  const failed = (w) => Object.keys(w.errors || {}).length > 0;
+  for (;;) {
+    const w = await send(n);
+    if (failed(w)) return waves;
+    if (w.firstWave >= n && n < 4 * maxConcurrency) {
       n *= 2;
       continue;
     }
-    waves.push(wave);
+    waves.push(w);
+    break;
+  }
+  for (const size of [2 * n, n]) {
+    const w = await send(size);
+    if (failed(w)) return waves;
+    waves.push(w);
   }
   return waves;
+}
+
+// Did the first wave grow with the burst? Doubling a burst adds n requests; an asynchronous
+// service answers them at once, W synchronous workers answer none of them. Half of them
+// (and more than the larger wave of the two small bursts) is the line: noise only ever
+// makes a first-wave answer late, never a waiting one early, so a synchronous service's
+// doubled burst cannot pass it unless both small bursts lost half of theirs.
+function firstWaveGrew(waves) {
+  const small = waves.filter((w) => w.size === waves[0].size);
+  const big = waves.find((w) => w.size === 2 * waves[0].size);
+  if (!big) return null;
+  const smallMax = Math.max(...small.map((w) => w.firstWave));
+  return big.firstWave >= smallMax + waves[0].size / 2 ? { small, big, smallMax } : null;
 }
 
 const sorted = (levels) => [...levels.values()].sort((a, b) => a.concurrency - b.concurrency);
@@ -146,6 +175,14 @@ function analyze(result) {
       `all ${bursts.map((w) => w.size).join(', ')} requests sent at once answered after one delay (${fmtS(delayMs)}), although latency rose in the closed loop from ${result.firstSaturated} concurrent requests (a busy machine)`,
     );
   }
+  const grew = firstWaveGrew(bursts);
+  if (grew) {
+    return asynchronous(
+      `of ${grew.small.map((w) => w.size).join(' and ')} requests sent at once ${grew.small.map((w) => w.firstWave).join(' and ')} answered after one delay (${fmtS(delayMs)}), ` +
+        `and of ${grew.big.size} sent at once, ${grew.big.firstWave}: the first wave grew with the burst, so no worker limit held requests back ` +
+        `(the late answers, and latency rising in the closed loop from ${result.firstSaturated} concurrent requests, were a busy machine),`,
+    );
+  }
 
   const past = levels.filter((l) => l.concurrency >= result.firstSaturated);
   // Little's law at the saturated levels: throughput x delay = workers busy.
@@ -164,9 +201,10 @@ function analyze(result) {
   const sat = levels.find((l) => l.concurrency === result.firstSaturated);
   const waves = (result.waves || []).map((w) => w.firstWave);
   if (waves.length) {
-    // The bursts' first waves count the workers directly; their median is the verdict, and
-    // the other two readings are said beside it.
-    const W = medianOf(waves);
+    // The bursts' first waves count the workers directly. Noise only makes a first-wave
+    // answer late (a waiting one takes two delays, never under 1.5), so a wave reads W or
+    // less: the largest is the verdict, and the other two readings are said beside it.
+    const W = Math.max(...waves);
     const spread = Math.max(...waves) - Math.min(...waves);
     return {
       kind: 'sync',

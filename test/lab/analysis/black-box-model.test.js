@@ -84,6 +84,46 @@ describe('characterization from a concurrency sweep', () => {
     expect(v.explanation).toMatch(/requests sent at once answered after one delay .*a busy machine/);
   });
 
+  // Seen in CI: the asynchronous box (210 ms) read as "sync" because its bursts had a few
+  // late answers on a busy machine. Doubling the burst tells the two apart: the first wave
+  // grows with it when nothing limits it, and stays at W when workers do.
+  test('late answers in every burst: a first wave that grows with the burst says async', async () => {
+    const s = simulated({ kind: 'async', delayMs: 200 });
+    const probe = async (c) => ({
+      ...(await s.probe(c)),
+      latencyMs: { min: 200, p50: 201, mean: 201, p95: c >= 4 ? 400 : 201, max: c >= 4 ? 400 : 201 },
+    });
+    // Three answers of every burst stalled past 1.5 delays.
+    const burst = async (n) => ({
+      count: n,
+      errors: {},
+      latenciesMs: Array.from({ length: n }, (_, i) => (i < 3 ? 350 : 202)),
+    });
+    const sizes = [];
+    const v = analyze(await sweep(probe, { maxConcurrency: 8, burst, onWave: (w) => sizes.push(w.size) }));
+    expect(sizes).toEqual([8, 16, 8]);
+    expect(v.kind).toBe('async');
+    expect(v.explanation).toMatch(
+      /of 8 and 8 requests sent at once 5 and 5 answered .* of 16 sent at once, 13: the first wave grew/,
+    );
+  });
+
+  test("noise that makes a synchronous service's first-wave answers late: the largest wave is W, not a growth", async () => {
+    const W = 6;
+    const s = simulated({ kind: 'sync', workers: W, delayMs: 200 });
+    let k = 0;
+    // The first and last bursts lose 2 and 1 of their first wave to a stall; the doubled one none.
+    const lost = [2, 0, 1];
+    const burst = async (n) => {
+      const b = await s.burst(n);
+      const drop = lost[k++] ?? 0;
+      b.latenciesMs = b.latenciesMs.map((ms, i) => (i < drop ? 1.6 * 200 : ms));
+      return b;
+    };
+    const v = analyze(await sweep(s.probe, { maxConcurrency: 32, burst }));
+    expect(v).toMatchObject({ kind: 'sync', workers: W, waves: [W - 2, W, W - 1], workersUncertainty: 2 });
+  });
+
   test('an asynchronous service keeps latency flat up to the bound', async () => {
     const s = simulated({ kind: 'async', delayMs: 1100 });
     const v = analyze(await sweep(s.probe, { maxConcurrency: 32 }));
