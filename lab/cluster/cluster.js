@@ -6,7 +6,7 @@ const { execFile } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { claimDir, readMarker, removeOwnedDir, MARKER, LOCK } = require('../ownership/dirs');
 const { buildImage, cachedImage } = require('./image');
-const { planNetwork, freeSubnet, applyNetwork, removeNetwork, hostNetwork } = require('./network');
+const { planNetwork, freeSubnet, applyNetwork, removeNetwork, hostNetwork, networkDiff } = require('./network');
 const { qemuArgs, nodeFiles, createOverlay, startVm, stopVm, vmAlive, waitReady } = require('./vm');
 const { syncApp, runtimeHash, PROXY_TAG, RUNTIME_REPO } = require('./lab-image');
 
@@ -194,6 +194,8 @@ async function loadLabImage(o, state, log = () => {}) {
   return app;
 }
 
+const SETTLE_MS = 10000;
+
 // Stops every VM, removes the network and the nodes' folders; the image cache stays.
 // Returns what it did, and whether the host's network is as before.
 async function clusterDown(o, { log = () => {} } = {}) {
@@ -207,19 +209,25 @@ async function clusterDown(o, { log = () => {} } = {}) {
   const network = removeNetwork(state.network);
   fs.rmSync(path.join(o.dir, 'nodes'), { recursive: true, force: true });
   fs.rmSync(appShare(o.dir), { recursive: true, force: true });
-  const after = hostNetwork();
+  // Deleting the namespace returns before the kernel has destroyed it: its devices (the
+  // veth's host end, with its address and route) go moments later, from a work queue. So the
+  // comparison waits for them, up to SETTLE_MS, before it calls the host changed.
   const before = state.hostBefore;
-  const differs = before
-    ? ['links', 'addresses', 'routes', 'ruleset', 'ipForward'].filter(
-        (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
-      )
-    : [];
+  let differs = [];
+  if (before) {
+    const deadline = Date.now() + SETTLE_MS;
+    for (;;) {
+      differs = networkDiff(before, hostNetwork());
+      if (!differs.length || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   fs.rmSync(path.join(o.dir, STATE), { force: true });
   // The folder itself when the lab made it and nothing else is left in it (an image cache
   // kept inside it stays, and so does the folder then).
   const left = fs.readdirSync(o.dir).filter((n) => n !== MARKER && n !== LOCK);
   if (!left.length) removeOwnedDir(o.dir);
-  if (differs.length) log(`the host's network differs from before the cluster in: ${differs.join(', ')}`);
+  if (differs.length) log(`the host's network differs from before the cluster: ${differs.join('; ')}`);
   return { stopped, network, hostAsBefore: differs.length === 0, differs };
 }
 

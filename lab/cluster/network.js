@@ -117,4 +117,20 @@ function hostNetwork() {
   };
 }
 
-module.exports = { planNetwork, freeSubnet, range, applyNetwork, removeNetwork, hostNetwork };
+// What differs between two readings of hostNetwork(), in words a person can act on:
+// ["links: +labc1a2b3c", "ipForward: 0 -> 1", "ruleset changed"]. Empty when they agree.
+function networkDiff(before, after) {
+  const out = [];
+  for (const k of ['links', 'addresses', 'routes']) {
+    const b = new Set(before[k] || []);
+    const a = new Set(after[k] || []);
+    const added = [...a].filter((x) => !b.has(x)).map((x) => `+${x.trim()}`);
+    const gone = [...b].filter((x) => !a.has(x)).map((x) => `-${x.trim()}`);
+    if (added.length || gone.length) out.push(`${k}: ${[...added, ...gone].join(', ')}`);
+  }
+  if (before.ruleset !== after.ruleset) out.push('ruleset changed');
+  if (before.ipForward !== after.ipForward) out.push(`ipForward: ${before.ipForward} -> ${after.ipForward}`);
+  return out;
+}
+
+module.exports = { planNetwork, freeSubnet, range, applyNetwork, removeNetwork, hostNetwork, networkDiff };

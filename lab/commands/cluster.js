@@ -155,7 +155,7 @@ async function clusterCommand(argv, { log }) {
     if (p.values.json) return { stdout: JSON.stringify(r, null, 2) };
     if (r.nothing) return { stdout: 'nothing was up' };
     return {
-      stdout: `stopped ${r.stopped.length} node(s); removed ${r.network.join(', ') || 'no network device (already gone)'}; the host's network ${r.hostAsBefore ? 'is as before' : `differs in ${r.differs.join(', ')}`}`,
+      stdout: `stopped ${r.stopped.length} node(s); removed ${r.network.join(', ') || 'no network device (already gone)'}; the host's network ${r.hostAsBefore ? 'is as before' : `differs: ${r.differs.join('; ')}`}`,
       exitCode: r.hostAsBefore ? 0 : 1,
     };
   }

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { planNetwork, freeSubnet, range } = require('../../../lab/cluster/network');
+const { planNetwork, freeSubnet, range, networkDiff } = require('../../../lab/cluster/network');
 const { qemuArgs, nodeFiles } = require('../../../lab/cluster/vm');
 const { RECIPE, recipeHash } = require('../../../lab/cluster/recipe');
 const { syncApp, appManifest, moduleClosure } = require('../../../lab/cluster/lab-image');
@@ -41,6 +41,31 @@ describe('the cluster network', () => {
     ]);
     expect(new Set(p.nodes.map((n) => n.mac)).size).toBe(3);
     for (const n of p.nodes) expect(n.mac).toMatch(/^52:54:00(:[0-9a-f]{2}){3}$/);
+  });
+
+  test("what differs in the host's network after down is named, not only its kind", () => {
+    const before = {
+      links: ['eth0', 'lo'],
+      addresses: ['eth0 10.0.0.5/24'],
+      routes: ['default eth0 ', '10.0.0.0/24 eth0 '],
+      ruleset: 'table inet x {}',
+      ipForward: '0',
+    };
+    expect(networkDiff(before, structuredClone(before))).toEqual([]);
+    const after = {
+      links: ['eth0', 'labc1a2b3c', 'lo'],
+      addresses: ['eth0 10.0.0.5/24', 'labc1a2b3c 10.77.0.1/24'],
+      routes: ['default eth0 '],
+      ruleset: '',
+      ipForward: '1',
+    };
+    expect(networkDiff(before, after)).toEqual([
+      'links: +labc1a2b3c',
+      'addresses: +labc1a2b3c 10.77.0.1/24',
+      'routes: -10.0.0.0/24 eth0',
+      'ruleset changed',
+      'ipForward: 0 -> 1',
+    ]);
   });
 
   test('a /24 that no route of the machine overlaps', () => {
