@@ -112,10 +112,15 @@ function hostNetwork() {
     routes: JSON.parse(read('ip', ['-j', 'route', 'show', 'table', 'all']) || '[]')
       .map((r) => `${r.dst} ${r.dev || ''} ${r.table || ''}`)
       .sort(),
-    ruleset: read('nft', ['list', 'ruleset']),
+    ruleset: withoutCounters(read('nft', ['list', 'ruleset'])),
     ipForward: read('cat', ['/proc/sys/net/ipv4/ip_forward'])?.trim() ?? null,
   };
 }
+
+// A ruleset's configuration: its counters move with every packet that crosses a rule, so
+// two readings of the same rules differ by them (seen in CI: "ruleset changed" between
+// `cluster up` and `down`, with only a FORWARD chain's packet counts moved).
+const withoutCounters = (ruleset) => ruleset && ruleset.replace(/counter packets \d+ bytes \d+/g, 'counter');
 
 // What differs between two readings of hostNetwork(), in words a person can act on:
 // ["links: +labc1a2b3c", "ipForward: 0 -> 1", "ruleset changed"]. Empty when they agree.
@@ -128,7 +133,7 @@ function networkDiff(before, after) {
     const gone = [...b].filter((x) => !a.has(x)).map((x) => `-${x.trim()}`);
     if (added.length || gone.length) out.push(`${k}: ${[...added, ...gone].join(', ')}`);
   }
-  if (before.ruleset !== after.ruleset) out.push('ruleset changed');
+  if (withoutCounters(before.ruleset) !== withoutCounters(after.ruleset)) out.push('ruleset changed');
   if (before.ipForward !== after.ipForward) out.push(`ipForward: ${before.ipForward} -> ${after.ipForward}`);
   return out;
 }

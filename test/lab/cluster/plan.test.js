@@ -52,6 +52,9 @@ describe('the cluster network', () => {
       ipForward: '0',
     };
     expect(networkDiff(before, structuredClone(before))).toEqual([]);
+    // Counters are traffic, not configuration.
+    const counted = (n) => ({ ...before, ruleset: `chain FORWARD { counter packets ${n} bytes ${n * 60} accept }` });
+    expect(networkDiff(counted(0), counted(483))).toEqual([]);
     const after = {
       links: ['eth0', 'labc1a2b3c', 'lo'],
       addresses: ['eth0 10.0.0.5/24', 'labc1a2b3c 10.77.0.1/24'],
