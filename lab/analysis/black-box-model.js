@@ -124,7 +124,7 @@ function firstWaveGrew(waves) {
   const big = waves.find((w) => w.size === 2 * waves[0].size);
   if (!big) return null;
   const smallMax = Math.max(...small.map((w) => w.firstWave));
-  return big.firstWave >= smallMax + waves[0].size / 2 ? { small, big, smallMax } : null;
+  return big.firstWave >= smallMax + waves[0].size / 2 ? { small, big } : null;
 }
 
 const sorted = (levels) => [...levels.values()].sort((a, b) => a.concurrency - b.concurrency);

@@ -5,6 +5,7 @@ const path = require('node:path');
 const { execFile } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { claimDir, readMarker, removeOwnedDir, MARKER, LOCK } = require('../ownership/dirs');
+const { sleep } = require('../ownership/procs');
 const { buildImage, cachedImage } = require('./image');
 const { planNetwork, freeSubnet, applyNetwork, removeNetwork, hostNetwork, networkDiff } = require('./network');
 const { qemuArgs, nodeFiles, createOverlay, startVm, stopVm, vmAlive, waitReady } = require('./vm');
@@ -219,7 +220,7 @@ async function clusterDown(o, { log = () => {} } = {}) {
     for (;;) {
       differs = networkDiff(before, hostNetwork());
       if (!differs.length || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
   }
   fs.rmSync(path.join(o.dir, STATE), { force: true });

@@ -138,4 +138,13 @@ function networkDiff(before, after) {
   return out;
 }
 
-module.exports = { planNetwork, freeSubnet, range, applyNetwork, removeNetwork, hostNetwork, networkDiff };
+module.exports = {
+  planNetwork,
+  freeSubnet,
+  range,
+  applyNetwork,
+  removeNetwork,
+  hostNetwork,
+  networkDiff,
+  withoutCounters,
+};

@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { isAlive, stopTree, sleep } = require('../../lab/ownership/procs');
+const { withoutCounters } = require('../../lab/cluster/network');
 
 // A Docker engine of the smoke test's own: Debian's dockerd on a private socket, its data
 // and exec roots inside `dir`, started and stopped by pid. dockerd changes the host's
@@ -35,7 +36,7 @@ function hostSnapshot() {
     .map((l) => (/^\d+:\s+([^:@]+)/.exec(l) || [])[1])
     .filter(Boolean)
     .sort();
-  const ruleset = sh('nft', ['list', 'ruleset']).stdout.replace(/counter packets \d+ bytes \d+/g, 'counter');
+  const ruleset = withoutCounters(sh('nft', ['list', 'ruleset']).stdout);
   const ipForward = fs.readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
   return { links, ruleset, ipForward };
 }

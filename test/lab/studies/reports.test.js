@@ -19,6 +19,23 @@ function report(name, dir, { scale = 0.1, failures = {} } = {}) {
 
 const factsOf = (sections) => sections.flatMap((s) => s.facts || []);
 
+// A study's sections from a copy of its fixture, with one node's mean CPU raised by `points`
+// in the runs `pick` chooses: the same runs, made busier.
+function sectionsBusier(name, dir, pick, node, points) {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), `lab-${dir}-`));
+  fs.cpSync(path.join(FIX, dir), copy, { recursive: true });
+  for (const id of fs.readdirSync(path.join(copy, 'runs')).filter(pick)) {
+    const file = path.join(copy, 'runs', id, 'summary.json');
+    const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+    s.nodes.rows.find((r) => r.node === node).cpuPctMean += points;
+    fs.writeFileSync(file, JSON.stringify(s));
+  }
+  const study = STUDIES[name];
+  return study.sections({ studyDir: copy, plan: study.plan({ scale: 0.1 }), scale: 0.1, failures: {} });
+}
+
 describe('study reports, from the runs alone', () => {
   test("cdn: every repetition's wrk-like row beside the seed's, ratios from their medians, the capped node named", () => {
     const { sections, markdown, html } = report('cdn', 'cdn');
@@ -62,23 +79,13 @@ describe('study reports, from the runs alone', () => {
   });
 
   test('cdn: the uncapped runs say whether this machine, not the CDN, was the limit', () => {
-    const fs = require('node:fs');
-    const os = require('node:os');
     // The quick fixtures: 77-85% of the 2 cores busy, so not every run was bound.
     expect(factsOf(report('cdn', 'cdn').sections)[0]).toBe(
       "no caps: this machine's 2 cores were 77-85% busy, the generator alone 87-91% of a core.",
     );
     // The same runs with the run at 77% made busier: every run at 80% or more reads as the machine's limit.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-cdn-'));
-    fs.cpSync(path.join(FIX, 'cdn'), dir, { recursive: true });
-    for (const id of ['cdn-no-caps', 'cdn-no-caps-r2', 'cdn-no-caps-r3']) {
-      const file = path.join(dir, 'runs', id, 'summary.json');
-      const s = JSON.parse(fs.readFileSync(file, 'utf8'));
-      s.nodes.rows.find((r) => r.node === 'nginx').cpuPctMean += 10;
-      fs.writeFileSync(file, JSON.stringify(s));
-    }
-    const study = STUDIES.cdn;
-    const sections = study.sections({ studyDir: dir, plan: study.plan({ scale: 0.1 }), scale: 0.1, failures: {} });
+    const uncapped = ['cdn-no-caps', 'cdn-no-caps-r2', 'cdn-no-caps-r3'];
+    const sections = sectionsBusier('cdn', 'cdn', (id) => uncapped.includes(id), 'nginx', 10);
     expect(factsOf(sections)[0]).toMatch(
       /^no caps: this machine was the limit, not the CDN: its 2 cores were 82-90% busy in every run, the generator alone 87-91% of a core\. The uncapped rate is what one machine drives and serves at once/,
     );
@@ -255,19 +262,9 @@ describe('study reports, from the runs alone', () => {
   });
 
   test('balancers: a light regime with this machine busy in every run says the machine was the limit', () => {
-    const fs = require('node:fs');
-    const os = require('node:os');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-bal-'));
-    fs.cpSync(path.join(FIX, 'bal'), dir, { recursive: true });
     // The light regime's 3- and 5-server runs at 20 clients, their generator 10% of a core busier.
-    for (const id of fs.readdirSync(path.join(dir, 'runs')).filter((x) => /^bal-light-node-[35](-r\d)?-c20$/.test(x))) {
-      const file = path.join(dir, 'runs', id, 'summary.json');
-      const s = JSON.parse(fs.readFileSync(file, 'utf8'));
-      s.nodes.rows.find((r) => r.node === 'generator').cpuPctMean += 10;
-      fs.writeFileSync(file, JSON.stringify(s));
-    }
-    const study = STUDIES.balancers;
-    const sections = study.sections({ studyDir: dir, plan: study.plan({ scale: 0.1 }), scale: 0.1, failures: {} });
+    const light = (id) => /^bal-light-node-[35](-r\d)?-c20$/.test(id);
+    const sections = sectionsBusier('balancers', 'bal', light, 'generator', 10);
     expect(sections[1].facts[2]).toMatch(
       /this machine's 2 cores were 83-88% busy, the generator alone 56-67% of a core: this machine was the limit, not the servers\. Rule: /,
     );
