@@ -30,6 +30,11 @@ const table = {
     message: (port, role) =>
       `port ${port} (${role}) is already in use: stop what listens there or choose another base with --port-base / LAB_PORT_BASE`,
   },
+  // A port the user chose (a flag's value) that something else holds: their choice to change.
+  LAB_ERR_PORT_TAKEN: {
+    exit: 2,
+    message: (port, role, flagHint) => `port ${port} (${role}) is already in use: choose another with ${flagHint}`,
+  },
   LAB_ERR_NGINX_MISSING: {
     exit: 1,
     message: () =>
@@ -65,8 +70,8 @@ const table = {
   },
   LAB_ERR_NOT_OURS: {
     exit: 2,
-    message: (what, dir, why) =>
-      `${what} ${dir}: ${why}; the lab only writes into and deletes folders it created, so choose a new or empty folder`,
+    message: (what, dir, why, advice = 'choose a new or empty folder') =>
+      `${what} ${dir}: ${why}; the lab only writes into and deletes what it created, so ${advice}`,
   },
   LAB_ERR_STATE: {
     exit: 1,

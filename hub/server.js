@@ -5,12 +5,15 @@ const crypto = require('node:crypto');
 const hubRegistry = require('./registry');
 const { lines } = require('./lines');
 const { parseRequest, MAX_LINE_BYTES } = require('./protocol');
+const { helloGate } = require('./gate');
 
 // The hub's TCP server: newline-delimited JSON, one connection per service process. With a
 // token (HUB_TOKEN, the deployment's own), a connection's first line must be
 // {"op":"hello","token":...}; anything else closes it. Every line is size-capped and
-// checked (./protocol.js); a bad one closes only its own connection.
-function createHub({ token = '', maxLineBytes = MAX_LINE_BYTES } = {}) {
+// checked (./protocol.js); a bad one closes only its own connection. A connection that has not
+// said hello gets a few seconds to, and only so many wait at once (./gate.js).
+function createHub({ token = '', maxLineBytes = MAX_LINE_BYTES, gate: gateOptions } = {}) {
+  const gate = token ? helloGate(gateOptions) : null;
   const registry = hubRegistry();
   const links = new Set();
   const sockets = new Set();
@@ -24,6 +27,7 @@ function createHub({ token = '', maxLineBytes = MAX_LINE_BYTES } = {}) {
     sockets.add(socket);
     const link = { send: (obj) => !socket.destroyed && socket.write(`${JSON.stringify(obj)}\n`) };
     let greeted = !token;
+    if (gate) gate.admit(socket);
     const refuse = (id, message) => {
       link.send({ op: 'error', id, message, fatal: true });
       socket.end();
@@ -37,6 +41,7 @@ function createHub({ token = '', maxLineBytes = MAX_LINE_BYTES } = {}) {
         if (req.op === 'hello') {
           if (!tokenOk(req.token)) return refuse(req.id, 'wrong token');
           greeted = true;
+          if (gate) gate.greeted(socket);
           return link.send({ op: 'hello', id: req.id });
         }
         if (!greeted) return refuse(req.id, 'say hello with the deployment token first');
@@ -62,9 +67,10 @@ function createHub({ token = '', maxLineBytes = MAX_LINE_BYTES } = {}) {
   const stop = () =>
     new Promise((resolve) => {
       server.close(() => resolve());
+      if (gate) gate.close();
       for (const s of sockets) s.destroy();
     });
-  return { server, registry, links, stop };
+  return { server, registry, links, stop, gate };
 }
 
 module.exports = createHub;

@@ -46,12 +46,21 @@ missing() {
   echo "${out[@]:-}"
 }
 
+# apt's own output (150 lines of "Reading database ... 5%" on a first run) goes to a log
+# file; the terminal gets one line per group of packages, and the file's name when it fails.
+APT_LOG="${LAB_SETUP_LOG:-$PWD/.lab-setup.log}"
 apt_install() {
-  say "installing Debian packages: $*"
-  if [ ! -f /var/lib/apt/lists/.lab-updated ] || [ -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -v lock)" ]; then
-    apt-get update -qq >&2 && touch /var/lib/apt/lists/.lab-updated
-  fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends "$@" >&2
+  say "installing Debian packages: $* (apt's output: $APT_LOG)"
+  {
+    echo "=== $(date -Is) apt-get install $*"
+    if [ ! -f /var/lib/apt/lists/.lab-updated ] || [ -z "$(ls /var/lib/apt/lists 2>/dev/null | grep -v lock)" ]; then
+      apt-get update -q && touch /var/lib/apt/lists/.lab-updated
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 --no-install-recommends "$@"
+  } >>"$APT_LOG" 2>&1 && return 0
+  say "apt-get could not install $*: its output is in $APT_LOG; the last lines:"
+  tail -n 5 "$APT_LOG" | sed 's/^/setup:   /' >&2
+  return 1
 }
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

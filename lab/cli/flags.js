@@ -7,7 +7,7 @@ const parseSettings = require('../../common/settings');
 const { labError } = require('../../common/errors');
 const parseDuration = require('./duration');
 const { DEFAULT_BASE } = require('../topology/ports');
-const { pick } = require('../names');
+const { pick, suggest } = require('../names');
 
 const { ROOT } = require('../paths');
 
@@ -95,6 +95,23 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
   const max = positionals.names ? positionals.names.length : (positionals.max ?? Infinity);
   const wanted = positionals.names ? positionals.names.map((n) => `<${n}>`).join(' ') : `<${positionals.name}>...`;
 
+  // One line for a flag the command does not take, or one given wrong: Node's own words
+  // advise `--` with an unbalanced quote (wrong under npm run) and the usage followed them.
+  const help = `(${commandOf(usage)} --help)`;
+  function flagError(err) {
+    const unknown = /^Unknown option '(-{1,2}[^']*)'/.exec(err.message);
+    if (unknown) {
+      const given = unknown[1].replace(/^-+/, '');
+      const near = suggest(given, Object.keys(all));
+      return usageError(`unknown option ${unknown[1]}${near ? `; did you mean --${near}?` : ''} ${help}`);
+    }
+    const missing = /^Option '(--[^ ']+)[^']*' argument missing/.exec(err.message);
+    if (missing) return usageError(`${missing[1]} needs a value ${help}`);
+    const noValue = /^Option '(--[^ ']+)' does not take an argument/.exec(err.message);
+    if (noValue) return usageError(`${noValue[1]} takes no value ${help}`);
+    return usageError(`${err.message} ${help}`);
+  }
+
   function parse(argv, env = process.env) {
     // A flag whose value is optional (`--dashboard [PORT]`): given alone, or followed by a
     // word that is not its value, it takes its default.
@@ -108,7 +125,7 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     try {
       parsed = parseArgs({ args: argv, options: parseOptions, allowPositionals: true, strict: true });
     } catch (err) {
-      throw usageError(err.message, usage);
+      throw flagError(err);
     }
     const raw = parsed.values;
     if (raw.help) return { help: true, values: {}, positionals: [] };
@@ -152,6 +169,12 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     return { help: false, values: Object.freeze(values), given, positionals: words };
   }
   return { parse, usage };
+}
+
+// How a user runs the command whose usage this is: `npm run scenario --` (the usage's own words).
+function commandOf(usage) {
+  const m = /npm run (\S+)/.exec(usage || '');
+  return m ? `npm run ${m[1]} --` : 'node lab/cli <command>';
 }
 
 // The deployment context of parsed CONTEXT flags.

@@ -9,6 +9,7 @@ const { seconds, totals } = require('../generators/records');
 // the p99 of the last second's connect times.
 // A closed loop bounded by a request count (`requests`) has no known end time: its line shows
 // how many of them were sent instead.
+// elapsedS is null while the generator is still starting (`starting` says what it waits for).
 function progressLine({
   elapsedS,
   totalS,
@@ -19,7 +20,11 @@ function progressLine({
   participants = false,
   active = 0,
   requests = null,
+  starting = 'starting the load generator',
 }) {
+  if (elapsedS === null || elapsedS === undefined) {
+    return `[${requests ? clock(0) : `${clock(0)} / ${clock(totalS)}`}] | ${starting}`;
+  }
   let at = 0;
   let phase = phases[phases.length - 1];
   let index = phases.length - 1;
@@ -37,8 +42,15 @@ function progressLine({
     }
     at += ph.duration;
   }
+  // Past its planned end a run waits for its last answers: the clock stops at the plan's
+  // length, and the wait is shown apart (a line read [0:17 / 0:12] once).
+  const over = elapsedS - totalS;
   const parts = [
-    requests ? `[${clock(elapsedS)}]` : `[${clock(elapsedS)} / ${clock(totalS)}]`,
+    requests
+      ? `[${clock(elapsedS)}]`
+      : over >= 1
+        ? `[${clock(totalS)} / ${clock(totalS)} +${clock(over)}]`
+        : `[${clock(Math.min(elapsedS, totalS))} / ${clock(totalS)}]`,
     `phase ${index + 1}/${phases.length} ${phase.name}`,
     closed
       ? (requests ? t.launched < requests : elapsedS < totalS)
@@ -91,12 +103,17 @@ function createProgress({
   suffix = '',
 }) {
   const records = [];
-  const t0 = Date.now();
+  // The clock starts with the load: when the generator's first phase began (its first
+  // arrival was due), not when the generator was asked to start (Artillery takes seconds to
+  // load, load nodes tens of seconds to come).
+  let startedAt = null;
+  let starting = 'starting the load generator';
   const tty = Boolean(stream.isTTY);
   let lastPrinted = 0;
   const line = () =>
     progressLine({
-      elapsedS: (Date.now() - t0) / 1000,
+      elapsedS: startedAt === null ? null : Math.max(0, (Date.now() - startedAt) / 1000),
+      starting,
       totalS,
       phases,
       closed,
@@ -113,7 +130,14 @@ function createProgress({
   }, 1000);
   ticker.unref();
   return {
-    onRecord: (r) => records.push(r),
+    onRecord: (r) => {
+      records.push(r);
+      if (startedAt === null && r.type === 'phase' && typeof r.at === 'number') startedAt = r.at;
+    },
+    // What the generator waits for before its load starts (load nodes coming up).
+    starting: (what) => {
+      starting = what;
+    },
     stop() {
       clearInterval(ticker);
       stream.write(tty ? `\r\x1b[K${line()}\n` : `${line()}\n`);

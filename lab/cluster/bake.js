@@ -1,6 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFile } = require('node:child_process');
 const { labError } = require('../../common/errors');
@@ -11,8 +12,11 @@ const { labError } = require('../../common/errors');
 // stops. An emulated node importing 150 MiB took 113 s (1.4 MiB/s through its emulated
 // disk); here it takes seconds, once per image build.
 async function bakeImage({ rootfs, tar, tag, tags = [], changes, workDir }) {
-  const execRoot = path.join(workDir, 'bake-exec');
-  fs.mkdirSync(execRoot, { recursive: true });
+  // The engine's sockets live in its exec root, and a unix socket's path is at most 104
+  // bytes to containerd: under the image cache (/var/cache/node-deploy-lab/cluster/
+  // .building-<hash>-<pid>/...) containerd's debug socket was 106, and no engine answered.
+  // A short folder of its own under the system's temporary folder, removed after.
+  const execRoot = fs.mkdtempSync(path.join(os.tmpdir().length <= 16 ? os.tmpdir() : '/tmp', 'lab-bake-'));
   const sock = path.join(execRoot, 'docker.sock');
   const dataRoot = path.join(rootfs, 'var', 'lib', 'docker');
   fs.mkdirSync(dataRoot, { recursive: true });
@@ -47,10 +51,11 @@ async function bakeImage({ rootfs, tar, tag, tags = [], changes, workDir }) {
     const deadline = Date.now() + 60000;
     while (!(await docker(['version', '--format', '{{.Server.Version}}'])).ok) {
       if (Date.now() > deadline || daemon.exitCode !== null) {
+        const logFile = path.join(workDir, 'bake-dockerd.log');
         throw labError(
           'LAB_ERR_PROCESS',
           'baking the lab image',
-          `no engine answered (${path.join(workDir, 'bake-dockerd.log')})`,
+          `no engine answered: ${lastError(logFile)} (${logFile})`,
         );
       }
       await new Promise((r) => setTimeout(r, 250));
@@ -66,6 +71,9 @@ async function bakeImage({ rootfs, tar, tag, tags = [], changes, workDir }) {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 20000))]);
     if (daemon.exitCode === null) daemon.kill('SIGKILL');
     await exited;
+    // dockerd makes its data root a mount of its own; an engine that failed may leave it,
+    // and the build folder could then not be removed (EBUSY).
+    if (isMountPoint(dataRoot)) await new Promise((r) => execFile('umount', [dataRoot], () => r()));
     fs.rmSync(execRoot, { recursive: true, force: true });
   }
   // What makes each engine itself: made again by each node's engine at its first start.
@@ -73,4 +81,27 @@ async function bakeImage({ rootfs, tar, tag, tags = [], changes, workDir }) {
     fs.rmSync(path.join(dataRoot, p), { recursive: true, force: true });
 }
 
-module.exports = { bakeImage };
+// Whether `dir` is a mount point now (this process's view).
+function isMountPoint(dir) {
+  try {
+    return fs
+      .readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .some((l) => l.split(' ')[4] === dir);
+  } catch {
+    return false;
+  }
+}
+
+// The engine's last error or fatal line, for the message: its log says why, not the lab.
+function lastError(logFile) {
+  try {
+    const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n');
+    const bad = lines.filter((l) => /level=(error|fatal)|failed|too long/i.test(l));
+    return (bad.at(-1) || lines.at(-1) || 'its log is empty').slice(0, 300);
+  } catch {
+    return 'no log';
+  }
+}
+
+module.exports = { bakeImage, isMountPoint };

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFile } = require('node:child_process');
 const { labError } = require('../../common/errors');
-const { claimDir, readMarker, removeOwnedDir, MARKER, LOCK } = require('../ownership/dirs');
+const { claimDir, readMarker, removeOwnedDir, kept } = require('../ownership/dirs');
 const { sleep } = require('../ownership/procs');
 const { buildImage, cachedImage } = require('./image');
 const { planNetwork, freeSubnet, applyNetwork, removeNetwork, hostNetwork, networkDiff } = require('./network');
@@ -226,7 +226,7 @@ async function clusterDown(o, { log = () => {} } = {}) {
   fs.rmSync(path.join(o.dir, STATE), { force: true });
   // The folder itself when the lab made it and nothing else is left in it (an image cache
   // kept inside it stays, and so does the folder then).
-  const left = fs.readdirSync(o.dir).filter((n) => n !== MARKER && n !== LOCK);
+  const left = fs.readdirSync(o.dir).filter((n) => !kept(n));
   if (!left.length) removeOwnedDir(o.dir);
   if (differs.length) log(`the host's network differs from before the cluster: ${differs.join('; ')}`);
   return { stopped, network, hostAsBefore: differs.length === 0, differs };

@@ -1,10 +1,12 @@
 'use strict';
 
+const fs = require('node:fs');
 const path = require('node:path');
 const os = require('node:os');
 const { defineCommand, flag } = require('../cli/flags');
 const { labError } = require('../../common/errors');
 const { holdDir } = require('../ownership/lock');
+const { readMarker, removeOwnedDir } = require('../ownership/dirs');
 const { own } = require('../ownership/cleanups');
 const { pick } = require('../names');
 const { parseMemory } = require('../topology/caps');
@@ -79,13 +81,24 @@ function plan(argv) {
     );
   }
   const node = nodeArg === undefined ? null : /^\d+$/.test(nodeArg) ? `node${nodeArg}` : nodeArg;
+  const cacheDir = values.cache ?? path.join(values.dir, 'images');
+  // --purge deletes only a cache the lab made (its marker, lab/ownership/dirs.js): refused
+  // before anything stops, whichever way the folder was named (--cache, LAB_CLUSTER_CACHE, --dir).
+  if (values.purge && fs.existsSync(cacheDir) && !readMarker(cacheDir)) {
+    throw labError(
+      'LAB_ERR_NOT_OURS',
+      `--purge: the image cache`,
+      cacheDir,
+      'it has no marker of the lab (.lab-owned), so the lab did not create it and will not delete it',
+    );
+  }
   return {
     action,
     node,
     values,
     o: {
       dir: values.dir,
-      cacheDir: values.cache ?? path.join(values.dir, 'images'),
+      cacheDir,
       nodes,
       cpus: values.cpus ?? 1,
       memoryMiB: Math.round(memoryBytes / 2 ** 20),
@@ -149,8 +162,8 @@ async function clusterCommand(argv, { log }) {
   if (action === 'down') {
     const r = await cluster.clusterDown(o, { log });
     if (p.values.purge) {
-      require('node:fs').rmSync(o.cacheDir, { recursive: true, force: true });
-      log(`removed the image cache ${o.cacheDir}`);
+      if (removeOwnedDir(o.cacheDir)) log(`removed the image cache ${o.cacheDir}`);
+      else log(`no image cache at ${o.cacheDir}`);
     }
     if (p.values.json) return { stdout: JSON.stringify(r, null, 2) };
     if (r.nothing) return { stdout: 'nothing was up' };

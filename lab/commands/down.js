@@ -1,6 +1,7 @@
 'use strict';
 
 const { runtimeOfState } = require('../runtime');
+const StateFile = require('../runtime/state-file');
 const { defineCommand, STATE } = require('../cli/flags');
 const { own } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
@@ -14,8 +15,12 @@ async function down(argv, { log }) {
   const { help, values } = COMMAND.parse(argv);
   if (help) return { stdout: USAGE };
   holdDir(values['state-dir'], '--state-dir');
-  log('stopping the deployment');
-  const stopping = runtimeOfState({ stateDir: values['state-dir'] }).down({ helpers: true });
+  const runtime = runtimeOfState({ stateDir: values['state-dir'] });
+  // Said only when there is something to stop: "nothing was up" after "stopping the
+  // deployment" read as a contradiction.
+  const { state } = new StateFile(values['state-dir']).inspect();
+  if (state || (runtime.isUp && runtime.isUp())) log('stopping the deployment');
+  const stopping = runtime.down({ helpers: true });
   // A Ctrl-C during the stop waits for it to finish instead of leaving half of it running.
   own(() => stopping.catch(() => {}));
   const r = await stopping;

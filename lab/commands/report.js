@@ -10,8 +10,12 @@ const { renderRunReport } = require('../report/run-report');
 const USAGE = 'usage: npm run report -- <results-dir>   (writes <results-dir>/report.html)';
 const COMMAND = defineCommand({ usage: USAGE, positionals: { names: ['results-dir'] } });
 
+// A run killed before it wrote its summary gets one, from its records, marked interrupted.
 function writeReport(dir) {
-  const html = renderRunReport(loadRun(dir));
+  const run = loadRun(dir);
+  if (run.summary.rebuilt)
+    fs.writeFileSync(path.join(dir, 'summary.json'), `${JSON.stringify(run.summary, null, 2)}\n`);
+  const html = renderRunReport(run);
   const file = path.join(dir, 'report.html');
   fs.writeFileSync(file, html);
   return file;

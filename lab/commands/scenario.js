@@ -36,6 +36,7 @@ const { adoptStateDir } = require('../ownership/adopt');
 const { own, interrupted } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 const { labError, downHint } = require('../../common/errors');
+const { identify } = require('../ownership/identity');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
   endpoints:   ${Object.keys(ENDPOINTS).join(', ')}
@@ -358,6 +359,19 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
     } (${genPlan.phases.length} phase(s))`,
   );
   const startedAt = new Date().toISOString();
+  // What the run is, before its load starts: a run killed with SIGKILL has no summary, and
+  // `report` rebuilds one from this and its records (lab/results/rebuild.js).
+  run.writeJson('run.json', {
+    endpoint: p.endpoint,
+    scenario: p.scenario,
+    deployment: extra.deployment ?? null,
+    target,
+    phases: genPlan.phases,
+    generator: { name: p.generator, loop: GENERATORS[p.generator].loop },
+    thresholds: p.thresholds.map((t) => t.text),
+    startedAt,
+    runner: identify(process.pid),
+  });
   const onRecord = (r) => {
     fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
     progress.onRecord(r);
@@ -366,7 +380,14 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
   const gen = p.loadNodes
     ? startOnLoadNodes(
         { ...genPlan, mode: p.closed ? 'closed' : 'open' },
-        { nodes: p.loadNodes, env: { ...process.env, ...(runtimeEnv || {}) }, onRecord, log },
+        {
+          nodes: p.loadNodes,
+          env: { ...process.env, ...(runtimeEnv || {}) },
+          onRecord,
+          log,
+          onStarting: progress.starting,
+          port: p.ports.coordinator,
+        },
       )
     : generator.start(genPlan, { dir: run.dir, onRecord });
   monitoring.watch(() => ({ ...nodesOf(), ...(gen.pid ? { generator: gen.pid } : {}) }));
@@ -527,6 +548,7 @@ async function scenarioCommand(argv, { log }) {
   if (dashboard) {
     own(() => dashboard.close());
     log(`live dashboard: ${dashboard.url}`);
+    if (dashboard.exposed) log(dashboard.exposed);
   }
   const runtime = p.target ? null : runtimeFor(p.runtime, { stateDir: ctx.stateDir, host: ctx.host, log });
   if (runtime) runtime.assertNotUp();
@@ -624,6 +646,7 @@ async function scenarioCommand(argv, { log }) {
       runtimeEnv: runtime?.env,
       onLoadNodes: (f) => (loadNodeSamples = f),
       dashboardUrl: dashboard?.url,
+      deployment: state ? deployment : null,
     });
   } catch (err) {
     if (!interrupted()) summaryOf('failed', genPlan, partial.startedAt, null);

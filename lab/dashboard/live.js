@@ -74,6 +74,7 @@ async function serveLive({ port, host, title, log, render, interrupted }) {
   const dashboard = await startDashboard({ host, port, title });
   const releaseServer = own(() => dashboard.close());
   log(`live dashboard: ${dashboard.url}`);
+  if (dashboard.exposed) log(dashboard.exposed);
   const feed = liveFeed(dashboard, { render });
   feed.start();
   const releaseFeed = own(() => feed.stop({ html: '', status: interrupted }));

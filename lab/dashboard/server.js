@@ -70,11 +70,25 @@ async function startDashboard({ host = '127.0.0.1', port = 0, title = 'run' } = 
     }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   });
+  // A client that never finishes its request holds nothing for long (Node's default waits
+  // 300 s for a whole request).
+  server.headersTimeout = 10000;
+  server.requestTimeout = 10000;
+  const sockets = new Set();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise((resolve, reject) => {
     server.once('error', (err) =>
       reject(
         err.code === 'EADDRINUSE'
-          ? labError('LAB_ERR_PORT_IN_USE', `${host}:${port} (--dashboard)`, 'choose another port: --dashboard PORT')
+          ? labError(
+              'LAB_ERR_PORT_TAKEN',
+              `${host}:${port}`,
+              'the live dashboard',
+              '--dashboard PORT (0: any free one)',
+            )
           : labError('LAB_ERR_USAGE', `--dashboard on ${host}:${port}: ${err.message}`),
       ),
     );
@@ -85,6 +99,10 @@ async function startDashboard({ host = '127.0.0.1', port = 0, title = 'run' } = 
 
   return {
     url: `http://${shown}:${address.port}/`,
+    // Said when it starts: a page on every interface is readable by whoever reaches this machine.
+    exposed: ['0.0.0.0', '::', ''].includes(host)
+      ? `the live dashboard listens on every interface (${host || 'all'}): anyone who reaches this machine on port ${address.port} can read it; --host 127.0.0.1 keeps it to this machine`
+      : null,
     get clients() {
       return clients.size;
     },
@@ -96,10 +114,21 @@ async function startDashboard({ host = '127.0.0.1', port = 0, title = 'run' } = 
       last = `data: ${JSON.stringify(event)}\n\n`;
       for (const res of clients) res.write(last);
     },
-    close() {
+    // Ends every open tab's stream, then every connection after `graceMs`: one client that
+    // sent half a request once held the run (and its lock, and its deployment) for good.
+    close({ graceMs = 500 } = {}) {
       for (const res of clients) res.end();
       clients.clear();
-      return new Promise((resolve) => server.close(() => resolve()));
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, graceMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
     },
   };
 }

@@ -21,7 +21,9 @@ const { labError } = require('../../common/errors');
 const { lines } = require('../../hub/lines');
 const { secondMerger } = require('./merge');
 const { merge, figures } = require('./histogram');
-const { phaseOffsets } = require('./schedule');
+const { phaseOffsets, totalArrivals } = require('./schedule');
+const { checkHello, checkMessage } = require('./node-messages');
+const { helloGate } = require('../../hub/gate');
 const { threadsFor } = require('./fast');
 
 const clock = () => performance.timeOrigin + performance.now();
@@ -45,10 +47,11 @@ function clockOffset(samples) {
   return best;
 }
 
-// plan: as for fast.js, with mode. o: { nodes: N, launcher, listenHost, advertiseHost,
-// onRecord, log, connectTimeoutMs }.
+// plan: as for fast.js, with mode. o: { nodes: N, launcher, listenHost, port (0 or absent:
+// any free one), advertiseHost, onRecord, log, onStarting (what the nodes are doing before
+// the load starts, for the progress line), connectTimeoutMs }.
 function startDistributed(plan, o) {
-  const { nodes: N, launcher, onRecord = () => {}, log = () => {} } = o;
+  const { nodes: N, launcher, onRecord = () => {}, log = () => {}, onStarting = () => {} } = o;
   const token = crypto.randomBytes(16).toString('hex');
   const records = [];
   const emit = (r) => {
@@ -62,13 +65,41 @@ function startDistributed(plan, o) {
   const done = new Promise((r) => (resolveDone = r));
   let launched = null;
   let t0 = null;
+  let total = 0; // every node's threads
   let merger = null;
   let phaseTimers = [];
   let failure = null;
+  const expected = Buffer.from(token);
+  const tokenOk = (given) => {
+    const b = Buffer.from(String(given));
+    return b.length === expected.length && crypto.timingSafeEqual(b, expected);
+  };
+  // The most a node may launch in all, and the last second it may report: the plan's.
+  const closed = plan.mode === 'closed';
+  const bound = closed ? (plan.requests ?? Infinity) : totalArrivals(plan.phases);
+  const planS = closed
+    ? plan.durationMs !== undefined
+      ? plan.durationMs / 1000
+      : 7 * 86400
+    : phaseOffsets(plan.phases).totalMs / 1000;
+  const maxSec = Math.ceil(planS + (plan.timeoutMs ?? 10000) / 1000 + 60);
 
+  // Strangers get a few seconds to say hello, and only so many wait at once (hub/gate.js).
+  const gate = helloGate();
   const server = net.createServer((socket) => {
     socket.setNoDelay(true);
-    const peer = { socket, hello: null, samples: [], pending: new Map(), seconds: [], cpu: [], ended: false };
+    gate.admit(socket);
+    const peer = {
+      socket,
+      hello: null,
+      samples: [],
+      pending: new Map(),
+      seconds: [],
+      cpu: [],
+      ended: false,
+      t0: null,
+      seen: { launched: 0, completed: 0 },
+    };
     const say = (obj) => !socket.destroyed && socket.write(`${JSON.stringify(obj)}\n`);
     peer.say = say;
     lines(
@@ -78,23 +109,29 @@ function startDistributed(plan, o) {
         try {
           m = JSON.parse(line);
         } catch {
-          return socket.destroy();
+          m = undefined;
         }
         if (!peer.hello) {
-          // The first line names the run: anything else is not one of ours.
-          if (m.op !== 'hello' || m.token !== token || peers.length >= N || t0 !== null) return socket.destroy();
-          peer.hello = {
-            node: String(m.node || '?'),
-            task: String(m.task || ''),
-            cores: Math.max(1, m.cores | 0 || 1),
-          };
+          // The first line names the run: anything else is not one of ours, and is closed
+          // without a word (a `null` line once crashed the lab here).
+          const hello = checkHello(m);
+          if (!hello || !tokenOk(m.token) || peers.length >= N || t0 !== null) return socket.destroy();
+          gate.greeted(socket);
+          peer.hello = hello;
           peer.address = socket.remoteAddress;
           peers.push(peer);
           log(`  load node ${peers.length}/${N}: ${peer.hello.node} (${peer.address}, ${peer.hello.cores} cores)`);
+          onStarting(`starting load nodes: ${peers.length} of ${N} ready`);
           if (peers.length === N) allHere();
           return undefined;
         }
-        return onMessage(peer, m);
+        try {
+          checkMessage(m, peer, { bound, startedAt: t0 ?? clock(), now: clock() });
+          return onMessage(peer, m);
+        } catch (err) {
+          if (!err.nonsense) throw err;
+          return drop(peer, err.message);
+        }
       },
       { maxBytes: 4 << 20 },
     );
@@ -103,11 +140,25 @@ function startDistributed(plan, o) {
       if (!peer.hello || peer.ended) return;
       peer.ended = true;
       peer.lost = true;
+      peer.lostAt = clock();
       if (merger) merger.end(peer.hello.node);
       if (!stopping) failure = failure || `load node ${peer.hello.node} went away before its end`;
       maybeFinish();
     });
   });
+
+  // A node that sent nonsense: its connection closed, its seconds no longer merged, named in
+  // the run's failure, and the run stopped (what it measured cannot be trusted with it).
+  function drop(peer, why) {
+    const node = peer.hello.node;
+    log(`  load node ${node} sent nonsense (${why}): dropped`);
+    failure = failure || `load node ${node} sent nonsense (${why}) and was dropped`;
+    peer.ended = true;
+    peer.dropped = why;
+    if (merger) merger.end(node);
+    peer.socket.destroy();
+    stop();
+  }
 
   function onMessage(peer, m) {
     if (m.op === 'pong') {
@@ -121,13 +172,15 @@ function startDistributed(plan, o) {
       const r = m.record;
       if (r.type === 'second') {
         const sec = Math.round((r.at - peer.t0) / 1000);
+        if (sec < 0 || sec > maxSec)
+          throw Object.assign(new Error(`a second ${sec} s from the start`), { nonsense: true });
         peer.seconds.push({ sec, launched: r.launched, completed: r.completed, errors: r.errors, hist: r.hist });
         merger.add(peer.hello.node, sec, r);
       } else if (r.type === 'done') {
         peer.done = r;
       }
     } else if (m.op === 'cpu') {
-      peer.cpu.push({ at: clock(), cpuPct: r1(Number(m.cpuPct) || 0), rssMiB: r1(Number(m.rssMiB) || 0) });
+      peer.cpu.push({ at: clock(), cpuPct: r1(m.cpuPct), rssMiB: r1(m.rssMiB) });
     } else if (m.op === 'end') {
       peer.ended = true;
       merger.end(peer.hello.node);
@@ -163,7 +216,7 @@ function startDistributed(plan, o) {
       peer.shardOffset = next;
       next += peer.workers;
     }
-    const total = next;
+    total = next;
     // The start: far enough ahead for every node's threads to be up (a few hundred ms on a
     // machine; seconds on emulated nodes) and for the plan to reach the slowest.
     const ahead = (o.startAheadMs ?? 1500) + 2 * Math.max(...peers.map((p) => p.rttMs));
@@ -199,6 +252,7 @@ function startDistributed(plan, o) {
         plan: { ...plan, workers: peer.workers, shardOffset: peer.shardOffset, shardTotal: total, t0: peer.t0 },
       });
     }
+    onStarting(`load nodes ready: the load starts in ${Math.round((t0 - clock()) / 100) / 10} s`);
     log(
       `  clocks: ${[...peers]
         .sort(byNode)
@@ -239,7 +293,12 @@ function startDistributed(plan, o) {
       cpuPctMean: cpu.length ? r1(cpu.reduce((a, b) => a + b, 0) / cpu.length) : null,
       cpuPctMax: cpu.length ? r1(Math.max(...cpu)) : null,
       rssMiBMax: peer.cpu.length ? r1(Math.max(...peer.cpu.map((c) => c.rssMiB))) : null,
-      lost: Boolean(peer.lost),
+      lost: Boolean(peer.lost || peer.dropped),
+      // When it was lost, in seconds from the start, and (dropped) what it sent.
+      lostAtS: peer.lostAt && t0 !== null ? r1((peer.lostAt - t0) / 1000) : null,
+      ...(peer.dropped ? { dropped: peer.dropped } : {}),
+      // The arrivals (open loop) its threads were given: its share of the schedule.
+      asked: !closed && peer.workers && total ? Math.round((totalArrivals(plan.phases) * peer.workers) / total) : null,
     };
   }
 
@@ -262,6 +321,7 @@ function startDistributed(plan, o) {
       });
     }
     for (const p of peers) p.socket.destroy();
+    gate.close();
     server.close();
     await (launched ? launched.stop().catch((err) => log(`  the load tasks: ${err.message}`)) : null);
     const status = failure ? `failed (${failure})` : stopping ? 'interrupted' : 'completed';
@@ -298,16 +358,22 @@ function startDistributed(plan, o) {
   };
 
   const ready = new Promise((resolve, reject) => {
+    // On the run's own port (--port-base), so that a firewall rule or a test knows it.
     server.once('error', (err) =>
-      reject(labError('LAB_ERR_PORT_IN_USE', `the coordinator's address ${o.listenHost}`, err.message)),
+      reject(
+        err.code === 'EADDRINUSE'
+          ? labError('LAB_ERR_PORT_IN_USE', o.port, "the load nodes' coordinator")
+          : labError('LAB_ERR_USAGE', `the load nodes' coordinator on ${o.listenHost}:${o.port ?? 0}: ${err.message}`),
+      ),
     );
-    server.listen(0, o.listenHost, resolve);
+    server.listen(o.port ?? 0, o.listenHost, resolve);
   });
   ready
     .then(async () => {
       const { port } = server.address();
       const address = `${o.advertiseHost || o.listenHost}:${port}`;
       log(`coordinating ${N} load node(s) on ${address}`);
+      onStarting(`starting load nodes: 0 of ${N} ready`);
       launched = await launcher.launch({ count: N, env: { LAB_COORDINATOR: address, LAB_COORDINATOR_TOKEN: token } });
       if (finished) return launched.stop();
       const waitMs = o.connectTimeoutMs ?? 120000;

@@ -50,7 +50,7 @@ async function coordinatorHost(env) {
   }
 }
 
-function startOnLoadNodes(plan, { nodes, env, onRecord, log }) {
+function startOnLoadNodes(plan, { nodes, env, onRecord, log, onStarting, port = 0 }) {
   const emulated = Boolean(env.LAB_EMULATED);
   // LAB_LOAD_NODES=local: processes of this machine stand for the nodes (the coordination,
   // clocks and merge as on a swarm, without one).
@@ -70,7 +70,9 @@ function startOnLoadNodes(plan, { nodes, env, onRecord, log }) {
       nodes,
       launcher,
       listenHost: host,
+      port,
       onRecord,
+      onStarting,
       log,
       // Emulated nodes start a task and their threads in tens of seconds, not one.
       connectTimeoutMs: emulated ? 600000 : 120000,

@@ -34,7 +34,21 @@ function trapSignals(handler) {
   onSignal = handler;
   for (const sig of ['SIGINT', 'SIGTERM']) {
     process.on(sig, () => {
-      if (interruptedBy) return; // a second Ctrl-C while cleaning up: keep cleaning
+      // A second Ctrl-C while cleaning up keeps cleaning (and says so); a third is the
+      // user's choice to leave at once, whatever is still stopping.
+      if (interruptedBy) {
+        signalsSince += 1;
+        if (signalsSince === 1) {
+          process.stderr.write(
+            `lab: still stopping what this command started (${sig} once more exits at once, leaving it)\n`,
+          );
+          return;
+        }
+        process.stderr.write(
+          `lab: ${sig} again: exiting now; what was still stopping may be left (npm run down stops a deployment)\n`,
+        );
+        process.exit(130);
+      }
       interruptedBy = sig;
       process.stderr.write(`\nlab: ${sig}: stopping what this command started...\n`);
       Promise.resolve(onSignal && onSignal(sig))
@@ -44,6 +58,7 @@ function trapSignals(handler) {
   }
 }
 let interruptedBy = null;
+let signalsSince = 0;
 const interrupted = () => interruptedBy;
 
 module.exports = { own, cleanup, trapSignals, interrupted };

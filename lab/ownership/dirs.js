@@ -11,7 +11,9 @@ const MARKER = '.lab-owned';
 // The lock of the command using a folder (lab/ownership/lock.js): never content, never
 // deleted by a reset.
 const LOCK = '.lab-lock';
-const KEEP = new Set([MARKER, LOCK]);
+// The lock and the nested holders' files beside it (`.lab-lock.<pid>`, lab/ownership/lock.js).
+const isLockFile = (name) => name === LOCK || name.startsWith(`${LOCK}.`);
+const kept = (name) => name === MARKER || isLockFile(name);
 
 function readMarker(dir) {
   try {
@@ -22,7 +24,7 @@ function readMarker(dir) {
 }
 
 function isEmpty(dir) {
-  return fs.readdirSync(dir).every((n) => n === LOCK);
+  return fs.readdirSync(dir).every(isLockFile);
 }
 
 // Makes `dir` the lab's: creates it (marked), marks it when it is empty, accepts it when it
@@ -55,7 +57,7 @@ function claimDir(dir, what) {
 function resetDir(dir, what) {
   const marker = claimDir(dir, what);
   for (const name of fs.readdirSync(dir)) {
-    if (!KEEP.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    if (!kept(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
   }
   return marker;
 }
@@ -80,4 +82,4 @@ function assertClaimable(dir, what) {
   }
 }
 
-module.exports = { claimDir, resetDir, removeOwnedDir, assertClaimable, readMarker, MARKER, LOCK };
+module.exports = { claimDir, resetDir, removeOwnedDir, assertClaimable, readMarker, isLockFile, kept, MARKER, LOCK };

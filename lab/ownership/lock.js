@@ -53,17 +53,51 @@ function lockDir(dir, what, command = process.argv.slice(2).join(' ')) {
     if (!holder) continue; // released meanwhile: try again
     const state = holder.unreadable ? 'gone' : check(holder);
     if (state === 'alive') {
-      if (selfAndAncestors().has(holder.pid)) return { file, release: () => {}, reentrant: true };
-      throw labError(
-        'LAB_ERR_LOCKED',
-        what,
-        abs,
-        `\`${holder.command || '(unknown)'}\` (pid ${holder.pid}, running for ${since(holder.startedAt)})`,
-      );
+      if (selfAndAncestors().has(holder.pid)) return nested(abs, me);
+      throw labError('LAB_ERR_LOCKED', what, abs, describe(holder));
     }
+    // Its holder is gone, but a command it ran may still be at work here (a study killed
+    // with SIGKILL leaves its running scenario): that one holds the folder now.
+    const child = liveNested(abs);
+    if (child) throw labError('LAB_ERR_LOCKED', what, abs, describe(child));
     takeOver(file, holder);
   }
   throw labError('LAB_ERR_LOCKED', what, abs, 'another command that keeps taking and releasing it');
+}
+
+const describe = (holder) =>
+  `\`${holder.command || '(unknown)'}\` (pid ${holder.pid}, running for ${since(holder.startedAt)})`;
+
+// A command run under its ancestor's lock (a study's scenario) leaves its own mark beside
+// it, `.lab-lock.<pid>`, so that the folder stays held while it lives even if the ancestor
+// dies: before it, `down` took a killed study's stale lock and stopped the study's running
+// child.
+function nested(dir, me) {
+  const file = path.join(dir, `${LOCK}.${me.pid}`);
+  fs.writeFileSync(file, `${JSON.stringify(me)}\n`);
+  return {
+    file,
+    release: () => {
+      const holder = readLock(file);
+      if (holder && holder.pid === me.pid && holder.startTime === me.startTime) fs.rmSync(file, { force: true });
+    },
+    reentrant: true,
+  };
+}
+
+// The live nested holder of `dir` that is not this command or one of its ancestors, if any;
+// the marks of dead ones are removed.
+function liveNested(dir) {
+  const mine = selfAndAncestors();
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(`${LOCK}.`) || !/^\d+$/.test(name.slice(LOCK.length + 1))) continue;
+    const file = path.join(dir, name);
+    const holder = readLock(file);
+    if (holder && !holder.unreadable && check(holder) === 'alive') {
+      if (!mine.has(holder.pid)) return holder;
+    } else fs.rmSync(file, { force: true });
+  }
+  return null;
 }
 
 // A stale lock (its holder is gone, or its file half written) is moved aside and removed.

@@ -1,48 +1,11 @@
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { seconds, errorsPerSecond } = require('../generators/records');
 const { recordsOf } = require('../generators/artillery');
-
-// A results file that does not parse is named with what is wrong in it, once.
-function readJson(file) {
-  let text;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw labError('LAB_ERR_RESULTS', file, err.code === 'ENOENT' ? 'no such file' : err.message);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw labError('LAB_ERR_RESULTS', file, `not valid JSON (${err.message})`);
-  }
-}
-
-const readJsonLines = (file) => {
-  let text;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if (err.code === 'ENOENT') return [];
-    throw labError('LAB_ERR_RESULTS', file, err.message);
-  }
-  const lines = text.split('\n');
-  const out = [];
-  lines.forEach((l, i) => {
-    if (!l.trim()) return;
-    try {
-      out.push(JSON.parse(l));
-    } catch {
-      // The last line of a run cut short may be half written: that one is skipped.
-      if (i >= lines.length - 2) return;
-      throw labError('LAB_ERR_RESULTS', file, `line ${i + 1} is not valid JSON`);
-    }
-  });
-  return out;
-};
+const { readJson, readJsonLines, present } = require('../results/files');
+const { rebuildSummary } = require('../results/rebuild');
 
 // The fields the report reads from summary.json, by type: anything else is refused naming
 // the field, rather than failing somewhere inside the drawing.
@@ -64,10 +27,14 @@ function checkSummary(summary, file) {
 // Reads a run's results directory into the series its report draws, one point per second,
 // x in seconds since the run's first phase began. Every series is what was measured in that
 // second (or, for errors, in its 10 s Artillery interval); none is an average of others.
+// A run killed before it wrote summary.json is read from its records (lab/results/rebuild.js).
 function readRun(dir) {
   const summaryFile = path.join(dir, 'summary.json');
-  if (!fs.existsSync(summaryFile))
-    throw labError('LAB_ERR_USAGE', `${dir} is not a run's results directory (no summary.json)`);
+  if (!present(summaryFile)) {
+    const rebuilt = rebuildSummary(dir);
+    if (!rebuilt) throw labError('LAB_ERR_USAGE', `${dir} is not a run's results directory (no summary.json)`);
+    return runWith(dir, rebuilt);
+  }
   const summary = readJson(summaryFile);
   checkSummary(summary, summaryFile);
   return runWith(dir, summary);
@@ -77,12 +44,10 @@ function readRun(dir) {
 // files the run has written so far.
 function runWith(dir, summary) {
   summary.errors = summary.errors || {};
-  const deployment = fs.existsSync(path.join(dir, 'deployment.json'))
-    ? readJson(path.join(dir, 'deployment.json'))
-    : null;
+  const deployment = present(path.join(dir, 'deployment.json')) ? readJson(path.join(dir, 'deployment.json')) : null;
   // The generator's neutral records; a run from before them has only Artillery's events.
   const recordsFile = path.join(dir, 'records.jsonl');
-  const records = fs.existsSync(recordsFile)
+  const records = present(recordsFile)
     ? readJsonLines(recordsFile)
     : recordsOf(readJsonLines(path.join(dir, 'events.jsonl')), null);
   const secs = seconds(records);

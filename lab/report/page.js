@@ -7,6 +7,10 @@ table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:
 td:first-child,th:first-child{text-align:left}.note,footer{color:#666;font-size:12px}.chart{display:block;margin:12px 0}
 .facts li{margin:2px 0}.warn{background:#fff4e5;border-left:4px solid #f0a030;padding:6px 10px}`;
 
+// Every page says the lab wrote it: a file that does not is not the lab's to overwrite.
+const GENERATOR = 'node-deploy-lab';
+const isOurPage = (text) => text.slice(0, 2048).includes(`<meta name="generator" content="${GENERATOR}" />`);
+
 // The frame of every HTML page the lab writes: inline CSS only, nothing fetched. `body` is
 // markup built with lab/report/html.js; a plain string would be escaped as text.
 function page(title, body, machine) {
@@ -20,6 +24,7 @@ function page(title, body, machine) {
     <html lang="en">
       <head>
         <meta charset="utf-8" />
+        <meta name="generator" content="${GENERATOR}" />
         <title>${title}</title>
         <style>
           ${trusted(STYLE)}
@@ -32,3 +37,4 @@ function page(title, body, machine) {
 }
 
 module.exports = page;
+module.exports.isOurPage = isOurPage;

@@ -83,6 +83,8 @@ function renderSummary(s) {
         ? `; CPU mean ${g.cpuPctMean}%, max ${g.cpuPctMax}% of a core; memory ${g.rssMiBStart} -> ${g.rssMiBEnd} MiB (max ${g.rssMiBMax}${g.rssGrowthMiBPerMin !== null ? `, trend ${g.rssGrowthMiBPerMin} MiB/min` : ''})`
         : '';
     lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
+    // Its start-up is not part of the run's clock (load nodes take tens of seconds to come).
+    if (g.startupS >= 2) lines.push(`  it took ${g.startupS} s to start, before the run's clock began`);
     if (g.nodes) {
       lines.push(`  on ${g.nodes.length} load node(s):`);
       for (const r of loadNodeRows(g.nodes)) lines.push(`    ${r}`);

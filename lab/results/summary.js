@@ -143,8 +143,13 @@ function summarize(run) {
   });
 
   const cpuS = generatorCpuS(records, samples);
+  // From asking the generator to start to its first phase: Artillery loading, load nodes
+  // coming up (tens of seconds on emulated nodes). The run's clock starts after it.
+  const firstPhase = records.find((r) => r.type === 'phase' && r.index === 0);
+  const asked = Date.parse(run.startedAt);
   const generator = {
     name,
+    startupS: firstPhase && Number.isFinite(asked) ? round1(Math.max(0, (firstPhase.at - asked) / 1000)) : null,
     loop: closed ? 'closed' : 'open',
     workers: run.generator?.workers ?? records.find((r) => r.type === 'start')?.workers ?? 1,
     latencyPrecision: PRECISION[name] || PRECISION.fast,
@@ -226,8 +231,10 @@ function outages(records, t0, gapS = 5) {
 // generator could not keep up. A closed loop's rate is the system's answer, unless the
 // generator's CPU is what ran out.
 function judgeGenerator(phases, status, options = {}) {
-  const verdict = judgeOne(phases, status, options);
   const nodes = options.generator?.nodes;
+  const lost = (nodes || []).filter((n) => n.lost);
+  if (lost.length) return lostNodes(phases, lost, options);
+  const verdict = judgeOne(phases, status, options);
   if (!nodes || !nodes.length || (!verdict.saturated && !/core/.test(verdict.verdict))) return verdict;
   // Which load node fell behind: the latest sender (open loop), else the busiest.
   const key = options.closed ? (n) => n.cpuPctMean ?? 0 : (n) => n.sendLagMs?.p99 ?? 0;
@@ -236,6 +243,33 @@ function judgeGenerator(phases, status, options = {}) {
     ...verdict,
     node: worst.node,
     verdict: `${verdict.verdict}; the node that fell behind most: ${worst.node} (p99 send lag ${worst.sendLagMs?.p99 ?? '-'} ms, ${worst.cpuPctMean ?? '-'}% of a core on average)`,
+  };
+}
+
+// Load nodes that went away (or were dropped for sending nonsense): the load was smaller
+// than asked from then on, whatever the system did. Each is named with when it was lost and
+// what it launched of its share, and the run's share not launched is given.
+function lostNodes(phases, lost, { closed }) {
+  const each = lost
+    .map((n) => {
+      const when = n.lostAtS !== null && n.lostAtS !== undefined ? ` at ${n.lostAtS} s` : '';
+      const why = n.dropped ? ` (dropped: it sent nonsense, ${n.dropped})` : '';
+      const share = n.asked ? `, having launched ${n.launched} of its ${n.asked}` : `, having launched ${n.launched}`;
+      return `${n.node}${when}${share}${why}`;
+    })
+    .join('; ');
+  const asked = closed ? 0 : phases.reduce((a, p) => a + (p.targetRate?.mean ?? 0) * p.durationS, 0);
+  const launched = phases.reduce((a, p) => a + (p.launched || 0), 0);
+  const notLaunched = asked > 0 ? Math.max(0, Math.round((1 - launched / asked) * 1000) / 10) : null;
+  const share =
+    notLaunched !== null
+      ? `${notLaunched}% of the arrivals asked were not launched`
+      : "that node's connections stopped sending";
+  return {
+    saturated: true,
+    lostNodes: lost.map((n) => n.node),
+    notLaunchedPct: notLaunched,
+    verdict: `load node(s) lost: ${each}; ${share}, so the figures describe a smaller load than asked`,
   };
 }
 
@@ -299,6 +333,12 @@ function judgeOne(phases, status, { closed = false, generator = {} } = {}) {
     return {
       saturated: false,
       verdict: `the load generator launched ${phases.reduce((a, p) => a + p.launched, 0)} arrivals; phases under ${SATURATION.minPhaseS} s are too short to judge its rate`,
+    };
+  }
+  if (status !== 'completed' && judged.some((p) => p.ratio !== null && p.ratio < SATURATION.minRatio)) {
+    return {
+      saturated: false,
+      verdict: `the run ended ${status}: its phases were not all run, so whether the generator kept up is not judged`,
     };
   }
   return { saturated: false, verdict: 'the load generator kept up with every phase' };

@@ -18,6 +18,8 @@ const OFFSETS = {
   graphiteWeb: 7,
   carbonQuery: 8,
   hub: 9,
+  // Where load nodes reach the run (--load-nodes): between the replicas (10-41) and the edges.
+  coordinator: 42,
 };
 const FIRST_REPLICA = 10;
 // Caching edges (the cdn row) after the most replicas a deployment may have (32).

@@ -70,3 +70,21 @@ describe('flag schema', () => {
     expect(cmd.parse(['--help'], {}).help).toBe(true);
   });
 });
+
+// An unknown flag printed Node's advice ("place it at the end of the command after '--'",
+// with an unbalanced quote, wrong under npm run) and 25 lines of usage.
+test('an unknown or misused flag: one line naming it, the nearest flag and where the help is; exit 2', async () => {
+  const { lab } = require('../../helper');
+  const unknown = await lab(['scenario', 'ping', 'load', 'single', '--targt', 'http://x']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toBe(
+    'lab: unknown option --targt; did you mean --target? (npm run scenario -- --help) [LAB_ERR_USAGE]\n',
+  );
+  const missing = await lab(['deploy', 'single', '--replicas']);
+  expect([missing.code, missing.stderr]).toEqual([
+    2,
+    'lab: --replicas needs a value (npm run deploy -- --help) [LAB_ERR_USAGE]\n',
+  ]);
+  const far = await lab(['report', '--zzzzzz']);
+  expect(far.stderr).toBe('lab: unknown option --zzzzzz (npm run report -- --help) [LAB_ERR_USAGE]\n');
+});

@@ -41,3 +41,43 @@ describe('npm run cluster: bad input', () => {
     expect(r.stderr).toContain('--engine swarm');
   });
 });
+
+// `cluster down --purge` deleted any folder given as the cache, as root.
+describe('cluster down --purge deletes only a cache the lab made', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const foreign = () => {
+    const dir = tmpStateDir();
+    fs.mkdirSync(path.join(dir, 'keep'));
+    return dir;
+  };
+  test.each([
+    ['--cache', (cache, dir) => ['--dir', dir, '--cache', cache], {}],
+    ['LAB_CLUSTER_CACHE', (cache, dir) => ['--dir', dir], (cache) => ({ LAB_CLUSTER_CACHE: cache })],
+  ])('a folder without its marker given by %s is refused, exit 2, and kept', async (_how, args, env) => {
+    const cache = foreign();
+    const dir = tmpStateDir();
+    const r = await lab(['cluster', 'down', '--purge', ...args(cache, dir)], {
+      env: typeof env === 'function' ? env(cache) : env,
+    });
+    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_NOT_OURS' });
+    expect(fs.existsSync(path.join(cache, 'keep'))).toBe(true);
+    expect(r.stderr).not.toMatch(/removed the image cache/);
+  });
+
+  test('--dir X --purge: X/images without a marker is kept; one the lab made is removed', async () => {
+    const dir = tmpStateDir();
+    fs.mkdirSync(path.join(dir, 'images', 'keep'), { recursive: true });
+    const r = await lab(['cluster', 'down', '--purge', '--dir', dir]);
+    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_NOT_OURS' });
+    expect(fs.existsSync(path.join(dir, 'images', 'keep'))).toBe(true);
+    const { claimDir } = require('../../../lab/ownership/dirs');
+    const ours = path.join(tmpStateDir(), 'cache');
+    claimDir(ours, 'a test cache');
+    fs.writeFileSync(path.join(ours, 'base.img'), 'x');
+    const ok = await lab(['cluster', 'down', '--purge', '--dir', tmpStateDir(), '--cache', ours]);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toMatch(/removed the image cache/);
+    expect(fs.existsSync(ours)).toBe(false);
+  });
+});

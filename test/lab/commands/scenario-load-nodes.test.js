@@ -103,3 +103,59 @@ test("--load-nodes needs a swarm and the lab's own generator: usage errors that 
   ]);
   expect(zero.code).toBe(2);
 });
+
+// A tokenless `null` line to the coordinator killed the lab on `m.op` of null, leaving the
+// deployment, statsd and carbon up, the lock stale and no summary.
+test("a stranger's null line to the coordinator is closed; the run completes, on a port of its --port-base", async () => {
+  const net = require('node:net');
+  const { startProgram } = require('../../helper');
+  const base = await freePortBase(70);
+  const stateDir = tmpStateDir();
+  const resultsDir = tmpStateDir();
+  let sent = false;
+  const run = await startProgram(
+    'lab/cli',
+    [
+      'scenario',
+      'ping',
+      'endurance',
+      'single',
+      '--generator',
+      'fast',
+      '--load-nodes',
+      '2',
+      '--duration',
+      '6s',
+      '--rate-scale',
+      '0.1',
+      '--no-graphite',
+      '--json',
+      '--port-base',
+      String(base),
+      '--state-dir',
+      stateDir,
+      '--results-dir',
+      resultsDir,
+    ],
+    {
+      env: { LAB_LOAD_NODES: 'local' },
+      timeoutMs: 120000,
+      ready: (err) => {
+        const m = /coordinating 2 load node\(s\) on 127\.0\.0\.1:(\d+)/.exec(err);
+        if (m && !sent) {
+          sent = true;
+          expect(Number(m[1])).toBe(base + 42);
+          const s = net.connect({ host: '127.0.0.1', port: Number(m[1]) }, () => s.end('null\n'));
+          s.on('error', () => {});
+        }
+        return Boolean(m);
+      },
+    },
+  );
+  const { code } = await run.exited;
+  const s = JSON.parse(run.output().stdout);
+  expect(s.status).toBe('completed');
+  expect(code).toBe(0);
+  expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
+  expect(fs.existsSync(path.join(stateDir, '.lab-lock'))).toBe(false);
+}, 200000);

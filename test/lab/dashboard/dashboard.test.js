@@ -95,9 +95,13 @@ test('a dashboard port in use stops the run before anything starts, with one cle
   const stateDir = tmpStateDir();
   try {
     const r = await lab(['scenario', 'ping', 'load', 'single', '--dashboard', String(port), '--state-dir', stateDir]);
-    expect(r.code).not.toBe(0);
-    expect(errorCode(r.stderr)).toBe('LAB_ERR_PORT_IN_USE');
-    expect(r.stderr).toContain('--dashboard');
+    // The user's choice of port: a usage error that names the flag to change, not --port-base.
+    expect(r.code).toBe(2);
+    expect(errorCode(r.stderr)).toBe('LAB_ERR_PORT_TAKEN');
+    expect(r.stderr).toContain(
+      `port 127.0.0.1:${port} (the live dashboard) is already in use: choose another with --dashboard PORT`,
+    );
+    expect(r.stderr).not.toContain('--port-base');
     // Nothing was deployed.
     expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
   } finally {
@@ -218,3 +222,80 @@ test('capacity --dashboard: participants and memory second by second, then the r
   expect(end.html).toMatch(/first failure|at least 150/);
   expect(end.html).toContain('data-name="memory limit (MiB)"');
 }, 180000);
+
+// One client that sent half a request held the run for good: the run never exited, its
+// deployment stayed up, its lock stayed held, and SIGINT and SIGTERM were ignored.
+describe('a dashboard client holding half a request does not hold the run', () => {
+  const start = async (extra) => {
+    const port = await freePort();
+    const place = await ownPlace();
+    const stateDir = place[place.indexOf('--state-dir') + 1];
+    const run = await startProgram(
+      'lab/cli',
+      [
+        'scenario',
+        'ping',
+        'endurance',
+        'single',
+        '--generator',
+        'fast',
+        '--rate-scale',
+        '0.05',
+        '--no-graphite',
+        '--dashboard',
+        String(port),
+        ...place,
+        ...extra,
+      ],
+      { ready: (err) => /running ping endurance/.test(err), timeoutMs: 90000 },
+    );
+    const holder = net.connect({ host: '127.0.0.1', port });
+    holder.on('error', () => {});
+    holder.write('GET / HTTP/1.1\r\n');
+    return { run, holder, stateDir };
+  };
+  const within = (p, ms) => Promise.race([p, new Promise((r) => setTimeout(() => r('still running'), ms))]);
+
+  test('the run ends on its own, and releases its folder', async () => {
+    const { run, holder, stateDir } = await start(['--duration', '3s']);
+    try {
+      expect(await within(run.exited, 60000)).toEqual({ code: 0, signal: null });
+      expect(fs.existsSync(path.join(stateDir, '.lab-lock'))).toBe(false);
+      expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
+    } finally {
+      holder.destroy();
+      await run.stop('SIGKILL');
+      await lab(['down', '--state-dir', stateDir]);
+    }
+  }, 120000);
+
+  test.each(['SIGINT', 'SIGTERM'])(
+    '%s mid-run stops it',
+    async (signal) => {
+      const { run, holder, stateDir } = await start(['--duration', '60s']);
+      try {
+        run.child.kill(signal);
+        expect(await within(run.exited, 60000)).toEqual({ code: 130, signal: null });
+        expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
+      } finally {
+        holder.destroy();
+        await run.stop('SIGKILL');
+        await lab(['down', '--state-dir', stateDir]);
+      }
+    },
+    120000,
+  );
+});
+
+test('--host 0.0.0.0 says the dashboard listens on every interface', async () => {
+  const { startDashboard } = require('../../../lab/dashboard/server');
+  const open = await startDashboard({ host: '0.0.0.0', port: 0 });
+  const local = await startDashboard({ host: '127.0.0.1', port: 0 });
+  try {
+    expect(open.exposed).toMatch(/listens on every interface \(0\.0\.0\.0\): anyone who reaches this machine/);
+    expect(local.exposed).toBeNull();
+  } finally {
+    await open.close();
+    await local.close();
+  }
+});

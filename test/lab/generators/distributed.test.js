@@ -179,3 +179,205 @@ test("a connection without the run's token is closed, and nodes that never come 
   expect(res.status).toMatch(/^failed \(0 of 1 load node\(s\) connected in 2 s: no task was scheduled\)$/);
   expect(res.loadNodes).toEqual([]);
 }, 30000);
+
+// A stranger's junk before any hello (a `null` line crashed the lab on `m.op`): closed
+// without a word, and the run goes on to complete.
+test.each(['null', '[]', '"hello"', '42', '{"op":"hello","token":null}', 'not json'])(
+  'a tokenless %s line is closed and the run completes',
+  async (line) => {
+    let address;
+    const launcher = localLauncher();
+    const g = startDistributed(
+      {
+        mode: 'open',
+        target,
+        path: '/',
+        method: 'GET',
+        timeoutMs: 5000,
+        phases: [{ name: 'x', duration: 1, arrivalRate: 20 }],
+      },
+      {
+        nodes: 1,
+        listenHost: '127.0.0.1',
+        startAheadMs: 800,
+        launcher: {
+          launch: async (a) => {
+            address = a.env.LAB_COORDINATOR;
+            const [host, port] = address.split(':');
+            const stranger = net.connect({ host, port: Number(port) });
+            stranger.on('error', () => {});
+            stranger.write(`${line}\n`);
+            await new Promise((r) => stranger.on('close', r));
+            return launcher.launch(a);
+          },
+        },
+      },
+    );
+    const res = await g.done;
+    expect(res.status).toBe('completed');
+    expect(res.records.filter((r) => r.type === 'second').reduce((a, r) => a + r.launched, 0)).toBe(20);
+  },
+  30000,
+);
+
+// A node with the run's token that sends nonsense, scripted here: `behave(message, say)`
+// answers what the coordinator sends it.
+function forger(behave) {
+  const sockets = [];
+  return {
+    launch: async ({ env }) => {
+      const [host, port] = env.LAB_COORDINATOR.split(':');
+      const s = net.connect({ host, port: Number(port) });
+      sockets.push(s);
+      s.on('error', () => {});
+      const say = (o) => !s.destroyed && s.write(`${typeof o === 'string' ? o : JSON.stringify(o)}\n`);
+      say({ op: 'hello', token: env.LAB_COORDINATOR_TOKEN, node: 'forger', cores: 2 });
+      require('../../../hub/lines').lines(s, (l) => behave(JSON.parse(l), say));
+      return { stop: async () => s.destroy(), why: async () => '' };
+    },
+  };
+}
+const honestPong = (m, say) => m.op === 'ping' && say({ op: 'pong', id: m.id, at: Date.now() });
+const second = (at, extra = {}) => ({
+  op: 'record',
+  record: { type: 'second', at, launched: 1, completed: 0, codes: {}, errors: {}, hist: {}, ...extra },
+});
+
+test.each([
+  ['a clock offset of 1e300', (m, say) => m.op === 'ping' && say({ op: 'pong', id: m.id, at: 1e300 }), /clock/],
+  [
+    'a clock offset of -1e15',
+    (m, say) => m.op === 'ping' && say({ op: 'pong', id: m.id, at: Date.now() - 1e15 }),
+    /clock/,
+  ],
+  [
+    'a clock reading of NaN (null in JSON)',
+    (m, say) => m.op === 'ping' && say('{"op":"pong","id":0,"at":null}'),
+    /clock/,
+  ],
+  [
+    'record: null before the start',
+    (m, say) => m.op === 'ping' && say({ op: 'record', record: null }),
+    /before the start/,
+  ],
+  ['a record before the start', (m, say) => m.op === 'ping' && say(second(Date.now())), /before the start/],
+  ['end before the start', (m, say) => m.op === 'ping' && say({ op: 'end' }), /end before the start/],
+  [
+    'a billion arrivals in a second',
+    (m, say) => honestPong(m, say) || (m.op === 'start' && say(second(m.plan.t0, { launched: 1e9 }))),
+    /launched/,
+  ],
+  [
+    'more launched than the plan asks',
+    (m, say) => honestPong(m, say) || (m.op === 'start' && say(second(m.plan.t0, { launched: 5000 }))),
+    /more than the 10 the plan asks/,
+  ],
+  [
+    'negative CPU',
+    (m, say) => honestPong(m, say) || (m.op === 'start' && say({ op: 'cpu', cpuPct: -5, rssMiB: 10 })),
+    /CPU reading/,
+  ],
+  [
+    'a histogram that does not decode',
+    (m, say) => honestPong(m, say) || (m.op === 'start' && say(second(m.plan.t0, { hist: { lag: 'garbage' } }))),
+    /does not decode/,
+  ],
+  [
+    'record: null after the start',
+    (m, say) => honestPong(m, say) || (m.op === 'start' && say({ op: 'record', record: null })),
+    /not an object/,
+  ],
+  ['an unknown op', (m, say) => honestPong(m, say) || (m.op === 'start' && say({ op: 'rm -rf' })), /unknown op/],
+])(
+  'a node that sends %s is dropped and named, and the run fails',
+  async (_what, behave, why) => {
+    const logs = [];
+    const g = startDistributed(
+      {
+        mode: 'open',
+        target,
+        path: '/',
+        method: 'GET',
+        timeoutMs: 5000,
+        phases: [{ name: 'x', duration: 10, arrivalRate: 1 }],
+      },
+      { nodes: 1, listenHost: '127.0.0.1', startAheadMs: 300, log: (l) => logs.push(l), launcher: forger(behave) },
+    );
+    const res = await g.done;
+    expect(res.status).toMatch(/^failed \(load node forger sent nonsense \(.*\) and was dropped\)$/);
+    expect(res.status).toMatch(why);
+    expect(logs.join('\n')).toMatch(/load node forger sent nonsense .*: dropped/);
+  },
+  30000,
+);
+
+// It listened on a random port, outside the run's --port-base.
+test('the coordinator listens on the port it is given, and a port in use fails the run naming it', async () => {
+  const { freePort } = require('../../helper');
+  const port = await freePort();
+  const logs = [];
+  const plan = {
+    mode: 'open',
+    target,
+    path: '/',
+    method: 'GET',
+    timeoutMs: 5000,
+    phases: [{ name: 'x', duration: 1, arrivalRate: 5 }],
+  };
+  const g = startDistributed(plan, {
+    nodes: 1,
+    listenHost: '127.0.0.1',
+    port,
+    startAheadMs: 500,
+    log: (l) => logs.push(l),
+    launcher: localLauncher(),
+  });
+  expect((await g.done).status).toBe('completed');
+  expect(logs[0]).toBe(`coordinating 1 load node(s) on 127.0.0.1:${port}`);
+  const holder = net.createServer();
+  await new Promise((r) => holder.listen(port, '127.0.0.1', r));
+  try {
+    const busy = startDistributed(plan, { nodes: 1, listenHost: '127.0.0.1', port, launcher: localLauncher() });
+    expect((await busy.done).status).toMatch(
+      new RegExp(`port ${port} \\(the load nodes' coordinator\\) is already in use`),
+    );
+  } finally {
+    await new Promise((r) => holder.close(r));
+  }
+}, 30000);
+
+// Connections without a token were held for ever, and not capped.
+test('200 idle strangers: capped while they wait, closed after a few seconds, and the nodes still get in', async () => {
+  const launcher = localLauncher();
+  const idle = [];
+  const g = startDistributed(
+    {
+      mode: 'open',
+      target,
+      path: '/',
+      method: 'GET',
+      timeoutMs: 5000,
+      phases: [{ name: 'x', duration: 1, arrivalRate: 10 }],
+    },
+    {
+      nodes: 1,
+      listenHost: '127.0.0.1',
+      startAheadMs: 500,
+      launcher: {
+        launch: async (a) => {
+          const [host, port] = a.env.LAB_COORDINATOR.split(':');
+          for (let i = 0; i < 200; i++) {
+            const s = net.connect({ host, port: Number(port) });
+            s.on('error', () => {});
+            s.gone = new Promise((r) => s.on('close', r));
+            idle.push(s);
+          }
+          return launcher.launch(a);
+        },
+      },
+    },
+  );
+  expect((await g.done).status).toBe('completed');
+  // Every stranger is gone: the gate's wait (5 s) or the coordinator's end closed them.
+  await Promise.all(idle.map((s) => s.gone));
+}, 30000);

@@ -81,4 +81,44 @@ describe('one command at a time per folder', () => {
     expect(fs.existsSync(dir)).toBe(false);
     expect(codeOf(() => lockDir(path.join(parent, 'x'), '--dir').release())).toBe('accepted');
   });
+
+  // A study killed with SIGKILL left its running scenario without a lock: `down` took the
+  // study's stale lock and stopped the child.
+  test('a child of a holder that died keeps the folder held while it lives; its mark goes with it', async () => {
+    const dir = fresh();
+    // A parent that holds the lock and runs a child which takes it too (under the parent's).
+    const code = `const { spawn } = require('node:child_process');
+      const { lockDir } = require(${JSON.stringify(path.join(ROOT, 'lab/ownership/lock'))});
+      lockDir(${JSON.stringify(dir)}, '--state-dir', 'study course (a test parent)');
+      const child = spawn(process.execPath, ['-e', \`
+        const { lockDir } = require(${JSON.stringify(path.join(ROOT, 'lab/ownership/lock'))});
+        const l = lockDir(${JSON.stringify(dir)}, '--state-dir', 'scenario ping load single (its child)');
+        process.stdout.write(l.reentrant + ' ' + process.pid + '\\\\n'); setInterval(() => {}, 1000);\`], { stdio: ['ignore', 'inherit', 'inherit'] });
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise((resolve) => parent.stdout.once('data', (d) => resolve(String(d).trim())));
+    const [reentrant, childPid] = line.split(' ');
+    expect(reentrant).toBe('true');
+    expect(fs.existsSync(path.join(dir, `${LOCK}.${childPid}`))).toBe(true);
+    parent.kill('SIGKILL');
+    await exited(parent);
+    try {
+      let err;
+      try {
+        lockDir(dir, '--state-dir');
+      } catch (e) {
+        err = e;
+      }
+      expect(err && err.code).toBe('LAB_ERR_LOCKED');
+      expect(err.message).toContain('scenario ping load single (its child)');
+      expect(err.message).toContain(`pid ${childPid}`);
+    } finally {
+      process.kill(Number(childPid), 'SIGKILL');
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    // The child gone too: the folder is free, and the dead child's mark is cleared.
+    const lock = lockDir(dir, '--state-dir');
+    expect(fs.existsSync(path.join(dir, `${LOCK}.${childPid}`))).toBe(false);
+    lock.release();
+  });
 });

@@ -212,3 +212,22 @@ test('with load nodes, the verdict names the node that fell behind most (open: s
   const fine = judgeGenerator([{ ...phase, ratio: 1, sendLagP99Ms: 1, generatorCpuPctMean: 10 }], 'completed', { generator: { nodes } });
   expect(fine.node).toBeUndefined();
 });
+
+// A run whose node went away at 60% achieved read "kept up with every phase".
+test('a lost load node is named with when it went and its share, and the share not launched is given', () => {
+  const phase = { name: 'constant 100/s', durationS: 30, ratio: 0.6, achievedRate: 60, targetRate: { mean: 100 }, generatorCpuPctMean: 20, sendLagP99Ms: 1, launched: 1800 };
+  const nodes = [
+    { node: 'local-1', launched: 1500, asked: 1500, lost: false },
+    { node: 'local-2', launched: 300, asked: 1500, lost: true, lostAtS: 6.1 },
+  ];
+  const failed = 'failed (load node local-2 went away before its end)';
+  const v = judgeGenerator([phase], failed, { generator: { nodes } });
+  expect(v).toMatchObject({ saturated: true, lostNodes: ['local-2'], notLaunchedPct: 40 });
+  expect(v.verdict).toBe(
+    'load node(s) lost: local-2 at 6.1 s, having launched 300 of its 1500; 40% of the arrivals asked were not launched, so the figures describe a smaller load than asked',
+  );
+  const dropped = judgeGenerator([phase], failed, { generator: { nodes: [{ ...nodes[1], dropped: 'a clock reading of null' }] } });
+  expect(dropped.verdict).toMatch(/local-2 at 6.1 s, having launched 300 of its 1500 \(dropped: it sent nonsense, a clock reading of null\)/);
+  // Without load nodes, a run that did not complete is not said to have kept up.
+  expect(judgeGenerator([phase], 'interrupted').verdict).toMatch(/ended interrupted: its phases were not all run/);
+});
