@@ -1,6 +1,6 @@
 'use strict';
 
-const { SCENARIOS } = require('./scenarios');
+const { SCENARIOS, paramsOf } = require('./scenarios');
 
 // Turns one row of the scenario table into Artillery phases.
 // options: { scale: multiplies every duration, rateScale: multiplies every rate,
@@ -35,7 +35,7 @@ function toArtillery(ph, scale, rateScale) {
 
 function buildPhases(endpoint, scenario, { scale = 1, rateScale = 1, durationS } = {}) {
   const s = SCENARIOS[scenario];
-  return shapes[s.shape](s, s.params[endpoint], { durationS }).map((ph) => toArtillery(ph, scale, rateScale));
+  return shapes[s.shape](s, paramsOf(s, endpoint), { durationS }).map((ph) => toArtillery(ph, scale, rateScale));
 }
 
 // The target arrival rate of a generated phase at its start and end (per second).

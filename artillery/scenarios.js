@@ -73,6 +73,8 @@ const SCENARIOS = {
       asset: { peak: 1000 },
       sleep: { peak: 1000 },
       work: { peak: 200 },
+      // A path of your own service (an endpoint word that starts with /): a ramp to 100/s.
+      path: { peak: 100 },
     },
   },
   // 1.2.2: a base rate with two spikes of 15 s, 45 s apart (base 45 s, spike, base 45 s,
@@ -95,6 +97,7 @@ const SCENARIOS = {
       asset: { base: 100, spike: 1000 },
       sleep: { base: 100, spike: 1000 },
       work: { base: 20, spike: 200 },
+      path: { base: 10, spike: 100 },
     },
   },
   // 1.2.3: a constant rate held for long (the report: 3 min; the lab's default is 10 min).
@@ -112,11 +115,22 @@ const SCENARIOS = {
       asset: { rate: 200 },
       sleep: { rate: 200 },
       work: { rate: 20 },
+      path: { rate: 20 },
     },
   },
 };
 
+// An endpoint word: one of the lab's (ENDPOINTS) or a path of your own service, which starts
+// with / (GET /api/items, or whatever --method says), with the scenarios' `path` rates.
+const isPath = (word) => typeof word === 'string' && word.startsWith('/');
+function endpointOf(word) {
+  if (isPath(word)) return { path: word, what: `your path ${word}`, yours: true };
+  return ENDPOINTS[word];
+}
+// A scenario's rates for an endpoint word.
+const paramsOf = (scenario, word) => scenario.params[isPath(word) ? 'path' : word];
+
 // Client-side time-out per request, as in the report's runs; each one counts as an error.
 const REQUEST_TIMEOUT_S = 10;
 
-module.exports = { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S };
+module.exports = { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S, endpointOf, paramsOf, isPath };

@@ -74,6 +74,7 @@ function createBalancer({
   }
 
   function forward(req, res, target, triesLeft) {
+    const sentAt = performance.now();
     const out = http.request(
       {
         host: target.host,
@@ -84,7 +85,12 @@ function createBalancer({
         agent: target.agent,
       },
       (answer) => {
-        res.writeHead(answer.statusCode, answer.headers);
+        // Which replica answered and how long its headers took, as the other L7 kinds say it.
+        res.writeHead(answer.statusCode, {
+          ...answer.headers,
+          'x-lab-upstream': `${target.host}:${target.port}`,
+          'x-lab-upstream-ms': (performance.now() - sentAt).toFixed(3),
+        });
         answer.pipe(res);
       },
     );

@@ -60,6 +60,8 @@ const table = {
   },
   LAB_ERR_NOT_UP: { exit: 1, message: () => 'no deployment is up: start one with `npm run deploy -- <deployment>`' },
   LAB_ERR_UNHEALTHY: { exit: 1, message: (what, detail) => `${what} did not become healthy: ${detail}` },
+  // Your service (--app) did not start: its own doing (its code, its PORT), yours to fix.
+  LAB_ERR_APP: { exit: 2, message: (what, detail) => `your service ${what} did not start: ${detail}` },
   LAB_ERR_PROCESS: { exit: 1, message: (what, detail) => `${what} failed: ${detail}` },
   LAB_ERR_ARTILLERY: { exit: 1, message: (detail) => `Artillery failed: ${detail}` },
   LAB_ERR_SCENARIO_FILE: { exit: 2, message: (file, detail) => `malformed scenario file ${file}: ${detail}` },

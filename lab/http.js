@@ -41,7 +41,8 @@ function connects(url) {
   });
 }
 
-async function waitFor(url, { timeoutMs = 20000, until = () => true } = {}) {
+// accept(status): which answers count (the lab's own services: 200 only).
+async function waitFor(url, { timeoutMs = 20000, until = () => true, accept = (status) => status === 200 } = {}) {
   const deadline = Date.now() + timeoutMs;
   const answers = [];
   let last = 'no answer';
@@ -49,7 +50,7 @@ async function waitFor(url, { timeoutMs = 20000, until = () => true } = {}) {
     try {
       const target = typeof url === 'function' ? url(attempt) : url;
       const r = target.startsWith('tcp:') ? await connects(target) : await get(target, { timeoutMs: 2000 });
-      if (r.status === 200) {
+      if (accept(r.status)) {
         answers.push(r);
         if (until(answers)) return answers;
       } else last = `HTTP ${r.status}`;

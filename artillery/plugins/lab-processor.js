@@ -17,6 +17,9 @@ function labArrival(context, events, done) {
 function labResponse(req, res, context, events, done) {
   const s = second();
   events.emit('counter', `lab.responses.${s}`, 1);
+  // Which replica answered, as the entry named it (X-Lab-Upstream, lab/kinds/).
+  const up = res.headers && res.headers['x-lab-upstream'];
+  if (up) events.emit('counter', `lab.up.${s}.${up}`, 1);
   const t = res.timings && res.timings.phases;
   if (t && typeof t.firstByte === 'number') events.emit('histogram', `lab.rt.${s}`, t.firstByte);
   return done();

@@ -200,7 +200,10 @@ function analyze(result) {
   const byLittle = Math.round(littleW);
   const sat = levels.find((l) => l.concurrency === result.firstSaturated);
   const waves = (result.waves || []).map((w) => w.firstWave);
-  if (waves.length) {
+  // A first wave of none is not a reading of the workers (a live service answers at least
+  // one of a burst first): the delay is too short for a burst to be told apart from the
+  // connections' own set-up (a 2 ms service read "0 workers"), and the sweep's figures speak.
+  if (waves.length && Math.max(...waves) > 0) {
     // The bursts' first waves count the workers directly. Noise only makes a first-wave
     // answer late (a waiting one takes two delays, never under 1.5), so a wave reads W or
     // less: the largest is the verdict, and the other two readings are said beside it.

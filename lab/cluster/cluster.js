@@ -195,6 +195,23 @@ async function loadLabImage(o, state, log = () => {}) {
   return app;
 }
 
+// Your service (--app) on every node: its folder (node_modules included, installed here:
+// the nodes run the same Debian) copied once per content into the shared folder, which the
+// tasks mount as /srv/app. Older copies go, so the share holds only what runs.
+function shareYours(dir, app, log = () => {}) {
+  const yours = path.join(appShare(dir), 'yours');
+  const target = path.join(yours, app.hash);
+  fs.mkdirSync(yours, { recursive: true });
+  for (const name of fs.readdirSync(yours)) {
+    if (name !== app.hash) fs.rmSync(path.join(yours, name), { recursive: true, force: true });
+  }
+  if (fs.existsSync(target)) return false;
+  log(`${app.name} on the nodes: its folder shared as /srv/app`);
+  fs.cpSync(app.dir, `${target}.part`, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
+  fs.renameSync(`${target}.part`, target);
+  return true;
+}
+
 const SETTLE_MS = 10000;
 
 // Stops every VM, removes the network and the nodes' folders; the image cache stays.
@@ -326,6 +343,7 @@ async function startNode(o, name, { log = () => {} } = {}) {
 
 module.exports = {
   appShare,
+  shareYours,
   clusterUp,
   clusterDown,
   clusterStatus,

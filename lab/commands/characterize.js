@@ -23,13 +23,17 @@ const table = require('../cli/table');
 const characterizeHtml = require('../report/characterize-html');
 const { characterizeBody } = characterizeHtml;
 const describeMachine = require('../../common/machine');
+const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
 
-const USAGE = `usage: npm run characterize -- <bbox1|bbox2|URL> [options]
+const USAGE = `usage: npm run characterize -- <bbox1|bbox2|URL|PATH> [options]
 Finds whether a service is synchronous or asynchronous, its worker count and its delay,
 from a closed-loop concurrency sweep (1, 2, 4, ... then bisection).
   bbox1, bbox2          the lab starts the black boxes with --key (and shows what it finds)
   URL                   any HTTP service answering GET
+  PATH --app DIR        a path of your own service, which the lab deploys (single, behind
+                        nginx) and takes down after (docs/your-service.md)
 options:
+${APP_HELP}
   --key KEY             the black boxes' group key (default: the course report's)
   --via direct|service  reach a named box directly (default) or through the service and nginx
   --delay-scale F       run the named boxes with their delays multiplied by F (quick checks)
@@ -51,6 +55,7 @@ const COMMAND = defineCommand({
     'results-dir': flag.path(),
     'run-dir': flag.path(),
     ...DASHBOARD_FLAGS,
+    ...APP_FLAGS,
   },
 });
 
@@ -59,7 +64,16 @@ function plan(argv) {
   if (help) return { help: true };
   const [target] = positionals;
   const named = target === 'bbox1' || target === 'bbox2';
-  if (!named) {
+  // A path of your service (--app): deployed here, reached through its entry.
+  const app = appOf(values);
+  if (app || target.startsWith('/')) {
+    if (!app)
+      throw labError('LAB_ERR_USAGE', `${target} is a path of your service: add --app DIR (or give a whole URL)`);
+    if (!target.startsWith('/'))
+      throw labError('LAB_ERR_USAGE', `with --app, give a path of your service (like /api/items), not "${target}"`);
+    if (['key', 'delay-scale', 'via'].some((f) => given.has(f)))
+      throw labError('LAB_ERR_USAGE', '--key, --via and --delay-scale apply to the named black boxes only');
+  } else if (!named) {
     let url;
     try {
       url = new URL(target);
@@ -72,11 +86,12 @@ function plan(argv) {
       throw labError('LAB_ERR_USAGE', '--key, --via and --delay-scale apply to the named black boxes only');
   }
   const ctx = contextOf(values);
-  if (named) assertClaimable(ctx.stateDir, '--state-dir');
+  if (named || app) assertClaimable(ctx.stateDir, '--state-dir');
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   return {
     target,
     named,
+    app,
     via: values.via ?? 'direct',
     delayScale: values['delay-scale'] ?? 1,
     key: values.key ?? '',
@@ -147,12 +162,21 @@ async function startThroughService(p, log) {
   return `${state.url}/${p.target}`;
 }
 
+// Your service, as `single` behind nginx in this state folder, until the command ends.
+async function startApp(p, log) {
+  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  runtime.assertNotUp();
+  own(() => runtime.down());
+  const state = await runtime.up(resolveDeployment('single', { app: p.app }), p.ports);
+  return `${state.url}${p.target}`;
+}
+
 async function characterizeCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
 
   let url = p.target;
-  if (p.named) holdDir(p.ctx.stateDir, '--state-dir');
+  if (p.named || p.app) holdDir(p.ctx.stateDir, '--state-dir');
   // The live page: the levels measured so far, drawn by the characterization's own page.
   const seenLevels = [];
   const seenWaves = [];
@@ -177,8 +201,9 @@ async function characterizeCommand(argv, { log }) {
       status: `sweeping: ${seenLevels.length} level(s) so far`,
     }),
   });
-  if (p.named) adoptStateDir(p.ctx.stateDir);
+  if (p.named || p.app) adoptStateDir(p.ctx.stateDir);
   if (p.named) url = p.via === 'service' ? await startThroughService(p, log) : await startBoxes(p, log);
+  if (p.app) url = await startApp(p, log);
 
   // A first look at the delay sets how long each level is held.
   const probeOnce = await get(url, { timeoutMs: 60000 }).catch((err) => {
@@ -214,7 +239,9 @@ async function characterizeCommand(argv, { log }) {
   const out = {
     target: p.named
       ? `${p.target} (key "${p.key}"${p.delayScale !== 1 ? `, delays x${p.delayScale}` : ''}, ${p.via})`
-      : url,
+      : p.app
+        ? `${p.target} of ${p.app.name}`
+        : url,
     url,
     verdict: { ...verdict, levels: undefined },
     levels: verdict.levels.map((l) => ({ ...l, samples: undefined })),
@@ -222,7 +249,10 @@ async function characterizeCommand(argv, { log }) {
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
   };
-  const dir = runDirOf(p.values, `characterize-${p.named ? p.target : 'url'}`);
+  const dir = runDirOf(
+    p.values,
+    `characterize-${p.named ? p.target : p.app ? p.app.name.replace(/\W+/g, '-') : 'url'}`,
+  );
   if (p.values['run-dir']) resetDir(dir, '--run-dir');
   else claimDir(dir, 'the run folder');
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(out, null, 2)}\n`);

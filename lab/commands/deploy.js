@@ -14,6 +14,7 @@ const processTable = require('../cli/process-table');
 const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
 const { buildGraph } = require('../topology/graph');
 const { PLACEMENTS } = require('../topology/compose-file');
+const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
 
 // The balancer and edge kinds as help lines, from their table (lab/kinds/).
 const kindLines = (kinds, flagOf = (k) => k.name) =>
@@ -23,7 +24,8 @@ const KIND_HELP = `  --balancer B  the entry (default nginx):\n${kindLines(BALAN
 
 const USAGE = `usage: npm run deploy -- <deployment> [--replicas N] [--workers N] [--balancer B]
        [--method ${METHOD_NAMES.join('|')}] [--edges N] [--edge-kind K] [--cap NODE=CPU[/PERIOD][,MEMORY]]...
-       [--key KEY] [--engine local|compose|swarm] [--placement spread|apart|manager-only]
+       [--app DIR [--app-cmd CMD] [--health PATH]] [--key KEY] [--engine local|compose|swarm]
+       [--placement spread|apart|manager-only]
        [--force] [--port-base P] [--host H] [--state-dir DIR] [--json]
 deployments: ${names().join(', ')} (aliases: cluster = multi, replicated-cluster = multi-replicated)
 ${KIND_HELP}
@@ -31,6 +33,7 @@ ${KIND_HELP}
   --placement P on a swarm of several nodes (npm run cluster): spread (default: the entry on
                 the manager, the rest where swarm puts it), apart (the servers on the workers,
                 away from the entry, as seed 004), manager-only
+${APP_HELP}
   --cap NODE=CPU[/PERIOD][,MEMORY]  caps a node, repeatable: CPU in % of one core (as docker
                 stats), MEMORY with K/M/G, e.g. --cap edge=2%,25M --cap balancer=2%,25M. PERIOD is
                 the CFS period the share is given over (default 100ms; 1ms to 1s, the quota at
@@ -53,6 +56,7 @@ const DEPLOY_FLAGS = {
   engine: flag.enum(Object.keys(RUNTIMES), 'engine'),
   placement: flag.enum(PLACEMENTS, 'placement'),
   force: flag.bool(),
+  ...APP_FLAGS,
 };
 
 const COMMAND = defineCommand({
@@ -71,7 +75,14 @@ function assertSane(deployment, force, cores = os.cpus().length) {
 
 // Everything a deploy needs, checked before anything is created, started or deleted.
 function planDeploy(values, positional) {
-  const deployment = resolveDeployment(positional, { ...values, edgeKind: values['edge-kind'] });
+  const app = appOf(values);
+  const deployment = resolveDeployment(positional, { ...values, edgeKind: values['edge-kind'], app });
+  if (app && deployment.workers > 1 && !app.run.node) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `${deployment.name} runs ${deployment.workers} node:cluster workers of your service, which needs a plain \`node file.js\` start; "${app.line}" is not one: give --app-cmd "node server.js"`,
+    );
+  }
   if (values['edge-kind'] !== undefined && !deployment.edges) {
     throw labError('LAB_ERR_USAGE', '--edge-kind sets the kind of the caching edges: add --edges N (cdn has 4)');
   }
@@ -89,6 +100,14 @@ function planDeploy(values, positional) {
         `${flagName} ${kind.flag || kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not ${runtime} (--engine)`,
       );
     }
+  }
+  // Where nothing is built (LAB_IMAGES=preloaded, outside the lab's cluster) your service's
+  // image cannot be made: said before anything starts.
+  if (app && runtime === 'swarm' && process.env.LAB_IMAGES === 'preloaded' && !process.env.LAB_CLUSTER_DIR) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      "--app on this swarm: its images are preloaded (LAB_IMAGES=preloaded) and nothing is built there, so your service's image cannot be made; unset LAB_IMAGES to build it on the manager, or use the lab's cluster (npm run cluster), which shares your folder with its nodes",
+    );
   }
   if (values.placement !== undefined && runtime !== 'swarm') {
     throw labError('LAB_ERR_USAGE', '--placement says where tasks run on a swarm: add --engine swarm');

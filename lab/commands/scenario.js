@@ -2,11 +2,13 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
+const { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S, endpointOf, isPath } = require('../../artillery/scenarios');
 const { signalStages } = require('../../artillery/stages');
 const { signalSummary } = require('../results/signal-summary');
 const { ensureFdsFor } = require('../runtime/fd-limit');
-const { buildScript, toYaml, requestOf } = require('../../artillery/script');
+const { buildScript, toYaml, pathOf } = require('../../artillery/script');
+const { requestOf, parseMethod, parseHeader, METHODS } = require('../scenario/request');
+const { parseExpect } = require('../results/expect-status');
 const { allNames } = require('../topology/deployments');
 const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
@@ -39,10 +41,17 @@ const { labError, downHint } = require('../../common/errors');
 const { identify } = require('../ownership/identity');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
-  endpoints:   ${Object.keys(ENDPOINTS).join(', ')}
+       npm run scenario -- <endpoint> <scenario> --target URL    (a system already up)
+  endpoints:   ${Object.keys(ENDPOINTS).join(', ')}, or a path of your service (/api/items)
   scenarios:   ${Object.keys(SCENARIOS).join(', ')}
   deployments: ${allNames().join(', ')}
 options:
+  --app DIR        your own Node service in place of the lab's (see npm run deploy -- --help)
+  --method M, --body TEXT|@FILE, --header 'Name: value' (repeatable)
+                   the request each arrival sends (default GET; a body makes it POST, JSON
+                   bodies go as application/json)
+  --expect-status S  which statuses succeed (default: below 400), e.g. 200,404 or 2xx,404;
+                   every other answer counts as failed, in errors and thresholds
   --generator G    artillery (default, the course's tool), fast (the lab's open loop: same
                    phases, µs latencies, ~10x less CPU) or closed (N connections, each sending
                    when answered, for the scenario's length or --duration / --requests)
@@ -87,7 +96,7 @@ ${KIND_HELP}
 
 const COMMAND = defineCommand({
   usage: USAGE,
-  positionals: { names: ['endpoint', 'scenario', 'deployment'] },
+  positionals: { min: 1, max: 3, name: 'word' },
   flags: {
     ...CONTEXT,
     ...DEPLOY_FLAGS,
@@ -114,23 +123,66 @@ const COMMAND = defineCommand({
     'no-statsd': flag.bool(),
     'no-graphite': flag.bool(),
     graphite: flag.pattern(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'HOST or HOST:PORT'),
+    method: { type: 'custom', parse: parseMethod, expected: `one of ${METHODS.join(', ')}` },
+    body: flag.string(),
+    header: flag.list(parseHeader),
+    'expect-status': { type: 'custom', parse: parseExpect, expected: 'statuses or ranges, like 200,404 or 2xx' },
   },
 });
+
+// The words of the command line: <endpoint> <scenario> <deployment>; with --target the
+// deployment is not needed, and a --target with a path stands for the endpoint (the path is
+// kept, never dropped: a run once measured /ping when told /api/items).
+function wordsOf(positionals, values) {
+  const usage = (text) => labError('LAB_ERR_USAGE', `${text}\n${USAGE}`);
+  const target = values.target ? new URL(values.target) : null;
+  const targetPath = target && (target.pathname !== '/' || target.search) ? `${target.pathname}${target.search}` : null;
+  if (!target) {
+    if (positionals.length !== 3) throw usage('expected <endpoint> <scenario> <deployment>');
+    const [endpoint, scenario, deploymentName] = positionals;
+    return { endpoint, scenario, deploymentName };
+  }
+  let [endpoint, scenario, deploymentName = null] = positionals;
+  if (positionals.length === 1) {
+    if (!targetPath) throw usage('expected <endpoint> <scenario> (or a --target URL whose path is the endpoint)');
+    [scenario, endpoint] = [positionals[0], targetPath];
+  }
+  if (targetPath) {
+    const asked = endpointOf(endpoint)?.path;
+    if (asked !== undefined && asked !== targetPath) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--target ${values.target} names the path ${targetPath}, and the endpoint ${endpoint} asks ${asked}: give the path once (npm run scenario -- ${scenario} --target ${values.target})`,
+      );
+    }
+  }
+  return { endpoint, scenario, deploymentName };
+}
 
 // Stage 1, plan: the whole command line checked before anything is created, started or
 // deleted, and turned into what the later stages need.
 function plan(argv) {
   const { help, values, given, positionals } = COMMAND.parse(argv);
   if (help) return { help: true };
-  const [endpoint, scenario, deploymentName] = positionals;
-  pick('endpoint', endpoint, ENDPOINTS);
+  const { endpoint, scenario, deploymentName } = wordsOf(positionals, values);
+  if (!isPath(endpoint)) pick('endpoint', endpoint, ENDPOINTS);
   pick('scenario', scenario, SCENARIOS);
   const refuse = (text) => {
     throw labError('LAB_ERR_USAGE', text);
   };
   // The signal endpoint has participants, not requests: only the signal generator drives it,
   // and that generator drives nothing else.
-  const signal = Boolean(ENDPOINTS[endpoint].participants);
+  const signal = Boolean(endpointOf(endpoint).participants);
+  if (signal && (values.app || ['method', 'body', 'header'].some((f) => given.has(f)))) {
+    refuse(
+      "the signal endpoint is the lab's own WebSocket signaling: --app, --method, --body and --header are for HTTP",
+    );
+  }
+  if (values.app) {
+    for (const f of ['heavy-ms', 'work-n', 'key']) {
+      if (given.has(f)) refuse(`--${f} is for the lab's own service, not --app`);
+    }
+  }
   const generator = values.generator ?? (signal ? 'signal' : 'artillery');
   if (signal && generator !== 'signal') refuse('the signal endpoint runs with --generator signal (the default for it)');
   if (!signal && generator === 'signal') refuse('--generator signal is for the signal endpoint');
@@ -161,8 +213,17 @@ function plan(argv) {
   }
   if (values.balancer === 'none' && values.target)
     refuse('--balancer none deploys; --target is for a system already up');
+  if (values.target && values.app) refuse('--app deploys your service; --target is for a system already up: give one');
   const target = values.target ? new URL(values.target).origin : null;
-  const { deployment, ctx, ports, caps, runtime, placement } = planDeploy(values, deploymentName);
+  const { deployment, ctx, ports, caps, runtime, placement } = planDeploy(values, deploymentName ?? 'single');
+  // The request every arrival sends (lab/scenario/request.js); the lab's own endpoints keep
+  // their path (and query) and may change the method, headers or body too.
+  const request = requestOf({
+    path: pathOf(endpoint, values['work-n'] !== undefined ? { n: values['work-n'] } : null),
+    method: values.method,
+    body: values.body,
+    headers: values.header,
+  });
   const loadNodes = values['load-nodes'] ?? null;
   if (loadNodes !== null) {
     if (!['fast', 'closed'].includes(generator))
@@ -189,6 +250,8 @@ function plan(argv) {
   const query = values['work-n'] !== undefined ? { n: values['work-n'] } : null;
   return {
     query,
+    request,
+    expect: values['expect-status'] ?? parseExpect(),
     endpoint,
     scenario,
     deployment,
@@ -215,7 +278,9 @@ function plan(argv) {
 function runFolder(p) {
   const { endpoint, scenario, deployment, values } = p;
   // --run-dir is emptied only when the lab made it (lab/ownership/dirs.js).
-  const dir = runDirOf(values, `${endpoint}-${scenario}-${p.target ? 'external' : deployment.name}`);
+  // (A path endpoint names its folder by its words: /api/items -> api-items.)
+  const what = isPath(endpoint) ? endpoint.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root' : endpoint;
+  const dir = runDirOf(values, `${what}-${scenario}-${p.target ? 'external' : deployment.name}`);
   // From here on every process started carries the state folder's token (lab/ownership).
   adoptStateDir(p.ctx.stateDir);
   if (values['run-dir']) resetDir(dir, '--run-dir');
@@ -304,11 +369,20 @@ function generatorPlan(p, target, run, monitoring) {
       phases: stages.map((st) => ({ name: st.name, duration: st.duration })),
     };
   }
-  const script = buildScript({ endpoint: p.endpoint, scenario: p.scenario, target, query: p.query, ...p.options });
+  const script = buildScript({
+    endpoint: p.endpoint,
+    scenario: p.scenario,
+    target,
+    query: p.query,
+    request: p.request,
+    ...p.options,
+  });
   fs.writeFileSync(run.file('script.yml'), toYaml(script, [`${p.endpoint} ${p.scenario} against ${target}`]));
   const common = {
     target,
-    ...requestOf(p.endpoint, p.query),
+    path: p.request.path,
+    objects: endpointOf(p.endpoint).objects || null,
+    request: { method: p.request.method, headers: p.request.headers, body: p.request.body },
     timeoutMs: REQUEST_TIMEOUT_S * 1000,
     timeoutS: REQUEST_TIMEOUT_S,
     keepalive: p.values.keepalive,
@@ -369,6 +443,7 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
     phases: genPlan.phases,
     generator: { name: p.generator, loop: GENERATORS[p.generator].loop },
     thresholds: p.thresholds.map((t) => t.text),
+    expectStatus: p.expect.text,
     startedAt,
     runner: identify(process.pid),
   });
@@ -408,7 +483,7 @@ async function generationStage(p, run, genPlan, target, monitoring, nodesOf, log
 // Stage 4b, --warm-cache: every object once through the entry, the CPU caps lifted meanwhile
 // (a cache warmed at 1% of a core would take minutes) and put back before the measured run.
 async function warmStage(p, runtime, state, target, log) {
-  const { objects, path: base } = ENDPOINTS[p.endpoint];
+  const { objects, path: base } = endpointOf(p.endpoint);
   const caps = runtime?.liftCpuCaps ? runtime.liftCpuCaps(state) : { lifted: [], restore: () => {} };
   const restore = own(() => caps.restore());
   log(
@@ -464,6 +539,7 @@ function summaryStage(p, run, ctx) {
     generatorSamples: samples,
     machine: run.machine,
     mergeCache: ctx.mergeCache,
+    expect: p.expect,
   });
   if (p.signal) {
     summary.signal = signalSummary(records, genPlan);
@@ -482,10 +558,24 @@ function summaryStage(p, run, ctx) {
         'the deployment ran on emulated VMs (TCG): its timings are several times slower than this machine and comparable only within this cluster',
     };
   }
+  // The entry named replicas by address (or, HAProxy, by name): the deployment's names.
+  if (summary.answeredBy && ctx.addressNames) {
+    const named = {};
+    for (const [k, v] of Object.entries(summary.answeredBy)) {
+      const name = ctx.addressNames[k] ?? k;
+      named[name] = (named[name] || 0) + v;
+    }
+    summary.answeredBy = named;
+  }
   summary.thresholds = evaluate(p.thresholds, summary);
   summary.monitoring = ctx.monitoring;
   const extra = ctx.probe ? ctx.probe.read() : { limits: {} };
   summary.nodes = nodeTable(ctx.nodeSamples || [], extra.limits, extra);
+  // Each replica's answers, as the entry named them, in the node table as an edge's are.
+  for (const row of summary.nodes.rows) {
+    if (row.requests == null && summary.answeredBy?.[row.node] !== undefined)
+      row.requests = summary.answeredBy[row.node];
+  }
   // Load nodes: a generator row per node, from what each reported.
   for (const n of summary.generator?.nodes || []) {
     summary.nodes.rows.push({
@@ -511,6 +601,14 @@ function summaryStage(p, run, ctx) {
   return summary;
 }
 
+// host:port -> node name, for the nodes of a local deployment that listen on a port.
+function addressNames(state) {
+  if (!state?.graph) return null;
+  const out = {};
+  for (const n of state.graph.nodes) if (n.port) out[`${state.host}:${n.port}`] = n.name;
+  return out;
+}
+
 const readRecords = (file) =>
   fs
     .readFileSync(file, 'utf8')
@@ -531,6 +629,7 @@ async function scenarioCommand(argv, { log }) {
       scenario,
       target: p.target || `http://${ctx.host}:${ctx.portBase}`,
       query: p.query,
+      request: p.request,
       ...options,
     });
     return { stdout: toYaml(script, [`${endpoint} ${scenario}: generated by the lab from artillery/scenarios.js`]) };
@@ -588,6 +687,7 @@ async function scenarioCommand(argv, { log }) {
       monitoring: monitoring.sources,
       nodeSamples: monitoring.samples,
       probe,
+      addressNames: addressNames(state ?? watched?.state),
       // (A --target on the lab's emulated cluster is said to be one too.)
       cluster:
         state?.cluster ??

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { encodeObjects } = require('../../artillery/objects');
-const { toYaml } = require('../../artillery/script');
+const { toYaml, stepOf } = require('../../artillery/script');
 const runArtillery = require('./artillery-run');
 
 const { ROOT } = require('../paths');
@@ -50,6 +50,12 @@ function recordsOfEvent(e) {
   for (const [k, v] of Object.entries(iv.counters || {})) {
     const m = /^lab\.(arrivals|responses)\.(\d+)$/.exec(k);
     if (m) get(Number(m[2]))[m[1] === 'arrivals' ? 'launched' : 'completed'] += v;
+    const up = /^lab\.up\.(\d+)\.(.+)$/.exec(k);
+    if (up) {
+      const sec = get(Number(up[1]));
+      sec.upstreams = sec.upstreams || {};
+      sec.upstreams[up[2]] = (sec.upstreams[up[2]] || 0) + v;
+    }
   }
   for (const [k, v] of Object.entries(iv.summaries || {})) {
     const m = /^lab\.rt\.(\d+)$/.exec(k);
@@ -96,7 +102,13 @@ function recordsOf(events, report, interrupted = false) {
   ];
 }
 
-// plan: { target, path, objects | null, phases, timeoutS, statsd: { host, port, prefix } | null }
+// The lab's processor hears every answer of a step.
+const withAfter = (step) => {
+  const [method] = Object.keys(step);
+  return { [method]: { ...step[method], afterResponse: 'labResponse' } };
+};
+
+// plan: { target, path, request, objects | null, phases, timeoutS, statsd: { host, port, prefix } | null }
 function startArtillery(plan, { dir, onRecord = () => {} }) {
   const file = (name) => path.join(dir, name);
   const script = {
@@ -113,9 +125,7 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
       {
         name: plan.name || 'lab',
         beforeScenario: plan.objects ? ['labArrival', 'labPickObject'] : 'labArrival',
-        flow: [
-          { get: { url: plan.objects ? `${plan.path}{{ labObject }}` : plan.path, afterResponse: 'labResponse' } },
-        ],
+        flow: [withAfter(stepOf(plan.objects ? `${plan.path}{{ labObject }}` : plan.path, plan.request))],
       },
     ],
   };

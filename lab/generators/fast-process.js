@@ -71,7 +71,10 @@ function runGenerator(plan, send) {
     const worker = startShard(w);
     worker.on('message', (m) => {
       if (m.type === 'second') {
-        merger.add(w, m.sec, { ...m, hist: { latency: m.latency, fromSend: m.fromSend, lag: m.lag } });
+        merger.add(w, m.sec, {
+          ...m,
+          hist: { latency: m.latency, fromSend: m.fromSend, lag: m.lag, upstream: m.upstream },
+        });
       } else if (m.type === 'end') {
         ended.add(w);
         merger.end(w);

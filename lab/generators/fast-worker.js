@@ -27,6 +27,14 @@ function runShard(data, port) {
   const nextPath = pathPicker(path, data.objects);
   let turn = shard;
   const lib = urls[0].protocol === 'https:' ? https : http;
+  // The request each arrival sends (lab/scenario/request.js): GET of the path by default.
+  const method = data.request?.method ?? 'GET';
+  const body = data.request?.body != null ? Buffer.from(data.request.body) : null;
+  const headers = {
+    'user-agent': 'node-deploy-lab',
+    ...(data.request?.headers || {}),
+    ...(body ? { 'content-length': String(body.length) } : {}),
+  };
   const agent = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
 
   const buckets = new Map();
@@ -41,9 +49,12 @@ function runShard(data, port) {
         completed: 0,
         codes: {},
         errors: {},
+        // Which replica answered, and its time to answer, as the entry said (X-Lab-Upstream).
+        upstreams: {},
         latency: create(),
         fromSend: create(),
         lag: create(),
+        upstream: create(),
       };
       buckets.set(sec, b);
     }
@@ -79,9 +90,9 @@ function runShard(data, port) {
         hostname: url.hostname,
         port: url.port,
         path: nextPath(),
-        method: 'GET',
+        method,
         agent,
-        headers: { 'user-agent': 'node-deploy-lab' },
+        headers,
       },
       (res) => {
         res.on('data', () => {});
@@ -92,6 +103,12 @@ function runShard(data, port) {
             add(done.codes, String(res.statusCode));
             done.latency.recordValue(us(end - from));
             done.fromSend.recordValue(us(end - sentAt));
+            const up = res.headers['x-lab-upstream'];
+            if (up) {
+              add(done.upstreams, up);
+              const ms = upstreamMs(res.headers);
+              if (ms !== null) done.upstream.recordValue(us(ms));
+            }
           }),
         );
         res.on('error', (err) => settle((done) => add(done.errors, err.code || 'ERESPONSE')));
@@ -99,7 +116,7 @@ function runShard(data, port) {
     );
     req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     req.on('error', (err) => settle((done) => add(done.errors, err.code || 'EREQUEST')));
-    req.end();
+    req.end(body);
   }
 
   // Posts every second that is over (and, at the end, all of them), empty ones too, so the
@@ -120,9 +137,11 @@ function runShard(data, port) {
         codes: b.codes,
         errors: b.errors,
         pending,
+        upstreams: b.upstreams,
         latency: encode(b.latency),
         fromSend: encode(b.fromSend),
         lag: encode(b.lag),
+        upstream: encode(b.upstream),
       });
     }
   }
@@ -198,6 +217,16 @@ function runShard(data, port) {
   // The open loop arms its first timers ahead of t0; the closed loop starts sending at t0.
   if (mode === 'open') setTimeout(arm, Math.max(0, startIn - HORIZON_MS / 2));
   else setTimeout(loops, Math.max(0, startIn));
+}
+
+// The entry's time to the replica's answer: X-Lab-Upstream-Ms (Caddy, the node balancer) or
+// -S (nginx's $upstream_header_time, in seconds; "0.002, 0.011" after a retry: the last).
+function upstreamMs(h) {
+  const raw = h['x-lab-upstream-ms'] ?? h['x-lab-upstream-s'];
+  if (raw === undefined) return null;
+  const v = Number(String(raw).split(',').pop().trim());
+  if (!Number.isFinite(v) || v < 0) return null;
+  return h['x-lab-upstream-ms'] !== undefined ? v : v * 1000;
 }
 
 if (!isMainThread) runShard(workerData, parentPort);

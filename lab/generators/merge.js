@@ -17,6 +17,8 @@ function mergeSecond(parts, at) {
   const latency = merge(parts.map((m) => m.hist?.latency));
   const fromSend = merge(parts.map((m) => m.hist?.fromSend));
   const lag = merge(parts.map((m) => m.hist?.lag));
+  const upstream = merge(parts.map((m) => m.hist?.upstream));
+  const upstreams = sum(parts.map((m) => m.upstreams));
   return {
     type: 'second',
     at,
@@ -27,7 +29,9 @@ function mergeSecond(parts, at) {
     pending: parts.reduce((a, m) => a + (m.pending || 0), 0),
     latencyMs: figures(latency),
     sendLagMs: figures(lag),
-    hist: { latency: encode(latency), fromSend: encode(fromSend), lag: encode(lag) },
+    // Which replica answered (the entry's X-Lab-Upstream) and its time, when the entry said.
+    ...(Object.keys(upstreams).length ? { upstreams, upstreamMs: figures(upstream) } : {}),
+    hist: { latency: encode(latency), fromSend: encode(fromSend), lag: encode(lag), upstream: encode(upstream) },
   };
 }
 

@@ -7,7 +7,9 @@ const { merge, figures } = require('./histogram');
 //   { type: 'start', at, generator, workers }
 //   { type: 'phase', index, name, at }                         a phase began
 //   { type: 'second', at, launched, completed, codes, errors, pending,
-//     latencyMs, sendLagMs, hist }                             one second of the run
+//     latencyMs, sendLagMs, upstreams?, upstreamMs?, hist }    one second of the run
+//     (upstreams: answers by the replica the entry named, X-Lab-Upstream; upstreamMs: the
+//     entry's time to the replica's answer, its histogram in hist.upstream)
 //   { type: 'interval', at, durationMs, codes, errors }        counts an engine knows only
 //                                                              per interval (Artillery: 10 s)
 //   { type: 'done', at, interrupted, cpuS, totals?, latencyMs?, precision? }
@@ -39,6 +41,7 @@ function seconds(records) {
       completed: prev.completed + r.completed,
       codes: add(prev.codes, r.codes),
       errors: add(prev.errors, r.errors),
+      ...(prev.upstreams || r.upstreams ? { upstreams: add(prev.upstreams, r.upstreams) } : {}),
       hist: prev.hist && r.hist ? null : keep.hist,
     });
   }
@@ -82,17 +85,18 @@ function mergedFigures(secs, which, cache = null, key = which) {
   return figures(c.hist);
 }
 
-// Errors per second: exact from the seconds, or an interval's spread evenly over its seconds
-// (then `exact` is false).
-function errorsPerSecond(records) {
+// Failures per second: errors and, with `failedOf(codes)` (the answers whose status counts
+// as failed, lab/results/expect-status.js), failed answers; exact from the seconds, or an
+// interval's spread evenly over its seconds (then `exact` is false).
+function errorsPerSecond(records, failedOf = () => 0) {
   const out = new Map();
   let exact = true;
   for (const s of seconds(records)) {
-    const n = Object.values(s.errors || {}).reduce((a, b) => a + b, 0);
+    const n = Object.values(s.errors || {}).reduce((a, b) => a + b, 0) + failedOf(s.codes);
     if (n) out.set(s.at, (out.get(s.at) || 0) + n);
   }
   for (const iv of records.filter((r) => r.type === 'interval')) {
-    const n = Object.values(iv.errors || {}).reduce((a, b) => a + b, 0);
+    const n = Object.values(iv.errors || {}).reduce((a, b) => a + b, 0) + failedOf(iv.codes);
     if (!n) continue;
     exact = false;
     const secsIn = Math.max(1, Math.round(iv.durationMs / 1000));

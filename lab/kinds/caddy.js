@@ -39,6 +39,8 @@ module.exports = defineKind({
   methods: ['round-robin', 'least_conn', 'hash'],
   runtimes: ['local', 'compose', 'swarm'],
   bin: { name: 'caddy', package: 'caddy' },
+  // Its answers name the replica that served them (X-Lab-Upstream).
+  namesUpstream: true,
   confFile: 'Caddyfile',
   config,
   // In the foreground under pm2; its data and config homes inside its prefix.

@@ -13,6 +13,8 @@ module.exports = defineKind({
   methods: ['round-robin', 'least_conn', 'hash'],
   runtimes: ['local', 'compose', 'swarm'],
   bin: BIN,
+  // Its answers name the replica that served them (X-Lab-Upstream).
+  namesUpstream: true,
   confFile: 'haproxy.cfg',
   config: (ctx) => haproxyConfig(7, ctx),
   local,

@@ -14,6 +14,8 @@ module.exports = defineKind({
   methods: ['round-robin', 'least_conn', 'hash'],
   runtimes: ['local', 'compose', 'swarm'],
   nginx: true,
+  // Its answers name the replica that served them (X-Lab-Upstream).
+  namesUpstream: true,
   config: (ctx) => nginxConfig(7, ctx),
   container: CONTAINER,
 });

@@ -13,6 +13,8 @@ module.exports = defineKind({
   what: "the lab's own balancer (node:http, round-robin)",
   label: 'node balancer',
   node: 'balancer',
+  // Its answers name the replica that served them (X-Lab-Upstream).
+  namesUpstream: true,
   runtimes: ['local', 'compose', 'swarm'],
   local: (ctx) => ({
     command: process.execPath,

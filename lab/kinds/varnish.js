@@ -13,20 +13,25 @@ function config(ctx) {
   const backends = ctx.upstreams.map((u, i) => {
     const [host, port] = [u.slice(0, u.lastIndexOf(':')), u.slice(u.lastIndexOf(':') + 1)];
     const name = ctx.node.upstreams[i].replace(/\W/g, '_');
-    // A backend that fails its probes is left out, as nginx's passive health does.
-    return `backend ${name} {
-    .host = "${host}";
-    .port = "${port}";
-    .connect_timeout = 2s;
-    .first_byte_timeout = 120s;
-    .between_bytes_timeout = 120s;
+    // A backend that fails its probes is left out, as nginx's passive health does. Your
+    // service (--app) has no /healthz, and any answer of its says it is up, which a probe
+    // (one expected status) cannot say: its backends are not probed.
+    const probe = ctx.deployment.app
+      ? ''
+      : `
     .probe = {
         .request = "GET /healthz HTTP/1.1" "Host: ${ctx.node.name}" "Connection: close";
         .interval = 1s;
         .timeout = 1s;
         .window = ${b.maxFails};
         .threshold = 1;
-    }
+    }`;
+    return `backend ${name} {
+    .host = "${host}";
+    .port = "${port}";
+    .connect_timeout = 2s;
+    .first_byte_timeout = 120s;
+    .between_bytes_timeout = 120s;${probe}
 }`;
   });
   return fillTemplate(template('varnish', 'edge.vcl.template'), {

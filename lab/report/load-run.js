@@ -6,6 +6,7 @@ const { seconds, errorsPerSecond } = require('../generators/records');
 const { recordsOf } = require('../generators/artillery');
 const { readJson, readJsonLines, present } = require('../results/files');
 const { rebuildSummary } = require('../results/rebuild');
+const { parseExpect, failedAnswers } = require('../results/expect-status');
 
 // The fields the report reads from summary.json, by type: anything else is refused naming
 // the field, rather than failing somewhere inside the drawing.
@@ -56,7 +57,9 @@ function runWith(dir, summary) {
 
   const byAt = new Map(secs.map((r) => [r.at, r]));
   // Errors are exact per second, or (Artillery) known per 10 s interval and spread over it.
-  const { perSecond: errorsAt } = errorsPerSecond(records);
+  // (Failed answers count as errors, as the run judged them: lab/results/expect-status.js.)
+  const expect = parseExpect(summary.expectStatus);
+  const { perSecond: errorsAt } = errorsPerSecond(records, (codes) => failedAnswers(codes, expect).count);
   const ats = secs.map((r) => r.at);
   if (ats.some((v) => !Number.isFinite(v)) || (ats.length && ats[ats.length - 1] - ats[0] > 2 * 86400 * 1000)) {
     throw labError('LAB_ERR_RESULTS', recordsFile, 'its seconds span more than two days');
@@ -108,6 +111,17 @@ function runWith(dir, summary) {
       srvMax.push([x(f.at), tm.upper]);
     }
   }
+  // A service that sends no StatsD (yours): the entry balancer's time to each replica's
+  // answer stands in (X-Lab-Upstream, where the kind reports it), each second's own figures.
+  let serverSource = srvMedian.length ? 'StatsD' : null;
+  if (!srvMedian.length) {
+    for (const r of secs) {
+      if (!r.upstreamMs) continue;
+      srvMedian.push([x(r.at), r.upstreamMs.p50]);
+      srvMax.push([x(r.at), r.upstreamMs.max]);
+    }
+    if (srvMedian.length) serverSource = "the entry balancer's wait for the replica";
+  }
 
   // CPU and memory per node.
   const nodes = readJsonLines(path.join(dir, 'nodes.jsonl'));
@@ -134,6 +148,7 @@ function runWith(dir, summary) {
     deployment,
     phases,
     series: { launched, completed, errored, pending, rtMedian, rtMax, rtByRate, srvMedian, srvMax, cpu, rss },
+    serverSource,
     peaks,
   };
 }

@@ -51,7 +51,7 @@ function runCharts(run) {
       ],
       {
         ...axis,
-        title: `Response time (ms): client side (the ${generator} generator) and server side (StatsD), per second`,
+        title: `Response time (ms): client side (the ${generator} generator) and server side (${run.serverSource || 'none measured'}), per second`,
         yLabel: 'ms',
       },
     ),
@@ -79,6 +79,19 @@ function runCharts(run) {
   return charts;
 }
 
+// Which replica answered, as the entry named it (X-Lab-Upstream): the spread over replicas.
+function spreadTable(s) {
+  const by = Object.entries(s.answeredBy || {});
+  if (!by.length) return '';
+  const total = by.reduce((a, [, v]) => a + v, 0);
+  return html`<h2>Which replica answered</h2>
+    ${table(
+      ['replica (as the entry named it)', 'answers', 'share'],
+      by.map(([k, v]) => [k, v, `${Math.round((v / total) * 1000) / 10}%`]),
+    )}
+    <p class="note">${s.upstreamNote}</p>`;
+}
+
 function summaryTable(rows) {
   const cols = [
     ['run', (r) => r.name],
@@ -86,6 +99,8 @@ function summaryTable(rows) {
     ['launched', (r) => r.summary.scenariosLaunched],
     ['completed', (r) => r.summary.requestsCompleted],
     ['failed', (r) => r.summary.scenariosFailed],
+    // Answers whose status counts as failed (400 or more unless --expect-status).
+    ['failed answers', (r) => r.summary.answersFailed?.count ?? '-'],
     ['mean /s', (r) => r.summary.meanResponseRate ?? '-'],
     ['median ms', (r) => rt(r, 'median')],
     ['p95 ms', (r) => rt(r, 'p95')],
@@ -282,7 +297,13 @@ function runBody(run) {
       (o) =>
         html`<p class="warn">Failing from ${o.fromS} s to ${o.toS} s into the run (${o.seconds} s): ${o.failed} request(s) failed.</p>`,
     )}
-    ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])}
+    ${
+      s.failedShare > 0.5
+        ? html`<p class="warn">Most answers failed: ${Math.round(s.failedShare * 1000) / 10}% of the requests launched
+          (statuses expected: ${s.expectStatus}).</p>`
+        : ''
+    }
+    ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])} ${spreadTable(s)}
     ${
       s.signal
         ? html`<h2>Signaling (like seed 002's k6 table)</h2>

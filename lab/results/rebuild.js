@@ -7,6 +7,7 @@ const { present, readJson, readJsonLines } = require('./files');
 const { summarize } = require('./summary');
 const { parseThreshold, evaluate } = require('./thresholds');
 const { nodeTable } = require('../monitoring/node-table');
+const { parseExpect } = require('./expect-status');
 
 // The summary of a run that was killed before it could write one (SIGKILL, a crash of the
 // machine): its records, node samples and run.json (what the run was, written before its
@@ -43,6 +44,7 @@ function rebuildSummary(dir) {
     generator: run.generator,
     generatorSamples: samples.filter((s) => s.nodes?.generator).map((s) => ({ at: s.at, ...s.nodes.generator })),
     machine,
+    expect: parseExpect(run.expectStatus),
   });
   summary.thresholds = evaluate((run.thresholds || []).map(parseThreshold), summary);
   summary.nodes = nodeTable(samples);

@@ -27,10 +27,11 @@ function httpFigures(s, lines) {
     lines.push(
       `Send lag (actual - due, msec): median ${s.sendLagMs.p50}, p99 ${s.sendLagMs.p99}, max ${s.sendLagMs.max}`,
     );
-  lines.push('Codes:');
+  lines.push(`Codes (expected: ${s.expectStatus ?? '<400'}):`);
   const codes = Object.entries(s.codes);
   if (!codes.length) lines.push('  (none)');
-  for (const [k, v] of codes) lines.push(`  ${k}: ${v}`);
+  const failedCodes = s.answersFailed?.codes || {};
+  for (const [k, v] of codes) lines.push(`  ${k}: ${v}${k in failedCodes ? '  (failed)' : ''}`);
   const errors = Object.entries(s.errors);
   if (errors.length) {
     lines.push('Errors:');
@@ -41,7 +42,19 @@ function httpFigures(s, lines) {
 function renderSummary(s) {
   const lines = [];
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
-  lines.push(`${s.endpoint} ${s.scenario} on ${dep}: ${s.status}${s.durationS ? ` after ${s.durationS} s` : ''}`);
+  // Most answers failed: said first, so a run of 404s does not read as a good run.
+  const failed =
+    s.failedShare > 0.5
+      ? `; most answers failed: ${Math.round(s.failedShare * 1000) / 10}% (${[
+          ...Object.entries(s.answersFailed?.codes || {}),
+          ...Object.entries(s.errors || {}),
+        ]
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ')})`
+      : '';
+  lines.push(
+    `${s.endpoint} ${s.scenario} on ${dep}: ${s.status}${s.durationS ? ` after ${s.durationS} s` : ''}${failed}`,
+  );
   lines.push('');
   // A signaling run's figures are its k6-like table below; the request lines would mislabel them.
   if (!s.signal) httpFigures(s, lines);

@@ -2,6 +2,7 @@
 
 const { phaseRates } = require('../../artillery/phases');
 const { seconds, totals, mergedFigures, errorsPerSecond } = require('../generators/records');
+const { parseExpect, failedAnswers } = require('./expect-status');
 
 // The run's summary as plain data, from the generator's neutral records
 // (lab/generators/records.js): what summary.json holds and every rendering reads.
@@ -96,7 +97,8 @@ const PRECISION = {
 };
 
 // run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
-//        resultsDir, records, generator: { name, workers, loop }, generatorSamples, machine }
+//        resultsDir, records, generator: { name, workers, loop }, generatorSamples, machine,
+//        expect (which statuses succeed: lab/results/expect-status.js; default below 400) }
 function summarize(run) {
   const records = run.records || [];
   const secs = seconds(records);
@@ -165,6 +167,15 @@ function summarize(run) {
       "the generator ran on these nodes; each node's clock offset to the lab's was measured at start (NTP-style, from the ping with the shortest round trip) and its seconds placed on the lab's clock; CPU is the busiest node's, second by second";
   }
   const saturation = judgeGenerator(phases, run.status, { closed, generator });
+  // Answers whose status says they failed (by default 400 or more, lab/results/expect-status.js).
+  const expect = run.expect ?? parseExpect();
+  const answersFailed = failedAnswers(t.codes, expect);
+  // Which replica answered, as the entry named it (X-Lab-Upstream), and the entry's time to
+  // the replica's answer: the server side of a service that sends no metrics of its own.
+  const answeredBy = {};
+  for (const sec of secs) for (const [k, v] of Object.entries(sec.upstreams || {})) answeredBy[k] = (answeredBy[k] || 0) + v;
+  const upstreamTime = Object.keys(answeredBy).length ? mergedFigures(secs, 'upstream', cache) : null;
+  const failedAll = answersFailed.count + (t.failed || 0);
 
   return {
     status: run.status,
@@ -191,11 +202,23 @@ function summarize(run) {
       : 'not available: the run ended before the generator reported its response times',
     codes: t.codes,
     errors: t.errors,
+    expectStatus: expect.text,
+    answersFailed,
+    ...(Object.keys(answeredBy).length
+      ? {
+          answeredBy,
+          upstreamTimeMs: upstreamTime,
+          upstreamNote:
+            "which replica answered and its time to answer, as the entry balancer named them (X-Lab-Upstream); the time is the entry's wait for the replica's answer, where the kind reports it",
+        }
+      : {}),
+    // Failed answers and errors over the requests launched: "most answers failed" above 0.5.
+    failedShare: t.launched ? Math.round((failedAll / t.launched) * 1000) / 1000 : null,
     phases,
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
     // The busiest second: how far a ramp or a spike really got.
     peakLaunchedPerS: secs.reduce((a, r) => Math.max(a, r.launched || 0), 0),
-    outages: outages(records, secs.length ? secs[0].at : null),
+    outages: outages(records, secs.length ? secs[0].at : null, 5, (codes) => failedAnswers(codes, expect).count),
     generator,
     saturation,
     machine: run.machine,
@@ -206,9 +229,9 @@ function summarize(run) {
 // seconds with errors, joined when under `gapS` apart, each with when it began and ended
 // (seconds since the first), how long it lasted and how many failed. Its end is when the
 // system answered everything again, to the second.
-function outages(records, t0, gapS = 5) {
+function outages(records, t0, gapS = 5, failedOf = undefined) {
   if (t0 === null) return [];
-  const { perSecond } = errorsPerSecond(records);
+  const { perSecond } = errorsPerSecond(records, failedOf);
   const ats = [...perSecond.keys()].sort((a, b) => a - b);
   const out = [];
   for (const at of ats) {

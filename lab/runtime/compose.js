@@ -9,7 +9,9 @@ const { EngineRuntime, engineName } = require('./engine-runtime');
 const { assertFree } = require('../topology/ports');
 const { buildGraph } = require('../topology/graph');
 const { composeProject, containerConfig, configNodes } = require('../topology/compose-file');
-const { reachesAllFromOneClient } = require('../kinds');
+const { entryProbe } = require('./readiness');
+const { installApp } = require('../app/install');
+const { writeAppContext } = require('../app/image');
 const { dump } = require('../topology/compose-write');
 const { parents } = require('../ownership/procs');
 const { waitFor } = require('../http');
@@ -17,6 +19,8 @@ const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 
 const { ROOT } = require('../paths');
+
+const APP_PRIMARY = path.join(ROOT, 'lab', 'app', 'primary.js');
 
 // Runs docker-compose or docker; resolves { code, out, timedOut } (stdout and stderr
 // together). The promise carries the child, so a long `up` can be stopped when the run is
@@ -107,8 +111,17 @@ class ComposeRuntime extends EngineRuntime {
       confs[node] = path.join(this.dir, file);
       fs.writeFileSync(confs[node], containerConfig(deployment, { node }));
     }
+    // Your service (--app): its dependencies installed here, then its build context.
+    let appContext = null;
+    if (deployment.app) {
+      await installApp(deployment.app, this.log);
+      appContext = writeAppContext(deployment.app, path.join(this.dir, 'app'), APP_PRIMARY);
+    }
     const composeFile = path.join(this.dir, 'docker-compose.yml');
-    fs.writeFileSync(composeFile, dump(composeProject(deployment, { root: ROOT, confs, caps: options.caps || {} })));
+    fs.writeFileSync(
+      composeFile,
+      dump(composeProject(deployment, { root: ROOT, confs, caps: options.caps || {}, appContext })),
+    );
 
     const state = {
       runtime: 'compose',
@@ -139,14 +152,9 @@ class ComposeRuntime extends EngineRuntime {
       if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose up', tail(r.out));
       this.log(`waiting for every replica to answer through the ${graph.entry}`);
       // (One client reaches a single replica through an L4 balancer hashing its address.)
-      const all = reachesAllFromOneClient(deployment.balancer);
+      const probe = entryProbe(deployment);
       try {
-        await waitFor((i) => `${state.url}/healthz?probe=${i}`, {
-          timeoutMs: 60000,
-          until: (answers) =>
-            new Set(answers.map((a) => a.headers['x-instance'])).size >= (all ? deployment.replicas : 1) &&
-            new Set(answers.map((a) => a.headers['x-edge'])).size >= (all && deployment.edges ? deployment.edges : 1),
-        });
+        await waitFor((i) => probe.url(state.url, i), { timeoutMs: 60000, until: probe.until, accept: probe.accept });
       } catch (err) {
         const logs = await this.compose(state, ['logs', '--tail', '20']);
         throw labError('LAB_ERR_UNHEALTHY', 'the compose deployment', `${err.message}\n${tail(logs.out, 30)}`);

@@ -15,8 +15,11 @@ const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
-const { waitFor } = require('../http');
-const { reachesAllFromOneClient, kindOf } = require('../kinds');
+const { waitFor, get } = require('../http');
+const { entryProbe, appAccepts, upstreamOf } = require('./readiness');
+const { installApp } = require('../app/install');
+const { sleep } = require('../ownership/procs');
+const { kindOf } = require('../kinds');
 const { buildGraph, nodeOf, isNginx, proxyNodes } = require('../topology/graph');
 const { ensureBinary, proxyPaths, checkConfig } = require('./proxy-process');
 const {
@@ -139,6 +142,8 @@ class LocalRuntime {
       this.host,
     );
 
+    // Your service's dependencies, from its own lock file, when they are missing.
+    if (deployment.app) await installApp(deployment.app, this.log);
     adoptStateDir(this.stateDir);
     // Fresh folders (each the lab's own, see lab/ownership/dirs.js): nothing of a previous
     // deployment's pm2 home or nginx prefix survives.
@@ -206,7 +211,7 @@ class LocalRuntime {
 
     let pm2 = null;
     try {
-      this.log('starting pm2 and the black boxes');
+      this.log(deployment.app ? 'starting pm2' : 'starting pm2 and the black boxes');
       pm2 = await this.step(connectPm2(state.pm2Home));
       state.pids.pm2 = Number(fs.readFileSync(path.join(state.pm2Home, 'pm2.pid'), 'utf8'));
       this.record(state, 'pm2', state.pids.pm2);
@@ -215,20 +220,22 @@ class LocalRuntime {
       // A capped app is started by a shell that joins its groups and becomes Node, with no
       // pm2 wrapper in between (interpreter none): it is born capped, and so is a restart.
       // `script` is one of the lab's Node programs, or `command` a program of a proxy kind.
-      const app = (name, script, { args = [], env = {}, command = null, ...extra } = {}) => {
+      // (`script` relative to the lab's root or absolute; `nodeArgs`: Node's own options.)
+      const app = (name, script, { args = [], env = {}, command = null, nodeArgs = [], cwd = ROOT, ...extra } = {}) => {
+        const file = script && path.resolve(ROOT, script);
         const cmd = command || process.execPath;
-        const argv = command ? args : [path.join(ROOT, script), ...args];
+        const argv = command ? args : [...nodeArgs, file, ...args];
         const run = joins[name]
           ? (({ command: c, args: a, env: e }) => ({ script: c, args: a, env: { ...env, ...e }, interpreter: 'none' }))(
               joinThenExec(joins[name], cmd, argv),
             )
           : command
             ? { script: command, args, env, interpreter: 'none' }
-            : { script: path.join(ROOT, script), interpreter: process.execPath, args, env };
+            : { script: file, interpreter: process.execPath, args, env, node_args: nodeArgs };
         return {
           name,
           ...run,
-          cwd: ROOT,
+          cwd,
           autorestart: true,
           max_restarts: 50,
           restart_delay: 200,
@@ -277,6 +284,12 @@ class LocalRuntime {
               },
             }),
           ),
+        // Your service (--app): its own command in its own folder, with PORT; several
+        // workers through the lab's node:cluster primary (lab/app/primary.js).
+        app: (node) => {
+          const { script, ...how } = appProcess(deployment.app, node);
+          return pm2.start(app(node.name, script ?? null, how));
+        },
         hub: (node) =>
           pm2.start(
             app(node.name, 'hub/index.js', {
@@ -298,38 +311,48 @@ class LocalRuntime {
           );
           this.record(state, node.name, state.pids[node.name]);
         } else {
-          await this.step(starters[node.kind] ? starters[node.kind](node) : startProxy(node, kindOf(node.kind)));
+          const kind = node.kind === 'service' && deployment.app ? 'app' : node.kind;
+          await this.step(starters[kind] ? starters[kind](node) : startProxy(node, kindOf(node.kind)));
           await this.recordProcesses(state, pm2);
         }
       };
       const tier = (kind) => graph.nodes.filter((n) => n.kind === kind);
 
-      await startNode(tier('bbox')[0]);
+      const yours = deployment.app;
+      for (const node of tier('bbox')) await startNode(node);
       for (const node of tier('hub')) {
         await startNode(node);
         await this.waitHealthy(node.name, `tcp://${address(node.name)}`);
       }
       for (const node of tier('service')) await startNode(node);
-      this.log('waiting for every replica to be healthy');
+      this.log(`waiting for every replica${yours ? ` of ${yours.name}` : ''} to be healthy`);
       for (const node of tier('service')) {
-        await this.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
-          return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
-        });
+        if (yours) await this.waitApp(yours, node, urlOf(node.name), pm2);
+        else
+          await this.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
+            return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
+          });
       }
-      await this.waitHealthy('bbox1', `http://${this.host}:${ports.bbox1}/`);
-      await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
+      if (!yours) {
+        await this.waitHealthy('bbox1', `http://${this.host}:${ports.bbox1}/`);
+        await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
+      }
 
-      const instances = (a) => new Set(a.map((r) => r.headers['x-instance'])).size;
+      // Through each caching edge, then the entry (lab/runtime/readiness.js): the lab's
+      // service says which replica answered (X-Instance); for yours, the kinds at L7 name the
+      // upstream they used (X-Lab-Upstream, lab/kinds/).
+      const probe = entryProbe(deployment);
+      const instances = (a) => new Set(a.map((r) => (yours ? upstreamOf(r) : r.headers['x-instance']))).size;
       const edges = graph.nodes.filter((n) => n.roles.includes('edge'));
       if (edges.length) this.log(`starting ${edges.length} caching edge(s) (${kindOf(edges[0].kind).what})`);
       for (const node of edges) await startNode(node);
       for (const node of edges) {
         await this.waitHealthy(
           node.name,
-          (i) => `${urlOf(node.name)}/healthz?probe=${i}`,
-          (a) => {
-            return instances(a) >= deployment.replicas;
-          },
+          (i) => probe.url(urlOf(node.name), i),
+          (a) => instances(a) >= deployment.replicas,
+          20000,
+          yours,
         );
       }
 
@@ -337,15 +360,7 @@ class LocalRuntime {
         const entry = nodeOf(graph, graph.entry);
         this.log(`starting the balancer: ${kindOf(entry.kind).what}`);
         await startNode(entry);
-        // A URI of its own per probe: with `hash`, one URI would only ever reach one node.
-        const all = reachesAllFromOneClient(deployment.balancer);
-        await this.waitHealthy(
-          entry.name,
-          (i) => `${state.url}/healthz?probe=${i}`,
-          (a) =>
-            instances(a) >= (all ? deployment.replicas : 1) &&
-            (!edges.length || !all || new Set(a.map((r) => r.headers['x-edge'])).size >= edges.length),
-        );
+        await this.waitHealthy(entry.name, (i) => probe.url(state.url, i), probe.until, 20000, yours);
       }
       await this.recordProcesses(state, pm2);
       state.ready = true;
@@ -361,9 +376,10 @@ class LocalRuntime {
     }
   }
 
-  async waitHealthy(what, url, until, timeoutMs = 20000) {
+  // (app: your service, whose answers count when below 500 with --health, else any.)
+  async waitHealthy(what, url, until, timeoutMs = 20000, app = null) {
     try {
-      await this.step(waitFor(url, { until, timeoutMs }));
+      await this.step(waitFor(url, { until, timeoutMs, accept: app ? appAccepts(app) : undefined }));
     } catch (err) {
       if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
       const shown = typeof url === 'function' ? url('N') : url;
@@ -372,6 +388,44 @@ class LocalRuntime {
         what,
         `${shown}: ${err.message} (logs in ${path.join(this.stateDir, 'logs')})`,
       );
+    }
+  }
+
+  // One replica of your service: ready when its port answers HTTP (or --health answers below
+  // 500). It exiting meanwhile, or never answering, is said with what it wrote last: a user
+  // sees why their service did not start, not a time-out of the lab's.
+  async waitApp(app, node, url, pm2) {
+    const timeoutMs = Number(process.env.LAB_APP_START_MS) || 30000;
+    const target = `${url}${app.health ?? '/'}`;
+    const accept = appAccepts(app);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      let last;
+      try {
+        const r = await this.step(get(target, { timeoutMs: 2000 }));
+        if (accept(r.status)) return;
+        last = `HTTP ${r.status}`;
+      } catch (err) {
+        if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
+        last = err.code || err.message;
+      }
+      const p = (await this.step(pm2.list())).find((x) => x.name === node.name);
+      const env = p?.pm2_env || {};
+      if (!p || env.restart_time > 0 || ['errored', 'stopped'].includes(env.status)) {
+        throw labError(
+          'LAB_ERR_APP',
+          `${app.name} (${node.name})`,
+          `it exited at start (${env.exit_code !== undefined ? `exit code ${env.exit_code}` : env.status || 'gone'}); its last lines:\n${logTail(this.stateDir, node.name)}`,
+        );
+      }
+      if (Date.now() > deadline) {
+        throw labError(
+          'LAB_ERR_APP',
+          `${app.name} (${node.name})`,
+          `${target} did not answer${app.health ? ' below 500' : ' HTTP'} within ${timeoutMs / 1000} s (${last}): does it listen on process.env.PORT (${node.port} here)? Its last lines:\n${logTail(this.stateDir, node.name)}`,
+        );
+      }
+      await sleep(200);
     }
   }
 
@@ -517,6 +571,50 @@ class LocalRuntime {
 }
 
 const rank = (order, name) => (order.includes(name) ? order.indexOf(name) : order.length);
+
+// How pm2 runs one replica of your service: its own command from its own folder, PORT set;
+// with workers, the lab's node:cluster primary forks its entry (lab/app/primary.js). A shell
+// line is exec'd by /bin/sh, with its node_modules/.bin first in PATH as npm would.
+function appProcess(app, node) {
+  const env = { PORT: String(node.port), ...(app.run.node?.env || {}) };
+  if (app.run.node && node.workers > 1) {
+    return {
+      script: path.join(ROOT, 'lab', 'app', 'primary.js'),
+      args: [app.run.node.entry, ...app.run.node.args],
+      env: { ...env, WORKERS: String(node.workers), LAB_EXEC_ARGV: JSON.stringify(app.run.node.execArgv) },
+      cwd: app.dir,
+    };
+  }
+  if (app.run.node) {
+    return { script: app.run.node.entry, args: app.run.node.args, nodeArgs: app.run.node.execArgv, env, cwd: app.dir };
+  }
+  return {
+    command: '/bin/sh',
+    args: ['-c', `exec ${app.run.shell}`],
+    env: { ...env, PATH: `${path.join(app.dir, 'node_modules', '.bin')}:${process.env.PATH}` },
+    cwd: app.dir,
+  };
+}
+
+// The last lines a process of the deployment wrote (its pm2 logs), for a message.
+function logTail(stateDir, name, lines = 8) {
+  const out = [];
+  for (const f of [`${name}.err.log`, `${name}.out.log`]) {
+    try {
+      const text = fs.readFileSync(path.join(stateDir, 'logs', f), 'utf8').trim();
+      if (text)
+        out.push(
+          ...text
+            .split('\n')
+            .slice(-lines)
+            .map((l) => `  ${l}`),
+        );
+    } catch {
+      // no such log
+    }
+  }
+  return out.length ? out.slice(-lines).join('\n') : '  (it wrote nothing)';
+}
 
 function rssMiB(pids) {
   let pages = 0;

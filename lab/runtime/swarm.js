@@ -14,8 +14,13 @@ const { dump } = require('../topology/compose-write');
 const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
+const { entryProbe } = require('./readiness');
+const { installApp } = require('../app/install');
+const { writeAppContext } = require('../app/image');
 
 const { ROOT } = require('../paths');
+
+const APP_PRIMARY = path.join(ROOT, 'lab', 'app', 'primary.js');
 
 // The same graph as a stack on the swarm DOCKER_HOST names (a single node made with `docker
 // swarm init`, or a real cluster whose nodes reach LAB_REGISTRY). The images are built on
@@ -96,8 +101,21 @@ class SwarmRuntime extends EngineRuntime {
       );
     }
 
+    const app = deployment.app ?? null;
+    const onCluster = Boolean(this.env.LAB_CLUSTER_DIR);
+    // Your service's image is built on the manager; with no registry (LAB_REGISTRY) only the
+    // manager has it, which is a swarm of one node. The lab's cluster needs no image: the
+    // app's folder is shared with every node.
+    if (app && !onCluster && !this.env.LAB_REGISTRY && (await this.nodeCount()) > 1) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--app on a swarm of ${await this.nodeCount()} nodes: your service's image would be built on the manager only, and no registry (LAB_REGISTRY) takes it to the others; push through a registry, or use the lab's cluster (npm run cluster -- up), which shares your folder with its nodes`,
+      );
+    }
+
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'swarm/ in --state-dir');
+    if (app) await installApp(app, this.log);
     // The entry's config (lab/kinds/), finding the tasks through swarm's DNS.
     const graph = buildGraph(deployment);
     const confs = {};
@@ -111,7 +129,10 @@ class SwarmRuntime extends EngineRuntime {
     const asBuilt = { ...deployment, balancer: { ...deployment.balancer, kind: 'nginx' } };
     const buildConfs = { nginx: path.join(this.dir, 'build-nginx.conf') };
     fs.writeFileSync(buildConfs.nginx, containerConfig(asBuilt, { stack: true }));
-    fs.writeFileSync(composeFile, dump(composeProject(asBuilt, { root: ROOT, confs: buildConfs })));
+    const appContext = app && !onCluster ? writeAppContext(app, path.join(this.dir, 'app'), APP_PRIMARY) : null;
+    fs.writeFileSync(composeFile, dump(composeProject(asBuilt, { root: ROOT, confs: buildConfs, appContext })));
+    // On the lab's cluster: your service's files in the folder every node shares.
+    const yoursMount = app && onCluster ? `/lab/yours/${app.hash}` : null;
     const stackFile = path.join(this.dir, 'stack.yml');
     const stack = stackProject(deployment, {
       confs,
@@ -119,10 +140,11 @@ class SwarmRuntime extends EngineRuntime {
       publish: ports.nginx,
       placement,
       appMount: this.env.LAB_CLUSTER_DIR ? '/lab' : null,
+      yoursMount,
     });
     // The monitoring stack is the compose engine's; a swarm run uses the lab's own StatsD.
     delete stack.services.graphite;
-    stack.services.service.environment.STATSD_HOST = 'statsd.invalid';
+    if (!app) stack.services.service.environment.STATSD_HOST = 'statsd.invalid';
     fs.writeFileSync(stackFile, dump(stack));
 
     const hubToken = crypto.randomBytes(16).toString('hex');
@@ -165,6 +187,7 @@ class SwarmRuntime extends EngineRuntime {
           cs,
           this.log,
         );
+        if (app) cluster.shareYours(dir, app, this.log);
       } else if (!this.preloaded) {
         this.log('building the images');
         const build = await run('docker-compose', ['-p', `${state.stack}-build`, '-f', composeFile, 'build'], {
@@ -194,11 +217,9 @@ class SwarmRuntime extends EngineRuntime {
   // Until `replicas` distinct tasks answer through the entry (each names itself replica-SLOT).
   // Emulated nodes (the lab's cluster under TCG) start a task in tens of seconds.
   async waitServing(state, replicas, timeoutMs = this.env.LAB_EMULATED ? 600000 : 120000) {
+    const probe = entryProbe(state.deployment, { replicas, last: 4 * replicas });
     try {
-      await waitFor((i) => `${state.url}/healthz?probe=${i}`, {
-        timeoutMs,
-        until: (answers) => new Set(answers.slice(-4 * replicas).map((a) => a.headers['x-instance'])).size >= replicas,
-      });
+      await waitFor((i) => probe.url(state.url, i), { timeoutMs, until: probe.until, accept: probe.accept });
     } catch (err) {
       const ps = await this.docker([
         'stack',
@@ -210,6 +231,11 @@ class SwarmRuntime extends EngineRuntime {
       ]);
       throw labError('LAB_ERR_UNHEALTHY', `the stack ${state.stack}`, `${err.message}\n${tail(ps.out, 20)}`);
     }
+  }
+
+  async nodeCount() {
+    const r = await this.docker(['node', 'ls', '-q']);
+    return r.code === 0 ? r.out.split('\n').filter((l) => l.trim()).length : 1;
   }
 
   async hasWorkers() {

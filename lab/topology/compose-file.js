@@ -5,6 +5,7 @@ const { INNER: PROXY } = require('../kinds/common/proxy');
 const { version } = require('../../package.json');
 const { buildGraph, nodeOf, proxyNodes } = require('./graph');
 const { labError } = require('../../common/errors');
+const { appImage, appContainer } = require('../app/image');
 
 // The container form of a deployment: the same row of lab/topology/deployments.js becomes a compose
 // project (nginx in front of R replicas of W workers, the black boxes, and the monitoring
@@ -46,8 +47,10 @@ function composeLimits(cap) {
 // `confs`: { node: its rendered config file } for every proxy node (lab/kinds/), same
 // convention; `caps`: per node, from lab/topology/caps.js. Every service is a node of the
 // deployment's graph (lab/topology/graph.js), under its name.
-function composeProject(deployment, { root = '..', confs = {}, caps = {} } = {}) {
+// `appContext`: the build context of your service's image (lab/app/image.js), with --app.
+function composeProject(deployment, { root = '..', confs = {}, caps = {}, appContext = null } = {}) {
   const graph = buildGraph(deployment);
+  const app = deployment.app ?? null;
   const build = (dockerfile) => ({
     context: root,
     dockerfile,
@@ -60,7 +63,11 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {} } = {})
       names.map((n) => [
         n,
         {
-          condition: ['service', 'bbox', 'hub'].includes(nodeOf(graph, n).kind) ? 'service_healthy' : 'service_started',
+          // (Your service has no health check of the lab's: it is waited for through the entry.)
+          condition:
+            ['service', 'bbox', 'hub'].includes(nodeOf(graph, n).kind) && !(app && nodeOf(graph, n).kind === 'service')
+              ? 'service_healthy'
+              : 'service_started',
         },
       ]),
     );
@@ -149,6 +156,16 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {} } = {})
       },
     }),
   };
+  // Your service (--app): its own image, its own command, PORT; nothing of the lab's.
+  if (app) {
+    kinds.service = (node) => ({
+      image: appImage(app),
+      build: { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } },
+      init: true,
+      ...appContainer(app, { workers: node.workers, port: INNER.service }),
+      healthcheck: { disable: true },
+    });
+  }
   const services = {};
   for (const node of graph.nodes) {
     const service = kinds[node.kind] ? kinds[node.kind](node) : proxyService(node, kindOf(node.kind));
@@ -233,6 +250,7 @@ function stackProject(
     publish = null,
     placement = null,
     appMount = null,
+    yoursMount = null,
   } = {},
 ) {
   const limitsOf = (role, fallback) => {
@@ -283,6 +301,18 @@ function stackProject(
       update_config: { parallelism: 1, order: 'start-first' },
     },
   };
+  // Your service (--app): its own image built on the manager, or, on the lab's VM cluster
+  // (yoursMount: its folder on every node), the lab's runtime image running its files.
+  const app = deployment.app ?? null;
+  if (app) {
+    const where = yoursMount ? { root: '/srv/app', primary: '/app/lab/app/primary.js' } : {};
+    Object.assign(service, {
+      image: yoursMount ? `${registry}${IMAGES.service}` : `${registry}${appImage(app)}`,
+      ...appContainer(app, { workers: deployment.workers, port: INNER.service, ...where }),
+      ...(yoursMount ? { working_dir: '/srv/app' } : {}),
+      healthcheck: { disable: true },
+    });
+  }
   const services = {
     bbox: {
       image: `${registry}${IMAGES.bbox}`,
@@ -291,7 +321,7 @@ function stackProject(
       networks: ['lab'],
       deploy: { ...dnsrr, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
     },
-    ...(hub
+    ...(hub && !app
       ? {
           hub: {
             image: `${registry}${IMAGES.service}`,
@@ -337,6 +367,8 @@ function stackProject(
     networks: ['lab'],
     deploy: { replicas: 1, resources: { limits: { cpus: '1.0', memory: '1G' } } },
   };
+  // The black boxes serve the lab's own service only.
+  if (app) delete services.bbox;
   const on = (where) => ({ placement: { constraints: [`node.role == ${where}`] } });
   const pin = (name, where) => {
     if (services[name]) services[name].deploy = { ...services[name].deploy, ...on(where) };
@@ -349,6 +381,7 @@ function stackProject(
         svc.volumes = [`${appMount}/app:/app:ro`, `${appMount}/config:/config:ro`];
       }
     }
+    if (app && yoursMount) service.volumes = [...(service.volumes || []), `${yoursMount}:/srv/app:ro`];
   }
   if (placement && graph.entry) pin(graph.entry, 'manager');
   if (placement === 'apart') pin('service', 'worker');

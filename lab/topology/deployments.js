@@ -80,7 +80,8 @@ function checkCount(kind, value) {
   return n;
 }
 
-// A deployment by name (or alias), with --replicas / --workers / --method overrides applied.
+// A deployment by name (or alias), with --replicas / --workers / --method overrides applied,
+// and `app` (a resolved --app, or null for the lab's own service).
 function resolveDeployment(name, overrides = {}) {
   const preset = pick('deployment', name, byName);
   const replicas = checkCount('replicas', overrides.replicas) ?? preset.replicas;
@@ -101,7 +102,11 @@ function resolveDeployment(name, overrides = {}) {
   const kind = balancer.kind !== presetBalancer.kind ? balancer.kind : null;
   const method = balancer.method !== presetBalancer.method ? balancer.method : null;
   const edgeKindText = edges && edgeKind !== 'nginx-edge' ? `${EDGE_BY_FLAG[overrides.edgeKind].flag} edges` : null;
-  const custom = [counts, edgeCount, kind, method, edgeKindText].filter(Boolean).join(', ');
+  // A user's own service (--app, lab/app/contract.js) in place of the lab's reference one.
+  const app = overrides.app ?? null;
+  const custom = [app ? `app ${app.name}` : null, counts, edgeCount, kind, method, edgeKindText]
+    .filter(Boolean)
+    .join(', ');
   return Object.freeze({
     name: preset.name,
     label: custom ? `${preset.name} (${custom})` : preset.name,
@@ -112,6 +117,7 @@ function resolveDeployment(name, overrides = {}) {
     // The kind of the caching edges (lab/kinds/), when there are edges.
     edgeKind: edges ? edgeKind : null,
     balancer: Object.freeze(balancer),
+    app,
   });
 }
 

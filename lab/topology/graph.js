@@ -8,15 +8,17 @@
 //   clients -> [entry balancer] -> [edge tier] -> replicas (x workers) -> black boxes
 //
 // Kinds of node:
-//   service     the Express service (node:cluster workers when workers > 1)
+//   service     the Express service (node:cluster workers when workers > 1), or the user's
+//               own service (deployment.app: --app), which has no black boxes or hub
 //   bbox        the two black boxes (one process, two ports)
 //   hub         the signaling rooms' registry (hub/), when there is more than one service
 //               process: a room's participants may land on any worker of any replica
 //   and the balancer and edge kinds of lab/kinds/ (nginx, haproxy, caddy, nginx-edge, ...).
 const { kindOf } = require('../kinds');
 
-// Whether a deployment has a hub: more than one service process shares signaling rooms.
-const needsHub = (deployment) => deployment.replicas * deployment.workers > 1;
+// Whether a deployment has a hub: more than one process of the lab's service shares
+// signaling rooms (a user's service has no signaling of the lab's).
+const needsHub = (deployment) => !deployment.app && deployment.replicas * deployment.workers > 1;
 
 // ports: from lab/topology/ports.js planPorts (local); without them (containers, where every
 // node has the same inner port) the nodes carry no port.
@@ -26,15 +28,19 @@ function buildGraph(deployment, ports = null) {
     ports = { replicas: Array(deployment.replicas).fill(null), edges: Array(edges).fill(null) };
   }
   const replicaRoles = edges ? ['replica', 'backend'] : ['replica'];
-  const nodes = [
-    {
-      name: 'bbox',
-      roles: ['bbox'],
-      kind: 'bbox',
-      port: ports.bbox1 ?? null,
-      ports: [ports.bbox1 ?? null, ports.bbox2 ?? null],
-    },
-  ];
+  const app = deployment.app ?? null;
+  // The black boxes serve the lab's own service's /bbox1 and /bbox2 only.
+  const nodes = app
+    ? []
+    : [
+        {
+          name: 'bbox',
+          roles: ['bbox'],
+          kind: 'bbox',
+          port: ports.bbox1 ?? null,
+          ports: [ports.bbox1 ?? null, ports.bbox2 ?? null],
+        },
+      ];
   const hub = needsHub(deployment);
   if (hub) nodes.push({ name: 'hub', roles: ['hub'], kind: 'hub', port: ports.hub ?? null });
   const replicas = ports.replicas.map((port, i) => ({
@@ -43,7 +49,8 @@ function buildGraph(deployment, ports = null) {
     kind: 'service',
     port,
     workers: deployment.workers,
-    upstreams: hub ? ['bbox', 'hub'] : ['bbox'],
+    upstreams: app ? [] : hub ? ['bbox', 'hub'] : ['bbox'],
+    ...(app ? { app: app.name } : {}),
   }));
   nodes.push(...replicas);
   const edgeKind = deployment.edgeKind || 'nginx-edge';

@@ -15,6 +15,21 @@ const { replicaNames } = require('../../lab/topology/compose-file');
 const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, errorCode, ROOT } = require('../helper');
 const { waitFor } = require('../../lab/http');
 
+// A service the lab has never seen (test/fixtures/apps/shop): plain node:http, PORT only.
+const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+// How many replicas answered 60 GETs of its path through the entry, as the entry named them.
+async function yoursServedBy(url) {
+  const replicas = new Set();
+  for (let round = 0; round < 5; round++) {
+    const batch = await Promise.all(Array.from({ length: 12 }, () => get(`${url}/api/items`, { timeoutMs: 15000 })));
+    for (const r of batch) {
+      expect(r.status).toBe(200);
+      replicas.add(r.headers['x-lab-upstream']);
+    }
+  }
+  return replicas.size;
+}
+
 const why = unavailable();
 if (why) process.stderr.write(`container smoke test skipped: ${why}\n`);
 const maybe = why ? describe.skip : describe;
@@ -210,6 +225,24 @@ maybe('containers on a real engine', () => {
     expect((await lab(['down', ...where], opts)).stdout).toMatch(/nothing was up/);
   }, 360000);
 
+  // Your own service (--app, issue 38) in containers: its image built from its folder on the
+  // lab's base, each replica reached through the entry (X-Lab-Upstream names it).
+  test('--app on compose: your service replicated, every replica answers through the entry, and a scenario on its path', async () => {
+    const stateDir = tmpStateDir();
+    const where = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
+    const opts = { env: { ...engine.env, ...env }, timeoutMs: 600000 };
+    const up = await lab(['deploy', 'replicated', '--app', SHOP, '--engine', 'compose', '--json', ...where], opts);
+    try {
+      expect(up.stderr).not.toMatch(/LAB_ERR/);
+      expect(up.code).toBe(0);
+      const { url } = JSON.parse(up.stdout);
+      expect(await yoursServedBy(url)).toBe(3);
+    } finally {
+      expect((await lab(['down', '--state-dir', stateDir], opts)).code).toBe(0);
+    }
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 600000);
+
   // Ctrl-C while docker-compose is still creating containers, and while the load runs: once,
   // `down` ran before an interrupted `up` had finished and a container was left behind.
   test.each([
@@ -256,6 +289,34 @@ maybe('containers on a real engine', () => {
     test('swarm init works on this kernel (else: the exact refusal)', () => {
       expect(swarm).toBeNull();
     });
+
+    test('--app on the swarm: your service built on the manager, every task answers through the entry', async () => {
+      const sd = tmpStateDir();
+      const w = ['--state-dir', sd];
+      const up = await lab(
+        [
+          'deploy',
+          'replicated',
+          '--app',
+          SHOP,
+          '--engine',
+          'swarm',
+          '--json',
+          ...w,
+          '--port-base',
+          String(await freePortBase()),
+        ],
+        opts,
+      );
+      try {
+        expect(up.stderr).not.toMatch(/LAB_ERR/);
+        expect(up.code).toBe(0);
+        expect(await yoursServedBy(JSON.parse(up.stdout).url)).toBe(3);
+      } finally {
+        expect((await lab(['down', ...w], opts)).code).toBe(0);
+      }
+      expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+    }, 900000);
 
     test('deploy multi-replicated --engine swarm: every (task, worker) pair answers through nginx', async () => {
       const up = await lab(

@@ -45,6 +45,8 @@ function haproxyConfig(layer, ctx) {
       .map((l) => `    ${l}`)
       .join('\n'),
     servers: serverLines(ctx).join('\n'),
+    // Which replica answered, for any service (HAProxy 2.6 has no fetch of the server's time).
+    upstreamHeader: layer === 7 ? '    http-response set-header X-Lab-Upstream %[srv_name]' : '',
   });
 }
 

@@ -1,0 +1,97 @@
+'use strict';
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { labError } = require('../../common/errors');
+const { nodeCommand } = require('./words');
+
+// A user's own service (--app DIR), resolved and checked once, before anything starts. The
+// contract (docs/your-service.md): it listens on PORT from its environment; it starts with
+// its package.json `start` script, else `node <main>`, or with --app-cmd; its dependencies
+// are installed from its own lock file when missing. Nothing else is asked of it.
+//
+// Returns a frozen { dir, name, run, health, install, hash }:
+//   run: { node: { entry (absolute), execArgv, args } } for a plain Node command, which the
+//        lab can also run as node:cluster workers; else { shell: 'the line' }, one process.
+//   health: the path whose answer below 500 says ready, or null: any HTTP answer does.
+//   install: 'ci' (a lock file), 'install' (none) or null (nothing to install).
+function resolveApp({ dir, cmd = null, health = null }) {
+  const abs = path.resolve(dir);
+  let stat;
+  try {
+    stat = fs.statSync(abs);
+  } catch {
+    throw labError('LAB_ERR_USAGE', `--app ${dir}: no such folder`);
+  }
+  if (!stat.isDirectory()) throw labError('LAB_ERR_USAGE', `--app ${dir}: not a folder (the folder of your service)`);
+  const pkgFile = path.join(abs, 'package.json');
+  let pkg = null;
+  if (fs.existsSync(pkgFile)) {
+    try {
+      pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
+    } catch (err) {
+      throw labError('LAB_ERR_USAGE', `--app ${dir}: its package.json is not valid JSON (${err.message})`);
+    }
+  }
+  const line = cmd ?? startLine(pkg, abs);
+  if (!line) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      pkg
+        ? `--app ${dir}: its package.json has no "start" script and no "main", and there is no index.js: add one, or say how it starts with --app-cmd "node server.js"`
+        : `--app ${dir}: no package.json, so the lab cannot tell how it starts: give --app-cmd "node server.js"`,
+    );
+  }
+  const node = nodeCommand(line);
+  let run;
+  if (node) {
+    const entry = path.resolve(abs, node.entry);
+    const found = [entry, `${entry}.js`].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+    if (!found) throw labError('LAB_ERR_USAGE', `--app ${dir}: "${line}" starts ${node.entry}, which is not there`);
+    run = { node: { ...node, entry: found } };
+  } else run = { shell: line };
+  if (health !== null && !/^\/[^\s]*$/.test(health)) {
+    throw labError('LAB_ERR_USAGE', `--health ${health}: a path starting with /, like /health`);
+  }
+  const deps = pkg ? Object.keys({ ...pkg.dependencies }).length : 0;
+  const lock = ['package-lock.json', 'npm-shrinkwrap.json'].some((f) => fs.existsSync(path.join(abs, f)));
+  return Object.freeze({
+    dir: abs,
+    name: (pkg && typeof pkg.name === 'string' && pkg.name) || path.basename(abs),
+    line,
+    run: Object.freeze(run),
+    health,
+    install: deps ? (lock ? 'ci' : 'install') : null,
+    hash: contentHash(abs),
+  });
+}
+
+// The start line a package.json gives: its `start` script, else `node <main>`, else
+// `node index.js` when there is one (npm's own default for `main`).
+function startLine(pkg, dir) {
+  if (!pkg) return null;
+  if (pkg.scripts?.start) return pkg.scripts.start;
+  if (typeof pkg.main === 'string') return `node ${pkg.main}`;
+  if (fs.existsSync(path.join(dir, 'index.js'))) return 'node index.js';
+  return null;
+}
+
+// A short hash of the app's files (not node_modules or .git): what makes its container
+// image, so a changed app is built again and an unchanged one is not.
+function contentHash(dir) {
+  const h = crypto.createHash('sha256');
+  const walk = (d, rel) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (['node_modules', '.git'].includes(e.name)) continue;
+      const p = path.join(d, e.name);
+      const r = path.join(rel, e.name);
+      if (e.isDirectory()) walk(p, r);
+      else if (e.isFile()) h.update(r).update('\0').update(fs.readFileSync(p)).update('\0');
+    }
+  };
+  walk(dir, '');
+  return h.digest('hex').slice(0, 12);
+}
+
+module.exports = { resolveApp, startLine };
