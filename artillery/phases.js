@@ -22,9 +22,15 @@ const shapes = {
 // Artillery takes whole seconds and whole arrival rates (it asserts on 0.5). A constant
 // phase at a fractional rate becomes `arrivalCount` arrivals spread evenly over the phase;
 // a ramp's ends are rounded to whole rates.
-function toArtillery(ph, scale, rateScale) {
+// (An Artillery script's own phases too: a pause has no arrivals, and an arrivalCount scales
+// with both factors, its rate with --rate-scale.)
+function scalePhase(ph, scale = 1, rateScale = 1) {
   const duration = Math.max(1, Math.round(ph.duration * scale));
   const name = rateScale !== 1 ? `${ph.name} x${rateScale}` : ph.name;
+  if (ph.pause) return { name, duration, arrivalRate: 0, pause: true };
+  if (ph.arrivalCount !== undefined) {
+    return { name, duration, arrivalCount: Math.max(1, Math.round(ph.arrivalCount * scale * rateScale)) };
+  }
   const rate = ph.arrivalRate * rateScale;
   if (ph.rampTo !== undefined) {
     return { name, duration, arrivalRate: Math.round(rate), rampTo: Math.max(1, Math.round(ph.rampTo * rateScale)) };
@@ -35,7 +41,7 @@ function toArtillery(ph, scale, rateScale) {
 
 function buildPhases(endpoint, scenario, { scale = 1, rateScale = 1, durationS } = {}) {
   const s = SCENARIOS[scenario];
-  return shapes[s.shape](s, paramsOf(s, endpoint), { durationS }).map((ph) => toArtillery(ph, scale, rateScale));
+  return shapes[s.shape](s, paramsOf(s, endpoint), { durationS }).map((ph) => scalePhase(ph, scale, rateScale));
 }
 
 // The target arrival rate of a generated phase at its start and end (per second).
@@ -44,4 +50,4 @@ function phaseRates(ph) {
   return { from: ph.arrivalRate, to: ph.rampTo ?? ph.arrivalRate };
 }
 
-module.exports = { buildPhases, phaseRates };
+module.exports = { buildPhases, phaseRates, scalePhase };

@@ -127,10 +127,20 @@ function endpointOf(word) {
   if (isPath(word)) return { path: word, what: `your path ${word}`, yours: true };
   return ENDPOINTS[word];
 }
+// An endpoint's path with some of its query's values changed (--work-n: /work's rounds).
+function pathOf(endpoint, query = null) {
+  const { path: full } = endpointOf(endpoint);
+  if (!query) return full;
+  const [base, qs] = full.split('?');
+  const params = new URLSearchParams(qs || '');
+  for (const [k, v] of Object.entries(query)) params.set(k, String(v));
+  return `${base}?${params}`;
+}
+
 // A scenario's rates for an endpoint word.
 const paramsOf = (scenario, word) => scenario.params[isPath(word) ? 'path' : word];
 
 // Client-side time-out per request, as in the report's runs; each one counts as an error.
 const REQUEST_TIMEOUT_S = 10;
 
-module.exports = { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S, endpointOf, paramsOf, isPath };
+module.exports = { ENDPOINTS, SCENARIOS, SIGNAL, REQUEST_TIMEOUT_S, endpointOf, paramsOf, isPath, pathOf };

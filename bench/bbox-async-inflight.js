@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { spawn, fork } = require('node:child_process');
-const summarize = require('../lab/results/stats');
+const summarize = require('../lab/measure/stats');
 const describeMachine = require('../common/machine');
 const closedLoop = require('../lab/generators/concurrency-probe');
 

@@ -19,7 +19,7 @@ const http = require('node:http');
 const { parseArgs } = require('node:util');
 const describeMachine = require('../common/machine');
 const lab = require('./lab');
-const { seconds } = require('../lab/generators/records');
+const { seconds } = require('../lab/measure/records');
 const { arrivals } = require('../lab/generators/schedule');
 
 const { values } = parseArgs({

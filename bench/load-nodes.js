@@ -17,7 +17,7 @@ const describeMachine = require('../common/machine');
 const lab = require('./lab');
 const { startOnLoadNodes } = require('../lab/generators/load-nodes');
 const { totalArrivals } = require('../lab/generators/schedule');
-const { merge, figures } = require('../lab/generators/histogram');
+const { merge, figures } = require('../lab/measure/histogram');
 
 const { values } = parseArgs({
   options: {

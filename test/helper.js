@@ -96,7 +96,26 @@ function runProgram(script, args = [], { env = {}, timeoutMs = 30000 } = {}) {
   });
 }
 
-module.exports = { ROOT, get, listen, freePort, startProgram, runProgram };
+// A scenario model of one GET of `path` over `phases` (lab/scenario/model.js), for the tests
+// that hand an engine its plan directly.
+function oneRequestModel(phases, path = '/', timeoutS = 10) {
+  const { checkModel } = require('../lab/scenario/model');
+  return checkModel({
+    name: 'test',
+    source: { kind: 'catalogue' },
+    phases,
+    flows: [
+      {
+        name: 'x',
+        weight: 1,
+        steps: [{ request: { name: `GET ${path}`, method: 'GET', url: path, headers: {}, capture: [] } }],
+      },
+    ],
+    timeoutS,
+  });
+}
+
+module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel };
 
 // A base port with `count` free ports after it, below the ephemeral range; random so that
 // test files running in parallel do not collide.

@@ -62,7 +62,7 @@ const AT_CAP_RULE =
 // answers slower than `floorMs` that end in the last fifth of a period or just past its end
 // ([kP - 0.2P, kP + 0.05P], k >= 1). A throttled request waits for the next period's quota,
 // so answers pile up just under multiples of P; spread evenly they would fill a quarter.
-// buckets: [[ms, count], ...] (lab/generators/histogram.js buckets).
+// buckets: [[ms, count], ...] (lab/measure/histogram.js buckets).
 function periodLock(buckets, periodMs, { floorMs = 5 } = {}) {
   let slow = 0;
   let locked = 0;

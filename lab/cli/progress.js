@@ -1,6 +1,6 @@
 'use strict';
 
-const { seconds, totals } = require('../generators/records');
+const { seconds, totals } = require('../measure/records');
 
 // The live line of a run, as a pure function of what is known so far: elapsed time and the
 // current phase from the lab's clock, the counts from the generator's records, the p99 of

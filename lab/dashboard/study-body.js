@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { html, table } = require('../report/html');
 const { lineChart } = require('../report/svg-chart');
-const { seconds } = require('../generators/records');
+const { seconds } = require('../measure/records');
 const { readJson } = require('../studies/kit');
 
 // The live page of a study: where it is (which run, how long so far and to go), every run

@@ -1,7 +1,7 @@
 'use strict';
 
 const http = require('node:http');
-const summarize = require('../results/stats');
+const summarize = require('../measure/stats');
 
 // A closed-loop load generator: `concurrency` keep-alive connections, each sending its next
 // request as soon as the previous answer arrives, so exactly `concurrency` requests are in

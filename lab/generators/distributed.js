@@ -9,7 +9,7 @@
 //      threads offset_i .. offset_i + w_i - 1 of all the nodes' threads, so the arrivals
 //      (or connections) are split exactly as they would be between threads;
 //   3. sets one start, t0 in its clock, sent to each node in that node's clock;
-//   4. merges every node's seconds as they come (lab/generators/merge.js: counts added,
+//   4. merges every node's seconds as they come (lab/measure/merge.js: counts added,
 //      histograms merged exactly) into records of the same form as a one-machine run's;
 //   5. keeps a row per node: its offset and round trip, what it launched, its send lag and
 //      latency from its own histograms, and the CPU it reported every second.
@@ -19,12 +19,12 @@ const crypto = require('node:crypto');
 const net = require('node:net');
 const { labError } = require('../../common/errors');
 const { lines } = require('../../hub/lines');
-const { secondMerger } = require('./merge');
-const { merge, figures } = require('./histogram');
+const { secondMerger } = require('../measure/merge');
+const { merge, figures } = require('../measure/histogram');
 const { phaseOffsets, totalArrivals } = require('./schedule');
 const { checkHello, checkMessage } = require('./node-messages');
 const { helloGate } = require('../../hub/gate');
-const { threadsFor } = require('./fast');
+const { threadsFor } = require('./own-process');
 
 const clock = () => performance.timeOrigin + performance.now();
 // Nodes in their names' order (node2 before node10), whatever order they connected in.
@@ -98,7 +98,7 @@ function startDistributed(plan, o) {
       cpu: [],
       ended: false,
       t0: null,
-      seen: { launched: 0, completed: 0 },
+      seen: { launched: 0, completed: 0, arrivals: 0 },
     };
     const say = (obj) => !socket.destroyed && socket.write(`${JSON.stringify(obj)}\n`);
     peer.say = say;

@@ -1,7 +1,7 @@
 'use strict';
 
 // The lab's own generator (open or closed loop): it runs the plan's worker threads, merges
-// their seconds into one record each (lab/generators/merge.js: histograms merged exactly,
+// their seconds into one record each (lab/measure/merge.js: histograms merged exactly,
 // never averaged) and sends the records on. Run as a child process of the lab (started by
 // lab/generators/fast.js with a plan file; records over IPC: one process, so the resource
 // sampler sees the generator as one node whatever its number of threads), or inside a
@@ -11,7 +11,7 @@
 const path = require('node:path');
 const { EventEmitter } = require('node:events');
 const { Worker } = require('node:worker_threads');
-const { secondMerger } = require('./merge');
+const { secondMerger } = require('../measure/merge');
 const { phaseOffsets } = require('./schedule');
 
 const clock = () => performance.timeOrigin + performance.now();

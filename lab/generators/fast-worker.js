@@ -1,41 +1,43 @@
 'use strict';
 
-// One worker thread of the lab's own engines (lab/generators/fast.js). Open loop (`fast`):
-// it sends its share of the schedule, each request at its due time, on a new connection (as
+// One worker thread of the lab's own engines (lab/generators/fast.js). It runs the scenario
+// model's flows (lab/scenario/model.js) as virtual users. Open loop (`fast`): each arrival
+// of its share of the schedule is a virtual user, started at its due time, running its flow
+// on a connection of its own (a new one for each request of a one-request flow, as
 // Artillery's one-request virtual users do) or on kept-alive ones. Closed loop (`closed`):
-// each of its connections sends the next request when the previous one is answered, as
-// `ab -c`, `wrk -c` and k6's virtual users do. Either way it posts, for every second of the
-// run, what was launched and completed in it with latency histograms. In the open loop
-// latency is timed from the due time, so a late send (the generator's own lag) shows in it
-// instead of hiding (no coordinated omission); it is always also timed from the actual send.
+// each of its connections is a virtual user running the flow again and again, as `wrk -c`
+// and k6's virtual users do. Either way it posts, for every second of the run, what was
+// launched and completed in it with latency histograms, by request name when the model has
+// several. In the open loop a flow's first request is timed from its due time and each
+// later one from when it was due (the previous answer, plus the think time), so a late send
+// (the generator's own lag) shows in the latency instead of hiding (no coordinated
+// omission); it is always also timed from the actual send.
 const http = require('node:http');
 const https = require('node:https');
 const { isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { arrivals } = require('./schedule');
-const { create, encode } = require('./histogram');
-const { pathPicker } = require('../../artillery/objects');
+const { create, encode } = require('../measure/histogram');
+const { prepareFlows } = require('./flow-steps');
+const { capture } = require('../scenario/capture');
+const { requestNames } = require('../scenario/model');
 
 // Runs one shard of the plan; `port` carries its messages (a thread's parentPort, or an
 // in-process pair when the generator runs a single shard on its main thread).
 function runShard(data, port) {
-  const { mode, target, path, phases, shard, of, t0, keepalive, timeoutMs, connections, requests, durationMs } = data;
+  const { mode, target, phases, shard, of, t0, keepalive, timeoutMs, connections, requests, durationMs } = data;
   const clock = () => performance.timeOrigin + performance.now();
   // One target, or several (no balancer: the generator spreads its requests over the
   // replicas itself, round-robin, as clients of a NodePort service would).
   const urls = (data.targets && data.targets.length ? data.targets : [target]).map((t) => new URL(t));
-  // One path, or an object per request drawn from a popularity law (artillery/objects.js).
-  const nextPath = pathPicker(path, data.objects);
   let turn = shard;
   const lib = urls[0].protocol === 'https:' ? https : http;
-  // The request each arrival sends (lab/scenario/request.js): GET of the path by default.
-  const method = data.request?.method ?? 'GET';
-  const body = data.request?.body != null ? Buffer.from(data.request.body) : null;
-  const headers = {
-    'user-agent': 'node-deploy-lab',
-    ...(data.request?.headers || {}),
-    ...(body ? { 'content-length': String(body.length) } : {}),
-  };
-  const agent = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
+  const flows = prepareFlows(data.model);
+  // Per-name figures only when there is more than one name: the totals are the one name's.
+  const byName = requestNames(data.model).length > 1;
+  // --keepalive: every virtual user shares kept-alive connections. Otherwise a one-request
+  // flow opens a connection per request, and a longer flow keeps one for its virtual user.
+  const shared = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
+  const agentFor = () => (shared || !flows.multi ? shared : new lib.Agent({ keepAlive: true, maxSockets: 1 }));
 
   const buckets = new Map();
   function bucket(at) {
@@ -47,6 +49,9 @@ function runShard(data, port) {
         sec,
         launched: 0,
         completed: 0,
+        arrivals: 0,
+        vusCompleted: 0,
+        vusFailed: 0,
         codes: {},
         errors: {},
         // Which replica answered, and its time to answer, as the entry said (X-Lab-Upstream).
@@ -55,6 +60,7 @@ function runShard(data, port) {
         fromSend: create(),
         lag: create(),
         upstream: create(),
+        requests: byName ? {} : null,
       };
       buckets.set(sec, b);
     }
@@ -62,11 +68,18 @@ function runShard(data, port) {
   }
   const add = (obj, key) => (obj[key] = (obj[key] || 0) + 1);
   const us = (ms) => Math.max(1, Math.round(ms * 1000));
+  const named = (b, name) => {
+    let n = b.requests[name];
+    if (!n) n = b.requests[name] = { launched: 0, completed: 0, codes: {}, errors: {}, latency: create() };
+    return n;
+  };
 
   let pending = 0;
   let stopped = false;
 
-  function send(due, then = () => {}) {
+  // One request of a virtual user, due at `due`; then(ok, endedAt) when it is answered (ok)
+  // or failed.
+  function send(step, vu, due, then) {
     if (stopped) return;
     const sentAt = clock();
     const url = urls[turn++ % urls.length];
@@ -76,47 +89,93 @@ function runShard(data, port) {
     const b = bucket(sentAt);
     b.launched += 1;
     b.lag.recordValue(us(Math.max(0, sentAt - due)));
+    if (byName) named(b, step.name).launched += 1;
     pending += 1;
     let settled = false;
-    const settle = (fn) => {
+    const settle = (fn, ok) => {
       if (settled) return;
       settled = true;
       pending -= 1;
-      fn(bucket(clock()));
-      then();
+      const end = clock();
+      fn(bucket(end), end);
+      then(ok, end);
     };
+    const { path, headers, body } = step.parts(vu.vars);
     const req = lib.request(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: nextPath(),
-        method,
-        agent,
-        headers,
-      },
+      { hostname: url.hostname, port: url.port, path, method: step.method, agent: vu.agent, headers },
       (res) => {
-        res.on('data', () => {});
+        let text = step.captures ? '' : null;
+        if (text === null) res.on('data', noop);
+        else {
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+        }
         res.on('end', () =>
-          settle((done) => {
-            const end = clock();
+          settle((done, end) => {
             done.completed += 1;
-            add(done.codes, String(res.statusCode));
+            const code = String(res.statusCode);
+            add(done.codes, code);
             done.latency.recordValue(us(end - from));
             done.fromSend.recordValue(us(end - sentAt));
+            if (byName) {
+              const n = named(done, step.name);
+              n.completed += 1;
+              add(n.codes, code);
+              n.latency.recordValue(us(end - from));
+            }
             const up = res.headers['x-lab-upstream'];
             if (up) {
               add(done.upstreams, up);
               const ms = upstreamMs(res.headers);
               if (ms !== null) done.upstream.recordValue(us(ms));
             }
-          }),
+            if (text !== null) capture(text, step.captures, vu.vars);
+          }, true),
         );
-        res.on('error', (err) => settle((done) => add(done.errors, err.code || 'ERESPONSE')));
+        res.on('error', (err) => settle((done) => failure(done, step, err.code || 'ERESPONSE'), false));
       },
     );
     req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    req.on('error', (err) => settle((done) => add(done.errors, err.code || 'EREQUEST')));
+    req.on('error', (err) => settle((done) => failure(done, step, err.code || 'EREQUEST'), false));
     req.end(body);
+  }
+  function failure(b, step, code) {
+    add(b.errors, code);
+    if (byName) add(named(b, step.name).errors, code);
+  }
+
+  // A virtual user: its flow's steps one after the other from `due`; a request that fails
+  // (no answer) ends it, as Artillery's virtual users end. done(ok) when it is over.
+  function runVu(due, done) {
+    const vu = { vars: flows.vars(), agent: agentFor() };
+    bucket(due).arrivals += 1;
+    const finish = (ok) => {
+      if (vu.agent && vu.agent !== shared) vu.agent.destroy();
+      if (ok) bucket(clock()).vusCompleted += 1;
+      else bucket(clock()).vusFailed += 1;
+      done(ok);
+    };
+    runSteps(flows.pick().steps, 0, vu, due, finish);
+  }
+  function runSteps(steps, i, vu, due, done) {
+    if (stopped) return done(false);
+    if (i >= steps.length) return done(true, due);
+    const step = steps[i];
+    if (step.kind === 'request') {
+      return send(step, vu, due, (ok, end) => (ok ? runSteps(steps, i + 1, vu, end, done) : done(false)));
+    }
+    if (step.kind === 'think') {
+      const next = due + step.ms;
+      return setTimeout(() => runSteps(steps, i + 1, vu, next, done), Math.max(0, next - clock()));
+    }
+    // A loop: its steps `count` times, then on.
+    let round = 0;
+    const again = (ok, at = clock()) => {
+      if (!ok) return done(false);
+      if (round++ >= step.count) return runSteps(steps, i + 1, vu, at, done);
+      return runSteps(step.steps, 0, vu, at, again);
+    };
+    return again(true, due);
   }
 
   // Posts every second that is over (and, at the end, all of them), empty ones too, so the
@@ -134,6 +193,9 @@ function runShard(data, port) {
         sec,
         launched: b.launched,
         completed: b.completed,
+        arrivals: b.arrivals,
+        vusCompleted: b.vusCompleted,
+        vusFailed: b.vusFailed,
         codes: b.codes,
         errors: b.errors,
         pending,
@@ -142,6 +204,7 @@ function runShard(data, port) {
         fromSend: encode(b.fromSend),
         lag: encode(b.lag),
         upstream: encode(b.upstream),
+        ...(b.requests ? { requests: encodeNamed(b.requests) } : {}),
       });
     }
   }
@@ -154,10 +217,16 @@ function runShard(data, port) {
   const schedule = mode === 'open' ? arrivals(phases, { shard, of }) : null;
   let next = schedule ? schedule.next() : null;
   let armed = 0;
+  let running = 0;
+  const vuDone = () => {
+    running -= 1;
+    if (next.done && armed === 0 && running === 0) finishWhenDrained();
+  };
   function fire(due) {
     armed -= 1;
-    send(due);
-    if (next.done && armed === 0) finishWhenDrained();
+    if (stopped) return;
+    running += 1;
+    runVu(due, vuDone);
   }
   function arm() {
     if (stopped) return;
@@ -169,15 +238,18 @@ function runShard(data, port) {
       next = schedule.next();
     }
     if (!next.done) setTimeout(arm, HORIZON_MS / 2);
-    else if (armed === 0) finishWhenDrained();
+    else if (armed === 0 && running === 0) finishWhenDrained();
   }
 
   const ticker = setInterval(() => flush(false), 1000);
+  let finished = false;
   function finish() {
+    if (finished) return;
+    finished = true;
     clearInterval(ticker);
     flush(true);
     port.postMessage({ type: 'end' });
-    if (agent) agent.destroy();
+    if (shared) shared.destroy();
   }
   function finishWhenDrained() {
     const check = () => (pending === 0 || stopped ? finish() : setTimeout(check, 20));
@@ -191,32 +263,51 @@ function runShard(data, port) {
     }
   });
 
-  // Closed loop: this worker's connections, each sending again as soon as it is answered,
-  // until its share of `requests` is sent or `durationMs` is over.
+  // Closed loop: this worker's connections, each a virtual user running the flow again as
+  // soon as it ended, until its share of `requests` is sent or `durationMs` is over.
   function loops() {
     let budget = requests === undefined ? Infinity : Math.floor(requests / of) + (shard < requests % of ? 1 : 0);
     const end = durationMs === undefined ? Infinity : t0 + durationMs;
-    let running = 0;
+    let live = 0;
+    // (A one-request flow spends one of the budget a virtual user; a longer one, a virtual
+    // user's worth: --requests counts requests for the catalogue and flows alike, roughly.)
     const loop = () => {
       if (stopped || budget <= 0 || clock() >= end) {
-        running -= 1;
-        if (running === 0) finishWhenDrained();
+        live -= 1;
+        if (live === 0) finishWhenDrained();
         return;
       }
       budget -= 1;
-      const now = clock();
-      send(now, loop);
+      runVu(clock(), loop);
     };
     const mine = Math.floor(connections / of) + (shard < connections % of ? 1 : 0);
-    running = mine;
+    live = mine;
     if (mine === 0) return finishWhenDrained();
     for (let i = 0; i < mine; i++) loop();
+    return undefined;
   }
 
   const startIn = t0 - clock();
   // The open loop arms its first timers ahead of t0; the closed loop starts sending at t0.
   if (mode === 'open') setTimeout(arm, Math.max(0, startIn - HORIZON_MS / 2));
   else setTimeout(loops, Math.max(0, startIn));
+}
+
+const noop = () => {};
+
+// Each name's figures of one second, its histogram encoded as the totals' are.
+function encodeNamed(requests) {
+  const out = {};
+  for (const [name, n] of Object.entries(requests)) {
+    out[name] = {
+      launched: n.launched,
+      completed: n.completed,
+      codes: n.codes,
+      errors: n.errors,
+      latency: encode(n.latency),
+    };
+  }
+  return out;
 }
 
 // The entry's time to the replica's answer: X-Lab-Upstream-Ms (Caddy, the node balancer) or

@@ -1,43 +1,80 @@
 'use strict';
 
-const { startArtillery } = require('./artillery');
-const { startOwn, forkEngine } = require('./fast');
+const fs = require('node:fs');
+const path = require('node:path');
+const { labError } = require('../../common/errors');
+const { FEATURES } = require('../scenario/model');
 
-// The load generators, one interface: start(plan, { dir, onRecord }) returns { pid, workers,
-// done: Promise<{ records, status }>, stop() }, and every engine emits the neutral records of
-// lab/generators/records.js.
-//   artillery - Artillery 2 (the course's tool): open loop, one new connection per arrival,
-//               whole-millisecond latencies from its sketch; costly in CPU (~5.7 ms a request).
-//   fast      - the lab's open loop: the same phases, µs HdrHistograms timed from each
-//               arrival's due time, worker threads when one cannot keep up.
-//   closed    - the lab's closed loop: N connections, each sending when answered.
-//   signal    - the lab's WebSocket participants (signal-process.js): stages of concurrent
-//               participants joining rooms and relaying through /signal.
-// A loopback destination gives one source address about 28,000 ephemeral ports
-// (net.ipv4.ip_local_port_range): participants beyond that take 127.0.0.2, .3, ... as theirs
-// (all of 127/8 is the loopback interface on Linux).
-const PORTS_PER_ADDRESS = 25000;
-function sourceAddresses(plan) {
-  const host = new URL(plan.target).hostname;
-  const peak = Math.max(0, ...plan.stages.map((st) => st.target));
-  if (!/^127\.0\.0\.1$/.test(host) || peak <= PORTS_PER_ADDRESS) return null;
-  return Array.from({ length: Math.ceil(peak / PORTS_PER_ADDRESS) }, (_, i) => `127.0.0.${i + 1}`);
+// The load generators, one file each in ./plugins (./plugin.js says what a file declares),
+// in one table that the scenario command, its help and its refusals read.
+const GENERATORS = {};
+const dir = path.join(__dirname, 'plugins');
+const plugins = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => require(path.join(dir, f)))
+  // The order users see: each declares its place (the default, Artillery, first).
+  .sort((a, b) => (a.order ?? 99) - (b.order ?? 99) || a.name.localeCompare(b.name));
+for (const g of plugins) {
+  if (GENERATORS[g.name]) throw new Error(`two generators named ${g.name}`);
+  GENERATORS[g.name] = g;
+}
+Object.freeze(GENERATORS);
+
+// Every generator's own flags, for the command's flag schema: one spec per name, which the
+// generators declaring it share.
+const GENERATOR_FLAGS = {};
+for (const g of Object.values(GENERATORS)) {
+  for (const [name, spec] of Object.entries(g.flags)) GENERATOR_FLAGS[name] = GENERATOR_FLAGS[name] || spec;
 }
 
-const GENERATORS = {
-  artillery: { start: startArtillery, loop: 'open', what: "Artillery 2, the course's tool" },
-  fast: { start: (plan, o) => startOwn({ ...plan, mode: 'open' }, o), loop: 'open', what: "the lab's open loop" },
-  closed: {
-    start: (plan, o) => startOwn({ ...plan, mode: 'closed' }, o),
-    loop: 'closed',
-    what: "the lab's closed loop",
-  },
-  signal: {
-    start: (plan, o) => forkEngine('signal-process.js', { ...plan, sourceAddresses: sourceAddresses(plan) }, o),
-    // A closed population: each participant sends when the protocol (or its update timer) says.
-    loop: 'closed',
-    what: "the lab's WebSocket signaling participants",
-  },
-};
+const owners = (pred) =>
+  Object.values(GENERATORS)
+    .filter(pred)
+    .map((g) => g.name);
+const either = (names) =>
+  names.length === 1 ? `--generator ${names[0]}` : `--generator ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 
-module.exports = { GENERATORS, sourceAddresses };
+// What a generator cannot do of a run, by name, before anything starts: a flag it does not
+// take, a feature of the scenario it cannot run, an ask (several targets, load nodes,
+// arrival rates) it does not support. Returns the refusal's text, or null.
+function refusal(g, { given = new Set(), model = null, asks = [] }) {
+  for (const name of given) {
+    if (GENERATOR_FLAGS[name] && !g.flags[name]) {
+      return `--${name} is for ${either(owners((x) => x.flags[name]))}, not --generator ${g.name}`;
+    }
+  }
+  for (const { needs, text } of asks) {
+    if (!g.supports.includes(needs)) return `${text} needs ${either(owners((x) => x.supports.includes(needs)))}`;
+  }
+  if (model) {
+    for (const f of model.features) {
+      if (!g.supports.includes(f)) {
+        return `the scenario uses ${FEATURES[f]}, which --generator ${g.name} does not run; ${either(owners((x) => x.supports.includes(f)))} does`;
+      }
+    }
+    if (model.foreign.length && !g.supports.includes('foreign')) {
+      const f = model.foreign[0];
+      return `the script uses ${f.feature} (${f.where}), which only Artillery runs: ${either(owners((x) => x.supports.includes('foreign')))}${model.foreign.length > 1 ? ` (and ${model.foreign.length - 1} more such)` : ''}`;
+    }
+  }
+  return null;
+}
+
+function assertRuns(g, o) {
+  const why = refusal(g, o);
+  if (why) throw labError('LAB_ERR_USAGE', why);
+}
+
+// The help lines of the generators and their flags.
+function generatorHelp() {
+  const list = Object.values(GENERATORS)
+    .map((g) => `                   ${g.name.padEnd(10)} ${g.what}`)
+    .join('\n');
+  const flags = Object.entries(GENERATOR_FLAGS)
+    .map(([name, spec]) => `  --${`${name}${spec.boolean ? '' : ' N'}`.padEnd(15)}${spec.help}`)
+    .join('\n');
+  return `  --generator G    the load generator (default artillery; the signal endpoint's is signal):\n${list}\n${flags}`;
+}
+
+module.exports = { GENERATORS, GENERATOR_FLAGS, refusal, assertRuns, generatorHelp };

@@ -7,7 +7,7 @@
 // billion arrivals in a second, a record before the start), and once such figures were
 // merged, or crashed the lab. A message that fails is the node's fault: the node is dropped
 // and named, and the run fails.
-const { decode } = require('./histogram');
+const { decode } = require('../measure/histogram');
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isCount = (v, max) => Number.isInteger(v) && v >= 0 && v <= max;
@@ -85,10 +85,34 @@ function checkSecond(r, seen, bound) {
   if (histogramCount(hist.lag, 'hist.lag') !== r.launched && hist.lag)
     fail(`a send-lag histogram of other than its ${r.launched} launches`);
   histogramCount(hist.fromSend, 'hist.fromSend');
+  // Virtual users: a flow of several requests launches more requests than arrivals.
+  for (const k of ['arrivals', 'vusCompleted', 'vusFailed']) {
+    if (r[k] !== undefined && !isCount(r[k], LIMITS.perSecond)) fail(`${k} is ${JSON.stringify(r[k])} in one second`);
+  }
+  if (r.requests !== undefined && r.requests !== null) checkNamed(r.requests);
   seen.launched += r.launched;
   seen.completed += r.completed;
-  if (seen.launched > bound) fail(`${seen.launched} launched, more than the ${bound} the plan asks`);
+  seen.arrivals += r.arrivals ?? r.launched;
+  if (seen.arrivals > bound) fail(`${seen.arrivals} launched, more than the ${bound} the plan asks`);
   if (seen.completed > seen.launched) fail(`${seen.completed} answers for ${seen.launched} launched`);
+}
+
+// A second's figures by request name: counts, codes, errors and each name's histogram.
+function checkNamed(requests) {
+  if (!isObject(requests)) fail('requests is not an object');
+  const names = Object.keys(requests);
+  if (names.length > 256) fail(`${names.length} request names in one second`);
+  for (const name of names) {
+    const n = requests[name];
+    if (!isObject(n) || name.length > 512) fail('a request name that is not one');
+    for (const k of ['launched', 'completed'])
+      if (!isCount(n[k], LIMITS.perSecond)) fail(`requests.${k} is ${JSON.stringify(n[k])}`);
+    countsOf(n.codes, 'requests.codes');
+    countsOf(n.errors, 'requests.errors');
+    if (n.hist !== undefined && !isObject(n.hist)) fail('requests.hist is not an object');
+    if (histogramCount(n.hist?.latency, 'requests.hist.latency') > n.completed)
+      fail('a request latency histogram larger than its answers');
+  }
 }
 
 // A message after the hello. `peer`: { hello: { cores }, t0 (null before the start), ended, seen };

@@ -7,7 +7,7 @@
 // updateEveryS. The number of participants follows the stages like k6's ramping VUs: it
 // moves linearly from one stage's target to the next.
 //
-// Records (lab/generators/records.js), one 'second' a second: launched = participants
+// Records (lab/measure/records.js), one 'second' a second: launched = participants
 // started, completed = sessions (joined), errors by code, pending = connected participants,
 // latencyMs = connect time; `signal` = { active, sent, received, relayMs }; hist = the
 // second's encoded connect and relay histograms. Relay latency is timed from the sender's
@@ -15,7 +15,7 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const WebSocket = require('ws');
-const { create, encode, figures } = require('./histogram');
+const { create, encode, figures } = require('../measure/histogram');
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const send = (r) => process.send(r);

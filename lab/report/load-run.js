@@ -2,8 +2,7 @@
 
 const path = require('node:path');
 const { labError } = require('../../common/errors');
-const { seconds, errorsPerSecond } = require('../generators/records');
-const { recordsOf } = require('../generators/artillery');
+const { seconds, errorsPerSecond } = require('../measure/records');
 const { readJson, readJsonLines, present } = require('../results/files');
 const { rebuildSummary } = require('../results/rebuild');
 const { parseExpect, failedAnswers } = require('../results/expect-status');
@@ -46,11 +45,9 @@ function readRun(dir) {
 function runWith(dir, summary) {
   summary.errors = summary.errors || {};
   const deployment = present(path.join(dir, 'deployment.json')) ? readJson(path.join(dir, 'deployment.json')) : null;
-  // The generator's neutral records; a run from before them has only Artillery's events.
+  // The generator's neutral records (lab/measure/records.js).
   const recordsFile = path.join(dir, 'records.jsonl');
-  const records = present(recordsFile)
-    ? readJsonLines(recordsFile)
-    : recordsOf(readJsonLines(path.join(dir, 'events.jsonl')), null);
+  const records = readJsonLines(recordsFile);
   const secs = seconds(records);
   const t0 = summary.phases.length ? Date.parse(summary.phases[0].startedAt) : Date.parse(summary.startedAt);
   const x = (ms) => Math.round((ms - t0) / 100) / 10;

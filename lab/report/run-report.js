@@ -79,6 +79,32 @@ function runCharts(run) {
   return charts;
 }
 
+// Each request of the scenario by name, with its own percentiles (never above its max).
+function requestsTable(s) {
+  const rows = s.requests || [];
+  if (!rows.length) return '';
+  const t = (r, k) => (r.responseTimeMs ? r.responseTimeMs[k] : '-');
+  return html`<h2>Requests</h2>
+    ${table(
+      ['request', 'sent', 'answered', 'failed answers', 'errors', 'median ms', 'p95 ms', 'p99 ms', 'max ms', 'codes'],
+      rows.map((r) => [
+        r.name,
+        r.launched,
+        r.completed,
+        r.failedAnswers ?? '-',
+        Object.values(r.errors || {}).reduce((a, b) => a + b, 0),
+        t(r, 'p50'),
+        t(r, 'p95'),
+        t(r, 'p99'),
+        t(r, 'max'),
+        Object.entries(r.codes || {})
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ') || '-',
+      ]),
+      'requests',
+    )}`;
+}
+
 // Which replica answered, as the entry named it (X-Lab-Upstream): the spread over replicas.
 function spreadTable(s) {
   const by = Object.entries(s.answeredBy || {});
@@ -303,7 +329,7 @@ function runBody(run) {
           (statuses expected: ${s.expectStatus}).</p>`
         : ''
     }
-    ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])} ${spreadTable(s)}
+    ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])} ${requestsTable(s)} ${spreadTable(s)}
     ${
       s.signal
         ? html`<h2>Signaling (like seed 002's k6 table)</h2>
@@ -347,7 +373,7 @@ function compareBody(runs) {
       for (const [t, v] of r.series[series][n]) at.set(Math.round(t), (at.get(Math.round(t)) || 0) + v);
     return [...at].sort((a, b) => a[0] - b[0]);
   };
-  return html` ${summaryTable(runs)} ${peaksSummary(runs)}
+  return html` ${summaryTable(runs)} ${requestsCompared(runs)} ${peaksSummary(runs)}
   ${panel('Scenarios launched per second', (r) => r.series.launched, 'per second')}
   ${panel('Requests completed per second', (r) => r.series.completed, 'per second')}
   ${panel('Pending requests', (r) => r.series.pending, 'pending')}
@@ -364,6 +390,21 @@ function compareBody(runs) {
   )}
   ${panel('Deployment CPU, all nodes (% of one core)', (r) => totalOf('cpu', r), '%')}
   ${panel('Deployment memory, all nodes (MiB)', (r) => totalOf('rss', r), 'MiB')}`;
+}
+
+// Each request name's p99 in every run, side by side, when the runs had several names.
+function requestsCompared(runs) {
+  const names = [...new Set(runs.flatMap((r) => (r.summary.requests || []).map((q) => q.name)))];
+  if (names.length < 2) return '';
+  const cell = (r, n) => {
+    const q = (r.summary.requests || []).find((x) => x.name === n);
+    return q && q.responseTimeMs ? `${q.responseTimeMs.p99} ms (${q.completed})` : '-';
+  };
+  return html`<h2>Requests: p99 (answers) by name</h2>
+    ${table(
+      ['request', ...runs.map(label)],
+      names.map((n) => [n, ...runs.map((r) => cell(r, n))]),
+    )}`;
 }
 
 // Peak CPU and memory of every node, one row per run.

@@ -19,6 +19,21 @@ function httpFigures(s, lines) {
   } else {
     lines.push(`Response time: ${s.responseTimeNote}`);
   }
+  // Each request of the flow by name, when there are several (one is the totals above).
+  if ((s.requests || []).length > 1) {
+    lines.push('Requests (by name; ms):');
+    const w = Math.max(...s.requests.map((r) => r.name.length));
+    for (const r of s.requests) {
+      const t = r.responseTimeMs;
+      const codes = Object.entries(r.codes || {})
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ');
+      const errors = Object.values(r.errors || {}).reduce((a, b) => a + b, 0);
+      lines.push(
+        `  ${r.name.padEnd(w)}  sent ${r.launched}, answered ${r.completed}${t ? `, median ${t.p50}, p99 ${t.p99}, max ${t.max}` : ''}; ${codes || 'no answer'}${errors ? `; errors ${errors}` : ''}`,
+      );
+    }
+  }
   if (s.responseTimeFromSendMs) {
     const r = s.responseTimeFromSendMs;
     lines.push(`  from the actual send: median ${r.p50}, p99 ${r.p99}, max ${r.max}`);

@@ -1,6 +1,6 @@
 'use strict';
 
-const { seconds, totals, mergedFigures } = require('../generators/records');
+const { seconds, totals, mergedFigures } = require('../measure/records');
 
 const round1 = (v) => Math.round(v * 10) / 10;
 

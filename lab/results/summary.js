@@ -1,11 +1,11 @@
 'use strict';
 
 const { phaseRates } = require('../../artillery/phases');
-const { seconds, totals, mergedFigures, errorsPerSecond } = require('../generators/records');
+const { seconds, totals, mergedFigures, errorsPerSecond, byRequestName } = require('../measure/records');
 const { parseExpect, failedAnswers } = require('./expect-status');
 
 // The run's summary as plain data, from the generator's neutral records
-// (lab/generators/records.js): what summary.json holds and every rendering reads.
+// (lab/measure/records.js): what summary.json holds and every rendering reads.
 
 const round1 = (v) => (v === null || v === undefined || Number.isNaN(v) ? null : Math.round(v * 10) / 10);
 
@@ -39,7 +39,8 @@ function launchedPerPhase(windows, secs) {
       const start = i === 0 ? -Infinity : w.start;
       const end = i === last ? Infinity : w.end;
       const overlap = Math.max(0, Math.min(b, end) - Math.max(a, start));
-      launched[i] += (s.launched * overlap) / 1000;
+      // (Arrivals: virtual users; an engine of one request a virtual user counts requests.)
+      launched[i] += ((s.arrivals ?? s.launched) * overlap) / 1000;
     });
   }
   return launched;
@@ -98,7 +99,8 @@ const PRECISION = {
 
 // run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
 //        resultsDir, records, generator: { name, workers, loop }, generatorSamples, machine,
-//        expect (which statuses succeed: lab/results/expect-status.js; default below 400) }
+//        expect (which statuses succeed: lab/results/expect-status.js; default below 400),
+//        requestNames (the scenario's request names, in order: lab/scenario/model.js) }
 function summarize(run) {
   const records = run.records || [];
   const secs = seconds(records);
@@ -187,10 +189,13 @@ function summarize(run) {
     startedAt: run.startedAt,
     endedAt: run.endedAt,
     durationS: exact !== null ? Math.round(durationS * 1000) / 1000 : round1(durationS),
-    scenariosLaunched: t.launched,
-    scenariosCompleted: t.scenariosCompleted ?? t.completed,
-    scenariosFailed: t.failed,
+    // Scenarios are virtual users (arrivals), each running its flow of one or more requests.
+    scenariosLaunched: t.arrivals ?? t.launched,
+    scenariosCompleted: t.vusCompleted ?? t.scenariosCompleted ?? t.completed,
+    scenariosFailed: t.vusFailed ?? t.failed,
     requestsSent: t.launched,
+    // Requests that got no answer (the errors by code below).
+    requestsFailed: t.failed,
     requestsCompleted: t.completed,
     meanResponseRate: durationS ? round1(t.completed / durationS) : null,
     responseTimeMs: latency ? { ...latency, median: latency.p50 } : null,
@@ -202,6 +207,8 @@ function summarize(run) {
       : 'not available: the run ended before the generator reported its response times',
     codes: t.codes,
     errors: t.errors,
+    // Each request of the scenario by name, its percentiles from its own histogram.
+    requests: requestTable(secs, t, latency, run.requestNames, expect, done),
     expectStatus: expect.text,
     answersFailed,
     ...(Object.keys(answeredBy).length
@@ -223,6 +230,33 @@ function summarize(run) {
     saturation,
     machine: run.machine,
   };
+}
+
+// One entry per request name: { name, method, completed, codes, errors, failedAnswers,
+// responseTimeMs }. A scenario of one request is its totals (its engine keeps no names); a
+// flow's names come from their own histograms, merged exactly over threads and load nodes
+// (Artillery's from its own metrics, lab/generators/artillery-events.js).
+function requestTable(secs, t, latency, names = null, expect, done = null) {
+  const named = done?.requests && Object.keys(done.requests).length ? done.requests : byRequestName(secs);
+  const rows = named
+    ? Object.entries(named)
+    : names && names.length === 1
+      ? [[names[0], { launched: t.launched, completed: t.completed, codes: t.codes, errors: t.errors, latencyMs: latency }]]
+      : [];
+  // In the scenario's order where it is known, then any other name an engine reported.
+  const order = (n) => (names && names.includes(n) ? names.indexOf(n) : Infinity);
+  return rows
+    .sort((a, b) => order(a[0]) - order(b[0]))
+    .map(([name, n]) => ({
+      name,
+      method: /^([A-Z]+) /.exec(name)?.[1] ?? null,
+      launched: n.launched,
+      completed: n.completed,
+      codes: n.codes,
+      errors: n.errors,
+      failedAnswers: failedAnswers(n.codes, expect).count,
+      responseTimeMs: n.latencyMs ? { ...n.latencyMs, median: n.latencyMs.p50 } : null,
+    }));
 }
 
 // The stretches of a run where requests failed (a node that went away, a replica killed):

@@ -23,9 +23,13 @@ const METRICS = {
     const fivexx = Object.entries(s.codes || {})
       .filter(([c]) => /^5\d\d$/.test(c))
       .reduce((a, [, v]) => a + v, 0);
-    const n = (s.scenariosFailed || 0) + (s.answersFailed ? s.answersFailed.count : fivexx);
+    const n = s.answersFailed
+      ? (s.requestsFailed ?? s.scenariosFailed ?? 0) + s.answersFailed.count
+      : (s.scenariosFailed || 0) + fivexx;
     if (!percent) return n;
-    return s.scenariosLaunched ? Math.round((n / s.scenariosLaunched) * 100000) / 1000 : null;
+    // A share of the requests sent (a flow sends several a virtual user).
+    const of = s.answersFailed ? (s.requestsSent ?? s.scenariosLaunched) : s.scenariosLaunched;
+    return of ? Math.round((n / of) * 100000) / 1000 : null;
   },
   rate: (s) => {
     const asked = (s.phases || []).reduce(
@@ -39,29 +43,46 @@ const METRICS = {
 
 const OPS = { '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b };
 
-// 'p99<500' -> { text, metric, op, limit, percent }; anything else throws LAB_ERR_USAGE.
+// One request's metrics (summary.requests[], lab/results/summary.js): `p99{POST /api/cart}<300`.
+const PER_REQUEST = {
+  ...Object.fromEntries(['p50', 'p75', 'p90', 'p95', 'p99', 'max', 'mean'].map((k) => [k, (r) => r.responseTimeMs?.[k]])),
+  errors: (r, percent) => {
+    const n = Object.values(r.errors || {}).reduce((a, b) => a + b, 0) + (r.failedAnswers || 0);
+    if (!percent) return n;
+    return r.launched ? Math.round((n / r.launched) * 100000) / 1000 : null;
+  },
+};
+
+// 'p99<500' or 'p99{GET /api/items}<500' -> { text, metric, name, op, limit, percent };
+// anything else throws LAB_ERR_USAGE.
 function parseThreshold(text) {
-  const m = /^\s*([a-z0-9]+)\s*(<=|>=|<|>)\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/.exec(String(text));
-  if (!m || !(m[1] in METRICS) || (m[4] && m[1] !== 'errors')) {
+  const m = /^\s*([a-z0-9]+)(?:\{([^{}]+)\})?\s*(<=|>=|<|>)\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/.exec(String(text));
+  const table = m && m[2] !== undefined ? PER_REQUEST : METRICS;
+  if (!m || !(m[1] in table) || (m[5] && m[1] !== 'errors')) {
     throw labError(
       'LAB_ERR_USAGE',
-      `--ensure "${text}": expected METRIC OP NUMBER, e.g. p99<500, errors<1%, rate>=0.99 (metrics: ${Object.keys(METRICS).join(', ')})`,
+      `--ensure "${text}": expected METRIC OP NUMBER, e.g. p99<500, errors<1%, rate>=0.99 (metrics: ${Object.keys(METRICS).join(', ')}), or one request's as p99{GET /api/items}<300 (${Object.keys(PER_REQUEST).join(', ')})`,
     );
   }
   return Object.freeze({
     text: String(text).trim(),
     metric: m[1],
-    op: m[2],
-    limit: Number(m[3]),
-    percent: Boolean(m[4]),
+    ...(m[2] !== undefined ? { name: m[2].trim() } : {}),
+    op: m[3],
+    limit: Number(m[4]),
+    percent: Boolean(m[5]),
   });
 }
 
 // Each threshold with the run's measured value and whether it held; a value that could not
-// be measured (no response times, an interrupted run) fails.
+// be measured (no response times, an interrupted run, a request of no such name) fails.
 function evaluate(thresholds, summary) {
   return thresholds.map((t) => {
-    const value = METRICS[t.metric](summary, t.percent);
+    const request = t.name !== undefined ? (summary.requests || []).find((r) => r.name === t.name) : null;
+    if (t.name !== undefined && !request) {
+      return { ...t, value: null, unit: '', ok: false, note: `no request named "${t.name}" in this run` };
+    }
+    const value = request ? PER_REQUEST[t.metric](request, t.percent) : METRICS[t.metric](summary, t.percent);
     const ok = value !== null && value !== undefined && OPS[t.op](value, t.limit);
     return {
       ...t,
@@ -72,4 +93,4 @@ function evaluate(thresholds, summary) {
   });
 }
 
-module.exports = { parseThreshold, evaluate, METRICS };
+module.exports = { parseThreshold, evaluate, METRICS, PER_REQUEST };

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { html: h, table: htmlTable, trusted } = require('../report/html');
 const page = require('../report/page');
-const { merge, buckets } = require('../generators/histogram');
+const { merge, buckets } = require('../measure/histogram');
 
 // What every study's report is made of: sections with computed facts, tables (HTML and
 // Markdown from the same rows) and optional charts; a header saying what ran and what did
@@ -37,7 +37,7 @@ function summaryOf(studyDir, id) {
 }
 
 // The latency distribution of a scenario run the study made, as [ms, count] buckets merged
-// exactly from its seconds' histograms (lab/generators/histogram.js), or null.
+// exactly from its seconds' histograms (lab/measure/histogram.js), or null.
 function latencyBuckets(studyDir, id) {
   let text;
   try {

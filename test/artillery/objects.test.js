@@ -1,7 +1,13 @@
 'use strict';
 
 const { zipf, pathPicker, encodeObjects, decodeObjects } = require('../../artillery/objects');
-const { buildScript } = require('../../artillery/script');
+const { pathOf } = require('../../artillery/scenarios');
+const { catalogueModel } = require('../../lab/scenario/catalogue');
+const { toArtillery } = require('../../lab/scenario/to-artillery');
+const { requestOf } = require('../../lab/scenario/request');
+
+const buildScript = ({ endpoint, scenario, target }) =>
+  toArtillery(catalogueModel({ endpoint, scenario, request: requestOf({ path: pathOf(endpoint) }) }), { target });
 
 // A seeded generator (mulberry32): the draws are the same on every run.
 function seeded(seed) {

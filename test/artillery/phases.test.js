@@ -1,7 +1,16 @@
 'use strict';
 
 const { buildPhases } = require('../../artillery/phases');
-const { buildScript, pathOf, requestOf } = require('../../artillery/script');
+const { pathOf } = require('../../artillery/scenarios');
+const { catalogueModel } = require('../../lab/scenario/catalogue');
+const { toArtillery } = require('../../lab/scenario/to-artillery');
+const { requestOf } = require('../../lab/scenario/request');
+
+// The catalogue's script for an endpoint and scenario, as the artillery generator runs it.
+const buildScript = ({ endpoint, scenario, target, query = null }) =>
+  toArtillery(catalogueModel({ endpoint, scenario, request: requestOf({ path: pathOf(endpoint, query) }) }), {
+    target,
+  });
 
 describe('scenario table to Artillery phases', () => {
   test("load is the report's ramp: 0 to the peak over 120 s", () => {
@@ -41,7 +50,11 @@ describe('scenario table to Artillery phases', () => {
     expect(pathOf('work')).toBe('/work?n=100');
     expect(pathOf('work', { n: 5 })).toBe('/work?n=5');
     expect(pathOf('ping', { n: 5 })).toBe('/ping?n=5');
-    expect(requestOf('work', { n: 7 })).toEqual({ path: '/work?n=7', objects: null });
+    expect(requestOf({ path: pathOf('work', { n: 7 }) })).toMatchObject({
+      method: 'GET',
+      path: '/work?n=7',
+      body: null,
+    });
     const s = buildScript({ endpoint: 'work', scenario: 'load', target: 'http://127.0.0.1:8080', query: { n: 5 } });
     expect(s.scenarios[0].flow).toEqual([{ get: { url: '/work?n=5' } }]);
   });

@@ -3,13 +3,22 @@
 const fs = require('node:fs');
 const dgram = require('node:dgram');
 
-// Artillery plugin that hands the lab each report as it happens: one JSON line per event
-// (phase started/completed, each 10 s interval's stats, done) appended to the file named
-// in config.plugins.lab.file. The lab reads it for its live progress line and keeps it as
-// the run's time series. Artillery loads it from ARTILLERY_PLUGIN_PATH.
+// Artillery plugin of the lab, loaded from ARTILLERY_PLUGIN_PATH into the script it runs
+// (the lab's catalogue, or a user's own script, otherwise run as Artillery itself would).
+// In Artillery's workers it adds the lab's hooks to every scenario (./hooks.js): arrivals,
+// requests and answers per wall-clock second, each answer's time in that second's histogram,
+// and each request's own figures by name. In the main process it hands the lab each report
+// as it happens: one JSON line per event (phase started/completed, each 10 s interval's
+// stats, done) appended to the file named in config.plugins.lab.file, which the lab reads
+// for its live progress line and keeps as the run's time series.
 function LabPlugin(script, events) {
   const file = script.config.plugins && script.config.plugins.lab && script.config.plugins.lab.file;
   if (!file) return;
+  // (Artillery 2 loads plugins in its workers too, which run the virtual users.)
+  if (typeof process.env.LOCAL_WORKER_ID !== 'undefined') {
+    require('./hooks').addHooks(script);
+    return;
+  }
   const write = (type, data) => {
     fs.appendFileSync(file, `${JSON.stringify({ type, at: Date.now(), ...data })}\n`);
   };

@@ -161,9 +161,9 @@ describe('fault table: reports of malformed or crafted results', () => {
     ['summary.json is a list', { 'summary.json': '[]' }, 'summary.json'],
     ['phases is not a list', { 'summary.json': JSON.stringify({ ...summary, phases: 'x' }) }, 'summary.json'],
     [
-      'events.jsonl has a broken line',
-      { 'summary.json': JSON.stringify(summary), 'events.jsonl': '{"type":"stats"}\nnot json\n{"a":1}\n' },
-      'events.jsonl',
+      'records.jsonl has a broken line',
+      { 'summary.json': JSON.stringify(summary), 'records.jsonl': '{"type":"start"}\nnot json\n{"a":1}\n' },
+      'records.jsonl',
     ],
     [
       'nodes.jsonl holds the wrong shape',

@@ -159,3 +159,38 @@ test("a stranger's null line to the coordinator is closed; the run completes, on
   expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
   expect(fs.existsSync(path.join(stateDir, '.lab-lock'))).toBe(false);
 }, 200000);
+
+// The same scenario model on load nodes (issue 39): a script's flow, each request by name,
+// merged exactly from both nodes.
+test("a script's flow on two load nodes: each request by name, as many as the script asks", async () => {
+  const { ownPlace, ROOT } = require('../../helper');
+  const shop = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+  const flow = path.join(ROOT, 'test', 'fixtures', 'scripts', 'shop-flow.yml');
+  const r = await lab(
+    [
+      'scenario',
+      '--script',
+      flow,
+      'single',
+      '--app',
+      shop,
+      '--generator',
+      'fast',
+      '--load-nodes',
+      '2',
+      '--no-graphite',
+      '--json',
+      ...(await ownPlace({ ports: 70 })),
+    ],
+    { env: { LAB_LOAD_NODES: 'local' }, timeoutMs: 180000 },
+  );
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  const s = JSON.parse(r.stdout);
+  expect(s.status).toBe('completed');
+  expect(s.scenariosLaunched).toBe(110);
+  expect(s.requests.map((q) => [q.name, q.completed, q.codes])).toEqual([
+    ['GET /api/items', 110, { 200: 110 }],
+    ['POST /api/cart', 110, { 201: 110 }],
+  ]);
+  expect(s.generator.nodes.map((n) => n.node)).toEqual(['local-1', 'local-2']);
+}, 200000);

@@ -11,6 +11,7 @@ const path = require('node:path');
 const { listen } = require('../../helper');
 const { GENERATORS } = require('../../../lab/generators');
 const { summarize } = require('../../../lab/results/summary');
+const { checkModel } = require('../../../lab/scenario/model');
 
 jest.setTimeout(120000);
 
@@ -26,8 +27,31 @@ async function run(engine, plan, { stopAfterMs, stopAfterSeconds } = {}) {
     stoppedAt = stoppedAt ?? Date.now();
     gen.stop();
   };
-  const gen = GENERATORS[engine].start(
-    { timeoutMs: 10000, timeoutS: 10, path: '/', keepalive: false, ...plan },
+  // The plugin's own plan of a one-request scenario (lab/scenario/model.js), with the test's
+  // settings: the engines run what the scenario command would hand them.
+  const g = GENERATORS[engine];
+  const model = checkModel({
+    name: 'contract',
+    source: { kind: 'catalogue' },
+    phases: plan.phases,
+    flows: [
+      {
+        name: 'x',
+        weight: 1,
+        steps: [{ request: { name: 'GET /', method: 'GET', url: '/', headers: {}, capture: [] } }],
+      },
+    ],
+    timeoutS: (plan.timeoutMs ?? 10000) / 1000,
+  });
+  const values = {
+    keepalive: plan.keepalive ?? false,
+    'generator-workers': plan.workers,
+    connections: plan.connections,
+    requests: plan.requests,
+    duration: plan.durationMs !== undefined ? plan.durationMs / 1000 : undefined,
+  };
+  const gen = g.start(
+    { ...g.plan(model, { target: plan.target, targets: plan.targets, values }), targets: plan.targets },
     {
       dir: tmp(),
       onRecord: (r) => {
@@ -42,7 +66,7 @@ async function run(engine, plan, { stopAfterMs, stopAfterSeconds } = {}) {
   const summary = summarize({
     endpoint: 'x',
     scenario: 'y',
-    phases: plan.phases,
+    phases: gen.phases ?? g.plan(model, { target: plan.target, values }).phases,
     status: result.status,
     startedAt: new Date(t0).toISOString(),
     records: result.records,

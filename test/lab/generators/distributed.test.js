@@ -5,6 +5,10 @@ const net = require('node:net');
 const { startDistributed, clockOffset, nodeThreads } = require('../../../lab/generators/distributed');
 const { localLauncher } = require('../../../lab/generators/local-launcher');
 const { totalArrivals } = require('../../../lab/generators/schedule');
+const { oneRequestModel } = require('../../helper');
+
+// A plan as the scenario command makes it: its phases' one-request model travels with it.
+const withModel = (plan) => ({ ...plan, model: oneRequestModel(plan.phases, plan.path || '/') });
 
 // The coordinator with load nodes as processes of this machine (the swarm launcher's
 // stand-in): clocks measured, shards handed out, seconds merged, rows per node.
@@ -39,7 +43,7 @@ const run = (plan, o) => {
   const logs = [];
   const launched = [];
   const launcher = localLauncher(o.launcher || {});
-  const g = startDistributed(plan, {
+  const g = startDistributed(withModel(plan), {
     nodes: o.nodes,
     listenHost: '127.0.0.1',
     log: (l) => logs.push(l),
@@ -188,14 +192,14 @@ test.each(['null', '[]', '"hello"', '42', '{"op":"hello","token":null}', 'not js
     let address;
     const launcher = localLauncher();
     const g = startDistributed(
-      {
+      withModel({
         mode: 'open',
         target,
         path: '/',
         method: 'GET',
         timeoutMs: 5000,
         phases: [{ name: 'x', duration: 1, arrivalRate: 20 }],
-      },
+      }),
       {
         nodes: 1,
         listenHost: '127.0.0.1',
@@ -293,14 +297,14 @@ test.each([
   async (_what, behave, why) => {
     const logs = [];
     const g = startDistributed(
-      {
+      withModel({
         mode: 'open',
         target,
         path: '/',
         method: 'GET',
         timeoutMs: 5000,
         phases: [{ name: 'x', duration: 10, arrivalRate: 1 }],
-      },
+      }),
       { nodes: 1, listenHost: '127.0.0.1', startAheadMs: 300, log: (l) => logs.push(l), launcher: forger(behave) },
     );
     const res = await g.done;
@@ -324,7 +328,7 @@ test('the coordinator listens on the port it is given, and a port in use fails t
     timeoutMs: 5000,
     phases: [{ name: 'x', duration: 1, arrivalRate: 5 }],
   };
-  const g = startDistributed(plan, {
+  const g = startDistributed(withModel(plan), {
     nodes: 1,
     listenHost: '127.0.0.1',
     port,
@@ -337,7 +341,12 @@ test('the coordinator listens on the port it is given, and a port in use fails t
   const holder = net.createServer();
   await new Promise((r) => holder.listen(port, '127.0.0.1', r));
   try {
-    const busy = startDistributed(plan, { nodes: 1, listenHost: '127.0.0.1', port, launcher: localLauncher() });
+    const busy = startDistributed(withModel(plan), {
+      nodes: 1,
+      listenHost: '127.0.0.1',
+      port,
+      launcher: localLauncher(),
+    });
     expect((await busy.done).status).toMatch(
       new RegExp(`port ${port} \\(the load nodes' coordinator\\) is already in use`),
     );
@@ -351,14 +360,14 @@ test('200 idle strangers: capped while they wait, closed after a few seconds, an
   const launcher = localLauncher();
   const idle = [];
   const g = startDistributed(
-    {
+    withModel({
       mode: 'open',
       target,
       path: '/',
       method: 'GET',
       timeoutMs: 5000,
       phases: [{ name: 'x', duration: 1, arrivalRate: 10 }],
-    },
+    }),
     {
       nodes: 1,
       listenHost: '127.0.0.1',

@@ -1,7 +1,7 @@
 'use strict';
 
 const { signalSummary, signalRows } = require('../../../lab/results/signal-summary');
-const { create, encode } = require('../../../lab/generators/histogram');
+const { create, encode } = require('../../../lab/measure/histogram');
 
 const hist = (values) => {
   const h = create();

@@ -1,8 +1,15 @@
 'use strict';
 
 const { summarize, launchedPerPhase, judgeGenerator, outages } = require('../../../lab/results/summary');
-const { recordsOf } = require('../../../lab/generators/artillery');
-const { create, encode } = require('../../../lab/generators/histogram');
+const { recordsOfEvent, doneRecord } = require('../../../lab/generators/artillery-events');
+
+// Every record of an Artillery run from its plugin's events and its report (or none: cut short).
+const recordsOf = (events, report, interrupted = false) => [
+  { type: 'start', generator: 'artillery' },
+  ...events.flatMap(recordsOfEvent),
+  doneRecord(report, interrupted),
+];
+const { create, encode } = require('../../../lab/measure/histogram');
 
 const T = 1_700_000_000_000; // a whole second
 
@@ -54,6 +61,7 @@ describe('run summary from neutral records', () => {
         period,
         counters: {
           [`lab.arrivals.${period / 1000}`]: created,
+          [`lab.sent.${period / 1000}`]: created,
           [`lab.responses.${period / 1000}`]: responses,
           'http.codes.200': responses,
         },
@@ -71,6 +79,7 @@ describe('run summary from neutral records', () => {
           'vusers.created': 200,
           'vusers.completed': 190,
           'vusers.failed': 10,
+          'http.requests': 200,
           'http.responses': 190,
           'http.codes.200': 190,
           'errors.ETIMEDOUT': 10,

@@ -1,7 +1,7 @@
 'use strict';
 
-const { mergeSecond, secondMerger } = require('../../../lab/generators/merge');
-const { create, encode, decode, figures } = require('../../../lab/generators/histogram');
+const { mergeSecond, secondMerger } = require('../../../lab/measure/merge');
+const { create, encode, decode, figures } = require('../../../lab/measure/histogram');
 
 // Shards with known samples (µs): the merge of their encoded histograms must read exactly
 // what one histogram of all their samples reads. Never an average of the shards' figures.

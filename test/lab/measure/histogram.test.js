@@ -1,6 +1,6 @@
 'use strict';
 
-const { create, encode, decode, figures, merge } = require('../../../lab/generators/histogram');
+const { create, encode, decode, figures, merge } = require('../../../lab/measure/histogram');
 
 // figures() reads a histogram in two passes with the library's own arithmetic: it must give
 // exactly what the library's getValueAtPercentile, mean and stdDeviation give (capped at the

@@ -2,15 +2,13 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { encodeObjects } = require('../../artillery/objects');
-const { toYaml, stepOf } = require('../../artillery/script');
+const { toYaml } = require('../scenario/to-artillery');
 const runArtillery = require('./artillery-run');
 
-const { ROOT } = require('../paths');
-
-// Artillery behind the seam: the lab runs the plain script with its processor (per-second
-// arrivals, answers and response-time histograms) and plugin (each 10 s interval as it
-// happens), and turns what Artillery reports into the lab's neutral records.
+// Artillery behind the seam: the lab runs the script (a user's own, or its catalogue's) with
+// its plugin (per-second arrivals, requests, answers and answer-time histograms, per-name
+// figures, each 10 s interval as it happens), and turns what Artillery reports into the
+// lab's neutral records (lab/measure/records.js).
 
 // Artillery's percentiles come from its own sketch and can read above its max (p99 907 ms
 // with max 906 ms was seen on /bbox2): capped here, so p99 <= max holds for every engine.
@@ -36,7 +34,9 @@ const pick = (counters, prefix) => {
   return out;
 };
 
-// The records of one Artillery event (from the lab plugin's events.jsonl).
+// The records of one Artillery event (from the lab plugin's events.jsonl): the lab's
+// per-second counters and histograms (artillery/plugins/artillery-plugin-lab/hooks.js).
+const PER_SECOND = { arrivals: 'arrivals', sent: 'launched', responses: 'completed' };
 function recordsOfEvent(e) {
   if (e.type === 'phaseStarted') return [{ type: 'phase', index: e.phase.index, name: e.phase.name, at: e.at }];
   if (e.type !== 'stats') return [];
@@ -44,12 +44,12 @@ function recordsOfEvent(e) {
   const bySec = new Map();
   const get = (sec) => {
     if (!bySec.has(sec))
-      bySec.set(sec, { type: 'second', at: sec * 1000, launched: 0, completed: 0, codes: {}, errors: {} });
+      bySec.set(sec, { type: 'second', at: sec * 1000, launched: 0, completed: 0, arrivals: 0, codes: {}, errors: {} });
     return bySec.get(sec);
   };
   for (const [k, v] of Object.entries(iv.counters || {})) {
-    const m = /^lab\.(arrivals|responses)\.(\d+)$/.exec(k);
-    if (m) get(Number(m[2]))[m[1] === 'arrivals' ? 'launched' : 'completed'] += v;
+    const m = /^lab\.(arrivals|sent|responses)\.(\d+)$/.exec(k);
+    if (m) get(Number(m[2]))[PER_SECOND[m[1]]] += v;
     const up = /^lab\.up\.(\d+)\.(.+)$/.exec(k);
     if (up) {
       const sec = get(Number(up[1]));
@@ -71,65 +71,74 @@ function recordsOfEvent(e) {
   return out;
 }
 
+// Each request name's figures over the run, from the aggregate's lab.rq.NAME.* metrics.
+function byName(agg) {
+  const out = {};
+  const entry = (name) =>
+    (out[name] = out[name] || { launched: 0, completed: 0, codes: {}, errors: {}, latencyMs: null });
+  for (const [k, v] of Object.entries(agg.counters || {})) {
+    let m;
+    if ((m = /^lab\.rq\.(.+)\.sent$/.exec(k))) entry(m[1]).launched += v;
+    else if ((m = /^lab\.rq\.(.+)\.codes\.(\d+)$/.exec(k))) {
+      const e = entry(m[1]);
+      e.codes[m[2]] = (e.codes[m[2]] || 0) + v;
+      e.completed += v;
+    } else if ((m = /^lab\.rq\.(.+)\.errors\.([^.]+)$/.exec(k))) {
+      const e = entry(m[1]);
+      e.errors[m[2]] = (e.errors[m[2]] || 0) + v;
+    }
+  }
+  for (const [k, v] of Object.entries(agg.summaries || {})) {
+    const m = /^lab\.rq\.(.+)\.rt$/.exec(k);
+    if (m) entry(m[1]).latencyMs = capped(v);
+  }
+  return out;
+}
+
 // The final record, from Artillery's aggregate report (null when the run was cut short).
 function doneRecord(report, interrupted) {
   const agg = report && report.aggregate;
   if (!agg) return { type: 'done', at: Date.now(), interrupted, precision: 'ms' };
   const c = agg.counters || {};
+  const errors = pick(c, 'errors.');
   return {
     type: 'done',
     at: agg.lastMetricAt || Date.now(),
     interrupted,
     precision: 'ms',
     totals: {
-      launched: c['vusers.created'] || 0,
+      launched: c['http.requests'] || 0,
       completed: c['http.responses'] || 0,
-      scenariosCompleted: c['vusers.completed'] || 0,
-      failed: c['vusers.failed'] || 0,
+      arrivals: c['vusers.created'] || 0,
+      vusCompleted: c['vusers.completed'] || 0,
+      vusFailed: c['vusers.failed'] || 0,
+      failed: Object.values(errors).reduce((a, b) => a + b, 0),
       codes: pick(c, 'http.codes.'),
-      errors: pick(c, 'errors.'),
+      errors,
     },
     latencyMs: capped(agg.summaries && agg.summaries['http.response_time']),
+    requests: byName(agg),
   };
 }
 
-// Every record of a finished (or cut) run, from its events and report.
-function recordsOf(events, report, interrupted = false) {
-  return [
-    { type: 'start', generator: 'artillery' },
-    ...events.flatMap(recordsOfEvent),
-    doneRecord(report, interrupted),
-  ];
-}
-
-// The lab's processor hears every answer of a step.
-const withAfter = (step) => {
-  const [method] = Object.keys(step);
-  return { [method]: { ...step[method], afterResponse: 'labResponse' } };
-};
-
-// plan: { target, path, request, objects | null, phases, timeoutS, statsd: { host, port, prefix } | null }
+// plan: { script (an Artillery script object), from (the user's file, if any), target,
+// timeoutS, statsd: { host, port, prefix } | null }
 function startArtillery(plan, { dir, onRecord = () => {} }) {
   const file = (name) => path.join(dir, name);
   const script = {
+    ...plan.script,
     config: {
-      target: plan.target,
-      phases: plan.phases,
-      http: { timeout: plan.timeoutS },
-      processor: path.join(ROOT, 'artillery', 'plugins', 'lab-processor.js'),
-      plugins: { lab: { file: file('events.jsonl'), ...(plan.statsd ? { statsd: plan.statsd } : {}) } },
-      // Many objects: each virtual user draws one (artillery/objects.js).
-      ...(plan.objects ? { variables: { labObjects: encodeObjects(plan.objects) } } : {}),
-    },
-    scenarios: [
-      {
-        name: plan.name || 'lab',
-        beforeScenario: plan.objects ? ['labArrival', 'labPickObject'] : 'labArrival',
-        flow: [withAfter(stepOf(plan.objects ? `${plan.path}{{ labObject }}` : plan.path, plan.request))],
+      ...plan.script.config,
+      plugins: {
+        ...(plan.script.config.plugins || {}),
+        lab: { file: file('events.jsonl'), ...(plan.statsd ? { statsd: plan.statsd } : {}) },
       },
-    ],
+    },
   };
-  fs.writeFileSync(file('artillery-run.yml'), toYaml(script));
+  const header = plan.from
+    ? [`${plan.from}, as the lab runs it: its target, its phases scaled, the lab's plugin`]
+    : null;
+  fs.writeFileSync(file('artillery-run.yml'), toYaml(script, header));
   const events = [];
   const records = [];
   const emit = (r) => {
@@ -171,4 +180,4 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
   };
 }
 
-module.exports = { startArtillery, recordsOf };
+module.exports = { startArtillery, recordsOfEvent, doneRecord };

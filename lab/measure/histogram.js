@@ -21,7 +21,7 @@ const toMs = (us) => Math.round(us) / 1000;
 // through an iterator of objects: about 18 ms for one histogram, which made every
 // summary of a long run, and the live dashboard's each second, slow). The same bucket
 // order, the same rounding of the count at a percentile: the same figures, as
-// test/lab/generators/histogram.test.js checks against the library on random histograms.
+// test/lab/measure/histogram.test.js checks against the library on random histograms.
 const QS = [50, 75, 90, 95, 99];
 
 function figures(h) {

@@ -63,7 +63,38 @@ function totals(records) {
     errors = add(errors, r.errors);
   }
   const failed = Object.values(errors).reduce((a, b) => a + b, 0);
-  return { launched: sumOf(secs, 'launched'), completed: sumOf(secs, 'completed'), failed, codes, errors };
+  const out = { launched: sumOf(secs, 'launched'), completed: sumOf(secs, 'completed'), failed, codes, errors };
+  // Virtual users, where the engine ran flows (arrivals; else each request was one).
+  if (secs.some((s) => s.arrivals !== undefined)) {
+    out.arrivals = secs.reduce((a, s) => a + (s.arrivals ?? s.launched ?? 0), 0);
+    out.vusCompleted = sumOf(secs, 'vusCompleted');
+    out.vusFailed = sumOf(secs, 'vusFailed');
+  }
+  return out;
+}
+
+// Each request name's figures over the seconds (the engines keep them when a scenario has
+// several names): counts added, histograms merged exactly. null when none were kept.
+function byRequestName(secs) {
+  const names = new Map();
+  for (const s of secs) {
+    for (const [name, n] of Object.entries(s.requests || {})) {
+      let t = names.get(name);
+      if (!t) names.set(name, (t = { launched: 0, completed: 0, codes: {}, errors: {}, hists: [] }));
+      t.launched += n.launched || 0;
+      t.completed += n.completed || 0;
+      t.codes = add(t.codes, n.codes);
+      t.errors = add(t.errors, n.errors);
+      if (n.hist?.latency) t.hists.push(n.hist.latency);
+    }
+  }
+  if (!names.size) return null;
+  const out = {};
+  for (const [name, t] of names) {
+    const { hists, ...counts } = t;
+    out[name] = { ...counts, latencyMs: figures(merge(hists)) };
+  }
+  return out;
 }
 
 // One window's latency figures from the seconds' histograms (`which`: latency, fromSend or
@@ -105,4 +136,4 @@ function errorsPerSecond(records, failedOf = () => 0) {
   return { perSecond: out, exact };
 }
 
-module.exports = { seconds, totals, mergedFigures, errorsPerSecond, add };
+module.exports = { seconds, totals, mergedFigures, errorsPerSecond, byRequestName, add };

@@ -13,17 +13,48 @@ const sum = (objs) => {
   return out;
 };
 
+// A second's figures by request name (the engines keep them when a scenario has several
+// names): counts added, each name's histogram merged.
+function mergeNamed(parts) {
+  const names = new Set(parts.flatMap((m) => Object.keys(m.requests || {})));
+  if (!names.size) return null;
+  const out = {};
+  for (const name of names) {
+    const ps = parts.map((m) => m.requests?.[name]).filter(Boolean);
+    const h = merge(ps.map((p) => p.latency ?? p.hist?.latency));
+    out[name] = {
+      launched: ps.reduce((a, p) => a + (p.launched || 0), 0),
+      completed: ps.reduce((a, p) => a + (p.completed || 0), 0),
+      codes: sum(ps.map((p) => p.codes)),
+      errors: sum(ps.map((p) => p.errors)),
+      latencyMs: figures(h),
+      hist: { latency: encode(h) },
+    };
+  }
+  return out;
+}
+
 function mergeSecond(parts, at) {
   const latency = merge(parts.map((m) => m.hist?.latency));
   const fromSend = merge(parts.map((m) => m.hist?.fromSend));
   const lag = merge(parts.map((m) => m.hist?.lag));
   const upstream = merge(parts.map((m) => m.hist?.upstream));
   const upstreams = sum(parts.map((m) => m.upstreams));
+  const named = mergeNamed(parts);
   return {
     type: 'second',
     at,
     launched: parts.reduce((a, m) => a + (m.launched || 0), 0),
     completed: parts.reduce((a, m) => a + (m.completed || 0), 0),
+    // Virtual users started (arrivals) and ended, as their engines counted them (an engine
+    // of one request a virtual user counts none: its arrivals are its requests).
+    ...(parts.some((m) => m.arrivals !== undefined)
+      ? {
+          arrivals: parts.reduce((a, m) => a + (m.arrivals ?? m.launched ?? 0), 0),
+          vusCompleted: parts.reduce((a, m) => a + (m.vusCompleted || 0), 0),
+          vusFailed: parts.reduce((a, m) => a + (m.vusFailed || 0), 0),
+        }
+      : {}),
     codes: sum(parts.map((m) => m.codes)),
     errors: sum(parts.map((m) => m.errors)),
     pending: parts.reduce((a, m) => a + (m.pending || 0), 0),
@@ -31,6 +62,7 @@ function mergeSecond(parts, at) {
     sendLagMs: figures(lag),
     // Which replica answered (the entry's X-Lab-Upstream) and its time, when the entry said.
     ...(Object.keys(upstreams).length ? { upstreams, upstreamMs: figures(upstream) } : {}),
+    ...(named ? { requests: named } : {}),
     hist: { latency: encode(latency), fromSend: encode(fromSend), lag: encode(lag), upstream: encode(upstream) },
   };
 }
@@ -79,4 +111,4 @@ function secondMerger(sources, emit, { at }) {
   };
 }
 
-module.exports = { mergeSecond, secondMerger };
+module.exports = { mergeSecond, secondMerger, mergeNamed };

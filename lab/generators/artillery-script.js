@@ -1,0 +1,32 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const YAML = require('yaml');
+const { toArtillery } = require('../scenario/to-artillery');
+
+// What Artillery runs: a user's own script (--script) as Artillery itself would run it, with
+// only its target (the deployment's, or --target) and its phases (--scale, --rate-scale)
+// changed and the lab's plugin added; or the lab's catalogue as a plain script
+// (lab/scenario/to-artillery.js). Its files (a processor, a payload) are named from where the
+// script was, since the lab writes its copy into the run folder.
+function artilleryScript(model, ctx) {
+  if (model.source.kind !== 'artillery') return { script: toArtillery(model, { target: ctx.target }) };
+  const file = model.source.file;
+  const dir = path.dirname(file);
+  const script = YAML.parse(fs.readFileSync(file, 'utf8'));
+  script.config = { ...script.config, target: ctx.target, phases: model.phases.map(artilleryPhase) };
+  if (typeof script.config.processor === 'string') script.config.processor = path.resolve(dir, script.config.processor);
+  if (script.config.payload) {
+    const fix = (p) => ({ ...p, path: path.resolve(dir, p.path) });
+    script.config.payload = Array.isArray(script.config.payload)
+      ? script.config.payload.map(fix)
+      : fix(script.config.payload);
+  }
+  return { script, from: file };
+}
+
+// A model phase as Artillery writes it (a pause is { pause: seconds }).
+const artilleryPhase = (ph) => (ph.pause ? { name: ph.name, pause: ph.duration } : { ...ph });
+
+module.exports = { artilleryScript };

@@ -1,0 +1,30 @@
+'use strict';
+
+const { flag } = require('../cli/flags');
+
+// What the lab's own engines (fast, closed) share: their flags, and their plan of a scenario
+// model (lab/scenario/model.js), which the engine threads run (./fast-worker.js).
+const OWN_FLAGS = Object.freeze({
+  keepalive: { ...flag.bool(), help: 'reuse connections (default: a new one per request, as Artillery)' },
+  'generator-workers': {
+    ...flag.int(1, 64),
+    help: 'the engine threads (default: one per 1,500 arrivals/s, at most one a core)',
+  },
+  connections: { ...flag.int(1, 10000), help: 'concurrent connections, each a virtual user (default 10)' },
+  requests: { ...flag.int(1, 100000000), help: 'stop after M virtual users (M requests of a one-request scenario)' },
+});
+
+// The model travels to the engine threads (and to load nodes) as plain data.
+function ownPlan(model, ctx) {
+  return {
+    target: ctx.target,
+    targets: ctx.targets || null,
+    model: JSON.parse(JSON.stringify(model)),
+    timeoutMs: model.timeoutS * 1000,
+    keepalive: ctx.values.keepalive,
+    workers: ctx.values['generator-workers'],
+    name: model.name,
+  };
+}
+
+module.exports = { ownPlan, OWN_FLAGS };

@@ -1,0 +1,39 @@
+'use strict';
+
+const { defineGenerator } = require('../plugin');
+const { startArtillery } = require('../artillery-events');
+const { artilleryScript } = require('../artillery-script');
+
+// Artillery 2, the course's tool: a user's script run as Artillery itself would run it (its
+// own features included), or the lab's catalogue as a plain Artillery script. The lab adds
+// only its plugin (per-second records, per-request metrics: artillery/plugins/).
+module.exports = defineGenerator({
+  name: 'artillery',
+  order: 0,
+  what: "Artillery 2, the course's tool (default): runs your script as Artillery would; ~5.7 ms of CPU a request",
+  loop: 'open',
+  drives: 'requests',
+  precision: "whole milliseconds, percentiles from Artillery's sketch (capped at its max)",
+  supports: [
+    'flows',
+    'weights',
+    'think',
+    'loop',
+    'capture',
+    'templates',
+    'payload',
+    'variables',
+    'objects',
+    'rates',
+    'foreign',
+  ],
+  plan: (model, ctx) => ({
+    ...artilleryScript(model, ctx),
+    phases: model.phases,
+    target: ctx.target,
+    timeoutS: model.timeoutS,
+    statsd: ctx.statsd,
+    name: model.name,
+  }),
+  start: (plan, o) => startArtillery(plan, o),
+});

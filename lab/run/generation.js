@@ -1,0 +1,116 @@
+'use strict';
+
+const fs = require('node:fs');
+const { GENERATORS } = require('../generators');
+const { startOnLoadNodes } = require('../generators/load-nodes');
+const { createProgress } = require('../cli/progress');
+const { identify } = require('../ownership/identity');
+const { own } = require('../ownership/cleanups');
+const { requestNames } = require('../scenario/model');
+
+// The generator's plan, from its plugin (lab/generators/): the scenario model's phases (open
+// loop), or one phase of the scenario's length with N connections (closed loop), or the
+// signal stages.
+function planGeneration(run) {
+  const { p } = run;
+  const g = GENERATORS[p.generator];
+  run.genPlan = {
+    ...g.plan(p.model, {
+      target: run.target,
+      targets: run.targets,
+      values: p.values,
+      signal: p.signalPlan,
+      statsd: run.monitoring.statsd ? { ...run.monitoring.statsd, prefix: `${run.prefix}.artillery` } : null,
+    }),
+    targets: run.targets,
+  };
+  // The script the run is, as Artillery would run it (a user's own script is kept as it is).
+  if (p.model && p.model.source.kind === 'catalogue') {
+    const { toArtillery, toYaml } = require('../scenario/to-artillery');
+    fs.writeFileSync(
+      run.file('script.yml'),
+      toYaml(toArtillery(p.model, { target: run.target }), [`${p.endpoint} ${p.scenario} against ${run.target}`]),
+    );
+  } else if (p.model)
+    fs.copyFileSync(p.model.source.file, run.file(`script${p.model.source.file.match(/\.\w+$/)?.[0] ?? '.yml'}`));
+  return run.genPlan;
+}
+
+// What the run is, before its load starts: a run killed with SIGKILL has no summary, and
+// `report` rebuilds one from this and its records (lab/results/rebuild.js).
+function writeRunRecord(run, startedAt) {
+  const { p } = run;
+  run.writeJson('run.json', {
+    endpoint: p.endpoint,
+    scenario: p.scenario,
+    deployment: run.state ? p.deployment : null,
+    target: run.target,
+    phases: run.genPlan.phases,
+    generator: { name: p.generator, loop: GENERATORS[p.generator].loop },
+    thresholds: p.thresholds.map((t) => t.text),
+    expectStatus: p.expect.text,
+    requestNames: p.model ? requestNames(p.model) : null,
+    startedAt,
+    runner: identify(process.pid),
+  });
+}
+
+// The generator runs; its records stream to records.jsonl (kept when the run is cut short)
+// and to the progress listener. extra: { dashboardUrl }.
+async function generate(run, extra = {}) {
+  const { p, log } = run;
+  const genPlan = run.genPlan;
+  const recordsFile = run.file('records.jsonl');
+  fs.writeFileSync(recordsFile, '');
+  const totalS = genPlan.phases.reduce((a, ph) => a + ph.duration, 0);
+  const untilRequests = genPlan.durationMs === undefined && genPlan.requests ? genPlan.requests : null;
+  const progress = createProgress({
+    phases: genPlan.phases,
+    totalS,
+    closed: p.closed || p.signal,
+    participants: p.signal,
+    requests: untilRequests,
+    suffix: extra.dashboardUrl ? `live ${extra.dashboardUrl}` : '',
+  });
+  log(
+    `running ${p.endpoint} ${p.scenario} against ${run.target} with ${p.generator} ${
+      untilRequests ? `until ${untilRequests} virtual users are done` : `for ${totalS} s`
+    } (${genPlan.phases.length} phase(s))`,
+  );
+  const startedAt = new Date().toISOString();
+  run.startedAt = startedAt;
+  writeRunRecord(run, startedAt);
+  const onRecord = (r) => {
+    fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
+    progress.onRecord(r);
+  };
+  // --load-nodes: the same generator as tasks on the swarm's nodes, coordinated from here.
+  const gen = p.loadNodes
+    ? startOnLoadNodes(
+        { ...genPlan, mode: p.closed ? 'closed' : 'open' },
+        {
+          nodes: p.loadNodes,
+          env: { ...process.env, ...(run.runtime?.env || {}) },
+          onRecord,
+          log,
+          onStarting: progress.starting,
+          port: p.ports.coordinator,
+        },
+      )
+    : GENERATORS[p.generator].start(genPlan, { dir: run.dir, onRecord });
+  run.monitoring.watch(() => ({ ...run.nodesOf(), ...(gen.pid ? { generator: gen.pid } : {}) }));
+  if (gen.samples) run.loadNodeSamples = gen.samples;
+  // Ctrl-C: the generator stops and reports what it measured; the summary is written by
+  // the interrupt's cleanup (lab/commands/scenario.js).
+  const release = own(() => gen.stop());
+  let result;
+  try {
+    result = await gen.done;
+  } finally {
+    progress.stop();
+  }
+  release();
+  return { startedAt, result, gen };
+}
+
+module.exports = { planGeneration, generate };

@@ -1,0 +1,125 @@
+'use strict';
+
+const fs = require('node:fs');
+const { GENERATORS } = require('../generators');
+const { summarize, closedLoopCpu } = require('../results/summary');
+const { signalSummary } = require('../results/signal-summary');
+const { evaluate } = require('../results/thresholds');
+const { nodeTable } = require('../monitoring/node-table');
+const { requestNames } = require('../scenario/model');
+
+const readRecords = (file) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+
+// The generator's CPU, second by second: its own process's samples, or the busiest load
+// node's (load nodes report their own).
+function generatorSamples(run) {
+  if (run.loadNodeSamples) return run.loadNodeSamples();
+  return run.monitoring.samples.filter((s) => s.nodes.generator).map((s) => ({ at: s.at, ...s.nodes.generator }));
+}
+
+// The summary: a pure function of the records and the samples (lab/results/summary.js),
+// plus the thresholds, the node table and what the run's context adds. o: { status,
+// workers, write (false: the live page's, not written), dashboard }.
+function summarizeRun(run, { status, workers = null, write = true, dashboard = null }) {
+  const { p } = run;
+  const records = readRecords(run.file('records.jsonl'));
+  const summary = summarize({
+    endpoint: p.endpoint,
+    scenario: p.scenario,
+    deployment: run.state ? p.deployment : null,
+    target: run.target,
+    phases: run.genPlan.phases,
+    status,
+    startedAt: run.startedAt ?? new Date().toISOString(),
+    endedAt: new Date().toISOString(),
+    resultsDir: run.dir,
+    records,
+    generator: { name: p.generator, loop: GENERATORS[p.generator].loop, workers },
+    generatorSamples: generatorSamples(run),
+    machine: run.machine,
+    mergeCache: write ? null : run.liveCache,
+    expect: p.expect,
+    requestNames: p.model ? requestNames(p.model) : null,
+  });
+  if (p.signal) signalVerdict(summary, records, run.genPlan);
+  const cluster =
+    run.state?.cluster ??
+    // (A --target on the lab's emulated cluster is said to be one too.)
+    (process.env.LAB_EMULATED && p.target && new URL(p.target).hostname === process.env.LAB_HOST
+      ? { dir: process.env.LAB_CLUSTER_DIR, emulated: true }
+      : null);
+  // A run on the lab's emulated cluster (TCG) says so in every summary and report.
+  if (cluster?.emulated) {
+    summary.environment = {
+      cluster: cluster.dir,
+      emulated:
+        'the deployment ran on emulated VMs (TCG): its timings are several times slower than this machine and comparable only within this cluster',
+    };
+  }
+  nameReplicas(summary, run.addressNames);
+  summary.thresholds = evaluate(p.thresholds, summary);
+  summary.monitoring = run.monitoring.sources;
+  summary.nodes = nodesOf(run, summary);
+  if (dashboard) summary.dashboard = dashboard;
+  if (run.warmup) summary.warmup = run.warmup;
+  if (write) run.writeJson('summary.json', summary);
+  return summary;
+}
+
+// A participants' run has no arrival rate to miss: what the generator could not hold, the
+// deployment did not take, unless the generator's own CPU ran out (judged in the summary).
+function signalVerdict(summary, records, genPlan) {
+  summary.signal = signalSummary(records, genPlan);
+  if (!summary.saturation.saturated) {
+    const { peak, target } = summary.signal.participants;
+    summary.saturation.verdict = `participants: ${peak} of the ${target} asked were connected at the peak; ${closedLoopCpu(summary.phases, summary.generator)}`;
+  }
+}
+
+// The entry named replicas by address (or, HAProxy, by name): the deployment's names.
+function nameReplicas(summary, names) {
+  if (!summary.answeredBy || !names) return;
+  const named = {};
+  for (const [k, v] of Object.entries(summary.answeredBy)) {
+    const name = names[k] ?? k;
+    named[name] = (named[name] || 0) + v;
+  }
+  summary.answeredBy = named;
+}
+
+// The node table (like docker stats), with each replica's answers as the entry named them,
+// and a generator row per load node.
+function nodesOf(run, summary) {
+  const extra = run.probe ? run.probe.read() : { limits: {} };
+  const nodes = nodeTable(run.monitoring.samples || [], extra.limits, extra);
+  for (const row of nodes.rows) {
+    if (row.requests == null && summary.answeredBy?.[row.node] !== undefined)
+      row.requests = summary.answeredBy[row.node];
+  }
+  for (const n of summary.generator?.nodes || []) {
+    nodes.rows.push({
+      node: `generator@${n.node}`,
+      cpuPctMean: n.cpuPctMean,
+      cpuPctMax: n.cpuPctMax,
+      memMiBMax: n.rssMiBMax,
+      memLimitMiB: null,
+      memPctOfLimit: null,
+      pidsMax: 1,
+      netInBytes: null,
+      netOutBytes: null,
+      cpuCapPct: null,
+      cgroupCpuPct: null,
+      oomKills: null,
+      requests: null,
+      hitRatio: null,
+    });
+  }
+  return nodes;
+}
+
+module.exports = { summarizeRun };

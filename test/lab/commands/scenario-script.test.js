@@ -1,0 +1,148 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, ownPlace, tmpStateDir, errorCode, ROOT } = require('../../helper');
+
+// Your scenario (issue 39): an ordinary Artillery script the lab has never seen
+// (test/fixtures/scripts/shop-flow.yml: two phases, a GET whose answer is captured, a think
+// time, a POST of JSON using the capture and a CSV row), against your own service
+// (test/fixtures/apps/shop, which answers 400 to a cart without its item), run by every
+// generator through the one scenario model.
+const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+const SCRIPTS = path.join(ROOT, 'test', 'fixtures', 'scripts');
+const FLOW = path.join(SCRIPTS, 'shop-flow.yml');
+
+async function runScript(script, generator, extra = []) {
+  const place = await ownPlace({ ports: 70 });
+  const r = await lab(
+    [
+      'scenario',
+      '--script',
+      script,
+      'single',
+      '--app',
+      SHOP,
+      '--generator',
+      generator,
+      '--no-graphite',
+      '--json',
+      ...extra,
+      ...place,
+    ],
+    { timeoutMs: 150000 },
+  );
+  return { r, summary: r.stdout.trim() ? JSON.parse(r.stdout) : null };
+}
+
+const within1pct = (n, of) => Math.abs(n - of) <= Math.ceil(of * 0.01);
+
+describe.each([['fast'], ['artillery'], ['closed']])('the script with %s', (generator) => {
+  test('each request counted as the script asks, by name, with its codes; percentiles no higher than the max', async () => {
+    const closed = generator === 'closed';
+    const { r, summary: s } = await runScript(FLOW, generator, closed ? ['--connections', '4'] : []);
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    expect(s.status).toBe('completed');
+    expect(s.requests.map((q) => q.name)).toEqual(['GET /api/items', 'POST /api/cart']);
+    const [get, post] = s.requests;
+    // Open loop: 3 s at 10/s and 4 s at 20/s, each virtual user a GET then a POST.
+    const asked = closed ? get.launched : 110;
+    expect(within1pct(get.completed, asked)).toBe(true);
+    expect(within1pct(post.completed, asked)).toBe(true);
+    expect(get.codes).toEqual({ 200: get.completed });
+    // The POST's body carried the captured item (the service answers 400 without it).
+    expect(post.codes).toEqual({ 201: post.completed });
+    for (const q of s.requests) {
+      for (const k of ['p50', 'p95', 'p99']) expect(q.responseTimeMs[k]).toBeLessThanOrEqual(q.responseTimeMs.max);
+    }
+    expect(s.requestsSent).toBe(get.launched + post.launched);
+    // config.ensure was honoured.
+    expect(s.thresholds.map((t) => [t.text, t.ok])).toEqual([['p99<5000', true]]);
+    const report = fs.readFileSync(path.join(s.resultsDir, 'report.html'), 'utf8');
+    expect(report).toMatch(/<h2>Requests<\/h2>/);
+    expect(report).toContain('POST /api/cart');
+    expect(r.code).toBe(0);
+  }, 200000);
+});
+
+test('a per-request threshold that cannot hold fails the run, exit 1; one on no such request is refused, exit 2', async () => {
+  const { r, summary: s } = await runScript(FLOW, 'fast', [
+    '--ensure',
+    'p99{POST /api/cart}<0.001',
+    '--ensure',
+    'errors{GET /api/items}<1%',
+  ]);
+  expect(r.code).toBe(1);
+  expect(s.thresholds.map((t) => [t.name ?? null, t.ok])).toEqual([
+    [null, true],
+    ['POST /api/cart', false],
+    ['GET /api/items', true],
+  ]);
+  const none = await lab([
+    'scenario',
+    '--script',
+    FLOW,
+    'single',
+    '--ensure',
+    'p99{GET /nope}<5',
+    '--state-dir',
+    tmpStateDir(),
+  ]);
+  expect({ exit: none.code, code: errorCode(none.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+  expect(none.stderr).toMatch(/no request named "GET \/nope"; its requests: GET \/api\/items, POST \/api\/cart/);
+}, 200000);
+
+test('a feature a generator cannot run is refused by name before anything starts, exit 2', async () => {
+  const stateDir = tmpStateDir();
+  const r = await lab([
+    'scenario',
+    '--script',
+    path.join(SCRIPTS, 'socketio.yml'),
+    'single',
+    '--generator',
+    'fast',
+    '--state-dir',
+    stateDir,
+  ]);
+  expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+  expect(r.stderr).toMatch(
+    /the script uses the socketio engine \(scenarios\[0\]\.engine\), which only Artillery runs: --generator artillery/,
+  );
+  expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
+  const keep = await lab([
+    'scenario',
+    'ping',
+    'load',
+    'single',
+    '--generator',
+    'artillery',
+    '--keepalive',
+    '--state-dir',
+    stateDir,
+  ]);
+  expect(keep.stderr).toMatch(/--keepalive is for --generator fast or closed, not --generator artillery/);
+  expect(keep.code).toBe(2);
+});
+
+test('a malformed script: one line with the file, the line and the field, exit 2', async () => {
+  const r = await lab([
+    'scenario',
+    '--script',
+    path.join(SCRIPTS, 'broken.yml'),
+    'single',
+    '--state-dir',
+    tmpStateDir(),
+  ]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(
+    `lab: malformed scenario file ${path.join(SCRIPTS, 'broken.yml')}:12: scenarios[0].flow[1].post.jsn: not a field of a request [LAB_ERR_SCENARIO_FILE]\n`,
+  );
+});
+
+test('--print shows the script as the lab runs it: its target and scaled phases, the rest as written', async () => {
+  const r = await lab(['scenario', '--script', FLOW, 'single', '--print', '--scale', '0.5', '--port-base', '9100']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/target: http:\/\/127\.0\.0\.1:9100/);
+  expect(r.stdout).toMatch(/duration: 2\n\s+arrivalRate: 20/);
+  expect(r.stdout).toMatch(/capture:\n\s+json: \$\.items\[0\]\.name/);
+});
