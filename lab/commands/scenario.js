@@ -30,7 +30,8 @@ const { labError } = require('../../common/errors');
 const { requestOf, parseMethod, parseHeader, METHODS } = require('../scenario/request');
 const { catalogueModel } = require('../scenario/catalogue');
 const { readScript } = require('../scenario/from-artillery');
-const { requestNames } = require('../scenario/model');
+const { requestNames, checkModel } = require('../scenario/model');
+const { scalePhase } = require('../../artillery/phases');
 const { toArtillery, toYaml } = require('../scenario/to-artillery');
 const { artilleryScript } = require('../generators/artillery-script');
 const { parseExpect } = require('../results/expect-status');
@@ -71,6 +72,8 @@ ${generatorHelp()}
                    or one request's: p99{POST /api/cart}<300, errors{GET /api/items}<1%
   --scale F        multiply every duration (e.g. 0.1 for a smoke run)
   --rate-scale F   multiply every arrival rate
+  --rate N         instead of the scenario's phases, one constant phase of N arrivals a second
+                   for --duration (default 60 s): a level held (npm run capacity holds them so)
   --duration D     endurance length (seconds, or 90s, 10m, 1h); with closed, any scenario's
   --target URL     run against a system that is already up (no deploy); its path, if it has
                    one, is the endpoint
@@ -112,6 +115,7 @@ const COMMAND = defineCommand({
     ensure: flag.list(parseThreshold),
     scale: flag.factor(),
     'rate-scale': flag.factor(),
+    rate: { type: 'number', above: 0, max: 1000000 },
     duration: flag.duration(),
     target: flag.url(),
     keep: flag.bool(),
@@ -173,9 +177,25 @@ function wordsOf(positionals, values) {
   return { endpoint, scenario, deploymentName };
 }
 
+// --rate N: the model with one constant phase of N arrivals a second instead of its own.
+function atRate(model, values) {
+  if (values.rate === undefined) return model;
+  if (values['rate-scale'] !== undefined) refuse('--rate sets the arrival rate itself: drop --rate-scale');
+  const durationS = (values.duration ?? 60) * (values.scale ?? 1);
+  const phase = scalePhase({ name: `constant ${values.rate}/s`, duration: durationS, arrivalRate: values.rate });
+  return checkModel({ ...model, phases: [phase] });
+}
+
 // What the run sends: the scenario model (lab/scenario/model.js) of an Artillery script or of
 // the lab's catalogue, or, for the signal endpoint, its stages of participants.
 function scenarioOf(words, values, given) {
+  const what = scenarioOfWords(words, values, given);
+  if (values.rate !== undefined && what.signal)
+    refuse('--rate is arrivals a second; the signal endpoint has participants');
+  return { ...what, model: what.model && atRate(what.model, values) };
+}
+
+function scenarioOfWords(words, values, given) {
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
   if (values.script) {
     for (const f of ['method', 'body', 'header', 'work-n', 'warm-cache']) {
@@ -237,11 +257,13 @@ function generatorOf(values, given, what, { runtime }) {
     asks.push({ needs: 'targets', text: '--balancer none (the generator spreads over the replicas itself)' });
   if (values['load-nodes'] !== undefined)
     asks.push({ needs: 'load-nodes', text: "--load-nodes (the lab's own generator on several nodes)" });
-  if (given.has('rate-scale') && !what.signal)
-    asks.push({ needs: 'rates', text: '--rate-scale (arrival rates; a closed loop has none: --connections)' });
+  for (const f of ['rate-scale', 'rate']) {
+    if (given.has(f) && !what.signal)
+      asks.push({ needs: 'rates', text: `--${f} (arrival rates; a closed loop has none: --connections)` });
+  }
   assertRuns(g, { given, model: what.model, asks });
   // A flag the run would ignore is a mistake worth saying, not a silent no-op.
-  const usesDuration = !values.script && SCENARIOS[what.words.scenario]?.usesDuration;
+  const usesDuration = values.rate !== undefined || (!values.script && SCENARIOS[what.words.scenario]?.usesDuration);
   if (given.has('duration') && g.loop === 'open' && !usesDuration && !what.signal) {
     refuse(
       `--duration sets the length of the endurance scenario (or of a closed loop); ${values.script ? "the script's phases set its length" : `${what.words.scenario} has fixed phases`} (use --scale to stretch or shrink them)`,

@@ -25,6 +25,8 @@ const { CLI } = require('../paths');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const { studyBody } = require('../dashboard/study-body');
+const { APP_FLAGS, appOf } = require('../app/flags');
+const { parseSlo } = require('../capacity/slo');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
 Runs a study end to end (each of its runs one lab command) and writes study.html and
@@ -48,7 +50,12 @@ skipped when the study is started again.
   --balancers a,b             lb-modes, balancers: the balancer kinds to compare (default the
                               seed's: none,nginx-l4,nginx and node,nginx,mesh; any of
                               ${BALANCER_NAMES.join(', ')})
-course only:
+deployments (your service; needs --app):
+  --app DIR, --app-cmd CMD, --health PATH   your service (docs/your-service.md)
+  --endpoints /a,/b           its paths (default /); or --script FILE, your Artillery script
+  --slo EXPR                  the capacity's SLO, repeatable (default p99<200 and errors<1%)
+  --balancers a,b             each deployment behind each of these kinds too
+course (and deployments):
   --rate-scale F              multiply every arrival rate
   --duration D                endurance length
   --endpoints a,b             only these (${Object.keys(MATRIX).join(', ')})
@@ -77,12 +84,15 @@ const COMMAND = defineCommand({
     deployments: flag.string(),
     generator: flag.enum(['artillery', 'fast'], 'generator'),
     ...DASHBOARD_FLAGS,
+    ...APP_FLAGS,
+    script: flag.path(),
+    slo: flag.list((v) => parseSlo(v).text),
   },
 });
 // Flags that belong to some studies; the others refuse them.
 const OWN_FLAGS = {
   engine: ['balancers'],
-  balancers: ['lb-modes', 'balancers'],
+  balancers: ['lb-modes', 'balancers', 'deployments'],
   repetitions: ['cdn', 'lb-modes', 'balancers'],
 };
 
@@ -184,9 +194,14 @@ function balancerList(study, raw) {
 
 function options(study, values) {
   for (const name of Object.keys(values)) {
-    const courseOnly = STUDIES.course.flags.includes(name);
-    if (courseOnly && study.name !== 'course') {
-      throw labError('LAB_ERR_USAGE', `--${name} is an option of the course study, not of ${study.name}`);
+    // A flag some studies declare (their `flags`) is theirs alone.
+    const owners = Object.values(STUDIES).filter((s) => (s.flags || []).includes(name));
+    if (owners.length && !owners.includes(study)) {
+      const list = owners.map((s) => s.name);
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--${name} is an option of the ${list.join(' and ')} stud${list.length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
+      );
     }
     if (OWN_FLAGS[name] && !OWN_FLAGS[name].includes(study.name)) {
       throw labError(
@@ -203,7 +218,14 @@ function options(study, values) {
     engine: values.engine,
     balancers: balancerList(study, values.balancers),
     repetitions: values.repetitions,
-    endpoints: list('endpoint', values.endpoints, MATRIX),
+    // (Your service's endpoints are its paths.)
+    endpoints: study.name === 'deployments' ? paths(values.endpoints) : list('endpoint', values.endpoints, MATRIX),
+    paths: study.name === 'deployments' ? paths(values.endpoints) : undefined,
+    app: values.app,
+    appCmd: values['app-cmd'],
+    health: values.health,
+    script: values.script,
+    slos: values.slo && values.slo.length ? values.slo : undefined,
     scenarios: list('scenario', values.scenarios, SCENARIOS),
     deployments: list(
       'deployment',
@@ -211,6 +233,15 @@ function options(study, values) {
       COURSE.map((p) => p.name),
     ),
   };
+}
+
+function paths(raw) {
+  if (raw === undefined) return undefined;
+  const out = raw.split(',').map((p) => p.trim());
+  for (const p of out)
+    if (!p.startsWith('/'))
+      throw labError('LAB_ERR_USAGE', `--endpoints: your service's paths start with /, got "${p}"`);
+  return out;
 }
 
 function listing() {
@@ -278,6 +309,14 @@ async function studyCommand(argv, { log }) {
     ),
   );
   const o = options(study, given);
+  for (const need of study.needs || []) {
+    if (given[need] === undefined)
+      throw labError('LAB_ERR_USAGE', `the ${name} study needs --${need} (npm run study -- --help)`);
+  }
+  // Your service is checked before anything starts (its folder, how it starts).
+  if (o.app) appOf(given);
+  if (o.script && o.paths)
+    throw labError('LAB_ERR_USAGE', '--script brings its own requests: give no --endpoints with it');
   let plan = study.plan(o);
   if (values.runs !== undefined) {
     const prefixes = values.runs.split(',').map((x) => x.trim());
@@ -335,6 +374,9 @@ async function studyCommand(argv, { log }) {
     engine: o.engine ?? null,
     balancers: o.balancers ? o.balancers.join(',') : null,
     repetitions: o.repetitions ?? null,
+    app: o.app ?? null,
+    script: o.script ?? null,
+    slos: o.slos ? o.slos.join(' ') : null,
   };
   const settingsFile = path.join(studyDir, 'study.json');
   if (!values.fresh) checkSettings(settingsFile, settings, plan, runDir, studyDir);

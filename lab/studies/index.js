@@ -9,6 +9,7 @@ const STUDIES = {
   'lb-modes': require('./lb-modes'),
   balancers: require('./balancers'),
   signaling: require('./signaling'),
+  deployments: require('./deployments'),
 };
 
 module.exports = { STUDIES, DEFAULT_STUDY: 'course' };

@@ -1,0 +1,311 @@
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
+const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { runDirOf } = require('../results/run-dir');
+const { own } = require('../ownership/cleanups');
+const { holdDir } = require('../ownership/lock');
+const { labError } = require('../../common/errors');
+const { planPorts } = require('../topology/ports');
+const { resolveDeployment, COURSE, names } = require('../topology/deployments');
+const { BALANCERS } = require('../kinds');
+const LocalRuntime = require('../runtime/local');
+const { adoptStateDir } = require('../ownership/adopt');
+const { pick } = require('../names');
+const { ENDPOINTS, isPath } = require('../../artillery/scenarios');
+const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
+const { parseExpect } = require('../results/expect-status');
+const { parseMethod, parseHeader, METHODS } = require('../scenario/request');
+const { readScript } = require('../scenario/from-artillery');
+const { clock } = require('../cli/progress');
+const { DASHBOARD_FLAGS } = require('../dashboard/flag');
+const { serveLive } = require('../dashboard/live');
+const describeMachine = require('../../common/machine');
+const { parseSlo, samplesFor } = require('./slo');
+const { searchCapacity } = require('./search');
+const { runLevel } = require('./level');
+const { verdictOf, perCore } = require('./verdict');
+const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
+
+const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
+       npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
+What each deployment can take: the highest arrival rate that holds every SLO, found by steps
+then bisection, verified by longer runs at that rate, and bracketed by a run above it that
+breaks it. Where the generator or this machine is the limit, it says "at least" and why.
+  --slo EXPR         an SLO, repeatable: p99<200, errors<1%, p99{POST /api/cart}<300
+                     (default: p99<200 and errors<1%)
+  --deployments a,b  the deployments to search (default ${COURSE.map((p) => p.name).join(',')})
+  --script FILE      an Artillery script: its flow at each rate (npm run scenario -- --help)
+  --method M, --body B, --header H, --expect-status S   the request of a path (as for scenario)
+${APP_HELP}
+  --balancer B       the entry of every deployment (default nginx)
+  --start R          the first level's rate (default 50/s); each step doubles it
+  --max-rate R       the highest rate tried (default 20000/s)
+  --precision P      bisect until the bracket is within P (default 0.05)
+  --repetitions N    verification runs at the rate found (default 3)
+  --hold D           how long each level is measured (default: long enough for the SLO's
+                     percentile, 20 answers beyond it, from 6 s to 20 s); after --warmup
+  --warmup D         the first seconds of a level, left out of its figures (default 2s)
+  --plan             print the search's expected duration and exit
+  --results-dir DIR, --run-dir DIR, --dashboard [PORT], --port-base P, --host H,
+  --state-dir DIR, --json
+The WebSocket signaling capacity keeps its own form: npm run capacity -- --memory 500M`;
+
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { min: 0, max: 1, name: 'endpoint' },
+  flags: {
+    ...CONTEXT,
+    ...APP_FLAGS,
+    ...DASHBOARD_FLAGS,
+    slo: flag.list(parseSlo),
+    deployments: flag.string(),
+    script: flag.path(),
+    // Passed on to each level's scenario as typed; checked here first.
+    method: { type: 'custom', parse: (v) => (parseMethod(v), v), expected: `one of ${METHODS.join(', ')}` },
+    body: flag.string(),
+    header: flag.list((v) => (parseHeader(v), v)),
+    'expect-status': {
+      type: 'custom',
+      parse: (v) => (parseExpect(v), v),
+      expected: 'statuses or ranges, like 200,404 or 2xx',
+    },
+    balancer: flag.enum(
+      BALANCERS.map((k) => k.name),
+      'balancer',
+    ),
+    start: { type: 'number', above: 0, max: 1000000 },
+    'max-rate': { type: 'number', above: 0, max: 1000000 },
+    precision: { type: 'number', above: 0, max: 0.5 },
+    repetitions: flag.int(1, 10),
+    hold: flag.duration(),
+    warmup: flag.duration(),
+    plan: flag.bool(),
+    'results-dir': flag.path(),
+    'run-dir': flag.path(),
+  },
+});
+
+const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
+// What one child scenario run costs beyond its load: Node, the run folder, the sampler's
+// last flush, the report (measured here: 3-4 s).
+const OVERHEAD_S = 4;
+
+function plan(argv) {
+  const { help, values, given, positionals } = COMMAND.parse(argv);
+  if (help) return { help: true };
+  const [word] = positionals;
+  if (!word && !values.script) {
+    throw labError('LAB_ERR_USAGE', `give an endpoint, a path of your service or --script FILE\n${USAGE}`);
+  }
+  if (word && values.script)
+    throw labError('LAB_ERR_USAGE', '--script brings its own requests: give no endpoint with it');
+  if (word && !isPath(word))
+    pick(
+      'endpoint',
+      word,
+      Object.keys(ENDPOINTS).filter((e) => !ENDPOINTS[e].participants),
+    );
+  const model = values.script ? readScript(values.script) : null;
+  const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
+  const deployments = (values.deployments ?? COURSE.map((p) => p.name).join(','))
+    .split(',')
+    .map((d) => pick('deployment', d.trim(), names()));
+  if (new Set(deployments).size !== deployments.length)
+    throw labError('LAB_ERR_USAGE', '--deployments names one twice');
+  const app = appOf(values);
+  // Checked now: each deployment resolves (a shell start with workers is refused here).
+  for (const d of deployments) {
+    const dep = resolveDeployment(d, { balancer: values.balancer, app });
+    if (app && dep.workers > 1 && !app.run.node) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `${d} runs node:cluster workers of your service, which needs a plain \`node file.js\` start: give --app-cmd`,
+      );
+    }
+  }
+  const ctx = contextOf(values);
+  assertClaimable(ctx.stateDir, '--state-dir');
+  if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
+  // The child runs' own words and flags.
+  const words = values.script ? ['--script', values.script] : [word, 'endurance'];
+  const extra = [];
+  for (const f of ['method', 'body', 'expect-status']) if (values[f] !== undefined) extra.push(`--${f}`, values[f]);
+  for (const h of values.header) extra.push('--header', h);
+  if (values.script && ['method', 'body', 'header'].some((f) => given.has(f))) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      "--method, --body and --header shape a path's request; your script (--script) says its own",
+    );
+  }
+  return {
+    word: word ?? path.basename(values.script),
+    model,
+    words,
+    extra,
+    slos,
+    deployments,
+    app,
+    values,
+    ctx,
+    start: values.start ?? 50,
+    maxRate: values['max-rate'] ?? 20000,
+    precision: values.precision ?? 0.05,
+    repetitions: values.repetitions ?? 3,
+    warmupS: values.warmup ?? 2,
+    holdFor: (rate) => values.hold ?? Math.min(20, Math.max(6, Math.ceil(samplesFor(slos) / rate))),
+  };
+}
+
+// How long the search takes: per deployment, its deploy, the steps up to a break at `at`/s,
+// about log2(1/precision) bisections, the verification runs (twice as long) and their teardown.
+function expectedS(p, at) {
+  let rate = p.start;
+  const levels = [];
+  while (rate <= Math.min(at, p.maxRate)) {
+    levels.push(rate);
+    rate *= 2;
+  }
+  levels.push(Math.min(rate, p.maxRate));
+  const bisections = Math.ceil(Math.log2(1 / p.precision));
+  const last = levels[levels.length - 1];
+  const level = (r) => p.warmupS + p.holdFor(r) + OVERHEAD_S;
+  const search = levels.reduce((a, r) => a + level(r), 0) + bisections * level(last);
+  const verify = p.repetitions * (p.warmupS + 2 * p.holdFor(last) + OVERHEAD_S);
+  return Math.round(15 + search + verify);
+}
+
+function planText(p) {
+  const typical = p.deployments.length * expectedS(p, 640);
+  const worst = p.deployments.length * expectedS(p, p.maxRate);
+  return `capacity of ${p.word} on ${p.deployments.join(', ')} under ${p.slos.map((s) => s.text).join(' and ')}
+each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s, bisection to ${p.precision * 100}%, ${p.repetitions} verification runs
+expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s)`;
+}
+
+// One deployment: deployed here, searched level by level, verified, taken down.
+async function searchDeployment(p, name, dir, log, seen) {
+  const deployment = resolveDeployment(name, { balancer: p.values.balancer, app: p.app });
+  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  runtime.assertNotUp();
+  const release = own(() => runtime.down());
+  log(`${name}: deploying ${deployment.label}`);
+  const state = await runtime.up(deployment, planPorts(p.ctx.portBase, deployment.replicas, deployment.edges), {});
+  const context = ['--state-dir', p.ctx.stateDir, '--port-base', String(p.ctx.portBase), '--host', p.ctx.host];
+  let n = 0;
+  const measure = (rate, holdS = p.holdFor(rate)) =>
+    runLevel({
+      words: p.words,
+      target: state.url,
+      rate,
+      warmupS: p.warmupS,
+      holdS,
+      dir: path.join(dir, name, `${String(++n).padStart(2, '0')}-${rate}`),
+      slos: p.slos,
+      expect: parseExpect(p.values['expect-status']),
+      extra: p.extra,
+      context,
+    });
+  const found = await searchCapacity(measure, {
+    start: p.start,
+    maxRate: p.maxRate,
+    precision: p.precision,
+    onLevel: (l) => {
+      seen.push({ deployment: name, ...l });
+      log(
+        `${name}: ${l.rate}/s -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${
+          l.generatorBound
+            ? 'the generator was the limit'
+            : l.ok
+              ? 'held'
+              : `broke ${l.thresholds
+                  .filter((t) => !t.ok)
+                  .map((t) => t.text)
+                  .join(', ')}`
+        }`,
+      );
+    },
+  });
+  const verification = found.held ? await verify(p, found, measure, name, log) : null;
+  await runtime.down();
+  release();
+  return verdictOf(name, deployment, found, verification, p);
+}
+
+// Longer runs at the rate found, `repetitions` times; a rate whose verification does not
+// hold every time is stepped down by the precision and verified again, at most twice.
+async function verify(p, found, measure, name, log) {
+  let rate = found.held.rate;
+  const attempts = [];
+  for (let tries = 0; tries < 3; tries++) {
+    const runs = [];
+    for (let i = 0; i < p.repetitions; i++) runs.push(await measure(rate, 2 * p.holdFor(rate)));
+    const ok = runs.every((r) => r.ok);
+    attempts.push({ rate, ok, runs });
+    log(`${name}: verification at ${rate}/s: ${runs.filter((r) => r.ok).length} of ${runs.length} held`);
+    if (ok) break;
+    rate = Math.round(rate * (1 - p.precision) * 10) / 10;
+  }
+  return attempts;
+}
+
+async function httpCapacity(argv, { log }) {
+  const p = plan(argv);
+  if (p.help) return { stdout: USAGE };
+  if (p.values.plan) return { stdout: planText(p) };
+  holdDir(p.ctx.stateDir, '--state-dir');
+  adoptStateDir(p.ctx.stateDir);
+  const dir = runDirOf(p.values, `capacity-${p.word.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root'}`);
+  if (p.values['run-dir']) resetDir(dir, '--run-dir');
+  else claimDir(dir, 'the run folder');
+  const started = Date.now();
+  const seen = [];
+  const results = [];
+  const out = () => ({
+    what: p.word,
+    app: p.app ? p.app.name : null,
+    slos: p.slos.map((s) => s.text),
+    settings: {
+      start: p.start,
+      maxRate: p.maxRate,
+      precision: p.precision,
+      repetitions: p.repetitions,
+      warmupS: p.warmupS,
+    },
+    levels: seen,
+    deployments: results,
+    best: perCore(results),
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    machine: describeMachine(),
+    cores: os.cpus().length,
+  });
+  const live = await serveLive({
+    port: p.values.dashboard,
+    host: p.ctx.host,
+    title: `capacity of ${p.word}`,
+    log,
+    interrupted: 'the capacity search was interrupted',
+    render: () => ({ html: String(capacityHttpBody(out())), status: `${seen.length} level(s) measured` }),
+  });
+  log(planText(p));
+  for (const name of p.deployments) results.push(await searchDeployment(p, name, dir, log, seen));
+  const result = out();
+  fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(result, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'capacity.html'), capacityHttpPage(result));
+  result.resultsDir = dir;
+  if (live)
+    await live.end(
+      String(capacityHttpBody(result)),
+      `the search has ended; its page: ${path.join(dir, 'capacity.html')}`,
+    );
+  const exitCode = results.some((r) => r.maxRate === null) ? 1 : 0;
+  if (p.values.json) return { stdout: JSON.stringify(result, null, 2), exitCode };
+  return { stdout: `${capacityText(result)}\n\nResults: ${dir}`, exitCode };
+}
+
+httpCapacity.usage = USAGE;
+httpCapacity.plan = plan;
+module.exports = httpCapacity;

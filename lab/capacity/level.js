@@ -1,0 +1,152 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { labError } = require('../../common/errors');
+const { CLI } = require('../paths');
+const { own } = require('../ownership/cleanups');
+const { summarize } = require('../results/summary');
+const { evaluate } = require('../results/thresholds');
+const { machineShare } = require('../analysis/findings');
+
+// One level of a capacity search: the scenario held at `rate` arrivals a second against a
+// deployment that is up (`npm run scenario ... --target URL --rate R`, a child command, so
+// that its run folder, node table and report are a run's like any other), then judged on its
+// measured window only: the first `warmupS` seconds (connections opening, caches filling,
+// the JIT warming) are left out of its percentiles and errors.
+//   o: { words (the scenario's own words: endpoint scenario, or --script FILE), target,
+//        rate, warmupS, holdS, dir, slos, extra (flags passed on), context (--state-dir...) }
+async function runLevel(o) {
+  const args = [
+    'scenario',
+    ...o.words,
+    '--target',
+    o.target,
+    '--rate',
+    String(o.rate),
+    '--duration',
+    `${o.warmupS + o.holdS}s`,
+    '--generator',
+    'fast',
+    '--no-statsd',
+    '--no-graphite',
+    '--json',
+    '--run-dir',
+    o.dir,
+    ...o.extra,
+    ...o.context,
+  ];
+  const r = await child(args);
+  let summary;
+  try {
+    summary = JSON.parse(r.stdout);
+  } catch {
+    throw labError('LAB_ERR_PROCESS', `the level at ${o.rate}/s`, lastLine(r.stderr) || `exited ${r.code}`);
+  }
+  return judgeLevel(summary, o);
+}
+
+// A level's figures over its measured window, and the SLOs judged on them.
+function judgeLevel(summary, o) {
+  const records = fs
+    .readFileSync(path.join(o.dir, 'records.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+  const t0 = records.find((r) => r.type === 'phase')?.at ?? Date.parse(summary.startedAt);
+  const from = t0 + o.warmupS * 1000;
+  // The window's records: its seconds, and the done record without the whole run's totals.
+  const window = records
+    .filter((r) => r.type !== 'second' || r.at >= from)
+    .map((r) => (r.type === 'done' ? { ...r, totals: undefined, latencyMs: undefined, requests: undefined } : r));
+  const measured = summarize({
+    endpoint: summary.endpoint,
+    scenario: summary.scenario,
+    phases: [{ name: 'measured', duration: o.holdS, arrivalRate: o.rate }],
+    status: summary.status,
+    startedAt: new Date(from).toISOString(),
+    records: window,
+    generator: { name: 'fast', loop: 'open' },
+    expect: o.expect,
+    requestNames: summary.requests.map((q) => q.name),
+  });
+  const thresholds = evaluate(o.slos, measured);
+  const share = machineShare(summary);
+  return {
+    rate: o.rate,
+    dir: o.dir,
+    warmupS: o.warmupS,
+    holdS: o.holdS,
+    requests: measured.requestsSent,
+    answered: measured.requestsCompleted,
+    answeredPerS: Math.round((measured.requestsCompleted / o.holdS) * 10) / 10,
+    latencyMs: measured.responseTimeMs,
+    errorsPct: measured.requestsSent
+      ? Math.round(
+          (((measured.requestsFailed || 0) + (measured.answersFailed?.count || 0)) / measured.requestsSent) * 100000,
+        ) / 1000
+      : null,
+    perRequest: measured.requests,
+    thresholds,
+    ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0,
+    // The generator could not drive the asked rate: what lies above cannot be measured here.
+    generatorBound: summary.saturation?.saturated ? summary.saturation.verdict : null,
+    machineShare: share === null ? null : Math.round(share * 1000) / 1000,
+    generatorCpuPct: summary.generator?.cpuPctMean ?? null,
+    cost: costOf(summary),
+  };
+}
+
+// What the deployment spent: every node's CPU (the generator's left out) over the answers of
+// the whole run, in ms of CPU a request, for the deployment and for each tier; its memory.
+function costOf(summary) {
+  const rows = (summary.nodes?.rows || []).filter((r) => !r.node.startsWith('generator'));
+  const seconds = summary.durationS || 0;
+  const answers = summary.requestsCompleted || 0;
+  const tierOf = (node) => (/^replica-/.test(node) ? 'replicas' : /^edge-/.test(node) ? 'edges' : node);
+  const tiers = {};
+  for (const r of rows) tiers[tierOf(r.node)] = (tiers[tierOf(r.node)] || 0) + (r.cpuPctMean || 0);
+  const msPer = (pct) => (answers ? Math.round(((pct / 100) * seconds * 1e6) / answers) / 1000 : null);
+  const all = rows.reduce((a, r) => a + (r.cpuPctMean || 0), 0);
+  return {
+    cpuMsPerRequest: msPer(all),
+    cpuCores: Math.round(all) / 100,
+    tiers: Object.fromEntries(Object.entries(tiers).map(([t, pct]) => [t, msPer(pct)])),
+    memoryMiB: Math.round(rows.reduce((a, r) => a + (r.memMiBMax || 0), 0) * 10) / 10,
+  };
+}
+
+// A lab command as a child: its stdout kept, its stderr's last lines for a reason; stopped
+// with the command (Ctrl-C reaches it with the terminal's process group too).
+function child(args) {
+  const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d) => (stdout += d));
+  proc.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  const release = own(
+    () =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once('exit', resolve);
+        return proc.kill('SIGINT');
+      }),
+  );
+  return new Promise((resolve) =>
+    proc.once('exit', (code) => {
+      release();
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+const lastLine = (text) =>
+  text
+    .trim()
+    .split('\n')
+    .filter((l) => /LAB_ERR|error/i.test(l))
+    .pop()
+    ?.replace(/^lab:\s*/, '');
+
+module.exports = { runLevel, judgeLevel, costOf };

@@ -1,0 +1,423 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
+const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { runDirOf } = require('../results/run-dir');
+const { own } = require('../ownership/cleanups');
+const { holdDir } = require('../ownership/lock');
+const { labError } = require('../../common/errors');
+const { planPorts } = require('../topology/ports');
+const { resolveDeployment } = require('../topology/deployments');
+const LocalRuntime = require('../runtime/local');
+const { GENERATORS } = require('../generators');
+const { SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
+const { parseMemory, mib } = require('../topology/caps');
+const { detect } = require('../monitoring/cgroups');
+const { estimateOf, SEED } = require('../analysis/memory-fit');
+const { raiseOwnFdLimit } = require('../runtime/fd-limit');
+const { get } = require('../http');
+const { capacityRows, capacityPage, capacityBody } = require('../report/capacity-html');
+const { DASHBOARD_FLAGS } = require('../dashboard/flag');
+const { serveLive } = require('../dashboard/live');
+const describeMachine = require('../../common/machine');
+
+const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
+How many signaling connections one service process holds under a memory limit, two ways
+(seed 002): an estimate from a fit of its memory at several connection counts, then a
+verification under that very limit, raising the participants until the first failure.
+  --memory SIZE      the limit (K/M/G; default 500M, the seed's VM)
+  --levels a,b,...   connection counts held for the fit (default 1000,2000,5000,10000)
+  --hold D           how long each level is held before its memory is read (default 10s)
+  --ramp-per-s N     participants started a second (default 500)
+  --max N            the most participants the verification asks for (default: what this
+                     machine's generator can open, from its open-file limit, at most 100000)
+  --no-verify        the estimate only
+  --results-dir DIR  where capacity.json and capacity.html go (default results/)
+  --run-dir DIR      exactly this folder instead (a new or empty one, or one the lab made)
+  --dashboard [PORT] a live page on 127.0.0.1:PORT (default 5665): the step, participants
+                     and memory second by second, the levels held so far
+  --port-base P, --host H, --state-dir DIR, --json`;
+
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { names: [] },
+  flags: {
+    ...CONTEXT,
+    memory: { type: 'custom', parse: (raw) => parseMemory(raw, raw), expected: 'a size like 500M or 1G (at least 4M)' },
+    levels: flag.pattern(/^\d+(,\d+)+$/, 'two or more counts, like 1000,2000,5000'),
+    hold: flag.duration(),
+    'ramp-per-s': flag.int(1, 5000),
+    max: flag.int(1, 1000000),
+    'no-verify': flag.bool(),
+    'results-dir': flag.path(),
+    'run-dir': flag.path(),
+    ...DASHBOARD_FLAGS,
+  },
+});
+
+// Each participant holds one descriptor in the generator (its WebSocket; /room calls share a
+// few kept-alive ones) and one in the service: the generator's ceiling is the open-file
+// limit, raised as far as this user may (lab/runtime/fd-limit.js), less some room; and at most
+// CEILING, which a 2-core machine's generator still opens in a few minutes.
+const CEILING = 100000;
+function generatorCeiling() {
+  const got = raiseOwnFdLimit(CEILING + 2000);
+  return { ceiling: Math.max(100, Math.min(got.soft - 1000, CEILING)), fds: got };
+}
+
+function plan(argv) {
+  const { help, values } = COMMAND.parse(argv);
+  if (help) return { help: true };
+  const levels = (values.levels ?? '1000,2000,5000,10000').split(',').map(Number);
+  const { ceiling, fds } = generatorCeiling();
+  const max = values.max ?? ceiling;
+  if (Math.max(...levels) > ceiling) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--levels go up to ${Math.max(...levels)}; this machine's generator opens at most ${ceiling}${fds.note ? ` (${fds.note})` : ''}`,
+    );
+  }
+  // A line through two points always fits (r² 1): it says nothing of how well memory grows
+  // linearly, and two levels once gave "356 connections for 500 MiB".
+  if (new Set(levels).size < 3) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      '--levels needs at least three different counts: a fit of two always looks perfect',
+    );
+  }
+  const ctx = contextOf(values);
+  assertClaimable(ctx.stateDir, '--state-dir');
+  return {
+    levels: [...levels].sort((a, b) => a - b),
+    limitBytes: values.memory ?? 500 * 2 ** 20,
+    holdS: values.hold ?? 10,
+    rampPerS: values['ramp-per-s'] ?? 500,
+    max,
+    ceiling,
+    fds,
+    verify: !values['no-verify'],
+    ctx,
+    values,
+  };
+}
+
+// Runs the signal generator through `stages` against `url`; calls onSecond(record) as each
+// second comes, and resolves its records. stop() cuts it short.
+function participants(url, stages, dir, onSecond = () => {}) {
+  const gen = GENERATORS.signal.start(
+    {
+      target: url,
+      name: 'signal',
+      stages,
+      ...SIGNAL.participant,
+      timeoutMs: REQUEST_TIMEOUT_S * 1000,
+      phases: stages.map((s) => ({ name: s.name, duration: s.duration })),
+    },
+    { dir, onRecord: (r) => r.type === 'second' && onSecond(r) },
+  );
+  const release = own(() => gen.stop());
+  return {
+    stop: () => gen.stop(),
+    done: gen.done.then((r) => {
+      release();
+      return r;
+    }),
+  };
+}
+
+async function deploySingle(p, log, caps, serviceEnv) {
+  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  runtime.assertNotUp();
+  const release = own(() => runtime.down());
+  const state = await runtime.up(resolveDeployment('single'), planPorts(p.ctx.portBase, 1), { caps, serviceEnv });
+  // Participants reach the service process itself, as the seed's clients reached its
+  // server: through nginx each would hold two more descriptors there, and nginx's own
+  // limits, not the service's memory, would end the verification.
+  const direct = `http://${p.ctx.host}:${state.ports.replicas[0]}`;
+  return {
+    state,
+    direct,
+    stats: async () => JSON.parse((await get(`${direct}/stats`, { timeoutMs: 5000 })).body),
+    down: async () => {
+      await runtime.down();
+      release();
+    },
+    runtime,
+  };
+}
+
+// Reads the service's /stats once a second into `timeline` (one entry a second, named by
+// its step) until stopped; `active()` is the participants the generator has connected.
+function pollStats(d, step, active, timeline, limitBytes = null) {
+  let polling = true;
+  const done = (async () => {
+    while (polling) {
+      try {
+        const s = await d.stats();
+        timeline.push({
+          step,
+          at: Date.now(),
+          active: active(),
+          limitBytes,
+          connections: s.signal?.connections ?? null,
+          ...s.memory,
+          // The process's collections since it started (service/gc-stats.js): how hard V8
+          // works to stay under a limit, which RSS alone does not show.
+          gcCollections: s.gc?.collections ?? null,
+          gcMajor: s.gc?.major ?? null,
+          gcPauseMs: s.gc?.pauseMs ?? null,
+        });
+      } catch {
+        // a missed read is a missing point, not a failure (a service at its memory limit
+        // answers late); the participants still count
+        timeline.push({ step, at: Date.now(), active: active(), limitBytes, connections: null });
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  return async () => {
+    polling = false;
+    await done;
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const stageOf = (from, to, rampPerS) => ({
+  name: `${from} to ${to} participants`,
+  duration: Math.max(1, Math.ceil(Math.abs(to - from) / rampPerS)),
+  target: to,
+});
+
+// Step 1: hold each level, read the process's memory over the second half of each hold.
+async function estimate(p, dir, log, timeline) {
+  const d = await deploySingle(p, log, {}, {});
+  try {
+    const stages = [];
+    let from = 0;
+    for (const n of p.levels) {
+      stages.push(stageOf(from, n, p.rampPerS));
+      stages.push({ name: `hold ${n} participants`, duration: p.holdS, target: n, level: n });
+      from = n;
+    }
+    log(`estimate: holding ${p.levels.join(', ')} connections, ${p.holdS} s each`);
+    let active = 0;
+    const run = participants(d.direct, stages, dir, (r) => (active = r.signal.active));
+    const first = timeline.length;
+    const stopPolling = pollStats(d, 'estimate', () => active, timeline);
+    const t0 = Date.now();
+    let records;
+    let status;
+    try {
+      ({ records, status } = await run.done);
+    } finally {
+      await stopPolling();
+    }
+    const samples = timeline.slice(first).filter((s) => s.connections !== null);
+    // Each hold's window, from the plan's own timing (the generator starts at t0).
+    const points = [];
+    let at = t0;
+    for (const st of stages) {
+      const end = at + st.duration * 1000;
+      if (st.level) {
+        const inWindow = samples.filter((s) => s.at >= at + (st.duration * 1000) / 2 && s.at < end);
+        const held = inWindow.filter((s) => s.connections !== null && s.connections >= st.level * 0.99);
+        if (held.length) {
+          points.push({
+            n: st.level,
+            connections: median(held.map((s) => s.connections)),
+            bytes: median(held.map((s) => s.rssBytes)),
+            heapUsedBytes: median(held.map((s) => s.heapUsedBytes)),
+            samples: held.length,
+          });
+          log(
+            `  ${st.level} connections: RSS ${mib(points.at(-1).bytes)} MiB, heap ${mib(points.at(-1).heapUsedBytes)} MiB`,
+          );
+        } else log(`  ${st.level} connections: not held (the service had ${inWindow.at(-1)?.connections ?? '?'})`);
+      }
+      at = end;
+    }
+    const failures = records
+      .filter((r) => r.type === 'second')
+      .reduce((a, r) => a + Object.values(r.errors).reduce((x, y) => x + y, 0), 0);
+    return { points, status, failures };
+  } finally {
+    await d.down();
+  }
+}
+
+// Step 2: the service under the limit; participants rise until the first failure (an error
+// the generator saw, or the kernel's OOM kill), or until the generator's ceiling.
+async function verify(p, limitBytes, target, dir, log, timeline, step) {
+  const cgroups = detect() && process.getuid() === 0;
+  const mibLimit = Math.floor(limitBytes / 2 ** 20);
+  const caps = cgroups ? { 'replica-1': { cpuPct: null, memoryBytes: limitBytes } } : {};
+  // Without cgroups, V8's heap limit is the nearest thing: it bounds the heap, not the RSS.
+  const serviceEnv = cgroups ? {} : { NODE_OPTIONS: `--max-old-space-size=${mibLimit}` };
+  const how = cgroups
+    ? `a memory cgroup of ${mibLimit} MiB`
+    : `--max-old-space-size=${mibLimit} (no cgroups here: heap only)`;
+  const d = await deploySingle(p, log, caps, serviceEnv);
+  try {
+    log(`verify: up to ${target} participants, ${p.rampPerS}/s, under ${how}`);
+    let failure = null;
+    let peak = 0;
+    let active = 0;
+    let run = null;
+    const stopPolling = pollStats(d, step, () => active, timeline, limitBytes);
+    run = participants(
+      d.direct,
+      [stageOf(0, target, p.rampPerS), { name: `hold ${target}`, duration: 5, target }],
+      dir,
+      (r) => {
+        active = r.signal.active;
+        peak = Math.max(peak, r.signal.active);
+        const errors = Object.entries(r.errors);
+        if (!failure && errors.length) {
+          failure = { participants: r.signal.active, at: r.at, errors: Object.fromEntries(errors) };
+          log(
+            `  first failure with ${r.signal.active} participants connected: ${errors.map(([k, v]) => `${k} ${v}`).join(', ')}`,
+          );
+          run.stop();
+        }
+      },
+    );
+    try {
+      await run.done;
+    } finally {
+      await stopPolling();
+    }
+    const groups = cgroups ? d.runtime.readCaps(d.state) : {};
+    const oomKills = groups['replica-1']?.oomKills ?? null;
+    // No error seen while held, yet killed: as the hold ended or as every participant left.
+    if (!failure && oomKills > 0)
+      log(`  no failure while ${peak} were held, but the kernel OOM-killed the service as they left`);
+    return {
+      how,
+      asked: target,
+      peak,
+      failure,
+      oomKills,
+      verified: failure ? failure.participants : null,
+      limitedBy: failure
+        ? 'the service'
+        : target >= p.ceiling
+          ? `this machine's open-file limit (${p.fds.soft} a process: the generator and the service each hold one a participant)`
+          : 'the asked maximum',
+    };
+  } finally {
+    await d.down();
+  }
+}
+
+async function capacityCommand(argv, { log }) {
+  const p = plan(argv);
+  if (p.help) return { stdout: USAGE };
+  holdDir(p.ctx.stateDir, '--state-dir');
+  // What the run has gathered so far: the live page draws capacity.html's body from it.
+  const timeline = [];
+  const sofar = {
+    limitBytes: p.limitBytes,
+    estimate: { points: [], fit: null, capacity: null },
+    verification: null,
+    withinReach: null,
+    seed: SEED,
+    timeline,
+    levels: p.levels.length,
+  };
+  let step = 'estimate';
+  const live = await serveLive({
+    port: p.values.dashboard,
+    host: p.ctx.host,
+    title: `capacity for ${mib(p.limitBytes)} MiB`,
+    log,
+    interrupted: 'the capacity run was interrupted',
+    render: () => ({
+      html: String(capacityBody(sofar, { live: true })),
+      status: `${step}: ${timeline.at(-1)?.active ?? 0} participants connected`,
+    }),
+  });
+  const dir = runDirOf(p.values, `capacity-${mib(p.limitBytes)}MiB`);
+  if (p.values['run-dir']) resetDir(dir, '--run-dir');
+  else claimDir(dir, 'the run folder');
+  const est = await estimate(p, dir, log, timeline);
+  sofar.estimate.points = est.points;
+  const { fit, capacity, noEstimate } = estimateOf(est.points, p.limitBytes);
+  Object.assign(sofar.estimate, { fit, capacity });
+  log(
+    noEstimate
+      ? `estimate: ${noEstimate} over ${p.levels.join(', ')}`
+      : `estimate: ${capacity} connections for ${mib(p.limitBytes)} MiB`,
+  );
+  let verification = null;
+  let withinReach = null;
+  // The verification does not need the estimate: it climbs to the first failure or the
+  // ceiling whatever the fit said (only the check within reach is placed by the fit).
+  if (p.verify) {
+    // Up to the generator's ceiling (or --max): the estimate is what is being checked, so
+    // the verification must be free to go past it.
+    const target = Math.min(p.max, p.ceiling);
+    step = 'verify';
+    verification = await verify(p, p.limitBytes, target, dir, log, timeline, step);
+    sofar.verification = verification;
+    // A limit that holds more than this machine can open is verified only as a lower bound;
+    // the model is then also checked at a limit within reach: the one the fit says holds
+    // 60% of the ceiling.
+    if (verification.verified === null && capacity !== null && capacity > target) {
+      const n = Math.floor(target * 0.6);
+      const limit = Math.ceil(fit.baseBytes + fit.perConnectionBytes * n);
+      if (limit >= 4 * 2 ** 20) {
+        log(`the fit says ${mib(limit)} MiB holds ${n}: verifying that too, within this machine's reach`);
+        step = 'within reach';
+        withinReach = { limitBytes: limit, estimate: n, ...(await verify(p, limit, target, dir, log, timeline, step)) };
+      }
+    }
+  }
+  const out = {
+    limitBytes: p.limitBytes,
+    estimate: { points: est.points, fit, capacity, failuresWhileHolding: est.failures },
+    verification,
+    withinReach,
+    seed: SEED,
+    timeline: timeline.map((x) => ({
+      step: x.step,
+      at: x.at,
+      active: x.active,
+      limitBytes: x.limitBytes,
+      connections: x.connections,
+      rssBytes: x.rssBytes,
+      heapUsedBytes: x.heapUsedBytes,
+      gcCollections: x.gcCollections,
+      gcMajor: x.gcMajor,
+      gcPauseMs: x.gcPauseMs,
+    })),
+    machine: describeMachine(),
+    notes: [
+      ...(noEstimate ? [`estimate: ${noEstimate}`] : []),
+      'memory is the service process RSS (/proc through its /stats), as the seed used system memory',
+      'participants connect to the service process directly, not through nginx, as the seed connected to its server',
+      'one 2-core machine: the generator, the service and the monitoring share it',
+    ],
+  };
+  fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(out, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'capacity.html'), capacityPage(out));
+  const t = capacityRows(out);
+  out.resultsDir = dir;
+  if (live)
+    await live.end(
+      String(capacityBody(out)),
+      `the capacity run has ended; its page: ${path.join(dir, 'capacity.html')}`,
+    );
+  if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
+  const width = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => String(r[i]).length)));
+  const line = (r) =>
+    r
+      .map((c, i) => String(c).padEnd(width[i]))
+      .join('  ')
+      .trimEnd();
+  return { stdout: [line(t.head), ...t.rows.map(line), '', `Results: ${dir}`].join('\n') };
+}
+
+capacityCommand.usage = USAGE;
+module.exports = capacityCommand;

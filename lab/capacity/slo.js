@@ -1,0 +1,41 @@
+'use strict';
+
+const { parseThreshold, evaluate } = require('../results/thresholds');
+const { labError } = require('../../common/errors');
+
+// An SLO is a threshold of lab/results/thresholds.js on latency or errors, of the whole run or
+// of one request by name: p99<200, errors<1%, p99{POST /api/cart}<300. A rate or a
+// throughput is what the search finds, not something to hold.
+function parseSlo(text) {
+  let t;
+  try {
+    t = parseThreshold(text);
+  } catch {
+    throw labError('LAB_ERR_USAGE', `--slo "${text}": expected like p99<200, errors<1% or p99{GET /api/items}<300`);
+  }
+  if (['rate', 'rps'].includes(t.metric)) {
+    throw labError('LAB_ERR_USAGE', `--slo "${text}": the rate is what capacity finds; an SLO holds latency or errors`);
+  }
+  if (!['<', '<='].includes(t.op)) {
+    throw labError('LAB_ERR_USAGE', `--slo "${text}": an SLO is an upper bound (< or <=)`);
+  }
+  return t;
+}
+
+// How many answers a level needs for its SLOs to mean something: 20 beyond the strictest
+// percentile (2,000 for a p99), 1,000 to read an error share of a percent.
+function samplesFor(slos) {
+  let n = 100;
+  for (const t of slos) {
+    const q = /^p(\d+)$/.exec(t.metric);
+    if (q) n = Math.max(n, Math.ceil(20 / (1 - Number(q[1]) / 100)));
+    if (t.metric === 'errors') n = Math.max(n, t.percent ? Math.ceil(100 / Math.max(t.limit, 0.1)) * 10 : 100);
+    if (t.metric === 'max') n = Math.max(n, 1000);
+  }
+  return n;
+}
+
+// Each SLO judged on a level's figures (a summary-shaped object: responseTimeMs, requests...).
+const judge = (slos, figures) => evaluate(slos, figures);
+
+module.exports = { parseSlo, samplesFor, judge };

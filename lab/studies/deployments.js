@@ -1,0 +1,171 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { buildPhases } = require('../../artillery/phases');
+const { COURSE } = require('../topology/deployments');
+const { readScript } = require('../scenario/from-artillery');
+const loadRun = require('../report/load-run');
+const { compareBody, label } = require('../report/run-report');
+const { observations } = require('../report/study-report');
+const { capacityHttpBody, capacityText } = require('../report/capacity-http-html');
+const { html: h } = require('../report/html');
+const page = require('../report/page');
+
+// Your service in the four deployments (the course study, for the service you bring): each of
+// its paths (or your Artillery script) under the course's load, spikes and endurance shapes on
+// single, replicated, multi and multi-replicated (and each --balancers kind), side by side, then
+// the capacity of every deployment under the SLO (npm run capacity). In short, the course
+// study's report for your service.
+const SCENARIOS = ['load', 'spikes', 'endurance'];
+// A run's cost besides its phases: deploy, the generator's start, the last answers, teardown.
+const RUN_OVERHEAD_S = 12;
+const TIMEOUT_TAIL_S = 10;
+// The capacity search of four deployments at default settings (lab/capacity/http.js --plan).
+const CAPACITY_S_PER_DEPLOYMENT = 230;
+
+function plan(o) {
+  if (!o.app) return [];
+  const deployments = o.deployments ?? COURSE.map((p) => p.name);
+  const balancers = o.balancers ?? [null];
+  const appArgs = [
+    '--app',
+    o.app,
+    ...(o.appCmd ? ['--app-cmd', o.appCmd] : []),
+    ...(o.health ? ['--health', o.health] : []),
+  ];
+  const gen = ['--generator', o.generator ?? 'fast'];
+  const runs = [];
+  const sources = o.script ? [{ script: o.script }] : (o.paths ?? ['/']).map((p) => ({ path: p }));
+  for (const src of sources) {
+    const slug = src.script
+      ? path.basename(src.script).replace(/\.\w+$/, '')
+      : src.path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';
+    for (const scenario of src.script ? ['script'] : (o.scenarios ?? SCENARIOS)) {
+      const phases = src.script
+        ? readScript(src.script, { scale: o.scale, rateScale: o.rateScale }).phases
+        : buildPhases(src.path, scenario, { scale: o.scale, rateScale: o.rateScale, durationS: o.durationS });
+      const phaseS = phases.reduce((a, ph) => a + ph.duration, 0);
+      for (const deployment of deployments) {
+        for (const balancer of balancers) {
+          const b = balancer ? ['--balancer', balancer] : [];
+          runs.push({
+            kind: 'scenario',
+            id: `${slug}-${scenario}-${deployment}${balancer ? `-${balancer}` : ''}`,
+            what: `${src.script ? path.basename(src.script) : `${src.path} ${scenario}`} on ${deployment}${balancer ? ` behind ${balancer}` : ''}`,
+            group: `${src.script ? path.basename(src.script) : src.path} ${scenario}`,
+            expectedS: Math.round(phaseS + RUN_OVERHEAD_S + TIMEOUT_TAIL_S),
+            args: [
+              'scenario',
+              ...(src.script ? ['--script', src.script, deployment] : [src.path, scenario, deployment]),
+              ...appArgs,
+              ...b,
+              ...gen,
+              ...(src.script ? [] : ['--scale', String(o.scale)]),
+              ...(o.rateScale !== undefined && o.rateScale !== 1 ? ['--rate-scale', String(o.rateScale)] : []),
+              ...(o.durationS !== undefined && scenario === 'endurance' ? ['--duration', String(o.durationS)] : []),
+            ],
+          });
+        }
+      }
+    }
+    runs.push({
+      kind: 'capacity',
+      id: `${slug}-capacity`,
+      what: `capacity of ${src.script ? path.basename(src.script) : src.path} on ${deployments.join(', ')}`,
+      expectedS: Math.round(CAPACITY_S_PER_DEPLOYMENT * deployments.length * Math.min(1, Math.max(o.scale, 0.3))),
+      args: [
+        'capacity',
+        ...(src.script ? ['--script', src.script] : [src.path]),
+        '--deployments',
+        deployments.join(','),
+        ...appArgs,
+        ...(o.slos ?? []).flatMap((s) => ['--slo', s]),
+        // A quick study verifies once.
+        ...(o.scale < 1 ? ['--repetitions', '1'] : []),
+      ],
+    });
+  }
+  return runs;
+}
+
+// The report: each group of runs side by side (as the course study's), then the capacity.
+function render({ studyDir, plan: runs, machine, scale, failures = {} }) {
+  const html = [h`<h1>Your service in the four deployments</h1>`];
+  const md = ['# Your service in the four deployments', ''];
+  const missing = runs.filter((r) => !isDoneRun(studyDir, r)).map((r) => r.id);
+  html.push(
+    h`<p>${runs.length} planned runs${scale !== 1 ? h`, durations scaled by ${scale}` : ''}; ${missing.length ? h`not done: ${missing.join(', ')}` : 'all done'}.</p>`,
+  );
+  md.push(
+    `${runs.length} planned runs${scale !== 1 ? `, durations scaled by ${scale}` : ''}; ${missing.length ? `not done: ${missing.join(', ')}` : 'all done'}.`,
+    '',
+  );
+  for (const [id, reason] of Object.entries(failures)) {
+    html.push(h`<p class="warn">${id} failed: ${reason}</p>`);
+    md.push(`- **${id} failed**: ${reason}`);
+  }
+  const groups = new Map();
+  for (const r of runs.filter((x) => x.kind === 'scenario' && isDoneRun(studyDir, x))) {
+    if (!groups.has(r.group)) groups.set(r.group, []);
+    groups.get(r.group).push(loadRun(path.join(studyDir, 'runs', r.id)));
+  }
+  for (const [key, loaded] of groups) {
+    const facts = observations(loaded);
+    html.push(h`<h2>${key}</h2><ul class="facts">${facts.map((f) => h`<li>${f}</li>`)}</ul>`, compareBody(loaded));
+    md.push(
+      `## ${key}`,
+      '',
+      ...facts.map((f) => `- ${f}`),
+      '',
+      '| run | launched | completed | failed answers | p50 | p99 | max |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const r of loaded) {
+      const s = r.summary;
+      const t = s.responseTimeMs || {};
+      md.push(
+        `| ${label(r)} | ${s.scenariosLaunched} | ${s.requestsCompleted} | ${s.answersFailed?.count ?? '-'} | ${t.p50 ?? '-'} | ${t.p99 ?? '-'} | ${t.max ?? '-'} |`,
+      );
+    }
+    md.push('');
+  }
+  for (const r of runs.filter((x) => x.kind === 'capacity' && isDoneRun(studyDir, x))) {
+    const c = JSON.parse(fs.readFileSync(path.join(studyDir, 'runs', r.id, 'capacity.json'), 'utf8'));
+    html.push(capacityHttpBody(c));
+    md.push('## Capacity', '', '```', capacityText(c), '```', '');
+  }
+  return {
+    html: page('Your service in the four deployments', h`${html.map((x) => h`${x}\n`)}`, machine),
+    markdown: `${md.join('\n')}\nMeasured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}.\n`,
+  };
+}
+
+function isDoneRun(studyDir, r) {
+  const dir = path.join(studyDir, 'runs', r.id);
+  return fs.existsSync(path.join(dir, r.kind === 'capacity' ? 'capacity.json' : 'summary.json'));
+}
+
+module.exports = {
+  name: 'deployments',
+  seed: 'yours',
+  title: 'Your service in the four deployments',
+  what: "your service (--app, with --endpoints paths or --script) under load / spikes / endurance on the four deployments, side by side, then each one's capacity under --slo",
+  flags: [
+    'app',
+    'app-cmd',
+    'health',
+    'script',
+    'slo',
+    'endpoints',
+    'scenarios',
+    'deployments',
+    'generator',
+    'rate-scale',
+    'duration',
+  ],
+  // Needs --app: with none, the study has nothing to run (said by the command).
+  needs: ['app'],
+  plan,
+  render,
+};

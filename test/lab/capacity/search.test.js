@@ -1,0 +1,97 @@
+'use strict';
+
+const { searchCapacity } = require('../../../lab/capacity/search');
+const { parseSlo, samplesFor } = require('../../../lab/capacity/slo');
+const { verdictOf, perCore } = require('../../../lab/capacity/verdict');
+
+// A deployment that holds the SLO up to `knee`/s, as a measure function would find it.
+const fake = (knee, { generatorAt = Infinity } = {}) => {
+  const asked = [];
+  const measure = async (rate) => {
+    asked.push(rate);
+    return {
+      rate,
+      ok: rate <= knee,
+      generatorBound: rate >= generatorAt ? 'it launched 80% of the asked rate' : null,
+      thresholds: [],
+    };
+  };
+  return { measure, asked };
+};
+
+test('steps double until the SLO breaks, then bisection brackets the knee within the precision', async () => {
+  const { measure, asked } = fake(700);
+  const r = await searchCapacity(measure, { start: 50, precision: 0.05 });
+  expect(asked.slice(0, 5)).toEqual([50, 100, 200, 400, 800]);
+  expect(r.held.rate).toBeLessThanOrEqual(700);
+  expect(r.broke.rate).toBeGreaterThan(700);
+  expect((r.broke.rate - r.held.rate) / r.held.rate).toBeLessThanOrEqual(0.05);
+  expect(r.stop.kind).toBe('bracketed');
+});
+
+test('the generator bound ends the search: "at least" the last level that held', async () => {
+  const { measure } = fake(10000, { generatorAt: 400 });
+  const r = await searchCapacity(measure, { start: 50 });
+  expect(r.held.rate).toBe(200);
+  expect(r.broke).toBeNull();
+  expect(r.stop.kind).toBe('generator');
+});
+
+test('a first level that breaks the SLO is said as such; no break up to the maximum is said too', async () => {
+  expect((await searchCapacity(fake(10).measure, { start: 50 })).stop.kind).toBe('first-level');
+  expect((await searchCapacity(fake(1e9).measure, { start: 50, maxRate: 400 })).stop.kind).toBe('max-rate');
+});
+
+test('SLOs: latency and errors, whole or by request; a rate is refused; samples for the strictest', () => {
+  expect(parseSlo('p99{POST /api/cart}<300')).toMatchObject({ metric: 'p99', name: 'POST /api/cart', limit: 300 });
+  expect(() => parseSlo('rps>100')).toThrow(/the rate is what capacity finds/);
+  expect(() => parseSlo('p99>100')).toThrow(/an upper bound/);
+  expect(() => parseSlo('p99 below 3')).toThrow(/expected like p99<200/);
+  expect(samplesFor([parseSlo('p99<200'), parseSlo('errors<1%')])).toBe(2000);
+  expect(samplesFor([parseSlo('p50<20')])).toBe(100);
+});
+
+test('the verdict: the verified rate, the run that broke, the cost; "at least" where the machine was the limit', () => {
+  const level = (rate, ok, machineShare = 0.6) => ({
+    rate,
+    ok,
+    answeredPerS: rate,
+    latencyMs: { p50: 2, p99: ok ? 20 : 400, max: 500 },
+    errorsPct: 0,
+    machineShare,
+    holdS: 6,
+    generatorCpuPct: 30,
+    thresholds: [{ text: 'p99<200', ok, value: ok ? 20 : 400, unit: 'ms' }],
+    cost: { cpuMsPerRequest: 2, tiers: { replicas: 1.8, nginx: 0.2 }, cpuCores: 1.2, memoryMiB: 90 },
+  });
+  const p = { slos: [{ text: 'p99<200' }], maxRate: 20000 };
+  const found = { held: level(600, true), broke: level(630, false), levels: [1, 2, 3], stop: { kind: 'bracketed' } };
+  const v = verdictOf(
+    'single',
+    { label: 'single' },
+    found,
+    [{ rate: 600, ok: true, runs: [level(600, true), level(600, true)] }],
+    p,
+  );
+  expect(v).toMatchObject({ maxRate: 600, atLeast: false, bound: 'deployment', text: '600/s', perCore: 500 });
+  expect(v.verified).toMatchObject({ rate: 600, ok: true, held: 2, runs: 2 });
+  expect(v.broke).toMatchObject({ rate: 630, p99: 400, failed: ['p99<200'] });
+  const busy = verdictOf(
+    'replicated',
+    { label: 'replicated' },
+    { ...found, held: level(900, true, 0.95) },
+    [{ rate: 900, ok: true, runs: [level(900, true, 0.95)] }],
+    p,
+  );
+  expect(busy.text).toMatch(/^at least 900\/s \(this machine was the limit: its cores were 95% busy/);
+  expect(perCore([v, busy]).deployment).toBe('single');
+  const first = verdictOf(
+    'x',
+    { label: 'x' },
+    { held: null, broke: level(50, false), levels: [1], stop: { kind: 'first-level' } },
+    null,
+    p,
+  );
+  expect(first.maxRate).toBeNull();
+  expect(first.text).toMatch(/^the first level \(50\/s\) already breaks p99<200 \(measured 400ms\)/);
+});
