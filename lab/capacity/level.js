@@ -6,7 +6,7 @@ const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { CLI } = require('../paths');
 const { own } = require('../ownership/cleanups');
-const { summarize } = require('../results/summary');
+const { summarize, SATURATION } = require('../results/summary');
 const { evaluate } = require('../results/thresholds');
 const { machineShare } = require('../analysis/findings');
 
@@ -72,6 +72,12 @@ function judgeLevel(summary, o) {
     requestNames: summary.requests.map((q) => q.name),
   });
   const thresholds = evaluate(o.slos, measured);
+  // Answers a second: those completed inside the held window only. The seconds after it (the
+  // drain) still count for latency and errors, but answers to arrivals queued during the
+  // warm-up, let out in the drain, would show an overloaded deployment answering more than it
+  // was offered.
+  const to = from + o.holdS * 1000;
+  const inHold = window.filter((r) => r.type === 'second' && r.at < to).reduce((a, r) => a + (r.completed || 0), 0);
   const share = machineShare(summary);
   return {
     rate: o.rate,
@@ -80,7 +86,7 @@ function judgeLevel(summary, o) {
     holdS: o.holdS,
     requests: measured.requestsSent,
     answered: measured.requestsCompleted,
-    answeredPerS: Math.round((measured.requestsCompleted / o.holdS) * 10) / 10,
+    answeredPerS: Math.round((inHold / o.holdS) * 10) / 10,
     latencyMs: measured.responseTimeMs,
     errorsPct: measured.requestsSent
       ? Math.round(
@@ -90,12 +96,22 @@ function judgeLevel(summary, o) {
     perRequest: measured.requests,
     thresholds,
     ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0,
-    // The generator could not drive the asked rate: what lies above cannot be measured here.
-    generatorBound: summary.saturation?.saturated ? summary.saturation.verdict : null,
+    // The generator could not launch the asked rate: what lies above cannot be measured here.
+    // (Sending late is not that: latency is timed from each arrival's due time, so its lateness
+    // is already in the figures the SLO judged, against the deployment.)
+    generatorBound: launchedShort(summary),
+    sendLagP99Ms: summary.sendLagMs?.p99 ?? null,
     machineShare: share === null ? null : Math.round(share * 1000) / 1000,
     generatorCpuPct: summary.generator?.cpuPctMean ?? null,
     cost: costOf(summary),
   };
+}
+
+function launchedShort(summary) {
+  const p = (summary.phases || []).find((ph) => ph.ratio !== null && ph.ratio < SATURATION.minRatio);
+  return p
+    ? `the generator launched ${p.achievedRate}/s of the ${p.targetRate.mean}/s asked${p.generatorCpuPctMean !== null ? ` (${p.generatorCpuPctMean}% of a core)` : ''}`
+    : null;
 }
 
 // What the deployment spent: every node's CPU (the generator's left out) over the answers of

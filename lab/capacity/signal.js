@@ -22,6 +22,7 @@ const { capacityRows, capacityPage, capacityBody } = require('../report/capacity
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const describeMachine = require('../../common/machine');
+const { clock } = require('../cli/progress');
 
 const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
 How many signaling connections one service process holds under a memory limit, two ways
@@ -34,6 +35,7 @@ verification under that very limit, raising the participants until the first fai
   --max N            the most participants the verification asks for (default: what this
                      machine's generator can open, from its open-file limit, at most 100000)
   --no-verify        the estimate only
+  --plan             print the steps and how long they take, and exit
   --results-dir DIR  where capacity.json and capacity.html go (default results/)
   --run-dir DIR      exactly this folder instead (a new or empty one, or one the lab made)
   --dashboard [PORT] a live page on 127.0.0.1:PORT (default 5665): the step, participants
@@ -51,6 +53,7 @@ const COMMAND = defineCommand({
     'ramp-per-s': flag.int(1, 5000),
     max: flag.int(1, 1000000),
     'no-verify': flag.bool(),
+    plan: flag.bool(),
     'results-dir': flag.path(),
     'run-dir': flag.path(),
     ...DASHBOARD_FLAGS,
@@ -311,9 +314,33 @@ async function verify(p, limitBytes, target, dir, log, timeline, step) {
   }
 }
 
+// --plan: the steps, and how long each takes at most (the verification's length depends on
+// the estimate, so its bound is the ramp to --max).
+function planText(p) {
+  let from = 0;
+  let estimateS = 0;
+  for (const n of p.levels) {
+    estimateS += Math.ceil((n - from) / p.rampPerS) + p.holdS;
+    from = n;
+  }
+  const lines = [
+    `capacity of one service process's signaling connections under ${Math.floor(p.limitBytes / 2 ** 20)} MiB`,
+    `estimate: ${p.levels.join(', ')} connections held ${p.holdS} s each, ${p.rampPerS} started a second: about ${clock(estimateS + 15)}`,
+  ];
+  if (p.verify) {
+    const worst = Math.ceil(p.max / p.rampPerS) + 5 + 15;
+    lines.push(
+      `verify: participants rising ${p.rampPerS} a second to the first failure: at most ${clock(worst)} (to ${p.max})`,
+    );
+  } else lines.push('verify: skipped (--no-verify)');
+  lines.push('nothing was started (--plan)');
+  return lines.join('\n');
+}
+
 async function capacityCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
+  if (p.values.plan) return { stdout: planText(p) };
   holdDir(p.ctx.stateDir, '--state-dir');
   // What the run has gathered so far: the live page draws capacity.html's body from it.
   const timeline = [];

@@ -42,6 +42,7 @@ const { planGeneration, generate } = require('../run/generation');
 const { warm } = require('../run/warm');
 const { summarizeRun } = require('../run/summary');
 const { feedLive } = require('../run/live');
+const { planText } = require('../run/plan-text');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
        npm run scenario -- --script FILE <deployment> [options]    (your Artillery script)
@@ -81,6 +82,7 @@ ${generatorHelp()}
                    or swarm (a stack on the swarm DOCKER_HOST names)
   --keep           leave the deployment up afterwards
   --print          print the Artillery script and exit
+  --plan           check everything, print what the run would do and how long, and exit
   --json           print summary.json to stdout
   --heavy-ms MS    how long /heavy burns the CPU (default 5000, as in the course)
   --work-n N       work: how many rounds of 10,000 steps each request asks (default 100, 3-5 ms
@@ -121,6 +123,7 @@ const COMMAND = defineCommand({
     keep: flag.bool(),
     'run-name': flag.pattern(/^[A-Za-z0-9_-]{1,64}$/, '1 to 64 letters, digits, - or _'),
     print: flag.bool(),
+    plan: flag.bool(),
     'results-dir': flag.path(),
     'run-dir': flag.path(),
     'heavy-ms': flag.int(1, 60000),
@@ -441,6 +444,7 @@ async function scenarioCommand(argv, { log }) {
   // before anything starts.
   if (p.signal) ensureFdsFor(p.participants, log);
   if (p.values.print) return { stdout: printScript(p) };
+  if (p.values.plan) return { stdout: planText(p) };
   // One command at a time on this state folder; refused before anything is created: a
   // deployment (or its leftovers) already up here.
   holdDir(p.ctx.stateDir, '--state-dir');

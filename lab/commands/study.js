@@ -305,7 +305,12 @@ async function studyCommand(argv, { log }) {
   const study = STUDIES[name];
   const given = Object.fromEntries(
     Object.entries(values).filter(
-      ([k, v]) => v !== undefined && !(k in CONTEXT) && k !== 'json' && !(k in DASHBOARD_FLAGS),
+      ([k, v]) =>
+        v !== undefined &&
+        !(Array.isArray(v) && !v.length) &&
+        !(k in CONTEXT) &&
+        k !== 'json' &&
+        !(k in DASHBOARD_FLAGS),
     ),
   );
   const o = options(study, given);

@@ -53,7 +53,7 @@ function plan(o) {
             kind: 'scenario',
             id: `${slug}-${scenario}-${deployment}${balancer ? `-${balancer}` : ''}`,
             what: `${src.script ? path.basename(src.script) : `${src.path} ${scenario}`} on ${deployment}${balancer ? ` behind ${balancer}` : ''}`,
-            group: `${src.script ? path.basename(src.script) : src.path} ${scenario}`,
+            section: `${src.script ? path.basename(src.script) : src.path} ${scenario}`,
             expectedS: Math.round(phaseS + RUN_OVERHEAD_S + TIMEOUT_TAIL_S),
             args: [
               'scenario',
@@ -73,7 +73,9 @@ function plan(o) {
       kind: 'capacity',
       id: `${slug}-capacity`,
       what: `capacity of ${src.script ? path.basename(src.script) : src.path} on ${deployments.join(', ')}`,
-      expectedS: Math.round(CAPACITY_S_PER_DEPLOYMENT * deployments.length * Math.min(1, Math.max(o.scale, 0.3))),
+      expectedS: Math.round(
+        CAPACITY_S_PER_DEPLOYMENT * deployments.length * (o.scale <= 0.2 ? 0.25 : o.scale < 1 ? 0.6 : 1),
+      ),
       args: [
         'capacity',
         ...(src.script ? ['--script', src.script] : [src.path]),
@@ -81,8 +83,9 @@ function plan(o) {
         deployments.join(','),
         ...appArgs,
         ...(o.slos ?? []).flatMap((s) => ['--slo', s]),
-        // A quick study verifies once.
+        // A quick study verifies once, and a very quick one holds short levels (a smoke run).
         ...(o.scale < 1 ? ['--repetitions', '1'] : []),
+        ...(o.scale <= 0.2 ? ['--hold', '3s', '--warmup', '1s', '--precision', '0.2', '--start', '100'] : []),
       ],
     });
   }
@@ -107,8 +110,8 @@ function render({ studyDir, plan: runs, machine, scale, failures = {} }) {
   }
   const groups = new Map();
   for (const r of runs.filter((x) => x.kind === 'scenario' && isDoneRun(studyDir, x))) {
-    if (!groups.has(r.group)) groups.set(r.group, []);
-    groups.get(r.group).push(loadRun(path.join(studyDir, 'runs', r.id)));
+    if (!groups.has(r.section)) groups.set(r.section, []);
+    groups.get(r.section).push(loadRun(path.join(studyDir, 'runs', r.id)));
   }
   for (const [key, loaded] of groups) {
     const facts = observations(loaded);

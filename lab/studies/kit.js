@@ -85,7 +85,9 @@ function mdTable(head, rows) {
 }
 
 // A section: { title, facts: [text], tables: [{ caption, head, rows, note }], charts: [svg] }.
-function renderSection(s) {
+// notes (optional, from sharedNotes): a note several tables of the report share is written
+// once, under the first of them, and the others refer to it.
+function renderSection(s, notes = new Map()) {
   const html = [h`<h2>${s.title}</h2>`];
   const md = [`## ${s.title}`, ''];
   if (s.facts && s.facts.length) {
@@ -100,12 +102,32 @@ function renderSection(s) {
     }
     html.push(htmlTable(t.head, t.rows));
     md.push(mdTable(t.head, t.rows), '');
-    if (t.note) {
+    if (!t.note) continue;
+    const shared = notes.get(t.note);
+    if (!shared) {
       html.push(h`<p class="note">${t.note}</p>`);
       md.push(`_${t.note}_`, '');
+    } else if (!shared.written) {
+      shared.written = true;
+      html.push(
+        h`<p class="note" id="note-${shared.n}">Note ${shared.n}, for this table and the ones like it below: ${t.note}</p>`,
+      );
+      md.push(`_Note ${shared.n}, for this table and the ones like it below: ${t.note}_`, '');
+    } else {
+      html.push(h`<p class="note">As <a href="#note-${shared.n}">note ${shared.n}</a> says, above.</p>`);
+      md.push(`_As note ${shared.n} says, above._`, '');
     }
   }
   return { html, md };
+}
+
+// The notes more than one table of the sections carries: text -> { n }, numbered in order.
+function sharedNotes(sections) {
+  const count = new Map();
+  for (const t of sections.flatMap((s) => s.tables || [])) if (t.note) count.set(t.note, (count.get(t.note) || 0) + 1);
+  const out = new Map();
+  for (const [text, k] of count) if (k > 1) out.set(text, { n: out.size + 1, written: false });
+  return out;
 }
 
 // [[what, why], ...] -> Map why -> [what, ...], in first-seen order: things that share a
@@ -141,8 +163,9 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
   }
   html.push(h`<h2>What differs from the seed's set-up</h2><ul>${study.differs.map((d) => h`<li>${d}</li>`)}</ul>`);
   md.push("## What differs from the seed's set-up", '', ...study.differs.map((d) => `- ${d}`), '');
+  const notes = sharedNotes(sections);
   for (const s of sections) {
-    const r = renderSection(s);
+    const r = renderSection(s, notes);
     html.push(...r.html);
     md.push(...r.md);
   }

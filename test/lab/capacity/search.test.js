@@ -64,7 +64,7 @@ test('the verdict: the verified rate, the run that broke, the cost; "at least" w
     thresholds: [{ text: 'p99<200', ok, value: ok ? 20 : 400, unit: 'ms' }],
     cost: { cpuMsPerRequest: 2, tiers: { replicas: 1.8, nginx: 0.2 }, cpuCores: 1.2, memoryMiB: 90 },
   });
-  const p = { slos: [{ text: 'p99<200' }], maxRate: 20000 };
+  const p = { slos: [{ text: 'p99<200', metric: 'p99', limit: 200 }], maxRate: 20000 };
   const found = { held: level(600, true), broke: level(630, false), levels: [1, 2, 3], stop: { kind: 'bracketed' } };
   const v = verdictOf(
     'single',
@@ -94,4 +94,43 @@ test('the verdict: the verified rate, the run that broke, the cost; "at least" w
   );
   expect(first.maxRate).toBeNull();
   expect(first.text).toMatch(/^the first level \(50\/s\) already breaks p99<200 \(measured 400ms\)/);
+});
+
+// /ping on single broke at 3,100/s with the generator 115 ms late at p99: not the deployment's.
+test('a late generator at the rate that broke the SLO makes the answer "at least", named', () => {
+  const lvl = (rate, ok, lag) => ({
+    rate,
+    ok,
+    answeredPerS: rate,
+    latencyMs: { p50: 1, p99: ok ? 45 : 236, max: 300 },
+    errorsPct: 0,
+    machineShare: 0.8,
+    sendLagP99Ms: lag,
+    holdS: 12,
+    thresholds: [{ text: 'p99<200', ok, value: ok ? 45 : 236, unit: 'ms' }],
+    cost: { cpuMsPerRequest: 0.5, tiers: {}, cpuCores: 0.8, memoryMiB: 60 },
+  });
+  const p = { slos: [{ text: 'p99<200', metric: 'p99', limit: 200 }], maxRate: 20000 };
+  const found = (lag) => ({
+    held: lvl(3000, true, 10),
+    broke: lvl(3100, false, lag),
+    levels: [],
+    stop: { kind: 'bracketed' },
+  });
+  const late = verdictOf(
+    'single',
+    { label: 'single' },
+    found(114.7),
+    [{ rate: 3000, ok: true, runs: [lvl(3000, true, 10)] }],
+    p,
+  );
+  expect(late.text).toMatch(/^at least 3000\/s \(the generator was late at 3100\/s \(p99 send lag 114\.7 ms/);
+  const onTime = verdictOf(
+    'single',
+    { label: 'single' },
+    found(3),
+    [{ rate: 3000, ok: true, runs: [lvl(3000, true, 10)] }],
+    p,
+  );
+  expect(onTime.text).toBe('3000/s');
 });

@@ -17,7 +17,7 @@ describe('npm run capacity: bad input', () => {
     [['--levels', '1000,9000000'], '--levels'],
     [['--hold', '0'], '--hold'],
     [['--ramp-per-s', '0'], '--ramp-per-s'],
-    [['stray'], 'stray'],
+    [['--memory', '500M', 'stray'], 'stray'],
   ])('%j exits 2 naming %s', async (args, named) => {
     const r = await lab(['capacity', ...args, '--state-dir', tmpStateDir()]);
     expect(r.code).toBe(2);

@@ -9,6 +9,7 @@ const loadRun = require('../../../lab/report/load-run');
 const { renderRunReport, renderCompare } = require('../../../lab/report/run-report');
 const characterizeHtml = require('../../../lab/report/characterize-html');
 const { capacityPage, capacityBody } = require('../../../lab/report/capacity-html');
+const { capacityHttpPage } = require('../../../lab/report/capacity-http-html');
 const page = require('../../../lab/report/page');
 const { STUDIES } = require('../../../lab/studies');
 const { studyReport } = require('../../../lab/studies/kit');
@@ -40,6 +41,19 @@ const STUDY_FIXTURES = {
   'lb-modes': { dir: 'lb', o: { scale: 0.1 } },
   balancers: { dir: 'bal', o: { scale: 0.1 } },
   signaling: { dir: 'sig', o: { scale: 0.1 } },
+  // Your service (test/fixtures/apps/shop) in two deployments, a quick run.
+  deployments: {
+    dir: 'dep',
+    o: {
+      scale: 0.05,
+      rateScale: 0.5,
+      app: 'test/fixtures/apps/shop',
+      paths: ['/api/items'],
+      scenarios: ['load', 'spikes'],
+      deployments: ['single', 'replicated'],
+      slos: ['p99<100'],
+    },
+  },
 };
 const RESULT_FILES = ['summary.json', 'result.json', 'capacity.json'];
 
@@ -81,6 +95,11 @@ function pages() {
     compare: [renderCompare([single, replicated]), { tables: 1, charts: 5 }],
     characterize: [characterizeHtml({ ...c, verdict: { ...c.verdict, levels: c.levels } }), { tables: 1, charts: 1 }],
     capacity: [capacityPage(readJson(path.join(FIX, 'sig', 'runs', 'capacity-500M', 'capacity.json'))), { tables: 2 }],
+    // npm run capacity on your service's path: two deployments searched (a real run's file).
+    'capacity-http': [
+      capacityHttpPage(readJson(path.join(__dirname, '..', 'capacity', 'fixtures', 'capacity-shop.json'))),
+      { tables: 2, charts: 1 },
+    ],
     // capacity --dashboard's page mid-run: the estimate done, the verification going.
     'capacity-live': [page('live: capacity', capacityBody(capacityMidRun(), { live: true })), { tables: 2, charts: 1 }],
     ...Object.fromEntries(

@@ -6,7 +6,9 @@ const { STUDIES } = require('../../../lab/studies');
 const { lab, tmpStateDir } = require('../../helper');
 
 const all = Object.values(STUDIES);
-const opts = (scale) => ({ scale, rateScale: 1 });
+// (A study that needs your service gets the tests' own.)
+const SHOP = path.join(__dirname, '..', '..', 'fixtures', 'apps', 'shop');
+const opts = (scale) => ({ scale, rateScale: 1, app: SHOP });
 
 describe('the studies as data', () => {
   test.each(all.map((s) => [s.name, s]))('%s: a plan of named lab commands, ids unique', (_, s) => {
@@ -20,7 +22,49 @@ describe('the studies as data', () => {
         expect(typeof r.what).toBe('string');
       }
     }
-    expect(s.seed).toMatch(/^00\d$/);
+    expect(s.seed).toMatch(/^(00\d|yours)$/);
+  });
+
+  test("deployments: your service's paths under the course's shapes on the four deployments, then their capacity", () => {
+    const plan = STUDIES.deployments.plan({
+      ...opts(1),
+      paths: ['/api/items'],
+      slos: ['p99<300'],
+      balancers: ['nginx', 'haproxy'],
+    });
+    const scenarios = plan.filter((r) => r.kind === 'scenario');
+    expect(scenarios).toHaveLength(3 * 4 * 2);
+    expect(scenarios[0].args).toEqual([
+      'scenario',
+      '/api/items',
+      'load',
+      'single',
+      '--app',
+      SHOP,
+      '--balancer',
+      'nginx',
+      '--generator',
+      'fast',
+      '--scale',
+      '1',
+    ]);
+    const cap = plan.at(-1);
+    expect(cap.args).toEqual([
+      'capacity',
+      '/api/items',
+      '--deployments',
+      'single,replicated,multi,multi-replicated',
+      '--app',
+      SHOP,
+      '--slo',
+      'p99<300',
+    ]);
+    const script = path.join(__dirname, '..', '..', 'fixtures', 'scripts', 'shop-flow.yml');
+    const withScript = STUDIES.deployments.plan({ ...opts(0.1), script, deployments: ['single'] });
+    expect(withScript.map((r) => r.args.slice(0, 4))).toEqual([
+      ['scenario', '--script', script, 'single'],
+      ['capacity', '--script', script, '--deployments'],
+    ]);
   });
 
   test('a smaller scale makes every study shorter', () => {
@@ -149,7 +193,13 @@ describe('npm run study: input', () => {
     const dir = tmpStateDir();
     const cases = [
       [['study', 'cnd'], /unknown study "cnd" \(did you mean "cdn"\?\)/],
-      [['study', 'cdn', '--endpoints', 'ping'], /--endpoints is an option of the course study, not of cdn/],
+      [
+        ['study', 'cdn', '--endpoints', 'ping'],
+        /--endpoints is an option of the course and deployments studies, not of cdn/,
+      ],
+      [['study', 'deployments', '--plan'], /the deployments study needs --app/],
+      [['study', 'deployments', '--app', '/no/such'], /--app \/no\/such: no such folder/],
+      [['study', 'deployments', '--app', SHOP, '--endpoints', 'api'], /your service's paths start with \//],
       [['study', 'signaling', '--engine', 'swarm'], /--engine is an option of the balancers study/],
       [['study', 'balancers', '--runs', 'bal-nope'], /no run of balancers starts with "bal-nope"/],
       [['study', 'cdn', '--scale', '0'], /--scale/],

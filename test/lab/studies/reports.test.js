@@ -62,6 +62,20 @@ describe('study reports, from the runs alone', () => {
     expect(html).toMatch(/<h2>Nodes, case by case<\/h2>/);
   });
 
+  test('cdn: the node tables share one footnote, written once; the others refer to it', () => {
+    const { sections, markdown, html } = report('cdn', 'cdn');
+    const note = sections[2].tables[0].note;
+    expect(sections[2].tables.every((t) => t.note === note)).toBe(true);
+    const once = (text) => text.split('sampled once a second; group CPU').length - 1;
+    expect(once(html)).toBe(1);
+    expect(once(markdown)).toBe(1);
+    const nodes = String(html).slice(String(html).indexOf('<h2>Nodes, case by case</h2>'));
+    const n = nodes.match(/<p class="note" id="note-(\d+)">Note \1, for this table and the ones like it below: /)[1];
+    expect(nodes.split(`As <a href="#note-${n}">note ${n}</a> says, above.`).length - 1).toBe(
+      sections[2].tables.length - 1,
+    );
+  });
+
   test('cdn: why ours differs, tested: the CFS period and the capped node, verdicts computed from the runs', () => {
     const { sections } = report('cdn', 'cdn');
     const why = sections[1];

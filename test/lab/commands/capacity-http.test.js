@@ -1,0 +1,130 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, ownPlace, tmpStateDir, errorCode, ROOT } = require('../../helper');
+
+// What it can take (issue 40): the capacity of each deployment under an SLO, on a service the
+// lab has never seen (test/fixtures/apps/shop, /api/items: about 2 ms of CPU a request). A
+// short search here (levels of 2 s, one verification, a 25% bracket); the full one, at
+// default settings, is bench/capacity.js's (its results in bench/results/capacity.json).
+const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+const quick = ['--start', '100', '--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.25'];
+
+test('a bracketed, verified capacity for single: the rate, the run that broke the SLO, its cost', async () => {
+  const r = await lab(
+    [
+      'capacity',
+      '/api/items',
+      '--app',
+      SHOP,
+      '--deployments',
+      'single',
+      '--slo',
+      'p99<100',
+      ...quick,
+      '--json',
+      ...(await ownPlace({ ports: 70 })),
+    ],
+    { timeoutMs: 300000 },
+  );
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  const out = JSON.parse(r.stdout);
+  const [d] = out.deployments;
+  expect(d.deployment).toBe('single');
+  expect(d.maxRate).toBeGreaterThan(100);
+  expect(d.broke.rate).toBeGreaterThan(d.maxRate);
+  expect(d.broke.failed).toEqual(['p99<100']);
+  expect(d.verified).toMatchObject({ rate: d.maxRate, runs: 1 });
+  expect(d.p99).toBeLessThanOrEqual(100);
+  expect(d.cpuMsPerRequest).toBeGreaterThan(0.5);
+  expect(Object.keys(d.cpuMsPerRequestByTier).sort()).toEqual(['nginx', 'replicas']);
+  expect(out.best.deployment).toBe('single');
+  expect(fs.existsSync(path.join(out.resultsDir, 'capacity.html'))).toBe(true);
+  // Every level is a run of its own, with its report.
+  expect(out.levels.length).toBeGreaterThanOrEqual(3);
+}, 320000);
+
+test("an SLO the first level already breaks: said with that level's figure, exit 1", async () => {
+  const r = await lab(
+    [
+      'capacity',
+      '/api/items',
+      '--app',
+      SHOP,
+      '--deployments',
+      'single',
+      '--slo',
+      'p99<0.01',
+      ...quick,
+      ...(await ownPlace({ ports: 70 })),
+    ],
+    { timeoutMs: 120000 },
+  );
+  expect(r.code).toBe(1);
+  expect(r.stdout).toMatch(
+    /single: the first level \(100\/s\) already breaks p99<0\.01 \(measured [\d.]+ms\): try --start lower, or a looser --slo/,
+  );
+}, 150000);
+
+test('bad input: an SLO that cannot be parsed, an unknown deployment; --plan says how long', async () => {
+  const bad = await lab(['capacity', '/x', '--slo', 'p99 under 3', '--state-dir', tmpStateDir()]);
+  expect({ exit: bad.code, code: errorCode(bad.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+  expect(bad.stderr).toMatch(/--slo "p99 under 3": expected like p99<200/);
+  const dep = await lab(['capacity', '/x', '--deployments', 'single,replicatd', '--state-dir', tmpStateDir()]);
+  expect({ exit: dep.code, code: errorCode(dep.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_UNKNOWN_NAME' });
+  expect(dep.stderr).toMatch(/did you mean "replicated"/);
+  const plan = await lab(['capacity', 'ping', '--deployments', 'single,replicated', '--plan']);
+  expect(plan.code).toBe(0);
+  expect(plan.stdout).toMatch(/^capacity of ping on single, replicated under p99<200 and errors<1%/);
+  expect(plan.stdout).toMatch(/expected: about \d+:\d\d if the SLO breaks near 640\/s, at most \d+:\d\d/);
+  // The WebSocket capacity keeps its form.
+  const ws = await lab(['capacity', '--memory', '1M', '--state-dir', tmpStateDir()]);
+  expect(ws.code).toBe(2);
+  expect(ws.stderr).toMatch(/--memory/);
+});
+
+// The live page while the search runs (--dashboard): the levels measured so far, then the end.
+test('capacity --dashboard: the levels as they are measured, then the results', async () => {
+  const http = require('node:http');
+  const { startProgram, freePort } = require('../../helper');
+  const port = await freePort();
+  const run = await startProgram(
+    'lab/cli',
+    [
+      'capacity',
+      '/api/items',
+      '--app',
+      SHOP,
+      '--deployments',
+      'single',
+      '--slo',
+      'p99<0.01',
+      ...quick,
+      '--dashboard',
+      String(port),
+      ...(await ownPlace({ ports: 70 })),
+    ],
+    { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
+  );
+  const events = [];
+  await new Promise((resolve) => {
+    http
+      .get({ host: '127.0.0.1', port, path: '/events' }, (res) => {
+        let buf = '';
+        res.on('data', (d) => {
+          buf += d;
+          for (const m of buf.matchAll(/^data: (.*)$/gm)) events.push(JSON.parse(m[1]));
+          buf = buf.slice(buf.lastIndexOf('\n') + 1);
+          if (events.some((e) => e.ended)) res.destroy();
+        });
+        res.on('close', resolve);
+      })
+      .on('error', resolve);
+  });
+  await run.exited;
+  const last = events[events.length - 1];
+  expect(last.ended).toBe(true);
+  expect(last.status).toMatch(/the search has ended; its page: .*capacity\.html/);
+  expect(last.html).toMatch(/What each deployment can take: \/api\/items/);
+}, 150000);
