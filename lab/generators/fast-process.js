@@ -27,7 +27,15 @@ function runGenerator(plan, send) {
   let resolveDone;
   const done = new Promise((r) => (resolveDone = r));
 
-  send({ type: 'start', at: t0, generator: plan.mode === 'open' ? 'fast' : 'closed', workers: W });
+  send({
+    type: 'start',
+    at: t0,
+    generator: plan.mode === 'open' ? 'fast' : 'closed',
+    workers: W,
+    // How its connections were used, for the report: a new one per request (Artillery's
+    // way, the default) or kept alive, optionally pipelined.
+    connections: plan.keepalive ? { keptAlive: true, pipelining: plan.pipelining || 1 } : { keptAlive: false },
+  });
 
   // Phase records at the phases' due starts (open loop); the closed loop is one phase.
   const { starts } = phaseOffsets(plan.phases);
@@ -67,6 +75,7 @@ function runGenerator(plan, send) {
   }
 
   const ended = new Set();
+  let opened = 0;
   const workers = threads.map((w) => {
     const worker = startShard(w);
     worker.on('message', (m) => {
@@ -76,6 +85,7 @@ function runGenerator(plan, send) {
           hist: { latency: m.latency, fromSend: m.fromSend, lag: m.lag, upstream: m.upstream },
         });
       } else if (m.type === 'end') {
+        if (m.connections) opened += m.connections;
         ended.add(w);
         merger.end(w);
         if (ended.size === W) finish();
@@ -102,6 +112,7 @@ function runGenerator(plan, send) {
       interrupted: stopping,
       cpuS: (cpu.user - base.user + cpu.system - base.system) / 1e6,
       startupCpuS: (base.user + base.system) / 1e6,
+      ...(opened ? { connectionsOpened: opened } : {}),
     });
     Promise.all(workers.map((w) => w.terminate())).then(() => resolveDone());
   }

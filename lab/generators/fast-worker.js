@@ -20,6 +20,8 @@ const { create, encode } = require('../measure/histogram');
 const { prepareFlows } = require('./flow-steps');
 const { capture } = require('../scenario/capture');
 const { requestNames } = require('../scenario/model');
+const { createEngine } = require('./keepalive');
+const { upstreamTime } = require('./keepalive/response-parser');
 
 // Runs one shard of the plan; `port` carries its messages (a thread's parentPort, or an
 // in-process pair when the generator runs a single shard on its main thread).
@@ -34,10 +36,27 @@ function runShard(data, port) {
   const flows = prepareFlows(data.model);
   // Per-name figures only when there is more than one name: the totals are the one name's.
   const byName = requestNames(data.model).length > 1;
-  // --keepalive: every virtual user shares kept-alive connections. Otherwise a one-request
-  // flow opens a connection per request, and a longer flow keeps one for its virtual user.
-  const shared = keepalive ? new lib.Agent({ keepAlive: true, maxSockets: Infinity }) : false;
-  const agentFor = () => (shared || !flows.multi ? shared : new lib.Agent({ keepAlive: true, maxSockets: 1 }));
+  // Connections (./keepalive/): with --keepalive, the open loop's arrivals share a pool of
+  // kept-alive ones and each of the closed loop's connections carries `pipelining` virtual
+  // users for the run; without it, a one-request flow opens a connection per request
+  // (node:http) and a longer flow keeps one for its virtual user.
+  const pipelining = data.pipelining || 1;
+  const engine = keepalive || flows.multi ? createEngine({ pipelining, timeoutMs }) : null;
+  const vuConnections = [];
+  let vuCount = 0;
+  // A virtual user's connection: undefined (node:http), null (the pool's, per request), or
+  // its own (`owned`: released with it).
+  function connectionFor(closedLoop) {
+    if (!engine) return { conn: undefined, owned: false };
+    if (keepalive && !closedLoop) return { conn: null, owned: false };
+    if (keepalive) {
+      // The closed loop's connection i carries its virtual users i*N .. i*N+N-1.
+      const i = Math.floor(vuCount++ / pipelining);
+      if (!vuConnections[i]) vuConnections[i] = engine.connection(urls[i % urls.length]);
+      return { conn: vuConnections[i], owned: false };
+    }
+    return { conn: engine.connection(urls[turn++ % urls.length]), owned: true };
+  }
 
   const buckets = new Map();
   function bucket(at) {
@@ -76,33 +95,74 @@ function runShard(data, port) {
 
   let pending = 0;
   let stopped = false;
+  const open = mode === 'open';
 
   // One request of a virtual user, due at `due`; then(ok, endedAt) when it is answered (ok)
-  // or failed.
+  // or failed. On the keep-alive engine when the virtual user has a connection there (or
+  // takes one from the pool), else on node:http with a connection of its own.
   function send(step, vu, due, then) {
     if (stopped) return;
     const sentAt = clock();
-    const url = urls[turn++ % urls.length];
     // Timed from the due time, or from the send when a timer fired a little early (Node's
     // timers round to whole milliseconds either way): never crediting an early send.
     const from = Math.min(due, sentAt);
     const b = bucket(sentAt);
     b.launched += 1;
-    b.lag.recordValue(us(Math.max(0, sentAt - due)));
+    // (The closed loop sends when it is due, by definition: no lag to record.)
+    if (open) b.lag.recordValue(us(Math.max(0, sentAt - due)));
     if (byName) named(b, step.name).launched += 1;
     pending += 1;
-    let settled = false;
-    const settle = (fn, ok) => {
-      if (settled) return;
-      settled = true;
+    const answered = ({ status, upstream, upstreamMs, text }) => {
       pending -= 1;
       const end = clock();
-      fn(bucket(end), end);
-      then(ok, end);
+      const done = bucket(end);
+      done.completed += 1;
+      const code = String(status);
+      add(done.codes, code);
+      done.latency.recordValue(us(end - from));
+      done.fromSend.recordValue(us(end - sentAt));
+      if (byName) {
+        const n = named(done, step.name);
+        n.completed += 1;
+        add(n.codes, code);
+        n.latency.recordValue(us(end - from));
+      }
+      if (upstream) {
+        add(done.upstreams, upstream);
+        if (upstreamMs !== null) done.upstream.recordValue(us(upstreamMs));
+      }
+      if (text !== null) capture(text, step.captures, vu.vars);
+      then(true, end);
     };
-    const { path, headers, body } = step.parts(vu.vars);
+    const failed = (code) => {
+      pending -= 1;
+      const end = clock();
+      failure(bucket(end), step, code);
+      then(false, end);
+    };
+    const parts = step.parts(vu.vars);
+    if (vu.conn !== undefined) {
+      const conn = vu.conn ?? engine.pooled(urls[turn++ % urls.length]);
+      engine.send(conn, step, parts, sentAt, answered, failed);
+      return;
+    }
+    nodeSend(step, urls[turn++ % urls.length], parts, answered, failed);
+  }
+
+  // A request on a connection of its own (node:http, as Artillery's one-request users).
+  function nodeSend(step, url, { path, headers, body }, answered, failed) {
+    let settled = false;
+    const once =
+      (fn) =>
+      (...args) => {
+        if (settled) return;
+        settled = true;
+        fn(...args);
+      };
+    const ok = once(answered);
+    const ko = once(failed);
     const req = lib.request(
-      { hostname: url.hostname, port: url.port, path, method: step.method, agent: vu.agent, headers },
+      { hostname: url.hostname, port: url.port, path, method: step.method, agent: false, headers },
       (res) => {
         let text = step.captures ? '' : null;
         if (text === null) res.on('data', noop);
@@ -111,32 +171,18 @@ function runShard(data, port) {
           res.on('data', (c) => (text += c));
         }
         res.on('end', () =>
-          settle((done, end) => {
-            done.completed += 1;
-            const code = String(res.statusCode);
-            add(done.codes, code);
-            done.latency.recordValue(us(end - from));
-            done.fromSend.recordValue(us(end - sentAt));
-            if (byName) {
-              const n = named(done, step.name);
-              n.completed += 1;
-              add(n.codes, code);
-              n.latency.recordValue(us(end - from));
-            }
-            const up = res.headers['x-lab-upstream'];
-            if (up) {
-              add(done.upstreams, up);
-              const ms = upstreamMs(res.headers);
-              if (ms !== null) done.upstream.recordValue(us(ms));
-            }
-            if (text !== null) capture(text, step.captures, vu.vars);
-          }, true),
+          ok({
+            status: res.statusCode,
+            upstream: res.headers['x-lab-upstream'] || null,
+            upstreamMs: upstreamTime(res.headers['x-lab-upstream-ms'] ?? null, res.headers['x-lab-upstream-s'] ?? null),
+            text,
+          }),
         );
-        res.on('error', (err) => settle((done) => failure(done, step, err.code || 'ERESPONSE'), false));
+        res.on('error', (err) => ko(err.code || 'ERESPONSE'));
       },
     );
     req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    req.on('error', (err) => settle((done) => failure(done, step, err.code || 'EREQUEST'), false));
+    req.on('error', (err) => ko(err.code || 'EREQUEST'));
     req.end(body);
   }
   function failure(b, step, code) {
@@ -149,12 +195,11 @@ function runShard(data, port) {
   // (A one-request flow's virtual users are its requests: counted as such, the hot path of
   // the catalogue kept as lean as before flows.)
   const countVus = flows.multi;
-  function runVu(due, done) {
-    const vu = { vars: flows.vars(), agent: agentFor() };
+  function runVu(due, done, vu = { vars: flows.vars(), ...connectionFor(false) }) {
     if (!countVus) return runSteps(flows.pick().steps, 0, vu, due, done);
     bucket(due).arrivals += 1;
     const finish = (ok, at) => {
-      if (vu.agent && vu.agent !== shared) vu.agent.destroy();
+      if (vu.owned) engine.release(vu.conn);
       const b = bucket(at ?? clock());
       if (ok) b.vusCompleted += 1;
       else b.vusFailed += 1;
@@ -251,8 +296,8 @@ function runShard(data, port) {
     finished = true;
     clearInterval(ticker);
     flush(true);
-    port.postMessage({ type: 'end' });
-    if (shared) shared.destroy();
+    port.postMessage({ type: 'end', ...(engine ? { connections: engine.stats.opened } : {}) });
+    if (engine) engine.close();
   }
   function finishWhenDrained() {
     const check = () => (pending === 0 || stopped ? finish() : setTimeout(check, 20));
@@ -274,19 +319,25 @@ function runShard(data, port) {
     let live = 0;
     // (A one-request flow spends one of the budget a virtual user; a longer one, a virtual
     // user's worth: --requests counts requests for the catalogue and flows alike, roughly.)
-    const loop = () => {
-      if (stopped || budget <= 0 || clock() >= end) {
-        live -= 1;
-        if (live === 0) finishWhenDrained();
-        return;
-      }
-      budget -= 1;
-      runVu(clock(), loop);
+    // Each virtual user keeps its connection across its runs of the flow (with --keepalive;
+    // --pipelining N puts N virtual users on each of the connections).
+    const user = () => {
+      const { conn } = connectionFor(true);
+      const loop = () => {
+        if (stopped || budget <= 0 || clock() >= end) {
+          live -= 1;
+          if (live === 0) finishWhenDrained();
+          return;
+        }
+        budget -= 1;
+        runVu(clock(), loop, keepalive ? { vars: flows.vars(), conn, owned: false } : undefined);
+      };
+      return loop;
     };
-    const mine = Math.floor(connections / of) + (shard < connections % of ? 1 : 0);
+    const mine = (Math.floor(connections / of) + (shard < connections % of ? 1 : 0)) * (keepalive ? pipelining : 1);
     live = mine;
     if (mine === 0) return finishWhenDrained();
-    for (let i = 0; i < mine; i++) loop();
+    for (let i = 0; i < mine; i++) user()();
     return undefined;
   }
 
@@ -311,16 +362,6 @@ function encodeNamed(requests) {
     };
   }
   return out;
-}
-
-// The entry's time to the replica's answer: X-Lab-Upstream-Ms (Caddy, the node balancer) or
-// -S (nginx's $upstream_header_time, in seconds; "0.002, 0.011" after a retry: the last).
-function upstreamMs(h) {
-  const raw = h['x-lab-upstream-ms'] ?? h['x-lab-upstream-s'];
-  if (raw === undefined) return null;
-  const v = Number(String(raw).split(',').pop().trim());
-  if (!Number.isFinite(v) || v < 0) return null;
-  return h['x-lab-upstream-ms'] !== undefined ? v : v * 1000;
 }
 
 if (!isMainThread) runShard(workerData, parentPort);

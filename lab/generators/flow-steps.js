@@ -39,7 +39,10 @@ function prepareRequest(r) {
   };
   // Fixed parts computed once; a templated step renders them for each virtual user.
   const fixedBody = templated ? null : bodyOf(null);
-  const fixed = templated ? null : { path: pathOf(null), headers: headersWith(fixedBody, null), body: fixedBody };
+  // (`fixed`: the same object for every virtual user, so its bytes can be kept: keepalive/.)
+  const fixed = templated
+    ? null
+    : { path: pathOf(null), headers: headersWith(fixedBody, null), body: fixedBody, fixed: true };
   const objects = r.objects ? pathPicker(r.url, r.objects) : null;
   return {
     kind: 'request',
@@ -48,7 +51,7 @@ function prepareRequest(r) {
     captures: r.capture && r.capture.length ? r.capture : null,
     // { path, headers, body } of this request for a virtual user's variables.
     parts(vars) {
-      if (objects) return { ...fixed, path: objects() };
+      if (objects) return { ...fixed, path: objects(), fixed: false };
       if (fixed) return fixed;
       const body = bodyOf(vars);
       return { path: pathOf(vars), headers: headersWith(body, vars), body };

@@ -44,6 +44,10 @@ function refusal(g, { given = new Set(), model = null, asks = [] }) {
       return `--${name} is for ${either(owners((x) => x.flags[name]))}, not --generator ${g.name}`;
     }
   }
+  for (const name of given) {
+    const needs = GENERATOR_FLAGS[name]?.needs;
+    if (needs && !given.has(needs)) return `--${name} needs --${needs}`;
+  }
   for (const { needs, text } of asks) {
     if (!g.supports.includes(needs)) return `${text} needs ${either(owners((x) => x.supports.includes(needs)))}`;
   }

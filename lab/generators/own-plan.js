@@ -6,6 +6,11 @@ const { flag } = require('../cli/flags');
 // model (lab/scenario/model.js), which the engine threads run (./fast-worker.js).
 const OWN_FLAGS = Object.freeze({
   keepalive: { ...flag.bool(), help: 'reuse connections (default: a new one per request, as Artillery)' },
+  pipelining: {
+    ...flag.int(1, 64),
+    needs: 'keepalive',
+    help: 'up to N requests in flight on a kept-alive connection (default 1; as autocannon -p)',
+  },
   'generator-workers': {
     ...flag.int(1, 64),
     help: 'the engine threads (default: one per 1,500 arrivals/s, at most one a core)',
@@ -22,6 +27,7 @@ function ownPlan(model, ctx) {
     model: JSON.parse(JSON.stringify(model)),
     timeoutMs: model.timeoutS * 1000,
     keepalive: ctx.values.keepalive,
+    pipelining: ctx.values.pipelining || 1,
     workers: ctx.values['generator-workers'],
     name: model.name,
   };

@@ -11,6 +11,7 @@
 //   precision       how its latencies are measured, for every summary and report
 //   flags           { name: spec } the flags only it (and the generators declaring the same
 //                   name) takes, with their help lines: --keepalive is fast's and closed's
+//                   (a spec's `needs`: another flag it makes sense only with)
 //   supports        what it can run: the model's features (lab/scenario/model.js FEATURES)
 //                   and 'targets' (several addresses: --balancer none), 'load-nodes',
 //                   'rates' (arrival rates: --rate-scale), 'foreign' (what only Artillery

@@ -4,7 +4,7 @@ const { merge, figures } = require('./histogram');
 
 // The neutral records every load generator emits, one JSON object a line in records.jsonl.
 // Summary, progress, reports, compare and the study read only these.
-//   { type: 'start', at, generator, workers }
+//   { type: 'start', at, generator, workers, connections? { keptAlive, pipelining? } }
 //   { type: 'phase', index, name, at }                         a phase began
 //   { type: 'second', at, launched, completed, codes, errors, pending,
 //     latencyMs, sendLagMs, upstreams?, upstreamMs?, hist }    one second of the run
@@ -12,7 +12,7 @@ const { merge, figures } = require('./histogram');
 //     entry's time to the replica's answer, its histogram in hist.upstream)
 //   { type: 'interval', at, durationMs, codes, errors }        counts an engine knows only
 //                                                              per interval (Artillery: 10 s)
-//   { type: 'done', at, interrupted, cpuS, totals?, latencyMs?, precision? }
+//   { type: 'done', at, interrupted, cpuS, totals?, latencyMs?, precision?, connectionsOpened? }
 // `at` is epoch ms. latencyMs/sendLagMs are { count, min, mean, stdev, p50..p99, max } in ms;
 // `hist` holds the second's encoded HdrHistograms (latency from the due time, from the
 // actual send, send lag), which merge exactly into any window's percentiles.

@@ -111,6 +111,7 @@ function renderSummary(s) {
         ? `; CPU mean ${g.cpuPctMean}%, max ${g.cpuPctMax}% of a core; memory ${g.rssMiBStart} -> ${g.rssMiBEnd} MiB (max ${g.rssMiBMax}${g.rssGrowthMiBPerMin !== null ? `, trend ${g.rssGrowthMiBPerMin} MiB/min` : ''})`
         : '';
     lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
+    if (g.connectionsText) lines.push(`  ${g.connectionsText}`);
     // Its start-up is not part of the run's clock (load nodes take tens of seconds to come).
     if (g.startupS >= 2) lines.push(`  it took ${g.startupS} s to start, before the run's clock began`);
     if (g.nodes) {

@@ -161,6 +161,13 @@ function summarize(run) {
     cpuMsPerRequest: cpuS !== null && t.launched ? Math.round((cpuS * 1e6) / t.launched) / 1000 : null,
     ...generatorFigures(samples),
   };
+  // The lab's own engines say how they used connections (kept alive, pipelined) and how
+  // many they opened: a run with 50 kept-alive connections that opened 3,000 was not one.
+  const how = records.find((r) => r.type === 'start')?.connections;
+  if (how) {
+    generator.connections = { ...how, ...(done?.connectionsOpened ? { opened: done.connectionsOpened } : {}) };
+    generator.connectionsText = connectionsText(generator.connections);
+  }
   // A generator spread over load nodes (--load-nodes): a row per node, with its clock.
   const loadNodes = done?.loadNodes ?? records.find((r) => r.type === 'start')?.loadNodes ?? null;
   if (loadNodes) {
@@ -281,6 +288,15 @@ function outages(records, t0, gapS = 5, failedOf = undefined) {
     seconds: (o.endAt + 1000 - o.startAt) / 1000,
     failed: Math.round(o.failed),
   }));
+}
+
+// How a generator used its connections, in words for the terminal and the report.
+function connectionsText(c) {
+  if (!c.keptAlive) return 'a new connection per request';
+  const opened = c.opened ? ` (${c.opened} opened)` : '';
+  return c.pipelining > 1
+    ? `kept-alive connections${opened}, pipelined: up to ${c.pipelining} requests in flight on each`
+    : `kept-alive connections${opened}`;
 }
 
 // Says whether the load generator, not the system, set the limit. An open loop's arrivals do

@@ -16,6 +16,7 @@ module.exports = defineGenerator({
   precision: "microseconds, HdrHistogram, timed from each request's due time (and from its actual send)",
   flags: {
     keepalive: OWN_FLAGS.keepalive,
+    pipelining: OWN_FLAGS.pipelining,
     'generator-workers': OWN_FLAGS['generator-workers'],
   },
   supports: [

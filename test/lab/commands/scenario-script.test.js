@@ -122,6 +122,22 @@ test('a feature a generator cannot run is refused by name before anything starts
   ]);
   expect(keep.stderr).toMatch(/--keepalive is for --generator fast or closed, not --generator artillery/);
   expect(keep.code).toBe(2);
+  // A flag that makes sense only with another says which.
+  const pipe = await lab([
+    'scenario',
+    'ping',
+    'load',
+    'single',
+    '--generator',
+    'closed',
+    '--pipelining',
+    '4',
+    '--state-dir',
+    stateDir,
+  ]);
+  expect(pipe.stderr).toMatch(/--pipelining needs --keepalive/);
+  expect(pipe.code).toBe(2);
+  expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
 });
 
 test('a malformed script: one line with the file, the line and the field, exit 2', async () => {

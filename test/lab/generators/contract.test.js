@@ -45,6 +45,7 @@ async function run(engine, plan, { stopAfterMs, stopAfterSeconds } = {}) {
   });
   const values = {
     keepalive: plan.keepalive ?? false,
+    pipelining: plan.pipelining,
     'generator-workers': plan.workers,
     connections: plan.connections,
     requests: plan.requests,
@@ -227,6 +228,56 @@ describe('closed (closed loop)', () => {
       });
       expect(exact.summary.scenariosLaunched).toBe(31);
       expect(exact.summary.requestsCompleted).toBe(31);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+describe('the keep-alive engine (--keepalive, --pipelining)', () => {
+  // A server that counts the connections it was given.
+  async function counting(ms) {
+    const srv = await delayed(ms);
+    srv.sockets = 0;
+    srv.server.on('connection', () => (srv.sockets += 1));
+    return srv;
+  }
+
+  test('fast --keepalive: every arrival answered on a few reused connections, said in the summary', async () => {
+    const srv = await counting(20);
+    try {
+      const phases = [{ name: 'c', duration: 2, arrivalRate: 50 }];
+      const { summary } = await run('fast', { target: srv.url, phases, keepalive: true });
+      expect(summary.requestsCompleted).toBe(100);
+      expect(summary.codes).toEqual({ 200: 100 });
+      // 50/s of 20 ms answers: about one in flight; a busy machine may bunch a few.
+      expect(srv.sockets).toBeLessThanOrEqual(20);
+      expect(summary.generator.connections).toEqual({ keptAlive: true, pipelining: 1, opened: srv.sockets });
+      expect(summary.generator.connectionsText).toMatch(/^kept-alive connections \(\d+ opened\)$/);
+      const fresh = await run('fast', { target: srv.url, phases: [{ name: 'c', duration: 1, arrivalCount: 5 }] });
+      expect(fresh.summary.generator.connectionsText).toBe('a new connection per request');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('closed --keepalive --pipelining 4: each connection carries 4 requests at once', async () => {
+    const srv = await counting(50);
+    try {
+      const { summary } = await run('closed', {
+        target: srv.url,
+        connections: 2,
+        pipelining: 4,
+        durationMs: 2000,
+        keepalive: true,
+        phases: [{ name: 'closed', duration: 2 }],
+      });
+      // 2 connections x 4 in flight / 50 ms = 160/s (Node's server answers pipelined
+      // requests one after the other, so about half that): 80 without pipelining at most.
+      expect(summary.requestsCompleted).toBeGreaterThan(100);
+      expect(summary.requestsCompleted).toBeLessThanOrEqual(330);
+      expect(srv.sockets).toBe(2);
+      expect(summary.generator.connectionsText).toMatch(/pipelined: up to 4 requests in flight on each/);
     } finally {
       await srv.close();
     }

@@ -1,0 +1,141 @@
+'use strict';
+
+// One kept-alive HTTP/1.1 connection of the keep-alive engine: requests written as prepared
+// bytes (./request-bytes.js), their responses read by the lab's small parser
+// (./response-parser.js), up to `pipelining` in flight, answered in order. It opens its
+// socket when first asked and again after the server closed it, so a pool or a virtual
+// user can hold it for a whole run. Plain TCP reads into one buffer the thread shares
+// (net's `onread`: no Buffer and no 'data' event per read); TLS reads by events.
+const net = require('node:net');
+const tls = require('node:tls');
+const { ResponseParser } = require('./response-parser');
+
+// One read buffer for every plain connection of the thread: reads run one at a time, and the
+// parser copies what it keeps.
+const SHARED = Buffer.allocUnsafe(64 * 1024);
+
+class Connection {
+  // o: { url (URL), pipelining, onFree(conn) (it has room again), stats ({ opened }) }
+  constructor(o) {
+    this.url = o.url;
+    this.pipelining = o.pipelining || 1;
+    this.onFree = o.onFree || null;
+    this.stats = o.stats || { opened: 0 };
+    this.socket = null;
+    this.parser = null;
+    this.inflight = []; // { bytes, head, wantText, done(res), fail(code), sentAt }
+    this.closed = false;
+  }
+
+  get size() {
+    return this.inflight.length;
+  }
+
+  get hasRoom() {
+    return !this.closed && this.inflight.length < this.pipelining;
+  }
+
+  // Sends one request: done(res) with its response, or fail(code).
+  send(r) {
+    if (this.closed) return r.fail('ECANCELED');
+    if (!this.socket) this.open();
+    this.inflight.push(r);
+    this.parser.expect(r);
+    this.socket.write(r.bytes);
+  }
+
+  open() {
+    const { hostname, port, protocol } = this.url;
+    const parser = new ResponseParser((res) => this.answered(res));
+    this.parser = parser;
+    let socket;
+    if (protocol === 'https:') {
+      socket = tls.connect({
+        host: hostname,
+        port: Number(port) || 443,
+        servername: hostname,
+        rejectUnauthorized: false,
+      });
+      socket.on('data', (chunk) => this.read(parser, socket, chunk));
+    } else {
+      socket = net.connect({
+        host: hostname,
+        port: Number(port) || 80,
+        onread: { buffer: SHARED, callback: (n, buf) => this.read(parser, socket, buf.subarray(0, n)) },
+      });
+    }
+    socket.setNoDelay(true);
+    this.stats.opened += 1;
+    this.socket = socket;
+    let error = null;
+    socket.on('error', (err) => (error = err.code || 'ESOCKET'));
+    socket.on('close', () => this.lost(socket, parser, error));
+  }
+
+  read(parser, socket, buf) {
+    if (socket !== this.socket) return;
+    try {
+      parser.feed(buf);
+    } catch (err) {
+      this.drop(err.code || 'EPARSE');
+    }
+  }
+
+  answered(res) {
+    const r = this.inflight.shift();
+    if (res.close) this.retire();
+    r.done(res);
+    if (this.onFree && this.hasRoom) this.onFree(this);
+  }
+
+  // The server said it closes after this answer: the requests written after it were not
+  // read, and go again on a new socket (their time keeps running from their first send).
+  retire() {
+    const socket = this.socket;
+    this.socket = null;
+    this.parser = null;
+    if (socket) socket.destroy();
+    const again = this.inflight.splice(0);
+    for (const r of again) this.send(r);
+  }
+
+  // The socket went away: what was in flight on it fails with the socket's error (the
+  // connection opens again for the next request).
+  lost(socket, parser, error) {
+    if (socket !== this.socket) return;
+    // (A body read up to the close completes here, and its answer may retire the socket.)
+    const cutShort = parser.end();
+    if (socket !== this.socket) return;
+    this.socket = null;
+    this.parser = null;
+    const failed = this.inflight.splice(0);
+    const code = error || (cutShort || failed.length ? 'ECONNRESET' : null);
+    for (const r of failed) r.fail(code);
+    if (this.onFree && this.hasRoom) this.onFree(this);
+  }
+
+  // Ends the socket now, failing what is in flight with `code` (a time-out, a parse error).
+  drop(code) {
+    const socket = this.socket;
+    if (!socket) return;
+    this.socket = null;
+    this.parser = null;
+    socket.destroy();
+    const failed = this.inflight.splice(0);
+    for (const r of failed) r.fail(code);
+    if (this.onFree && this.hasRoom) this.onFree(this);
+  }
+
+  // The oldest request in flight was sent before `before`: the connection is dropped, and
+  // every request on it fails with ETIMEDOUT (its answers would come after theirs anyway).
+  expire(before) {
+    if (this.inflight.length && this.inflight[0].sentAt < before) this.drop('ETIMEDOUT');
+  }
+
+  close() {
+    this.closed = true;
+    this.drop('ECANCELED');
+  }
+}
+
+module.exports = { Connection };

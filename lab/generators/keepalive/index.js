@@ -1,0 +1,96 @@
+'use strict';
+
+// The keep-alive engine of the lab's own generators (closed, and fast --keepalive): requests
+// on kept-alive HTTP/1.1 connections, written as prepared bytes and read by a small parser,
+// optionally pipelined (--pipelining N: up to N requests in flight on a connection, as
+// autocannon -p N). Measured against wrk and autocannon in bench/keepalive.js; node:http's
+// client cost about twice autocannon's CPU a request, most of it its per-request objects.
+//   connections: a virtual user's own (the closed loop's, a multi-step flow's), or a shared
+//   pool's that an arrival takes when one has room (the open loop's --keepalive).
+const { Connection } = require('./connection');
+const { requestBytes } = require('./request-bytes');
+
+// A pool of connections to one target: an arrival takes one with room (the last freed
+// first, so a few stay busy and the rest idle), or opens a new one.
+class Pool {
+  constructor(engine, url) {
+    this.engine = engine;
+    this.url = url;
+    this.free = [];
+  }
+
+  take() {
+    while (this.free.length) {
+      const c = this.free.pop();
+      c.listed = false;
+      if (c.hasRoom) return c;
+    }
+    return this.engine.connection(this.url, (c) => this.give(c));
+  }
+
+  give(c) {
+    if (!c.listed && c.hasRoom) {
+      c.listed = true;
+      this.free.push(c);
+    }
+  }
+}
+
+function createEngine({ pipelining = 1, timeoutMs }) {
+  const all = new Set();
+  const pools = new Map();
+  const stats = { opened: 0 };
+  // Time-outs: a sweep over the connections, not a timer per request (a timer each cost
+  // more than the rest of a request's bookkeeping).
+  const every = Math.max(50, Math.min(1000, Math.round(timeoutMs / 10)));
+  const sweeper = setInterval(() => {
+    const before = performance.timeOrigin + performance.now() - timeoutMs;
+    for (const c of all) c.expire(before);
+  }, every);
+  sweeper.unref();
+
+  const engine = {
+    stats,
+    pipelining,
+    // A connection of its own, for a virtual user (onFree: called when it has room again).
+    connection(url, onFree = null) {
+      const c = new Connection({ url, pipelining, onFree, stats });
+      all.add(c);
+      return c;
+    },
+    // A connection with room from the target's shared pool; the request returns it there.
+    pooled(url) {
+      let p = pools.get(url.href);
+      if (!p) pools.set(url.href, (p = new Pool(engine, url)));
+      const c = p.take();
+      return c;
+    },
+    // One request on `conn`: done(res) or fail(code). res: { status, close, upstream,
+    // upstreamMs, text }.
+    send(conn, step, parts, sentAt, done, fail) {
+      let bytes;
+      try {
+        bytes = requestBytes(step.method, parts, conn.url.host);
+      } catch (err) {
+        return fail(err.code || 'EREQUEST');
+      }
+      conn.send({ bytes, head: step.method === 'HEAD', wantText: Boolean(step.captures), done, fail, sentAt });
+      // A pooled connection with room left goes back for the next arrival at once.
+      if (conn.onFree && conn.hasRoom) conn.onFree(conn);
+      return undefined;
+    },
+    release(conn) {
+      all.delete(conn);
+      conn.close();
+    },
+    close() {
+      clearInterval(sweeper);
+      for (const c of all) c.close();
+      all.clear();
+      pools.clear();
+    },
+  };
+  return engine;
+}
+
+module.exports = { createEngine };

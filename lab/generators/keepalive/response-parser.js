@@ -1,0 +1,231 @@
+'use strict';
+
+// An incremental HTTP/1.1 response parser for the keep-alive engine (./connection.js): fed
+// the bytes of one connection as they arrive, it calls onResponse once per whole response,
+// in order, with only what the lab records (status, whether the server closes, the entry's
+// X-Lab-Upstream headers, and the body's text when a capture asks for it). node:http's
+// parser builds an IncomingMessage, a headers object and a stream per response: most of the
+// 60-70 µs a kept-alive request cost there (bench/README.md, keepalive.js). It reads bodies
+// by Content-Length, chunked transfer coding, or up to the close; skips 1xx interim answers;
+// knows a HEAD, 204 and 304 have none. It keeps no reference to a fed buffer (the connection
+// reads every socket into one shared buffer): what it needs across calls, it copies.
+const CRLF = Buffer.from('\r\n');
+const HEAD_END = Buffer.from('\r\n\r\n');
+const MAX_HEAD = 80 * 1024;
+
+const S_HEAD = 0;
+const S_LENGTH = 1;
+const S_CHUNK_SIZE = 2;
+const S_CHUNK_DATA = 3;
+const S_CHUNK_CRLF = 4;
+const S_TRAILERS = 5;
+const S_UNTIL_CLOSE = 6;
+
+class ParseError extends Error {
+  constructor(message) {
+    super(message);
+    this.code = 'EPARSE';
+  }
+}
+
+class ResponseParser {
+  // onResponse({ status, close, upstream, upstreamMs, text }): text is null unless the
+  // request was expected with wantText.
+  constructor(onResponse) {
+    this.onResponse = onResponse;
+    this.expected = []; // the requests sent, in order
+    this.state = S_HEAD;
+    this.pending = null; // bytes kept between feeds (a head or a chunk-size line not whole yet)
+    this.res = null;
+    this.left = 0;
+    this.parts = null;
+  }
+
+  // A request was written ({ head: a HEAD, wantText: its body is wanted }): its response
+  // comes after those of the requests before it.
+  expect(request) {
+    this.expected.push(request);
+  }
+
+  get waiting() {
+    return this.expected.length;
+  }
+
+  // Bytes read from the connection. Throws ParseError on what is not HTTP/1.x.
+  feed(buf) {
+    let at = 0;
+    if (this.pending) {
+      buf = Buffer.concat([this.pending, buf]);
+      this.pending = null;
+    }
+    while (at < buf.length) {
+      switch (this.state) {
+        case S_HEAD: {
+          const end = buf.indexOf(HEAD_END, at);
+          if (end < 0) return this.keep(buf, at, 'a response head');
+          this.head(buf.latin1Slice(at, end));
+          at = end + 4;
+          break;
+        }
+        case S_LENGTH: {
+          const n = Math.min(this.left, buf.length - at);
+          if (this.parts) this.parts.push(Buffer.from(buf.subarray(at, at + n)));
+          this.left -= n;
+          at += n;
+          if (this.left === 0) this.complete();
+          break;
+        }
+        case S_CHUNK_SIZE: {
+          const eol = buf.indexOf(CRLF, at);
+          if (eol < 0) return this.keep(buf, at, 'a chunk size');
+          const size = parseInt(buf.latin1Slice(at, eol), 16);
+          if (!Number.isFinite(size) || size < 0) throw new ParseError('a chunk size that is not hexadecimal');
+          at = eol + 2;
+          if (size === 0) this.state = S_TRAILERS;
+          else {
+            this.left = size;
+            this.state = S_CHUNK_DATA;
+          }
+          break;
+        }
+        case S_CHUNK_DATA: {
+          const n = Math.min(this.left, buf.length - at);
+          if (this.parts) this.parts.push(Buffer.from(buf.subarray(at, at + n)));
+          this.left -= n;
+          at += n;
+          if (this.left === 0) {
+            this.left = 2;
+            this.state = S_CHUNK_CRLF;
+          }
+          break;
+        }
+        case S_CHUNK_CRLF: {
+          const n = Math.min(this.left, buf.length - at);
+          this.left -= n;
+          at += n;
+          if (this.left === 0) this.state = S_CHUNK_SIZE;
+          break;
+        }
+        case S_TRAILERS: {
+          // Trailer lines, then an empty line: the response's end.
+          const eol = buf.indexOf(CRLF, at);
+          if (eol < 0) return this.keep(buf, at, 'a trailer');
+          const empty = eol === at;
+          at = eol + 2;
+          if (empty) this.complete();
+          break;
+        }
+        case S_UNTIL_CLOSE: {
+          if (this.parts) this.parts.push(Buffer.from(buf.subarray(at)));
+          at = buf.length;
+          break;
+        }
+        default:
+          throw new ParseError(`state ${this.state}`);
+      }
+    }
+    return undefined;
+  }
+
+  // The connection ended: a body read up to the close is whole; anything else mid-way is not.
+  // Returns whether a response was cut short.
+  end() {
+    if (this.state === S_UNTIL_CLOSE) {
+      this.complete();
+      return false;
+    }
+    return this.state !== S_HEAD || this.pending !== null;
+  }
+
+  keep(buf, at, what) {
+    if (buf.length - at > MAX_HEAD) throw new ParseError(`${what} over ${MAX_HEAD} bytes`);
+    this.pending = Buffer.from(buf.subarray(at));
+  }
+
+  head(text) {
+    if (!text.startsWith('HTTP/1.')) throw new ParseError('not an HTTP/1.x response');
+    const status = (text.charCodeAt(9) - 48) * 100 + (text.charCodeAt(10) - 48) * 10 + (text.charCodeAt(11) - 48);
+    if (!(status >= 100 && status <= 999)) throw new ParseError('no status code');
+    if (!this.expected.length) throw new ParseError('a response no request asked for');
+    // 1xx (but 101) are interim: the final answer follows.
+    if (status < 200 && status !== 101) return;
+    let length = -1;
+    let chunked = false;
+    let close = text.charCodeAt(7) === 48; // HTTP/1.0 closes unless it says keep-alive
+    let upstream = null;
+    let upstreamMs = null;
+    let upstreamS = null;
+    let at = text.indexOf('\r\n') + 2;
+    while (at > 1 && at < text.length) {
+      let eol = text.indexOf('\r\n', at);
+      if (eol < 0) eol = text.length;
+      const colon = text.indexOf(':', at);
+      if (colon > at && colon < eol) {
+        const len = colon - at;
+        // Only the few headers the lab reads, told apart by length and a letter or two before
+        // any string is made: content-length, connection, transfer-encoding, x-lab-upstream*.
+        const c0 = text.charCodeAt(at) | 0x20;
+        const wanted =
+          (c0 === 99 && (len === 14 || len === 10)) ||
+          (c0 === 116 && len === 17) ||
+          (c0 === 120 && len >= 14 && len <= 17 && (text.charCodeAt(at + 2) | 0x20) === 108);
+        if (wanted) {
+          const name = text.slice(at, colon).toLowerCase();
+          const value = text.slice(colon + 1, eol).trim();
+          if (name === 'content-length') length = Number(value);
+          else if (name === 'transfer-encoding') chunked = /(^|,)\s*chunked\s*$/i.test(value);
+          else if (name === 'connection') {
+            const v = value.toLowerCase();
+            if (v.includes('close')) close = true;
+            else if (v.includes('keep-alive')) close = false;
+          } else if (name === 'x-lab-upstream') upstream = value;
+          else if (name === 'x-lab-upstream-ms') upstreamMs = value;
+          else if (name === 'x-lab-upstream-s') upstreamS = value;
+        }
+      }
+      at = eol + 2;
+    }
+    const req = this.expected[0];
+    this.res = { status, close, upstream, upstreamMs: upstreamTime(upstreamMs, upstreamS), text: null };
+    this.parts = req.wantText ? [] : null;
+    if (req.head || status === 204 || status === 304 || status === 101) return this.complete();
+    if (chunked) {
+      this.state = S_CHUNK_SIZE;
+      return undefined;
+    }
+    if (length >= 0 && Number.isSafeInteger(length)) {
+      if (length === 0) return this.complete();
+      this.left = length;
+      this.state = S_LENGTH;
+      return undefined;
+    }
+    if (length !== -1) throw new ParseError('a Content-Length that is not a number');
+    // Neither: the body runs to the close.
+    this.res.close = true;
+    this.state = S_UNTIL_CLOSE;
+    return undefined;
+  }
+
+  complete() {
+    const res = this.res;
+    if (this.parts) res.text = Buffer.concat(this.parts).toString('utf8');
+    this.res = null;
+    this.parts = null;
+    this.state = S_HEAD;
+    this.expected.shift();
+    this.onResponse(res);
+  }
+}
+
+// The entry's time to the replica's answer: X-Lab-Upstream-Ms (Caddy, the node balancer) or
+// -S (nginx's $upstream_header_time, in seconds; "0.002, 0.011" after a retry: the last).
+function upstreamTime(ms, s) {
+  const raw = ms ?? s;
+  if (raw === null) return null;
+  const comma = raw.lastIndexOf(',');
+  const v = Number(comma < 0 ? raw : raw.slice(comma + 1));
+  if (!Number.isFinite(v) || v < 0) return null;
+  return ms !== null ? v : v * 1000;
+}
+
+module.exports = { ResponseParser, ParseError, upstreamTime };
