@@ -30,6 +30,13 @@ const table = {
     message: (port, role) =>
       `port ${port} (${role}) is already in use: stop what listens there or choose another base with --port-base / LAB_PORT_BASE`,
   },
+  // An address to listen on that is not one of this machine's (EADDRNOTAVAIL): not a port
+  // someone holds. (Seen on the VM cluster, where LAB_HOST is the manager VM's address.)
+  LAB_ERR_NOT_LOCAL: {
+    exit: 2,
+    message: (host, port, role) =>
+      `cannot listen on ${host}:${port} (${role}): ${host} is not an address of this machine (--host / LAB_HOST names where the deployment answers)`,
+  },
   // A port the user chose (a flag's value) that something else holds: their choice to change.
   LAB_ERR_PORT_TAKEN: {
     exit: 2,

@@ -2,6 +2,7 @@
 
 const dgram = require('node:dgram');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { startStatsd } = require('./statsd');
 const { startCarbon } = require('./carbon');
@@ -12,8 +13,46 @@ const startSampler = require('./sampler');
 // and Graphite when one is reachable; a resource sampler (cAdvisor's role) for every node
 // and the load generator. Whatever cannot start is skipped and recorded as a missing
 // source with its reason; the run goes on.
+// Where the run's own listeners (StatsD, carbon) go: the run's host when it is this machine's
+// (the embedded default), else this machine's address on the way to it. On the VM cluster
+// LAB_HOST is the manager VM's address: binding StatsD there failed (EADDRNOTAVAIL) and was
+// reported as "port 8083 (statsd) is already in use" though nothing held it (issue 44).
+function isLocal(host) {
+  if (['localhost', '0.0.0.0', '::', '::1'].includes(host) || /^127\./.test(host)) return true;
+  return Object.values(os.networkInterfaces())
+    .flat()
+    .some((a) => a && a.address === host);
+}
+function addressTowards(host) {
+  return new Promise((resolve) => {
+    const s = dgram.createSocket('udp4');
+    const done = (address) => {
+      s.close();
+      resolve(address);
+    };
+    s.once('error', () => done(null));
+    // (A UDP "connect" sends nothing: the kernel picks the route and so the source address.)
+    s.connect(9, host, () => done(s.address().address));
+  });
+}
+async function listenHost(host) {
+  if (isLocal(host)) return { host, note: null };
+  const local = await addressTowards(host);
+  return local
+    ? {
+        host: local,
+        note: `${host} (--host / LAB_HOST) is not this machine's address: listening on ${local}, this machine's address towards it`,
+      }
+    : {
+        host: '127.0.0.1',
+        note: `${host} (--host / LAB_HOST) is not this machine's address and no route leads to it: listening on 127.0.0.1`,
+      };
+}
+
 // options: { resultsDir, graphiteDir, host, ports, prefix, statsd: bool, graphite: 'auto'|'off'|'host:port', log }
-async function startMonitoring(o) {
+async function startMonitoring(options) {
+  const listen = await listenHost(options.host);
+  const o = { ...options, host: listen.host };
   const sources = {
     artillery: { ok: true, what: "Artillery's per-interval and per-second client metrics" },
     nodes: { ok: true, what: 'CPU and memory of every process tree, sampled every second' },
@@ -88,6 +127,7 @@ async function startMonitoring(o) {
       sources.statsd = {
         ok: true,
         what: `StatsD on ${o.host}:${o.ports.statsd} (1 s flush): the service's timers, the nodes' gauges, Artillery's intervals`,
+        ...(listen.note ? { note: listen.note } : {}),
       };
     }
   }

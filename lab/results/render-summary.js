@@ -70,6 +70,10 @@ function renderSummary(s) {
   lines.push(
     `${s.endpoint} ${s.scenario} on ${dep}: ${s.status}${s.durationS ? ` after ${s.durationS} s` : ''}${failed}`,
   );
+  // No server side: said at the top, with why (the run went on without it).
+  const statsd = s.monitoring?.statsd;
+  if (statsd && !statsd.ok) lines.push(`No server-side metrics: StatsD did not run (${statsd.reason})`);
+  else if (statsd?.note) lines.push(`StatsD: ${statsd.note}`);
   lines.push('');
   // A signaling run's figures are its k6-like table below; the request lines would mislabel them.
   if (!s.signal) httpFigures(s, lines);

@@ -38,10 +38,14 @@ function planPorts(base, replicas, edges = 0) {
   return Object.freeze(plan);
 }
 
+// Free: true; held: false; an address that is not this machine's: 'not-local' (a port
+// nobody holds, which must not be reported as one in use).
+const busy = (err) => (err.code === 'EADDRNOTAVAIL' ? 'not-local' : false);
+
 function tcpFree(port, host) {
   return new Promise((resolve) => {
     const s = net.createServer();
-    s.once('error', () => resolve(false));
+    s.once('error', (err) => resolve(busy(err)));
     s.listen({ port, host, exclusive: true }, () => s.close(() => resolve(true)));
   });
 }
@@ -64,15 +68,17 @@ function remoteTcpFree(port, host, timeoutMs = 2000) {
 function udpFree(port, host) {
   return new Promise((resolve) => {
     const s = dgram.createSocket('udp4');
-    s.once('error', () => resolve(false));
+    s.once('error', (err) => resolve(busy(err)));
     s.bind({ port, address: host, exclusive: true }, () => s.close(() => resolve(true)));
   });
 }
 
-// Checks each { port, role, udp } is free on host; the first busy one throws, naming it.
+// Checks each { port, role, udp } is free on host; the first busy one throws, naming it (or
+// saying the host is not this machine's).
 async function assertFree(entries, host) {
   for (const { port, role, udp } of entries) {
     const free = udp ? await udpFree(port, host) : await tcpFree(port, host);
+    if (free === 'not-local') throw labError('LAB_ERR_NOT_LOCAL', host, port, role);
     if (!free) throw labError('LAB_ERR_PORT_IN_USE', port, role);
   }
 }

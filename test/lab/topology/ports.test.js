@@ -28,3 +28,25 @@ describe('ports', () => {
     s.close();
   });
 });
+
+// An address that is not this machine's is said to be so, not reported as a port in use
+// (issue 44: LAB_HOST the manager VM's address on the cluster read "port 8083 (statsd) is
+// already in use"). 192.0.2.1 is TEST-NET-1: never a machine's own.
+test('listening on an address that is not this machine is LAB_ERR_NOT_LOCAL, a held port LAB_ERR_PORT_IN_USE', async () => {
+  await expect(assertFree([{ port: 18083, role: 'statsd', udp: true }], '192.0.2.1')).rejects.toMatchObject({
+    code: 'LAB_ERR_NOT_LOCAL',
+    message: expect.stringContaining('192.0.2.1 is not an address of this machine'),
+  });
+  await expect(assertFree([{ port: 18084, role: 'statsd admin' }], '192.0.2.1')).rejects.toMatchObject({
+    code: 'LAB_ERR_NOT_LOCAL',
+  });
+  const held = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => held.once('listening', r));
+  try {
+    await expect(assertFree([{ port: held.address().port, role: 'x' }], '127.0.0.1')).rejects.toMatchObject({
+      code: 'LAB_ERR_PORT_IN_USE',
+    });
+  } finally {
+    held.close();
+  }
+});
