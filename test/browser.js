@@ -36,32 +36,90 @@ async function launch() {
 // - tables: each with its header cells and the number of body rows with cells, all inside
 //   the table element (a broken <table> tag leaves the rows outside, as run-on text);
 // - strayRows: rows or cells the browser put outside any table;
-// - charts: each <svg> with its title and how many marks it draws with a non-empty box;
+// - charts: each figure.chart with its title, the series it drew with points, its ticks;
+//   diagrams: each <svg> (the deployment's graph) with its marks in a non-empty box;
 // - bad: words that show a value went missing ("undefined", "NaN", "[object Object]").
 // (The function runs in the page, where `document` is the browser's.)
-/* global document */
+/* global document, window */
 function readPage(page) {
   return page.evaluate(() => {
-    const tables = [...document.querySelectorAll('table')].map((t) => ({
+    // (A chart's legend is uPlot's table of series: not one of the page's tables.)
+    const tables = [...document.querySelectorAll('table:not(.u-legend)')].map((t) => ({
       heads: [...t.querySelectorAll('thead th')].map((th) => th.textContent.trim()),
       rows: [...t.querySelectorAll('tbody tr')].filter((tr) => tr.querySelector('td')).length,
       width: t.getBoundingClientRect().width,
     }));
     const strayRows = [...document.querySelectorAll('tr, td, th')].filter((e) => !e.closest('table')).length;
-    const charts = [...document.querySelectorAll('svg')].map((s) => {
-      const marks = [...s.querySelectorAll('path, polyline, line, rect, circle')].filter((m) => {
-        const b = m.getBBox();
-        return b.width > 0 || b.height > 0;
-      });
+    // Charts as the reader meets them: drawn by the page's script (lab/report/assets/charts.js)
+    // on a canvas, each series with points counted once drawn.
+    const drawn = window.labCharts ? window.labCharts.charts : new Map();
+    const charts = [...document.querySelectorAll('figure.chart')].map((f) => {
+      const c = drawn.get(f);
+      const marks = c
+        ? c.plot.series.slice(1).filter((sr, i) => sr.show && c.plot.data[i + 1].some((v) => v !== null)).length
+        : 0;
       return {
-        title: (s.querySelector('text') || {}).textContent || s.getAttribute('class') || 'svg',
-        marks: marks.length,
+        title: (f.querySelector('figcaption') || {}).textContent || '',
+        marks,
+        canvas: Boolean(f.querySelector('canvas')) && f.querySelector('canvas').getBoundingClientRect().width > 0,
+        ticksX: f.dataset.ticksX || '',
+        ticksY: f.dataset.ticksY || '',
       };
     });
+    // Drawings that are not charts (the deployment's graph): SVG with marks in a box.
+    const diagrams = [...document.querySelectorAll('svg')].map((s) => ({
+      marks: [...s.querySelectorAll('path, polyline, line, rect, circle')].filter((m) => {
+        const b = m.getBBox();
+        return b.width > 0 || b.height > 0;
+      }).length,
+    }));
     const text = document.body.innerText;
     const bad = ['undefined', 'NaN', '[object Object]'].filter((w) => text.includes(w));
-    return { title: document.title, tables, strayRows, charts, bad, textLength: text.length };
+    return { title: document.title, tables, strayRows, charts, diagrams, bad, textLength: text.length };
   });
+}
+
+// What a reader can do with a chart (the i-th of the page), done with the mouse as a reader
+// does it: hover its middle (the legend then shows each series' value there), drag across
+// its middle third (the x axis then shows only that stretch), double-click (all again).
+// Returns { readout: the legend's values while hovering, full, zoomed, reset: the x scale's
+// [min, max] before, after the drag and after the double-click, ticksX, ticksY }.
+async function exploreChart(page, i) {
+  const fig = page.locator('figure.chart').nth(i);
+  await fig.scrollIntoViewIfNeeded();
+  const over = fig.locator('.u-over');
+  const box = await over.boundingBox();
+  const scale = () =>
+    fig.evaluate((f) => {
+      const c = window.labCharts.charts.get(f);
+      return [c.plot.scales.x.min, c.plot.scales.x.max];
+    });
+  const full = await scale();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const readout = await fig.locator('.u-legend .u-series .u-value').allTextContents();
+  await page.mouse.move(box.x + box.width / 3, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + (box.width * 2) / 3, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const zoomed = await scale();
+  const ticks = await fig.evaluate((f) => ({ ticksX: f.dataset.ticksX, ticksY: f.dataset.ticksY }));
+  await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+  const reset = await scale();
+  return { readout, full, zoomed, reset, ...ticks };
+}
+
+// Round tick labels: each a number 1, 2 or 5 x 10^n times an integer (with a unit: s, min, h,
+// or none), as a reader expects to see them.
+function roundTicks(labels) {
+  const values = labels
+    .split(' | ')
+    .filter(Boolean)
+    .map((l) => Number(l.replace(/,/g, '').replace(/ (s|min|h)$/, '')));
+  if (values.length < 2 || values.some((v) => !Number.isFinite(v))) return false;
+  const step = Math.abs(values[1] - values[0]);
+  const mant = step / 10 ** Math.floor(Math.log10(step) + 1e-9);
+  const roundStep = [1, 2, 5, 10].some((m) => Math.abs(mant - m) < 1e-6);
+  return roundStep && values.every((v) => Math.abs(v / step - Math.round(v / step)) < 1e-6);
 }
 
 // Opens a file:// page offline, collects console errors and failed requests, reads it and
@@ -74,15 +132,38 @@ async function openPage(browser, file, shot) {
     page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
     page.on('pageerror', (e) => problems.push(e.message));
     page.on('requestfailed', (q) => problems.push(`request failed: ${q.url()}`));
+    // Nothing but the file itself may be asked for: a page opens offline.
+    const requests = [];
+    page.on('request', (q) => !q.url().startsWith('file://') && requests.push(q.url()));
     await page.goto(`file://${path.resolve(file)}`);
     const seen = await readPage(page);
     const out = path.join(__dirname, '..', 'test-output', 'pages', `${shot}.png`);
     fs.mkdirSync(path.dirname(out), { recursive: true });
     await page.screenshot({ path: out, fullPage: true });
-    return { ...seen, problems, screenshot: out };
+    const explored = seen.charts.length ? await exploreChart(page, 0) : null;
+    // As printed: every chart still there, with its drawing.
+    await page.emulateMedia({ media: 'print' });
+    const printed = await page.evaluate(
+      () =>
+        [...document.querySelectorAll('figure.chart canvas')].filter((c) => {
+          const b = c.getBoundingClientRect();
+          return b.width > 0 && b.height > 0 && window.getComputedStyle(c).visibility !== 'hidden';
+        }).length,
+    );
+    return { ...seen, problems, requests, explored, printed, screenshot: out };
   } finally {
     await context.close();
   }
 }
 
-module.exports = { browserTest, launch, readPage, openPage, available, CHROMIUM, SKIP_REASON };
+module.exports = {
+  browserTest,
+  launch,
+  readPage,
+  openPage,
+  exploreChart,
+  roundTicks,
+  available,
+  CHROMIUM,
+  SKIP_REASON,
+};

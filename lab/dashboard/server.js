@@ -10,14 +10,16 @@ const { labError } = require('../../common/errors');
 const { html, trusted } = require('../report/html');
 const page = require('../report/page');
 
-// The page's only script: the live feed. Each event carries the body to show and a status.
+// The page's own script: the live feed. Each event carries the body to show and a status;
+// the body replaces the last one with its charts kept (lab/report/assets/charts.js: a chart
+// of the same title gets the new seconds, and keeps a reader's zoom and hidden series).
 const SCRIPT = `(() => {
   const live = document.getElementById('live');
   const status = document.getElementById('status');
   const es = new EventSource('events');
   es.onmessage = (e) => {
     const m = JSON.parse(e.data);
-    live.innerHTML = m.html;
+    window.labCharts.update(live, m.html);
     status.textContent = m.status;
     status.className = m.ended ? 'warn' : 'note';
     if (m.ended) es.close();
@@ -36,6 +38,8 @@ function shell(title) {
       <script>
         ${trusted(SCRIPT)}
       </script>`,
+    null,
+    { charts: true },
   );
 }
 

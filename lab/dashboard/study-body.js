@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { html, table } = require('../report/html');
-const { lineChart } = require('../report/svg-chart');
+const { lineChart } = require('../report/chart');
 const { seconds } = require('../measure/records');
 const { readJson } = require('../studies/kit');
 
@@ -69,14 +69,14 @@ function currentRun(dir) {
         { name: 'launched /s', points: secs.map((s) => [x(s.at), s.launched]) },
         { name: 'completed /s', points: secs.map((s) => [x(s.at), s.completed]) },
       ],
-      { title: 'This run: per second', xLabel: 'seconds', yLabel: 'per second', height: 220 },
+      { title: 'This run: per second', xLabel: 'time', time: true, yLabel: 'per second', height: 220 },
     )}
     ${lineChart(
       [
         { name: 'median', points: secs.filter((s) => s.latencyMs).map((s) => [x(s.at), s.latencyMs.p50]) },
         { name: 'max', points: secs.filter((s) => s.latencyMs).map((s) => [x(s.at), s.latencyMs.max]) },
       ],
-      { title: 'This run: response time per second (ms)', xLabel: 'seconds', yLabel: 'ms', height: 220 },
+      { title: 'This run: response time per second (ms)', xLabel: 'time', time: true, yLabel: 'ms', height: 220 },
     )}`;
 }
 

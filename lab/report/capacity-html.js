@@ -2,7 +2,7 @@
 
 const { html, table } = require('./html');
 const page = require('./page');
-const { lineChart } = require('./svg-chart');
+const { lineChart } = require('./chart');
 const { mib } = require('../topology/caps');
 
 // The capacity command's results (capacity.json) as a table beside the seed's, and as a
@@ -85,7 +85,8 @@ function timelineChart(timeline) {
     ],
     {
       title: 'Participants and the service memory over time',
-      xLabel: 'seconds since the first step started',
+      xLabel: 'time since the first step started',
+      time: true,
       yLabel: 'participants',
       y2Label: 'MiB',
       xMin: 0,

@@ -1,6 +1,6 @@
 'use strict';
 
-const { lineChart } = require('./svg-chart');
+const { lineChart } = require('./chart');
 const { html } = require('./html');
 const { modelCurve } = require('../analysis/black-box-model');
 const page = require('./page');

@@ -3,7 +3,7 @@
 // HTML built only through a tagged template that escapes every value it is given, numbers
 // included: a report is a pure function of files a user can edit (summary.json,
 // events.jsonl), so nothing read from them may reach the page as markup. Markup built by
-// `html` (or marked with `trusted`, for the SVG the chart functions draw from numbers and
+// `html` (or marked with `trusted`, for the markup the chart functions build from numbers and
 // escaped labels) passes through as it is.
 class Html {
   constructor(text) {

@@ -138,12 +138,20 @@ function runWith(dir, summary) {
   );
 
   const phases = summary.phases.map((p) => ({ ...p, x: x(Date.parse(p.startedAt)) }));
+  // Failing stretches on the charts' time axis (the summary counts them from the first second).
+  const firstAt = secs.length ? secs[0].at : t0;
+  const failing = (summary.outages || []).map((o) => ({
+    from: x(firstAt + o.fromS * 1000),
+    to: x(firstAt + o.toS * 1000),
+    label: `${o.failed} failed`,
+  }));
   return {
     dir,
     name: path.basename(dir),
     summary,
     deployment,
     phases,
+    failing,
     series: { launched, completed, errored, pending, rtMedian, rtMax, rtByRate, srvMedian, srvMax, cpu, rss },
     serverSource,
     peaks,

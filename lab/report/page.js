@@ -1,6 +1,7 @@
 'use strict';
 
 const { html, trusted } = require('./html');
+const { chartAssets } = require('./chart-assets');
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:24px;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
@@ -11,9 +12,12 @@ td:first-child,th:first-child{text-align:left}.note,footer{color:#666;font-size:
 const GENERATOR = 'node-deploy-lab';
 const isOurPage = (text) => text.slice(0, 2048).includes(`<meta name="generator" content="${GENERATOR}" />`);
 
-// The frame of every HTML page the lab writes: inline CSS only, nothing fetched. `body` is
-// markup built with lab/report/html.js; a plain string would be escaped as text.
-function page(title, body, machine) {
+// The frame of every HTML page the lab writes: inline CSS and scripts only, nothing fetched.
+// `body` is markup built with lab/report/html.js; a plain string would be escaped as text. A
+// page with charts (./chart.js) carries the chart library once (o.charts: a page whose
+// charts come later, the live dashboard's).
+function page(title, body, machine, o = {}) {
+  const charts = o.charts || String(body?.text ?? '').includes('data-chart=');
   const m = machine
     ? html`<footer>
         Measured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node
@@ -29,6 +33,7 @@ function page(title, body, machine) {
         <style>
           ${trusted(STYLE)}
         </style>
+        ${charts ? chartAssets() : ''}
       </head>
       <body>
         ${body} ${m}

@@ -1,6 +1,6 @@
 'use strict';
 
-const { lineChart } = require('./svg-chart');
+const { lineChart } = require('./chart');
 const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
 const page = require('./page');
@@ -8,7 +8,7 @@ const { signalRows, SIGNAL_HEAD } = require('../results/signal-summary');
 
 const markersOf = (run) => run.phases.map((p, i) => ({ x: p.x, label: `${i + 1}` }));
 
-// The charts of one run, each as an SVG string: the four things the course's figures show.
+// The charts of one run (./chart.js): the four things the course's figures show, and more.
 function runCharts(run) {
   const s = run.series;
   const m = markersOf(run);
@@ -19,8 +19,10 @@ function runCharts(run) {
   const axis = {
     xMin: Math.min(0, ...xs),
     xMax: Math.max(1, ...xs),
-    xLabel: 'seconds since the first phase',
+    xLabel: 'time since the first phase',
+    time: true,
     markers: m,
+    bands: run.failing || [],
   };
   const charts = [
     lineChart([{ name: 'scenarios launched /s', points: s.launched }], {
@@ -254,7 +256,7 @@ function generatorLine(s) {
     ? html` Send lag (actual - due): median ${s.sendLagMs.p50} ms, p99 ${s.sendLagMs.p99} ms, max ${s.sendLagMs.max} ms.`
     : '';
   return html`<p class="note">
-      Load generator: <b>${g.name}</b>${threads}, ${g.loop ?? 'open'} loop; latencies in
+      Load generator: <b>${g.name}</b>${threads}, ${g.loop ?? 'open'} loop${g.connectionsText ? `, ${g.connectionsText}` : ''}; latencies in
       ${g.latencyPrecision}${cost}.${lag}
     </p>
     ${loadNodesTable(g)}`;
@@ -362,7 +364,7 @@ function compareBody(runs) {
   const panel = (title, pick, yLabel) =>
     lineChart(
       runs.map((r) => ({ name: label(r), points: pick(r) })),
-      { title, xLabel: 's since the first phase', yLabel, xMin: 0 },
+      { title, xLabel: 'time since the first phase', time: true, yLabel, xMin: 0 },
     );
   const totalOf = (series, r) => {
     // The deployment's total: top-level nodes only (a replica's tree already holds its

@@ -12,7 +12,7 @@ const {
   machineBusy,
   MACHINE_RULE,
 } = require('../analysis/findings');
-const { lineChart } = require('../report/svg-chart');
+const { lineChart } = require('../report/chart');
 const { kindOf } = require('../kinds');
 
 // Seed 004: 1, 3 and 5 CPU-limited HTTP servers behind a self-written balancer (stage 1) and

@@ -3,8 +3,8 @@
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-/* global document */
-const { browserTest, launch, readPage } = require('../../browser');
+/* global document, window */
+const { browserTest, launch, readPage, exploreChart, roundTicks } = require('../../browser');
 const { startProgram, freePort, tmpStateDir, ownPlace, lab, errorCode, ROOT } = require('../../helper');
 
 // The live dashboard as a person meets it: a short scenario with --dashboard, the page
@@ -54,6 +54,12 @@ browserTest(
         timeout: 30000,
       });
       const first = await counters();
+      // Each chart is drawn once and kept: the next seconds are given to the same chart (a
+      // reader's zoom survives them). Marked here, found again after the next update.
+      await page.waitForFunction(() => window.labCharts && window.labCharts.charts.size >= 4, null, { timeout: 10000 });
+      await page.evaluate(() => {
+        for (const c of window.labCharts.charts.values()) c.plot.keptMark = c.spec.title;
+      });
       // The next redraw: every second on an idle machine, every few seconds on a busy one
       // (the dashboard keeps to 2% of a core), so waited for, up to 20 s.
       await page
@@ -65,6 +71,18 @@ browserTest(
       expect(second.launched).toBeGreaterThan(first.launched);
       expect(second.completed).toBeGreaterThan(first.completed);
       const seen = await readPage(page);
+      const kept = await page.evaluate(
+        () => [...window.labCharts.charts.values()].filter((c) => c.plot.keptMark === c.spec.title).length,
+      );
+      expect(kept).toBeGreaterThanOrEqual(4);
+      // A reader's hover and zoom on the live page (the run goes on meanwhile).
+      const explored = await exploreChart(page, 0);
+      expect(explored.readout.some((v) => /\d/.test(v))).toBe(true);
+      expect(explored.zoomed[1] - explored.zoomed[0]).toBeLessThan((explored.full[1] - explored.full[0]) * 0.6);
+      expect({ ticks: explored.ticksX, round: roundTicks(explored.ticksX) }).toEqual({
+        ticks: explored.ticksX,
+        round: true,
+      });
       expect(seen.bad).toEqual([]);
       expect(seen.strayRows).toBe(0);
       expect(seen.charts.length).toBeGreaterThanOrEqual(4);
@@ -79,7 +97,7 @@ browserTest(
       });
       expect(await page.textContent('#status')).toMatch(/report: .*report\.html/);
       expect(await page.textContent('#live')).not.toContain('[object Object]');
-      expect(await page.locator('#live svg').count()).toBeGreaterThanOrEqual(4);
+      expect(await page.locator('#live figure.chart canvas').count()).toBeGreaterThanOrEqual(4);
     } finally {
       await browser.close();
       await run.stop();
@@ -212,7 +230,8 @@ test('capacity --dashboard: participants and memory second by second, then the r
   // The seconds recorded grow from one event to the next, and participants were seen.
   expect(counters(live.at(-1)).seconds).toBeGreaterThan(counters(live[0]).seconds);
   expect(Math.max(...live.map((e) => counters(e).active))).toBeGreaterThan(0);
-  expect(live.some((e) => /data-name="participants connected" data-points="\d+"/.test(e.html))).toBe(true);
+  // (A chart's series ride in its figure's data: lab/report/chart.js.)
+  expect(live.some((e) => /data-points="[1-9]\d*" data-chart="[^"]*participants connected/.test(e.html))).toBe(true);
   // With the run's log, so a failure here says what the run did instead.
   if (!live.some((e) => /Live: verify/.test(e.html)))
     throw new Error(`no live event showed the verify step; the run's log:\n${run.output().stderr}`);
@@ -220,7 +239,7 @@ test('capacity --dashboard: participants and memory second by second, then the r
   expect(end.ended).toBe(true);
   expect(end.status).toMatch(/has ended; its page: .*capacity\.html/);
   expect(end.html).toMatch(/first failure|at least 150/);
-  expect(end.html).toContain('data-name="memory limit (MiB)"');
+  expect(end.html).toContain('&quot;name&quot;:&quot;memory limit (MiB)&quot;');
 }, 180000);
 
 // One client that sent half a request held the run for good: the run never exited, its

@@ -54,7 +54,7 @@ test('a study in progress: runs done with their figures, the current one live, t
     /<td>a<\/td><td>run a<\/td><td>completed<\/td><td>123.4<\/td><td>1.5<\/td><td>9.9<\/td><td>2<\/td>/,
   );
   expect(body).toMatch(/<td>c<\/td><td>run c<\/td><td>to do<\/td>/);
-  expect((body.match(/<svg/g) || []).length).toBe(2);
+  expect((body.match(/<figure class="chart"/g) || []).length).toBe(2);
   expect(headline(runDir(plan[2]))).toBeNull();
   fs.rmSync(dir, { recursive: true, force: true });
 });
