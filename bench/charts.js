@@ -16,7 +16,7 @@ const { lineChart } = require('../lab/report/chart');
 const { chartAssets } = require('../lab/report/chart-assets');
 const page = require('../lab/report/page');
 const { html } = require('../lab/report/html');
-const { launch, available, SKIP_REASON } = require('../test/browser');
+const { launch, available, SKIP_REASON } = require('../lab/report/chromium');
 
 const { values } = parseArgs({
   options: {

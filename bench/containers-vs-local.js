@@ -59,7 +59,7 @@ async function main() {
   let env = process.env;
   let engine = null;
   if (values['private-engine']) {
-    const { PrivateEngine, unavailable } = require('../test/containers/private-engine');
+    const { PrivateEngine, unavailable } = require('../lab/runtime/private-engine');
     const why = unavailable();
     if (why) throw new Error(`--private-engine: ${why}`);
     engine = new PrivateEngine(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-engine-')));

@@ -63,7 +63,7 @@ async function main() {
   trapSignals();
   let env = process.env;
   if (values['private-engine']) {
-    const { PrivateEngine, unavailable } = require('../test/containers/private-engine');
+    const { PrivateEngine, unavailable } = require('../lab/runtime/private-engine');
     const why = unavailable();
     if (why) throw new Error(`--private-engine: ${why}`);
     const engine = new PrivateEngine(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-engine-')));

@@ -3,33 +3,15 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-// Headless Chromium for the pages the lab writes: Debian's `chromium`, driven by
-// playwright-core (never a browser a tool downloads). Tests that need it call `browserTest`,
-// which skips with the reason printed (never passes silently) where there is none.
-const CHROMIUM = process.env.LAB_CHROMIUM || '/usr/bin/chromium';
-const available = () => fs.existsSync(CHROMIUM);
-const SKIP_REASON = `no Chromium at ${CHROMIUM} (as root the test set-up installs it: apt-get install -y chromium)`;
+// Headless Chromium for the pages the lab writes (lab/report/chromium.js starts it). Tests that
+// need it call `browserTest`, which skips with the reason printed (never passes silently)
+// where there is none.
+const { CHROMIUM, available, SKIP_REASON, launch } = require('../lab/report/chromium');
 
 function browserTest(name, fn, timeoutMs) {
   if (available()) return test(name, fn, timeoutMs);
   process.stderr.write(`skipped "${name}": ${SKIP_REASON}\n`);
   return test.skip(`${name} [skipped: ${SKIP_REASON}]`, fn);
-}
-
-async function launch() {
-  const { chromium } = require('playwright-core');
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 }
 
 // What a person meets on a page, read from the rendered DOM (not from the HTML text):

@@ -8,7 +8,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { PrivateEngine, unavailable } = require('./private-engine');
+const { PrivateEngine, unavailable } = require('../../lab/runtime/private-engine');
 const { resolveDeployment, PRESETS } = require('../../lab/topology/deployments');
 const { BALANCERS } = require('../../lab/kinds');
 const { replicaNames } = require('../../lab/topology/compose-file');

@@ -16,7 +16,7 @@ describe('html tagged template', () => {
     expect(String(html`${undefined}${null}${false}${0}${trusted('<svg/>')}`)).toBe('0<svg/>');
   });
 
-  // The browser test (test/lab/report/pages.test.js) sees the page; this says why it broke:
+  // The browser test (test/lab/report/pages.e2e.test.js) sees the page; this says why it broke:
   // every row sits between the table's own tags, none after a closed table.
   test('a table is one element: its header and rows inside it, cells escaped', () => {
     const out = String(

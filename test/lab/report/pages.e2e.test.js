@@ -175,7 +175,7 @@ describe('the pages the lab writes, in Chromium', () => {
 
   // The same checks on a page the run itself wrote, with its StatsD and sampler panels (five
   // charts, phase markers, the deployment drawn). (The lab's open loop: Artillery's own
-  // pages are checked by test/lab/monitoring/sampler.test.js.)
+  // pages are checked by test/lab/monitoring/sampler.e2e.test.js.)
   browserTest(
     'a real run report opens offline with data in every chart',
     async () => {

@@ -42,7 +42,7 @@ async function downAndCheck({ stateDir, state }) {
   expect((await lab(['down', '--state-dir', stateDir])).code).toBe(0);
 }
 
-// (cdn, with its edges, is test/lab/kinds/edges.test.js, once per edge kind.)
+// (cdn, with its edges, is test/lab/kinds/edges.e2e.test.js, once per edge kind.)
 describe.each(PRESETS.filter((p) => !p.edges).map((p) => [p.name, p.replicas, p.workers, p.edges || 0]))(
   'deployment %s',
   (name, replicas, workers, edges) => {
@@ -152,7 +152,7 @@ describe('nginx at L4 (the stream module)', () => {
 });
 
 // Each balancer kind's own contract (spread, L7/L4, WebSockets, failover, caps) is
-// test/lab/kinds/balancers.test.js.
+// test/lab/kinds/balancers.e2e.test.js.
 
 describe('no balancer', () => {
   test('--balancer none: only the replicas and the boxes, each replica answering on its own port', async () => {

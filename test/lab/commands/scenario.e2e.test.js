@@ -5,7 +5,7 @@ const path = require('node:path');
 const { lab, freePortBase, tmpStateDir } = require('../../helper');
 
 // End to end through the real stack (pm2, nginx) with the lab's own generators (Artillery's
-// runs are in scenario-artillery.test.js). Scaled down so the whole file takes about a minute: --scale shortens every phase, --rate-scale 0.1 keeps Artillery well
+// runs are in scenario-artillery.e2e.test.js). Scaled down so the whole file takes about a minute: --scale shortens every phase, --rate-scale 0.1 keeps Artillery well
 // below what this 2-core machine can generate, --heavy-ms 300 keeps /heavy short.
 async function scenario(words, extra = []) {
   const stateDir = tmpStateDir();
@@ -19,7 +19,7 @@ async function scenario(words, extra = []) {
 const FAST = ['--rate-scale', '0.1', '--heavy-ms', '300'];
 
 describe('npm run scenario, end to end', () => {
-  // (Each deployment's own shape is test/lab/commands/deploy.test.js; here one run through
+  // (Each deployment's own shape is test/lab/commands/deploy.e2e.test.js; here one run through
   // several replicas and the hub, end to end.)
   test.each(['replicated'])('ping load against %s', async (deployment) => {
     const r = await scenario(['ping', 'load', deployment], ['--scale', '0.04', '--generator', 'fast', ...FAST]);

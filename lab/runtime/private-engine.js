@@ -3,10 +3,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
-const { isAlive, stopTree, sleep } = require('../../lab/ownership/procs');
-const { withoutCounters } = require('../../lab/cluster/network');
+const { isAlive, stopTree, sleep } = require('../ownership/procs');
+const { withoutCounters } = require('../cluster/network');
 
-// A Docker engine of the smoke test's own: Debian's dockerd on a private socket, its data
+// A Docker engine of the lab's own (the container smoke test's and the benches'): Debian's dockerd on a private socket, its data
 // and exec roots inside `dir`, started and stopped by pid. dockerd changes the host's
 // network (docker0 and per-project bridges, nftables rules through iptables-nft,
 // ip_forward=1) and leaves those behind when it stops (seen on the CI machine), so the

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# npm test: lint, then the unit tests (no process started, as many workers as cores), then the
+# end-to-end tests (*.e2e.test.js: the real CLI, deployments, browsers). Each step runs even
+# when one before failed, so one run says everything; the last line is `N passed, N failed`
+# for all of them (test-output/summary.txt, read by .ci/run).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p test-output
+rc=0
+passed=0
+failed=0
+count() {
+  local sp sf
+  read -r sp _ sf _ < test-output/summary.txt
+  passed=$((passed + sp))
+  failed=$((failed + sf))
+}
+
+# Lint: ESLint and Prettier, two checks.
+for check in "eslint ." "prettier --check --log-level warn ."; do
+  if npx --no-install $check; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; echo "lint failed: $check"; fi
+done
+
+# (Unit tests start no process: as many workers as cores. The end-to-end ones keep the
+# configured count, most of their time spent waiting on the processes they start.)
+for project in unit e2e; do
+  rm -f test-output/summary.txt
+  workers=()
+  [ "$project" = unit ] && workers=(--maxWorkers=100%)
+  LAB_TESTS=$project npx --no-install jest "${workers[@]}" "$@" || rc=1
+  if [ -f test-output/summary.txt ]; then count; else failed=$((failed + 1)); rc=1; fi
+done
+
+echo "$passed passed, $failed failed" > test-output/summary.txt
+cat test-output/summary.txt
+exit "$rc"
