@@ -49,6 +49,84 @@ async function listenHost(host) {
       };
 }
 
+// Graphite: off, someone else's carbon (host:port), or the run's own carbon-cache when StatsD
+// runs. Returns { graphite: { host, port } | null, source, stop }.
+async function startGraphite(o) {
+  if (o.graphite === 'off') return { graphite: null, source: { ok: false, reason: 'turned off (--no-graphite)' } };
+  if (o.graphite && o.graphite !== 'auto') {
+    const [host, port] = o.graphite.split(':');
+    const graphite = { host, port: Number(port) || 2003 };
+    return { graphite, source: { ok: true, what: `external carbon at ${graphite.host}:${graphite.port}` } };
+  }
+  if (!o.statsd) return { graphite: null, source: undefined };
+  let carbon;
+  try {
+    await assertFree(
+      [
+        { port: o.ports.carbon, role: 'carbon' },
+        { port: o.ports.carbonPickle, role: 'carbon pickle' },
+        { port: o.ports.carbonQuery, role: 'carbon query' },
+      ],
+      o.host,
+    );
+    carbon = await startCarbon({
+      dir: o.graphiteDir,
+      host: o.host,
+      linePort: o.ports.carbon,
+      picklePort: o.ports.carbonPickle,
+      queryPort: o.ports.carbonQuery,
+    });
+  } catch (err) {
+    carbon = { error: err.message };
+  }
+  if (carbon.error) return { graphite: null, source: { ok: false, reason: carbon.error } };
+  return {
+    graphite: { host: o.host, port: carbon.port },
+    stop: carbon.stop,
+    source: {
+      ok: true,
+      what: `carbon-cache on ${o.host}:${carbon.port}, whisper files in ${carbon.whisperDir}`,
+      whisperDir: carbon.whisperDir,
+    },
+  };
+}
+
+// The run's own StatsD, feeding its series file and Graphite. Returns { statsd: { host,
+// port, prefix } | null, source, stop }.
+async function startOwnStatsd(o, graphite, note) {
+  if (!o.statsd) return { statsd: null, source: { ok: false, reason: 'turned off (--no-statsd)' } };
+  let started;
+  try {
+    await assertFree(
+      [
+        { port: o.ports.statsd, role: 'statsd', udp: true },
+        { port: o.ports.statsdAdmin, role: 'statsd admin' },
+      ],
+      o.host,
+    );
+    started = await startStatsd({
+      dir: path.join(o.resultsDir, 'statsd'),
+      host: o.host,
+      port: o.ports.statsd,
+      mgmtPort: o.ports.statsdAdmin,
+      seriesFile: path.join(o.resultsDir, 'statsd.jsonl'),
+      graphite,
+    });
+  } catch (err) {
+    started = { error: err.message };
+  }
+  if (started.error) return { statsd: null, source: { ok: false, reason: started.error } };
+  return {
+    statsd: { host: o.host, port: o.ports.statsd, prefix: o.prefix },
+    stop: started.stop,
+    source: {
+      ok: true,
+      what: `StatsD on ${o.host}:${o.ports.statsd} (1 s flush): the service's timers, the nodes' gauges, Artillery's intervals`,
+      ...(note ? { note } : {}),
+    },
+  };
+}
+
 // options: { resultsDir, graphiteDir, host, ports, prefix, statsd: bool, graphite: 'auto'|'off'|'host:port', log }
 async function startMonitoring(options) {
   const listen = await listenHost(options.host);
@@ -58,79 +136,14 @@ async function startMonitoring(options) {
     nodes: { ok: true, what: 'CPU and memory of every process tree, sampled every second' },
   };
   const stops = [];
-  let graphite = null;
-  if (o.graphite === 'off') sources.graphite = { ok: false, reason: 'turned off (--no-graphite)' };
-  else if (o.graphite && o.graphite !== 'auto') {
-    const [host, port] = o.graphite.split(':');
-    graphite = { host, port: Number(port) || 2003 };
-    sources.graphite = { ok: true, what: `external carbon at ${graphite.host}:${graphite.port}` };
-  } else if (o.statsd) {
-    let carbon;
-    try {
-      await assertFree(
-        [
-          { port: o.ports.carbon, role: 'carbon' },
-          { port: o.ports.carbonPickle, role: 'carbon pickle' },
-          { port: o.ports.carbonQuery, role: 'carbon query' },
-        ],
-        o.host,
-      );
-      carbon = await startCarbon({
-        dir: o.graphiteDir,
-        host: o.host,
-        linePort: o.ports.carbon,
-        picklePort: o.ports.carbonPickle,
-        queryPort: o.ports.carbonQuery,
-      });
-    } catch (err) {
-      carbon = { error: err.message };
-    }
-    if (carbon.error) sources.graphite = { ok: false, reason: carbon.error };
-    else {
-      stops.push(carbon.stop);
-      graphite = { host: o.host, port: carbon.port };
-      sources.graphite = {
-        ok: true,
-        what: `carbon-cache on ${o.host}:${carbon.port}, whisper files in ${carbon.whisperDir}`,
-        whisperDir: carbon.whisperDir,
-      };
-    }
-  }
-
-  let statsd = null;
-  if (!o.statsd) sources.statsd = { ok: false, reason: 'turned off (--no-statsd)' };
-  else {
-    let started;
-    try {
-      await assertFree(
-        [
-          { port: o.ports.statsd, role: 'statsd', udp: true },
-          { port: o.ports.statsdAdmin, role: 'statsd admin' },
-        ],
-        o.host,
-      );
-      started = await startStatsd({
-        dir: path.join(o.resultsDir, 'statsd'),
-        host: o.host,
-        port: o.ports.statsd,
-        mgmtPort: o.ports.statsdAdmin,
-        seriesFile: path.join(o.resultsDir, 'statsd.jsonl'),
-        graphite,
-      });
-    } catch (err) {
-      started = { error: err.message };
-    }
-    if (started.error) sources.statsd = { ok: false, reason: started.error };
-    else {
-      stops.push(started.stop);
-      statsd = { host: o.host, port: o.ports.statsd, prefix: o.prefix };
-      sources.statsd = {
-        ok: true,
-        what: `StatsD on ${o.host}:${o.ports.statsd} (1 s flush): the service's timers, the nodes' gauges, Artillery's intervals`,
-        ...(listen.note ? { note: listen.note } : {}),
-      };
-    }
-  }
+  const g = await startGraphite(o);
+  const { graphite } = g;
+  if (g.source) sources.graphite = g.source;
+  if (g.stop) stops.push(g.stop);
+  const own = await startOwnStatsd(o, graphite, listen.note);
+  const { statsd } = own;
+  sources.statsd = own.source;
+  if (own.stop) stops.push(own.stop);
   // Graphite is fed through StatsD: without it, Graphite is missing too (keep an earlier reason).
   if (!statsd && !(sources.graphite && !sources.graphite.ok)) {
     sources.graphite = { ok: false, reason: 'no StatsD to feed it' };

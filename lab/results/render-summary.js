@@ -54,6 +54,58 @@ function httpFigures(s, lines) {
   }
 }
 
+// The load generator: what it is, its CPU and memory, its connections, its load nodes.
+function generatorLines(s, lines) {
+  const g = s.generator;
+  const threads = g.workers > 1 ? ` (${g.workers} threads)` : '';
+  const perReq =
+    g.cpuMsPerRequest !== null && g.cpuMsPerRequest !== undefined && !s.signal
+      ? `, ${g.cpuMsPerRequest} ms of CPU per request`
+      : '';
+  const load =
+    g.cpuPctMean !== undefined
+      ? `; CPU mean ${g.cpuPctMean}%, max ${g.cpuPctMax}% of a core; memory ${g.rssMiBStart} -> ${g.rssMiBEnd} MiB (max ${g.rssMiBMax}${g.rssGrowthMiBPerMin !== null ? `, trend ${g.rssGrowthMiBPerMin} MiB/min` : ''})`
+      : '';
+  lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
+  if (g.connectionsText) lines.push(`  ${g.connectionsText}`);
+  // Its start-up is not part of the run's clock (load nodes take tens of seconds to come).
+  if (g.startupS >= 2) lines.push(`  it took ${g.startupS} s to start, before the run's clock began`);
+  if (g.nodes) {
+    lines.push(`  on ${g.nodes.length} load node(s):`);
+    for (const r of loadNodeRows(g.nodes)) lines.push(`    ${r}`);
+  }
+}
+
+// The per-node table, like docker stats.
+function nodeLines(nodes, lines) {
+  lines.push('Nodes (like docker stats; CPU in % of one core):');
+  const rows = nodes.rows;
+  const w = Math.max(4, ...rows.map((r) => r.node.length));
+  // Columns for caps and caching edges only when some node has them.
+  const capped = rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
+  const edges = rows.some((r) => r.requests != null);
+  lines.push(
+    `  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB         limit  PIDs${capped ? '  CPU cap  cgroup CPU  throttled  OOM kills' : ''}${edges ? '  requests  hit ratio' : ''}`,
+  );
+  const pct = (v) => (v == null ? '-' : `${v}%`);
+  for (const r of rows) {
+    const limit = r.memLimitMiB ? `${r.memLimitMiB} (${r.memPctOfLimit}%)` : '-';
+    const cap = capped
+      ? `  ${pct(r.cpuCapPct).padStart(7)}  ${pct(r.cgroupCpuPct).padStart(10)}  ${pct(r.throttledPct).padStart(9)}  ${String(r.oomKills ?? '-').padStart(9)}`
+      : '';
+    const hits = edges
+      ? `  ${String(r.requests ?? '-').padStart(8)}  ${(r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`).padStart(9)}`
+      : '';
+    lines.push(
+      `  ${r.node.padEnd(w)}  ${String(r.cpuPctMean).padStart(7)}% ${String(r.cpuPctMax).padStart(5)}%  ${String(r.memMiBMax).padStart(11)}  ${limit.padStart(12)}  ${String(r.pidsMax).padStart(4)}${cap}${hits}`,
+    );
+  }
+  for (const r of rows.filter((x) => x.oomKills > 0)) {
+    lines.push(`  ${r.node} hit its memory cap: the kernel OOM-killed ${r.oomKills} of its processes`);
+  }
+  lines.push(`  ${nodes.note}`);
+}
+
 function renderSummary(s) {
   const lines = [];
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
@@ -103,26 +155,7 @@ function renderSummary(s) {
   }
   if (s.peakLaunchedPerS && !s.signal)
     lines.push(`  busiest second: ${s.peakLaunchedPerS} ${closed ? 'requests' : 'arrivals'} launched`);
-  if (s.generator) {
-    const g = s.generator;
-    const threads = g.workers > 1 ? ` (${g.workers} threads)` : '';
-    const perReq =
-      g.cpuMsPerRequest !== null && g.cpuMsPerRequest !== undefined && !s.signal
-        ? `, ${g.cpuMsPerRequest} ms of CPU per request`
-        : '';
-    const load =
-      g.cpuPctMean !== undefined
-        ? `; CPU mean ${g.cpuPctMean}%, max ${g.cpuPctMax}% of a core; memory ${g.rssMiBStart} -> ${g.rssMiBEnd} MiB (max ${g.rssMiBMax}${g.rssGrowthMiBPerMin !== null ? `, trend ${g.rssGrowthMiBPerMin} MiB/min` : ''})`
-        : '';
-    lines.push(`Load generator: ${g.name}${threads}${perReq}${load}`);
-    if (g.connectionsText) lines.push(`  ${g.connectionsText}`);
-    // Its start-up is not part of the run's clock (load nodes take tens of seconds to come).
-    if (g.startupS >= 2) lines.push(`  it took ${g.startupS} s to start, before the run's clock began`);
-    if (g.nodes) {
-      lines.push(`  on ${g.nodes.length} load node(s):`);
-      for (const r of loadNodeRows(g.nodes)) lines.push(`    ${r}`);
-    }
-  }
+  if (s.generator) generatorLines(s, lines);
   lines.push(`  ${s.saturation.verdict}`);
   // Stretches where requests failed: when the system answered everything again.
   for (const o of s.outages || []) {
@@ -141,34 +174,7 @@ function renderSummary(s) {
       lines.push(`  failures: ${codes.join(', ')}`);
     }
   }
-  if (s.nodes && s.nodes.rows.length) {
-    lines.push('Nodes (like docker stats; CPU in % of one core):');
-    const rows = s.nodes.rows;
-    const w = Math.max(4, ...rows.map((r) => r.node.length));
-    // Columns for caps and caching edges only when some node has them.
-    const capped = rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
-    const edges = rows.some((r) => r.requests != null);
-    lines.push(
-      `  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB         limit  PIDs${capped ? '  CPU cap  cgroup CPU  throttled  OOM kills' : ''}${edges ? '  requests  hit ratio' : ''}`,
-    );
-    const pct = (v) => (v == null ? '-' : `${v}%`);
-    for (const r of rows) {
-      const limit = r.memLimitMiB ? `${r.memLimitMiB} (${r.memPctOfLimit}%)` : '-';
-      const cap = capped
-        ? `  ${pct(r.cpuCapPct).padStart(7)}  ${pct(r.cgroupCpuPct).padStart(10)}  ${pct(r.throttledPct).padStart(9)}  ${String(r.oomKills ?? '-').padStart(9)}`
-        : '';
-      const hits = edges
-        ? `  ${String(r.requests ?? '-').padStart(8)}  ${(r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`).padStart(9)}`
-        : '';
-      lines.push(
-        `  ${r.node.padEnd(w)}  ${String(r.cpuPctMean).padStart(7)}% ${String(r.cpuPctMax).padStart(5)}%  ${String(r.memMiBMax).padStart(11)}  ${limit.padStart(12)}  ${String(r.pidsMax).padStart(4)}${cap}${hits}`,
-      );
-    }
-    for (const r of rows.filter((x) => x.oomKills > 0)) {
-      lines.push(`  ${r.node} hit its memory cap: the kernel OOM-killed ${r.oomKills} of its processes`);
-    }
-    lines.push(`  ${s.nodes.note}`);
-  }
+  if (s.nodes && s.nodes.rows.length) nodeLines(s.nodes, lines);
   if (s.thresholds && s.thresholds.length) {
     lines.push('Thresholds:');
     for (const t of s.thresholds)

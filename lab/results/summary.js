@@ -101,6 +101,41 @@ const PRECISION = {
 //        resultsDir, records, generator: { name, workers, loop }, generatorSamples, machine,
 //        expect (which statuses succeed: lab/results/expect-status.js; default below 400),
 //        requestNames (the scenario's request names, in order: lab/scenario/model.js) }
+// The load generator's part of the summary: what it is, its start-up, its CPU per request,
+// its connections, its load nodes.
+function generatorOf(run, records, { name, closed, samples, launched, done }) {
+  const cpuS = generatorCpuS(records, samples);
+  // From asking the generator to start to its first phase: Artillery loading, load nodes
+  // coming up (tens of seconds on emulated nodes). The run's clock starts after it.
+  const firstPhase = records.find((r) => r.type === 'phase' && r.index === 0);
+  const asked = Date.parse(run.startedAt);
+  const generator = {
+    name,
+    startupS: firstPhase && Number.isFinite(asked) ? round1(Math.max(0, (firstPhase.at - asked) / 1000)) : null,
+    loop: closed ? 'closed' : 'open',
+    workers: run.generator?.workers ?? records.find((r) => r.type === 'start')?.workers ?? 1,
+    latencyPrecision: PRECISION[name] || PRECISION.fast,
+    cpuS: round1(cpuS),
+    cpuMsPerRequest: cpuS !== null && launched ? Math.round((cpuS * 1e6) / launched) / 1000 : null,
+    ...generatorFigures(samples),
+  };
+  // The lab's own engines say how they used connections (kept alive, pipelined) and how
+  // many they opened: a run with 50 kept-alive connections that opened 3,000 was not one.
+  const how = records.find((r) => r.type === 'start')?.connections;
+  if (how) {
+    generator.connections = { ...how, ...(done?.connectionsOpened ? { opened: done.connectionsOpened } : {}) };
+    generator.connectionsText = connectionsText(generator.connections);
+  }
+  // A generator spread over load nodes (--load-nodes): a row per node, with its clock.
+  const loadNodes = done?.loadNodes ?? records.find((r) => r.type === 'start')?.loadNodes ?? null;
+  if (loadNodes) {
+    generator.nodes = loadNodes;
+    generator.nodesNote =
+      "the generator ran on these nodes; each node's clock offset to the lab's was measured at start (NTP-style, from the ping with the shortest round trip) and its seconds placed on the lab's clock; CPU is the busiest node's, second by second";
+  }
+  return generator;
+}
+
 function summarize(run) {
   const records = run.records || [];
   const secs = seconds(records);
@@ -146,35 +181,7 @@ function summarize(run) {
     };
   });
 
-  const cpuS = generatorCpuS(records, samples);
-  // From asking the generator to start to its first phase: Artillery loading, load nodes
-  // coming up (tens of seconds on emulated nodes). The run's clock starts after it.
-  const firstPhase = records.find((r) => r.type === 'phase' && r.index === 0);
-  const asked = Date.parse(run.startedAt);
-  const generator = {
-    name,
-    startupS: firstPhase && Number.isFinite(asked) ? round1(Math.max(0, (firstPhase.at - asked) / 1000)) : null,
-    loop: closed ? 'closed' : 'open',
-    workers: run.generator?.workers ?? records.find((r) => r.type === 'start')?.workers ?? 1,
-    latencyPrecision: PRECISION[name] || PRECISION.fast,
-    cpuS: round1(cpuS),
-    cpuMsPerRequest: cpuS !== null && t.launched ? Math.round((cpuS * 1e6) / t.launched) / 1000 : null,
-    ...generatorFigures(samples),
-  };
-  // The lab's own engines say how they used connections (kept alive, pipelined) and how
-  // many they opened: a run with 50 kept-alive connections that opened 3,000 was not one.
-  const how = records.find((r) => r.type === 'start')?.connections;
-  if (how) {
-    generator.connections = { ...how, ...(done?.connectionsOpened ? { opened: done.connectionsOpened } : {}) };
-    generator.connectionsText = connectionsText(generator.connections);
-  }
-  // A generator spread over load nodes (--load-nodes): a row per node, with its clock.
-  const loadNodes = done?.loadNodes ?? records.find((r) => r.type === 'start')?.loadNodes ?? null;
-  if (loadNodes) {
-    generator.nodes = loadNodes;
-    generator.nodesNote =
-      "the generator ran on these nodes; each node's clock offset to the lab's was measured at start (NTP-style, from the ping with the shortest round trip) and its seconds placed on the lab's clock; CPU is the busiest node's, second by second";
-  }
+  const generator = generatorOf(run, records, { name, closed, samples, launched: t.launched, done });
   const saturation = judgeGenerator(phases, run.status, { closed, generator });
   // Answers whose status says they failed (by default 400 or more, lab/results/expect-status.js).
   const expect = run.expect ?? parseExpect();
