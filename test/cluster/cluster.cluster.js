@@ -130,6 +130,17 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const summary = JSON.parse(r.stdout);
     expect(summary.status).toBe('completed');
+    // While the load nodes start, the progress says so; the run's clock starts with the load
+    // (never "finishing | sent 0"), and the start-up is reported apart (issue 44).
+    expect(r.stderr).toMatch(/starting load nodes: \d of 2 ready/);
+    expect(r.stderr).not.toMatch(/finishing \| sent 0 /);
+    expect(typeof summary.generator.startupS).toBe('number');
+    // The run's own StatsD listens on this machine's side of the cluster's network (LAB_HOST
+    // is the manager VM's address, where it cannot listen): never "port ... in use".
+    expect(summary.monitoring.statsd).toMatchObject({
+      ok: true,
+      note: expect.stringMatching(/is not this machine's address/),
+    });
     const nodes = summary.generator.nodes;
     expect(nodes.map((n) => n.node).sort()).toEqual(['node1', 'node2']);
     // Every arrival the schedule asked was launched by exactly one node.
