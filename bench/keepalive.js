@@ -82,10 +82,11 @@ async function wrk() {
   return { answered, non2xx, seconds: S, cpuS };
 }
 // The CPU of this process's waited-for children, in seconds.
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
 function childCpu() {
   const t = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
   // Fields 16 and 17 (cutime, cstime; the first after the name is field 3), in clock ticks.
-  return (Number(t[13]) + Number(t[14])) / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
+  return (Number(t[13]) + Number(t[14])) / CLK_TCK;
 }
 
 async function autocannon(dir, pipelining) {

@@ -177,7 +177,17 @@ function codeOf(fn) {
   return 'accepted';
 }
 
+// The charts of a page the lab wrote, as their specs: each figure's data-chart attribute
+// (lab/report/chart.js), its HTML escapes undone.
+const UNESCAPE = { quot: '"', '#39': "'", lt: '<', gt: '>', amp: '&' };
+function chartSpecs(html) {
+  return [...String(html).matchAll(/data-chart="([^"]*)"/g)].map((m) =>
+    JSON.parse(m[1].replace(/&(quot|#39|lt|gt|amp);/g, (_, e) => UNESCAPE[e])),
+  );
+}
+
 module.exports.freePortBase = freePortBase;
+module.exports.chartSpecs = chartSpecs;
 module.exports.codeOf = codeOf;
 module.exports.errorCode = errorCode;
 module.exports.lab = lab;

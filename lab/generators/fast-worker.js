@@ -322,7 +322,8 @@ function runShard(data, port) {
     // Each virtual user keeps its connection across its runs of the flow (with --keepalive;
     // --pipelining N puts N virtual users on each of the connections).
     const user = () => {
-      const { conn } = connectionFor(true);
+      // (Without --keepalive each run of the flow takes its own connection, in runVu.)
+      const conn = keepalive ? connectionFor(true).conn : undefined;
       const loop = () => {
         if (stopped || budget <= 0 || clock() >= end) {
           live -= 1;
@@ -330,7 +331,7 @@ function runShard(data, port) {
           return;
         }
         budget -= 1;
-        runVu(clock(), loop, keepalive ? { vars: flows.vars(), conn, owned: false } : undefined);
+        runVu(clock(), loop, conn ? { vars: flows.vars(), conn, owned: false } : undefined);
       };
       return loop;
     };

@@ -19,6 +19,22 @@ const OWN_FLAGS = Object.freeze({
   requests: { ...flag.int(1, 100000000), help: 'stop after M virtual users (M requests of a one-request scenario)' },
 });
 
+// What both engines run: every feature of the scenario model, several targets, load nodes
+// (fast adds arrival rates).
+const OWN_SUPPORTS = Object.freeze([
+  'flows',
+  'weights',
+  'think',
+  'loop',
+  'capture',
+  'templates',
+  'payload',
+  'variables',
+  'objects',
+  'targets',
+  'load-nodes',
+]);
+
 // The model travels to the engine threads (and to load nodes) as plain data.
 function ownPlan(model, ctx) {
   return {
@@ -33,4 +49,4 @@ function ownPlan(model, ctx) {
   };
 }
 
-module.exports = { ownPlan, OWN_FLAGS };
+module.exports = { ownPlan, OWN_FLAGS, OWN_SUPPORTS };

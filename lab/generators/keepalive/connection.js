@@ -27,10 +27,6 @@ class Connection {
     this.closed = false;
   }
 
-  get size() {
-    return this.inflight.length;
-  }
-
   get hasRoom() {
     return !this.closed && this.inflight.length < this.pipelining;
   }

@@ -51,7 +51,6 @@ function createEngine({ pipelining = 1, timeoutMs }) {
 
   const engine = {
     stats,
-    pipelining,
     // A connection of its own, for a virtual user (onFree: called when it has room again).
     connection(url, onFree = null) {
       const c = new Connection({ url, pipelining, onFree, stats });

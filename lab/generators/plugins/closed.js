@@ -2,7 +2,7 @@
 
 const { defineGenerator } = require('../plugin');
 const { startOwn } = require('../own-process');
-const { ownPlan, OWN_FLAGS } = require('../own-plan');
+const { ownPlan, OWN_FLAGS, OWN_SUPPORTS } = require('../own-plan');
 
 // The lab's closed loop: N connections, each a virtual user running the flow again as soon
 // as it ended, as `wrk -c` and k6's virtual users do, for the scenario's length, --duration
@@ -15,19 +15,7 @@ module.exports = defineGenerator({
   drives: 'requests',
   precision: "microseconds, HdrHistogram, timed from each request's send",
   flags: OWN_FLAGS,
-  supports: [
-    'flows',
-    'weights',
-    'think',
-    'loop',
-    'capture',
-    'templates',
-    'payload',
-    'variables',
-    'objects',
-    'targets',
-    'load-nodes',
-  ],
+  supports: OWN_SUPPORTS,
   plan(model, ctx) {
     const scripted = model.phases.reduce((a, ph) => a + ph.duration, 0);
     const durationS = ctx.values.duration ?? (ctx.values.requests ? undefined : scripted);

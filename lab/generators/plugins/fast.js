@@ -2,7 +2,7 @@
 
 const { defineGenerator } = require('../plugin');
 const { startOwn } = require('../own-process');
-const { ownPlan, OWN_FLAGS } = require('../own-plan');
+const { ownPlan, OWN_FLAGS, OWN_SUPPORTS } = require('../own-plan');
 
 // The lab's open loop: the scenario's phases, each arrival a virtual user started at its
 // due time and running its flow (lab/generators/fast-worker.js), µs HdrHistograms timed
@@ -19,20 +19,7 @@ module.exports = defineGenerator({
     pipelining: OWN_FLAGS.pipelining,
     'generator-workers': OWN_FLAGS['generator-workers'],
   },
-  supports: [
-    'flows',
-    'weights',
-    'think',
-    'loop',
-    'capture',
-    'templates',
-    'payload',
-    'variables',
-    'objects',
-    'targets',
-    'load-nodes',
-    'rates',
-  ],
+  supports: [...OWN_SUPPORTS, 'rates'],
   plan: (model, ctx) => ({ ...ownPlan(model, ctx), mode: 'open', phases: model.phases }),
   start: (plan, o) => startOwn(plan, o),
 });

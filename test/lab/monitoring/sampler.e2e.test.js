@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, chartSpecs } = require('../../helper');
 const { findCarbon } = require('../../../lab/monitoring/carbon');
 
 const FAST = ['--scale', '0.05', '--rate-scale', '0.1'];
@@ -120,10 +120,7 @@ describe('monitoring of a run', () => {
     expect(html).toMatch(/bbox1 load multi/);
     expect(html).toMatch(/bbox1 load single/);
     // Every panel has a series per run.
-    // (Each chart's data rides in its figure's data-chart attribute: lab/report/chart.js.)
-    const unescape = (v) =>
-      v.replace(/&(quot|#39|lt|gt|amp);/g, (m, e) => ({ quot: '"', '#39': "'", lt: '<', gt: '>', amp: '&' })[e]);
-    const panels = [...html.matchAll(/data-chart="([^"]*)"/g)].map((m) => JSON.parse(unescape(m[1])));
+    const panels = chartSpecs(html);
     expect(panels.length).toBeGreaterThanOrEqual(5);
     for (const p of panels) expect(p.series).toHaveLength(2);
   });

@@ -5,15 +5,9 @@
 const { lineChart, align } = require('../../../lab/report/chart');
 const page = require('../../../lab/report/page');
 const { html } = require('../../../lab/report/html');
+const { chartSpecs } = require('../../helper');
 
-const specOf = (markup) => {
-  const m = /data-chart="([^"]*)"/.exec(String(markup));
-  const text = m[1].replace(
-    /&(quot|#39|lt|gt|amp);/g,
-    (_, e) => ({ quot: '"', '#39': "'", lt: '<', gt: '>', amp: '&' })[e],
-  );
-  return JSON.parse(text);
-};
+const specOf = (markup) => chartSpecs(markup)[0];
 
 test('series are aligned on one x axis, null where a series has no point; values rounded', () => {
   expect(
