@@ -341,6 +341,7 @@ async function studyCommand(argv, { log }) {
   assertClaimable(ctx.stateDir, '--state-dir');
   const total = plan.reduce((a, r) => a + r.expectedS, 0);
   const runDir = (step) => path.join(studyDir, 'runs', step.id);
+  const assumed = study.said ? study.said(o) : null;
 
   if (values.plan) {
     const rows = plan.map((r, i) => ({
@@ -357,9 +358,10 @@ async function studyCommand(argv, { log }) {
         ['what', 'what'],
         ['expected', 'expected'],
         ['done', ''],
-      ])}\n\n${study.title}: ${plan.length} runs, about ${clock(total)} in all${o.scale !== 1 ? ` at scale ${o.scale}` : ''}`,
+      ])}\n\n${study.title}: ${plan.length} runs, about ${clock(total)} in all${o.scale !== 1 ? ` at scale ${o.scale}` : ''}${assumed ? `\n${assumed}` : ''}`,
     };
   }
+  if (assumed) log(assumed);
 
   // One study at a time in a folder, and one command at a time on its state folder (its
   // runs, the study's own children, go on under the study's lock).

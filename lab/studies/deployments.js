@@ -24,6 +24,13 @@ const TIMEOUT_TAIL_S = 10;
 // The capacity search of four deployments at default settings (lab/capacity/http.js --plan).
 const CAPACITY_S_PER_DEPLOYMENT = 230;
 
+// What the study assumes for the user, said before it starts (and under --plan): with no
+// path and no script it loads /, which many services answer 404 (every answer then failed).
+function said(o) {
+  if (o.script || o.paths) return null;
+  return 'no --endpoints or --script given: every run loads / of your service (name its paths with --endpoints /a,/b)';
+}
+
 function plan(o) {
   if (!o.app) return [];
   const deployments = o.deployments ?? COURSE.map((p) => p.name);
@@ -169,6 +176,7 @@ module.exports = {
   ],
   // Needs --app: with none, the study has nothing to run (said by the command).
   needs: ['app'],
+  said,
   plan,
   render,
 };

@@ -67,6 +67,14 @@ describe('the studies as data', () => {
     ]);
   });
 
+  test('deployments with neither paths nor a script says it loads /, before it starts', async () => {
+    expect(STUDIES.deployments.said(opts(1))).toMatch(/every run loads \/ of your service .*--endpoints/);
+    expect(STUDIES.deployments.said({ ...opts(1), paths: ['/api/items'] })).toBe(null);
+    const r = await lab(['study', 'deployments', '--app', SHOP, '--plan', '--dir', tmpStateDir()]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/no --endpoints or --script given: every run loads \/ of your service/);
+  });
+
   test('a smaller scale makes every study shorter', () => {
     for (const s of all) {
       const sum = (p) => p.reduce((a, r) => a + r.expectedS, 0);
