@@ -171,6 +171,36 @@ describe('run summary from neutral records', () => {
     expect(judgeGenerator([phase(null, 40)], 'completed', { closed: true }).saturated).toBe(false);
   });
 
+  // Seen in a study at --scale 0.1: spikes' last 5 s base at 10/s read 49 of 50 (9.8/s), the
+  // spike before it 201 of 200, and the run launched every arrival asked; the verdict blamed
+  // the generator at 2.8% of a core.
+  test('an arrival counted across a phase boundary is not a generator limit; a real shortfall still is', () => {
+    const ph = (name, rate, durationS, launched) => ({
+      name,
+      durationS,
+      launched,
+      achievedRate: launched / durationS,
+      ratio: launched / (rate * durationS),
+      targetRate: { mean: rate },
+      generatorCpuPctMean: 3,
+      sendLagP99Ms: 0.3,
+    });
+    const spikes = (lastBase) => [
+      ph('base 10/s', 10, 5, 50),
+      ph('spike 2: 100/s', 100, 2, 201),
+      ph('base 10/s', 10, 5, lastBase),
+    ];
+    expect(judgeGenerator(spikes(49), 'completed')).toEqual({
+      saturated: false,
+      verdict: 'the load generator launched 300 arrivals; phases under 5 s are too short to judge its rate',
+    });
+    expect(judgeGenerator([ph('base', 10, 5, 49)], 'completed').saturated).toBe(false);
+    const short = judgeGenerator(spikes(45), 'completed');
+    expect(short.saturated).toBe(true);
+    expect(short.verdict).toMatch(/launched 9\/s of the 10\/s asked/);
+    expect(judgeGenerator([ph('base', 10, 5, 48)], 'completed').saturated).toBe(true);
+  });
+
   test('a closed loop under the busy mark gives its figure, not "not busy"; over it, it may be the limit', () => {
     const closed = (cpu, workers = 1) =>
       judgeGenerator([{ name: 'closed loop', durationS: 60, generatorCpuPctMean: cpu }], 'completed', {
