@@ -1,6 +1,7 @@
 'use strict';
 
 const { flag } = require('../cli/flags');
+const { MODEL_FEATURES } = require('./plugin');
 
 // What the lab's own engines (fast, closed) share: their flags, and their plan of a scenario
 // model (lab/scenario/model.js), which the engine threads run (./fast-worker.js).
@@ -21,19 +22,7 @@ const OWN_FLAGS = Object.freeze({
 
 // What both engines run: every feature of the scenario model, several targets, load nodes
 // (fast adds arrival rates).
-const OWN_SUPPORTS = Object.freeze([
-  'flows',
-  'weights',
-  'think',
-  'loop',
-  'capture',
-  'templates',
-  'payload',
-  'variables',
-  'objects',
-  'targets',
-  'load-nodes',
-]);
+const OWN_SUPPORTS = Object.freeze([...MODEL_FEATURES, 'targets', 'load-nodes']);
 
 // The model travels to the engine threads (and to load nodes) as plain data.
 function ownPlan(model, ctx) {

@@ -1,5 +1,7 @@
 'use strict';
 
+const { FEATURES } = require('../scenario/model');
+
 // A load generator is a plugin, as a balancer kind is (lab/kinds/): one file in
 // lab/generators/plugins/ that says everything about it, read into one table
 // (./index.js). The scenario command, its help and its refusals read that table; adding a
@@ -21,22 +23,10 @@
 //   start(plan, { dir, onRecord })  -> { pid, workers, done: Promise<{ records, status }>,
 //                                        stop() }, emitting the lab's neutral records
 //                                        (lab/measure/records.js)
+// Every feature of the scenario model, which a generator may declare it runs.
+const MODEL_FEATURES = Object.freeze(Object.keys(FEATURES));
 const NEED = ['name', 'what', 'loop', 'drives', 'precision', 'plan', 'start'];
-const SUPPORTS = [
-  'flows',
-  'weights',
-  'think',
-  'loop',
-  'capture',
-  'templates',
-  'payload',
-  'variables',
-  'objects',
-  'targets',
-  'load-nodes',
-  'rates',
-  'foreign',
-];
+const SUPPORTS = [...MODEL_FEATURES, 'targets', 'load-nodes', 'rates', 'foreign'];
 
 function defineGenerator(g) {
   for (const k of NEED) if (g[k] === undefined) throw new Error(`generator ${g.name || '?'}: no ${k}`);
@@ -50,4 +40,4 @@ function defineGenerator(g) {
   return Object.freeze({ flags: {}, supports: [], ...g });
 }
 
-module.exports = { defineGenerator, SUPPORTS };
+module.exports = { defineGenerator, SUPPORTS, MODEL_FEATURES };

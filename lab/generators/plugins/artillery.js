@@ -1,6 +1,6 @@
 'use strict';
 
-const { defineGenerator } = require('../plugin');
+const { defineGenerator, MODEL_FEATURES } = require('../plugin');
 const { startArtillery } = require('../artillery-events');
 const { artilleryScript } = require('../artillery-script');
 
@@ -14,19 +14,7 @@ module.exports = defineGenerator({
   loop: 'open',
   drives: 'requests',
   precision: "whole milliseconds, percentiles from Artillery's sketch (capped at its max)",
-  supports: [
-    'flows',
-    'weights',
-    'think',
-    'loop',
-    'capture',
-    'templates',
-    'payload',
-    'variables',
-    'objects',
-    'rates',
-    'foreign',
-  ],
+  supports: [...MODEL_FEATURES, 'rates', 'foreign'],
   plan: (model, ctx) => ({
     ...artilleryScript(model, ctx),
     phases: model.phases,
