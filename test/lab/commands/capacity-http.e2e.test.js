@@ -8,8 +8,12 @@ const { lab, ownPlace, tmpStateDir, errorCode, ROOT } = require('../../helper');
 // lab has never seen (test/fixtures/apps/shop, /api/items: about 2 ms of CPU a request). A
 // short search here (levels of 2 s, one verification, a 25% bracket); the full one, at
 // default settings, is bench/capacity.js's (its results in bench/results/capacity.json).
+// (The bracket test starts at 50/s under p99<500: alone here p99 is 9 ms at 100/s, 24 ms at
+// 400/s and over a second at 500/s, but CI runs it beside three other end-to-end files on two
+// cores, where one stall made a 2 s level at 100/s break p99<100 and the test lose its bracket.
+// A stall of half a second does not break it; saturation, where the queue grows, still does.)
 const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
-const quick = ['--start', '100', '--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.25'];
+const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.25'];
 
 test('a bracketed, verified capacity for single: the rate, the run that broke the SLO, its cost', async () => {
   const r = await lab(
@@ -21,8 +25,10 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
       '--deployments',
       'single',
       '--slo',
-      'p99<100',
+      'p99<500',
       ...quick,
+      '--start',
+      '50',
       '--json',
       ...(await ownPlace({ ports: 70 })),
     ],
@@ -32,11 +38,11 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
   const out = JSON.parse(r.stdout);
   const [d] = out.deployments;
   expect(d.deployment).toBe('single');
-  expect(d.maxRate).toBeGreaterThan(100);
+  expect(d.maxRate).toBeGreaterThan(50);
   expect(d.broke.rate).toBeGreaterThan(d.maxRate);
-  expect(d.broke.failed).toEqual(['p99<100']);
+  expect(d.broke.failed).toEqual(['p99<500']);
   expect(d.verified).toMatchObject({ rate: d.maxRate, runs: 1 });
-  expect(d.p99).toBeLessThanOrEqual(100);
+  expect(d.p99).toBeLessThanOrEqual(500);
   expect(d.cpuMsPerRequest).toBeGreaterThan(0.5);
   expect(Object.keys(d.cpuMsPerRequestByTier).sort()).toEqual(['nginx', 'replicas']);
   expect(out.best.deployment).toBe('single');
@@ -57,6 +63,8 @@ test("an SLO the first level already breaks: said with that level's figure, exit
       '--slo',
       'p99<0.01',
       ...quick,
+      '--start',
+      '100',
       ...(await ownPlace({ ports: 70 })),
     ],
     { timeoutMs: 120000 },
@@ -101,6 +109,8 @@ test('capacity --dashboard: the levels as they are measured, then the results', 
       '--slo',
       'p99<0.01',
       ...quick,
+      '--start',
+      '100',
       '--dashboard',
       String(port),
       ...(await ownPlace({ ports: 70 })),
