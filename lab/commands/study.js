@@ -474,13 +474,28 @@ async function studyCommand(argv, { log }) {
     return r;
   }
 
+  // What a study learns from a run that makes the rest of some runs pointless (your service
+  // refusing a path: lab/studies/deployments.js afterRun): those are left out, and said.
+  const leftOut = [];
+  const learn = (step, dir) => {
+    const found = study.afterRun ? study.afterRun(step, dir) : null;
+    if (!found) return;
+    failures[step.id] = found.why;
+    leftOut.push(found);
+    log(`${step.id}: ${found.why}`);
+  };
   let remaining = total;
   for (const [i, step] of plan.entries()) {
     const dir = runDir(step);
     remaining -= step.expectedS;
     const next = plan[i + 1];
-    if (isDone(dir, step)) {
+    const skipped = isDone(dir, step) ? null : leftOut.find((f) => f.skip(step));
+    if (skipped) {
+      failures[step.id] = `not run: ${skipped.skipWhy}`;
+      log(`run ${i + 1} of ${plan.length}: ${step.id} left out: ${skipped.skipWhy}`);
+    } else if (isDone(dir, step)) {
       log(`run ${i + 1} of ${plan.length}: ${step.id} already done, skipped`);
+      learn(step, dir);
     } else {
       log(
         `run ${i + 1} of ${plan.length}: ${step.id} (${step.what}) | elapsed ${clock((Date.now() - started) / 1000)} | expected remaining ${clock(remaining + step.expectedS)}`,
@@ -511,7 +526,7 @@ async function studyCommand(argv, { log }) {
         if (r.code !== 0) {
           failures[step.id] = `exited ${r.code}: ${reasonOf(r.tail, r.code)} (see ${dir})`;
           log(`run ${step.id} failed (${r.code}); going on with the next`);
-        }
+        } else learn(step, dir);
       }
     }
     if (group && (!next || !next.group || next.group.id !== group.id)) await closeGroup();

@@ -31,6 +31,33 @@ function said(o) {
   return 'no --endpoints or --script given: every run loads / of your service (name its paths with --endpoints /a,/b)';
 }
 
+// After a run (or a finished one found again): when every answer was a 4xx, the service
+// refuses that request (a path it does not have, a method it does not take), which no
+// deployment changes, so the rest of that source's runs would measure refusals too. Returns
+// { why, skip(run) } to fail this run and leave those out, or null.
+function afterRun(step, dir) {
+  if (step.kind !== 'scenario') return null;
+  let s;
+  try {
+    s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+  const codes = Object.entries(s.codes || {});
+  const answered = codes.reduce((a, [, n]) => a + n, 0);
+  const refused = codes.every(([c]) => Number(c) >= 400 && Number(c) < 500);
+  if (!answered || !refused || (s.answersFailed?.count ?? 0) !== answered) return null;
+  const seen = codes.map(([c, n]) => `${c} x${n}`).join(', ');
+  const hint = step.source.startsWith('/')
+    ? 'name the paths it serves with --endpoints /a,/b'
+    : "check the script's requests against your service";
+  return {
+    why: `every answer was a refusal (${seen}): your service refuses ${step.source} whichever the deployment, so the study leaves out its other runs; ${hint}`,
+    skipWhy: `${step.source} got only refusals in ${step.id} (${seen})`,
+    skip: (r) => r.source === step.source,
+  };
+}
+
 function plan(o) {
   if (!o.app) return [];
   const deployments = o.deployments ?? COURSE.map((p) => p.name);
@@ -45,6 +72,7 @@ function plan(o) {
   const runs = [];
   const sources = o.script ? [{ script: o.script }] : (o.paths ?? ['/']).map((p) => ({ path: p }));
   for (const src of sources) {
+    const source = src.script ? path.basename(src.script) : src.path;
     const slug = src.script
       ? path.basename(src.script).replace(/\.\w+$/, '')
       : src.path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';
@@ -58,6 +86,7 @@ function plan(o) {
           const b = balancer ? ['--balancer', balancer] : [];
           runs.push({
             kind: 'scenario',
+            source,
             id: `${slug}-${scenario}-${deployment}${balancer ? `-${balancer}` : ''}`,
             what: `${src.script ? path.basename(src.script) : `${src.path} ${scenario}`} on ${deployment}${balancer ? ` behind ${balancer}` : ''}`,
             section: `${src.script ? path.basename(src.script) : src.path} ${scenario}`,
@@ -78,6 +107,7 @@ function plan(o) {
     }
     runs.push({
       kind: 'capacity',
+      source,
       id: `${slug}-capacity`,
       what: `capacity of ${src.script ? path.basename(src.script) : src.path} on ${deployments.join(', ')}`,
       expectedS: Math.round(
@@ -115,6 +145,7 @@ function render({ studyDir, plan: runs, machine, scale, failures = {} }) {
     html.push(h`<p class="warn">${id} failed: ${reason}</p>`);
     md.push(`- **${id} failed**: ${reason}`);
   }
+  if (Object.keys(failures).length) md.push('');
   const groups = new Map();
   for (const r of runs.filter((x) => x.kind === 'scenario' && isDoneRun(studyDir, x))) {
     if (!groups.has(r.section)) groups.set(r.section, []);
@@ -177,6 +208,7 @@ module.exports = {
   // Needs --app: with none, the study has nothing to run (said by the command).
   needs: ['app'],
   said,
+  afterRun,
   plan,
   render,
 };
