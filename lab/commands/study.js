@@ -489,11 +489,12 @@ async function studyCommand(argv, { log }) {
     const dir = runDir(step);
     remaining -= step.expectedS;
     const next = plan[i + 1];
-    const skipped = isDone(dir, step) ? null : leftOut.find((f) => f.skip(step));
+    const finished = isDone(dir, step);
+    const skipped = finished ? null : leftOut.find((f) => f.skip(step));
     if (skipped) {
       failures[step.id] = `not run: ${skipped.skipWhy}`;
       log(`run ${i + 1} of ${plan.length}: ${step.id} left out: ${skipped.skipWhy}`);
-    } else if (isDone(dir, step)) {
+    } else if (finished) {
       log(`run ${i + 1} of ${plan.length}: ${step.id} already done, skipped`);
       learn(step, dir);
     } else {

@@ -10,6 +10,7 @@ const { compareBody, label } = require('../report/run-report');
 const { observations } = require('../report/study-report');
 const { capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 const { html: h } = require('../report/html');
+const { readJson } = require('./kit');
 const page = require('../report/page');
 
 // Your service in the four deployments (the course study, for the service you bring): each of
@@ -36,13 +37,8 @@ function said(o) {
 // deployment changes, so the rest of that source's runs would measure refusals too. Returns
 // { why, skip(run) } to fail this run and leave those out, or null.
 function afterRun(step, dir) {
-  if (step.kind !== 'scenario') return null;
-  let s;
-  try {
-    s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
-  } catch {
-    return null;
-  }
+  const s = step.kind === 'scenario' ? readJson(path.join(dir, 'summary.json')) : null;
+  if (!s) return null;
   const codes = Object.entries(s.codes || {});
   const answered = codes.reduce((a, [, n]) => a + n, 0);
   const refused = codes.every(([c]) => Number(c) >= 400 && Number(c) < 500);
@@ -74,7 +70,7 @@ function plan(o) {
   for (const src of sources) {
     const source = src.script ? path.basename(src.script) : src.path;
     const slug = src.script
-      ? path.basename(src.script).replace(/\.\w+$/, '')
+      ? source.replace(/\.\w+$/, '')
       : src.path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';
     for (const scenario of src.script ? ['script'] : (o.scenarios ?? SCENARIOS)) {
       const phases = src.script
@@ -88,8 +84,8 @@ function plan(o) {
             kind: 'scenario',
             source,
             id: `${slug}-${scenario}-${deployment}${balancer ? `-${balancer}` : ''}`,
-            what: `${src.script ? path.basename(src.script) : `${src.path} ${scenario}`} on ${deployment}${balancer ? ` behind ${balancer}` : ''}`,
-            section: `${src.script ? path.basename(src.script) : src.path} ${scenario}`,
+            what: `${src.script ? source : `${source} ${scenario}`} on ${deployment}${balancer ? ` behind ${balancer}` : ''}`,
+            section: `${source} ${scenario}`,
             expectedS: Math.round(phaseS + RUN_OVERHEAD_S + TIMEOUT_TAIL_S),
             args: [
               'scenario',
@@ -109,7 +105,7 @@ function plan(o) {
       kind: 'capacity',
       source,
       id: `${slug}-capacity`,
-      what: `capacity of ${src.script ? path.basename(src.script) : src.path} on ${deployments.join(', ')}`,
+      what: `capacity of ${source} on ${deployments.join(', ')}`,
       expectedS: Math.round(
         CAPACITY_S_PER_DEPLOYMENT * deployments.length * (o.scale <= 0.2 ? 0.25 : o.scale < 1 ? 0.6 : 1),
       ),
