@@ -28,7 +28,9 @@ const inside = (app, file, root = INSIDE) =>
 // at `root` and the lab's primary at `primary`.
 function appContainer(app, { workers, port, root = INSIDE, primary = path.posix.join(INSIDE, PRIMARY) }) {
   const env = { PORT: String(port), ...(app.run.node?.env || {}) };
-  if (!app.run.node) return { command: ['/bin/sh', '-c', `exec ${app.run.shell}`], environment: env };
+  // A shell line as the shell runs it (`exec LINE` ran only the first command of
+  // `npm run build && node x.js`); the container's init stops the whole of it.
+  if (!app.run.node) return { command: ['/bin/sh', '-c', app.run.shell], environment: env };
   const { entry, execArgv, args } = app.run.node;
   if (workers > 1) {
     return {

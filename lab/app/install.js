@@ -16,18 +16,38 @@ async function installApp(app, log = () => {}) {
     execFile(
       'npm',
       [...args, '--no-audit', '--no-fund', '--loglevel=error'],
-      { cwd: app.dir, timeout: 600000, maxBuffer: 16 << 20 },
+      { cwd: app.dir, timeout: 600000, maxBuffer: 16 << 20, env: npmEnv() },
       (err, stdout, stderr) => resolve({ ok: !err, out: `${stderr}${stdout}`.trim() }),
     ),
   );
-  if (!r.ok) {
-    throw labError(
-      'LAB_ERR_PROCESS',
-      `npm ${args[0]} in ${app.dir}`,
-      r.out.split('\n').slice(-3).join(' | ') || 'it failed without a word',
-    );
-  }
+  // (Exit 2, as a service that does not start: the cause is in its folder, most often a lock
+  // file out of step with its package.json.)
+  if (!r.ok) throw labError('LAB_ERR_APP', app.name, `npm ${args[0]} in ${app.dir} failed: ${npmCause(r.out)}`);
   return true;
 }
 
-module.exports = { installApp };
+// npm's cache stays the user's: once a command has pointed HOME into the state folder
+// (lab/ownership/adopt.js), npm would write ~/.npm there, into a folder the lab then
+// refuses to reset because it did not make what is in it. (`npm run` passes its own
+// npm_config_cache, which is why only `node lab/cli` met it.)
+function npmEnv(env = process.env) {
+  if (env.npm_config_cache || !env.LAB_USER_HOME) return env;
+  return { ...env, npm_config_cache: path.join(env.LAB_USER_HOME, '.npm') };
+}
+
+// npm's own cause, without its usage text and log pointer: "Missing: left-pad@1.3.0 from
+// lock file" came before 60 lines of `npm ci`'s options, and the last three lines said only
+// "Run npm help ci".
+const NOISE = /^(A complete log of this run|Run "npm help|Run `npm help|aliases:|code E)/;
+function npmCause(out) {
+  const lines = [];
+  for (const raw of out.split('\n')) {
+    const line = raw.replace(/^npm (error|ERR!|warn|WARN)\s?/, '').trim();
+    // Past this comes the command's usage text, which says nothing of the cause.
+    if (/^(Usage:|Clean install a project|Install a package)/.test(line)) break;
+    if (line && !NOISE.test(line)) lines.push(line);
+  }
+  return lines.slice(0, 6).join(' | ') || 'it failed without a word';
+}
+
+module.exports = { installApp, npmCause, npmEnv };

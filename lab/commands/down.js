@@ -37,7 +37,7 @@ async function down(argv, { log }) {
         ? `stopped ${r.stopped.length} process(es)`
         : 'nothing was up',
   );
-  if (r.groups?.removed.length) lines.push(`removed ${r.groups.removed.length} control group(s) of its caps`);
+  if (r.groups?.removed.length) lines.push(`removed ${r.groups.removed.length} control group(s) of the deployment`);
   for (const f of r.groups?.failed || []) lines.push(`could not remove control group ${f.dir}: ${f.error}`);
   return { stdout: lines.join('\n'), exitCode: r.groups?.failed.length ? 1 : 0 };
 }

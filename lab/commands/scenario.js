@@ -28,6 +28,7 @@ const { own, interrupted } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const { requestOf, parseMethod, parseHeader, METHODS } = require('../scenario/request');
+const { LIMITS } = require('../scenario/limits');
 const { catalogueModel } = require('../scenario/catalogue');
 const { readScript } = require('../scenario/from-artillery');
 const { requestNames, checkModel } = require('../scenario/model');
@@ -117,7 +118,7 @@ const COMMAND = defineCommand({
     ensure: flag.list(parseThreshold),
     scale: flag.factor(),
     'rate-scale': flag.factor(),
-    rate: { type: 'number', above: 0, max: 1000000 },
+    rate: { type: 'number', above: 0, max: LIMITS.arrivalRate },
     duration: flag.duration(),
     target: flag.url(),
     keep: flag.bool(),

@@ -22,6 +22,7 @@ const { capture } = require('../scenario/capture');
 const { requestNames } = require('../scenario/model');
 const { createEngine } = require('./keepalive');
 const { upstreamTime } = require('./keepalive/response-parser');
+const { LIMITS } = require('../scenario/limits');
 
 // Runs one shard of the plan; `port` carries its messages (a thread's parentPort, or an
 // in-process pair when the generator runs a single shard on its main thread).
@@ -168,7 +169,14 @@ function runShard(data, port) {
         if (text === null) res.on('data', noop);
         else {
           res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
+          res.on('data', (c) => {
+            text += c;
+            // A body kept for a capture is bounded (lab/scenario/limits.js).
+            if (text.length > LIMITS.capturedBodyBytes) {
+              ko('EBODYSIZE');
+              req.destroy();
+            }
+          });
         }
         res.on('end', () =>
           ok({
@@ -201,14 +209,19 @@ function runShard(data, port) {
     const finish = (ok, at) => {
       if (vu.owned) engine.release(vu.conn);
       const b = bucket(at ?? clock());
-      if (ok) b.vusCompleted += 1;
-      else b.vusFailed += 1;
+      // (CUT: a closed loop's virtual user stopped by the run's end mid-flow, neither.)
+      if (ok === true) b.vusCompleted += 1;
+      else if (ok !== CUT) b.vusFailed += 1;
       done(ok);
     };
     return runSteps(flows.pick().steps, 0, vu, due, finish);
   }
+  // The closed loop's end: a flow still running then (a loop of thousands) stops at its
+  // next step, so the run ends at --duration (it once ran on for as long as the loop did).
+  const closedEnd = mode === 'closed' && durationMs !== undefined ? t0 + durationMs : Infinity;
   function runSteps(steps, i, vu, due, done) {
     if (stopped) return done(false);
+    if (i < steps.length && clock() >= closedEnd) return done(CUT);
     if (i >= steps.length) return done(true, due);
     const step = steps[i];
     if (step.kind === 'request') {
@@ -221,6 +234,7 @@ function runShard(data, port) {
     // A loop: its steps `count` times, then on.
     let round = 0;
     const again = (ok, at = clock()) => {
+      if (ok === CUT) return done(CUT);
       if (!ok) return done(false);
       if (round++ >= step.count) return runSteps(steps, i + 1, vu, at, done);
       return runSteps(step.steps, 0, vu, at, again);
@@ -349,6 +363,7 @@ function runShard(data, port) {
 }
 
 const noop = () => {};
+const CUT = 'cut';
 
 // Each name's figures of one second, its histogram encoded as the totals' are.
 function encodeNamed(requests) {

@@ -43,10 +43,17 @@ function forkEngine(script, full, { dir, onRecord = () => {} }) {
     records.push(r);
     onRecord(r);
   });
+  const oomBefore = oomKills();
+  let killed = false;
   const done = new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       const end = records.find((r) => r.type === 'done');
-      const status = end && !end.interrupted ? 'completed' : end ? 'interrupted' : `failed (${signal || code})`;
+      const status =
+        end && !end.interrupted
+          ? 'completed'
+          : end
+            ? 'interrupted'
+            : `failed (${died(code, signal, { killed, oomBefore, log: path.join(dir, 'generator.log') })})`;
       resolve({ records, status });
     });
   });
@@ -54,11 +61,49 @@ function forkEngine(script, full, { dir, onRecord = () => {} }) {
   const stop = () => {
     if (child.exitCode !== null || child.signalCode !== null) return done;
     child.kill('SIGTERM');
-    killer = killer || setTimeout(() => child.kill('SIGKILL'), 4000);
+    killer =
+      killer ||
+      setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, 4000);
     killer.unref();
     return done;
   };
   return { pid: child.pid, workers: full.workers || 1, done, stop };
 }
 
-module.exports = { startOwn, forkEngine, threadsFor, PER_THREAD };
+// The kernel's count of processes its OOM killer killed (/proc/vmstat), or null.
+function oomKills() {
+  try {
+    const m = /^oom_kill (\d+)$/m.exec(fs.readFileSync('/proc/vmstat', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+// Why the generator died, in words: a generator killed for memory is named as such (seen:
+// arrivalRate 1e9 read only "failed (SIGKILL)").
+function died(code, signal, { killed, oomBefore, log }) {
+  const after = oomKills();
+  if (signal === 'SIGKILL' && !killed && oomBefore !== null && after > oomBefore) {
+    return "SIGKILL: the kernel's out-of-memory killer killed it, the machine's memory ran out";
+  }
+  let tail = '';
+  try {
+    const fd = fs.openSync(log, 'r');
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(size, 8192));
+    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+    fs.closeSync(fd);
+    tail = buf.toString('utf8');
+  } catch {
+    // no log
+  }
+  if (/heap out of memory|Allocation failed/.test(tail))
+    return `${signal || code}: it ran out of memory (its JavaScript heap)`;
+  return signal || code;
+}
+
+module.exports = { startOwn, forkEngine, threadsFor, PER_THREAD, died };

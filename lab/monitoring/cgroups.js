@@ -70,6 +70,13 @@ function requireCgroups({ root = ROOT, uid = process.getuid() } = {}) {
   return sys;
 }
 
+// The cgroup filesystem when this process may make groups in it (root, mounted), else null:
+// for what groups only contain (a replica of your service and whatever it forks), where
+// their absence is said rather than refused.
+function usableCgroups({ root = ROOT, uid = process.getuid() } = {}) {
+  return uid === 0 ? detect(root) : null;
+}
+
 const parentName = (token) => `lab-${token}`;
 
 // The directories of one node's groups (one per v1 controller; one in v2).
@@ -261,12 +268,35 @@ async function removeGroups(sys, token, { timeoutMs = 3000 } = {}) {
   return { removed, failed };
 }
 
+// Every process inside the token's groups: born there (joinThenExec) or forked by one that
+// was, so the lab started each of them, even a daemon that detached itself with setsid and
+// a scrubbed environment (a double fork: parent 1, no token to find it by).
+function groupMembers(sys, token) {
+  const pids = new Set();
+  for (const parent of parentDirs(sys, token).filter(exists)) {
+    let children;
+    try {
+      children = fs.readdirSync(parent, { withFileTypes: true }).filter((e) => e.isDirectory());
+    } catch {
+      continue;
+    }
+    for (const dir of [...children.map((e) => path.join(parent, e.name)), parent]) {
+      for (const line of (readText(path.join(dir, 'cgroup.procs')) || '').split('\n')) {
+        if (/^\d+$/.test(line)) pids.add(Number(line));
+      }
+    }
+  }
+  return [...pids];
+}
+
 // The token's groups that exist (for `status` and tests).
 const existingGroups = (sys, token) => parentDirs(sys, token).filter(exists);
 
 module.exports = {
   detect,
   requireCgroups,
+  usableCgroups,
+  groupMembers,
   createGroup,
   setCpu,
   readGroup,

@@ -2,6 +2,7 @@
 
 const { kindOf } = require('../kinds');
 const { mib } = require('../topology/caps');
+const pm2Restarts = require('../runtime/pm2-restarts');
 
 // What the per-node table adds to the sampler's figures, measured over the run's own window:
 // the caps as set, what each capped node's control group accounted (the CPU it really got,
@@ -25,18 +26,28 @@ function nodeProbe(runtime, state) {
   let t0 = null;
   let groups0 = {};
   let marks = {};
+  let pm2Mark = 0;
   let end = null;
+  // Every process pm2 supervises: its restarts are counted (0 when it never exited).
+  const supervised = local && state.pm2Home ? (state.processes || []).map((p) => p.name) : [];
+  const restartsNow = () => {
+    if (!supervised.length) return {};
+    const since = pm2Restarts.restartsSince(state.pm2Home, pm2Mark);
+    return Object.fromEntries(supervised.map((n) => [n, since[n] || { restarts: 0, exitCodes: {} }]));
+  };
   return {
     start() {
       t0 = Date.now();
       groups0 = local ? runtime.readCaps(state) : {};
       marks = local ? Object.fromEntries(edges.map((e) => [e.name, e.cache.mark(e.paths)])) : {};
+      pm2Mark = supervised.length ? pm2Restarts.mark(state.pm2Home) : 0;
     },
     stop() {
-      if (t0 !== null && end === null) end = { at: Date.now(), groups: local ? runtime.readCaps(state) : {} };
+      if (t0 !== null && end === null)
+        end = { at: Date.now(), groups: local ? runtime.readCaps(state) : {}, restarts: restartsNow() };
     },
     read() {
-      if (t0 === null) return { limits, kernel: {}, cache: {} };
+      if (t0 === null) return { limits, kernel: {}, cache: {}, restarts: {} };
       const seconds = ((end ? end.at : Date.now()) - t0) / 1000;
       const groups = end ? end.groups : local ? runtime.readCaps(state) : {};
       const kernel = {};
@@ -62,7 +73,8 @@ function nodeProbe(runtime, state) {
       }
       const cache = {};
       if (local) for (const e of edges) cache[e.name] = withRatio(e.cache.since(e.paths, marks[e.name]));
-      return { limits, kernel, cache };
+      const restarts = end ? end.restarts : restartsNow();
+      return { limits, kernel, cache, restarts };
     },
   };
 }

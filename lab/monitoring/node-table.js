@@ -9,13 +9,15 @@
 //           (lab/monitoring/cgroups.js): the CPU it really got, the CFS periods it was throttled
 //           in, its own memory at its peak, and processes the OOM killer killed at its cap.
 //   cache:  { [edge]: { requests, hitRatio } } for the caching edges (each edge kind counts its own, lab/kinds/).
+//   restarts: { [node]: { restarts, exitCodes } } for the nodes a supervisor restarts (pm2,
+//           locally): how often it brought each back over the run; null where not counted.
 // Network bytes are per network namespace on Linux: local processes share the host's, so they
 // cannot be told apart per node and are left null, with the reason.
 const NET_NOTE = 'network bytes: not measured per node (local processes share the host network namespace)';
 
 const round1 = (v) => Math.round(v * 10) / 10;
 
-function nodeTable(samples, limits = {}, { kernel = {}, cache = {} } = {}) {
+function nodeTable(samples, limits = {}, { kernel = {}, cache = {}, restarts = {} } = {}) {
   const by = new Map();
   for (const s of samples) {
     for (const [name, n] of Object.entries(s.nodes || {})) {
@@ -56,6 +58,8 @@ function nodeTable(samples, limits = {}, { kernel = {}, cache = {} } = {}) {
       throttledMs: k.throttledUs != null ? Math.round(k.throttledUs / 1000) : null,
       requests: cache[name]?.requests ?? null,
       hitRatio: cache[name]?.hitRatio ?? null,
+      restarts: restarts[name]?.restarts ?? null,
+      ...(restarts[name]?.restarts ? { exitCodes: restarts[name].exitCodes } : {}),
     };
   });
   return { rows, note: NET_NOTE };

@@ -13,6 +13,9 @@ function adoptStateDir(stateDir) {
   process.env[VAR] = marker.token;
   process.env.LAB_STATE_DIR = path.resolve(stateDir);
   process.env.PM2_HOME = path.join(path.resolve(stateDir), 'pm2');
+  // The user's own home, for what must stay theirs (npm's cache, when your service's
+  // dependencies are installed): kept once, before HOME points into the folder.
+  if (!process.env.LAB_USER_HOME && process.env.HOME) process.env.LAB_USER_HOME = process.env.HOME;
   process.env.HOME = path.join(path.resolve(stateDir), 'home');
   return marker.token;
 }

@@ -157,6 +157,7 @@ function nodesTable(run) {
   if (!n || !Array.isArray(n.rows) || !n.rows.length) return peaksTable(run);
   const capped = n.rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
   const edges = n.rows.some((r) => r.requests != null);
+  const restarted = n.rows.some((r) => r.restarts > 0);
   const head = ['node', 'CPU % mean', 'CPU % max', 'memory max MiB', 'limit MiB', 'memory % of limit', 'PIDs'];
   if (capped)
     head.push(
@@ -169,6 +170,7 @@ function nodesTable(run) {
       'OOM kills',
     );
   if (edges) head.push('requests', 'cache hit ratio');
+  if (restarted) head.push('restarts');
   head.push('net in / out');
   const dash = (v) => v ?? '-';
   return html`${table(
@@ -193,6 +195,7 @@ function nodesTable(run) {
           ]
         : []),
       ...(edges ? [dash(r.requests), r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`] : []),
+      ...(restarted ? [dash(r.restarts)] : []),
       r.netInBytes === null ? 'not measured' : `${r.netInBytes} / ${r.netOutBytes}`,
     ]),
   )}
@@ -331,6 +334,7 @@ function runBody(run) {
           (statuses expected: ${s.expectStatus}).</p>`
         : ''
     }
+    ${(s.findings || []).map((f) => html`<p class="warn" title="${f.rule}">${f.text}</p>`)}
     ${generatorLine(s)} ${thresholdsTable(s)} ${summaryTable([run])} ${requestsTable(s)} ${spreadTable(s)}
     ${
       s.signal

@@ -84,8 +84,9 @@ function nodeLines(nodes, lines) {
   // Columns for caps and caching edges only when some node has them.
   const capped = rows.some((r) => r.cpuCapPct != null || r.memLimitMiB != null);
   const edges = rows.some((r) => r.requests != null);
+  const restarted = rows.some((r) => r.restarts > 0);
   lines.push(
-    `  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB         limit  PIDs${capped ? '  CPU cap  cgroup CPU  throttled  OOM kills' : ''}${edges ? '  requests  hit ratio' : ''}`,
+    `  ${'node'.padEnd(w)}  CPU mean   max  MEM max MiB         limit  PIDs${capped ? '  CPU cap  cgroup CPU  throttled  OOM kills' : ''}${edges ? '  requests  hit ratio' : ''}${restarted ? '  restarts' : ''}`,
   );
   const pct = (v) => (v == null ? '-' : `${v}%`);
   for (const r of rows) {
@@ -96,8 +97,9 @@ function nodeLines(nodes, lines) {
     const hits = edges
       ? `  ${String(r.requests ?? '-').padStart(8)}  ${(r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`).padStart(9)}`
       : '';
+    const restarts = restarted ? `  ${String(r.restarts ?? '-').padStart(8)}` : '';
     lines.push(
-      `  ${r.node.padEnd(w)}  ${String(r.cpuPctMean).padStart(7)}% ${String(r.cpuPctMax).padStart(5)}%  ${String(r.memMiBMax).padStart(11)}  ${limit.padStart(12)}  ${String(r.pidsMax).padStart(4)}${cap}${hits}`,
+      `  ${r.node.padEnd(w)}  ${String(r.cpuPctMean).padStart(7)}% ${String(r.cpuPctMax).padStart(5)}%  ${String(r.memMiBMax).padStart(11)}  ${limit.padStart(12)}  ${String(r.pidsMax).padStart(4)}${cap}${hits}${restarts}`,
     );
   }
   for (const r of rows.filter((x) => x.oomKills > 0)) {
@@ -175,6 +177,10 @@ function renderSummary(s) {
     }
   }
   if (s.nodes && s.nodes.rows.length) nodeLines(s.nodes, lines);
+  if (s.findings?.length) {
+    lines.push('Findings:');
+    for (const f of s.findings) lines.push(`  ${f.text}`);
+  }
   if (s.thresholds && s.thresholds.length) {
     lines.push('Thresholds:');
     for (const t of s.thresholds)

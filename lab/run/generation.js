@@ -80,9 +80,26 @@ async function generate(run, extra = {}) {
   const startedAt = new Date().toISOString();
   run.startedAt = startedAt;
   writeRunRecord(run, startedAt);
+  // The run ends by its plan's time plus a drain, whatever the script or the server does:
+  // counted from the first phase (a load node's start-up is not the run's), the generator
+  // is stopped at that deadline and what it measured is kept.
+  const deadline = deadlineOf(genPlan, { totalS, untilRequests, timeoutS: p.model?.timeoutS });
+  let deadlineTimer = null;
+  let overran = false;
   const onRecord = (r) => {
     fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
     progress.onRecord(r);
+    if (deadline && r.type === 'phase' && r.index === 0 && !deadlineTimer) {
+      deadlineTimer = setTimeout(
+        () => {
+          overran = true;
+          log(`the run passed its deadline (${deadline.text}): stopping the generator`);
+          gen.stop();
+        },
+        Math.max(0, r.at + deadline.s * 1000 - Date.now()),
+      );
+      deadlineTimer.unref();
+    }
   };
   // --load-nodes: the same generator as tasks on the swarm's nodes, coordinated from here.
   const gen = p.loadNodes
@@ -107,10 +124,23 @@ async function generate(run, extra = {}) {
   try {
     result = await gen.done;
   } finally {
+    clearTimeout(deadlineTimer);
     progress.stop();
   }
   release();
+  if (overran) result = { ...result, status: `stopped at its deadline (${deadline.text})` };
   return { startedAt, result, gen };
 }
 
-module.exports = { planGeneration, generate };
+// How long a run may take from its first phase: the plan, then a drain for the answers and
+// virtual users still under way, of twice the request time-out and at least 30 s. A closed
+// loop bounded by a request count alone has no plan time, so no deadline.
+const DRAIN = Object.freeze({ minS: 30, timeouts: 2 });
+function deadlineOf(genPlan, { totalS, untilRequests, timeoutS = 10 }) {
+  const planS = genPlan.durationMs !== undefined ? genPlan.durationMs / 1000 : untilRequests ? null : totalS;
+  if (!(planS > 0)) return null;
+  const drainS = Math.max(DRAIN.minS, DRAIN.timeouts * timeoutS);
+  return { s: planS + drainS, text: `the plan's ${planS} s and a drain of ${drainS} s` };
+}
+
+module.exports = { planGeneration, generate, deadlineOf, DRAIN };

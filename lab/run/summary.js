@@ -7,6 +7,7 @@ const { signalSummary } = require('../results/signal-summary');
 const { evaluate } = require('../results/thresholds');
 const { nodeTable } = require('../monitoring/node-table');
 const { requestNames } = require('../scenario/model');
+const { runFindings } = require('../analysis/run-findings');
 
 const readRecords = (file) =>
   fs
@@ -65,6 +66,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   summary.thresholds = evaluate(p.thresholds, summary);
   summary.monitoring = run.monitoring.sources;
   summary.nodes = nodesOf(run, summary);
+  summary.findings = runFindings(summary);
   if (dashboard) summary.dashboard = dashboard;
   if (run.warmup) summary.warmup = run.warmup;
   if (write) run.writeJson('summary.json', summary);

@@ -24,6 +24,8 @@ const { buildGraph, nodeOf, isNginx, proxyNodes } = require('../topology/graph')
 const { ensureBinary, proxyPaths, checkConfig } = require('./proxy-process');
 const {
   requireCgroups,
+  usableCgroups,
+  groupMembers,
   createGroup,
   readGroup,
   setCpu,
@@ -128,7 +130,10 @@ class LocalRuntime {
     this.assertNotUp();
     const graph = buildGraph(deployment, ports);
     const caps = options.caps || {};
-    const cgroups = Object.keys(caps).length ? requireCgroups() : null;
+    // Caps need control groups; without caps, your service's replicas still get one each
+    // where this process may make them, so `down` stops whatever a replica forked, even a
+    // daemon that left its process tree and the lab's token behind (lab/monitoring/cgroups.js).
+    const cgroups = Object.keys(caps).length ? requireCgroups() : deployment.app ? usableCgroups() : null;
     const proxies = proxyNodes(graph);
     const nginxBin = proxies.some((p) => p.kind.nginx) ? findNginx() : null;
     // Each proxy kind's program (lab/kinds/): found, or installed when the lab may.
@@ -208,6 +213,10 @@ class LocalRuntime {
     // Each capped node's groups, before anything starts: its processes join them first thing.
     const joins = {};
     for (const [name, cap] of Object.entries(caps)) joins[name] = createGroup(cgroups, token, name, cap);
+    if (deployment.app && cgroups) {
+      for (const node of graph.nodes.filter((n) => n.kind === 'service' && !joins[n.name]))
+        joins[node.name] = createGroup(cgroups, token, node.name, {});
+    }
 
     let pm2 = null;
     try {
@@ -229,9 +238,7 @@ class LocalRuntime {
           ? (({ command: c, args: a, env: e }) => ({ script: c, args: a, env: { ...env, ...e }, interpreter: 'none' }))(
               joinThenExec(joins[name], cmd, argv),
             )
-          : command
-            ? { script: command, args, env, interpreter: 'none' }
-            : { script: file, interpreter: process.execPath, args, env, node_args: nodeArgs };
+          : { ...pm2Exec(cmd, argv), env, interpreter: 'none' };
         return {
           name,
           ...run,
@@ -523,8 +530,14 @@ class LocalRuntime {
       await stopPids(more, { timeoutMs: 5000 });
       leftovers.push(...more);
     }
-    // The caps' control groups, once their processes are gone: found by the folder's token,
-    // so they go even when state.json is lost.
+    // Whatever is still inside the deployment's control groups (a daemon a replica forked
+    // away from its tree and the token), then the groups: found by the folder's token, so
+    // they go even when state.json is lost.
+    const members = this.groupMembers().filter((p) => p !== process.pid);
+    if (members.length) {
+      await stopPids(members, { timeoutMs: 3000 });
+      leftovers.push(...members.filter((p) => !leftovers.includes(p)));
+    }
     const groups = await this.removeGroups();
     this.state.remove();
     return {
@@ -535,6 +548,12 @@ class LocalRuntime {
       deployment: view.state?.deployment,
       groups,
     };
+  }
+
+  groupMembers() {
+    const token = this.state.token();
+    const sys = token ? detect() : null;
+    return sys ? groupMembers(sys, token) : [];
   }
 
   async removeGroups() {
@@ -588,12 +607,22 @@ function appProcess(app, node) {
   if (app.run.node) {
     return { script: app.run.node.entry, args: app.run.node.args, nodeArgs: app.run.node.execArgv, env, cwd: app.dir };
   }
+  // (Not `exec LINE`: that runs only the first command of `npm run build && node x.js`.)
   return {
     command: '/bin/sh',
-    args: ['-c', `exec ${app.run.shell}`],
+    args: ['-c', app.run.shell],
     env: { ...env, PATH: `${path.join(app.dir, 'node_modules', '.bin')}:${process.env.PATH}` },
     cwd: app.dir,
   };
+}
+
+// What pm2 runs for `bin argv`: pm2 turns a script path with a space in it into `bash -c
+// <path>` (it takes it for a command line), so a program is always pm2's script, never a
+// file of the lab's or yours, whose folder may have a space; a program whose own path has
+// one goes through /bin/sh.
+function pm2Exec(bin, argv) {
+  if (!/\s/.test(bin)) return { script: bin, args: argv };
+  return { script: '/bin/sh', args: ['-c', 'exec "$0" "$@"', bin, ...argv] };
 }
 
 // The last lines a process of the deployment wrote (its pm2 logs), for a message.

@@ -1,6 +1,5 @@
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
 const YAML = require('yaml');
 const { labError } = require('../../common/errors');
@@ -13,6 +12,7 @@ const { parsePath } = require('./capture');
 const { parseCsv } = require('./payload');
 const { namesIn, FUNCTIONS } = require('./template');
 const { artilleryEnsure } = require('./ensure');
+const { LIMITS, readBounded } = require('./limits');
 
 // An Artillery test script (YAML or JSON, the file `artillery run` accepts) as the lab's
 // scenario model (./model.js). Read once: a script that does not parse, or whose field is
@@ -25,12 +25,9 @@ const { artilleryEnsure } = require('./ensure');
 // options: { scale, rateScale } applied to config.phases, as to the catalogue's.
 function readScript(file, options = {}) {
   const abs = path.resolve(file);
-  let text;
-  try {
-    text = fs.readFileSync(abs, 'utf8');
-  } catch (err) {
-    throw labError('LAB_ERR_USAGE', `--script ${file}: cannot read it (${err.code || err.message})`);
-  }
+  const text = readBounded(abs, LIMITS.scriptBytes, (why) => {
+    throw labError('LAB_ERR_USAGE', `--script ${file}: ${why}`);
+  });
   const lines = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length) {
@@ -54,8 +51,15 @@ function makeReader(doc, lines, file) {
   };
   const field = (p) =>
     p.reduce((a, k) => (typeof k === 'number' ? `${a}[${k}]` : a ? `${a}.${k}` : String(k)), '') || '(top)';
+  let js;
+  try {
+    // (An alias bomb: a few lines whose aliases expand to billions of nodes.)
+    js = doc.toJS({ maxAliasCount: LIMITS.aliases });
+  } catch (err) {
+    throw labError('LAB_ERR_SCENARIO_FILE', file, `its YAML aliases expand too far (${err.message.split('\n')[0]})`);
+  }
   return {
-    js: doc.toJS(),
+    js,
     fail(p, what) {
       throw labError('LAB_ERR_SCENARIO_FILE', `${file}:${lineOf(p)}`, `${field(p)}: ${what}`);
     },
@@ -163,7 +167,7 @@ function buildModel(r, file, { scale = 1, rateScale = 1 } = {}) {
 function readPhases(r, phases, { scale, rateScale }) {
   const p = ['config', 'phases'];
   if (!Array.isArray(phases) || !phases.length) r.fail(p, 'a list of one or more phases');
-  return phases.map((ph, i) => {
+  const out = phases.map((ph, i) => {
     const at = [...p, i];
     if (!isMap(ph)) r.fail(at, 'a phase is a mapping (duration and arrivalRate, rampTo, arrivalCount, or pause)');
     for (const k of Object.keys(ph)) if (!PHASE_KEYS.includes(k)) r.fail([...at, k], 'not a field of a phase');
@@ -174,6 +178,7 @@ function readPhases(r, phases, { scale, rateScale }) {
       );
     const seconds = (k) => {
       const v = ph[k];
+      if (isNum(v) && v > LIMITS.planS) r.fail([...at, k], `at most ${LIMITS.planS / 3600} hours (the lab's limit)`);
       if (isNum(v) && v > 0) return v;
       try {
         return parseDuration(String(v), k);
@@ -186,18 +191,31 @@ function readPhases(r, phases, { scale, rateScale }) {
     const duration = seconds('duration');
     const rate = (k) => {
       if (!isNum(ph[k]) || ph[k] < 0) r.fail([...at, k], 'an arrival rate of 0 or more a second');
+      if (ph[k] * rateScale > LIMITS.arrivalRate)
+        r.fail(
+          [...at, k],
+          `at most ${LIMITS.arrivalRate} arrivals a second (the lab's limit${rateScale !== 1 ? `, with --rate-scale ${rateScale}` : ''})`,
+        );
       return ph[k];
     };
     if (ph.arrivalCount !== undefined) {
       if (!Number.isInteger(ph.arrivalCount) || ph.arrivalCount < 0)
         r.fail([...at, 'arrivalCount'], 'a whole number of arrivals');
+      if ((ph.arrivalCount * rateScale) / duration > LIMITS.arrivalRate)
+        r.fail(
+          [...at, 'arrivalCount'],
+          `at most ${LIMITS.arrivalRate} arrivals a second over the phase (the lab's limit)`,
+        );
       return scalePhase({ name, duration, arrivalCount: ph.arrivalCount }, scale, rateScale);
     }
     if (ph.arrivalRate === undefined) r.fail(at, 'a phase needs arrivalRate, arrivalCount or pause');
-    const out = { name, duration, arrivalRate: rate('arrivalRate') };
-    if (ph.rampTo !== undefined) out.rampTo = rate('rampTo');
-    return scalePhase(out, scale, rateScale);
+    const phase = { name, duration, arrivalRate: rate('arrivalRate') };
+    if (ph.rampTo !== undefined) phase.rampTo = rate('rampTo');
+    return scalePhase(phase, scale, rateScale);
   });
+  if (out.reduce((a, ph) => a + ph.duration, 0) > LIMITS.planS)
+    r.fail(p, `phases of ${LIMITS.planS / 3600} hours in all at most (the lab's limit)`);
+  return out;
 }
 
 function readVariables(r, variables, note) {
@@ -224,12 +242,7 @@ function readPayload(r, payload, dir, note) {
     if (p.order !== undefined && !['random', 'sequence'].includes(p.order))
       r.fail([...at, 'order'], 'random or sequence');
     const file = path.resolve(dir, p.path);
-    let text;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      return r.fail([...at, 'path'], `cannot read ${file} (${err.code || err.message})`);
-    }
+    const text = readBounded(file, LIMITS.payloadBytes, (why) => r.fail([...at, 'path'], `${file}: ${why}`));
     const rows = parseCsv(text, p.delimiter || ',').slice(p.skipHeader ? 1 : 0);
     if (!rows.length) r.fail([...at, 'path'], `${file} has no rows`);
     return { file, fields: p.fields, order: p.order || 'random', skipHeader: Boolean(p.skipHeader), rows };
@@ -251,11 +264,13 @@ function readScenario(r, sc, at, note) {
   }
   if (sc.weight !== undefined && (!isNum(sc.weight) || sc.weight <= 0)) r.fail([...at, 'weight'], 'a number above 0');
   if (!Array.isArray(sc.flow) || !sc.flow.length) r.fail([...at, 'flow'], 'a list of one or more steps');
-  return {
-    name: sc.name !== undefined ? String(sc.name) : `scenario ${at[1] + 1}`,
-    weight: sc.weight ?? 1,
-    steps: readSteps(r, sc.flow, [...at, 'flow'], note),
-  };
+  const steps = readSteps(r, sc.flow, [...at, 'flow'], note);
+  if (requestsPerRun(steps) > LIMITS.requestsPerFlow)
+    r.fail(
+      [...at, 'flow'],
+      `a virtual user sends at most ${LIMITS.requestsPerFlow} requests, loops multiplied out (the lab's limit)`,
+    );
+  return { name: sc.name !== undefined ? String(sc.name) : `scenario ${at[1] + 1}`, weight: sc.weight ?? 1, steps };
 }
 
 function readSteps(r, flow, at, note) {
@@ -271,6 +286,7 @@ function readSteps(r, flow, at, note) {
       if (!isNum(value) && typeof value !== 'string') r.fail([...here, 'think'], 'seconds');
       const s = isNum(value) ? value : Number(String(value).replace(/s$/, ''));
       if (!Number.isFinite(s) || s < 0) r.fail([...here, 'think'], 'seconds, 0 or more');
+      if (s > LIMITS.thinkS) r.fail([...here, 'think'], `at most ${LIMITS.thinkS} s (the lab's limit)`);
       steps.push({ think: s });
     } else if (action === 'loop') {
       const extra = Object.keys(step).filter((k) => !['loop', 'count', 'over', 'whileTrue'].includes(k));
@@ -279,6 +295,7 @@ function readSteps(r, flow, at, note) {
       if (step.whileTrue !== undefined) note([...here, 'whileTrue'], 'loops while a function says (whileTrue)');
       const count = step.count ?? 1;
       if (!Number.isInteger(count) || count < 1) r.fail([...here, 'count'], 'a whole number of 1 or more');
+      if (count > LIMITS.loopCount) r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
       if (!Array.isArray(value) || !value.length) r.fail([...here, 'loop'], 'a list of steps');
       steps.push({ loop: { count, steps: readSteps(r, value, [...here, 'loop'], note) } });
     } else if (METHODS.includes(action.toUpperCase())) {
@@ -357,5 +374,9 @@ function readCaptures(r, capture, at, note) {
   });
   return out;
 }
+
+// The requests one run of these steps sends, loops multiplied out.
+const requestsPerRun = (steps) =>
+  steps.reduce((a, st) => a + (st.request ? 1 : st.loop ? st.loop.count * requestsPerRun(st.loop.steps) : 0), 0);
 
 module.exports = { readScript };

@@ -1,6 +1,8 @@
 'use strict';
 
 const { labError } = require('../../common/errors');
+const { phaseRates } = require('../../artillery/phases');
+const { LIMITS } = require('./limits');
 
 // The one scenario model every generator runs (lab/generators/): a plain object, checked
 // once here and frozen. The lab's own catalogue (./catalogue.js) and an Artillery script
@@ -52,9 +54,11 @@ function checkStep(step, where) {
   };
   const kinds = ['request', 'think', 'loop'].filter((k) => step[k] !== undefined);
   if (kinds.length !== 1) bad('a step is one of request, think or loop');
-  if (step.think !== undefined && !(Number.isFinite(step.think) && step.think >= 0)) bad('think is seconds, 0 or more');
+  if (step.think !== undefined && !(Number.isFinite(step.think) && step.think >= 0 && step.think <= LIMITS.thinkS))
+    bad(`think is seconds, 0 to ${LIMITS.thinkS}`);
   if (step.loop) {
-    if (!Number.isInteger(step.loop.count) || step.loop.count < 1) bad('loop.count is a whole number of 1 or more');
+    if (!Number.isInteger(step.loop.count) || step.loop.count < 1 || step.loop.count > LIMITS.loopCount)
+      bad(`loop.count is a whole number of 1 to ${LIMITS.loopCount}`);
     step.loop.steps.forEach((s, i) => checkStep(s, `${where}.loop[${i}]`));
   }
   if (step.request) {
@@ -76,7 +80,22 @@ function checkModel(model) {
   for (const [i, ph] of model.phases.entries()) {
     if (!(ph.duration > 0))
       throw labError('LAB_ERR_SCENARIO_FILE', where(`phases[${i}]`), 'a phase lasts more than 0 s');
+    // The limits (./limits.js), whatever the model came from: a script is checked where it is
+    // read, with its lines; flags that scale a catalogue's phases meet them here.
+    const { from, to } = phaseRates(ph);
+    if (Math.max(from, to) > LIMITS.arrivalRate)
+      throw labError(
+        'LAB_ERR_SCENARIO_FILE',
+        where(`phases[${i}]`),
+        `at most ${LIMITS.arrivalRate} arrivals a second (the lab's limit)`,
+      );
   }
+  if (model.phases.reduce((a, ph) => a + ph.duration, 0) > LIMITS.planS)
+    throw labError(
+      'LAB_ERR_SCENARIO_FILE',
+      where('phases'),
+      `${LIMITS.planS / 3600} hours in all at most (the lab's limit)`,
+    );
   if (!Array.isArray(model.flows) || !model.flows.length) {
     throw labError('LAB_ERR_SCENARIO_FILE', where('flows'), 'no flow');
   }

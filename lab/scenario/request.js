@@ -1,13 +1,12 @@
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
+const { LIMITS, readBounded } = require('./limits');
 
 // One request as every generator sends it: { method, path, headers, body }, from a path
 // and the --method, --body and --header flags (or from a scenario's step).
 const METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-const MAX_BODY = 1 << 20;
 
 function parseMethod(raw) {
   const m = String(raw).toUpperCase();
@@ -29,15 +28,9 @@ function readBody(raw) {
   if (raw === undefined) return null;
   if (!String(raw).startsWith('@')) return String(raw);
   const file = path.resolve(String(raw).slice(1));
-  let text;
-  try {
-    if (fs.statSync(file).size > MAX_BODY) throw labError('LAB_ERR_USAGE', `--body ${raw}: over 1 MiB`);
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if (err.code === 'LAB_ERR_USAGE') throw err;
-    throw labError('LAB_ERR_USAGE', `--body ${raw}: cannot read ${file} (${err.code || err.message})`);
-  }
-  return text;
+  return readBounded(file, LIMITS.bodyBytes, (why) => {
+    throw labError('LAB_ERR_USAGE', `--body ${raw}: ${file}: ${why}`);
+  });
 }
 
 // The request of a run's flags: a body that parses as JSON goes as application/json unless

@@ -73,7 +73,8 @@ class Connection {
     try {
       parser.feed(buf);
     } catch (err) {
-      this.drop(err.code || 'EPARSE');
+      // Only this socket's: an answer it parsed may have moved the connection to a new one.
+      if (socket === this.socket) this.drop(err.code || 'EPARSE');
     }
   }
 

@@ -9,8 +9,11 @@
 // by Content-Length, chunked transfer coding, or up to the close; skips 1xx interim answers;
 // knows a HEAD, 204 and 304 have none. It keeps no reference to a fed buffer (the connection
 // reads every socket into one shared buffer): what it needs across calls, it copies.
+const { LIMITS } = require('../../scenario/limits');
+
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
+const HTTP = Buffer.from('HTTP/');
 const MAX_HEAD = 80 * 1024;
 
 const S_HEAD = 0;
@@ -22,9 +25,9 @@ const S_TRAILERS = 5;
 const S_UNTIL_CLOSE = 6;
 
 class ParseError extends Error {
-  constructor(message) {
+  constructor(message, code = 'EPARSE') {
     super(message);
-    this.code = 'EPARSE';
+    this.code = code;
   }
 }
 
@@ -39,6 +42,8 @@ class ResponseParser {
     this.res = null;
     this.left = 0;
     this.parts = null;
+    this.kept = 0; // bytes of this body kept for a capture
+    this.finished = false; // the server said it closes: what follows is not an answer
   }
 
   // A request was written ({ head: a HEAD, wantText: its body is wanted }): its response
@@ -59,8 +64,15 @@ class ResponseParser {
       this.pending = null;
     }
     while (at < buf.length) {
+      // After an answer that closes the connection, the rest is stray bytes: never read as
+      // another answer (they made half of all requests EPARSE, and a new socket with them).
+      if (this.finished) return undefined;
       switch (this.state) {
         case S_HEAD: {
+          // Not HTTP from its first bytes (an SSH banner, with no blank line to wait for):
+          // said at once, not after the request's time-out.
+          const n = Math.min(HTTP.length, buf.length - at);
+          if (buf.compare(HTTP, 0, n, at, at + n) !== 0) throw new ParseError('not an HTTP/1.x response');
           const end = buf.indexOf(HEAD_END, at);
           if (end < 0) return this.keep(buf, at, 'a response head');
           this.head(buf.latin1Slice(at, end));
@@ -69,7 +81,7 @@ class ResponseParser {
         }
         case S_LENGTH: {
           const n = Math.min(this.left, buf.length - at);
-          if (this.parts) this.parts.push(Buffer.from(buf.subarray(at, at + n)));
+          if (this.parts) this.keepBody(buf.subarray(at, at + n));
           this.left -= n;
           at += n;
           if (this.left === 0) this.complete();
@@ -90,7 +102,7 @@ class ResponseParser {
         }
         case S_CHUNK_DATA: {
           const n = Math.min(this.left, buf.length - at);
-          if (this.parts) this.parts.push(Buffer.from(buf.subarray(at, at + n)));
+          if (this.parts) this.keepBody(buf.subarray(at, at + n));
           this.left -= n;
           at += n;
           if (this.left === 0) {
@@ -116,7 +128,7 @@ class ResponseParser {
           break;
         }
         case S_UNTIL_CLOSE: {
-          if (this.parts) this.parts.push(Buffer.from(buf.subarray(at)));
+          if (this.parts) this.keepBody(buf.subarray(at));
           at = buf.length;
           break;
         }
@@ -135,6 +147,16 @@ class ResponseParser {
       return false;
     }
     return this.state !== S_HEAD || this.pending !== null;
+  }
+
+  // A body kept for a capture, up to its limit (an endless chunked body once grew the
+  // generator to 1.2 GB and an OOM kill).
+  keepBody(bytes) {
+    this.kept += bytes.length;
+    if (this.kept > LIMITS.capturedBodyBytes) {
+      throw new ParseError(`a body to capture from over ${LIMITS.capturedBodyBytes / 2 ** 20} MiB`, 'EBODYSIZE');
+    }
+    this.parts.push(Buffer.from(bytes));
   }
 
   keep(buf, at, what) {
@@ -211,8 +233,10 @@ class ResponseParser {
     if (this.parts) res.text = Buffer.concat(this.parts).toString('utf8');
     this.res = null;
     this.parts = null;
+    this.kept = 0;
     this.state = S_HEAD;
     this.expected.shift();
+    if (res.close) this.finished = true;
     this.onResponse(res);
   }
 }

@@ -53,7 +53,24 @@ test('its hash changes with its files, not with node_modules', () => {
   fs.writeFileSync(path.join(dir, 'node_modules', 'x', 'i.js'), 'x');
   expect(resolveApp({ dir }).hash).toBe(h1);
   fs.writeFileSync(path.join(dir, 'a.js'), '2');
+  // (A file's time has the kernel's coarse granularity: two writes a moment apart may share
+  // it, where a user's edit would not.)
+  fs.utimesSync(path.join(dir, 'a.js'), new Date(), new Date(Date.now() + 5000));
   expect(resolveApp({ dir }).hash).not.toBe(h1);
+});
+
+test('its files are never read: a 3 GB file costs nothing, and the hash is made only when asked', () => {
+  const dir = folder({ 'package.json': '{"main":"a.js"}', 'a.js': '1' });
+  // Sparse: 3 GB on paper, no disk. Reading it failed ("File size is greater than 2 GiB").
+  fs.closeSync(fs.openSync(path.join(dir, 'data.bin'), 'w'));
+  fs.truncateSync(path.join(dir, 'data.bin'), 3 * 2 ** 30);
+  const read = jest.spyOn(fs, 'readFileSync');
+  const app = resolveApp({ dir });
+  const before = read.mock.calls.filter(([f]) => String(f).endsWith('data.bin')).length;
+  expect(app.hash).toMatch(/^[0-9a-f]{12}$/);
+  expect(read.mock.calls.filter(([f]) => String(f).endsWith('data.bin'))).toHaveLength(before);
+  expect(before).toBe(0);
+  read.mockRestore();
 });
 
 test('bad input: one line each, exit 2', () => {
@@ -73,4 +90,11 @@ test('bad input: one line each, exit 2', () => {
   expect(refusal({ dir: folder({ 'package.json': '{not json' }) }).message).toMatch(/package\.json is not valid JSON/);
   expect(refusal({ dir: empty, cmd: 'node missing.js' }).message).toMatch(/starts missing\.js, which is not there/);
   expect(refusal({ dir: empty, cmd: 'node a.js', health: 'health' })).toBeTruthy();
+  // An empty --app-cmd is said as such (it read as "no main" in a folder that has one).
+  const withMain = folder({ 'package.json': '{"main":"a.js"}', 'a.js': '' });
+  expect(refusal({ dir: withMain, cmd: '' })).toMatchObject({
+    exit: 2,
+    message: expect.stringMatching(/--app-cmd is empty/),
+  });
+  expect(refusal({ dir: withMain, cmd: '   ' }).message).toMatch(/--app-cmd is empty/);
 });

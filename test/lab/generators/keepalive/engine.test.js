@@ -201,3 +201,57 @@ test('a closed engine fails what is in flight and refuses more (ECANCELED)', asy
   expect(await send(engine, conn)).toEqual({ ok: false, code: 'ECANCELED' });
   await srv.close();
 });
+
+// A server of raw bytes: each request gets `answer` (a function of the request's number).
+async function raw(answer) {
+  const server = net.createServer((socket) => {
+    let n = 0;
+    socket.on('data', (d) => {
+      const requests = d.toString('latin1').split('\r\n\r\n').length - 1;
+      for (let i = 0; i < requests; i++) socket.write(answer(++n, socket));
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+test('a valid Connection: close answer followed by stray bytes: every request still answered', async () => {
+  // (Before, the old socket's parse error dropped the new one: half of all requests EPARSE.)
+  const srv = await raw(() => 'HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nokSTRAY BYTES\r\n');
+  const engine = createEngine({ timeoutMs: 5000 });
+  try {
+    const conn = engine.connection(new URL(srv.url));
+    const results = [];
+    for (let i = 0; i < 200; i++) results.push(await send(engine, conn));
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+  } finally {
+    engine.close();
+    await srv.close();
+  }
+});
+
+test('a server that answers with an SSH banner fails EPARSE at once, not at the time-out', async () => {
+  const sockets = new Set();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.write('SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n');
+    socket.on('error', () => {});
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const engine = createEngine({ timeoutMs: 10000 });
+  try {
+    const t0 = Date.now();
+    const r = await send(engine, engine.connection(new URL(`http://127.0.0.1:${server.address().port}`)));
+    expect(r).toEqual({ ok: false, code: 'EPARSE' });
+    // (Well under the 10 s time-out: a tolerance for a busy machine.)
+    expect(Date.now() - t0).toBeLessThan(5000);
+  } finally {
+    engine.close();
+    for (const sk of sockets) sk.destroy();
+    await new Promise((r) => server.close(r));
+  }
+});

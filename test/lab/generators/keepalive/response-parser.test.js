@@ -97,9 +97,41 @@ test('what is not HTTP/1.x, or not asked for, is a parse error (EPARSE)', () => 
   // A head that never ends is refused before it fills the memory.
   const p = new ResponseParser(() => {});
   p.expect(GET);
+  p.feed(Buffer.from('HTTP/1.1 200 OK\r\n'));
   expect(() => {
     for (let i = 0; i < 100; i++) p.feed(Buffer.from(`X-Filler-${i}: ${'y'.repeat(1000)}\r\n`));
-  }).toThrow(expect.objectContaining({ code: 'EPARSE' }));
+  }).toThrow(expect.objectContaining({ code: 'EPARSE', message: expect.stringMatching(/over/) }));
+});
+
+test('a banner that is not HTTP, with no blank line to wait for, is refused from its first bytes', () => {
+  expect(() => parse('SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n', [GET])).toThrow(expect.objectContaining({ code: 'EPARSE' }));
+  expect(() => parse('SSH', [GET])).toThrow(expect.objectContaining({ code: 'EPARSE' }));
+  // The start of a real one, split anywhere, is waited for.
+  expect(() => parse('HTT', [GET])).not.toThrow();
+});
+
+test('after an answer that closes the connection, stray bytes are not read as another', () => {
+  const { out } = parse('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nokGARBAGE\r\n\r\n', [
+    GET,
+    GET,
+  ]);
+  expect(out).toEqual([expect.objectContaining({ status: 200, close: true, text: 'ok' })]);
+});
+
+test('a body kept for a capture is bounded: an endless chunked one fails EBODYSIZE', () => {
+  const { LIMITS } = require('../../../../lab/scenario/limits');
+  const p = new ResponseParser(() => {});
+  p.expect(GET);
+  p.feed(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'));
+  const chunk = Buffer.concat([Buffer.from('100000\r\n'), Buffer.alloc(0x100000, 120), Buffer.from('\r\n')]);
+  expect(() => {
+    for (let i = 0; i <= LIMITS.capturedBodyBytes / 0x100000; i++) p.feed(chunk);
+  }).toThrow(expect.objectContaining({ code: 'EBODYSIZE' }));
+  // Without a capture, nothing is kept: the same body streams through.
+  const q = new ResponseParser(() => {});
+  q.expect({ head: false, wantText: false });
+  q.feed(Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'));
+  for (let i = 0; i <= LIMITS.capturedBodyBytes / 0x100000; i++) q.feed(chunk);
 });
 
 test('upstream times: ms as given, nginx seconds converted, the last of a retry', () => {

@@ -1,0 +1,54 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+// How often pm2 restarted each app over a window, from its daemon's own log in the lab's
+// pm2 home ("App [replica-1:0] exited with code [3] via signal [SIGINT]", then "starting"
+// again): a mark (the log's size) at the window's start, the exits since. Read from the file,
+// never by connecting to the daemon, so measuring cannot disturb what it measures. (pm2 names
+// its kill signal in every exit line, also when the process exited on its own: the code is
+// what the process said.)
+const LOG = 'pm2.log';
+const EXIT = /App \[([^\]:]+):\d+\] exited with code \[([^\]]*)\] via signal \[([^\]]*)\]/;
+
+function mark(pm2Home) {
+  try {
+    return fs.statSync(path.join(pm2Home, LOG)).size;
+  } catch {
+    return 0;
+  }
+}
+
+// { [app]: { restarts, exitCodes: { [code]: n } } } for the apps that exited after `from`.
+// (Only the appended part is read, at most `maxBytes` of it: a crash loop of hours writes a
+// few lines a second.)
+function restartsSince(pm2Home, from = 0, { maxBytes = 8 << 20 } = {}) {
+  let text;
+  try {
+    const fd = fs.openSync(path.join(pm2Home, LOG), 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const start = size < from ? 0 : from; // rotated meanwhile: read it all
+      const length = Math.min(size - start, maxBytes);
+      const buf = Buffer.alloc(Math.max(0, length));
+      fs.readSync(fd, buf, 0, buf.length, start);
+      text = buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return {};
+  }
+  const out = {};
+  for (const line of text.split('\n')) {
+    const m = EXIT.exec(line);
+    if (!m) continue;
+    const a = (out[m[1]] ??= { restarts: 0, exitCodes: {} });
+    a.restarts++;
+    a.exitCodes[m[2]] = (a.exitCodes[m[2]] || 0) + 1;
+  }
+  return out;
+}
+
+module.exports = { mark, restartsSince };

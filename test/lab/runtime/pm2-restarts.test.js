@@ -1,0 +1,34 @@
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { mark, restartsSince } = require('../../../lab/runtime/pm2-restarts');
+
+// pm2's own log, as its daemon writes it (seen in a state folder's pm2/pm2.log).
+const lines = (n, name = 'replica-1', code = 3) =>
+  Array.from(
+    { length: n },
+    () =>
+      `2026-11-25T11:12:58: PM2 log: App [${name}:0] exited with code [${code}] via signal [SIGINT]\n2026-11-25T11:12:58: PM2 log: App [${name}:0] starting in -fork mode-\n`,
+  ).join('');
+
+test('exits after the mark are counted per app, with their codes; those before are not', () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-'));
+  const log = path.join(home, 'pm2.log');
+  fs.writeFileSync(log, `${lines(4)}2026-11-25T11:12:56: PM2 log: App [bbox:1] online\n`);
+  const m = mark(home);
+  fs.appendFileSync(log, lines(2) + lines(1, 'replica-2', 1) + lines(1, 'replica-2', 0));
+  expect(restartsSince(home, m)).toEqual({
+    'replica-1': { restarts: 2, exitCodes: { 3: 2 } },
+    'replica-2': { restarts: 2, exitCodes: { 1: 1, 0: 1 } },
+  });
+  // A log rotated meanwhile (smaller than the mark) is read whole.
+  fs.writeFileSync(log, lines(1));
+  expect(restartsSince(home, m)['replica-1'].restarts).toBe(1);
+});
+
+test('no log: no restarts counted, and no error', () => {
+  expect(mark('/no/such/home')).toBe(0);
+  expect(restartsSince('/no/such/home', 0)).toEqual({});
+});
