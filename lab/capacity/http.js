@@ -15,7 +15,7 @@ const { BALANCERS } = require('../kinds');
 const LocalRuntime = require('../runtime/local');
 const { adoptStateDir } = require('../ownership/adopt');
 const { pick } = require('../names');
-const { ENDPOINTS, isPath } = require('../../artillery/scenarios');
+const { ENDPOINTS, isPath, pathOf } = require('../../artillery/scenarios');
 const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
 const { parseExpect } = require('../results/expect-status');
 const { parseMethod, parseHeader, METHODS } = require('../scenario/request');
@@ -24,9 +24,11 @@ const { clock } = require('../cli/progress');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const describeMachine = require('../../common/machine');
-const { parseSlo, samplesFor } = require('./slo');
+const { parseSlo, samplesFor, assertSloNames } = require('./slo');
+const { requestNames } = require('../scenario/model');
+const { requestName } = require('../scenario/naming');
 const { searchCapacity } = require('./search');
-const { runLevel } = require('./level');
+const { runLevel, judgeLevel } = require('./level');
 const { verdictOf, perCore } = require('./verdict');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 
@@ -50,8 +52,10 @@ ${APP_HELP}
                      percentile, 20 answers beyond it, from 6 s to 20 s); after --warmup
   --warmup D         the first seconds of a level, left out of its figures (default 2s)
   --plan             print the search's expected duration and exit
-  --results-dir DIR, --run-dir DIR, --dashboard [PORT], --port-base P, --host H,
-  --state-dir DIR, --json
+  --run-dir DIR      the search's folder: run again with the same settings, a search there
+                     that was cut short resumes from its last measured level
+  --restart          with --run-dir: start its search over (its levels are deleted)
+  --results-dir DIR, --dashboard [PORT], --port-base P, --host H, --state-dir DIR, --json
 The WebSocket signaling capacity keeps its own form: npm run capacity -- --memory 500M`;
 
 const COMMAND = defineCommand({
@@ -84,6 +88,7 @@ const COMMAND = defineCommand({
     hold: flag.duration(),
     warmup: flag.duration(),
     plan: flag.bool(),
+    restart: flag.bool(),
     'results-dir': flag.path(),
     'run-dir': flag.path(),
   },
@@ -111,6 +116,16 @@ function plan(argv) {
     );
   const model = values.script ? readScript(values.script) : null;
   const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
+  // The requests the levels send: the script's, or the path's one (named as the scenario names it).
+  const sent = model
+    ? requestNames(model)
+    : [
+        requestName({
+          method: values.method ? parseMethod(values.method) : values.body !== undefined ? 'POST' : 'GET',
+          url: pathOf(word),
+        }),
+      ];
+  assertSloNames(slos, sent, model ? `the script ${values.script}` : `the path ${word}`);
   const deployments = (values.deployments ?? COURSE.map((p) => p.name).join(','))
     .split(',')
     .map((d) => pick('deployment', d.trim(), names()));
@@ -186,20 +201,25 @@ each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at 
 expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s)`;
 }
 
-// One deployment: deployed here, searched level by level, verified, taken down.
+// One deployment: searched level by level, verified, taken down. It is deployed when a level
+// must be measured: a level its folder already holds, whole, from a search that was cut short
+// (the same settings, --run-dir), is read back instead, so a resumed search replays its own
+// steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 async function searchDeployment(p, name, dir, log, seen) {
   const deployment = resolveDeployment(name, { balancer: p.values.balancer, app: p.app });
   const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   const release = own(() => runtime.down());
-  log(`${name}: deploying ${deployment.label}`);
-  const state = await runtime.up(deployment, planPorts(p.ctx.portBase, deployment.replicas, deployment.edges), {});
+  let state = null;
+  const up = async () => {
+    log(`${name}: deploying ${deployment.label}`);
+    state = await runtime.up(deployment, planPorts(p.ctx.portBase, deployment.replicas, deployment.edges), {});
+  };
   const context = ['--state-dir', p.ctx.stateDir, '--port-base', String(p.ctx.portBase), '--host', p.ctx.host];
   let n = 0;
-  const measure = (rate, holdS = p.holdFor(rate)) =>
-    runLevel({
+  const measure = async (rate, holdS = p.holdFor(rate)) => {
+    const o = {
       words: p.words,
-      target: state.url,
       rate,
       warmupS: p.warmupS,
       holdS,
@@ -208,7 +228,12 @@ async function searchDeployment(p, name, dir, log, seen) {
       expect: parseExpect(p.values['expect-status']),
       extra: p.extra,
       context,
-    });
+    };
+    const kept = measuredBefore(o);
+    if (kept) return kept;
+    if (!state) await up();
+    return runLevel({ ...o, target: state.url });
+  };
   const found = await searchCapacity(measure, {
     start: p.start,
     maxRate: p.maxRate,
@@ -216,7 +241,7 @@ async function searchDeployment(p, name, dir, log, seen) {
     onLevel: (l) => {
       seen.push({ deployment: name, ...l });
       log(
-        `${name}: ${l.rate}/s -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${
+        `${name}: ${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${
           l.generatorBound
             ? 'the generator was the limit'
             : l.ok
@@ -230,9 +255,82 @@ async function searchDeployment(p, name, dir, log, seen) {
     },
   });
   const verification = found.held ? await verify(p, found, measure, name, log) : null;
-  await runtime.down();
+  if (state) await runtime.down();
   release();
   return verdictOf(name, deployment, found, verification, p);
+}
+
+// A level measured by an earlier run of this search, read back from its folder when it is
+// whole (its summary says completed); a level cut short is removed, to be measured again.
+function measuredBefore(o) {
+  const file = path.join(o.dir, 'summary.json');
+  if (!fs.existsSync(o.dir)) return null;
+  let summary = null;
+  try {
+    summary = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    // cut short before its summary
+  }
+  if (summary?.status === 'completed' && fs.existsSync(path.join(o.dir, 'records.jsonl'))) {
+    return { ...judgeLevel(summary, o), resumed: true };
+  }
+  fs.rmSync(o.dir, { recursive: true, force: true });
+  return null;
+}
+
+// What makes two searches the same search: a folder holding another is not resumed.
+function settingsOf(p) {
+  return {
+    words: p.words,
+    extra: p.extra,
+    slos: p.slos.map((t) => t.text),
+    deployments: p.deployments,
+    app: p.app ? p.app.dir : null,
+    appCmd: p.values['app-cmd'] ?? null,
+    balancer: p.values.balancer ?? null,
+    start: p.start,
+    maxRate: p.maxRate,
+    precision: p.precision,
+    repetitions: p.repetitions,
+    warmupS: p.warmupS,
+    hold: p.values.hold ?? null,
+  };
+}
+
+// The search's folder: a new one, or --run-dir. A --run-dir that holds a search is resumed
+// when its settings are these, refused when they are not (it once deleted the earlier search
+// without a word), and started over with --restart.
+const SEARCH_FILE = 'search.json';
+function openSearchDir(p, log) {
+  const dir = runDirOf(p.values, `capacity-${p.word.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root'}`);
+  if (!p.values['run-dir']) {
+    if (p.values.restart) throw labError('LAB_ERR_USAGE', '--restart starts over the search of a --run-dir: give one');
+    claimDir(dir, 'the run folder');
+  } else {
+    claimDir(dir, '--run-dir');
+    const before = readJsonFile(path.join(dir, SEARCH_FILE));
+    const now = settingsOf(p);
+    if (before && !p.values.restart) {
+      const differ = Object.keys(now).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before.settings?.[k]));
+      if (differ.length) {
+        throw labError(
+          'LAB_ERR_USAGE',
+          `--run-dir ${dir} holds a capacity search with other settings (${differ.join(', ')}): add --restart to delete it and start over, or give another --run-dir`,
+        );
+      }
+      log(`resuming the search in ${dir}: the levels it measured are read back, the rest measured`);
+    } else resetDir(dir, '--run-dir');
+  }
+  fs.writeFileSync(path.join(dir, SEARCH_FILE), `${JSON.stringify({ settings: settingsOf(p) }, null, 2)}\n`);
+  return dir;
+}
+
+function readJsonFile(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 // Longer runs at the rate found, `repetitions` times; a rate whose verification does not
@@ -258,9 +356,7 @@ async function httpCapacity(argv, { log }) {
   if (p.values.plan) return { stdout: planText(p) };
   holdDir(p.ctx.stateDir, '--state-dir');
   adoptStateDir(p.ctx.stateDir);
-  const dir = runDirOf(p.values, `capacity-${p.word.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root'}`);
-  if (p.values['run-dir']) resetDir(dir, '--run-dir');
-  else claimDir(dir, 'the run folder');
+  const dir = openSearchDir(p, log);
   const started = Date.now();
   const seen = [];
   const results = [];

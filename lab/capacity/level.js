@@ -7,7 +7,7 @@ const { labError } = require('../../common/errors');
 const { CLI } = require('../paths');
 const { own } = require('../ownership/cleanups');
 const { summarize, SATURATION } = require('../results/summary');
-const { evaluate } = require('../results/thresholds');
+const { evaluate, METRICS } = require('../results/thresholds');
 const { machineShare } = require('../analysis/findings');
 
 // One level of a capacity search: the scenario held at `rate` arrivals a second against a
@@ -88,11 +88,9 @@ function judgeLevel(summary, o) {
     answered: measured.requestsCompleted,
     answeredPerS: Math.round((inHold / o.holdS) * 10) / 10,
     latencyMs: measured.responseTimeMs,
-    errorsPct: measured.requestsSent
-      ? Math.round(
-          (((measured.requestsFailed || 0) + (measured.answersFailed?.count || 0)) / measured.requestsSent) * 100000,
-        ) / 1000
-      : null,
+    // (The errors SLO's own figure: a share of what was sent, or of what ended when the
+    // window saw more end than it sent.)
+    errorsPct: METRICS.errors(measured, true),
     perRequest: measured.requests,
     thresholds,
     ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0,

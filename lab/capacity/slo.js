@@ -35,7 +35,22 @@ function samplesFor(slos) {
   return n;
 }
 
+// An SLO on a request of no such name is refused before anything runs, naming the ones there
+// are (it read as broken at every level, as if the deployment could take nothing).
+// slos: parsed; names: the requests of the source (a script's, or the one of a path);
+// source: how to name it in the message.
+function assertSloNames(slos, names, source) {
+  for (const t of slos) {
+    if (t.name !== undefined && !names.includes(t.name)) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--slo "${t.text}": ${source} has no request named "${t.name}"; its requests: ${names.join(', ')}`,
+      );
+    }
+  }
+}
+
 // Each SLO judged on a level's figures (a summary-shaped object: responseTimeMs, requests...).
 const judge = (slos, figures) => evaluate(slos, figures);
 
-module.exports = { parseSlo, samplesFor, judge };
+module.exports = { parseSlo, samplesFor, judge, assertSloNames };

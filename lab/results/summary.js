@@ -234,7 +234,9 @@ function summarize(run) {
         }
       : {}),
     // Failed answers and errors over the requests launched: "most answers failed" above 0.5.
-    failedShare: t.launched ? Math.round((failedAll / t.launched) * 1000) / 1000 : null,
+    failedShare: t.launched
+      ? Math.round((failedAll / Math.max(t.launched, (t.completed || 0) + (t.failed || 0))) * 1000) / 1000
+      : null,
     phases,
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
     // The busiest second: how far a ramp or a spike really got.

@@ -27,8 +27,11 @@ const METRICS = {
       ? (s.requestsFailed ?? s.scenariosFailed ?? 0) + s.answersFailed.count
       : (s.scenariosFailed || 0) + fivexx;
     if (!percent) return n;
-    // A share of the requests sent (a flow sends several a virtual user).
-    const of = s.answersFailed ? (s.requestsSent ?? s.scenariosLaunched) : s.scenariosLaunched;
+    // A share of the requests sent (a flow sends several a virtual user), or of those that
+    // ended when more ended than were sent: a window of a run (a capacity level after its
+    // warm-up) sees answers to requests sent before it, and read "errors 101.695%".
+    const sent = s.answersFailed ? (s.requestsSent ?? s.scenariosLaunched) : s.scenariosLaunched;
+    const of = Math.max(sent || 0, (s.requestsCompleted || 0) + (s.requestsFailed || 0));
     return of ? Math.round((n / of) * 100000) / 1000 : null;
   },
   rate: (s) => {
@@ -49,7 +52,8 @@ const PER_REQUEST = {
   errors: (r, percent) => {
     const n = Object.values(r.errors || {}).reduce((a, b) => a + b, 0) + (r.failedAnswers || 0);
     if (!percent) return n;
-    return r.launched ? Math.round((n / r.launched) * 100000) / 1000 : null;
+    const of = Math.max(r.launched || 0, (r.completed || 0) + Object.values(r.errors || {}).reduce((a, b) => a + b, 0));
+    return of ? Math.round((n / of) * 100000) / 1000 : null;
   },
 };
 

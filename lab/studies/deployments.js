@@ -5,6 +5,8 @@ const path = require('node:path');
 const { buildPhases } = require('../../artillery/phases');
 const { COURSE } = require('../topology/deployments');
 const { readScript } = require('../scenario/from-artillery');
+const { requestNames } = require('../scenario/model');
+const { parseSlo, assertSloNames } = require('../capacity/slo');
 const loadRun = require('../report/load-run');
 const { compareBody, label } = require('../report/run-report');
 const { observations } = require('../report/study-report');
@@ -69,6 +71,11 @@ function plan(o) {
   const sources = o.script ? [{ script: o.script }] : (o.paths ?? ['/']).map((p) => ({ path: p }));
   for (const src of sources) {
     const source = src.script ? path.basename(src.script) : src.path;
+    // An SLO on a request the source does not send is refused up front (lab/capacity/slo.js).
+    if (o.slos?.length) {
+      const names = src.script ? requestNames(readScript(src.script)) : [`GET ${src.path}`];
+      assertSloNames(o.slos.map(parseSlo), names, src.script ? `the script ${source}` : `the path ${source}`);
+    }
     const slug = src.script
       ? source.replace(/\.\w+$/, '')
       : src.path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';

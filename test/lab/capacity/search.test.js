@@ -85,6 +85,24 @@ test('the verdict: the verified rate, the run that broke, the cost; "at least" w
   );
   expect(busy.text).toMatch(/^at least 900\/s \(this machine was the limit: its cores were 95% busy/);
   expect(perCore([v, busy]).deployment).toBe('single');
+  // A rate no verification held (1 of 3, then its steps down too) is not a capacity, and is
+  // not the one that holds "the most per core".
+  const shaky = verdictOf(
+    'multi',
+    { label: 'multi' },
+    found,
+    [600, 570, 541.5].map((rate) => ({
+      rate,
+      ok: false,
+      runs: [level(rate, true), level(rate, false), level(rate, false)],
+    })),
+    p,
+  );
+  expect(shaky).toMatchObject({ maxRate: null, bound: 'unverified' });
+  expect(shaky.text).toMatch(
+    /^no verified rate: 600\/s held in the search, but 1 of 3 verification runs at 541\.5\/s held \(after 2 step\(s\) down\)/,
+  );
+  expect(perCore([shaky, busy]).deployment).toBe('replicated');
   const first = verdictOf(
     'x',
     { label: 'x' },

@@ -138,3 +138,74 @@ test('capacity --dashboard: the levels as they are measured, then the results', 
   expect(last.status).toMatch(/the search has ended; its page: .*capacity\.html/);
   expect(last.html).toMatch(/What each deployment can take: \/api\/items/);
 }, 150000);
+
+test('the same --run-dir again: the search is read back, not deleted; other settings are refused; --restart starts over', async () => {
+  const runDir = path.join(tmpStateDir(), 'search');
+  const place = await ownPlace({ ports: 70 });
+  const args = (more = []) => [
+    'capacity',
+    '/api/items',
+    '--app',
+    SHOP,
+    '--deployments',
+    'single',
+    '--slo',
+    'p99<500',
+    ...quick,
+    '--start',
+    '50',
+    '--max-rate',
+    '100',
+    '--run-dir',
+    runDir,
+    '--json',
+    ...more,
+    ...place,
+  ];
+  const first = await lab(args(), { timeoutMs: 200000 });
+  expect(first.stderr).not.toMatch(/LAB_ERR/);
+  const a = JSON.parse(first.stdout);
+  const levels = fs.readdirSync(path.join(runDir, 'single')).sort();
+  expect(levels.length).toBe(a.levels.length + 1); // the levels, and the verification
+  // A level cut short (no summary) is measured again; the others are read back, nothing
+  // deployed for them.
+  fs.rmSync(path.join(runDir, 'single', levels[levels.length - 1], 'summary.json'));
+  const again = await lab(args(), { timeoutMs: 200000 });
+  expect(again.stderr).toMatch(/resuming the search/);
+  expect(again.stderr).toMatch(/50\/s \(measured before\)/);
+  const b = JSON.parse(again.stdout);
+  expect(b.levels.map((l) => [l.rate, l.ok])).toEqual(a.levels.map((l) => [l.rate, l.ok]));
+  expect(fs.readdirSync(path.join(runDir, 'single')).sort()).toEqual(levels);
+  // Other settings: refused, and the search kept.
+  const other = await lab(args(['--start', '60']), { timeoutMs: 60000 });
+  expect(other.code).toBe(2);
+  expect(other.stderr).toMatch(/holds a capacity search with other settings \(start\): add --restart/);
+  expect(fs.readdirSync(path.join(runDir, 'single')).sort()).toEqual(levels);
+  const restarted = await lab(args(['--start', '60', '--restart']), { timeoutMs: 200000 });
+  expect(restarted.stderr).not.toMatch(/resuming|LAB_ERR/);
+  expect(JSON.parse(restarted.stdout).levels[0].rate).toBe(60);
+}, 400000);
+
+test('an SLO on a request the source does not send is refused by capacity and the study, as scenario refuses it', async () => {
+  const cap = await lab(['capacity', '/api/items', '--app', SHOP, '--slo', 'p99{GET /x}<500', '--plan']);
+  expect(cap.code).toBe(2);
+  expect(cap.stderr).toMatch(/the path \/api\/items has no request named "GET \/x"; its requests: GET \/api\/items/);
+  const ok = await lab(['capacity', '/api/items', '--app', SHOP, '--slo', 'p99{GET /api/items}<500', '--plan']);
+  expect(ok.code).toBe(0);
+  const script = path.join(ROOT, 'test', 'fixtures', 'scripts', 'shop-flow.yml');
+  const byScript = await lab(['capacity', '--script', script, '--app', SHOP, '--slo', 'p99{GET /x}<500', '--plan']);
+  expect(byScript.stderr).toMatch(/has no request named "GET \/x"; its requests: GET \/api\/items, POST \/api\/cart/);
+  const study = await lab([
+    'study',
+    'deployments',
+    '--app',
+    SHOP,
+    '--endpoints',
+    '/api/items',
+    '--slo',
+    'p99{GET /x}<500',
+    '--plan',
+  ]);
+  expect(study.code).toBe(2);
+  expect(errorCode(study.stderr)).toBe('LAB_ERR_USAGE');
+});

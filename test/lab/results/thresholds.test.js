@@ -36,3 +36,11 @@ describe('thresholds (--ensure)', () => {
     expect(codeOf(() => parseThreshold(text))).toBe('LAB_ERR_USAGE');
   });
 });
+
+test('errors as a share never pass 100%: a window that saw more end than it sent counts what ended', () => {
+  // A capacity level's window after its warm-up: 59 sent, 60 answered 500 (one sent before).
+  const window = { requestsSent: 59, requestsCompleted: 60, requestsFailed: 0, answersFailed: { count: 60 }, codes: { 500: 60 } };
+  expect(evaluate([parseThreshold('errors<1%')], window)[0].value).toBe(100);
+  const whole = { requestsSent: 100, requestsCompleted: 90, requestsFailed: 5, answersFailed: { count: 5 }, codes: {} };
+  expect(evaluate([parseThreshold('errors<1%')], whole)[0].value).toBe(10);
+});
