@@ -23,8 +23,27 @@ function readStat(pid) {
   }
 }
 
+// The whole machine: CPU time of all its cores from /proc/stat (busy: all but idle and
+// iowait) and the 1-minute load average, so that a run can tell its own processes' CPU from
+// other programs' (a generator sending late on a machine busy with other work was blamed for
+// it: issue 49).
+function readMachine() {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+    const idle = f[3] + (f[4] || 0);
+    const load1 = Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+    return { busyTicks: total - idle, load1 };
+  } catch {
+    return null;
+  }
+}
+
 // Samples named roots ({ name: pid }) every intervalMs; onSample({ at, nodes: { name:
-// { cpuPct, rssMiB, pids } } }). Returns { stop() }.
+// { cpuPct, rssMiB, pids } }, machine: { cpuPct (every core's busy time, 100 = one core),
+// labPct (the lab's own processes that are no node: this one, StatsD, carbon), load1 } }).
+// Returns { stop() }.
 function startSampler(roots, { intervalMs = 1000, onSample }) {
   let last = null;
   const tick = () => {
@@ -33,6 +52,7 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
     const current = {};
     let r = typeof roots === 'function' ? roots() : roots;
     if (typeof r === 'function') r = r();
+    const counted = new Set();
     for (const [name, pid] of Object.entries(r || {})) {
       if (!pid) continue;
       let ticks = 0;
@@ -41,8 +61,15 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
       for (const p of tree(pid, pmap)) {
         const s = readStat(p);
         if (s) ((ticks += s.cpuTicks), (rss += s.rssBytes), live++);
+        if (!name.includes('.')) counted.add(p);
       }
       current[name] = { ticks, rss, pids: live };
+    }
+    const machine = readMachine();
+    // The lab's own processes that are no node (this one, StatsD, carbon): the run's too.
+    if (machine) {
+      machine.labTicks = 0;
+      for (const p of tree(process.pid, pmap)) if (!counted.has(p)) machine.labTicks += readStat(p)?.cpuTicks || 0;
     }
     if (last) {
       const wallS = (now - last.now) / 1000;
@@ -58,9 +85,17 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
           pids: c.pids,
         };
       }
-      onSample({ at: Date.now(), nodes });
+      const m =
+        machine && last.machine
+          ? {
+              cpuPct: Math.round(((machine.busyTicks - last.machine.busyTicks) / TICKS / wallS) * 1000) / 10,
+              labPct: Math.max(0, Math.round(((machine.labTicks - last.machine.labTicks) / TICKS / wallS) * 1000) / 10),
+              load1: machine.load1,
+            }
+          : null;
+      onSample({ at: Date.now(), nodes, ...(m ? { machine: m } : {}) });
     }
-    last = { now, current };
+    last = { now, current, machine };
   };
   tick();
   const timer = setInterval(tick, intervalMs);

@@ -4,7 +4,7 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { check } = require('../ownership/identity');
 const { present, readJson, readJsonLines } = require('./files');
-const { summarize } = require('./summary');
+const { summarize, machineSamplesOf } = require('./summary');
 const { parseThreshold, evaluate } = require('./thresholds');
 const { nodeTable } = require('../monitoring/node-table');
 const { parseExpect } = require('./expect-status');
@@ -43,6 +43,7 @@ function rebuildSummary(dir) {
     records,
     generator: run.generator,
     generatorSamples: samples.filter((s) => s.nodes?.generator).map((s) => ({ at: s.at, ...s.nodes.generator })),
+    machineSamples: machineSamplesOf(samples),
     machine,
     expect: parseExpect(run.expectStatus),
   });

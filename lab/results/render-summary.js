@@ -158,6 +158,12 @@ function renderSummary(s) {
   if (s.peakLaunchedPerS && !s.signal)
     lines.push(`  busiest second: ${s.peakLaunchedPerS} ${closed ? 'requests' : 'arrivals'} launched`);
   if (s.generator) generatorLines(s, lines);
+  if (s.machineLoad) {
+    const m = s.machineLoad;
+    lines.push(
+      `This machine: ${m.busyShare !== null ? `its cores ${Math.round(m.busyShare * 100)}% busy` : `${m.cpuPctMean}% of a core busy`} on average, other programs than the run's ${m.othersCpuPctMean}% of a core, load average up to ${m.load1Max}`,
+    );
+  }
   lines.push(`  ${s.saturation.verdict}`);
   // Stretches where requests failed: when the system answered everything again.
   for (const o of s.outages || []) {

@@ -12,7 +12,34 @@ const round1 = (v) => (v === null || v === undefined || Number.isNaN(v) ? null :
 // Below this share of the asked arrivals, or above this p99 send lag, a phase is flagged:
 // the generator, not the system, may have set the limit.
 // A closed loop at or above closedCpuPct of a core in a phase (its mean) may be what set the rate.
-const SATURATION = Object.freeze({ minRatio: 0.99, maxLagP99Ms: 5, minPhaseS: 5, closedCpuPct: 90 });
+// A generator is the one using the CPU from generatorBusyPct of a core a thread; the machine
+// is busy when its cores were machineBusyShare busy, or other programs (not the run's) used
+// othersBusyPct of a core. A run at 8 arrivals a second with a 23 ms send lag blamed the
+// generator, which used 4% of a core, on a machine busy with other work.
+const SATURATION = Object.freeze({
+  minRatio: 0.99,
+  maxLagP99Ms: 5,
+  minPhaseS: 5,
+  closedCpuPct: 90,
+  generatorBusyPct: 50,
+  machineBusyShare: 0.85,
+  othersBusyPct: 50,
+});
+
+// The machine's samples (lab/monitoring/sampler.js), with what other programs used: the
+// machine's busy time less every process tree the run sampled (the deployment's nodes and
+// the generator; a replica's workers are inside its tree) and the lab's own processes.
+function machineSamplesOf(samples) {
+  return samples
+    .filter((s) => s.machine)
+    .map((s) => {
+      const ours = Object.entries(s.nodes || {})
+        .filter(([name]) => !name.includes('.'))
+        .reduce((a, [, n]) => a + (n.cpuPct || 0), 0);
+      const others = s.machine.cpuPct - ours - (s.machine.labPct || 0);
+      return { at: s.at, cpuPct: s.machine.cpuPct, othersPct: Math.max(0, others), load1: s.machine.load1 };
+    });
+}
 
 // Phase windows [start, end) in epoch ms: from the generator's phase records, else planned.
 function phaseWindows(phases, records, fallbackStart) {
@@ -75,8 +102,8 @@ function generatorFigures(samples) {
   };
 }
 
-const meanOf = (samples, w) => {
-  const inside = samples.filter((s) => s.at >= w.start && s.at <= w.end).map((s) => s.cpuPct);
+const meanOf = (samples, w, key = 'cpuPct') => {
+  const inside = samples.filter((s) => s.at >= w.start && s.at <= w.end).map((s) => s[key]);
   return inside.length ? inside.reduce((a, b) => a + b, 0) / inside.length : null;
 };
 
@@ -161,6 +188,7 @@ function summarize(run) {
   if (exact !== null) for (const w of windows) w.end = Math.min(w.end, done.at);
   const launched = launchedPerPhase(windows, secs);
   const samples = run.generatorSamples || [];
+  const machineSamples = run.machineSamples || [];
   const phases = run.phases.map((ph, i) => {
     const { from, to } = closed ? { from: null, to: null } : phaseRates(ph);
     const target = closed ? null : (from + to) / 2;
@@ -178,11 +206,19 @@ function summarize(run) {
       ratio: target > 0 && achieved !== null ? Math.round((achieved / target) * 1000) / 1000 : null,
       sendLagP99Ms: lag ? lag.p99 : null,
       generatorCpuPctMean: round1(meanOf(samples, windows[i])),
+      // The whole machine (100 = one core) and what other programs used of it.
+      ...(machineSamples.length
+        ? {
+            machineCpuPctMean: round1(meanOf(machineSamples, windows[i])),
+            othersCpuPctMean: round1(meanOf(machineSamples, windows[i], 'othersPct')),
+            load1Mean: round1(meanOf(machineSamples, windows[i], 'load1')),
+          }
+        : {}),
     };
   });
 
   const generator = generatorOf(run, records, { name, closed, samples, launched: t.launched, done });
-  const saturation = judgeGenerator(phases, run.status, { closed, generator });
+  const saturation = judgeGenerator(phases, run.status, { closed, generator, cores: run.machine?.cores ?? null });
   // Answers whose status says they failed (by default 400 or more, lab/results/expect-status.js).
   const expect = run.expect ?? parseExpect();
   const answersFailed = failedAnswers(t.codes, expect);
@@ -245,6 +281,20 @@ function summarize(run) {
     generator,
     saturation,
     machine: run.machine,
+    // The whole machine over the run: what it was busy with besides the run (other programs).
+    ...(machineSamples.length ? { machineLoad: machineLoadOf(machineSamples, run.machine?.cores) } : {}),
+  };
+}
+
+function machineLoadOf(samples, cores = null) {
+  const mean = (k) => round1(samples.reduce((a, x) => a + (x[k] || 0), 0) / samples.length);
+  const cpuPctMean = mean('cpuPct');
+  return {
+    cpuPctMean,
+    busyShare: cores ? Math.round((cpuPctMean / (cores * 100)) * 1000) / 1000 : null,
+    othersCpuPctMean: mean('othersPct'),
+    load1Max: Math.max(...samples.map((x) => x.load1 ?? 0)),
+    note: "CPU in % of one core over every core (100 = one core): the machine's busy time from /proc/stat, other programs' = the machine's less every process tree of the run",
   };
 }
 
@@ -378,18 +428,32 @@ function closedLoopCpu(phases, generator = {}) {
   return `the generator's busiest phase averaged ${Math.max(...cpus)}% CPU${threads}, under the ${SATURATION.closedCpuPct}% read as busy`;
 }
 
-function judgeOne(phases, status, { closed = false, generator = {} } = {}) {
+// Whether the machine, not the generator, was busy in phase p: the generator under its busy
+// mark a thread, and the cores busy or other programs using a share of them. Returns the
+// words, or null.
+function busyMachine(p, { generator = {}, cores = null } = {}) {
+  const threads = generator.workers || 1;
+  if (p.generatorCpuPctMean != null && p.generatorCpuPctMean / threads >= SATURATION.generatorBusyPct) return null;
+  if (p.machineCpuPctMean == null) return null;
+  const share = cores ? p.machineCpuPctMean / (cores * 100) : null;
+  const busy = (share !== null && share >= SATURATION.machineBusyShare) || p.othersCpuPctMean >= SATURATION.othersBusyPct;
+  if (!busy) return null;
+  const load = p.load1Mean != null && cores ? `, load average ${p.load1Mean} on ${cores} cores` : '';
+  return `this machine was busy: its cores were ${share !== null ? `${Math.round(share * 100)}% busy` : `${p.machineCpuPctMean}% of a core busy`}, other programs than the run's using ${Math.round(p.othersCpuPctMean) / 100} of a core${load}, while the generator used ${p.generatorCpuPctMean ?? '-'}% of a core`;
+}
+
+function judgeOne(phases, status, { closed = false, generator = {}, cores = null } = {}) {
   const hottest = phases.reduce(
     (a, p) => ((p.generatorCpuPctMean ?? 0) > (a ? (a.generatorCpuPctMean ?? 0) : 0) ? p : a),
     null,
   );
   const hot = hottest && hottest.generatorCpuPctMean >= SATURATION.closedCpuPct;
-  const cores = (generator.workers || 1) > 1 ? ` (${generator.workers} threads)` : '';
+  const threads = (generator.workers || 1) > 1 ? ` (${generator.workers} threads)` : '';
   if (closed) {
     return hot
       ? {
           saturated: true,
-          verdict: `the load generator used ${hottest.generatorCpuPctMean}% of a core${cores}: a closed loop this busy may be what limits the rate`,
+          verdict: `the load generator used ${hottest.generatorCpuPctMean}% of a core${threads}: a closed loop this busy may be what limits the rate`,
         }
       : { saturated: false, verdict: `closed loop: the rate is what the system answered; ${closedLoopCpu(phases, generator)}` };
   }
@@ -411,8 +475,19 @@ function judgeOne(phases, status, { closed = false, generator = {} } = {}) {
     ]
       .filter(Boolean)
       .join(' and ');
+    // Blamed on the generator only when it is the one using the CPU.
+    const machine = busyMachine(p, { generator, cores });
+    if (machine) {
+      return {
+        saturated: true,
+        cause: 'machine',
+        phases: flagged.map((x) => x.name),
+        verdict: `in phase "${p.name}" the load generator ${why}, and ${machine}: figures past that point describe a busy machine, not the system`,
+      };
+    }
     return {
       saturated: true,
+      cause: 'generator',
       phases: flagged.map((x) => x.name),
       verdict: `the load generator set the limit: in phase "${p.name}" it ${why}${p.generatorCpuPctMean !== null ? ` while using ${p.generatorCpuPctMean}% of a core` : ''}; figures past that point describe the generator, not the system`,
     };
@@ -438,4 +513,13 @@ function judgeOne(phases, status, { closed = false, generator = {} } = {}) {
   return { saturated: false, verdict: 'the load generator kept up with every phase' };
 }
 
-module.exports = { summarize, outages, launchedPerPhase, phaseWindows, judgeGenerator, closedLoopCpu, SATURATION };
+module.exports = {
+  summarize,
+  outages,
+  launchedPerPhase,
+  phaseWindows,
+  judgeGenerator,
+  closedLoopCpu,
+  machineSamplesOf,
+  SATURATION,
+};

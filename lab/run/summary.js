@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const { GENERATORS } = require('../generators');
-const { summarize, closedLoopCpu } = require('../results/summary');
+const { summarize, closedLoopCpu, machineSamplesOf } = require('../results/summary');
 const { signalSummary } = require('../results/signal-summary');
 const { evaluate } = require('../results/thresholds');
 const { nodeTable } = require('../monitoring/node-table');
@@ -42,6 +42,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
     records,
     generator: { name: p.generator, loop: GENERATORS[p.generator].loop, workers },
     generatorSamples: generatorSamples(run),
+    machineSamples: run.loadNodeSamples ? [] : machineSamplesOf(run.monitoring.samples || []),
     machine: run.machine,
     mergeCache: write ? null : run.liveCache,
     expect: p.expect,

@@ -171,6 +171,38 @@ describe('run summary from neutral records', () => {
     expect(judgeGenerator([phase(null, 40)], 'completed', { closed: true }).saturated).toBe(false);
   });
 
+  // Seen on a machine busy with other work: 8 arrivals a second, a p99 send lag of 23 ms,
+  // the generator at 4% of a core, and the verdict blamed the generator.
+  test('late sends on a busy machine blame the machine; the generator only when it uses the CPU', () => {
+    const late = (generatorCpu, machineCpu, others) => ({
+      name: 'constant 8/s',
+      durationS: 30,
+      ratio: 1,
+      achievedRate: 8,
+      targetRate: { mean: 8 },
+      launched: 240,
+      sendLagP99Ms: 23,
+      generatorCpuPctMean: generatorCpu,
+      machineCpuPctMean: machineCpu,
+      othersCpuPctMean: others,
+      load1Mean: 3.1,
+    });
+    const busy = judgeGenerator([late(4, 196, 180)], 'completed', { cores: 2 });
+    expect(busy).toMatchObject({ saturated: true, cause: 'machine' });
+    expect(busy.verdict).toMatch(
+      /^in phase "constant 8\/s" the load generator sent late \(p99 send lag 23 ms\), and this machine was busy: its cores were 98% busy, other programs than the run's using 1\.8 of a core, load average 3\.1 on 2 cores, while the generator used 4% of a core/,
+    );
+    expect(busy.verdict).not.toMatch(/generator set the limit/);
+    // Other programs at 60% of a core, the cores not all busy: still the machine's.
+    expect(judgeGenerator([late(4, 90, 60)], 'completed', { cores: 2 }).cause).toBe('machine');
+    // The generator using the CPU: its own limit.
+    expect(judgeGenerator([late(95, 196, 10)], 'completed', { cores: 2 })).toMatchObject({ cause: 'generator' });
+    // A quiet machine: the generator is still the one that sent late.
+    expect(judgeGenerator([late(4, 30, 5)], 'completed', { cores: 2 }).verdict).toMatch(/generator set the limit/);
+    // No machine figures (an older summary): as before.
+    expect(judgeGenerator([{ ...late(4), machineCpuPctMean: undefined }], 'completed').cause).toBe('generator');
+  });
+
   // Seen in a study at --scale 0.1: spikes' last 5 s base at 10/s read 49 of 50 (9.8/s), the
   // spike before it 201 of 200, and the run launched every arrival asked; the verdict blamed
   // the generator at 2.8% of a core.
