@@ -48,7 +48,10 @@ describe.each([['fast'], ['artillery'], ['closed']])('the script with %s', (gene
     // Open loop: 3 s at 10/s and 4 s at 20/s, each virtual user a GET then a POST.
     const asked = closed ? get.launched : 110;
     expect(within1pct(get.completed, asked)).toBe(true);
-    expect(within1pct(post.completed, asked)).toBe(true);
+    // (A closed loop stops at its length even mid-flow: each of its 4 connections may have
+    // sent its GET and not yet its POST.)
+    if (closed) expect(post.completed).toBeGreaterThanOrEqual(get.completed - 4);
+    else expect(within1pct(post.completed, asked)).toBe(true);
     expect(get.codes).toEqual({ 200: get.completed });
     // The POST's body carried the captured item (the service answers 400 without it).
     expect(post.codes).toEqual({ 201: post.completed });

@@ -130,3 +130,20 @@ test('--rate-scale counts: a rate under the limit scaled past it is refused', ()
   expect(readScript(file).phases[0].arrivalRate).toBe(30000);
   expect(refusal(() => readScript(file, { rateScale: 2 })).message).toMatch(/with --rate-scale 2/);
 });
+
+test("the docs' table of limits says the limits the code applies", () => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'generators-and-scenarios.md'), 'utf8');
+  const table = doc.slice(doc.indexOf('### Limits'), doc.indexOf('## One scenario model'));
+  const row = (what) => table.split('\n').find((l) => l.includes(what)) || '';
+  const mib = (b) => `${b / 2 ** 20} MiB`;
+  expect(row('the script file')).toContain(mib(LIMITS.scriptBytes));
+  expect(row('each CSV payload')).toContain(mib(LIMITS.payloadBytes));
+  expect(row('--body @FILE')).toContain(mib(LIMITS.bodyBytes));
+  expect(row('YAML aliases')).toContain(String(LIMITS.aliases));
+  expect(row('arrivals a second')).toContain(String(LIMITS.arrivalRate));
+  expect(row('all phases together')).toContain(`${LIMITS.planS / 3600} hours`);
+  expect(row('one `think`')).toContain(`${LIMITS.thinkS} s`);
+  expect(row("`loop`'s `count`")).toContain(String(LIMITS.loopCount));
+  expect(row('requests one virtual user')).toContain(String(LIMITS.requestsPerFlow));
+  expect(row('kept whole for a capture')).toContain(mib(LIMITS.capturedBodyBytes));
+});
