@@ -41,9 +41,10 @@ test('processes with the run token, run from its folder or naming it are found a
     expect(await stopAll(found)).toEqual([]);
     expect(suiteProcesses(token).filter((p) => [byEnv.pid, byCwd.pid, byArg.pid].includes(p.pid))).toEqual([]);
   } finally {
+    // Each test daemon's whole group (its shell and the sleep under it).
     for (const c of [byEnv, byCwd, byArg, notOurs]) {
       try {
-        process.kill(c.pid, 'SIGKILL');
+        process.kill(-c.pid, 'SIGKILL');
       } catch {
         // stopped above
       }

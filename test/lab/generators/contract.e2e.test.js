@@ -91,7 +91,9 @@ describe.each(OPEN)('%s (open loop)', (engine) => {
       expect(summary.requestsCompleted).toBe(100);
       expect(summary.codes).toEqual({ 200: 100 });
       expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(99);
-      expect(summary.responseTimeMs.p50).toBeLessThan(125);
+      // Timed from the due time: the run's own send lag is part of it, a busy machine's
+      // lateness judged by what the run measured, then 25 ms for the rest.
+      expect(summary.responseTimeMs.p50).toBeLessThan(125 + (summary.sendLagMs?.p50 ?? 0));
       for (const k of ['p50', 'p95', 'p99'])
         expect(summary.responseTimeMs[k]).toBeLessThanOrEqual(summary.responseTimeMs.max);
       expect(summary.phases[0].launched).toBeGreaterThanOrEqual(54);
@@ -214,9 +216,12 @@ describe('closed (closed loop)', () => {
         keepalive: true,
         phases: [{ name: 'closed', duration: 2 }],
       });
-      // 4 connections / 50 ms = 80/s: 160 in 2 s, less what the busy machine adds.
-      expect(summary.requestsCompleted).toBeGreaterThanOrEqual(110);
-      expect(summary.requestsCompleted).toBeLessThanOrEqual(165);
+      // 4 connections / 50 ms = 80/s: 160 in 2 s at most. Judged by what the run measured: 4
+      // connections each waiting the mean answer time in turn send 4 x 2 s / mean (within
+      // 10%, and the flows the end cut), however slow a busy machine made each answer.
+      const expected = (4 * 2000) / summary.responseTimeMs.mean;
+      expect(summary.requestsCompleted).toBeGreaterThanOrEqual(Math.floor(expected * 0.9) - 4);
+      expect(summary.requestsCompleted).toBeLessThanOrEqual(Math.min(165, Math.ceil(expected * 1.1) + 4));
       expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(49);
       expect(summary.sendLagMs).toBeNull();
       const exact = await run('closed', {
