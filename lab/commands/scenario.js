@@ -36,6 +36,7 @@ const { scalePhase } = require('../../artillery/phases');
 const { toArtillery, toYaml } = require('../scenario/to-artillery');
 const { artilleryScript } = require('../generators/artillery-script');
 const { parseExpect } = require('../results/expect-status');
+const { exitCodeOf } = require('../results/exit-code');
 const { openRun } = require('../run/folder');
 const { monitor } = require('../run/monitoring');
 const { deploy } = require('../run/deployment');
@@ -53,8 +54,10 @@ const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [op
   deployments: ${allNames().join(', ')}
 options:
   --script FILE    an Artillery test script (YAML or JSON, as \`artillery run\` takes): its
-                   phases (--scale, --rate-scale apply), flows, captures, payload and
-                   config.ensure; its target is the deployment's (docs/generators.md)
+                   phases (--scale, --rate-scale apply), flows and the rest of Artillery's HTTP
+                   features; its target is the deployment's (docs/generators-and-scenarios.md)
+  --environment NAME, --overrides JSON
+                   Artillery's -e and --overrides, for the script
   --app DIR        your own Node service in place of the lab's (see npm run deploy -- --help)
   --method M, --body TEXT|@FILE, --header 'Name: value' (repeatable)
                    the request each arrival sends (default GET; a body makes it POST, JSON
@@ -113,6 +116,8 @@ const COMMAND = defineCommand({
     ...GENERATOR_FLAGS,
     generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     script: flag.path(),
+    environment: flag.string(),
+    overrides: flag.string(),
     'warm-cache': flag.bool(),
     'load-nodes': flag.int(1, 64),
     ensure: flag.list(parseThreshold),
@@ -205,8 +210,13 @@ function scenarioOfWords(words, values, given) {
     for (const f of ['method', 'body', 'header', 'work-n', 'warm-cache']) {
       if (given.has(f)) refuse(`--${f} shapes the lab's own request; your script (--script) says its own`);
     }
-    return { model: readScript(values.script, options), options, signal: false };
+    return {
+      model: readScript(values.script, { ...options, environment: values.environment, overrides: values.overrides }),
+      options,
+      signal: false,
+    };
   }
+  for (const f of ['environment', 'overrides']) if (given.has(f)) refuse(`--${f} is for a script (--script FILE)`);
   const { endpoint, scenario } = words;
   if (!isPath(endpoint)) pick('endpoint', endpoint, ENDPOINTS);
   pick('scenario', scenario, SCENARIOS);
@@ -282,14 +292,21 @@ function generatorOf(values, given, what, { runtime }) {
     }
     if (values.balancer === 'none')
       refuse('--load-nodes: the nodes reach the deployment through its entry, and --balancer none has none');
+    if (what.model?.features.includes('hooks'))
+      refuse(
+        "--load-nodes: the script's before and after sections run once, on one machine: run it without --load-nodes",
+      );
   }
   return name;
 }
 
 // The thresholds: the scenario's own (a catalogue row's, a script's config.ensure) and
 // --ensure's; one on a request of no such name is refused, naming the ones there are.
-function thresholdsOf(model, values) {
-  const thresholds = [...(model?.ensure || []).map(parseThreshold), ...values.ensure];
+// (A user's script run by Artillery: Artillery judges its checks itself, and the run
+// follows its verdict; the lab judges --ensure on top.)
+function thresholdsOf(model, values, generator) {
+  const own = generator === 'artillery' && model?.source.kind === 'artillery' ? [] : model?.ensure || [];
+  const thresholds = [...own.map(parseThreshold), ...values.ensure];
   const names = model ? requestNames(model) : [];
   for (const t of thresholds) {
     if (t.name !== undefined && !names.includes(t.name)) {
@@ -346,7 +363,7 @@ function plan(argv) {
     signal: what.signal,
     connections,
     participants,
-    thresholds: thresholdsOf(what.model, values),
+    thresholds: thresholdsOf(what.model, values, generator),
   };
 }
 
@@ -452,8 +469,7 @@ async function scenarioCommand(argv, { log }) {
   const dashboard = await openDashboard(p, log);
   const summary = await runScenario(p, dashboard, log);
   if (!summary) return {};
-  const failed = summary.thresholds.filter((t) => !t.ok);
-  const exitCode = failed.length || summary.status !== 'completed' ? 1 : 0;
+  const exitCode = exitCodeOf(summary);
   if (p.values.json) return { stdout: JSON.stringify(summary, null, 2), exitCode };
   return { stdout: renderSummary(summary), exitCode };
 }

@@ -151,6 +151,7 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
     outFile: file('artillery.json'),
     eventsFile: file('events.jsonl'),
     logFile: file('artillery.log'),
+    waitForExit: Boolean(plan.script.after),
     onEvent: (e) => {
       events.push(e);
       for (const r of recordsOfEvent(e)) emit(r);
@@ -158,9 +159,9 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
   });
   let stopped = false;
   const done = run.done.then(
-    ({ report }) => {
-      emit(doneRecord(report, false));
-      return { records, status: 'completed', report };
+    ({ report, verdict }) => {
+      emit({ ...doneRecord(report, false), ...(verdict ? { verdict } : {}) });
+      return { records, status: 'completed', report, verdict };
     },
     (err) => {
       emit(doneRecord(null, stopped));

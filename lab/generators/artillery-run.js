@@ -8,13 +8,15 @@ const { helperEnv } = require('../ownership/adopt');
 
 const ARTILLERY = require.resolve('artillery/bin/run');
 const PLUGIN_PATH = path.join(__dirname, '..', '..', 'artillery', 'plugins');
+// How long past its report the lab waits for Artillery's verdict (its checks run then).
+const VERDICT_WAIT_MS = 8000;
 
 // Runs `artillery run` on a script file. Artillery's events (phases, each 10 s interval,
 // done) arrive through the lab plugin's JSON-lines file and are passed to onEvent as they
 // come. The run is over as soon as the -o report is complete: offline, Artillery 2 then
 // waited ~13 s on telemetry before it exited (11.5 s against 23.5 s in a probe here), so the lab ends it
 // itself instead of making users wait. Resolves { report, pid }.
-function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () => {} }) {
+function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () => {}, waitForExit = false }) {
   fs.writeFileSync(eventsFile, '');
   const log = fs.openSync(logFile, 'w');
   // Its own process group, so the lab can stop Artillery and its workers together.
@@ -47,8 +49,16 @@ function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () =
     }
     const lines = text.split('\n');
     partial = lines.pop();
-    for (const line of lines) if (line.trim()) onEvent(JSON.parse(line));
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      const e = JSON.parse(line);
+      if (e.type === 'verdict') verdict = { exitCode: e.exitCode, checks };
+      if (e.type === 'checks') checks = e.checks;
+      onEvent(e);
+    }
   };
+  let verdict = null;
+  let checks = [];
 
   const readReport = () => {
     try {
@@ -77,14 +87,24 @@ function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () =
       stop();
       fn();
     };
+    // Done when the report is complete and Artillery said its verdict (or a few seconds
+    // after the report, from an Artillery whose plugins never said it).
+    let reportAt = null;
     const timer = setInterval(() => {
       readEvents();
       const report = readReport();
-      if (report) finish(() => resolve({ report, pid: child.pid }));
+      if (!report) return;
+      reportAt ??= Date.now();
+      // (A script's after section Artillery runs last, at its exit: waited for.)
+      if (waitForExit) return;
+      if (verdict || Date.now() - reportAt > VERDICT_WAIT_MS)
+        finish(() => resolve({ report, pid: child.pid, verdict }));
     }, 250);
     child.on('exit', (code, signal) => {
+      readEvents();
       const report = readReport();
-      if (report) return finish(() => resolve({ report, pid: child.pid }));
+      if (report)
+        return finish(() => resolve({ report, pid: child.pid, verdict: verdict ?? { exitCode: code, checks } }));
       const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join(' | ');
       finish(() => reject(labError('LAB_ERR_ARTILLERY', `exited (${signal || code}) without a report: ${tail}`)));
     });

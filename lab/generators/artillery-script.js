@@ -1,9 +1,8 @@
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
-const YAML = require('yaml');
 const { toArtillery } = require('../scenario/to-artillery');
+const { prepareScript } = require('../scenario/from-artillery');
 
 // What Artillery runs: a user's own script (--script) as Artillery itself would run it, with
 // only its target (the deployment's, or --target) and its phases (--scale, --rate-scale)
@@ -14,8 +13,13 @@ function artilleryScript(model, ctx) {
   if (model.source.kind !== 'artillery') return { script: toArtillery(model, { target: ctx.target }) };
   const file = model.source.file;
   const dir = path.dirname(file);
-  const script = YAML.parse(fs.readFileSync(file, 'utf8'));
+  // (--environment and --overrides applied here, as Artillery would: the lab sets the
+  // phases and the target after them; the environment's name stays a variable.)
+  const environment = ctx.values?.environment;
+  const script = prepareScript(file, { environment, overrides: ctx.values?.overrides });
+  delete script.config.environments;
   script.config = { ...script.config, target: ctx.target, phases: model.phases.map(artilleryPhase) };
+  if (environment) script.config.variables = { ...script.config.variables, $environment: environment };
   if (typeof script.config.processor === 'string') script.config.processor = path.resolve(dir, script.config.processor);
   if (script.config.payload) {
     const fix = (p) => ({ ...p, path: path.resolve(dir, p.path) });

@@ -16,11 +16,58 @@ const { phaseOffsets } = require('./schedule');
 
 const clock = () => performance.timeOrigin + performance.now();
 
+// A script's before and after sections (Artillery's): the before one runs first, once, and
+// its variables go to every virtual user; the after one runs once the run is over. Neither
+// one's requests are the run's (Artillery does not count them either); a before section that
+// fails fails the run, as in Artillery. (Load nodes run no sections: refused up front.)
+function runGenerator(plan, send) {
+  const model = plan.model;
+  if (!model || (!model.before && !model.after) || plan.shardTotal) return runPlan(plan, send);
+  let inner = null;
+  let stopped = false;
+  const done = (async () => {
+    let baseVars = {};
+    if (model.before) {
+      const r = await runHook(plan, 'before', {});
+      if (!r.ok) {
+        send({ type: 'fatal', at: clock(), message: `the script's before section failed (${r.code})` });
+        return;
+      }
+      baseVars = r.vars;
+    }
+    if (stopped) return;
+    inner = runPlan({ ...plan, baseVars }, send);
+    await inner.done;
+    if (model.after && !stopped) await runHook(plan, 'after', baseVars);
+  })();
+  return {
+    stop() {
+      stopped = true;
+      return inner ? inner.stop().then(() => done) : done;
+    },
+    done,
+  };
+}
+
+// One section's virtual user, in this thread: resolves { ok, code, vars }.
+function runHook(plan, hook, baseVars) {
+  return new Promise((resolve) => {
+    require('./fast-worker')(
+      { ...plan, shard: 0, of: 1, t0: clock(), hook, baseVars },
+      {
+        postMessage: (m) => m.type === 'hook' && resolve(m),
+        on: () => {},
+      },
+    );
+  });
+}
+
 // plan: as fast.js writes it, with optional t0, shardOffset, shardTotal. send(record): where
 // records go. Returns { stop(), done: Promise }.
-function runGenerator(plan, send) {
+function runPlan(plan, send) {
   // Threads start in well under 200 ms here; the first arrival is due after that.
-  const t0 = plan.t0 ?? Math.ceil(clock()) + 300;
+  // (A script's processor is loaded by every thread first: a second more for it.)
+  const t0 = plan.t0 ?? Math.ceil(clock()) + (plan.model?.processor ? 1300 : 300);
   const W = plan.workers;
   const offset = plan.shardOffset ?? 0;
   const total = plan.shardTotal ?? W;

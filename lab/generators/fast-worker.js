@@ -17,11 +17,10 @@ const https = require('node:https');
 const { isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { arrivals } = require('./schedule');
 const { create, encode } = require('../measure/histogram');
-const { prepareFlows } = require('./flow-steps');
-const { capture } = require('../scenario/capture');
+const { prepareFlows, CUT } = require('./vu/flow');
 const { requestNames } = require('../scenario/model');
 const { createEngine } = require('./keepalive');
-const { upstreamTime } = require('./keepalive/response-parser');
+const { upstreamTime, decoded } = require('./keepalive/response-parser');
 const { LIMITS } = require('../scenario/limits');
 
 // Runs one shard of the plan; `port` carries its messages (a thread's parentPort, or an
@@ -33,8 +32,12 @@ function runShard(data, port) {
   // replicas itself, round-robin, as clients of a NodePort service would).
   const urls = (data.targets && data.targets.length ? data.targets : [target]).map((t) => new URL(t));
   let turn = shard;
-  const lib = urls[0].protocol === 'https:' ? https : http;
-  const flows = prepareFlows(data.model);
+  const origin = urls[0].origin;
+  const flows = prepareFlows(data.model, {
+    target: urls[0].href,
+    processor: loadProcessor(data.model.processor),
+    baseVars: data.baseVars || {},
+  });
   // Per-name figures only when there is more than one name: the totals are the one name's.
   const byName = requestNames(data.model).length > 1;
   // Connections (./keepalive/): with --keepalive, the open loop's arrivals share a pool of
@@ -42,7 +45,7 @@ function runShard(data, port) {
   // users for the run; without it, a one-request flow opens a connection per request
   // (node:http) and a longer flow keeps one for its virtual user.
   const pipelining = data.pipelining || 1;
-  const engine = keepalive || flows.multi ? createEngine({ pipelining, timeoutMs }) : null;
+  const engine = keepalive || flows.multi || data.hook ? createEngine({ pipelining, timeoutMs }) : null;
   const vuConnections = [];
   let vuCount = 0;
   // A virtual user's connection: undefined (node:http), null (the pool's, per request), or
@@ -74,6 +77,7 @@ function runShard(data, port) {
         arrivals: 0,
         vusCompleted: 0,
         vusFailed: 0,
+        skipped: 0,
         codes: {},
         errors: {},
         // Which replica answered, and its time to answer, as the entry said (X-Lab-Upstream).
@@ -100,10 +104,12 @@ function runShard(data, port) {
   let stopped = false;
   const open = mode === 'open';
 
-  // One request of a virtual user, due at `due`; then(ok, endedAt) when it is answered (ok)
-  // or failed. On the keep-alive engine when the virtual user has a connection there (or
-  // takes one from the pool), else on node:http with a connection of its own.
-  function send(step, vu, due, then) {
+  // One request of a virtual user, due at `due`; then(ok, endedAt, res | code) when it is
+  // answered (ok; res: { status, headers, text }) or failed. On the keep-alive engine when the
+  // virtual user has a connection there (or takes one from the pool) and the request goes to
+  // its address, else on node:http with a connection of its own. Each is counted in the
+  // second it went (launched) and the second it ended, by its step's name.
+  function send(step, vu, due, parts, then) {
     if (stopped) return;
     const sentAt = clock();
     // Timed from the due time, or from the send when a timer fired a little early (Node's
@@ -115,12 +121,12 @@ function runShard(data, port) {
     if (open) b.lag.recordValue(us(Math.max(0, sentAt - due)));
     if (byName) named(b, step.name).launched += 1;
     pending += 1;
-    const answered = ({ status, upstream, upstreamMs, text }) => {
+    const answered = (res) => {
       pending -= 1;
       const end = clock();
       const done = bucket(end);
       done.completed += 1;
-      const code = String(status);
+      const code = String(res.status);
       add(done.codes, code);
       done.latency.recordValue(us(end - from));
       done.fromSend.recordValue(us(end - sentAt));
@@ -130,30 +136,35 @@ function runShard(data, port) {
         add(n.codes, code);
         n.latency.recordValue(us(end - from));
       }
-      if (upstream) {
-        add(done.upstreams, upstream);
-        if (upstreamMs !== null) done.upstream.recordValue(us(upstreamMs));
+      if (res.upstream) {
+        add(done.upstreams, res.upstream);
+        if (res.upstreamMs !== null) done.upstream.recordValue(us(res.upstreamMs));
       }
-      if (text !== null) capture(text, step.captures, vu.vars);
-      then(true, end);
+      then(true, end, res);
     };
     const failed = (code) => {
       pending -= 1;
       const end = clock();
       failure(bucket(end), step, code);
-      then(false, end);
+      then(false, end, code);
     };
-    const parts = step.parts(vu.vars);
-    if (vu.conn !== undefined) {
-      const conn = vu.conn ?? engine.pooled(urls[turn++ % urls.length]);
-      engine.send(conn, step, parts, sentAt, answered, failed);
+    // The target's own requests go to its address (or, with several, to each in turn, as
+    // clients of a NodePort service would), on the virtual user's connection when it has one;
+    // a request to another address (an absolute URL, a redirect elsewhere) on its own.
+    if (!parts.url || parts.url.origin === origin) {
+      if (vu.conn !== undefined) {
+        const conn = vu.conn ?? engine.pooled(urls[turn++ % urls.length]);
+        engine.send(conn, step, parts, sentAt, answered, failed);
+        return;
+      }
+      nodeSend(step, urls[turn++ % urls.length], parts, answered, failed);
       return;
     }
-    nodeSend(step, urls[turn++ % urls.length], parts, answered, failed);
+    nodeSend(step, parts.url, parts, answered, failed);
   }
 
   // A request on a connection of its own (node:http, as Artillery's one-request users).
-  function nodeSend(step, url, { path, headers, body }, answered, failed) {
+  function nodeSend(step, url, { path, headers, body, method }, answered, failed) {
     let settled = false;
     const once =
       (fn) =>
@@ -164,17 +175,19 @@ function runShard(data, port) {
       };
     const ok = once(answered);
     const ko = once(failed);
-    const req = lib.request(
-      { hostname: url.hostname, port: url.port, path, method: step.method, agent: false, headers },
+    const lib_ = url.protocol === 'https:' ? https : http;
+    const req = lib_.request(
+      { hostname: url.hostname, port: url.port, path, method: method || step.method, agent: false, headers },
       (res) => {
-        let text = step.captures ? '' : null;
-        if (text === null) res.on('data', noop);
+        const chunks = step.wantText ? [] : null;
+        let size = 0;
+        if (chunks === null) res.on('data', noop);
         else {
-          res.setEncoding('utf8');
           res.on('data', (c) => {
-            text += c;
+            chunks.push(c);
+            size += c.length;
             // A body kept for a capture is bounded (lab/scenario/limits.js).
-            if (text.length > LIMITS.capturedBodyBytes) {
+            if (size > LIMITS.capturedBodyBytes) {
               ko('EBODYSIZE');
               req.destroy();
             }
@@ -183,9 +196,10 @@ function runShard(data, port) {
         res.on('end', () =>
           ok({
             status: res.statusCode,
+            headers: res.headers,
             upstream: res.headers['x-lab-upstream'] || null,
             upstreamMs: upstreamTime(res.headers['x-lab-upstream-ms'] ?? null, res.headers['x-lab-upstream-s'] ?? null),
-            text,
+            text: chunks ? decoded(Buffer.concat(chunks), res.headers['content-encoding']) : null,
           }),
         );
         res.on('error', (err) => ko(err.code || 'ERESPONSE'));
@@ -200,48 +214,52 @@ function runShard(data, port) {
     if (byName) add(named(b, step.name).errors, code);
   }
 
-  // A virtual user: its flow's steps one after the other from `due`; a request that fails
-  // (no answer) ends it, as Artillery's virtual users end. done(ok) when it is over.
-  // (A one-request flow's virtual users are its requests: counted as such, the hot path of
-  // the catalogue kept as lean as before flows.)
-  const countVus = flows.multi;
-  function runVu(due, done, vu = { vars: flows.vars(), ...connectionFor(false) }) {
-    if (!countVus) return runSteps(flows.pick().steps, 0, vu, due, done);
-    bucket(due).arrivals += 1;
-    const finish = (ok, at) => {
-      if (vu.owned) engine.release(vu.conn);
-      const b = bucket(at ?? clock());
-      // (CUT: a closed loop's virtual user stopped by the run's end mid-flow, neither.)
-      if (ok === true) b.vusCompleted += 1;
-      else if (ok !== CUT) b.vusFailed += 1;
-      done(ok);
-    };
-    return runSteps(flows.pick().steps, 0, vu, due, finish);
-  }
   // The closed loop's end: a flow still running then (a loop of thousands) stops at its
   // next step, so the run ends at --duration (it once ran on for as long as the loop did).
   const closedEnd = mode === 'closed' && durationMs !== undefined ? t0 + durationMs : Infinity;
-  function runSteps(steps, i, vu, due, done) {
-    if (stopped) return done(false);
-    if (i < steps.length && clock() >= closedEnd) return done(CUT);
-    if (i >= steps.length) return done(true, due);
-    const step = steps[i];
-    if (step.kind === 'request') {
-      return send(step, vu, due, (ok, end) => (ok ? runSteps(steps, i + 1, vu, end, done) : done(false, end)));
-    }
-    if (step.kind === 'think') {
-      const next = due + step.ms;
-      return setTimeout(() => runSteps(steps, i + 1, vu, next, done), Math.max(0, next - clock()));
-    }
-    // A loop: its steps `count` times, then on.
-    let round = 0;
-    const again = (ok, at = clock()) => {
-      if (ok === CUT) return done(CUT);
-      if (!ok) return done(false);
-      if (round++ >= step.count) return runSteps(steps, i + 1, vu, at, done);
-      return runSteps(step.steps, 0, vu, at, again);
+  // What the flows' interpreter (./vu/flow.js) asks of this thread.
+  const io = {
+    send,
+    closedEnd,
+    // A virtual user's own error (a failed capture, a hook's error): counted as Artillery
+    // counts it, in the run's errors.
+    vuError: (code, at) => add(bucket(at).errors, code),
+    expected: (results, at) => {
+      const b = bucket(at);
+      b.expect ??= { ok: 0, failed: 0 };
+      for (const r of results) b.expect[r.ok ? 'ok' : 'failed'] += 1;
+    },
+  };
+  flows.ee.on('counter', (name, value = 1) => {
+    const b = bucket(clock());
+    b.custom ??= {};
+    b.custom[name] = (b.custom[name] || 0) + Number(value);
+  });
+
+  // A virtual user: its flow's steps one after the other from `due` (./vu/flow.js); a request
+  // that fails (no answer), a failed capture or check, ends it, as Artillery's virtual users
+  // end. done(ok) when it is over. (A one-request flow's virtual users are its requests:
+  // counted as such, the hot path of the catalogue kept as lean as before flows.)
+  const countVus = flows.multi;
+  function runVu(due, done, vu = null) {
+    const ctx = flows.context();
+    const c = vu ?? connectionFor(false);
+    ctx.conn = c.conn;
+    const flow = flows.pick();
+    const finish = (ok, at) => {
+      if (stopped && ok !== true) ok = false;
+      if (c.owned) engine.release(c.conn);
+      if (countVus) {
+        const b = bucket(at ?? clock());
+        // (CUT: a closed loop's virtual user stopped by the run's end mid-flow, neither.)
+        if (ok === true) b.vusCompleted += 1;
+        else if (ok !== CUT) b.vusFailed += 1;
+      }
+      done(ok);
     };
-    return again(true, due);
+    if (countVus) bucket(due).arrivals += 1;
+    if (stopped) return finish(false, clock());
+    return flows.run(flow.steps, ctx, due, io, finish, flow);
   }
 
   // Posts every second that is over (and, at the end, all of them), empty ones too, so the
@@ -260,6 +278,9 @@ function runShard(data, port) {
         launched: b.launched,
         completed: b.completed,
         ...(countVus ? { arrivals: b.arrivals, vusCompleted: b.vusCompleted, vusFailed: b.vusFailed } : {}),
+        ...(b.skipped ? { vusSkipped: b.skipped } : {}),
+        ...(b.expect ? { expect: b.expect } : {}),
+        ...(b.custom ? { custom: b.custom } : {}),
         codes: b.codes,
         errors: b.errors,
         pending,
@@ -286,9 +307,19 @@ function runShard(data, port) {
     running -= 1;
     if (next.done && armed === 0 && running === 0) finishWhenDrained();
   };
-  function fire(due) {
+  // A phase's maxVusers, this thread's share of it: an arrival while that many of its
+  // virtual users run is skipped (and counted), as Artillery skips it.
+  const caps = (phases || []).map((ph) =>
+    ph.maxVusers !== undefined ? Math.floor(ph.maxVusers / of) + (shard < ph.maxVusers % of ? 1 : 0) : Infinity,
+  );
+  function fire(due, phase) {
     armed -= 1;
     if (stopped) return;
+    if (running >= caps[phase]) {
+      bucket(due).skipped += 1;
+      if (next.done && armed === 0 && running === 0) finishWhenDrained();
+      return;
+    }
     running += 1;
     runVu(due, vuDone);
   }
@@ -298,11 +329,30 @@ function runShard(data, port) {
     while (!next.done && t0 + next.value.at <= horizon) {
       const due = t0 + next.value.at;
       armed += 1;
-      setTimeout(fire, Math.max(0, due - clock()), due);
+      setTimeout(fire, Math.max(0, due - clock()), due, next.value.phase);
       next = schedule.next();
     }
     if (!next.done) setTimeout(arm, HORIZON_MS / 2);
     else if (armed === 0 && running === 0) finishWhenDrained();
+  }
+
+  // A before or after section (data.hook): one virtual user of its steps, now, on its own;
+  // its variables come back for every virtual user of the run (Artillery's own way), and
+  // its requests are not the run's (Artillery does not count them either).
+  if (data.hook) {
+    const steps = data.hook === 'before' ? flows.before : flows.after;
+    const ctx = flows.context();
+    ctx.conn = engine.connection(urls[0]);
+    const t = clock();
+    flows.run(steps, ctx, t, { ...io, closedEnd: Infinity }, (ok, at, code) => {
+      if (engine) engine.close();
+      // (The process's environment is every virtual user's own: not sent back.)
+      const vars = { ...ctx.vars };
+      delete vars.$processEnvironment;
+      delete vars.$env;
+      port.postMessage({ type: 'hook', ok: ok === true, code: code ?? null, vars: JSON.parse(JSON.stringify(vars)) });
+    });
+    return;
   }
 
   const ticker = setInterval(() => flush(false), 1000);
@@ -347,7 +397,7 @@ function runShard(data, port) {
           return;
         }
         budget -= 1;
-        runVu(clock(), loop, conn ? { vars: flows.vars(), conn, owned: false } : undefined);
+        runVu(clock(), loop, conn ? { conn, owned: false } : undefined);
       };
       return loop;
     };
@@ -365,7 +415,14 @@ function runShard(data, port) {
 }
 
 const noop = () => {};
-const CUT = 'cut';
+
+// The script's processor (config.processor), loaded in this thread: its functions run here,
+// with Artillery's signatures (./vu/flow.js). None: an empty one (a function step then
+// counts Artillery's "Undefined function" error).
+function loadProcessor(file) {
+  if (!file) return {};
+  return require(file);
+}
 
 // Each name's figures of one second, its histogram encoded as the totals' are.
 function encodeNamed(requests) {

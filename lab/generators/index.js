@@ -61,6 +61,13 @@ function refusal(g, { given = new Set(), model = null, asks = [] }) {
       const f = model.foreign[0];
       return `the script uses ${f.feature} (${f.where}), which only Artillery runs: ${either(owners((x) => x.supports.includes('foreign')))}${model.foreign.length > 1 ? ` (and ${model.foreign.length - 1} more such)` : ''}`;
     }
+    // A field the lab's engines do not know: a typo, or a feature of a later Artillery. Never
+    // run as if it were not there (what it changes would go unsent, silently).
+    if (model.unknown?.length && !g.supports.includes('foreign')) {
+      const u = model.unknown[0];
+      const more = model.unknown.length > 1 ? ` (and ${model.unknown.length - 1} more)` : '';
+      return `the script has a field the lab's engines do not know: ${u.where} (line ${u.line})${more}; correct it, or have Artillery run the file as it is (it ignores what it does not know): ${either(owners((x) => x.supports.includes('foreign')))}`;
+    }
   }
   return null;
 }

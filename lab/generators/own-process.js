@@ -48,8 +48,10 @@ function forkEngine(script, full, { dir, onRecord = () => {} }) {
   const done = new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       const end = records.find((r) => r.type === 'done');
-      const status =
-        end && !end.interrupted
+      const fatal = records.find((r) => r.type === 'fatal');
+      const status = fatal
+        ? `failed (${fatal.message})`
+        : end && !end.interrupted
           ? 'completed'
           : end
             ? 'interrupted'

@@ -57,6 +57,11 @@ function mergeSecond(parts, at) {
       : {}),
     codes: sum(parts.map((m) => m.codes)),
     errors: sum(parts.map((m) => m.errors)),
+    // Arrivals skipped at a phase's maxVusers; the expect plugin's checks; a processor's
+    // own counters: added.
+    ...(parts.some((m) => m.vusSkipped) ? { vusSkipped: parts.reduce((a, m) => a + (m.vusSkipped || 0), 0) } : {}),
+    ...(parts.some((m) => m.expect) ? { expect: sum(parts.map((m) => m.expect)) } : {}),
+    ...(parts.some((m) => m.custom) ? { custom: sum(parts.map((m) => m.custom)) } : {}),
     pending: parts.reduce((a, m) => a + (m.pending || 0), 0),
     latencyMs: figures(latency),
     sendLagMs: figures(lag),

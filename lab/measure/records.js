@@ -64,6 +64,12 @@ function totals(records) {
   }
   const failed = Object.values(errors).reduce((a, b) => a + b, 0);
   const out = { launched: sumOf(secs, 'launched'), completed: sumOf(secs, 'completed'), failed, codes, errors };
+  const skipped = sumOf(secs, 'vusSkipped');
+  if (skipped) out.vusSkipped = skipped;
+  const expect = secs.reduce((a, r) => (r.expect ? add(a, r.expect) : a), null);
+  if (expect) out.expect = expect;
+  const custom = secs.reduce((a, r) => (r.custom ? add(a, r.custom) : a), null);
+  if (custom) out.custom = custom;
   // Virtual users, where the engine ran flows (arrivals; else each request was one).
   if (secs.some((s) => s.arrivals !== undefined)) {
     out.arrivals = secs.reduce((a, s) => a + (s.arrivals ?? s.launched ?? 0), 0);

@@ -9,6 +9,7 @@ const LATENCY_KEYS = ['min', 'median', 'p75', 'p90', 'p95', 'p99', 'max', 'mean'
 function httpFigures(s, lines) {
   lines.push(`Scenarios launched:  ${s.scenariosLaunched}`);
   lines.push(`Scenarios completed: ${s.scenariosCompleted}`);
+  if (s.scenariosSkipped) lines.push(`Scenarios skipped:   ${s.scenariosSkipped} (a phase's maxVusers)`);
   lines.push(`Requests completed:  ${s.requestsCompleted}`);
   lines.push(`Mean response/sec:   ${s.meanResponseRate ?? '-'}`);
   if (s.responseTimeMs) {
@@ -52,6 +53,12 @@ function httpFigures(s, lines) {
     lines.push('Errors:');
     for (const [k, v] of errors) lines.push(`  ${k}: ${v}`);
   }
+  if (s.expectations) {
+    lines.push(
+      `Expectations (the expect plugin): ${s.expectations.ok} held, ${s.expectations.failed} failed${s.expectations.failed ? ' (exit code 21, as Artillery)' : ''}`,
+    );
+  }
+  for (const [k, v] of Object.entries(s.customCounters || {})) lines.push(`Counter ${k}: ${v}`);
 }
 
 // The load generator: what it is, its CPU and memory, its connections, its load nodes.
@@ -191,8 +198,13 @@ function renderSummary(s) {
     lines.push('Thresholds:');
     for (const t of s.thresholds)
       lines.push(
-        `  ${t.ok ? 'pass' : 'FAIL'}  ${t.text}  (measured ${t.value ?? 'nothing'}${t.value !== null ? t.unit : ''})`,
+        t.source === 'artillery'
+          ? `  ${t.ok ? 'pass' : t.optional ? 'fail (optional)' : 'FAIL'}  ${t.text}  (judged by Artillery)`
+          : `  ${t.ok ? 'pass' : t.optional ? 'fail (optional)' : 'FAIL'}  ${t.text}  (measured ${t.value ?? 'nothing'}${t.value !== null ? t.unit : ''})`,
       );
+  }
+  if (s.artillery?.exitCode) {
+    lines.push(`Artillery's verdict: exit code ${s.artillery.exitCode}`);
   }
   if (s.resultsDir) lines.push('', `Results: ${s.resultsDir}`);
   return lines.join('\n');

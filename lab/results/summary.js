@@ -66,8 +66,9 @@ function launchedPerPhase(windows, secs) {
       const start = i === 0 ? -Infinity : w.start;
       const end = i === last ? Infinity : w.end;
       const overlap = Math.max(0, Math.min(b, end) - Math.max(a, start));
-      // (Arrivals: virtual users; an engine of one request a virtual user counts requests.)
-      launched[i] += ((s.arrivals ?? s.launched) * overlap) / 1000;
+      // (Arrivals: virtual users; an engine of one request a virtual user counts requests;
+      // those skipped at a phase's maxVusers were launched on time too.)
+      launched[i] += (((s.arrivals ?? s.launched) + (s.vusSkipped || 0)) * overlap) / 1000;
     });
   }
   return launched;
@@ -243,6 +244,13 @@ function summarize(run) {
     scenariosLaunched: t.arrivals ?? t.launched,
     scenariosCompleted: t.vusCompleted ?? t.scenariosCompleted ?? t.completed,
     scenariosFailed: t.vusFailed ?? t.failed,
+    // Arrivals a phase's maxVusers skipped (Artillery's vusers.skipped).
+    ...(t.vusSkipped ? { scenariosSkipped: t.vusSkipped } : {}),
+    // The expect plugin's checks (Artillery's plugins.expect.ok and .failed): a failed one is
+    // the run's exit code 21, Artillery's.
+    ...(t.expect ? { expectations: { ok: t.expect.ok || 0, failed: t.expect.failed || 0 } } : {}),
+    // A processor's own counters (events.emit('counter', name, n)).
+    ...(t.custom ? { customCounters: t.custom } : {}),
     requestsSent: t.launched,
     // Requests that got no answer (the errors by code below).
     requestsFailed: t.failed,
@@ -280,6 +288,8 @@ function summarize(run) {
     outages: outages(records, secs.length ? secs[0].at : null, 5, (codes) => failedAnswers(codes, expect).count),
     generator,
     saturation,
+    // Artillery's own verdict, where it ran a user's script: its exit code and its checks.
+    ...(done?.verdict ? { artillery: done.verdict } : {}),
     machine: run.machine,
     // The whole machine over the run: what it was busy with besides the run (other programs).
     ...(machineSamples.length ? { machineLoad: machineLoadOf(machineSamples, run.machine?.cores) } : {}),

@@ -42,6 +42,14 @@ const METRICS = {
     return asked > 0 ? Math.round((s.scenariosLaunched / asked) * 1000) / 1000 : null;
   },
   rps: (s) => s.meanResponseRate,
+  // Virtual users that failed (an error, a failed capture or check), as Artillery's
+  // maxErrorRate counts them: of those created, whether or not they had ended.
+  'vusers.failed': (s, percent) => {
+    const created = s.scenariosLaunched ?? 0;
+    const n = Math.max(0, created - (s.scenariosCompleted ?? 0));
+    if (!percent) return n;
+    return created ? Math.round((n / created) * 100000) / 1000 : null;
+  },
 };
 
 const OPS = { '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b };
@@ -60,9 +68,12 @@ const PER_REQUEST = {
 // 'p99<500' or 'p99{GET /api/items}<500' -> { text, metric, name, op, limit, percent };
 // anything else throws LAB_ERR_USAGE.
 function parseThreshold(text) {
-  const m = /^\s*([a-z0-9]+)(?:\{([^{}]+)\})?\s*(<=|>=|<|>)\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/.exec(String(text));
+  // (An optional one, from an Artillery condition with strict: false, is reported only.)
+  const optional = /\s*\(optional\)\s*$/.test(String(text));
+  const bare = String(text).replace(/\s*\(optional\)\s*$/, '');
+  const m = /^\s*([a-z0-9.]+)(?:\{([^{}]+)\})?\s*(<=|>=|<|>)\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/.exec(bare);
   const table = m && m[2] !== undefined ? PER_REQUEST : METRICS;
-  if (!m || !(m[1] in table) || (m[5] && m[1] !== 'errors')) {
+  if (!m || !(m[1] in table) || (m[5] && !['errors', 'vusers.failed'].includes(m[1]))) {
     throw labError(
       'LAB_ERR_USAGE',
       `--ensure "${text}": expected METRIC OP NUMBER, e.g. p99<500, errors<1%, rate>=0.99 (metrics: ${Object.keys(METRICS).join(', ')}), or one request's as p99{GET /api/items}<300 (${Object.keys(PER_REQUEST).join(', ')})`,
@@ -70,6 +81,7 @@ function parseThreshold(text) {
   }
   return Object.freeze({
     text: String(text).trim(),
+    ...(optional ? { optional: true } : {}),
     metric: m[1],
     ...(m[2] !== undefined ? { name: m[2].trim() } : {}),
     op: m[3],
@@ -91,7 +103,7 @@ function evaluate(thresholds, summary) {
     return {
       ...t,
       value: value ?? null,
-      unit: t.percent ? '%' : ['rate', 'rps', 'errors'].includes(t.metric) ? '' : 'ms',
+      unit: t.percent ? '%' : ['rate', 'rps', 'errors', 'vusers.failed'].includes(t.metric) ? '' : 'ms',
       ok,
     };
   });

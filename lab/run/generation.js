@@ -7,6 +7,7 @@ const { createProgress } = require('../cli/progress');
 const { identify } = require('../ownership/identity');
 const { own } = require('../ownership/cleanups');
 const { requestNames } = require('../scenario/model');
+const { scriptNotes } = require('./plan-text');
 
 // The generator's plan, from its plugin (lab/generators/): the scenario model's phases (open
 // loop), or one phase of the scenario's length with N connections (closed loop), or the
@@ -77,6 +78,7 @@ async function generate(run, extra = {}) {
       untilRequests ? `until ${untilRequests} virtual users are done` : `for ${totalS} s`
     } (${genPlan.phases.length} phase(s))`,
   );
+  for (const n of scriptNotes(p.model, p.generator)) log(`note: ${n}`);
   const startedAt = new Date().toISOString();
   run.startedAt = startedAt;
   writeRunRecord(run, startedAt);

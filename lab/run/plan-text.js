@@ -31,6 +31,7 @@ function planText(p) {
     }
   }
   if (p.thresholds.length) lines.push(`thresholds: ${p.thresholds.map((t) => t.text).join(', ')}`);
+  for (const n of scriptNotes(p.model, p.generator)) lines.push(`note: ${n}`);
   const loadS = p.signal
     ? total(p.signalPlan.stages)
     : p.closed && p.values.requests
@@ -47,6 +48,20 @@ function planText(p) {
   return lines.join('\n');
 }
 
+// What a run of a script says before it starts: where the lab differs from Artillery on
+// purpose, and what Artillery gets untouched (fields the lab does not know).
+function scriptNotes(model, generator) {
+  if (!model || model.source?.kind !== 'artillery') return [];
+  const out = (model.notes || [])
+    .filter((n) => !(n.engines && generator === 'artillery'))
+    .map((n) => `${n.where}: ${n.note}`);
+  if (generator === 'artillery') {
+    for (const u of model.unknown || [])
+      out.push(`${u.where} (line ${u.line}): not a field the lab knows, passed to Artillery untouched`);
+  }
+  return out;
+}
+
 const total = (phases) => Math.round(phases.reduce((a, ph) => a + (ph.duration || 0), 0));
 
 function rateOf(ph) {
@@ -56,4 +71,4 @@ function rateOf(ph) {
   return `${ph.arrivalRate} arrivals/s`;
 }
 
-module.exports = { planText };
+module.exports = { planText, scriptNotes };

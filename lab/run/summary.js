@@ -64,7 +64,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
     };
   }
   nameReplicas(summary, run.addressNames);
-  summary.thresholds = evaluate(p.thresholds, summary);
+  summary.thresholds = [...evaluate(p.thresholds, summary), ...artilleryChecks(summary)];
   summary.monitoring = run.monitoring.sources;
   summary.nodes = nodesOf(run, summary);
   summary.findings = runFindings(summary);
@@ -82,6 +82,18 @@ function signalVerdict(summary, records, genPlan) {
     const { peak, target } = summary.signal.participants;
     summary.saturation.verdict = `participants: ${peak} of the ${target} asked were connected at the peak; ${closedLoopCpu(summary.phases, summary.generator)}`;
   }
+}
+
+// Artillery's own checks (the ensure plugin's, as it judged them), beside the lab's.
+function artilleryChecks(summary) {
+  return (summary.artillery?.checks || []).map((c) => ({
+    text: c.original,
+    source: 'artillery',
+    value: null,
+    unit: '',
+    ok: c.result === 1 || c.result === true,
+    ...(c.strict === false ? { optional: true } : {}),
+  }));
 }
 
 // The entry named replicas by address (or, HAProxy, by name): the deployment's names.

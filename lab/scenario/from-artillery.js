@@ -2,42 +2,65 @@
 
 const path = require('node:path');
 const YAML = require('yaml');
+const mergeWith = require('lodash/mergeWith');
+const merge = require('lodash/merge');
+const ms = require('ms');
 const { labError } = require('../../common/errors');
-const parseDuration = require('../cli/duration');
 const { scalePhase } = require('../../artillery/phases');
 const { REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
 const { checkModel, featuresOf, METHODS } = require('./model');
 const { requestName } = require('./naming');
-const { parsePath } = require('./capture');
-const { parseCsv } = require('./payload');
-const { namesIn, FUNCTIONS } = require('./template');
+const { readPayloads } = require('./payload');
 const { artilleryEnsure } = require('./ensure');
 const { LIMITS, readBounded } = require('./limits');
+const { template } = require('../generators/vu/template');
+const { ONLY_ARTILLERY } = require('./artillery-features');
 
 // An Artillery test script (YAML or JSON, the file `artillery run` accepts) as the lab's
-// scenario model (./model.js). Read once: a script that does not parse, or whose field is
-// not what Artillery takes, is refused with the file, the line and the field. What Artillery
-// runs but the lab's own engines do not (a function step, a Socket.IO scenario, a regexp
-// capture...) is kept in `foreign`, named, so that a generator that cannot run it refuses it
-// by name before anything starts (lab/generators/), and --generator artillery runs the file
-// as Artillery itself would.
+// scenario model (./model.js), read once. Two questions, kept apart:
+// - Would `artillery run` take it? What Artillery refuses (its own checks: a request
+//   without a url, a step of two actions, a phase it cannot read) is refused here with the
+//   file, the line and the field; everything else is taken, unknown and future fields
+//   included, so `--generator artillery` refuses nothing Artillery runs: it runs the file.
+// - What do the lab's engines (fast, closed) send for it? Every HTTP feature of Artillery's
+//   engine they run is read into the model with Artillery's semantics (lab/generators/vu/).
+//   What they do not run is kept by name: `foreign` (another engine, parallel steps,
+//   multipart bodies...) and `unknown` (a field the lab does not know: a typo, or a feature
+//   of a later Artillery), and those engines refuse the script naming it, never silently
+//   sending something else.
+// options: { scale, rateScale } applied to config.phases, as to the catalogue's;
+//          environment: Artillery's -e (config.environments.NAME merged into config);
+//          overrides: Artillery's --overrides (JSON merged into the script, lists replaced).
 
-// options: { scale, rateScale } applied to config.phases, as to the catalogue's.
 function readScript(file, options = {}) {
+  const { r, abs, notes } = readFile(file, options);
+  const model = buildModel(r, abs, options, notes);
+  return checkModel({ ...model, features: featuresOf(model) });
+}
+
+// The script as Artillery would run it (--overrides and the environment applied, its config's
+// templates rendered): what --generator artillery writes for Artillery.
+function prepareScript(file, options = {}) {
+  return readFile(file, options).r.js;
+}
+
+function readFile(file, options) {
   const abs = path.resolve(file);
   const text = readBounded(abs, LIMITS.scriptBytes, (why) => {
     throw labError('LAB_ERR_USAGE', `--script ${file}: ${why}`);
   });
   const lines = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // (Not uniqueKeys: Artillery's own YAML reader takes a repeated key, the last one winning.)
+  const doc = YAML.parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   if (doc.errors.length) {
     const e = doc.errors[0];
     const line = e.linePos?.[0]?.line ?? (e.pos ? lines.linePos(e.pos[0]).line : '?');
     throw labError('LAB_ERR_SCENARIO_FILE', `${abs}:${line}`, e.message.split('\n')[0]);
   }
-  const reader = makeReader(doc, lines, abs);
-  const model = buildModel(reader, abs, options);
-  return checkModel({ ...model, features: featuresOf(model) });
+  const r = makeReader(doc, lines, abs);
+  const notes = [];
+  prepare(r, options, notes);
+  return { r, abs, notes };
 }
 
 // Where each field is in the file, for messages: fail(path, what) throws with its line.
@@ -64,15 +87,79 @@ function makeReader(doc, lines, file) {
       throw labError('LAB_ERR_SCENARIO_FILE', `${file}:${lineOf(p)}`, `${field(p)}: ${what}`);
     },
     field,
+    lineOf,
   };
 }
 
 const isMap = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
-// What the lab's engines run of Artillery's script; everything else is foreign (named) or,
-// when Artillery has no such field either, an error.
-const PHASE_KEYS = ['name', 'duration', 'arrivalRate', 'rampTo', 'arrivalCount', 'pause', 'maxVusers'];
+// What Artillery does to the script before it runs it: --overrides, the environment, and
+// templates in its config ({{ $env.X }}, {{ $processEnvironment.X }}, {{ $environment }}).
+function prepare(r, { environment = null, overrides = null }, notes) {
+  if (!isMap(r.js)) r.fail([], 'an Artillery script is a mapping with config and scenarios');
+  if (overrides) {
+    let o;
+    try {
+      o = JSON.parse(overrides);
+    } catch (err) {
+      throw labError('LAB_ERR_USAGE', `--overrides: not JSON (${err.message})`);
+    }
+    mergeWith(r.js, o, (objVal, srcVal) => (Array.isArray(srcVal) ? srcVal : undefined));
+  }
+  r.js.config = r.js.config ?? {};
+  if (!isMap(r.js.config)) r.fail(['config'], 'a mapping');
+  if (environment) {
+    const env = r.js.config.environments?.[environment];
+    if (env) merge(r.js.config, env);
+    else
+      notes.push({
+        where: 'config.environments',
+        note: `environment ${environment} is not defined in the script: run as if none were given (Artillery only warns too)`,
+      });
+  }
+  const vars = { $processEnvironment: process.env, $env: process.env, $environment: environment ?? undefined };
+  r.js.config = template(r.js.config, { vars, funcs: {} }) ?? {};
+}
+
+// The fields of each part that the lab's engines know. A field Artillery's HTTP engine
+// documents but they do not run is FOREIGN (named feature); a field neither knows is unknown.
+const TOP = ['config', 'scenarios', 'before', 'after', 'version', '$schema'];
+const CONFIG = {
+  known: [
+    'target',
+    'phases',
+    'payload',
+    'variables',
+    'http',
+    'defaults',
+    'ensure',
+    'plugins',
+    'processor',
+    'environments',
+    'engines',
+    'tls',
+    // Reporting and packaging only: nothing of them is traffic.
+    'statsInterval',
+    'includeFiles',
+    'bundling',
+    'name',
+    'description',
+    'timeout',
+    // Artillery 1's phase mode: the lab spreads arrivals evenly, as Artillery 2 does.
+    'mode',
+    // The settings of plugins that only report, or that the lab runs.
+    'apdex',
+    'expect',
+    'metrics-by-endpoint',
+    'publish-metrics',
+  ],
+};
+const HTTP_CONFIG = ['timeout', 'defaults', 'cookieJarOptions', 'extendedMetrics', 'pool', 'maxSockets'];
+const DEFAULTS = ['headers', 'cookie', 'strictCapture', 'think'];
+// Plugins that only report (the lab reports for itself) or that the lab's engines run.
+const PLUGINS_RUN = ['ensure', 'expect', 'metrics-by-endpoint', 'apdex', 'publish-metrics', 'lab'];
+const PHASE_KEYS = ['name', 'duration', 'arrivalRate', 'rampTo', 'arrivalCount', 'pause', 'maxVusers', 'mode'];
 const SCENARIO_KEYS = [
   'name',
   'weight',
@@ -86,16 +173,16 @@ const SCENARIO_KEYS = [
 ];
 const REQUEST_KEYS = [
   'url',
+  'uri',
   'name',
   'headers',
   'qs',
   'json',
   'body',
-  'capture',
   'form',
-  'formData',
-  'expect',
+  'capture',
   'match',
+  'expect',
   'beforeRequest',
   'afterResponse',
   'ifTrue',
@@ -103,54 +190,81 @@ const REQUEST_KEYS = [
   'auth',
   'gzip',
   'followRedirect',
+  'formData',
+  'setContentLengthHeader',
 ];
-const FOREIGN_REQUEST = {
-  form: 'form bodies',
-  formData: 'multipart bodies',
-  expect: 'expectations (the expect plugin)',
-  match: 'match checks',
-  beforeRequest: 'request hooks (processor functions)',
-  afterResponse: 'request hooks (processor functions)',
-  ifTrue: 'conditional requests (ifTrue)',
-  cookie: 'cookies',
-  auth: 'basic auth',
-  gzip: 'gzip',
-  followRedirect: 'redirect settings',
-};
+const FOREIGN_REQUEST = { formData: ONLY_ARTILLERY.formData, setContentLengthHeader: ONLY_ARTILLERY.formData };
 const FOREIGN_STEP = {
-  function: 'function steps (processor functions)',
-  log: 'log steps',
-  parallel: 'parallel steps',
-  emit: 'Socket.IO emit steps',
-  send: 'WebSocket send steps',
-  connect: 'WebSocket connect steps',
+  parallel: ONLY_ARTILLERY.parallel,
+  emit: ONLY_ARTILLERY.socketio,
+  send: ONLY_ARTILLERY.ws,
+  connect: ONLY_ARTILLERY.ws,
 };
 
-function buildModel(r, file, { scale = 1, rateScale = 1 } = {}) {
+function buildModel(r, file, { scale = 1, rateScale = 1 }, notes) {
   const s = r.js;
-  if (!isMap(s)) r.fail([], 'an Artillery script is a mapping with config and scenarios');
-  for (const k of Object.keys(s))
-    if (!['config', 'scenarios', 'before', 'after'].includes(k)) r.fail([k], 'not a field of an Artillery script');
   const foreign = [];
+  const unknown = [];
   const note = (p, feature) => foreign.push({ feature, where: r.field(p) });
-  if (s.before) note(['before'], 'before sections');
-  if (s.after) note(['after'], 'after sections');
-  const config = s.config ?? {};
-  if (!isMap(config)) r.fail(['config'], 'a mapping');
+  const odd = (p) => unknown.push({ where: r.field(p), line: r.lineOf(p) });
+  // Said once each: what the lab does differently from Artillery, on purpose.
+  // (engines: a note on what the lab's own engines do, not said when Artillery runs the file.)
+  const say = (where, text, engines = true) => {
+    if (!notes.some((n) => n.note === text)) notes.push({ where, note: text, ...(engines ? { engines: true } : {}) });
+  };
+  const seen = { note, odd, say, processor: s.config?.processor !== undefined };
+  for (const k of Object.keys(s)) if (!TOP.includes(k)) odd([k]);
+  const config = s.config;
   if (config.target !== undefined && typeof config.target !== 'string') r.fail(['config', 'target'], 'a URL');
-  if (config.processor !== undefined) note(['config', 'processor'], 'a processor (custom JavaScript)');
-  if (config.engines !== undefined) note(['config', 'engines'], 'engines other than HTTP');
-  if (config.environments !== undefined) note(['config', 'environments'], 'environments (--environment)');
+  for (const k of Object.keys(config)) if (!CONFIG.known.includes(k)) odd(['config', k]);
+  if (config.engines !== undefined) note(['config', 'engines'], ONLY_ARTILLERY.engine);
+  if (config.tls !== undefined) notes.push({ where: 'config.tls', note: 'TLS settings: the lab targets plain HTTP' });
   for (const name of Object.keys(config.plugins || {})) {
-    if (!['ensure', 'metrics-by-endpoint'].includes(name)) note(['config', 'plugins', name], `the ${name} plugin`);
+    if (!PLUGINS_RUN.includes(name)) note(['config', 'plugins', name], `the ${name} plugin (${ONLY_ARTILLERY.plugin})`);
   }
+  const http = readHttp(r, config, note, odd);
   const phases = readPhases(r, config.phases, { scale, rateScale });
-  const variables = readVariables(r, config.variables, note);
-  const payload = readPayload(r, config.payload, path.dirname(file), note);
-  const timeoutS = readTimeout(r, config.http);
-  const ensure = artilleryEnsure(config.ensure ?? config.plugins?.ensure, (p, what) => r.fail(['config', ...p], what));
+  const variables = readVariables(r, config.variables);
+  const payload = readPayloads(r, config.payload, path.dirname(file), note);
+  const processor = typeof config.processor === 'string' ? path.resolve(path.dirname(file), config.processor) : null;
+  if (config.processor !== undefined && typeof config.processor !== 'string')
+    r.fail(['config', 'processor'], 'the path of a JavaScript file');
+  // (The lab's engine threads load a processor with require: CommonJS only.)
+  if (processor && /\.(mjs|ts|mts)$/.test(processor)) note(['config', 'processor'], ONLY_ARTILLERY.esmProcessor);
+  // Judged as Artillery 2 judges it: config.ensure (or the plugin's own settings) when the
+  // ensure plugin is on; without it Artillery 2 does not judge config.ensure, and neither do
+  // the lab's engines (said, not silent).
+  const ensurePlugin = config.plugins?.ensure !== undefined;
+  const ensureSpec = config.ensure ?? (isMap(config.plugins?.ensure) ? config.plugins.ensure : undefined);
+  const ensure = ensurePlugin
+    ? artilleryEnsure(
+        ensureSpec,
+        (p, what) => r.fail(['config', ...p], what),
+        (p, what) => note(['config', ...p], what),
+      )
+    : [];
+  if (!ensurePlugin && config.ensure !== undefined) {
+    notes.push({
+      where: 'config.ensure',
+      note: 'config.ensure without the ensure plugin (config.plugins.ensure): Artillery 2 does not judge it, nor does the lab; add `plugins: { ensure: {} }` to have it judged',
+    });
+  }
+  const expectPlugin = config.plugins?.expect;
+  const expect =
+    expectPlugin !== undefined
+      ? {
+          reportFailuresAsErrors: expectPlugin?.reportFailuresAsErrors === true,
+          expectDefault200: expectPlugin?.expectDefault200 === true || expectPlugin?.expectDefault200 === 'true',
+        }
+      : null;
   if (!Array.isArray(s.scenarios) || !s.scenarios.length) r.fail(['scenarios'], 'a list of one or more scenarios');
-  const flows = s.scenarios.map((sc, i) => readScenario(r, sc, ['scenarios', i], note));
+  const flows = s.scenarios.map((sc, i) => readScenario(r, sc, ['scenarios', i], seen));
+  const hook = (k) => {
+    if (s[k] === undefined) return null;
+    if (!isMap(s[k]) || !Array.isArray(s[k].flow)) r.fail([k], 'a mapping with a flow');
+    if (s[k].engine !== undefined && s[k].engine !== 'http') note([k, 'engine'], `the ${s[k].engine} engine`);
+    return { steps: readSteps(r, s[k].flow, [k, 'flow'], seen) };
+  };
   return {
     name: path.basename(file),
     source: { kind: 'artillery', file, target: config.target ?? null },
@@ -158,225 +272,307 @@ function buildModel(r, file, { scale = 1, rateScale = 1 } = {}) {
     variables,
     payload,
     flows,
+    before: hook('before'),
+    after: hook('after'),
+    http,
+    processor,
+    expect,
     ensure,
-    timeoutS,
+    timeoutS: http.timeoutS,
     foreign,
+    unknown,
+    notes,
   };
+}
+
+// config.http and config.defaults: time-out, default headers and cookie, strict captures,
+// the cookie jar's options.
+function readHttp(r, config, note, odd) {
+  const http = config.http ?? {};
+  if (!isMap(http)) r.fail(['config', 'http'], 'a mapping');
+  for (const k of Object.keys(http)) if (!HTTP_CONFIG.includes(k)) odd(['config', 'http', k]);
+  if (http.pool !== undefined) note(['config', 'http', 'pool'], ONLY_ARTILLERY.pool);
+  const defaults = { ...(isMap(config.defaults) ? config.defaults : {}) };
+  for (const k of Object.keys(defaults)) if (!DEFAULTS.includes(k)) odd(['config', 'defaults', k]);
+  const httpDefaults = isMap(http.defaults) ? http.defaults : {};
+  for (const k of Object.keys(httpDefaults)) if (!DEFAULTS.includes(k)) odd(['config', 'http', 'defaults', k]);
+  // (A default think of a number does nothing in Artillery: only its jitter does.)
+  if (isMap(defaults.think) || isMap(httpDefaults.think)) note(['config', 'defaults', 'think'], ONLY_ARTILLERY.jitter);
+  // Artillery reads config.timeout before config.http.timeout, in seconds.
+  const raw = config.timeout ?? http.timeout;
+  let timeoutS = REQUEST_TIMEOUT_S;
+  if (raw !== undefined) {
+    timeoutS = Number(raw);
+    if (!Number.isFinite(timeoutS) || timeoutS <= 0) r.fail(['config', 'http', 'timeout'], 'seconds above 0');
+  }
+  const headers = httpDefaults.headers ?? defaults.headers;
+  const cookie = httpDefaults.cookie ?? defaults.cookie;
+  if (headers !== undefined && !isMap(headers)) r.fail(['config', 'defaults', 'headers'], 'a mapping of headers');
+  if (cookie !== undefined && !isMap(cookie)) r.fail(['config', 'defaults', 'cookie'], 'a mapping of cookies');
+  return {
+    timeoutS,
+    // (Artillery's own user agent when the script gives no default headers.)
+    defaultHeaders: headers ? lowKeys(headers) : null,
+    defaultCookie: cookie ?? null,
+    strictCapture: !(httpDefaults.strictCapture === false || defaults.strictCapture === false),
+    cookieJarOptions: isMap(http.cookieJarOptions) ? http.cookieJarOptions : {},
+  };
+}
+
+const lowKeys = (h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+
+// A duration as Artillery's phases read it: a whole number of seconds (or its text), else a
+// duration string by `ms` ("10min", "0.5 min", "9 seconds"). Returns seconds or null.
+function duration(v) {
+  if (v === undefined || v === null || v === '') return null;
+  const n = Number(v);
+  if (Number.isInteger(n)) return n;
+  const parsed = typeof v === 'string' ? ms(v) : undefined;
+  return Number.isFinite(parsed) && parsed > 0 ? parsed / 1000 : null;
 }
 
 function readPhases(r, phases, { scale, rateScale }) {
   const p = ['config', 'phases'];
+  // No phases: one virtual user, as Artillery runs such a script.
+  if (phases === undefined) return [scalePhase({ name: 'one virtual user', duration: 1, arrivalCount: 1 }, 1, 1)];
   if (!Array.isArray(phases) || !phases.length) r.fail(p, 'a list of one or more phases');
   const out = phases.map((ph, i) => {
     const at = [...p, i];
     if (!isMap(ph)) r.fail(at, 'a phase is a mapping (duration and arrivalRate, rampTo, arrivalCount, or pause)');
     for (const k of Object.keys(ph)) if (!PHASE_KEYS.includes(k)) r.fail([...at, k], 'not a field of a phase');
-    if (ph.maxVusers !== undefined)
-      r.fail(
-        [...at, 'maxVusers'],
-        'a cap on virtual users, which the lab does not apply (its open loops never cap arrivals)',
-      );
     const seconds = (k) => {
-      const v = ph[k];
-      if (isNum(v) && v > LIMITS.planS) r.fail([...at, k], `at most ${LIMITS.planS / 3600} hours (the lab's limit)`);
-      if (isNum(v) && v > 0) return v;
-      try {
-        return parseDuration(String(v), k);
-      } catch {
-        return r.fail([...at, k], 'a duration above 0 (seconds, or like 90s, 10m)');
-      }
+      const s = duration(ph[k]);
+      if (s === null || s <= 0) r.fail([...at, k], 'a duration above 0 (seconds, or like 90s, 10min)');
+      if (s > LIMITS.planS) r.fail([...at, k], `at most ${LIMITS.planS / 3600} hours (the lab's limit)`);
+      return s;
+    };
+    const num = (k, what) => {
+      const v = Number(ph[k]);
+      if (!Number.isFinite(v) || v < 0) r.fail([...at, k], what);
+      return v;
     };
     const name = ph.name !== undefined ? String(ph.name) : `phase ${i + 1}`;
+    const cap = ph.maxVusers !== undefined ? { maxVusers: num('maxVusers', 'a number of virtual users') } : {};
     if (ph.pause !== undefined) return scalePhase({ name, duration: seconds('pause'), pause: true }, scale, rateScale);
-    const duration = seconds('duration');
-    const rate = (k) => {
-      if (!isNum(ph[k]) || ph[k] < 0) r.fail([...at, k], 'an arrival rate of 0 or more a second');
-      if (ph[k] * rateScale > LIMITS.arrivalRate)
-        r.fail(
-          [...at, k],
-          `at most ${LIMITS.arrivalRate} arrivals a second (the lab's limit${rateScale !== 1 ? `, with --rate-scale ${rateScale}` : ''})`,
-        );
-      return ph[k];
-    };
+    const d = seconds('duration');
     if (ph.arrivalCount !== undefined) {
-      if (!Number.isInteger(ph.arrivalCount) || ph.arrivalCount < 0)
-        r.fail([...at, 'arrivalCount'], 'a whole number of arrivals');
-      if ((ph.arrivalCount * rateScale) / duration > LIMITS.arrivalRate)
+      const count = num('arrivalCount', 'a whole number of arrivals');
+      if ((count * rateScale) / d > LIMITS.arrivalRate)
         r.fail(
           [...at, 'arrivalCount'],
           `at most ${LIMITS.arrivalRate} arrivals a second over the phase (the lab's limit)`,
         );
-      return scalePhase({ name, duration, arrivalCount: ph.arrivalCount }, scale, rateScale);
+      return { ...scalePhase({ name, duration: d, arrivalCount: count }, scale, rateScale), ...cap };
     }
     if (ph.arrivalRate === undefined) r.fail(at, 'a phase needs arrivalRate, arrivalCount or pause');
-    const phase = { name, duration, arrivalRate: rate('arrivalRate') };
+    const rate = (k) => {
+      const v = num(k, 'an arrival rate of 0 or more a second');
+      if (v * rateScale > LIMITS.arrivalRate)
+        r.fail(
+          [...at, k],
+          `at most ${LIMITS.arrivalRate} arrivals a second (the lab's limit${rateScale !== 1 ? `, with --rate-scale ${rateScale}` : ''})`,
+        );
+      return v;
+    };
+    const phase = { name, duration: d, arrivalRate: rate('arrivalRate') };
     if (ph.rampTo !== undefined) phase.rampTo = rate('rampTo');
-    return scalePhase(phase, scale, rateScale);
+    // A rate of 0 that is no ramp is a pause, as Artillery runs it.
+    if (phase.arrivalRate === 0 && phase.rampTo === undefined)
+      return scalePhase({ name, duration: d, pause: true }, scale, rateScale);
+    return { ...scalePhase(phase, scale, rateScale), ...cap };
   });
   if (out.reduce((a, ph) => a + ph.duration, 0) > LIMITS.planS)
     r.fail(p, `phases of ${LIMITS.planS / 3600} hours in all at most (the lab's limit)`);
   return out;
 }
 
-function readVariables(r, variables, note) {
+function readVariables(r, variables) {
   if (variables === undefined) return {};
   if (!isMap(variables)) r.fail(['config', 'variables'], 'a mapping of names to values or lists of values');
-  const out = {};
-  for (const [k, v] of Object.entries(variables)) {
-    if (isMap(v)) note(['config', 'variables', k], 'variables that are mappings');
-    out[k] = v;
-  }
-  return out;
+  // (A list is drawn from for each virtual user; anything else is its value, a mapping too.)
+  return { ...variables };
 }
 
-function readPayload(r, payload, dir, note) {
-  if (payload === undefined) return [];
-  const list = Array.isArray(payload) ? payload : [payload];
-  return list.map((p, i) => {
-    const at = Array.isArray(payload) ? ['config', 'payload', i] : ['config', 'payload'];
-    if (!isMap(p) || typeof p.path !== 'string') r.fail(at, 'a payload has a path to its CSV file');
-    if (p.loadAll || p.name) note(at, 'payloads loaded whole (loadAll, name)');
-    if (!Array.isArray(p.fields) || !p.fields.length || p.fields.some((f) => typeof f !== 'string')) {
-      r.fail([...at, 'fields'], 'a list of the names of its columns');
-    }
-    if (p.order !== undefined && !['random', 'sequence'].includes(p.order))
-      r.fail([...at, 'order'], 'random or sequence');
-    const file = path.resolve(dir, p.path);
-    const text = readBounded(file, LIMITS.payloadBytes, (why) => r.fail([...at, 'path'], `${file}: ${why}`));
-    const rows = parseCsv(text, p.delimiter || ',').slice(p.skipHeader ? 1 : 0);
-    if (!rows.length) r.fail([...at, 'path'], `${file} has no rows`);
-    return { file, fields: p.fields, order: p.order || 'random', skipHeader: Boolean(p.skipHeader), rows };
-  });
-}
-
-function readTimeout(r, http) {
-  if (http === undefined || http.timeout === undefined) return REQUEST_TIMEOUT_S;
-  if (!isNum(http.timeout) || http.timeout <= 0) r.fail(['config', 'http', 'timeout'], 'seconds above 0');
-  return http.timeout;
-}
-
-function readScenario(r, sc, at, note) {
+function readScenario(r, sc, at, seen) {
   if (!isMap(sc)) r.fail(at, 'a scenario is a mapping with a flow');
-  for (const k of Object.keys(sc)) if (!SCENARIO_KEYS.includes(k)) r.fail([...at, k], 'not a field of a scenario');
-  if (sc.engine !== undefined && sc.engine !== 'http') note([...at, 'engine'], `the ${sc.engine} engine`);
-  for (const k of ['beforeScenario', 'afterScenario', 'beforeRequest', 'afterResponse', 'onError']) {
-    if (sc[k] !== undefined) note([...at, k], 'scenario hooks (processor functions)');
-  }
-  if (sc.weight !== undefined && (!isNum(sc.weight) || sc.weight <= 0)) r.fail([...at, 'weight'], 'a number above 0');
-  if (!Array.isArray(sc.flow) || !sc.flow.length) r.fail([...at, 'flow'], 'a list of one or more steps');
-  const steps = readSteps(r, sc.flow, [...at, 'flow'], note);
+  for (const k of Object.keys(sc)) if (!SCENARIO_KEYS.includes(k)) seen.odd([...at, k]);
+  const engine = sc.engine ?? 'http';
+  if (engine !== 'http') seen.note([...at, 'engine'], `the ${engine} engine`);
+  if (sc.weight !== undefined && !(Number(sc.weight) > 0)) r.fail([...at, 'weight'], 'a number above 0');
+  if (!Array.isArray(sc.flow) || (!sc.flow.length && engine === 'http'))
+    r.fail([...at, 'flow'], 'a list of one or more steps');
+  const names = (k) => [].concat(sc[k] ?? []).map(String);
+  // Scenario hooks, as Artillery's HTTP engine runs them: before/after the flow as function
+  // steps; around every request; on an error.
+  const steps =
+    engine === 'http'
+      ? [
+          ...names('beforeScenario').map((f) => ({ function: f })),
+          ...readSteps(r, sc.flow, [...at, 'flow'], seen),
+          ...names('afterScenario').map((f) => ({ function: f })),
+        ]
+      : [];
   if (requestsPerRun(steps) > LIMITS.requestsPerFlow)
     r.fail(
       [...at, 'flow'],
       `a virtual user sends at most ${LIMITS.requestsPerFlow} requests, loops multiplied out (the lab's limit)`,
     );
-  return { name: sc.name !== undefined ? String(sc.name) : `scenario ${at[1] + 1}`, weight: sc.weight ?? 1, steps };
+  return {
+    name: sc.name !== undefined ? String(sc.name) : `scenario ${at[1] + 1}`,
+    weight: Number(sc.weight ?? 1),
+    steps,
+    hooks: { beforeRequest: names('beforeRequest'), afterResponse: names('afterResponse'), onError: names('onError') },
+  };
 }
 
-function readSteps(r, flow, at, note) {
+function readSteps(r, flow, at, seen) {
   const steps = [];
   flow.forEach((step, i) => {
     const here = [...at, i];
-    if (!isMap(step) || (Object.keys(step).length !== 1 && !('loop' in step))) {
-      r.fail(here, 'a step is one action: get, post, put, patch, delete, head, options, think or loop');
+    if (!isMap(step)) r.fail(here, 'a step is a mapping of one action: get, post, think, loop, function, log...');
+    const keys = Object.keys(step);
+    if (keys.length !== 1 && !('loop' in step)) {
+      r.fail(here, `a step is one action, here ${keys.length ? keys.join(' and ') : 'none'} (as Artillery checks it)`);
     }
-    const [action] = Object.keys(step);
+    const action = 'loop' in step ? 'loop' : keys[0];
     const value = step[action];
     if (action === 'think') {
-      if (!isNum(value) && typeof value !== 'string') r.fail([...here, 'think'], 'seconds');
-      const s = isNum(value) ? value : Number(String(value).replace(/s$/, ''));
-      if (!Number.isFinite(s) || s < 0) r.fail([...here, 'think'], 'seconds, 0 or more');
-      if (s > LIMITS.thinkS) r.fail([...here, 'think'], `at most ${LIMITS.thinkS} s (the lab's limit)`);
-      steps.push({ think: s });
+      steps.push({ think: readThink(r, value, [...here, 'think'], seen) });
     } else if (action === 'loop') {
-      const extra = Object.keys(step).filter((k) => !['loop', 'count', 'over', 'whileTrue'].includes(k));
-      if (extra.length) r.fail([...here, extra[0]], 'not a field of a loop');
-      if (step.over !== undefined) note([...here, 'over'], 'loops over a list (over)');
-      if (step.whileTrue !== undefined) note([...here, 'whileTrue'], 'loops while a function says (whileTrue)');
-      const count = step.count ?? 1;
-      if (!Number.isInteger(count) || count < 1) r.fail([...here, 'count'], 'a whole number of 1 or more');
-      if (count > LIMITS.loopCount) r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
-      if (!Array.isArray(value) || !value.length) r.fail([...here, 'loop'], 'a list of steps');
-      steps.push({ loop: { count, steps: readSteps(r, value, [...here, 'loop'], note) } });
+      for (const k of keys)
+        if (!['loop', 'count', 'over', 'whileTrue', 'loopValue', 'loopElement'].includes(k)) seen.odd([...here, k]);
+      if (!Array.isArray(value)) r.fail([...here, 'loop'], 'a list of steps');
+      const count = step.count ?? null;
+      if (count !== null && typeof count !== 'string' && !isNum(count))
+        r.fail([...here, 'count'], 'a number, a range like 1-15, or a template');
+      if (isNum(count) && count > LIMITS.loopCount)
+        r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
+      if (step.over === undefined && count === null && step.whileTrue === undefined)
+        seen.note([...here], ONLY_ARTILLERY.endless);
+      steps.push({
+        loop: {
+          count,
+          over: step.over ?? null,
+          whileTrue: step.whileTrue ?? null,
+          loopValue: step.loopValue ?? '$loopCount',
+          loopElement: step.loopElement ?? '$loopElement',
+          steps: readSteps(r, value, [...here, 'loop'], seen),
+        },
+      });
+    } else if (action === 'log') {
+      steps.push({ log: value });
+    } else if (action === 'function') {
+      if (typeof value !== 'string') r.fail([...here, 'function'], 'the name of a function of config.processor');
+      steps.push({ function: value });
     } else if (METHODS.includes(action.toUpperCase())) {
-      steps.push({ request: readRequest(r, action.toUpperCase(), value, [...here, action], note) });
+      steps.push({ request: readRequest(r, action.toUpperCase(), value, [...here, action], seen) });
     } else if (FOREIGN_STEP[action]) {
-      // Named, not run: a generator that cannot run it refuses the script (lab/generators/).
-      note(here, FOREIGN_STEP[action]);
+      seen.note(here, FOREIGN_STEP[action]);
     } else {
-      r.fail(
-        [...here, action],
-        'not a step Artillery takes (get, post, put, patch, delete, head, options, think, loop, function...)',
-      );
+      // Artillery's HTTP engine would take it for a request of an unknown method and fail it.
+      seen.odd([...here, action]);
     }
   });
   return steps;
 }
 
-function readRequest(r, method, spec, at, note) {
+// A think time: seconds, or a duration or template read when it runs. Artillery 2.0.21 reads
+// a fractional number of seconds as milliseconds (0.2 waits 1 ms): the lab waits what the
+// script says, and says that it differs.
+function readThink(r, value, at, seen) {
+  if (!isNum(value) && typeof value !== 'string') r.fail(at, 'seconds, or a duration like 500ms');
+  if (isNum(value)) {
+    if (value < 0) r.fail(at, 'seconds, 0 or more');
+    if (value > LIMITS.thinkS) r.fail(at, `at most ${LIMITS.thinkS} s (the lab's limit)`);
+    if (!Number.isInteger(value)) {
+      seen.say(
+        r.field(at),
+        `think ${value}: Artillery 2.0.21 reads a fractional number of seconds as milliseconds (it waits about 1 ms); the lab waits ${value} s, as the script says`,
+      );
+    }
+    return value;
+  }
+  if (!value.includes('{{')) {
+    const s = Number.isInteger(Number(value)) ? Number(value) : ms(value) / 1000;
+    if (!Number.isFinite(s) || s < 0) r.fail(at, 'seconds, or a duration like 500ms');
+    if (s > LIMITS.thinkS) r.fail(at, `at most ${LIMITS.thinkS} s (the lab's limit)`);
+    return s;
+  }
+  return value;
+}
+
+function readRequest(r, method, spec, at, seen) {
   if (typeof spec === 'string') spec = { url: spec };
   if (!isMap(spec)) r.fail(at, 'a request is a mapping with a url');
+  // A field of its own, with a processor: its hooks may read it (Artillery hands them every
+  // field of the request), so it goes to them, said; without one it is unknown.
+  const extra = {};
   for (const k of Object.keys(spec)) {
-    if (!REQUEST_KEYS.includes(k)) r.fail([...at, k], 'not a field of a request');
-    if (FOREIGN_REQUEST[k]) note([...at, k], FOREIGN_REQUEST[k]);
-  }
-  if (typeof spec.url !== 'string' || !spec.url) r.fail([...at, 'url'], 'a path like /api/items');
-  if (/^https?:\/\//.test(spec.url)) note([...at, 'url'], 'absolute URLs (another host than the target)');
-  if (spec.headers !== undefined && !isMap(spec.headers))
-    r.fail([...at, 'headers'], 'a mapping of header names to values');
-  if (spec.qs !== undefined && !isMap(spec.qs)) r.fail([...at, 'qs'], 'a mapping of query names to values');
-  if (spec.json !== undefined && spec.body !== undefined)
-    r.fail([...at, 'body'], 'a request has json or body, not both');
-  if (spec.body !== undefined && typeof spec.body !== 'string')
-    r.fail([...at, 'body'], 'a string (json: takes a structure)');
-  for (const t of [spec.url, JSON.stringify(spec.headers ?? ''), JSON.stringify(spec.json ?? ''), spec.body ?? '']) {
-    for (const n of namesIn(t)) {
-      if (n.startsWith('$') && !FUNCTIONS[n.slice(1)]) note([...at, 'url'], `the template function ${n}()`);
+    if (!REQUEST_KEYS.includes(k)) {
+      if (seen.processor) {
+        extra[k] = spec[k];
+        seen.say(
+          r.field([...at, k]),
+          "not a field the lab knows: handed to the processor's hooks, as Artillery does",
+          false,
+        );
+      } else seen.odd([...at, k]);
     }
+    if (FOREIGN_REQUEST[k]) seen.note([...at, k], FOREIGN_REQUEST[k]);
   }
-  const capture = readCaptures(r, spec.capture, [...at, 'capture'], note);
+  const url = spec.url ?? spec.uri;
+  if (typeof url !== 'string' || !url) r.fail([...at, 'url'], 'a path like /api/items (Artillery requires a url)');
+  for (const k of ['headers', 'qs', 'cookie', 'auth', 'form']) {
+    if (spec[k] !== undefined && !isMap(spec[k])) r.fail([...at, k], 'a mapping');
+  }
+  const list = (v, k) => {
+    if (v === undefined) return [];
+    const l = Array.isArray(v) ? v : [v];
+    l.forEach((c, i) => {
+      if (!isMap(c)) r.fail([...at, k, ...(Array.isArray(v) ? [i] : [])], 'a mapping');
+    });
+    return l;
+  };
+  const capture = list(spec.capture, 'capture');
+  capture.forEach((c, i) => {
+    if (typeof c.as !== 'string')
+      r.fail(
+        [...at, 'capture', ...(Array.isArray(spec.capture) ? [i] : [])],
+        'a capture names the variable it sets (as:)',
+      );
+  });
+  const match = list(spec.match, 'match');
+  const hooks = (k) => [].concat(spec[k] ?? []).map(String);
   return {
-    name: requestName({ name: spec.name, method, url: spec.url }),
+    name: requestName({ name: spec.name, method, url }),
     nameGiven: spec.name !== undefined,
     method,
-    url: spec.url,
-    headers: Object.fromEntries(Object.entries(spec.headers || {}).map(([k, v]) => [k.toLowerCase(), String(v)])),
+    url,
+    headers: lowKeys(spec.headers || {}),
     ...(spec.qs ? { query: spec.qs } : {}),
-    ...(spec.json !== undefined ? { json: spec.json } : {}),
-    ...(spec.body !== undefined ? { body: spec.body } : {}),
+    ...(spec.json !== undefined ? { json: spec.json } : spec.body !== undefined ? { body: spec.body } : {}),
+    ...(spec.form ? { form: spec.form } : {}),
     capture,
+    match,
+    ...(spec.expect !== undefined ? { expect: spec.expect } : {}),
+    ...(spec.cookie ? { cookie: spec.cookie } : {}),
+    ...(spec.auth ? { auth: { user: spec.auth.user, pass: spec.auth.pass } } : {}),
+    ...(spec.followRedirect !== undefined ? { followRedirect: spec.followRedirect !== false } : {}),
+    ...(spec.gzip !== undefined ? { gzip: spec.gzip !== false } : {}),
+    ...(spec.ifTrue !== undefined ? { ifTrue: String(spec.ifTrue) } : {}),
+    ...(spec.beforeRequest !== undefined ? { beforeRequest: hooks('beforeRequest') } : {}),
+    ...(spec.afterResponse !== undefined ? { afterResponse: hooks('afterResponse') } : {}),
+    ...(Object.keys(extra).length ? { extra } : {}),
   };
 }
 
-function readCaptures(r, capture, at, note) {
-  if (capture === undefined) return [];
-  const list = Array.isArray(capture) ? capture : [capture];
-  const out = [];
-  list.forEach((c, i) => {
-    const here = Array.isArray(capture) ? [...at, i] : at;
-    if (!isMap(c) || typeof c.as !== 'string') r.fail(here, 'a capture names the variable it sets (as:)');
-    const kind = ['json', 'regexp', 'header', 'xpath', 'selector'].find((k) => c[k] !== undefined);
-    if (!kind)
-      r.fail(
-        here,
-        'a capture says what it reads: json (the lab also knows regexp, header, xpath and selector by name)',
-      );
-    if (kind !== 'json') {
-      note(here, `${kind} captures`);
-      return;
-    }
-    const keys = parsePath(c.json);
-    if (!keys) {
-      note([...here, 'json'], `JSONPath beyond a plain path ("${c.json}")`);
-      return;
-    }
-    out.push({ json: c.json, keys, as: c.as });
-  });
-  return out;
-}
-
-// The requests one run of these steps sends, loops multiplied out.
+// The requests one run of these steps sends, loops multiplied out (a count from a template
+// or a list counts once).
 const requestsPerRun = (steps) =>
-  steps.reduce((a, st) => a + (st.request ? 1 : st.loop ? st.loop.count * requestsPerRun(st.loop.steps) : 0), 0);
+  steps.reduce(
+    (a, st) =>
+      a + (st.request ? 1 : st.loop ? (isNum(st.loop.count) ? st.loop.count : 1) * requestsPerRun(st.loop.steps) : 0),
+    0,
+  );
 
-module.exports = { readScript };
+module.exports = { readScript, prepareScript, duration };

@@ -9,16 +9,25 @@ const { LIMITS } = require('./limits');
 // (./from-artillery.js) both become one.
 //
 //   { name, source: { kind: 'catalogue' | 'artillery', file? },
-//     phases: [{ name, duration, arrivalRate?, rampTo?, arrivalCount?, pause? }],
+//     phases: [{ name, duration, arrivalRate?, rampTo?, arrivalCount?, pause?, maxVusers? }],
 //     variables: { name: value | [values] },      each virtual user draws one of a list
-//     payload: [{ file, fields, order, rows }],    each virtual user takes a row (./payload.js)
-//     flows: [{ name, weight, steps }],            each virtual user runs one, by weight
+//     payload: [{ file, fields, order, rows, loadAll, name }]  (./payload.js)
+//     flows: [{ name, weight, steps, hooks? }],    each virtual user runs one, by weight
+//     before?, after?: { steps }                  run once, before and after the phases
+//     http?: { timeoutS, defaultHeaders, defaultCookie, strictCapture, cookieJarOptions },
+//     processor?: file, expect?: { reportFailuresAsErrors, expectDefault200 },
 //     ensure: ['p99<200', ...],                    thresholds (lab/results/thresholds.js)
 //     timeoutS,
 //     features: [...],    what the scenario uses beyond one request (generators declare theirs)
-//     foreign: [{ feature, where }] }  what no lab engine runs (Artillery's own may)
-//   step: { request: { name, method, url, headers, query, json | body, capture, objects? } }
-//       | { think: seconds } | { loop: { count, steps } }
+//     foreign: [{ feature, where }],  what no lab engine runs (Artillery's own may)
+//     unknown: [{ where, line }],     fields neither the lab nor Artillery's HTTP engine knows
+//     notes: [{ where, note }] }      where the lab differs from Artillery, on purpose
+//   step: { request: { name, method, url, headers, query?, json | body | form, capture,
+//                      match, expect?, cookie?, auth?, followRedirect?, gzip?, ifTrue?,
+//                      beforeRequest?, afterResponse?, objects? } }
+//       | { think: seconds | 'a duration or template' }
+//       | { loop: { count, over, whileTrue, loopValue, loopElement, steps } }
+//       | { log: text } | { function: name }
 //
 // A request's name is its `name:`, else METHOD and its URL as written (templates unexpanded).
 const FEATURES = Object.freeze({
@@ -26,17 +35,26 @@ const FEATURES = Object.freeze({
   weights: 'several weighted flows',
   think: 'think times',
   loop: 'loops',
-  capture: 'captures from JSON answers',
+  capture: 'captures from answers (json, regexp, header, selector) and match',
   templates: 'variables in URLs, headers or bodies',
   payload: 'a CSV payload',
   variables: 'config variables',
   objects: 'a popularity law over many objects (the asset endpoint)',
+  cookies: "cookies (config.defaults.cookie, a request's cookie)",
+  expect: "the expect plugin's checks",
+  hooks: 'before and after sections',
+  auth: 'basic auth',
+  ifTrue: 'conditional requests (ifTrue)',
+  log: 'log steps',
+  processor: 'processor functions (beforeRequest, afterResponse, function steps)',
+  maxVusers: 'a cap on virtual users (maxVusers)',
+  form: 'form bodies',
 });
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 // Every request of a flow's steps (loops included), in order.
-function requestsOf(steps) {
+function requestsOf(steps = []) {
   const out = [];
   for (const s of steps) {
     if (s.request) out.push(s.request);
@@ -52,13 +70,17 @@ function checkStep(step, where) {
   const bad = (what) => {
     throw labError('LAB_ERR_SCENARIO_FILE', where, what);
   };
-  const kinds = ['request', 'think', 'loop'].filter((k) => step[k] !== undefined);
-  if (kinds.length !== 1) bad('a step is one of request, think or loop');
-  if (step.think !== undefined && !(Number.isFinite(step.think) && step.think >= 0 && step.think <= LIMITS.thinkS))
+  const kinds = ['request', 'think', 'loop', 'log', 'function'].filter((k) => step[k] !== undefined);
+  if (kinds.length !== 1) bad('a step is one of request, think, loop, log or function');
+  if (
+    typeof step.think === 'number' &&
+    !(Number.isFinite(step.think) && step.think >= 0 && step.think <= LIMITS.thinkS)
+  )
     bad(`think is seconds, 0 to ${LIMITS.thinkS}`);
   if (step.loop) {
-    if (!Number.isInteger(step.loop.count) || step.loop.count < 1 || step.loop.count > LIMITS.loopCount)
-      bad(`loop.count is a whole number of 1 to ${LIMITS.loopCount}`);
+    const c = step.loop.count;
+    if (typeof c === 'number' && !(Number.isInteger(c) && c <= LIMITS.loopCount))
+      bad(`loop.count is a whole number up to ${LIMITS.loopCount}`);
     step.loop.steps.forEach((s, i) => checkStep(s, `${where}.loop[${i}]`));
   }
   if (step.request) {
@@ -101,13 +123,27 @@ function checkModel(model) {
   }
   model.flows.forEach((f, i) => {
     if (!(f.weight > 0)) throw labError('LAB_ERR_SCENARIO_FILE', where(`flows[${i}]`), 'a weight above 0');
-    // (A flow of steps only Artillery runs, a Socket.IO one say, has none of the lab's.)
-    if (!requestsOf(f.steps).length && !model.foreign?.length) {
-      throw labError('LAB_ERR_SCENARIO_FILE', where(`flows[${i}]`), 'no request');
+    // (A flow of steps only Artillery runs, a Socket.IO one say, has none of the lab's; one
+    // of function steps sends what its processor sends.)
+    if (!f.steps.length && !model.foreign?.length && !model.unknown?.length) {
+      throw labError('LAB_ERR_SCENARIO_FILE', where(`flows[${i}]`), 'no step');
     }
     f.steps.forEach((s, k) => checkStep(s, where(`flows[${i}].steps[${k}]`)));
   });
-  return deepFreeze({ variables: {}, payload: [], ensure: [], features: [], foreign: [], ...model });
+  return deepFreeze({
+    variables: {},
+    payload: [],
+    ensure: [],
+    features: [],
+    foreign: [],
+    unknown: [],
+    notes: [],
+    before: null,
+    after: null,
+    processor: null,
+    expect: null,
+    ...model,
+  });
 }
 
 function deepFreeze(o) {
@@ -128,19 +164,35 @@ function featuresOf(model) {
   const walk = (steps) => {
     for (const s of steps) {
       if (s.think !== undefined) out.add('think');
+      if (s.log !== undefined) out.add('log');
+      if (s.function !== undefined) out.add('processor');
       if (s.loop) {
         out.add('loop');
+        if (s.loop.whileTrue) out.add('processor');
         walk(s.loop.steps);
       }
     }
   };
   model.flows.forEach((f) => walk(f.steps));
-  if (all.some((r) => r.capture && r.capture.length)) out.add('capture');
-  const text = JSON.stringify(all.map((r) => [r.url, r.headers, r.json, r.body, r.query]));
+  for (const h of [model.before, model.after].filter(Boolean)) {
+    out.add('hooks');
+    walk(h.steps);
+  }
+  const has = (pred) => all.some(pred);
+  if (has((r) => r.capture?.length || r.match?.length)) out.add('capture');
+  const text = JSON.stringify(all.map((r) => [r.url, r.headers, r.json, r.body, r.query, r.form]));
   if (text.includes('{{')) out.add('templates');
   if (model.payload?.length) out.add('payload');
   if (Object.keys(model.variables || {}).length) out.add('variables');
-  if (all.some((r) => r.objects)) out.add('objects');
+  if (has((r) => r.objects)) out.add('objects');
+  if (model.http?.defaultCookie || has((r) => r.cookie)) out.add('cookies');
+  if (model.expect) out.add('expect');
+  if (has((r) => r.auth)) out.add('auth');
+  if (has((r) => r.ifTrue)) out.add('ifTrue');
+  if (has((r) => r.form)) out.add('form');
+  if (has((r) => r.beforeRequest?.length || r.afterResponse?.length)) out.add('processor');
+  if (model.flows.some((f) => f.hooks && Object.values(f.hooks).some((l) => l.length))) out.add('processor');
+  if (model.phases.some((p) => p.maxVusers !== undefined)) out.add('maxVusers');
   return [...out];
 }
 

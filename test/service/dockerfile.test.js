@@ -10,7 +10,11 @@ const { ROOT } = require('../helper');
 // not on somebody's swarm.
 const dockerfile = fs.readFileSync(path.join(ROOT, 'service', 'Dockerfile'), 'utf8');
 const copied = [...dockerfile.matchAll(/^COPY\s+(.+)\s+\S+$/gm)].flatMap((m) => m[1].trim().split(/\s+/));
-const packages = /RUN node scripts\/image-deps\.js\s+([^\\\n&]+)/.exec(dockerfile)[1].trim().split(/\s+/);
+// (The list runs over continued lines, up to the install.)
+const packages = /RUN node scripts\/image-deps\.js\s+([^&]+)/
+  .exec(dockerfile)[1]
+  .split(/[\s\\]+/)
+  .filter(Boolean);
 
 // Every file of this repository `entry` requires, and every package, following local requires.
 function closure(entry) {

@@ -30,6 +30,22 @@ function LabPlugin(script, events) {
     publish(stats);
   });
   events.on('done', () => write('done', {}));
+  // Artillery's own verdict, for the lab to follow: its checks (the ensure plugin's, each
+  // with its result) and the exit code it would end with (1 for a failed check, 21 for a
+  // failed expectation, the code of a failure), written at its shutdown, after its checks
+  // ran: the lab ends Artillery then, without its ~13 s offline telemetry wait.
+  const g = global.artillery;
+  if (g && g.globalEvents && typeof g.ext === 'function') {
+    g.globalEvents.on('checks', (checks) =>
+      write('checks', {
+        checks: (checks || []).map((c) => ({ original: c.original, result: c.result, strict: c.strict !== false })),
+      }),
+    );
+    g.ext({
+      ext: 'onShutdown',
+      method: async (opts) => write('verdict', { exitCode: g.suggestedExitCode || opts?.exitCode || 0 }),
+    });
+  }
   this.cleanup = (done) => publish.close(done);
 }
 

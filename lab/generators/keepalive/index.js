@@ -67,13 +67,22 @@ function createEngine({ pipelining = 1, timeoutMs }) {
     // One request on `conn`: done(res) or fail(code). res: { status, close, upstream,
     // upstreamMs, text }.
     send(conn, step, parts, sentAt, done, fail) {
+      const method = parts.method || step.method;
       let bytes;
       try {
-        bytes = requestBytes(step.method, parts, conn.url.host);
+        bytes = requestBytes(method, parts, conn.url.host);
       } catch (err) {
         return fail(err.code || 'EREQUEST');
       }
-      conn.send({ bytes, head: step.method === 'HEAD', wantText: Boolean(step.captures), done, fail, sentAt });
+      conn.send({
+        bytes,
+        head: method === 'HEAD',
+        wantText: Boolean(step.wantText),
+        wantHeaders: Boolean(step.wantHeaders),
+        done,
+        fail,
+        sentAt,
+      });
       // A pooled connection with room left goes back for the next arrival at once.
       if (conn.onFree && conn.hasRoom) conn.onFree(conn);
       return undefined;

@@ -1,7 +1,7 @@
 'use strict';
 
 // A request as the bytes a kept-alive connection writes: its line, Host, its headers and its
-// body in one Buffer. A step's fixed parts (lab/generators/flow-steps.js: the same object
+// body in one Buffer. A step's fixed parts (lab/generators/vu/flow.js: the same object
 // for every virtual user) are turned into bytes once per host; a templated step's, each time.
 const cache = new WeakMap();
 

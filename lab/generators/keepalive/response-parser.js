@@ -177,6 +177,11 @@ class ResponseParser {
     let upstream = null;
     let upstreamMs = null;
     let upstreamS = null;
+    const req = this.expected[0];
+    // Every header, as node:http names them, when the request wants them (a header capture,
+    // the expect plugin, a processor); else only those the lab reads.
+    const all = req.wantHeaders ? {} : null;
+    let headers = null;
     let at = text.indexOf('\r\n') + 2;
     while (at > 1 && at < text.length) {
       let eol = text.indexOf('\r\n', at);
@@ -185,11 +190,15 @@ class ResponseParser {
       if (colon > at && colon < eol) {
         const len = colon - at;
         // Only the few headers the lab reads, told apart by length and a letter or two before
-        // any string is made: content-length, connection, transfer-encoding, x-lab-upstream*.
+        // any string is made: content-length, connection, content-type, content-encoding,
+        // transfer-encoding, location, set-cookie, x-lab-upstream*.
         const c0 = text.charCodeAt(at) | 0x20;
         const wanted =
-          (c0 === 99 && (len === 14 || len === 10)) ||
+          all !== null ||
+          (c0 === 99 && (len === 14 || len === 10 || len === 12 || len === 16)) ||
           (c0 === 116 && len === 17) ||
+          (c0 === 108 && len === 8) ||
+          (c0 === 115 && len === 10) ||
           (c0 === 120 && len >= 14 && len <= 17 && (text.charCodeAt(at + 2) | 0x20) === 108);
         if (wanted) {
           const name = text.slice(at, colon).toLowerCase();
@@ -203,12 +212,22 @@ class ResponseParser {
           } else if (name === 'x-lab-upstream') upstream = value;
           else if (name === 'x-lab-upstream-ms') upstreamMs = value;
           else if (name === 'x-lab-upstream-s') upstreamS = value;
+          if (all !== null || KEPT.has(name)) {
+            headers ??= all ?? {};
+            addHeader(headers, name, value);
+          }
         }
       }
       at = eol + 2;
     }
-    const req = this.expected[0];
-    this.res = { status, close, upstream, upstreamMs: upstreamTime(upstreamMs, upstreamS), text: null };
+    this.res = {
+      status,
+      close,
+      upstream,
+      upstreamMs: upstreamTime(upstreamMs, upstreamS),
+      text: null,
+      headers: headers ?? all ?? NO_HEADERS,
+    };
     this.parts = req.wantText ? [] : null;
     if (req.head || status === 204 || status === 304 || status === 101) return this.complete();
     if (chunked) {
@@ -230,7 +249,7 @@ class ResponseParser {
 
   complete() {
     const res = this.res;
-    if (this.parts) res.text = Buffer.concat(this.parts).toString('utf8');
+    if (this.parts) res.text = decoded(Buffer.concat(this.parts), res.headers['content-encoding']);
     this.res = null;
     this.parts = null;
     this.kept = 0;
@@ -239,6 +258,32 @@ class ResponseParser {
     if (res.close) this.finished = true;
     this.onResponse(res);
   }
+}
+
+// The headers kept of every answer: a redirect's, a cookie, the body's type and encoding.
+const KEPT = new Set(['location', 'set-cookie', 'content-type', 'content-encoding']);
+const NO_HEADERS = Object.freeze({});
+
+// A header into node:http's shape: set-cookie a list, a repeated one joined by ", ".
+function addHeader(headers, name, value) {
+  if (name === 'set-cookie') (headers[name] ??= []).push(value);
+  else headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+}
+
+// A body's text, decompressed as Artillery's client does when the server compressed it (it
+// asks for gzip, deflate and br).
+function decoded(buf, encoding) {
+  if (!encoding || !buf.length) return buf.toString('utf8');
+  const zlib = require('node:zlib');
+  try {
+    const e = encoding.toLowerCase().trim();
+    if (e === 'gzip' || e === 'x-gzip') return zlib.gunzipSync(buf).toString('utf8');
+    if (e === 'deflate') return zlib.inflateSync(buf).toString('utf8');
+    if (e === 'br') return zlib.brotliDecompressSync(buf).toString('utf8');
+  } catch {
+    // not what it says it is: the bytes as they came
+  }
+  return buf.toString('utf8');
 }
 
 // The entry's time to the replica's answer: X-Lab-Upstream-Ms (Caddy, the node balancer) or
@@ -252,4 +297,4 @@ function upstreamTime(ms, s) {
   return ms !== null ? v : v * 1000;
 }
 
-module.exports = { ResponseParser, ParseError, upstreamTime };
+module.exports = { ResponseParser, ParseError, upstreamTime, decoded };

@@ -60,3 +60,31 @@ test('arrivals whose timers fire a second and more late are counted, in the seco
     await srv.close();
   }
 }, 30000);
+
+test("a phase's maxVusers: arrivals while that many virtual users run are skipped and counted, as Artillery's", async () => {
+  // Each virtual user waits 300 ms for its answer; 20 arrivals a second with at most 2 running.
+  const srv = await listen((req, res) => setTimeout(() => res.end('ok'), 300));
+  try {
+    const phases = [{ name: 'capped', duration: 2, arrivalRate: 20, maxVusers: 2 }];
+    const seconds = (
+      await shard({
+        mode: 'open',
+        target: srv.url,
+        phases,
+        shard: 0,
+        of: 1,
+        t0: performance.timeOrigin + performance.now() + 200,
+        timeoutMs: 5000,
+        model: twoRequests(phases),
+      })
+    ).filter((m) => m.type === 'second');
+    const started = seconds.reduce((a, s) => a + s.arrivals, 0);
+    const skipped = seconds.reduce((a, s) => a + (s.vusSkipped || 0), 0);
+    expect(started + skipped).toBe(40);
+    // Two at a time, each 600 ms (two requests of 300 ms): about 7 in 2 s, never near 40.
+    expect(started).toBeGreaterThanOrEqual(4);
+    expect(started).toBeLessThanOrEqual(12);
+  } finally {
+    await srv.close();
+  }
+}, 30000);

@@ -8,7 +8,7 @@ const { listen } = require('../../../helper');
 const { createEngine } = require('../../../../lab/generators/keepalive');
 
 const GET = { method: 'GET', captures: null };
-const CAPTURE = { method: 'GET', captures: [{}] };
+const CAPTURE = { method: 'GET', wantText: true };
 const parts = (path = '/', extra = {}) => ({ path, headers: {}, body: null, fixed: true, ...extra });
 
 // One request on `conn`, as a promise of { ok, res | code }.

@@ -24,7 +24,36 @@ const CHUNKED =
 
 test('a Content-Length body, its status and the entry headers', () => {
   const { out } = parse(LENGTH, [GET]);
-  expect(out).toEqual([{ status: 200, close: false, upstream: 'r2', upstreamMs: 3, text: 'hello' }]);
+  expect(out).toEqual([{ status: 200, close: false, upstream: 'r2', upstreamMs: 3, text: 'hello', headers: {} }]);
+});
+
+test("the headers a script's semantics need: always a redirect's, cookies and the body's type; all when asked", () => {
+  const head =
+    'HTTP/1.1 302 Found\r\nLocation: /next\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2; Path=/\r\nContent-Type: text/plain\r\nX-Other: y\r\nContent-Length: 0\r\n\r\n';
+  expect(parse(head, [GET]).out[0].headers).toEqual({
+    location: '/next',
+    'set-cookie': ['a=1', 'b=2; Path=/'],
+    'content-type': 'text/plain',
+  });
+  expect(parse(head, [{ ...GET, wantHeaders: true }]).out[0].headers).toMatchObject({
+    'x-other': 'y',
+    'content-length': '0',
+    location: '/next',
+  });
+});
+
+test('a compressed body kept for a capture is decompressed, as Artillery reads it', () => {
+  const zlib = require('node:zlib');
+  const body = zlib.gzipSync(Buffer.from('{"id":7}'));
+  const bytes = Buffer.concat([
+    Buffer.from(`HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${body.length}\r\n\r\n`),
+    body,
+  ]);
+  const out = [];
+  const p = new ResponseParser((res) => out.push(res));
+  p.expect(GET);
+  p.feed(bytes);
+  expect(out[0].text).toBe('{"id":7}');
 });
 
 test('a chunked body with extensions and trailers', () => {

@@ -1,0 +1,527 @@
+'use strict';
+
+const querystring = require('node:querystring');
+const { EventEmitter } = require('node:events');
+const ms = require('ms');
+const get = require('lodash/get');
+const { template, hasTemplate, funcsFor } = require('./template');
+const { captureOrMatch } = require('./checks');
+const { judge } = require('./expect');
+const { rowPicker } = require('../../scenario/payload');
+const { pathPicker } = require('../../../artillery/objects');
+const { LIMITS } = require('../../scenario/limits');
+
+// A scenario model's flows as the lab's engines run them (lab/generators/fast-worker.js),
+// with the semantics of Artillery's HTTP engine (its engine_http), so that a script sends
+// the same requests whichever generator runs it (checked request by request by
+// test/conformance/): a virtual user's variables (payload rows, then config.variables, which
+// win), a cookie jar per virtual user (started by the first Set-Cookie, or by a default
+// cookie), Artillery's default headers and what its HTTP client adds, redirects followed
+// (each hop a request; 303 turns a POST into a GET), captures and matches that fail the
+// virtual user when they fail, the expect plugin's checks, basic auth, ifTrue, log steps,
+// loops with count, over and whileTrue, and processor functions (beforeRequest,
+// afterResponse, function steps, onError) with Artillery's signatures.
+//
+// A request is prepared once: what holds no template and no hook is rendered then, and its
+// bytes kept (the catalogue's one request always), so the hot path stays as it was.
+//
+// The engine gives `io`:
+//   send(step, vu, due, parts, then(ok, endAt, res|code))   one request on the wire
+//   vuError(code, at)                                         a virtual user's error
+//   custom(kind, name, value)                                 a processor's own metric
+//   expected(results)                                         the expect plugin's checks
+//   closedEnd                                                 a closed loop's end (ms) or Infinity
+const ARTILLERY_UA = 'Artillery (https://artillery.io)';
+// What Artillery's HTTP client (got 11) adds: its own user agent when the script's default
+// headers name none, and the encodings it decompresses.
+const CLIENT_UA = 'got (https://github.com/sindresorhus/got)';
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+const REDIRECTS = new Set([300, 301, 302, 303, 304, 307, 308]);
+const MAX_REDIRECTS = 10;
+const EMPTY_LENGTH = new Set(['POST', 'PUT', 'PATCH']);
+const CUT = 'cut';
+const noop = () => {};
+
+const lowKeys = (h) => Object.fromEntries(Object.entries(h || {}).map(([k, v]) => [k.toLowerCase(), v]));
+
+// model: lab/scenario/model.js; o: { target (base URL text), random, baseVars (a before
+// section's), processor (its loaded module, or null), log }
+function prepareFlows(model, o = {}) {
+  const random = o.random || Math.random;
+  const base = String(o.target || '').replace(/\/$/, '');
+  const http = model.http || {};
+  const defaults = http.defaultHeaders || { 'user-agent': ARTILLERY_UA };
+  const processor = o.processor || {};
+  const ee = new EventEmitter();
+  const pickers = (model.payload || []).map((p) => rowPicker(p, random));
+  const variables = Object.entries(model.variables || {});
+  const withJar = Boolean(http.defaultCookie);
+  let CookieJar = null;
+
+  const prepare = (steps) => steps.map((s) => prepareStep(s));
+  function prepareStep(s) {
+    if (s.request) return prepareRequest(s.request);
+    if (s.think !== undefined) {
+      return { kind: 'think', ms: typeof s.think === 'number' ? s.think * 1000 : null, spec: s.think };
+    }
+    if (s.loop) return { kind: 'loop', ...s.loop, steps: prepare(s.loop.steps) };
+    if (s.log !== undefined) return { kind: 'log', text: s.log };
+    return { kind: 'function', name: s.function };
+  }
+
+  function prepareRequest(r) {
+    const hooks = (r.beforeRequest || []).length > 0;
+    const templated =
+      hasTemplate(r.url) ||
+      hasTemplate(r.headers) ||
+      hasTemplate(defaults) ||
+      hasTemplate(r.json) ||
+      hasTemplate(r.body) ||
+      hasTemplate(r.query) ||
+      hasTemplate(r.form) ||
+      hasTemplate(r.auth);
+    const step = {
+      kind: 'request',
+      name: r.name,
+      method: r.method,
+      r,
+      gzip: r.gzip !== false,
+      followRedirect: r.followRedirect !== false,
+      checks: (r.capture?.length || 0) + (r.match?.length || 0) > 0,
+      // What the answer must carry back: its text (captures, matches, checks, hooks), its
+      // headers (a header capture, the checks, hooks).
+      wantText: false,
+      wantHeaders: false,
+      condition: r.ifTrue !== undefined ? condition(r.ifTrue) : null,
+      objects: r.objects ? pathPicker(r.url, r.objects) : null,
+      fixed: null,
+    };
+    const after = (r.afterResponse || []).length > 0;
+    step.wantText = step.checks || Boolean(model.expect) || after || hasScenarioHooks;
+    step.wantHeaders =
+      Boolean(model.expect) || after || hasScenarioHooks || (r.capture || []).some((c) => c.header !== undefined);
+    if (!templated && !hooks) step.fixed = { ...build(step, r, null), fixed: true };
+    return step;
+  }
+  const hasScenarioHooks = (model.flows || []).some((f) => (f.hooks?.afterResponse || []).length);
+
+  // ifTrue: a processor function of that name, else an expression on the variables (filtrex,
+  // as Artillery's); an expression that does not compile lets the request go, as there.
+  function condition(text) {
+    if (typeof processor[text] === 'function') return (vars) => processor[text](vars);
+    try {
+      const f = require('filtrex')(text);
+      return (vars) => {
+        try {
+          return f(vars);
+        } catch {
+          return 1;
+        }
+      };
+    } catch {
+      return () => 1;
+    }
+  }
+
+  // The request's parts for a virtual user's context (null: one that holds no template).
+  // rp: the request's own fields (the step's, or as beforeRequest hooks left them).
+  function build(step, rp, ctx) {
+    const t = (v) => (ctx ? template(v, ctx) : v);
+    const rawUrl = t(rp.url);
+    const url = new URL(typeof rawUrl === 'string' && rawUrl.startsWith('/') ? `${base}${rawUrl}` : String(rawUrl));
+    if (step.r.query) url.search = new URLSearchParams(querystring.stringify(t(step.r.query))).toString();
+    const headers = {};
+    for (const [k, v] of Object.entries({ ...lowKeys(defaults), ...lowKeys(step.r.headers), ...lowKeys(rp.headers) })) {
+      const value = t(v);
+      if (value !== undefined && value !== null) headers[k] = String(value);
+    }
+    let body = null;
+    if (rp.json !== undefined && rp.json !== null && rp.json !== false && rp.json !== '') {
+      body = Buffer.from(JSON.stringify(t(rp.json)));
+      headers['content-type'] ??= 'application/json';
+    } else if (rp.body !== undefined && rp.body !== null && rp.body !== '') {
+      const b = t(rp.body);
+      body = Buffer.from(typeof b === 'string' ? b : JSON.stringify(b));
+    } else if (rp.form) {
+      const form = Object.fromEntries(Object.entries(rp.form).map(([k, v]) => [k, t(v)]));
+      body = Buffer.from(new URLSearchParams(form).toString());
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    }
+    if (rp.auth) {
+      headers.authorization = `Basic ${Buffer.from(`${t(rp.auth.user) ?? ''}:${t(rp.auth.pass) ?? ''}`).toString('base64')}`;
+    }
+    headers['user-agent'] ??= CLIENT_UA;
+    if (step.gzip) headers['accept-encoding'] ??= ACCEPT_ENCODING;
+    // (A body's length; a POST, PUT or PATCH without one says 0, as Node's client does.)
+    if (body) headers['content-length'] = String(body.length);
+    else if (EMPTY_LENGTH.has(step.method)) headers['content-length'] = '0';
+    return { url, path: `${url.pathname}${url.search}`, headers, body };
+  }
+
+  // A new virtual user: its variables as Artillery makes them (the run's, a before section's,
+  // a payload row, then config.variables), its functions, its cookie jar when it starts with one.
+  let uid = 0;
+  function context() {
+    const vars = {
+      target: base,
+      $environment: undefined,
+      $processEnvironment: process.env,
+      $env: process.env,
+      ...(o.baseVars || {}),
+    };
+    for (const p of pickers) Object.assign(vars, p());
+    for (const [k, v] of variables) vars[k] = Array.isArray(v) ? v[Math.floor(random() * v.length)] : v;
+    const id = `${process.pid}-${++uid}-${Math.floor(random() * 1e9)}`;
+    vars.$uuid = id;
+    const ctx = { vars, funcs: funcsFor(vars), _uid: id, _successCount: 0, _jar: null, _enableCookieJar: withJar };
+    if (withJar) jarOf(ctx);
+    return ctx;
+  }
+  function jarOf(ctx) {
+    if (!ctx._jar) {
+      CookieJar ??= require('tough-cookie').CookieJar;
+      ctx._jar = new CookieJar(null, http.cookieJarOptions || {});
+    }
+    return ctx._jar;
+  }
+
+  const flows = model.flows.map((f) => ({ name: f.name, steps: prepare(f.steps), hooks: f.hooks || {} }));
+  const total = model.flows.reduce((a, f) => a + f.weight, 0);
+  const cumulative = [];
+  let sum = 0;
+  for (const f of model.flows) cumulative.push((sum += f.weight / total));
+
+  // Runs `steps` for the virtual user `ctx` from `due`; done(ok | CUT, at, code).
+  function run(steps, ctx, due, io, done, flow = null) {
+    const hooks = flow?.hooks || {};
+    const next = (i, at) => {
+      if (i >= steps.length) return done(true, at);
+      if (at >= io.closedEnd || Date.now() >= io.closedEnd) return done(CUT, at);
+      const step = steps[i];
+      const fail = (code, end, rp) => onError(code, rp, () => done(false, end, code));
+      // (A virtual user's own failure, not one of the wire, which the engine counted.)
+      const own = (code, end, rp) => {
+        io.vuError(code, end);
+        fail(code, end, rp);
+      };
+      switch (step.kind) {
+        case 'request':
+          return request(step, ctx, at, io, hooks, (ok, end, code, rp, wire) =>
+            ok ? next(i + 1, end) : wire ? fail(code, end, rp) : own(code, end, rp),
+          );
+        case 'think': {
+          const waitMs = thinkMs(step, ctx);
+          return setTimeout(() => next(i + 1, at + waitMs), Math.max(0, at + waitMs - Date.now()));
+        }
+        case 'loop':
+          return loop(
+            step,
+            ctx,
+            at,
+            io,
+            (ok, end, code) => (ok === true ? next(i + 1, end) : done(ok, end, code)),
+            flow,
+          );
+        case 'log':
+          (o.log || console.log)(template(step.text, ctx));
+          return next(i + 1, at);
+        default:
+          return callFunction(step.name, ctx, io, (err) =>
+            err ? own(err.code || err.message, Date.now()) : next(i + 1, Date.now()),
+          );
+      }
+    };
+    const onError = (code, rp, then) => {
+      const names = hooks.onError || [];
+      if (!names.length) return then();
+      return series(
+        names,
+        (name, cb) => {
+          const fn = processor[name];
+          if (typeof fn !== 'function') return cb();
+          return invoke(fn, [new Error(String(code)), rp || {}, ctx, ee], cb);
+        },
+        then,
+      );
+    };
+    next(0, due);
+  }
+
+  function thinkMs(step, ctx) {
+    if (step.ms !== null) return step.ms;
+    const v = template(step.spec, ctx);
+    const n = Number(v);
+    const waitMs = Number.isInteger(n) ? n * 1000 : typeof v === 'string' ? ms(v) : n * 1000;
+    return Number.isFinite(waitMs) && waitMs >= 0 ? Math.min(waitMs, LIMITS.thinkS * 1000) : 0;
+  }
+
+  // Artillery's loop: count (a number, a range "1-15", a template), over (a list, or the name
+  // of a variable holding one), whileTrue (a processor function); $loopCount and
+  // $loopElement (or their loopValue/loopElement names) set each round.
+  function loop(step, ctx, due, io, done, flow) {
+    let from = 0;
+    let to = -1;
+    if (step.count !== null) {
+      const c = typeof step.count === 'string' ? template(step.count, ctx) : step.count;
+      if (typeof c === 'number') to = c;
+      else if (typeof c === 'string' && !Number.isNaN(Number(c))) to = Number(c);
+      else if (typeof c === 'string' && /\d-\d/.test(c)) [from, to] = c.split('-').map(Number);
+      else to = 0;
+    }
+    to = Math.min(to === -1 ? LIMITS.loopCount : to, LIMITS.loopCount);
+    let over = null;
+    let abort = false;
+    if (step.over !== null) {
+      over = Array.isArray(step.over) ? step.over : get(ctx.vars, step.over);
+      if (!Array.isArray(over)) abort = true;
+    }
+    let i = from;
+    ctx.vars[step.loopElement] = over ? over[i] : i;
+    ctx.vars[step.loopValue] = i;
+    const whileTrue = step.whileTrue ? processor[step.whileTrue] : null;
+    let go = true;
+    const round = (at) => {
+      const more = abort ? false : whileTrue ? go : over ? i !== over.length : i < to;
+      if (!more) return done(true, at);
+      return run(
+        step.steps,
+        ctx,
+        at,
+        io,
+        (ok, end, code) => {
+          if (ok !== true) return done(ok, end, code);
+          i += 1;
+          ctx.vars[step.loopValue] += 1;
+          if (over) ctx.vars[step.loopElement] = over[i];
+          if (!whileTrue) return round(end);
+          return whileTrue(ctx, (b) => {
+            go = b;
+            round(end);
+          });
+        },
+        flow,
+      );
+    };
+    round(due);
+  }
+
+  // A function step: Artillery's (context, events, done), or an async one.
+  function callFunction(name, ctx, io, then) {
+    const fn = processor[name];
+    if (typeof fn !== 'function') {
+      // (Artillery counts the error and goes on with the flow.)
+      io.vuError(`Undefined function "${name}"`, Date.now());
+      return then(null);
+    }
+    return invoke(fn, [ctx, ee], then);
+  }
+
+  // One request step, its redirects and what follows its answer.
+  function request(step, ctx, due, io, hooks, done) {
+    if (step.condition && !step.condition(ctx.vars)) return done(true, due);
+    const names = [...(hooks.beforeRequest || []), ...(step.r.beforeRequest || [])];
+    if (!names.length) return send(step, ctx, due, io, hooks, null, done);
+    const rp = requestParams(step, due);
+    return series(
+      names,
+      (name, cb) => {
+        const fn = processor[template(name, ctx)];
+        return typeof fn === 'function' ? invoke(fn, [rp, ctx, ee], cb) : cb();
+      },
+      (err) => (err ? done(false, Date.now(), err.code || err.message, rp) : send(step, ctx, due, io, hooks, rp, done)),
+    );
+  }
+
+  // The request as a processor sees it (Artillery's requestParams: its fields, the url before
+  // templates, the method, the time-out).
+  function requestParams(step, due) {
+    const r = step.r;
+    const { extra, ...fields } = r;
+    return {
+      ...JSON.parse(JSON.stringify({ ...fields, ...(extra || {}) })),
+      url: r.url.startsWith('/') ? `${base}${r.url}` : r.url,
+      method: r.method,
+      timeout: (model.timeoutS || 10) * 1000,
+      dueAt: due,
+    };
+  }
+
+  function send(step, ctx, due, io, hooks, rp, done) {
+    let parts;
+    try {
+      parts = rp ? build(step, rp, ctx) : step.fixed ? step.fixed : build(step, step.r, ctx);
+      if (step.objects) parts = { ...parts, path: step.objects(), fixed: false };
+    } catch (err) {
+      // (A URL that does not parse: Artillery fails the virtual user with "Invalid URL".)
+      return done(false, due, err.code || 'ERR_INVALID_URL', rp);
+    }
+    const useJar = ctx._enableCookieJar || Boolean(step.r.cookie) || Boolean(http.defaultCookie);
+    if (step.r.cookie || http.defaultCookie) {
+      const jar = jarOf(ctx);
+      for (const [k, v] of Object.entries({ ...(http.defaultCookie || {}), ...(step.r.cookie || {}) })) {
+        try {
+          jar.setCookieSync(`${k}=${template(v, ctx)}`, parts.url.href);
+        } catch {
+          // (an invalid cookie: left out, as Artillery's jar leaves it)
+        }
+      }
+    }
+    hop(step, ctx, due, io, hooks, rp, parts, 0, done, useJar);
+  }
+
+  function withCookies(ctx, parts) {
+    if (!ctx._jar) return parts;
+    const cookie = ctx._jar.getCookieStringSync(parts.url.href);
+    if (!cookie) return parts;
+    return { ...parts, headers: { ...parts.headers, cookie }, fixed: false };
+  }
+
+  // useJar: the virtual user's cookies go with this request and its redirects when its jar
+  // was started before it (a Set-Cookie seen, a default cookie) or it sets a cookie itself,
+  // as Artillery hands its client the jar; a first Set-Cookie on a redirect is kept for the
+  // requests after, not sent to the redirect's address.
+  function hop(step, ctx, due, io, hooks, rp, parts, redirects, done, useJar) {
+    io.send(step, ctx, due, useJar ? withCookies(ctx, parts) : parts, (ok, end, res) => {
+      if (!ok) return done(false, end, res, rp, true);
+      ctx._successCount += 1;
+      keepCookies(ctx, res, parts.url);
+      const location = res.headers?.location;
+      if (step.followRedirect && location && REDIRECTS.has(res.status)) {
+        if (redirects >= MAX_REDIRECTS) return done(false, end, 'ERR_TOO_MANY_REDIRECTS', rp);
+        return hop(
+          step,
+          ctx,
+          end,
+          io,
+          hooks,
+          rp,
+          redirected(step, parts, res.status, location),
+          redirects + 1,
+          done,
+          useJar,
+        );
+      }
+      return answered(step, ctx, end, io, hooks, rp, parts, res, done);
+    });
+  }
+
+  // Every Set-Cookie of an answer goes to the virtual user's jar (the first one starts it).
+  function keepCookies(ctx, res, url) {
+    const set = res.headers?.['set-cookie'];
+    if (!set) return;
+    ctx._enableCookieJar = true;
+    const jar = jarOf(ctx);
+    for (const c of Array.isArray(set) ? set : [set]) {
+      try {
+        jar.setCookieSync(c, url.href);
+      } catch {
+        // (a cookie that does not parse: skipped, as Artillery skips it)
+      }
+    }
+  }
+
+  // The next hop as got 11 makes it: the same method and body, but a 303 turns a POST into a
+  // GET without a body; to another host the cookie, authorization and host headers go.
+  function redirected(step, parts, status, location) {
+    const url = new URL(location, parts.url);
+    const headers = { ...parts.headers };
+    let { body } = parts;
+    let method = parts.method || step.method;
+    if (status === 303 && method !== 'GET' && method !== 'HEAD') {
+      method = 'GET';
+      body = null;
+      delete headers['content-length'];
+    }
+    if (url.host !== parts.url.host) {
+      delete headers.cookie;
+      delete headers.authorization;
+      delete headers.host;
+    }
+    delete headers.cookie; // (the jar's, for the new address, is added when it is sent)
+    return { url, path: `${url.pathname}${url.search}`, headers, body, method };
+  }
+
+  function answered(step, ctx, end, io, hooks, rp, parts, res, done) {
+    const checked = step.checks
+      ? captureOrMatch({ capture: step.r.capture, match: step.r.match }, res, ctx, {
+          strictDefault: http.strictCapture !== false,
+        })
+      : { failed: false };
+    let expectError = null;
+    if (model.expect) {
+      const results = judge(step.r.expect, res, ctx, { expectDefault200: model.expect.expectDefault200 });
+      io.expected(results, end);
+      if (results.some((x) => !x.ok) && model.expect.reportFailuresAsErrors) {
+        expectError = `Failed expectations for request ${parts.url.href}`;
+      }
+    }
+    const names = [...(hooks.afterResponse || []), ...(step.r.afterResponse || [])];
+    const finish = (err) => {
+      if (err) return done(false, end, err.code || err.message, rp);
+      if (checked.failed) return done(false, end, 'Failed capture or match', rp);
+      if (expectError) return done(false, end, expectError, rp);
+      return done(true, end);
+    };
+    if (!names.length) return finish(null);
+    const params = rp || requestParams(step, end);
+    const response = { statusCode: res.status, headers: res.headers || {}, body: res.text, url: parts.url.href };
+    return series(
+      names,
+      (name, cb) => {
+        const fn = processor[template(name, ctx)];
+        return typeof fn === 'function' ? invoke(fn, [params, response, ctx, ee], cb) : cb();
+      },
+      finish,
+    );
+  }
+
+  return {
+    flows,
+    before: model.before ? prepare(model.before.steps) : null,
+    after: model.after ? prepare(model.after.steps) : null,
+    ee,
+    context,
+    run,
+    pick() {
+      if (flows.length === 1) return flows[0];
+      const u = random();
+      return flows[cumulative.findIndex((c) => u < c)] || flows[flows.length - 1];
+    },
+    // Whether a virtual user is more than one fixed request (it then has a connection and a
+    // context of its own).
+    multi: model.flows.some((f) => f.steps.length > 1 || f.steps.some((s) => !s.request)),
+  };
+}
+
+// A processor function with Artillery's calling conventions: a callback last, or a promise.
+function invoke(fn, args, cb) {
+  let called = false;
+  const once = (err) => {
+    if (called) return;
+    called = true;
+    cb(err || null);
+  };
+  try {
+    const out = fn(...args, once);
+    if (out && typeof out.then === 'function')
+      out.then(
+        () => once(null),
+        (err) => once(err || new Error('rejected')),
+      );
+  } catch (err) {
+    once(err);
+  }
+}
+
+// Each name in turn (fn(name, cb)), then(err) once all went or one failed.
+function series(names, fn, then) {
+  let i = 0;
+  const step = (err) => {
+    if (err || i >= names.length) return then(err || null);
+    const name = names[i++];
+    return fn(name, step);
+  };
+  step(null);
+}
+
+module.exports = { prepareFlows, CUT, ARTILLERY_UA, CLIENT_UA, ACCEPT_ENCODING, invoke, noop };

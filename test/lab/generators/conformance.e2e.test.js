@@ -1,0 +1,193 @@
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const http = require('node:http');
+const { spawn } = require('node:child_process');
+const YAML = require('yaml');
+const { lab, ownPlace, ROOT } = require('../../helper');
+
+// The lab's claim that it runs your Artillery script as Artillery does, kept true: each
+// script of test/fixtures/conformance/ (one HTTP feature each) is run by plain `artillery
+// run` (the real one, from the lock file) and by each of the lab's generators against a
+// server of this test's own that records what it receives. The traffic must be the same,
+// request by request (method, path, headers, cookies, bodies, in each virtual user's order),
+// and so must the verdict (the exit code: 0, 1 for a crossed check, 21 for a failed
+// expectation). A difference here is a load tester measuring the wrong traffic.
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'conformance');
+const ARTILLERY = require.resolve('artillery/bin/run');
+
+// (Headers of the transport, not of the script: how each client keeps its connection.)
+const TRANSPORT = new Set(['connection', 'keep-alive']);
+
+// The test's own service: answers each route as a small app would, and records every request.
+function recorder() {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !TRANSPORT.has(k)));
+      seen.push({ method: req.method, url: req.url, headers, body: Buffer.concat(chunks).toString('utf8') });
+      const json = (status, body, extra = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', ...extra });
+        res.end(JSON.stringify(body));
+      };
+      const to = (status, where) => {
+        res.writeHead(status, { location: where });
+        res.end();
+      };
+      const route = req.url.split('?')[0];
+      if (route === '/login') return json(200, { ok: true }, { 'set-cookie': ['sid=abc; Path=/', 'theme=dark'] });
+      if (route === '/me')
+        return json(/sid=abc/.test(req.headers.cookie || '') ? 200 : 403, { cookie: req.headers.cookie || null });
+      if (route === '/redirect') return to(302, '/landing');
+      if (route === '/see-other') return to(303, '/landing');
+      if (route === '/temporary') return to(307, '/landing');
+      if (route === '/pets') return json(200, [{ id: 1, name: 'rex' }]);
+      if (route === '/pets/7') return json(200, { id: 7 });
+      if (route === '/token') return json(200, { token: 'tok' });
+      if (route === '/fail') return json(500, { error: 'no' });
+      if (route === '/missing') return json(404, {});
+      if (route === '/page') {
+        res.writeHead(200, { 'content-type': 'text/html', 'x-request-id': 'r-9' });
+        return res.end('<p>token=abc123</p><a class="next" href="/next">next</a>');
+      }
+      return json(200, { ok: true });
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        seen,
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    ),
+  );
+}
+
+// The fixture in a folder of its own (its payload and processor beside it), its target the
+// recorder: what `artillery run` gets.
+function copyFixture(name, target) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `conformance-${name}-`));
+  for (const f of fs.readdirSync(FIXTURES)) fs.copyFileSync(path.join(FIXTURES, f), path.join(dir, f));
+  const file = path.join(dir, `${name}.yml`);
+  const script = YAML.parse(fs.readFileSync(file, 'utf8'));
+  script.config.target = target;
+  fs.writeFileSync(file, YAML.stringify(script));
+  return file;
+}
+
+// Plain `artillery run`: its exit code once it has ended.
+function artilleryRun(file) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [ARTILLERY, 'run', '-o', `${file}.json`, file], {
+      cwd: path.dirname(file),
+      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+// The same script through the lab: `scenario --script FILE --target URL --generator G`; the
+// closed loop as many virtual users as the script asks, on one connection.
+async function labRun(file, generator, target, vus) {
+  const closed = generator === 'closed' ? ['--connections', '1', '--requests', String(vus)] : [];
+  const r = await lab(
+    [
+      'scenario',
+      '--script',
+      file,
+      '--target',
+      target,
+      '--generator',
+      generator,
+      '--no-graphite',
+      '--json',
+      ...closed,
+      ...(await ownPlace()),
+    ],
+    { timeoutMs: 120000 },
+  );
+  return { code: r.code, summary: r.stdout.trim() ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+}
+
+// A request as the comparison reads it: one line, its headers sorted (the Host's port is
+// each recorder's own).
+const line = (q) => {
+  const headers = Object.entries(q.headers)
+    .map(([k, v]) => [k, k === 'host' ? v.replace(/:\d+$/, ':PORT') : v])
+    .sort(([a], [b]) => a.localeCompare(b));
+  return `${q.method} ${q.url} ${JSON.stringify(headers)} ${q.body}`;
+};
+
+// fixture, virtual users it asks, its expected exit code (Artillery's: checked too)
+const CASES = [
+  ['cookies', 1, 0],
+  ['cookie-defaults', 1, 0],
+  ['templates', 1, 0],
+  ['capture-fail', 1, 0],
+  ['redirects', 1, 0],
+  ['payload', 1, 0],
+  ['checks', 1, 0],
+  ['hooks', 1, 0],
+  ['processor', 1, 0],
+  ['expect', 1, 21],
+  ['ensure', 2, 1],
+  ['no-phases', 1, 0],
+];
+
+// Plain Artillery first, every script at once (each mostly waits: on its phase, then on its
+// own telemetry at exit, ~13 s offline).
+const reference = {};
+beforeAll(async () => {
+  await Promise.all(
+    CASES.map(async ([name]) => {
+      const srv = await recorder();
+      try {
+        const run = await artilleryRun(copyFixture(name, srv.url));
+        reference[name] = { code: run.code, out: run.out, lines: srv.seen.map(line) };
+      } finally {
+        await srv.close();
+      }
+    }),
+  );
+}, 180000);
+
+describe.each(CASES)('%s', (name, vus, exitCode) => {
+  test("plain artillery run: the verdict this test expects (the reference is Artillery's own)", () => {
+    expect(reference[name].code).toBe(exitCode);
+    expect(reference[name].lines.length).toBeGreaterThan(0);
+  });
+
+  test.concurrent.each([['artillery'], ['fast'], ['closed']])(
+    '--generator %s: the same requests, the same verdict',
+    async (generator) => {
+      const srv = await recorder();
+      try {
+        const file = copyFixture(name, 'http://127.0.0.1:1');
+        const run = await labRun(file, generator, srv.url, vus);
+        expect(run.stderr).not.toMatch(/LAB_ERR/);
+        const lines = srv.seen.map(line);
+        const ref = reference[name];
+        // One virtual user: the same sequence; several (alike): the same requests.
+        if (vus === 1) expect(lines).toEqual(ref.lines);
+        else expect([...lines].sort()).toEqual([...ref.lines].sort());
+        expect(run.code).toBe(ref.code);
+      } finally {
+        await srv.close();
+      }
+    },
+    150000,
+  );
+});
