@@ -120,6 +120,13 @@ const table = {
   },
   // The VM cluster (lab/cluster/): what failed, and what to do when the machine cannot.
   LAB_ERR_CLUSTER: { exit: 1, message: (detail) => `the cluster: ${detail}` },
+  // A data store of the deployment (--with: lab/stores/) that could not be made or started.
+  LAB_ERR_STORE: { exit: 1, message: (store, detail) => `${store} (--with) failed: ${detail}` },
+  // Your service's own set-up (--app-setup) failed: its doing, yours to fix.
+  LAB_ERR_APP_SETUP: {
+    exit: 2,
+    message: (cmd, detail) => `your service's set-up (--app-setup "${cmd}") failed: ${detail}`,
+  },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
 };
 

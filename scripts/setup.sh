@@ -4,7 +4,8 @@
 # fresh clone needs no other step. Usage: scripts/setup.sh [run|test|containers|all]
 #   run        - what a scenario run needs (npm packages, nginx)
 #   test       - that, plus what the test suite exercises (docker-compose validates compose/;
-#                HAProxy, Caddy and Varnish, whose kinds the contract tests run)
+#                HAProxy, Caddy and Varnish, whose kinds the contract tests run; PostgreSQL
+#                and Redis, the stores of --with, which the run installs itself otherwise)
 #   containers - that, plus Docker's engine and debootstrap for the container smoke test
 #   cluster    - that, plus QEMU and the rest `npm run cluster` needs (npm run test:cluster)
 #   all        - everything, including the optional monitoring and browser packages
@@ -33,10 +34,10 @@ required=(nginx libnginx-mod-stream)
 optional=(graphite-carbon python3-whisper)
 case "$what" in
   run) ;;
-  test) required+=(docker-compose haproxy caddy varnish) optional+=(chromium) ;;
+  test) required+=(docker-compose haproxy caddy varnish postgresql redis-server) optional+=(chromium) ;;
   containers) required+=(docker-compose docker.io debootstrap nftables iproute2) ;;
   cluster) required+=(docker-compose docker.io debootstrap nftables iproute2 qemu-system-x86 qemu-utils e2fsprogs) ;;
-  all) required+=(docker-compose haproxy caddy varnish) optional+=(chromium wrk docker.io debootstrap) ;;
+  all) required+=(docker-compose haproxy caddy varnish postgresql redis-server) optional+=(chromium wrk docker.io debootstrap) ;;
   *) say "unknown target '$what' (run, test, containers, cluster, all)"; exit 2 ;;
 esac
 

@@ -6,7 +6,48 @@
 //
 // Each rule returns a finding { id, text, rule } or null; runFindings runs them all.
 
-const RULES = [restarted];
+const RULES = [restarted, connectionLimit, storeLimit];
+
+// A tier's CPU over the run: each node's mean (% of one core), the tier's busiest node.
+const tierCpu = (rows, pick) => rows.filter((r) => pick(r.node)).map((r) => r.cpuPctMean ?? 0);
+
+// Which tier set the limit, when a data store did: a store at STORE_BUSY of a core (Redis
+// runs its commands on one thread; PostgreSQL a process per connection, each on one core at
+// a time) while every replica stayed under REPLICAS_IDLE of its own: the replicas waited on
+// the store. (The replicas busy too: no store is named; the replicas' CPU says the rest.)
+const STORE_BUSY = 80;
+const REPLICAS_IDLE = 60;
+function storeLimit(s) {
+  const rows = s.nodes?.rows || [];
+  const replicas = tierCpu(rows, (n) => /^replica-\d+$/.test(n));
+  if (!replicas.length) return null;
+  const stores = rows.filter((r) => ['postgres', 'redis'].includes(r.node) && (r.cpuPctMean ?? 0) >= STORE_BUSY);
+  if (!stores.length || Math.max(...replicas) >= REPLICAS_IDLE) return null;
+  const busiest = stores.reduce((a, r) => (r.cpuPctMean > a.cpuPctMean ? r : a));
+  const what = busiest.node === 'postgres' ? 'the database' : 'the cache';
+  return {
+    id: 'store-limit',
+    tier: busiest.node,
+    text: `${busiest.node} at ${busiest.cpuPctMean}% of a core while the replicas sat at ${Math.round(Math.max(...replicas))}% at most: ${what} set the limit`,
+    rule: `a store is the limit when its CPU averaged at least ${STORE_BUSY}% of a core over the run while no replica averaged ${REPLICAS_IDLE}% of its own`,
+  };
+}
+
+// PostgreSQL refusing connections at its max_connections: the classic failure of replicas,
+// each with its own pool of connections (a pool of 10 in each of 3 replicas of 4 workers asks
+// for 120 of 100).
+function connectionLimit(s) {
+  const refused = s.stores?.postgres?.refusedConnections;
+  if (!refused) return null;
+  const max = s.deployment?.storeOptions?.maxConnections ?? 100;
+  const procs = (s.deployment?.replicas ?? 1) * (s.deployment?.workers ?? 1);
+  return {
+    id: 'connection-limit',
+    tier: 'postgres',
+    text: `PostgreSQL refused ${refused} connection(s): too many clients for its max_connections of ${max}, shared by ${procs} service process(es), each with its own pool: the connection limit set it (raise --db-max-connections, or make each pool smaller)`,
+    rule: 'PostgreSQL\'s own log ("sorry, too many clients already") over the run\'s window',
+  };
+}
 
 // A process the supervisor restarted during the run: every answer it could not give while
 // it was down (a 502 from the balancer, a reset) belongs to it, not to the load.

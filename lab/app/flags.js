@@ -3,6 +3,7 @@
 const { flag } = require('../cli/flags');
 const { labError } = require('../../common/errors');
 const { resolveApp } = require('./contract');
+const { parseWith } = require('../stores');
 
 // The flags of every command that deploys (deploy, scenario, study, characterize, capacity):
 // your own service in place of the lab's reference one.
@@ -10,22 +11,40 @@ const APP_FLAGS = {
   app: flag.path(),
   'app-cmd': flag.string(),
   health: flag.pattern(/^\/\S*$/, 'a path starting with /, like /health'),
+  // Its data stores (lab/stores/), its own set-up once they are up.
+  with: { type: 'custom', parse: parseWith, expected: `the stores to run: postgres, redis, or postgres,redis` },
+  'keep-data': flag.bool(),
+  'app-setup': flag.string(),
+  'db-max-connections': flag.int(1, 10000),
 };
 
 const APP_HELP = `  --app DIR     your own Node service in place of the lab's: it listens on PORT from its
                 environment, starts with its package.json "start" (else node <main>); its
                 dependencies are installed from its lock file when missing (docs/your-service.md)
   --app-cmd CMD how it starts, when package.json does not say (e.g. "node server.js")
-  --health PATH ready when PATH answers below 500 (default: when its port answers HTTP at all)`;
+  --health PATH ready when PATH answers below 500 (default: when its port answers HTTP at all)
+  --with postgres,redis  real PostgreSQL and Redis beside your service, shared by every replica
+                and worker, their addresses in its environment (DATABASE_URL, PG*, REDIS_URL);
+                a fresh database at every deploy (--keep-data keeps it, and down leaves it)
+  --app-setup CMD  run once in your folder, with that environment, when the stores are up and
+                before any replica starts (e.g. "npm run migrate")
+  --db-max-connections N  PostgreSQL's max_connections (default 100)`;
 
 // The resolved app of parsed flags, or null; --app-cmd and --health without --app are refused.
 function appOf(values) {
   if (!values.app) {
-    for (const f of ['app-cmd', 'health']) {
+    for (const f of ['app-cmd', 'health', 'with', 'app-setup']) {
       if (values[f] !== undefined) throw labError('LAB_ERR_USAGE', `--${f} is for your own service: add --app DIR`);
     }
     return null;
   }
+  for (const f of ['keep-data', 'db-max-connections']) {
+    if (values[f] && !values.with) throw labError('LAB_ERR_USAGE', `--${f} is for the stores of --with`);
+  }
+  if (values['db-max-connections'] !== undefined && !values.with.includes('postgres'))
+    throw labError('LAB_ERR_USAGE', "--db-max-connections is PostgreSQL's: add --with postgres");
+  if (values['app-setup'] !== undefined && !String(values['app-setup']).trim())
+    throw labError('LAB_ERR_USAGE', '--app-setup is empty: give the line to run, like "npm run migrate"');
   return resolveApp({ dir: values.app, cmd: values['app-cmd'] ?? null, health: values.health ?? null });
 }
 

@@ -134,7 +134,7 @@ function plan(argv) {
   const app = appOf(values);
   // Checked now: each deployment resolves (a shell start with workers is refused here).
   for (const d of deployments) {
-    const dep = resolveDeployment(d, { balancer: values.balancer, app });
+    const dep = resolveDeployment(d, { ...storeFlags(values), balancer: values.balancer, app });
     if (app && dep.workers > 1 && !app.run.node) {
       throw labError(
         'LAB_ERR_USAGE',
@@ -206,7 +206,7 @@ expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 async function searchDeployment(p, name, dir, log, seen) {
-  const deployment = resolveDeployment(name, { balancer: p.values.balancer, app: p.app });
+  const deployment = resolveDeployment(name, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app });
   const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   const release = own(() => runtime.down());
@@ -278,6 +278,14 @@ function measuredBefore(o) {
   return null;
 }
 
+// Your service's stores and set-up (--with...), as resolveDeployment reads them.
+const storeFlags = (v) => ({
+  with: v.with,
+  'keep-data': v['keep-data'],
+  'app-setup': v['app-setup'],
+  'db-max-connections': v['db-max-connections'],
+});
+
 // What makes two searches the same search: a folder holding another is not resumed.
 function settingsOf(p) {
   return {
@@ -286,6 +294,7 @@ function settingsOf(p) {
     slos: p.slos.map((t) => t.text),
     deployments: p.deployments,
     app: p.app ? p.app.dir : null,
+    with: p.values.with ?? null,
     appCmd: p.values['app-cmd'] ?? null,
     balancer: p.values.balancer ?? null,
     start: p.start,

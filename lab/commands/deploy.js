@@ -109,6 +109,12 @@ function planDeploy(values, positional) {
       "--app on this swarm: its images are preloaded (LAB_IMAGES=preloaded) and nothing is built there, so your service's image cannot be made; unset LAB_IMAGES to build it on the manager, or use the lab's cluster (npm run cluster), which shares your folder with its nodes",
     );
   }
+  if (deployment.appSetup && runtime === 'swarm') {
+    throw labError(
+      'LAB_ERR_USAGE',
+      "--app-setup on a swarm: swarm starts its services in no order, so nothing could run before your replicas; run your set-up at your service's start, or use --engine local or compose",
+    );
+  }
   if (values.placement !== undefined && runtime !== 'swarm') {
     throw labError('LAB_ERR_USAGE', '--placement says where tasks run on a swarm: add --engine swarm');
   }

@@ -52,6 +52,7 @@ skipped when the study is started again.
                               ${BALANCER_NAMES.join(', ')})
 deployments (your service; needs --app):
   --app DIR, --app-cmd CMD, --health PATH   your service (docs/your-service.md)
+  --with postgres,redis, --app-setup CMD, --db-max-connections N   its stores, as for deploy
   --endpoints /a,/b           its paths (default /); or --script FILE, your Artillery script
   --slo EXPR                  the capacity's SLO, repeatable (default p99<200 and errors<1%)
   --balancers a,b             each deployment behind each of these kinds too
@@ -224,6 +225,15 @@ function options(study, values) {
     app: values.app,
     appCmd: values['app-cmd'],
     health: values.health,
+    // Its stores and set-up (--with, --app-setup...), passed on to each run as given.
+    storeArgs: [
+      ...(values.with ? ['--with', values.with.join(',')] : []),
+      ...(values['keep-data'] ? ['--keep-data'] : []),
+      ...(values['app-setup'] !== undefined ? ['--app-setup', values['app-setup']] : []),
+      ...(values['db-max-connections'] !== undefined
+        ? ['--db-max-connections', String(values['db-max-connections'])]
+        : []),
+    ],
     script: values.script,
     slos: values.slo && values.slo.length ? values.slo : undefined,
     scenarios: list('scenario', values.scenarios, SCENARIOS),

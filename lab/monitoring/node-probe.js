@@ -3,6 +3,8 @@
 const { kindOf } = require('../kinds');
 const { mib } = require('../topology/caps');
 const pm2Restarts = require('../runtime/pm2-restarts');
+const { storeSampler } = require('../stores/stats');
+const { tooManyClients } = require('../stores/logs');
 
 // What the per-node table adds to the sampler's figures, measured over the run's own window:
 // the caps as set, what each capped node's control group accounted (the CPU it really got,
@@ -23,6 +25,17 @@ function nodeProbe(runtime, state) {
       { cpuPct: c.cpuPct, periodUs: c.periodUs ?? null, memoryMiB: c.memoryBytes !== null ? mib(c.memoryBytes) : null },
     ]),
   );
+  // The data stores' own figures (--with), read from their servers each second, and the
+  // connections PostgreSQL refused (its log), over the run's window.
+  const stores = local ? (state.graph?.nodes || []).filter((n) => n.kind === 'postgres' || n.kind === 'redis') : [];
+  const sampler = storeSampler(
+    stores.map((n) => n.name),
+    (name) => ({ host: state.host, port: stores.find((n) => n.name === name).port }),
+  );
+  const pgLog = stores.some((n) => n.kind === 'postgres')
+    ? require('node:path').join(state.pm2Home, '..', 'logs', 'postgres.err.log')
+    : null;
+  let pgMark = 0;
   let t0 = null;
   let groups0 = {};
   let marks = {};
@@ -41,13 +54,23 @@ function nodeProbe(runtime, state) {
       groups0 = local ? runtime.readCaps(state) : {};
       marks = local ? Object.fromEntries(edges.map((e) => [e.name, e.cache.mark(e.paths)])) : {};
       pm2Mark = supervised.length ? pm2Restarts.mark(state.pm2Home) : 0;
+      pgMark = pgLog ? tooManyClients.mark(pgLog) : 0;
+      sampler.start();
     },
     stop() {
-      if (t0 !== null && end === null)
-        end = { at: Date.now(), groups: local ? runtime.readCaps(state) : {}, restarts: restartsNow() };
+      if (t0 !== null && end === null) {
+        const storeFigures = sampler.stop();
+        if (pgLog && storeFigures.postgres) storeFigures.postgres.refused = tooManyClients.since(pgLog, pgMark);
+        end = {
+          at: Date.now(),
+          groups: local ? runtime.readCaps(state) : {},
+          restarts: restartsNow(),
+          stores: storeFigures,
+        };
+      }
     },
     read() {
-      if (t0 === null) return { limits, kernel: {}, cache: {}, restarts: {} };
+      if (t0 === null) return { limits, kernel: {}, cache: {}, restarts: {}, stores: {} };
       const seconds = ((end ? end.at : Date.now()) - t0) / 1000;
       const groups = end ? end.groups : local ? runtime.readCaps(state) : {};
       const kernel = {};
@@ -74,7 +97,7 @@ function nodeProbe(runtime, state) {
       const cache = {};
       if (local) for (const e of edges) cache[e.name] = withRatio(e.cache.since(e.paths, marks[e.name]));
       const restarts = end ? end.restarts : restartsNow();
-      return { limits, kernel, cache, restarts };
+      return { limits, kernel, cache, restarts, stores: end?.stores ?? {} };
     },
   };
 }

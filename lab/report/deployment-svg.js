@@ -7,7 +7,7 @@ const { KINDS } = require('../kinds');
 const count = (v, max) => Math.min(max, Math.max(1, Math.floor(Number(v)) || 1));
 
 // A components-and-connectors drawing of a deployment: client -> nginx -> replicas (each
-// with its workers) -> the two black boxes.
+// with its workers) -> the two black boxes (or your service's data stores).
 function deploymentSvg(d) {
   if (!d || !d.replicas) return html`<p class="note">External target: no deployment drawing.</p>`;
   const R = count(d.replicas, 64);
@@ -39,6 +39,10 @@ function deploymentSvg(d) {
   box(130, mid - 22, 100, 44, entry, d.balancer?.kind === 'none' ? '#ffffff' : '#fdf2e3');
   arrow(90, mid, 130, mid);
   const rowY = (i, n) => 20 + i * ((H - 40) / n) + ((H - 40) / n - 36) / 2;
+  // What the replicas call: the lab's black boxes, or your service's stores (--with).
+  const STORE_LABELS = { postgres: 'postgres (PostgreSQL)', redis: 'redis (Redis)' };
+  const back = d.app ? (d.stores || []).map((n) => STORE_LABELS[n] || n) : ['bbox1', 'bbox2'];
+  const backY = (k) => (back.length === 1 ? mid : H * (0.3 + (0.4 * k) / Math.max(1, back.length - 1)));
   for (let e = 0; e < E; e++) {
     const y = rowY(e, E);
     box(260, y, 104, 36, `edge-${e + 1} (${edgeLabel})`, '#fdf2e3');
@@ -55,11 +59,9 @@ function deploymentSvg(d) {
         `<circle cx="${x + 92 + w * 22}" cy="${y + 18}" r="8" fill="#cfe3f7" stroke="#336"/><text x="${x + 92 + w * 22}" y="${y + 22}" font-size="9" text-anchor="middle">${w + 1}</text>`,
       );
     if (!E) arrow(230, mid, x, y + 18);
-    arrow(x + 120 + Wk * 22, y + 18, 590 + shift, H * 0.3);
-    arrow(x + 120 + Wk * 22, y + 18, 590 + shift, H * 0.7);
+    back.forEach((_, k) => arrow(x + 120 + Wk * 22, y + 18, 590 + shift, backY(k)));
   }
-  box(590 + shift, H * 0.3 - 18, 150, 36, 'bbox1', '#eaf7ea');
-  box(590 + shift, H * 0.7 - 18, 150, 36, 'bbox2', '#eaf7ea');
+  back.forEach((label, k) => box(590 + shift, backY(k) - 18, 150, 36, label, '#eaf7ea'));
   out.push(
     `<text x="10" y="${H - 6}" font-size="10" fill="#666">${esc(d.label || d.name)}: ${E ? `${E} caching edge(s), ` : ''}${R} replica(s) x ${Wk} worker(s); circles are node:cluster workers</text>`,
   );

@@ -137,6 +137,16 @@ function runWith(dir, summary) {
     ]),
   );
 
+  // The data stores' own figures, second by second (--with): each series by store.
+  const stores = {};
+  for (const r of readJsonLines(path.join(dir, 'stores.jsonl'))) {
+    const s = (stores[r.store] ??= {});
+    for (const [k, v] of Object.entries(r)) {
+      if (k === 'store' || k === 'at' || typeof v !== 'number') continue;
+      (s[k] ??= []).push([x(r.at), v]);
+    }
+  }
+
   const phases = summary.phases.map((p) => ({ ...p, x: x(Date.parse(p.startedAt)) }));
   // Failing stretches on the charts' time axis (the summary counts them from the first second).
   const firstAt = secs.length ? secs[0].at : t0;
@@ -152,7 +162,7 @@ function runWith(dir, summary) {
     deployment,
     phases,
     failing,
-    series: { launched, completed, errored, pending, rtMedian, rtMax, rtByRate, srvMedian, srvMax, cpu, rss },
+    series: { launched, completed, errored, pending, rtMedian, rtMax, rtByRate, srvMedian, srvMax, cpu, rss, stores },
     serverSource,
     peaks,
   };

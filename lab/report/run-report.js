@@ -77,8 +77,71 @@ function runCharts(run) {
       nodeNames.map((n) => ({ name: n, points: s.rss[n] })),
       { ...axis, title: 'Memory per node (RSS, MiB)', yLabel: 'MiB' },
     ),
+    ...storeCharts(s.stores || {}, axis),
   ];
   return charts;
+}
+
+// The data stores' own figures over time (--with): a chart per figure.
+const STORE_CHARTS = {
+  postgres: [
+    ['tps', 'PostgreSQL: transactions per second', 'per second'],
+    [
+      'connections',
+      'PostgreSQL: client connections (all, active, waiting on a lock)',
+      'connections',
+      ['active', 'waiting'],
+    ],
+    ['rowsReadPerS', 'PostgreSQL: rows read and written per second', 'per second', ['rowsWrittenPerS']],
+    ['cacheHitRatio', 'PostgreSQL: cache hit ratio', 'ratio'],
+  ],
+  redis: [
+    ['opsPerS', 'Redis: commands per second', 'per second'],
+    ['clients', 'Redis: connected clients', 'clients'],
+    ['memoryMiB', 'Redis: memory used (MiB)', 'MiB'],
+  ],
+};
+function storeCharts(stores, axis) {
+  const out = [];
+  for (const [store, series] of Object.entries(stores)) {
+    for (const [key, title, yLabel, more = []] of STORE_CHARTS[store] || []) {
+      const lines = [key, ...more].filter((k) => series[k]).map((k) => ({ name: k, points: series[k] }));
+      if (lines.length) out.push(lineChart(lines, { ...axis, title, yLabel }));
+    }
+  }
+  return out;
+}
+
+// The stores' figures in a table (--with), beside the node table.
+function storesTable(s) {
+  const st = s.stores || {};
+  const rows = [];
+  const dash = (v) => v ?? '-';
+  if (st.postgres) {
+    const p = st.postgres;
+    rows.push([
+      'postgres',
+      `${dash(p.tpsMean)} transactions/s (max ${dash(p.tpsMax)})`,
+      `${dash(p.connectionsMax)} connections at most (${dash(p.activeMax)} active, ${dash(p.waitingMax)} waiting on a lock; ${dash(p.lockWaitsMax)} locks not granted)`,
+      `${dash(p.rowsReadPerS)} rows read/s, ${dash(p.rowsWrittenPerS)} written/s, cache hit ratio ${dash(p.cacheHitRatio)}${p.refusedConnections ? `; ${p.refusedConnections} connection(s) refused (too many clients)` : ''}`,
+    ]);
+  }
+  if (st.redis) {
+    const r = st.redis;
+    rows.push([
+      'redis',
+      `${dash(r.opsPerSMean)} commands/s (max ${dash(r.opsPerSMax)})`,
+      `${dash(r.clientsMax)} clients at most`,
+      `${dash(r.memoryMiBMax)} MiB used at most`,
+    ]);
+  }
+  if (!rows.length) return '';
+  return html`<h2>Data stores</h2>
+    ${table(['store', 'throughput', 'connections', 'more'], rows)}
+    <p class="note">
+      From the stores themselves, read once a second: PostgreSQL's pg_stat_database and pg_stat_activity (the lab's
+      own reading left out of the connections), Redis's INFO.
+    </p>`;
 }
 
 // Each request of the scenario by name, with its own percentiles (never above its max).
@@ -355,7 +418,7 @@ function runBody(run) {
     ${phasesTable(run)}
     <p class="note">${s.phaseRateNote || ''}</p>
     <h2>Deployment</h2>
-    ${deploymentSvg(s.deployment ? { ...s.deployment } : null)} ${nodesTable(run)}
+    ${deploymentSvg(s.deployment ? { ...s.deployment } : null)} ${nodesTable(run)} ${storesTable(s)}
     <h2>Sources</h2>
     ${sourcesList(s)}
     <p class="note">${s.responseTimeNote || ''}</p>`;

@@ -190,6 +190,18 @@ function renderSummary(s) {
     }
   }
   if (s.nodes && s.nodes.rows.length) nodeLines(s.nodes, lines);
+  if (s.stores?.postgres) {
+    const p = s.stores.postgres;
+    lines.push(
+      `PostgreSQL: ${p.tpsMean ?? '-'} transactions/s (max ${p.tpsMax ?? '-'}), ${p.connectionsMax ?? '-'} connections at most (${p.waitingMax ?? '-'} waiting on a lock), ${p.rowsReadPerS ?? '-'} rows read/s, ${p.rowsWrittenPerS ?? '-'} written/s, cache hit ratio ${p.cacheHitRatio ?? '-'}${p.refusedConnections ? `, ${p.refusedConnections} connection(s) refused (too many clients)` : ''}`,
+    );
+  }
+  if (s.stores?.redis) {
+    const r = s.stores.redis;
+    lines.push(
+      `Redis: ${r.opsPerSMean ?? '-'} commands/s (max ${r.opsPerSMax ?? '-'}), ${r.clientsMax ?? '-'} clients, ${r.memoryMiBMax ?? '-'} MiB`,
+    );
+  }
   if (s.findings?.length) {
     lines.push('Findings:');
     for (const f of s.findings) lines.push(`  ${f.text}`);

@@ -66,7 +66,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   nameReplicas(summary, run.addressNames);
   summary.thresholds = [...evaluate(p.thresholds, summary), ...artilleryChecks(summary)];
   summary.monitoring = run.monitoring.sources;
-  summary.nodes = nodesOf(run, summary);
+  summary.nodes = nodesOf(run, summary, write);
   summary.findings = runFindings(summary);
   if (dashboard) summary.dashboard = dashboard;
   if (run.warmup) summary.warmup = run.warmup;
@@ -109,9 +109,31 @@ function nameReplicas(summary, names) {
 
 // The node table (like docker stats), with each replica's answers as the entry named them,
 // and a generator row per load node.
-function nodesOf(run, summary) {
+function nodesOf(run, summary, write = true) {
   const extra = run.probe ? run.probe.read() : { limits: {} };
   const nodes = nodeTable(run.monitoring.samples || [], extra.limits, extra);
+  // The data stores' own figures (--with): in the summary and their rows; each second of
+  // them in stores.jsonl, for the report's charts.
+  const stores = extra.stores || {};
+  if (Object.keys(stores).length) {
+    summary.stores = Object.fromEntries(
+      Object.entries(stores).map(([n, f]) => [
+        n,
+        {
+          ...f.summary,
+          ...(f.refused !== undefined ? { refusedConnections: f.refused } : {}),
+          ...(f.error ? { error: f.error } : {}),
+        },
+      ]),
+    );
+    for (const row of nodes.rows) if (summary.stores[row.node]) row.store = summary.stores[row.node];
+    if (write) {
+      const lines = Object.entries(stores).flatMap(([n, f]) =>
+        f.samples.map((x) => JSON.stringify({ store: n, ...x })),
+      );
+      fs.writeFileSync(run.file('stores.jsonl'), lines.length ? `${lines.join('\n')}\n` : '');
+    }
+  }
   for (const row of nodes.rows) {
     if (row.requests == null && summary.answeredBy?.[row.node] !== undefined)
       row.requests = summary.answeredBy[row.node];

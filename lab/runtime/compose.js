@@ -149,7 +149,14 @@ class ComposeRuntime extends EngineRuntime {
       this.upRun = this.compose(state, ['up', '-d', '--build', '--remove-orphans']);
       const r = await this.upRun;
       this.upRun = null;
-      if (r.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker-compose up', tail(r.out));
+      if (r.code !== 0) {
+        // Your service's set-up (--app-setup) that failed is yours to fix: its own output.
+        if (deployment.appSetup && /setup/.test(r.out) && /didn't complete successfully|exited with code/.test(r.out)) {
+          const logs = await this.compose(state, ['logs', '--no-color', '--tail', '20', 'setup']);
+          throw labError('LAB_ERR_APP_SETUP', deployment.appSetup, `its last lines:\n${tail(logs.out, 12)}`);
+        }
+        throw labError('LAB_ERR_PROCESS', 'docker-compose up', tail(r.out));
+      }
       this.log(`waiting for every replica to answer through the ${graph.entry}`);
       // (One client reaches a single replica through an L4 balancer hashing its address.)
       const probe = entryProbe(deployment);

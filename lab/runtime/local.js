@@ -14,10 +14,13 @@ const { stopTree, tree, stopPids } = require('../ownership/procs');
 const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
-const { resetDir } = require('../ownership/dirs');
+const { resetDir, claimDir, removeOwnedDir } = require('../ownership/dirs');
 const { waitFor, get } = require('../http');
 const { entryProbe, appAccepts, upstreamOf } = require('./readiness');
 const { installApp } = require('../app/install');
+const { appSetup } = require('../app/setup');
+const { STORES, storesEnv } = require('../stores');
+const { ensureStore } = require('../stores/install');
 const { sleep } = require('../ownership/procs');
 const { kindOf } = require('../kinds');
 const { buildGraph, nodeOf, isNginx, proxyNodes } = require('../topology/graph');
@@ -36,6 +39,10 @@ const {
 } = require('../monitoring/cgroups');
 
 const { ROOT } = require('../paths');
+
+// Where a store's data goes when its own user cannot reach the state folder.
+const OUTSIDE = '/var/tmp';
+const OUTSIDE_PREFIX = 'node-deploy-lab-stores-';
 
 // The embedded default: the replicas and the black boxes are local processes supervised by
 // pm2, nginx is the lab's own process, all of it owned through one state folder
@@ -155,6 +162,13 @@ class LocalRuntime {
     for (const d of ['pm2', 'nginx', 'nodes', 'logs', 'home'])
       resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
     const token = this.state.token();
+    // The data stores' programs and folders (lab/stores/), each prepared before anything
+    // starts: installed when missing (as root), a fresh database unless --keep-data.
+    const stores = await this.prepareStores(deployment, graph, token);
+    const storeEnv = storesEnv(deployment.stores || [], (name) => ({
+      host: this.host,
+      port: nodeOf(graph, name).port,
+    }));
     // The hub serves the deployment's own processes only: on loopback whatever --host says,
     // and to those that show this deployment's token (hub/server.js).
     const hubToken = crypto.randomBytes(16).toString('hex');
@@ -204,6 +218,10 @@ class LocalRuntime {
       // The entry's rendered config, kept with a run's results.
       entryConf: graph.entry && contexts[graph.entry]?.paths.confFile ? contexts[graph.entry].paths.confFile : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
+      // Each store's folder, and whether down keeps its data (--keep-data).
+      stores: Object.fromEntries(
+        Object.entries(stores).map(([n, s]) => [n, { dir: s.ctx.dir, outside: s.outside, keepData: !s.fresh }]),
+      ),
       pids: {},
       processes: [],
       // name -> identity of every process the lab started here.
@@ -294,8 +312,14 @@ class LocalRuntime {
         // Your service (--app): its own command in its own folder, with PORT; several
         // workers through the lab's node:cluster primary (lab/app/primary.js).
         app: (node) => {
-          const { script, ...how } = appProcess(deployment.app, node);
+          const { script, ...how } = appProcess(deployment.app, node, storeEnv);
           return pm2.start(app(node.name, script ?? null, how));
+        },
+        // A data store (--with, lab/stores/): its server in the foreground, from its folder.
+        store: (node) => {
+          const s = stores[node.name];
+          const { command, args } = s.store.command({ ...s.ctx, fresh: s.fresh });
+          return pm2.start(app(node.name, null, { command, args, cwd: s.ctx.dir, kill_timeout: 10000 }));
         },
         hub: (node) =>
           pm2.start(
@@ -318,7 +342,7 @@ class LocalRuntime {
           );
           this.record(state, node.name, state.pids[node.name]);
         } else {
-          const kind = node.kind === 'service' && deployment.app ? 'app' : node.kind;
+          const kind = node.kind === 'service' && deployment.app ? 'app' : STORES[node.kind] ? 'store' : node.kind;
           await this.step(starters[kind] ? starters[kind](node) : startProxy(node, kindOf(node.kind)));
           await this.recordProcesses(state, pm2);
         }
@@ -326,6 +350,16 @@ class LocalRuntime {
       const tier = (kind) => graph.nodes.filter((n) => n.kind === kind);
 
       const yours = deployment.app;
+      // The data stores first (--with), ready before anything that uses them; then your
+      // service's own set-up (--app-setup) once, with their addresses.
+      for (const name of deployment.stores || []) {
+        const node = nodeOf(graph, name);
+        this.log(`starting ${STORES[name].what} (${name}) on port ${node.port}`);
+        await startNode(node);
+        await this.recordProcesses(state, pm2);
+        await this.waitStore(name, stores[name], pm2);
+      }
+      if (deployment.appSetup) await this.step(appSetup(yours, deployment.appSetup, storeEnv, this.log));
       for (const node of tier('bbox')) await startNode(node);
       for (const node of tier('hub')) {
         await startNode(node);
@@ -381,6 +415,57 @@ class LocalRuntime {
     } finally {
       if (pm2) pm2.disconnect();
     }
+  }
+
+  // Each store's program (found, or installed as root) and its folder: inside the state
+  // folder, or, when its own user cannot get there (PostgreSQL as root, under a 0700 folder),
+  // a folder of the lab's in /var/tmp named by this state folder's token.
+  async prepareStores(deployment, graph, token) {
+    const out = {};
+    const keep = deployment.storeOptions?.keepData === true;
+    for (const name of deployment.stores || []) {
+      const store = STORES[name];
+      const bin = await this.step(ensureStore(store, this.log));
+      let dir = path.join(this.stateDir, 'stores', name);
+      let outside = false;
+      if (!store.reachable(dir)) {
+        dir = path.join(OUTSIDE, `${OUTSIDE_PREFIX}${token}`, name);
+        outside = true;
+      }
+      const root = outside ? path.dirname(dir) : path.join(this.stateDir, 'stores');
+      claimDir(root, outside ? 'the stores folder' : 'stores/ in --state-dir');
+      if (outside) fs.chmodSync(root, 0o755);
+      const ctx = {
+        bin,
+        dir,
+        host: this.host,
+        port: nodeOf(graph, name).port,
+        maxConnections: deployment.storeOptions?.maxConnections ?? 100,
+      };
+      const prepared = await this.step(store.prepare({ ...ctx, fresh: !keep }));
+      if (prepared.kept) this.log(`${name}: its data kept from the last deploy (--keep-data)`);
+      out[name] = { store, ctx, fresh: !keep, outside };
+    }
+    return out;
+  }
+
+  // A store is ready when it answers (30 s at most), then made ready for your service.
+  async waitStore(name, s, pm2) {
+    const deadline = Date.now() + (Number(process.env.LAB_STORE_START_MS) || 30000);
+    for (;;) {
+      if (await this.step(s.store.ready(s.ctx))) break;
+      const p = (await this.step(pm2.list())).find((x) => x.name === name);
+      const env = p?.pm2_env || {};
+      if (!p || env.restart_time > 0 || ['errored', 'stopped'].includes(env.status) || Date.now() > deadline) {
+        throw labError(
+          'LAB_ERR_STORE',
+          name,
+          `${p && Date.now() <= deadline ? 'it exited at start' : `it did not answer within ${(Number(process.env.LAB_STORE_START_MS) || 30000) / 1000} s`}; its last lines:\n${logTail(this.stateDir, name)}`,
+        );
+      }
+      await sleep(200);
+    }
+    await this.step(s.store.init(s.ctx));
   }
 
   // (app: your service, whose answers count when below 500 with --health, else any.)
@@ -539,6 +624,7 @@ class LocalRuntime {
       leftovers.push(...members.filter((p) => !leftovers.includes(p)));
     }
     const groups = await this.removeGroups();
+    const storesRemoved = this.removeStores(view.state);
     this.state.remove();
     return {
       stopped: [...stopped, ...leftovers],
@@ -547,7 +633,25 @@ class LocalRuntime {
       stateError: view.error,
       deployment: view.state?.deployment,
       groups,
+      stores: storesRemoved,
     };
+  }
+
+  // The stores' data, once their servers are gone, unless the deploy asked to keep it: the
+  // folders the lab made (its marker), never another's. Returns [{ name, kept, dir }].
+  removeStores(state) {
+    const out = [];
+    for (const [name, s] of Object.entries(state?.stores || {})) {
+      if (s.keepData) {
+        out.push({ name, kept: true, dir: s.dir });
+        continue;
+      }
+      const root = s.outside ? path.dirname(s.dir) : path.dirname(s.dir);
+      if (s.outside) removeOwnedDir(root);
+      else fs.rmSync(s.dir, { recursive: true, force: true });
+      out.push({ name, kept: false, dir: s.dir });
+    }
+    return out;
   }
 
   groupMembers() {
@@ -594,8 +698,8 @@ const rank = (order, name) => (order.includes(name) ? order.indexOf(name) : orde
 // How pm2 runs one replica of your service: its own command from its own folder, PORT set;
 // with workers, the lab's node:cluster primary forks its entry (lab/app/primary.js). A shell
 // line is exec'd by /bin/sh, with its node_modules/.bin first in PATH as npm would.
-function appProcess(app, node) {
-  const env = { PORT: String(node.port), ...(app.run.node?.env || {}) };
+function appProcess(app, node, storeEnv = {}) {
+  const env = { ...storeEnv, PORT: String(node.port), ...(app.run.node?.env || {}) };
   if (app.run.node && node.workers > 1) {
     return {
       script: path.join(ROOT, 'lab', 'app', 'primary.js'),

@@ -52,9 +52,18 @@ async function ensureBinary(kind, log = () => {}) {
 async function ensureProgram({ name, package: pkg, why }, log = () => {}) {
   const found = whereIs(name);
   if (found) return found;
+  const output = await aptInstall(pkg, why, name, log);
+  const now = whereIs(name);
+  if (!now) throw Object.assign(new Error(`${name} is missing`), { detail: output.trim().split('\n').pop(), pkg });
+  return now;
+}
+
+// Debian's package `pkg` installed with apt-get, when the lab runs as root (as
+// scripts/setup.sh does); resolves apt's output. Not root (or no apt-get): rejects with an
+// error whose `detail` is null (the caller says the command to run).
+async function aptInstall(pkg, why, name = pkg, log = () => {}) {
   const canInstall = process.getuid && process.getuid() === 0 && whereIs('apt-get');
-  const fail = (detail) => Object.assign(new Error(`${name} is missing`), { detail, pkg });
-  if (!canInstall) throw fail(null);
+  if (!canInstall) throw Object.assign(new Error(`${name} is missing`), { detail: null, pkg });
   log(`installing ${pkg} (Debian's package, for ${why})`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   // (Another install may hold dpkg's lock: waited for, as scripts/setup.sh does.)
@@ -64,9 +73,7 @@ async function ensureProgram({ name, package: pkg, why }, log = () => {}) {
     await run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update', '-qq'], { timeoutMs: 330000, env });
     r = await run('apt-get', install, { timeoutMs: 330000, env });
   }
-  const now = whereIs(name);
-  if (!now) throw fail(r.output.trim().split('\n').pop());
-  return now;
+  return r.output;
 }
 
 // Where a proxy node keeps its files in a state folder: nginx kinds in the lab's nginx
@@ -94,4 +101,11 @@ async function checkConfig(kind, ctx) {
   }
 }
 
-module.exports = { ensureBinary, ensureProgram, proxyPaths, checkConfig, whereIs };
+module.exports = {
+  aptInstall,
+  ensureBinary,
+  ensureProgram,
+  proxyPaths,
+  checkConfig,
+  whereIs,
+};

@@ -65,6 +65,7 @@ function plan(o) {
     o.app,
     ...(o.appCmd ? ['--app-cmd', o.appCmd] : []),
     ...(o.health ? ['--health', o.health] : []),
+    ...(o.storeArgs || []),
   ];
   const gen = ['--generator', o.generator ?? 'fast'];
   const runs = [];
@@ -199,6 +200,10 @@ module.exports = {
     'app',
     'app-cmd',
     'health',
+    'with',
+    'keep-data',
+    'app-setup',
+    'db-max-connections',
     'script',
     'slo',
     'endpoints',

@@ -6,6 +6,7 @@ const { version } = require('../../package.json');
 const { buildGraph, nodeOf, proxyNodes } = require('./graph');
 const { labError } = require('../../common/errors');
 const { appImage, appContainer } = require('../app/image');
+const { storesEnv } = require('../stores');
 
 // The container form of a deployment: the same row of lab/topology/deployments.js becomes a compose
 // project (nginx in front of R replicas of W workers, the black boxes, and the monitoring
@@ -23,10 +24,44 @@ const IMAGES = Object.freeze({
   cadvisor: 'gcr.io/cadvisor/cadvisor:v0.49.1',
   service: `node-deploy-lab-service:${version}`,
   bbox: `node-deploy-lab-bbox:${version}`,
+  postgres: `node-deploy-lab-postgres:${version}`,
+  redis: `node-deploy-lab-redis:${version}`,
 });
 
 // Ports inside the containers; only nginx's (and the dashboards') are published.
-const INNER = Object.freeze({ nginx: 8080, service: 3000, bbox1: 9090, bbox2: 9091, statsd: 8125, hub: 7070 });
+const INNER = Object.freeze({
+  nginx: 8080,
+  service: 3000,
+  bbox1: 9090,
+  bbox2: 9091,
+  statsd: 8125,
+  hub: 7070,
+  postgres: 5432,
+  redis: 6379,
+});
+
+// The data stores (--with, lab/stores/) as containers: an image each, built on the lab's base
+// (compose/stores/NAME/), healthy when it answers; your service's environment names them by
+// their service names, as the local runtime gives it their addresses.
+function storeServices(deployment, root) {
+  const out = {};
+  for (const name of deployment.stores || []) {
+    out[name] = {
+      image: IMAGES[name],
+      build: {
+        context: `${root}/compose/stores/${name}`,
+        args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) },
+      },
+      init: true,
+      ...(name === 'postgres'
+        ? { environment: { MAX_CONNECTIONS: String(deployment.storeOptions?.maxConnections ?? 100) } }
+        : {}),
+    };
+  }
+  return out;
+}
+const STORE_ROLES = { postgres: 'database', redis: 'cache' };
+const storeEnvOf = (deployment) => storesEnv(deployment.stores || [], (name) => ({ host: name, port: INNER[name] }));
 
 // A value the engine's environment may override: ${NAME:-fallback}.
 const sub = (name, fallback) => `\${${name}:-${fallback}}`;
@@ -157,19 +192,50 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {}, appCon
     }),
   };
   // Your service (--app): its own image, its own command, PORT; nothing of the lab's.
+  const stores = storeServices(deployment, root);
   if (app) {
-    kinds.service = (node) => ({
-      image: appImage(app),
-      build: { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } },
-      init: true,
-      ...appContainer(app, { workers: node.workers, port: INNER.service }),
-      healthcheck: { disable: true },
-    });
+    const appBuild = { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } };
+    const storeDeps = Object.fromEntries(Object.keys(stores).map((n) => [n, { condition: 'service_healthy' }]));
+    kinds.service = (node) => {
+      const c = appContainer(app, { workers: node.workers, port: INNER.service });
+      return {
+        image: appImage(app),
+        build: appBuild,
+        init: true,
+        ...c,
+        environment: { ...storeEnvOf(deployment), ...c.environment },
+        healthcheck: { disable: true },
+        ...(Object.keys(storeDeps).length || deployment.appSetup
+          ? {
+              depends_on: {
+                ...storeDeps,
+                ...(deployment.appSetup ? { setup: { condition: 'service_completed_successfully' } } : {}),
+              },
+            }
+          : {}),
+      };
+    };
   }
   const services = {};
   for (const node of graph.nodes) {
-    const service = kinds[node.kind] ? kinds[node.kind](node) : proxyService(node, kindOf(node.kind));
+    const service = stores[node.name]
+      ? stores[node.name]
+      : kinds[node.kind]
+        ? kinds[node.kind](node)
+        : proxyService(node, kindOf(node.kind));
     services[node.name] = { ...service, ...composeLimits(caps[node.name]) };
+  }
+  // Your service's own set-up (--app-setup), once, from its image, when the stores are up;
+  // the replicas wait for it to have ended well.
+  if (app && deployment.appSetup) {
+    services.setup = {
+      image: appImage(app),
+      init: true,
+      command: ['/bin/sh', '-c', deployment.appSetup],
+      environment: storeEnvOf(deployment),
+      restart: 'no',
+      depends_on: Object.fromEntries(Object.keys(stores).map((n) => [n, { condition: 'service_healthy' }])),
+    };
   }
   Object.assign(services, monitoringServices(root));
   // No top-level `name`: Compose 1.29 refuses it; the project name is given with -p.
@@ -369,6 +435,24 @@ function stackProject(
   };
   // The black boxes serve the lab's own service only.
   if (app) delete services.bbox;
+  // Its data stores (--with): one task each, found by name on the stack's network, their
+  // addresses in your service's environment. (Swarm orders nothing: --app-setup is refused
+  // on it, and your service waits on its stores as it would in production.)
+  for (const name of deployment.stores || []) {
+    services[name] = {
+      image: `${registry}${IMAGES[name]}`,
+      ...(name === 'postgres'
+        ? { environment: { MAX_CONNECTIONS: String(deployment.storeOptions?.maxConnections ?? 100) } }
+        : {}),
+      networks: ['lab'],
+      deploy: {
+        ...dnsrr,
+        replicas: 1,
+        resources: { limits: limitsOf(STORE_ROLES[name], { cpus: '1.0', memory: '1G' }) },
+      },
+    };
+  }
+  if (app && deployment.stores?.length) service.environment = { ...storeEnvOf(deployment), ...service.environment };
   const on = (where) => ({ placement: { constraints: [`node.role == ${where}`] } });
   const pin = (name, where) => {
     if (services[name]) services[name].deploy = { ...services[name].deploy, ...on(where) };

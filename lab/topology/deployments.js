@@ -104,7 +104,17 @@ function resolveDeployment(name, overrides = {}) {
   const edgeKindText = edges && edgeKind !== 'nginx-edge' ? `${EDGE_BY_FLAG[overrides.edgeKind].flag} edges` : null;
   // A user's own service (--app, lab/app/contract.js) in place of the lab's reference one.
   const app = overrides.app ?? null;
-  const custom = [app ? `app ${app.name}` : null, counts, edgeCount, kind, method, edgeKindText]
+  // Its data stores (--with: lab/stores/), with your service only.
+  const stores = app && overrides.with ? [...overrides.with] : [];
+  const custom = [
+    app ? `app ${app.name}` : null,
+    stores.length ? `with ${stores.join(', ')}` : null,
+    counts,
+    edgeCount,
+    kind,
+    method,
+    edgeKindText,
+  ]
     .filter(Boolean)
     .join(', ');
   return Object.freeze({
@@ -118,6 +128,16 @@ function resolveDeployment(name, overrides = {}) {
     edgeKind: edges ? edgeKind : null,
     balancer: Object.freeze(balancer),
     app,
+    stores: Object.freeze(stores),
+    ...(stores.length
+      ? {
+          storeOptions: Object.freeze({
+            keepData: Boolean(overrides['keep-data']),
+            maxConnections: overrides['db-max-connections'] ?? 100,
+          }),
+        }
+      : {}),
+    ...(app && overrides['app-setup'] ? { appSetup: overrides['app-setup'] } : {}),
   });
 }
 

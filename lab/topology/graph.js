@@ -15,6 +15,10 @@
 //               process: a room's participants may land on any worker of any replica
 //   and the balancer and edge kinds of lab/kinds/ (nginx, haproxy, caddy, nginx-edge, ...).
 const { kindOf } = require('../kinds');
+const { STORES } = require('../stores');
+
+// The kinds of node that are not proxies of lab/kinds/: the lab's programs, the stores.
+const OWN_KINDS = ['service', 'bbox', 'hub', ...Object.keys(STORES)];
 
 // Whether a deployment has a hub: more than one process of the lab's service shares
 // signaling rooms (a user's service has no signaling of the lab's).
@@ -43,13 +47,18 @@ function buildGraph(deployment, ports = null) {
       ];
   const hub = needsHub(deployment);
   if (hub) nodes.push({ name: 'hub', roles: ['hub'], kind: 'hub', port: ports.hub ?? null });
+  // The data stores your service shares (--with): started first, each one node.
+  const stores = deployment.stores || [];
+  for (const name of stores) {
+    nodes.push({ name, roles: [STORES[name].role, name], kind: name, port: ports[name] ?? null });
+  }
   const replicas = ports.replicas.map((port, i) => ({
     name: `replica-${i + 1}`,
     roles: replicaRoles,
     kind: 'service',
     port,
     workers: deployment.workers,
-    upstreams: app ? [] : hub ? ['bbox', 'hub'] : ['bbox'],
+    upstreams: app ? [...stores] : hub ? ['bbox', 'hub'] : ['bbox'],
     ...(app ? { app: app.name } : {}),
   }));
   nodes.push(...replicas);
@@ -89,12 +98,10 @@ function buildGraph(deployment, ports = null) {
 const nodeOf = (graph, name) => graph.nodes.find((n) => n.name === name);
 // The nodes that are proxies of lab/kinds/ (a balancer or an edge), with their kind.
 const proxyNodes = (graph) =>
-  graph.nodes
-    .filter((n) => !['service', 'bbox', 'hub'].includes(n.kind))
-    .map((n) => ({ node: n, kind: kindOf(n.kind) }));
-const isNginx = (node) => !['service', 'bbox', 'hub'].includes(node.kind) && kindOf(node.kind).nginx === true;
+  graph.nodes.filter((n) => !OWN_KINDS.includes(n.kind)).map((n) => ({ node: n, kind: kindOf(n.kind) }));
+const isNginx = (node) => !OWN_KINDS.includes(node.kind) && kindOf(node.kind).nginx === true;
 // Every name a --cap may use: each role, and each node's own name.
 const capNames = (graph) => [...new Set(graph.nodes.flatMap((n) => [...n.roles, n.name]))];
 const describeEntry = (deployment) => kindOf(deployment.balancer.kind).what;
 
-module.exports = { buildGraph, nodeOf, proxyNodes, isNginx, capNames, describeEntry, needsHub };
+module.exports = { buildGraph, nodeOf, proxyNodes, isNginx, capNames, describeEntry, needsHub, OWN_KINDS };

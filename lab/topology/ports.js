@@ -20,6 +20,9 @@ const OFFSETS = {
   hub: 9,
   // Where load nodes reach the run (--load-nodes): between the replicas (10-41) and the edges.
   coordinator: 42,
+  // The data stores beside your service (--with, lab/stores/).
+  postgres: 43,
+  redis: 44,
 };
 const FIRST_REPLICA = 10;
 // Caching edges (the cdn row) after the most replicas a deployment may have (32).

@@ -17,6 +17,7 @@ const { waitFor } = require('../../lab/http');
 
 // A service the lab has never seen (test/fixtures/apps/shop): plain node:http, PORT only.
 const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+const LEDGER = path.join(ROOT, 'test', 'fixtures', 'apps', 'ledger');
 // How many replicas answered 60 GETs of its path through the entry, as the entry named them.
 async function yoursServedBy(url) {
   const replicas = new Set();
@@ -255,6 +256,71 @@ maybe('containers on a real engine', () => {
     }
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
   }, 600000);
+
+  // The whole stack in containers (issue 51): a service the lab has never seen, its state in
+  // PostgreSQL and Redis (test/fixtures/apps/ledger), the stores' images built on the lab's
+  // base, its schema made by --app-setup before the replicas start, shared by all of them.
+  test('--app --with postgres,redis on compose: the replicas share the database, the set-up ran once', async () => {
+    const stateDir = tmpStateDir();
+    const where = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
+    const opts = { env: { ...engine.env, ...env }, timeoutMs: 900000 };
+    const up = await lab(
+      [
+        'deploy',
+        'replicated',
+        '--app',
+        LEDGER,
+        '--with',
+        'postgres,redis',
+        '--app-setup',
+        'npm run migrate',
+        '--engine',
+        'compose',
+        '--json',
+        ...where,
+      ],
+      opts,
+    );
+    try {
+      expect(up.stderr).not.toMatch(/LAB_ERR/);
+      expect(up.code).toBe(0);
+      const { url } = JSON.parse(up.stdout);
+      const post = (p, body) =>
+        new Promise((resolve) => {
+          const u = new URL(`${url}${p}`);
+          const req = require('node:http').request(
+            {
+              hostname: u.hostname,
+              port: u.port,
+              path: u.pathname,
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+            },
+            (res) => (res.resume(), res.on('end', () => resolve(res.statusCode))),
+          );
+          req.end(JSON.stringify(body));
+        });
+      expect(await post('/accounts', { id: 'c1' })).toBe(201);
+      expect(await post('/transfers', { from: 'bank', to: 'c1', n: 9 })).toBe(201);
+      const upstreams = new Set();
+      for (let round = 0; round < 4; round++) {
+        const reads = await Promise.all(
+          Array.from({ length: 6 }, () => get(`${url}/accounts/c1`, { timeoutMs: 15000 })),
+        );
+        for (const r of reads) {
+          expect(r.status).toBe(200);
+          expect(JSON.parse(r.body).balance).toBe(9);
+          upstreams.add(r.headers['x-lab-upstream']);
+        }
+      }
+      expect(upstreams.size).toBeGreaterThan(1);
+      // The set-up ran once: one bank account, its money all there.
+      expect(JSON.parse((await get(`${url}/totals`)).body)).toMatchObject({ total: 1000000, accounts: 2 });
+    } finally {
+      expect((await lab(['down', '--state-dir', stateDir], opts)).code).toBe(0);
+    }
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 900000);
 
   // Ctrl-C while docker-compose is still creating containers, and while the load runs: once,
   // `down` ran before an interrupted `up` had finished and a container was left behind.

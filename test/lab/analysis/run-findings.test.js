@@ -28,3 +28,36 @@ test('no restarts, or no node table: no finding', () => {
   expect(runFindings(summary([{ node: 'replica-1', restarts: 0 }]))).toEqual([]);
   expect(runFindings({})).toEqual([]);
 });
+
+test('a store busy while the replicas waited is named as the tier that set the limit', () => {
+  const rows = [
+    { node: 'nginx', cpuPctMean: 20 },
+    { node: 'replica-1', cpuPctMean: 31 },
+    { node: 'replica-2', cpuPctMean: 28 },
+    { node: 'postgres', cpuPctMean: 96 },
+    { node: 'redis', cpuPctMean: 12 },
+  ];
+  const [f] = runFindings(summary(rows));
+  expect(f.id).toBe('store-limit');
+  expect(f.tier).toBe('postgres');
+  expect(f.text).toMatch(
+    /^postgres at 96% of a core while the replicas sat at 31% at most: the database set the limit/,
+  );
+  // the replicas busy too: no store is blamed
+  const busy = rows.map((r) => (r.node.startsWith('replica') ? { ...r, cpuPctMean: 90 } : r));
+  expect(runFindings(summary(busy))).toEqual([]);
+  // no store busy: none
+  expect(runFindings(summary(rows.filter((r) => r.node !== 'postgres')))).toEqual([]);
+});
+
+test("PostgreSQL's refused connections are counted against its limit and the processes sharing it", () => {
+  const [f] = runFindings(
+    summary([{ node: 'replica-1', cpuPctMean: 90 }], {
+      stores: { postgres: { refusedConnections: 14 } },
+      deployment: { replicas: 3, workers: 4, storeOptions: { maxConnections: 20 } },
+    }),
+  );
+  expect(f.id).toBe('connection-limit');
+  expect(f.text).toMatch(/refused 14 connection\(s\).*max_connections of 20, shared by 12 service process\(es\)/);
+  expect(runFindings(summary([], { stores: { postgres: { refusedConnections: 0 } } }))).toEqual([]);
+});
