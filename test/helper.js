@@ -193,3 +193,24 @@ module.exports.errorCode = errorCode;
 module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;
 module.exports.ownPlace = ownPlace;
+
+// Every file of this repository `entry` requires, and every package, following its local
+// requires (static ones: require('...') with a literal).
+function requireClosure(entry) {
+  const fs = require('node:fs');
+  const files = new Set();
+  const mods = new Set();
+  const visit = (file) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const src = fs.readFileSync(file, 'utf8');
+    for (const [, spec] of src.matchAll(/require\('([^']+)'\)/g)) {
+      if (spec.startsWith('node:')) continue;
+      if (spec.startsWith('.')) visit(require.resolve(path.resolve(path.dirname(file), spec)));
+      else mods.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+    }
+  };
+  visit(path.join(ROOT, entry));
+  return { files: [...files].map((f) => path.relative(ROOT, f)), mods: [...mods] };
+}
+module.exports.requireClosure = requireClosure;

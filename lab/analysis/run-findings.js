@@ -6,7 +6,10 @@
 //
 // Each rule returns a finding { id, text, rule } or null; runFindings runs them all.
 
-const RULES = [restarted, connectionLimit, storeLimit];
+const { RUNTIME_RULES } = require('./runtime-findings');
+
+// (The tier first, then the reason: the runtime's own rules, ./runtime-findings.js.)
+const RULES = [restarted, connectionLimit, storeLimit, ...RUNTIME_RULES];
 
 // A tier's CPU over the run: each node's mean (% of one core), the tier's busiest node.
 const tierCpu = (rows, pick) => rows.filter((r) => pick(r.node)).map((r) => r.cpuPctMean ?? 0);

@@ -16,6 +16,8 @@ const APP_FLAGS = {
   'keep-data': flag.bool(),
   'app-setup': flag.string(),
   'db-max-connections': flag.int(1, 10000),
+  // The runtime probe (probe/preload.js) left out of the service's processes.
+  'no-probe': flag.bool(),
 };
 
 const APP_HELP = `  --app DIR     your own Node service in place of the lab's: it listens on PORT from its
@@ -28,7 +30,9 @@ const APP_HELP = `  --app DIR     your own Node service in place of the lab's: i
                 a fresh database at every deploy (--keep-data keeps it, and down leaves it)
   --app-setup CMD  run once in your folder, with that environment, when the stores are up and
                 before any replica starts (e.g. "npm run migrate")
-  --db-max-connections N  PostgreSQL's max_connections (default 100)`;
+  --db-max-connections N  PostgreSQL's max_connections (default 100)
+  --no-probe    no runtime probe in the service's processes (event loop, GC, heap: docs/runtime.md),
+                for a service that forbids preloading code; those figures are then left out`;
 
 // The resolved app of parsed flags, or null; --app-cmd and --health without --app are refused.
 function appOf(values) {

@@ -8,7 +8,9 @@ const path = require('node:path');
 // lab's node:cluster primary), on the same base as the lab's images. Inside, the app is
 // /app, it listens on PORT, and a multi-worker replica runs through the primary, as locally.
 const INSIDE = '/app';
-const PRIMARY = '.lab-primary.js';
+// (.cjs: a "type": "module" package would load a .js of the lab's as an ES module, and fail.)
+const PRIMARY = '.lab-primary.cjs';
+const { PRELOAD, IN_APP_IMAGE: PROBE } = require('../probe/env');
 
 const slug = (name) =>
   String(name)
@@ -41,7 +43,8 @@ function appContainer(app, { workers, port, root = INSIDE, primary = path.posix.
   return { command: ['node', ...execArgv, inside(app, entry, root), ...args], environment: env };
 }
 
-// Copies the app (without .git) into `dir`, afresh, with the primary and a Dockerfile.
+// Copies the app (without .git) into `dir`, afresh, with the primary, the runtime probe
+// (probe/preload.js) and a Dockerfile.
 function writeAppContext(app, dir, primarySource) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.cpSync(app.dir, dir, {
@@ -50,6 +53,7 @@ function writeAppContext(app, dir, primarySource) {
     dereference: false,
   });
   fs.copyFileSync(primarySource, path.join(dir, PRIMARY));
+  fs.copyFileSync(PRELOAD, path.join(dir, PROBE));
   fs.writeFileSync(
     path.join(dir, 'Dockerfile'),
     `# Written by the lab for your service ${app.name}: rewritten at every deploy, do not edit.
@@ -65,4 +69,4 @@ ENV NODE_ENV=production
   return dir;
 }
 
-module.exports = { appImage, appContainer, writeAppContext, INSIDE, PRIMARY };
+module.exports = { appImage, appContainer, writeAppContext, INSIDE, PRIMARY, PROBE };

@@ -30,6 +30,10 @@ const { requestName } = require('../scenario/naming');
 const { searchCapacity } = require('./search');
 const { runLevel, judgeLevel } = require('./level');
 const { verdictOf, perCore } = require('./verdict');
+const { scalingOf, scalingText, MIN_POINTS } = require('./scaling');
+const { fitUsl, predict } = require('./usl');
+const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
+const { buildGraph } = require('../topology/graph');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
@@ -44,6 +48,15 @@ breaks it. Where the generator or this machine is the limit, it says "at least" 
   --method M, --body B, --header H, --expect-status S   the request of a path (as for scenario)
 ${APP_HELP}
   --balancer B       the entry of every deployment (default nginx)
+  --cap NODE=CPU[,MEMORY]  caps a node of every deployment searched, repeatable (as for deploy):
+                     --cap replica=15% holds each replica to 15% of a core
+How many replicas (docs/scaling.md):
+  --replicas 1,2,3,4 the search at each replica count of one deployment (--deployments
+                     replicated, the default, or multi-replicated with --workers), the Universal
+                     Scalability Law fitted to the capacities (4 good points at least)
+  --workers W        each replica's workers (multi-replicated)
+  --predict N        predict the capacity at N replicas from the fit, then measure N to check it
+  --need R           the fewest replicas predicted to hold R arrivals a second
   --start R          the first level's rate (default 50/s); each step doubles it
   --max-rate R       the highest rate tried (default 20000/s)
   --precision P      bisect until the bracket is within P (default 0.05)
@@ -57,6 +70,18 @@ ${APP_HELP}
   --restart          with --run-dir: start its search over (its levels are deleted)
   --results-dir DIR, --dashboard [PORT], --port-base P, --host H, --state-dir DIR, --json
 The WebSocket signaling capacity keeps its own form: npm run capacity -- --memory 500M`;
+
+// --replicas 1,2,3,4: distinct counts from 1 to 32, in increasing order.
+function parseCounts(text) {
+  const counts = String(text)
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
+    .map(Number);
+  if (!counts.length || counts.some((n) => !Number.isInteger(n) || n < 1 || n > 32)) throw new Error('bad counts');
+  if (new Set(counts).size !== counts.length) throw new Error('a count twice');
+  return counts.sort((a, b) => a - b);
+}
 
 const COMMAND = defineCommand({
   usage: USAGE,
@@ -83,6 +108,11 @@ const COMMAND = defineCommand({
     ),
     start: { type: 'number', above: 0, max: 1000000 },
     'max-rate': { type: 'number', above: 0, max: 1000000 },
+    cap: flag.list(parseCap),
+    replicas: { type: 'custom', parse: parseCounts, expected: 'replica counts, like 1,2,3,4 (each from 1 to 32)' },
+    workers: flag.int(1, 64),
+    predict: flag.int(1, 32),
+    need: { type: 'number', above: 0, max: 10000000 },
     precision: { type: 'number', above: 0, max: 0.5 },
     repetitions: flag.int(1, 10),
     hold: flag.duration(),
@@ -126,15 +156,23 @@ function plan(argv) {
         }),
       ];
   assertSloNames(slos, sent, model ? `the script ${values.script}` : `the path ${word}`);
-  const deployments = (values.deployments ?? COURSE.map((p) => p.name).join(','))
+  const sweep = values.replicas ?? null;
+  const deployments = (values.deployments ?? (sweep ? 'replicated' : COURSE.map((p) => p.name).join(',')))
     .split(',')
     .map((d) => pick('deployment', d.trim(), names()));
   if (new Set(deployments).size !== deployments.length)
     throw labError('LAB_ERR_USAGE', '--deployments names one twice');
+  checkSweep(values, sweep, deployments);
   const app = appOf(values);
-  // Checked now: each deployment resolves (a shell start with workers is refused here).
+  // Checked now: each deployment resolves (a shell start with workers is refused here), and
+  // its caps name nodes it has and fit this machine.
+  const ctx0 = contextOf(values);
   for (const d of deployments) {
-    const dep = resolveDeployment(d, { ...storeFlags(values), balancer: values.balancer, app });
+    for (const n of sweep ? [...sweep, ...(values.predict ? [values.predict] : [])] : [null]) {
+      const dep = resolveDeployment(d, countsOf(values, n, { ...storeFlags(values), balancer: values.balancer, app }));
+      checkCapsFit(resolveCaps(values.cap || [], buildGraph(dep, planPorts(ctx0.portBase, dep.replicas, dep.edges))));
+    }
+    const dep = resolveDeployment(d, countsOf(values, null, { ...storeFlags(values), balancer: values.balancer, app }));
     if (app && dep.workers > 1 && !app.run.node) {
       throw labError(
         'LAB_ERR_USAGE',
@@ -158,6 +196,7 @@ function plan(argv) {
   }
   return {
     word: word ?? path.basename(values.script),
+    sweep,
     model,
     words,
     extra,
@@ -174,6 +213,45 @@ function plan(argv) {
     holdFor: (rate) => values.hold ?? Math.min(20, Math.max(6, Math.ceil(samplesFor(slos) / rate))),
   };
 }
+
+// --replicas and what goes with it, checked together once.
+function checkSweep(values, sweep, deployments) {
+  if (!sweep) {
+    for (const f of ['predict', 'need', 'workers']) {
+      if (values[f] !== undefined)
+        throw labError('LAB_ERR_USAGE', `--${f} is for a sweep of replica counts: add --replicas 1,2,3,4`);
+    }
+    return;
+  }
+  if (deployments.length !== 1)
+    throw labError('LAB_ERR_USAGE', '--replicas sweeps one deployment: give one with --deployments (replicated)');
+  const d = resolveDeployment(deployments[0]);
+  if (d.replicas < 2 && !['replicated', 'multi-replicated'].includes(d.name)) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--replicas sweeps a deployment of replicas: ${d.name} has one process; use --deployments replicated or multi-replicated`,
+    );
+  }
+  if (values.predict !== undefined && sweep.includes(values.predict)) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--predict ${values.predict} is one of the counts measured: a prediction is checked at a count the fit did not see`,
+    );
+  }
+  if ((values.predict !== undefined || values.need !== undefined) && sweep.length < MIN_POINTS) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--${values.predict !== undefined ? 'predict' : 'need'} needs a fit, and a fit needs ${MIN_POINTS} replica counts at least: --replicas ${sweep.join(',')} has ${sweep.length}`,
+    );
+  }
+}
+
+// A deployment's overrides at replica count n (null: its own), with --workers.
+const countsOf = (values, n, o) => ({
+  ...o,
+  ...(n ? { replicas: n } : {}),
+  ...(values.workers !== undefined ? { workers: values.workers } : {}),
+});
 
 // How long the search takes: per deployment, its deploy, the steps up to a break at `at`/s,
 // about log2(1/precision) bisections, the verification runs (twice as long) and their teardown.
@@ -194,9 +272,13 @@ function expectedS(p, at) {
 }
 
 function planText(p) {
-  const typical = p.deployments.length * expectedS(p, 640);
-  const worst = p.deployments.length * expectedS(p, p.maxRate);
-  return `capacity of ${p.word} on ${p.deployments.join(', ')} under ${p.slos.map((s) => s.text).join(' and ')}
+  const searches = p.sweep ? p.sweep.length + (p.values.predict ? 1 : 0) : p.deployments.length;
+  const typical = searches * expectedS(p, 640);
+  const worst = searches * expectedS(p, p.maxRate);
+  const on = p.sweep
+    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
+    : p.deployments.join(', ');
+  return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}
 each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s, bisection to ${p.precision * 100}%, ${p.repetitions} verification runs
 expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s)`;
 }
@@ -205,15 +287,23 @@ expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(
 // must be measured: a level its folder already holds, whole, from a search that was cut short
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
-async function searchDeployment(p, name, dir, log, seen) {
-  const deployment = resolveDeployment(name, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app });
+async function searchDeployment(p, name, dir, log, seen, count = null) {
+  const deployment = resolveDeployment(
+    name,
+    countsOf(p.values, count, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app }),
+  );
+  // (A sweep's counts each their own name: replicated x3.)
+  const tag = count ? `${name} x${count}` : name;
+  const ports = planPorts(p.ctx.portBase, deployment.replicas, deployment.edges);
+  const caps = resolveCaps(p.values.cap || [], buildGraph(deployment, ports));
   const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   const release = own(() => runtime.down());
   let state = null;
   const up = async () => {
-    log(`${name}: deploying ${deployment.label}`);
-    state = await runtime.up(deployment, planPorts(p.ctx.portBase, deployment.replicas, deployment.edges), {});
+    log(`${tag}: deploying ${deployment.label}`);
+    for (const [node, cap] of Object.entries(caps)) log(`${tag}: capping ${node}: ${describeCap(cap)}`);
+    state = await runtime.up(deployment, ports, { caps, probe: !p.values['no-probe'] });
   };
   const context = ['--state-dir', p.ctx.stateDir, '--port-base', String(p.ctx.portBase), '--host', p.ctx.host];
   let n = 0;
@@ -223,7 +313,7 @@ async function searchDeployment(p, name, dir, log, seen) {
       rate,
       warmupS: p.warmupS,
       holdS,
-      dir: path.join(dir, name, `${String(++n).padStart(2, '0')}-${rate}`),
+      dir: path.join(dir, count ? `${name}-x${count}` : name, `${String(++n).padStart(2, '0')}-${rate}`),
       slos: p.slos,
       expect: parseExpect(p.values['expect-status']),
       extra: p.extra,
@@ -239,9 +329,9 @@ async function searchDeployment(p, name, dir, log, seen) {
     maxRate: p.maxRate,
     precision: p.precision,
     onLevel: (l) => {
-      seen.push({ deployment: name, ...l });
+      seen.push({ deployment: tag, ...(count ? { replicas: count } : {}), ...l });
       log(
-        `${name}: ${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${
+        `${tag}: ${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${
           l.generatorBound
             ? 'the generator was the limit'
             : l.ok
@@ -254,10 +344,10 @@ async function searchDeployment(p, name, dir, log, seen) {
       );
     },
   });
-  const verification = found.held ? await verify(p, found, measure, name, log) : null;
+  const verification = found.held ? await verify(p, found, measure, tag, log) : null;
   if (state) await runtime.down();
   release();
-  return verdictOf(name, deployment, found, verification, p);
+  return { ...verdictOf(tag, deployment, found, verification, p), ...(count ? { replicas: count } : {}) };
 }
 
 // A level measured by an earlier run of this search, read back from its folder when it is
@@ -303,6 +393,10 @@ function settingsOf(p) {
     repetitions: p.repetitions,
     warmupS: p.warmupS,
     hold: p.values.hold ?? null,
+    caps: p.values.cap ?? [],
+    replicas: p.sweep,
+    workers: p.values.workers ?? null,
+    predict: p.values.predict ?? null,
   };
 }
 
@@ -359,6 +453,45 @@ async function verify(p, found, measure, name, log) {
   return attempts;
 }
 
+// The scaling of the counts searched so far (the live page's, and an interrupted sweep's).
+function scalingNow(p, results) {
+  const entry = buildGraph(resolveDeployment(p.deployments[0], { balancer: p.values.balancer })).entry;
+  return scalingOf(
+    results.map((v) => ({ replicas: v.replicas, verdict: v })),
+    {
+      deployment: p.deployments[0],
+      entry,
+      predictN: p.values.predict ?? null,
+      needRate: p.values.need ?? null,
+    },
+  );
+}
+
+// capacity --replicas: the search at each count, the law fitted, a prediction at --predict N
+// said before N is measured (the log keeps it), then N searched to check it.
+async function sweepReplicas(p, dir, log, seen, results) {
+  const name = p.deployments[0];
+  for (const n of p.sweep) results.push(await searchDeployment(p, name, dir, log, seen, n));
+  if (p.values.predict) {
+    const good = scalingNow({ ...p, values: { ...p.values, predict: null, need: null } }, results);
+    if (good.fit) {
+      const f = fitUsl(good.points.filter((x) => !x.leftOut).map((x) => ({ replicas: x.replicas, rate: x.maxRate })));
+      const pr = predict(f, p.values.predict);
+      const iv = pr.low !== null ? ` (95%: ${Math.round(pr.low)} to ${Math.round(pr.high)})` : '';
+      log(
+        `predicted before measuring: ${p.values.predict} replicas hold ${Math.round(pr.rate)}/s${iv}; measuring them`,
+      );
+      // Written before the measurement starts: the prediction's own record, with its time.
+      fs.writeFileSync(
+        path.join(dir, 'prediction.json'),
+        `${JSON.stringify({ at: new Date().toISOString(), ...pr, fit: { sigma: f.sigma, kappa: f.kappa, lambda: f.lambda } }, null, 2)}\n`,
+      );
+    } else log(`no prediction for ${p.values.predict} replicas: ${good.fitRefused}; measuring them anyway`);
+    results.push(await searchDeployment(p, name, dir, log, seen, p.values.predict));
+  }
+  return scalingNow(p, results);
+}
+
 async function httpCapacity(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
@@ -369,6 +502,7 @@ async function httpCapacity(argv, { log }) {
   const started = Date.now();
   const seen = [];
   const results = [];
+  let scaling = null;
   const out = () => ({
     what: p.word,
     app: p.app ? p.app.name : null,
@@ -383,6 +517,7 @@ async function httpCapacity(argv, { log }) {
     levels: seen,
     deployments: results,
     best: perCore(results),
+    ...(p.sweep ? { scaling: scaling ?? scalingNow(p, results) } : {}),
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
     cores: os.cpus().length,
@@ -396,7 +531,8 @@ async function httpCapacity(argv, { log }) {
     render: () => ({ html: String(capacityHttpBody(out())), status: `${seen.length} level(s) measured` }),
   });
   log(planText(p));
-  for (const name of p.deployments) results.push(await searchDeployment(p, name, dir, log, seen));
+  if (p.sweep) scaling = await sweepReplicas(p, dir, log, seen, results);
+  else for (const name of p.deployments) results.push(await searchDeployment(p, name, dir, log, seen));
   const result = out();
   fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(result, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'capacity.html'), capacityHttpPage(result));
@@ -408,7 +544,8 @@ async function httpCapacity(argv, { log }) {
     );
   const exitCode = results.some((r) => r.maxRate === null) ? 1 : 0;
   if (p.values.json) return { stdout: JSON.stringify(result, null, 2), exitCode };
-  return { stdout: `${capacityText(result)}\n\nResults: ${dir}`, exitCode };
+  const scaled = result.scaling ? `\n\n${scalingText(result.scaling)}` : '';
+  return { stdout: `${capacityText(result)}${scaled}\n\nResults: ${dir}`, exitCode };
 }
 
 httpCapacity.usage = USAGE;

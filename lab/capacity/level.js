@@ -102,7 +102,22 @@ function judgeLevel(summary, o) {
     machineShare: share === null ? null : Math.round(share * 1000) / 1000,
     generatorCpuPct: summary.generator?.cpuPctMean ?? null,
     cost: costOf(summary),
+    loops: loopsOf(summary),
   };
+}
+
+// Each replica's event loop at this level (the runtime probe, lab/probe/), so the page shows
+// it approaching saturation as the rate rises; null when the probe was not there.
+function loopsOf(summary) {
+  const rows = (summary.nodes?.rows || []).filter((r) => r.eventLoopUtilization !== undefined);
+  if (!rows.length) return null;
+  return rows.map((r) => ({
+    node: r.node,
+    eventLoopUtilization: r.eventLoopUtilization,
+    eventLoopDelayP99Ms: r.eventLoopDelayP99Ms,
+    gcPauseMs: r.gcPauseMs,
+    heapUsedMiBMax: r.heapUsedMiBMax,
+  }));
 }
 
 function launchedShort(summary) {

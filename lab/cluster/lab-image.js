@@ -18,10 +18,27 @@ const { IMAGES } = require('../topology/compose-file');
 //    each deploy, so changed code runs at once.
 // An emulated node imported 150 MiB at 1.4 MiB/s (113 s), and built a 10 MiB image from the
 // runtime in 134-141 s: neither is paid per deploy this way.
-const APP_DIRS = ['common', 'service', 'bbox', 'hub', 'balancer', 'lab', 'artillery'];
+const APP_DIRS = ['common', 'service', 'bbox', 'hub', 'balancer', 'lab', 'artillery', 'probe'];
 const APP_FILES = ['package.json', 'scripts/healthcheck.js'];
-// What the image's Node programs require (lab/ needs hdr-histogram-js and js-yaml).
-const DEPS = ['express', 'statsd-client', 'ws', 'hdr-histogram-js', 'js-yaml'];
+// What the image's Node programs require: the service's, lab/'s (hdr-histogram-js, js-yaml),
+// and the load nodes' engine running Artillery's script features (lab/generators/vu/), as
+// service/Dockerfile installs them (test/lab/cluster/plan.test.js keeps both true: a load
+// node without them died at its first require, "went away before its end").
+const DEPS = [
+  'express',
+  'statsd-client',
+  'ws',
+  'hdr-histogram-js',
+  'js-yaml',
+  'ms',
+  'lodash',
+  'jsonpath-plus',
+  'cheerio',
+  'jmespath',
+  'csv-parse',
+  'filtrex',
+  'tough-cookie',
+];
 const BINARIES = [
   { src: process.execPath, dst: '/usr/local/bin/node' },
   { src: '/usr/sbin/nginx', dst: '/usr/sbin/nginx' },
@@ -205,6 +222,7 @@ function syncApp(dir) {
 }
 
 module.exports = {
+  DEPS,
   buildRuntimeTar,
   syncApp,
   runtimeManifest,

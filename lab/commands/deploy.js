@@ -150,7 +150,12 @@ async function deploy(argv, { log }) {
     `deploying ${deployment.label}: ${deployment.replicas} replica(s) x ${deployment.workers} worker(s) behind ${kindOf(deployment.balancer.kind).what}${edges}`,
   );
   for (const [node, cap] of Object.entries(caps)) log(`capping ${node}: ${describeCap(cap)}`);
-  const state = await runtime.up(deployment, ports, { bbox: { key: values.key ?? '' }, caps, placement: p.placement });
+  const state = await runtime.up(deployment, ports, {
+    bbox: { key: values.key ?? '' },
+    caps,
+    placement: p.placement,
+    probe: !values['no-probe'],
+  });
   release();
   const status = await runtime.status();
   if (values.json) return { stdout: JSON.stringify(status, null, 2) };

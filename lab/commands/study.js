@@ -50,12 +50,14 @@ skipped when the study is started again.
   --balancers a,b             lb-modes, balancers: the balancer kinds to compare (default the
                               seed's: none,nginx-l4,nginx and node,nginx,mesh; any of
                               ${BALANCER_NAMES.join(', ')})
-deployments (your service; needs --app):
+deployments and scaling (your service; need --app):
   --app DIR, --app-cmd CMD, --health PATH   your service (docs/your-service.md)
   --with postgres,redis, --app-setup CMD, --db-max-connections N   its stores, as for deploy
-  --endpoints /a,/b           its paths (default /); or --script FILE, your Artillery script
+  --endpoints /a,/b           its paths (default /; scaling: one); or --script FILE, your
+                              Artillery script
   --slo EXPR                  the capacity's SLO, repeatable (default p99<200 and errors<1%)
-  --balancers a,b             each deployment behind each of these kinds too
+  --balancers a,b             deployments: each deployment behind each of these kinds too;
+                              scaling: the kinds swept (default nginx,nginx-l4,haproxy,node)
 course (and deployments):
   --rate-scale F              multiply every arrival rate
   --duration D                endurance length
@@ -93,7 +95,7 @@ const COMMAND = defineCommand({
 // Flags that belong to some studies; the others refuse them.
 const OWN_FLAGS = {
   engine: ['balancers'],
-  balancers: ['lb-modes', 'balancers', 'deployments'],
+  balancers: ['lb-modes', 'balancers', 'deployments', 'scaling'],
   repetitions: ['cdn', 'lb-modes', 'balancers'],
 };
 
@@ -193,6 +195,9 @@ function balancerList(study, raw) {
   return names;
 }
 
+// The studies of your own service (--app): their --endpoints are its paths.
+const yours = (study) => study.seed === 'yours';
+
 function options(study, values) {
   for (const name of Object.keys(values)) {
     // A flag some studies declare (their `flags`) is theirs alone.
@@ -220,13 +225,14 @@ function options(study, values) {
     balancers: balancerList(study, values.balancers),
     repetitions: values.repetitions,
     // (Your service's endpoints are its paths.)
-    endpoints: study.name === 'deployments' ? paths(values.endpoints) : list('endpoint', values.endpoints, MATRIX),
-    paths: study.name === 'deployments' ? paths(values.endpoints) : undefined,
+    endpoints: yours(study) ? paths(values.endpoints) : list('endpoint', values.endpoints, MATRIX),
+    paths: yours(study) ? paths(values.endpoints) : undefined,
     app: values.app,
     appCmd: values['app-cmd'],
     health: values.health,
-    // Its stores and set-up (--with, --app-setup...), passed on to each run as given.
+    // Its stores and set-up (--with, --app-setup...) and --no-probe, passed on to each run as given.
     storeArgs: [
+      ...(values['no-probe'] ? ['--no-probe'] : []),
       ...(values.with ? ['--with', values.with.join(',')] : []),
       ...(values['keep-data'] ? ['--keep-data'] : []),
       ...(values['app-setup'] !== undefined ? ['--app-setup', values['app-setup']] : []),

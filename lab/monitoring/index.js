@@ -6,7 +6,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { startStatsd } = require('./statsd');
 const { startCarbon } = require('./carbon');
-const { assertFree } = require('../topology/ports');
+const { assertFree, addressTowards } = require('../topology/ports');
 const startSampler = require('./sampler');
 
 // The monitoring of one run: StatsD (embedded, 1 s flush) feeding the run's own series file
@@ -22,18 +22,6 @@ function isLocal(host) {
   return Object.values(os.networkInterfaces())
     .flat()
     .some((a) => a && a.address === host);
-}
-function addressTowards(host) {
-  return new Promise((resolve) => {
-    const s = dgram.createSocket('udp4');
-    const done = (address) => {
-      s.close();
-      resolve(address);
-    };
-    s.once('error', () => done(null));
-    // (A UDP "connect" sends nothing: the kernel picks the route and so the source address.)
-    s.connect(9, host, () => done(s.address().address));
-  });
 }
 async function listenHost(host) {
   if (isLocal(host)) return { host, note: null };
@@ -174,6 +162,8 @@ async function startMonitoring(options) {
     sources,
     statsd,
     samples,
+    // StatsD lines of others' figures (the runtime probe's, lab/probe/collector.js).
+    send,
     // What the sampler follows: a function returning { name: pid } (re-read each second).
     watch(fn) {
       roots = fn;

@@ -5,6 +5,7 @@ const { mib } = require('../topology/caps');
 const pm2Restarts = require('../runtime/pm2-restarts');
 const { storeSampler } = require('../stores/stats');
 const { tooManyClients } = require('../stores/logs');
+const { runtimeFigures } = require('../probe/figures');
 
 // What the per-node table adds to the sampler's figures, measured over the run's own window:
 // the caps as set, what each capped node's control group accounted (the CPU it really got,
@@ -12,7 +13,8 @@ const { tooManyClients } = require('../stores/logs');
 // start() when the load starts; stop() as soon as it ends (the window's end: what comes after,
 // the last StatsD flush and the summary, is not the run's, and for a 2 s run would halve the
 // CPU a node got); read() when it is over (the deployment still up).
-function nodeProbe(runtime, state) {
+// probe: { collector, note } of the runtime probe (lab/run/deployment.js), or none.
+function nodeProbe(runtime, state, probe = { collector: null, note: null }) {
   const local = state?.runtime === 'local';
   // The caching edges and where their files are (state.paths, written by the local runtime);
   // each edge kind counts its own cache's verdicts (lab/kinds/).
@@ -70,7 +72,7 @@ function nodeProbe(runtime, state) {
       }
     },
     read() {
-      if (t0 === null) return { limits, kernel: {}, cache: {}, restarts: {}, stores: {} };
+      if (t0 === null) return { limits, kernel: {}, cache: {}, restarts: {}, stores: {}, runtime: null };
       const seconds = ((end ? end.at : Date.now()) - t0) / 1000;
       const groups = end ? end.groups : local ? runtime.readCaps(state) : {};
       const kernel = {};
@@ -97,7 +99,22 @@ function nodeProbe(runtime, state) {
       const cache = {};
       if (local) for (const e of edges) cache[e.name] = withRatio(e.cache.since(e.paths, marks[e.name]));
       const restarts = end ? end.restarts : restartsNow();
-      return { limits, kernel, cache, restarts, stores: end?.stores ?? {} };
+      // The event loops, GC and heaps of the service's processes (probe/preload.js).
+      const runtimeOut = probe?.collector
+        ? {
+            ...runtimeFigures(probe.collector.datagrams, { from: t0, to: end ? end.at : Date.now() }),
+            received: probe.collector.stats(),
+          }
+        : null;
+      return {
+        limits,
+        kernel,
+        cache,
+        restarts,
+        stores: end?.stores ?? {},
+        runtime: runtimeOut,
+        runtimeNote: probe?.note ?? null,
+      };
     },
   };
 }

@@ -41,7 +41,7 @@ function readMachine() {
 }
 
 // Samples named roots ({ name: pid }) every intervalMs; onSample({ at, nodes: { name:
-// { cpuPct, rssMiB, pids } }, machine: { cpuPct (every core's busy time, 100 = one core),
+// { cpuPct, rssMiB, pids, pid (the tree's root) } }, machine: { cpuPct (every core's busy time, 100 = one core),
 // labPct (the lab's own processes that are no node: this one, StatsD, carbon), load1 } }).
 // Returns { stop() }.
 function startSampler(roots, { intervalMs = 1000, onSample }) {
@@ -63,7 +63,7 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
         if (s) ((ticks += s.cpuTicks), (rss += s.rssBytes), live++);
         if (!name.includes('.')) counted.add(p);
       }
-      current[name] = { ticks, rss, pids: live };
+      current[name] = { ticks, rss, pids: live, pid };
     }
     const machine = readMachine();
     // The lab's own processes that are no node (this one, StatsD, carbon): the run's too.
@@ -83,6 +83,7 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
           cpuPct: Math.round(((c.ticks - prev.ticks) / TICKS / wallS) * 1000) / 10,
           rssMiB: Math.round((c.rss / 2 ** 20) * 10) / 10,
           pids: c.pids,
+          pid: c.pid,
         };
       }
       const m =

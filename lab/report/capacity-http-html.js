@@ -3,6 +3,7 @@
 const { html, table } = require('./html');
 const page = require('./page');
 const { lineChart } = require('./chart');
+const { scalingText } = require('../capacity/scaling');
 
 // An HTTP capacity search's results (capacity.json, lab/capacity/) as a page and as text:
 // pure functions of that file. The live dashboard (capacity --dashboard) draws the same body
@@ -52,6 +53,96 @@ function chart(r) {
   });
 }
 
+// The busiest replica's event loop at each level, against the rate asked (the runtime probe):
+// utilization climbing to 1 as the latency curve bends, or staying low while it bends (the
+// service waits on something else).
+function loopChart(r) {
+  const deployments = [...new Set(r.levels.filter((l) => l.loops?.length).map((l) => l.deployment))];
+  if (!deployments.length) return '';
+  const series = [];
+  for (const d of deployments) {
+    const levels = r.levels.filter((l) => l.deployment === d && l.loops?.length).sort((a, b) => a.rate - b.rate);
+    const busiest = (l) =>
+      l.loops.reduce((a, x) => ((x.eventLoopUtilization ?? 0) > (a.eventLoopUtilization ?? 0) ? x : a));
+    series.push(
+      { name: `${d} loop busy`, points: levels.map((l) => [l.rate, busiest(l).eventLoopUtilization]) },
+      {
+        name: `${d} loop delay p99 ms`,
+        points: levels.map((l) => [l.rate, busiest(l).eventLoopDelayP99Ms]),
+        axis: 'right',
+        dashed: true,
+      },
+    );
+  }
+  return lineChart(series, {
+    title: "The busiest replica's event loop against the arrival rate asked (utilization 0 to 1; its delay's p99)",
+    xLabel: 'arrivals a second asked',
+    yLabel: 'utilization',
+    y2Label: 'ms',
+    xMin: 0,
+    yMax: 1,
+  });
+}
+
+// How capacity grows with replicas (--replicas): the measured points, the law's curve with
+// its 95% band, the ideal line (one replica's rate times N), the predicted point and the
+// measurement that checked it; the peak and the answer to --need marked.
+function scalingChart(sc) {
+  if (!sc) return '';
+  const good = sc.points.filter((x) => !x.leftOut && x.maxRate !== null);
+  const out = sc.points.filter((x) => x.leftOut && x.maxRate !== null);
+  const series = [{ name: 'measured', points: good.map((x) => [x.replicas, x.maxRate]), scatter: true }];
+  if (out.length)
+    series.push({ name: 'left out of the fit', points: out.map((x) => [x.replicas, x.maxRate]), scatter: true });
+  if (sc.curve) {
+    series.push(
+      { name: 'the law, fitted', points: sc.curve.map((c) => [c.replicas, c.rate]) },
+      {
+        name: '95% band (low)',
+        points: sc.curve.filter((c) => c.low !== null).map((c) => [c.replicas, c.low]),
+        dashed: true,
+      },
+      {
+        name: '95% band (high)',
+        points: sc.curve.filter((c) => c.high !== null).map((c) => [c.replicas, c.high]),
+        dashed: true,
+      },
+      {
+        name: 'linear (one replica x N)',
+        points: sc.curve.map((c) => [c.replicas, c.replicas * sc.linear]),
+        dashed: true,
+      },
+    );
+  }
+  if (sc.prediction)
+    series.push({ name: 'predicted', points: [[sc.prediction.replicas, sc.prediction.rate]], scatter: true });
+  if (sc.measured?.maxRate != null)
+    series.push({ name: 'measured to check it', points: [[sc.measured.replicas, sc.measured.maxRate]], scatter: true });
+  const markers = [];
+  if (sc.fit?.peak) markers.push({ x: sc.fit.peak.replicas, label: `peak N*=${sc.fit.peak.replicas}` });
+  if (sc.need?.replicas) markers.push({ x: sc.need.replicas, label: `${sc.need.rate}/s: ${sc.need.replicas}` });
+  return lineChart(series, {
+    title: `What ${sc.deployment} holds with N replicas (arrivals a second under the SLO)`,
+    xLabel: 'replicas',
+    yLabel: 'arrivals a second',
+    xMin: 0,
+    markers,
+  });
+}
+
+function scalingSection(sc) {
+  if (!sc) return '';
+  return html`<h2>How many replicas</h2>
+    <pre>${scalingText(sc)}</pre>
+    ${scalingChart(sc)}
+    <p class="note">
+      The Universal Scalability Law, X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted by least squares to the capacities
+      measured (docs/scaling.md): λ one replica's rate, σ the contention (work waiting in line for something shared), κ
+      the coherency cost (replicas paying for each other: past the peak N*, more replicas hold less). A point the
+      generator, this machine or the entry limited is left out. The band is 95% for a new measurement.
+    </p>`;
+}
+
 function rows(r) {
   return (r.deployments || []).map((d) => [
     d.label,
@@ -95,7 +186,7 @@ function capacityHttpBody(r) {
     </p>
     ${r.best ? html`<p><b>${r.best.text}</b>.</p>` : ''}
     ${notes.map((d) => html`<p class="warn">${d.deployment}: ${d.text}.</p>`)}
-    ${table(HEAD, rows(r), 'capacity')} ${chart(r)}
+    ${table(HEAD, rows(r), 'capacity')} ${scalingSection(r.scaling)} ${chart(r)} ${loopChart(r)}
     <h2>Every level</h2>
     ${table(
       [
@@ -107,6 +198,7 @@ function capacityHttpBody(r) {
         'errors %',
         'held',
         'machine busy',
+        'loop busy (busiest replica)',
         'measured s',
       ],
       r.levels.map((l) => [
@@ -118,6 +210,7 @@ function capacityHttpBody(r) {
         l.errorsPct ?? '-',
         l.generatorBound ? 'the generator was the limit' : l.ok ? 'yes' : 'no',
         l.machineShare === null ? '-' : `${Math.round(l.machineShare * 100)}%`,
+        l.loops?.length ? `${Math.round(Math.max(...l.loops.map((x) => x.eventLoopUtilization ?? 0)) * 100)}%` : '-',
         l.holdS,
       ]),
     )}

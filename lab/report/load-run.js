@@ -6,6 +6,7 @@ const { seconds, errorsPerSecond } = require('../measure/records');
 const { readJson, readJsonLines, present } = require('../results/files');
 const { rebuildSummary } = require('../results/rebuild');
 const { parseExpect, failedAnswers } = require('../results/expect-status');
+const { runtimeFigures } = require('../probe/figures');
 
 // The fields the report reads from summary.json, by type: anything else is refused naming
 // the field, rather than failing somewhere inside the drawing.
@@ -147,6 +148,15 @@ function runWith(dir, summary) {
     }
   }
 
+  // The runtime probe's figures per node and second (lab/probe/): loop, delay, GC, heap.
+  const runtime = {};
+  const datagrams = readJsonLines(path.join(dir, 'runtime.jsonl'));
+  if (datagrams.length) {
+    for (const [node, ser] of Object.entries(runtimeFigures(datagrams).series)) {
+      runtime[node] = Object.fromEntries(Object.entries(ser).map(([k, pts]) => [k, pts.map(([at, v]) => [x(at), v])]));
+    }
+  }
+
   const phases = summary.phases.map((p) => ({ ...p, x: x(Date.parse(p.startedAt)) }));
   // Failing stretches on the charts' time axis (the summary counts them from the first second).
   const firstAt = secs.length ? secs[0].at : t0;
@@ -162,7 +172,21 @@ function runWith(dir, summary) {
     deployment,
     phases,
     failing,
-    series: { launched, completed, errored, pending, rtMedian, rtMax, rtByRate, srvMedian, srvMax, cpu, rss, stores },
+    series: {
+      launched,
+      completed,
+      errored,
+      pending,
+      rtMedian,
+      rtMax,
+      rtByRate,
+      srvMedian,
+      srvMax,
+      cpu,
+      rss,
+      stores,
+      runtime,
+    },
     serverSource,
     peaks,
   };

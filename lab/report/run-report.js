@@ -78,8 +78,27 @@ function runCharts(run) {
       { ...axis, title: 'Memory per node (RSS, MiB)', yLabel: 'MiB' },
     ),
     ...storeCharts(s.stores || {}, axis),
+    ...runtimeCharts(s.runtime || {}, axis),
   ];
   return charts;
+}
+
+// The runtime probe's figures over time (lab/probe/): a chart each, a line per node.
+const RUNTIME_CHARTS = [
+  ['elu', 'Event-loop utilization per node (0 to 1: the share of each second its loops ran code)', 'utilization'],
+  ['delayP99Ms', 'Event-loop delay per node: p99 of each second (ms beyond the timer)', 'ms'],
+  ['gcMs', 'GC time per node (ms in each second, its processes summed)', 'ms'],
+  ['heapUsedMiB', 'Heap used per node (MiB, its processes summed)', 'MiB'],
+];
+function runtimeCharts(runtime, axis) {
+  const nodes = Object.keys(runtime).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  if (!nodes.length) return [];
+  return RUNTIME_CHARTS.map(([key, title, yLabel]) =>
+    lineChart(
+      nodes.map((n) => ({ name: n, points: runtime[n][key] || [] })),
+      { ...axis, title, yLabel, ...(key === 'elu' ? { yMax: 1 } : {}) },
+    ),
+  );
 }
 
 // The data stores' own figures over time (--with): a chart per figure.
@@ -234,6 +253,8 @@ function nodesTable(run) {
     );
   if (edges) head.push('requests', 'cache hit ratio');
   if (restarted) head.push('restarts');
+  const probed = n.rows.some((r) => r.eventLoopUtilization !== undefined);
+  if (probed) head.push('event loop busy', 'loop delay p99 ms', 'GC ms', 'heap max MiB');
   head.push('net in / out');
   const dash = (v) => v ?? '-';
   return html`${table(
@@ -259,9 +280,18 @@ function nodesTable(run) {
         : []),
       ...(edges ? [dash(r.requests), r.hitRatio == null ? '-' : `${Math.round(r.hitRatio * 1000) / 10}%`] : []),
       ...(restarted ? [dash(r.restarts)] : []),
+      ...(probed
+        ? [
+            r.eventLoopUtilization == null ? '-' : `${Math.round(r.eventLoopUtilization * 100)}%`,
+            dash(r.eventLoopDelayP99Ms),
+            dash(r.gcPauseMs),
+            dash(r.heapUsedMiBMax),
+          ]
+        : []),
       r.netInBytes === null ? 'not measured' : `${r.netInBytes} / ${r.netOutBytes}`,
     ]),
   )}
+    ${processesTable(n)}
     ${n.rows
       .filter((r) => r.oomKills > 0)
       .map(
@@ -275,6 +305,50 @@ function nodesTable(run) {
           : ''
       }
     </p>`;
+}
+
+// Every process of the nodes that have several (a replica's workers and its primary): the
+// requests each answered beside its loop, GC and heap, from the runtime probe (lab/probe/).
+function processesTable(n) {
+  const procs = n.processes || [];
+  const several = new Set(procs.map((p) => p.node).filter((node, i, all) => all.indexOf(node) !== i));
+  const rows = procs.filter((p) => several.has(p.node));
+  const note = n.runtimeNote ? html`<p class="note">${n.runtimeNote}</p>` : '';
+  if (!rows.length) return note;
+  const dash = (v) => v ?? '-';
+  return html`<h3>Processes</h3>
+    ${table(
+      [
+        'node',
+        'process',
+        'pid',
+        'requests',
+        'CPU % mean',
+        'event loop busy',
+        'loop delay p99 ms',
+        'loop delay max ms',
+        'GC ms',
+        'heap max MiB',
+      ],
+      rows.map((p) => [
+        p.node,
+        p.role === 'worker' ? `worker ${p.worker}` : p.role,
+        p.pid,
+        p.requests,
+        dash(p.cpuPctMean),
+        p.eventLoopUtilization == null ? '-' : `${Math.round(p.eventLoopUtilization * 100)}%`,
+        dash(p.eventLoopDelayP99Ms),
+        dash(p.eventLoopDelayMaxMs),
+        p.gcPauseMs,
+        p.heapUsedMiBMax,
+      ]),
+    )}
+    <p class="note">
+      From the runtime probe preloaded into each Node process (docs/runtime.md): the share of the run its event loop
+      ran code, how late its timer ran (p99 over the run, from merged histograms), the time its garbage collections
+      took, its largest heap. A primary only forks and passes connections on: its loop is left out of its node's.
+    </p>
+    ${note}`;
 }
 
 function peaksTable(run) {

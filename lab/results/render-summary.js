@@ -113,6 +113,32 @@ function nodeLines(nodes, lines) {
     lines.push(`  ${r.node} hit its memory cap: the kernel OOM-killed ${r.oomKills} of its processes`);
   }
   lines.push(`  ${nodes.note}`);
+  runtimeLines(nodes, lines);
+}
+
+// The runtime probe's figures (lab/probe/): each node's loops, GC and heap; each process of
+// the nodes that have several (a replica's workers).
+function runtimeLines(nodes, lines) {
+  const rows = nodes.rows.filter((r) => r.eventLoopUtilization !== undefined);
+  if (!rows.length) {
+    if (nodes.runtimeNote) lines.push(`  ${nodes.runtimeNote}`);
+    return;
+  }
+  const w = Math.max(4, ...rows.map((r) => r.node.length), ...(nodes.processes || []).map((p) => p.node.length + 12));
+  const dash = (v, suffix = '') => (v == null ? '-' : `${v}${suffix}`);
+  const elu = (v) => (v == null ? '-' : `${Math.round(v * 100)}%`);
+  lines.push('Event loops, GC and heap (the runtime probe in each Node process):');
+  lines.push(`  ${'node'.padEnd(w)}  loop busy  delay p99 ms  delay max ms  GC ms  GC busiest s  heap max MiB  requests`);
+  const line = (name, r) =>
+    `  ${name.padEnd(w)}  ${elu(r.eventLoopUtilization).padStart(9)}  ${dash(r.eventLoopDelayP99Ms).padStart(12)}  ${dash(r.eventLoopDelayMaxMs).padStart(12)}  ${dash(r.gcPauseMs).padStart(5)}  ${dash(r.gcBusiestSecondPct, '%').padStart(12)}  ${dash(r.heapUsedMiBMax).padStart(12)}  ${dash(r.requests).padStart(8)}`;
+  for (const r of rows) {
+    lines.push(line(r.node, r));
+    const procs = (nodes.processes || []).filter((p) => p.node === r.node);
+    if (procs.length > 1) {
+      for (const p of procs) lines.push(line(`  ${p.role === 'worker' ? `worker ${p.worker}` : p.role} ${p.pid}`, p));
+    }
+  }
+  if (nodes.runtimeNote) lines.push(`  ${nodes.runtimeNote}`);
 }
 
 function renderSummary(s) {

@@ -218,6 +218,14 @@ function summarize(run) {
     };
   });
 
+  // How the answers' time moved over the run: the median of its first and of its last quarter
+  // of seconds (the runtime findings tell a loop waiting on something from one busy with work).
+  const quarter = Math.max(1, Math.floor(active.length / 4));
+  const firstQ = active.length >= 4 && !cache ? mergedFigures(active.slice(0, quarter), 'latency') : null;
+  const lastQ = active.length >= 4 && !cache ? mergedFigures(active.slice(-quarter), 'latency') : null;
+  const latencyTrend =
+    firstQ && lastQ ? { firstQuarterMedianMs: firstQ.p50, lastQuarterMedianMs: lastQ.p50, seconds: quarter } : null;
+
   const generator = generatorOf(run, records, { name, closed, samples, launched: t.launched, done });
   const saturation = judgeGenerator(phases, run.status, { closed, generator, cores: run.machine?.cores ?? null });
   // Answers whose status says they failed (by default 400 or more, lab/results/expect-status.js).
@@ -282,6 +290,7 @@ function summarize(run) {
       ? Math.round((failedAll / Math.max(t.launched, (t.completed || 0) + (t.failed || 0))) * 1000) / 1000
       : null,
     phases,
+    ...(latencyTrend ? { latencyTrend } : {}),
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
     // The busiest second: how far a ramp or a spike really got.
     peakLaunchedPerS: secs.reduce((a, r) => Math.max(a, r.launched || 0), 0),

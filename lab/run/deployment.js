@@ -7,6 +7,7 @@ const deploymentNodes = require('../runtime/nodes');
 const nodeProbe = require('../monitoring/node-probe');
 const { own } = require('../ownership/cleanups');
 const { downHint } = require('../../common/errors');
+const { startCollector, statsdLines } = require('../probe/collector');
 
 // The deployment: up (owned until it is, even with --keep), unless a target is given, and
 // what the run watches of it (its nodes, their caps), the same for a --target at this state
@@ -27,6 +28,7 @@ async function deploy(run) {
       serviceEnv: { ...p.serviceEnv, STATSD_PREFIX: `${run.prefix}.service` },
       connections: p.connections,
       placement: p.placement,
+      probe: !values['no-probe'],
     });
     target = state.url;
     // The entry's rendered config beside the results (nginx.conf, haproxy.cfg, Caddyfile).
@@ -60,9 +62,31 @@ async function deploy(run) {
   if (watched) log(`${target} is this state folder's ${watched.state.deployment.label}: its nodes are watched`);
   run.watched = watched;
   run.nodesOf = state ? deploymentNodes(state) : watched ? deploymentNodes(watched.state) : () => ({});
-  // Caps, cgroup accounting and edges' caches, over the run's own window (after a warm-up).
-  run.probe = state ? nodeProbe(runtime, state) : nodeProbe(watched?.runtime, watched?.state);
+  run.collector = await collect(run, state ?? watched?.state ?? null);
+  // Caps, cgroup accounting, edges' caches and the runtime probe's figures, over the run's own
+  // window (after a warm-up).
+  run.probe = state
+    ? nodeProbe(runtime, state, run.collector)
+    : nodeProbe(watched?.runtime, watched?.state, run.collector);
   run.addressNames = addressNames(state ?? watched?.state);
+}
+
+// The runtime probe's collector (lab/probe/), where the deployment's processes send: started
+// for the run, stopped with it. { collector, note }: a deployment without the probe, or a port
+// the collector cannot have, leaves the figures out with the reason.
+async function collect(run, state) {
+  if (!state) return { collector: null, note: null };
+  const probe = state.probe;
+  if (!probe) return { collector: null, note: `the ${state.runtime} runtime does not run the probe` };
+  if (probe.off) return { collector: null, note: probe.off };
+  const statsd = run.monitoring?.send && run.prefix ? (d) => run.monitoring.send(statsdLines(run.prefix, d)) : null;
+  const c = await startCollector({ listen: probe.listen, file: run.file('runtime.jsonl'), onDatagram: statsd });
+  if (c.error) {
+    run.log(`runtime probe: no figures (${c.error})`);
+    return { collector: null, note: c.error };
+  }
+  own(() => c.close());
+  return { collector: c, note: null };
 }
 
 // --target at the lab's own local deployment in this state folder (a study's group deploys

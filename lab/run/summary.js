@@ -138,6 +138,7 @@ function nodesOf(run, summary, write = true) {
     if (row.requests == null && summary.answeredBy?.[row.node] !== undefined)
       row.requests = summary.answeredBy[row.node];
   }
+  withRuntime(nodes, extra, run.monitoring.samples || []);
   for (const n of summary.generator?.nodes || []) {
     nodes.rows.push({
       node: `generator@${n.node}`,
@@ -157,6 +158,49 @@ function nodesOf(run, summary, write = true) {
     });
   }
   return nodes;
+}
+
+// The runtime probe's figures (lab/probe/) on the node table: the four flat fields on each
+// node's row, every process of the service on its own (nodes.processes: a worker's requests
+// and loop beside its siblings'), or why they are not there (nodes.runtimeNote).
+function withRuntime(nodes, extra, samples) {
+  const rt = extra.runtime;
+  if (!rt) {
+    if (extra.runtimeNote) nodes.runtimeNote = `event loop, GC and heap not measured: ${extra.runtimeNote}`;
+    return;
+  }
+  for (const row of nodes.rows) {
+    const f = rt.nodes[row.node];
+    if (!f) continue;
+    Object.assign(row, {
+      eventLoopDelayP99Ms: f.eventLoopDelayP99Ms,
+      eventLoopUtilization: f.eventLoopUtilization,
+      gcPauseMs: f.gcPauseMs,
+      heapUsedMiBMax: f.heapUsedMiBMax,
+      eventLoopDelayMaxMs: f.eventLoopDelayMaxMs,
+      gcBusiestSecondPct: f.gcBusiestSecondPct,
+      loops: f.loops,
+    });
+    if (row.requests == null && f.requests) row.requests = f.requests;
+  }
+  // Each process's CPU where the sampler followed it alone, by pid: a worker, or a node of one
+  // process (a node's root is its whole tree; a container's own pids are not the host's).
+  const cpuByPid = new Map();
+  for (const s of samples) {
+    for (const [name, n] of Object.entries(s.nodes || {})) {
+      if (!n.pid || (!name.includes('.') && n.pids !== 1)) continue;
+      if (!cpuByPid.has(n.pid)) cpuByPid.set(n.pid, []);
+      cpuByPid.get(n.pid).push(n.cpuPct);
+    }
+  }
+  const mean = (xs) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10;
+  nodes.processes = rt.processes.map((p) => ({
+    ...p,
+    cpuPctMean: cpuByPid.has(p.pid) ? mean(cpuByPid.get(p.pid)) : null,
+  }));
+  const missing = nodes.rows.filter((r) => /^replica-\d+$/.test(r.node) && !rt.nodes[r.node]).map((r) => r.node);
+  if (missing.length)
+    nodes.runtimeNote = `no runtime figures arrived from ${missing.join(', ')} (${rt.received.received} datagrams received in all): a start line that sets its own NODE_OPTIONS, or a program that is not Node, leaves the probe out`;
 }
 
 module.exports = { summarizeRun };

@@ -11,7 +11,8 @@ const { buildGraph } = require('../topology/graph');
 const { composeProject, containerConfig, configNodes } = require('../topology/compose-file');
 const { entryProbe } = require('./readiness');
 const { installApp } = require('../app/install');
-const { writeAppContext } = require('../app/image');
+const { writeAppContext, INSIDE, PROBE } = require('../app/image');
+const { IN_SERVICE_IMAGE } = require('../probe/env');
 const { dump } = require('../topology/compose-write');
 const { parents } = require('../ownership/procs');
 const { waitFor } = require('../http');
@@ -87,6 +88,9 @@ class ComposeRuntime extends EngineRuntime {
       LAB_BIND: state.host,
       LAB_KEY: state.key ?? '',
       LAB_HUB_TOKEN: state.hubToken ?? '',
+      // The runtime probe (lab/probe/, probe/preload.js): preloaded, and where it sends.
+      LAB_PROBE_OPTIONS: state.probe?.options ?? '',
+      LAB_PROBE_ADDRESS: state.probe?.address ?? '',
       ...(state.heavyMs ? { LAB_HEAVY_MS: state.heavyMs } : {}),
     };
   }
@@ -95,11 +99,11 @@ class ComposeRuntime extends EngineRuntime {
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
     await run('docker-compose', ['version', '--short'], { env: this.env, timeoutMs: ENGINE_CHECK_MS });
-    const probe = await run('docker', ['version', '--format', '{{.Server.Version}}'], {
+    const engine = await run('docker', ['version', '--format', '{{.Server.Version}}'], {
       env: this.env,
       timeoutMs: ENGINE_CHECK_MS,
     });
-    if (probe.code !== 0) throw engineSilent(probe, this.env, 'docker version');
+    if (engine.code !== 0) throw engineSilent(engine, this.env, 'docker version');
     await assertFree([{ port: ports.nginx, role: 'nginx (published)' }], this.host);
 
     adoptStateDir(this.stateDir);
@@ -123,8 +127,13 @@ class ComposeRuntime extends EngineRuntime {
       dump(composeProject(deployment, { root: ROOT, confs, caps: options.caps || {}, appContext })),
     );
 
+    const probe = await this.probeState(
+      { probe: options.probe, port: ports.probe, preload: deployment.app ? `${INSIDE}/${PROBE}` : IN_SERVICE_IMAGE },
+      (args) => run('docker', args, { env: this.env, timeoutMs: ENGINE_CHECK_MS }),
+    );
     const state = {
       runtime: 'compose',
+      probe,
       project: projectName(this.stateDir, deployment),
       composeFile,
       deployment,
@@ -159,9 +168,9 @@ class ComposeRuntime extends EngineRuntime {
       }
       this.log(`waiting for every replica to answer through the ${graph.entry}`);
       // (One client reaches a single replica through an L4 balancer hashing its address.)
-      const probe = entryProbe(deployment);
+      const ready = entryProbe(deployment);
       try {
-        await waitFor((i) => probe.url(state.url, i), { timeoutMs: 60000, until: probe.until, accept: probe.accept });
+        await waitFor((i) => ready.url(state.url, i), { timeoutMs: 60000, until: ready.until, accept: ready.accept });
       } catch (err) {
         const logs = await this.compose(state, ['logs', '--tail', '20']);
         throw labError('LAB_ERR_UNHEALTHY', 'the compose deployment', `${err.message}\n${tail(logs.out, 30)}`);

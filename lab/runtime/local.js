@@ -39,6 +39,7 @@ const {
 } = require('../monitoring/cgroups');
 
 const { ROOT } = require('../paths');
+const { probeEnv } = require('../probe/env');
 
 // Where a store's data goes when its own user cannot reach the state folder.
 const OUTSIDE = '/var/tmp';
@@ -201,6 +202,14 @@ class LocalRuntime {
     }
 
     const urlOf = (name) => `http://${address(name)}`;
+    // The runtime probe (probe/preload.js) in every Node process of the service, sending to
+    // the run's collector on this host (lab/probe/), unless --no-probe.
+    const probe =
+      options.probe === false
+        ? { off: 'deployed with --no-probe' }
+        : { address: `${this.host}:${ports.probe}`, listen: [{ host: this.host, port: ports.probe }] };
+    const probeOf = (node) =>
+      probe.address ? probeEnv({ node: node.name, address: probe.address, before: process.env.NODE_OPTIONS }) : {};
     const state = {
       runtime: 'local',
       deployment,
@@ -218,6 +227,7 @@ class LocalRuntime {
       // The entry's rendered config, kept with a run's results.
       entryConf: graph.entry && contexts[graph.entry]?.paths.confFile ? contexts[graph.entry].paths.confFile : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
+      probe,
       // Each store's folder, and whether down keeps its data (--keep-data).
       stores: Object.fromEntries(
         Object.entries(stores).map(([n, s]) => [n, { dir: s.ctx.dir, outside: s.outside, keepData: !s.fresh }]),
@@ -306,13 +316,14 @@ class LocalRuntime {
                 // Signaling rooms shared across the deployment's service processes.
                 ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: address('hub'), SIGNAL_HUB_TOKEN: hubToken } : {}),
                 ...(options.serviceEnv || {}),
+                ...probeOf(node),
               },
             }),
           ),
         // Your service (--app): its own command in its own folder, with PORT; several
         // workers through the lab's node:cluster primary (lab/app/primary.js).
         app: (node) => {
-          const { script, ...how } = appProcess(deployment.app, node, storeEnv);
+          const { script, ...how } = appProcess(deployment.app, node, { ...storeEnv, ...probeOf(node) });
           return pm2.start(app(node.name, script ?? null, how));
         },
         // A data store (--with, lab/stores/): its server in the foreground, from its folder.
@@ -698,8 +709,8 @@ const rank = (order, name) => (order.includes(name) ? order.indexOf(name) : orde
 // How pm2 runs one replica of your service: its own command from its own folder, PORT set;
 // with workers, the lab's node:cluster primary forks its entry (lab/app/primary.js). A shell
 // line is exec'd by /bin/sh, with its node_modules/.bin first in PATH as npm would.
-function appProcess(app, node, storeEnv = {}) {
-  const env = { ...storeEnv, PORT: String(node.port), ...(app.run.node?.env || {}) };
+function appProcess(app, node, extraEnv = {}) {
+  const env = { ...extraEnv, PORT: String(node.port), ...(app.run.node?.env || {}) };
   if (app.run.node && node.workers > 1) {
     return {
       script: path.join(ROOT, 'lab', 'app', 'primary.js'),

@@ -6,7 +6,7 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
 const { run, tail, engineSilent, ENGINE_CHECK_MS } = require('./compose');
-const { assertFree, remoteTcpFree } = require('../topology/ports');
+const { assertFree, remoteTcpFree, addressTowards } = require('../topology/ports');
 const { buildGraph } = require('../topology/graph');
 const { composeProject, stackProject, containerConfig, configNodes } = require('../topology/compose-file');
 const { kindOf } = require('../kinds');
@@ -16,7 +16,8 @@ const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 const { entryProbe } = require('./readiness');
 const { installApp } = require('../app/install');
-const { writeAppContext } = require('../app/image');
+const { writeAppContext, INSIDE, PROBE } = require('../app/image');
+const { IN_SERVICE_IMAGE } = require('../probe/env');
 
 const { ROOT } = require('../paths');
 
@@ -148,8 +149,20 @@ class SwarmRuntime extends EngineRuntime {
     fs.writeFileSync(stackFile, dump(stack));
 
     const hubToken = crypto.randomBytes(16).toString('hex');
+    // The runtime probe (lab/probe/): the tasks send to this machine, by the engine's bridge,
+    // or on the lab's cluster by this machine's address towards its VMs.
+    const probe = await this.probeState(
+      {
+        probe: options.probe,
+        port: ports.probe,
+        preload: app && !onCluster ? `${INSIDE}/${PROBE}` : IN_SERVICE_IMAGE,
+        towards: this.env.LAB_CLUSTER_DIR ? await addressTowards(this.host) : null,
+      },
+      (args) => this.docker(args),
+    );
     const state = {
       runtime: 'swarm',
+      probe,
       stack: stackName(this.stateDir),
       stackFile,
       deployment,
@@ -199,7 +212,12 @@ class SwarmRuntime extends EngineRuntime {
       // Images already on every node (no registry): swarm is not to look them up.
       const resolve = this.preloaded || this.env.LAB_CLUSTER_DIR ? ['--resolve-image', 'never'] : [];
       const d = await this.docker(['stack', 'deploy', ...resolve, '-c', stackFile, state.stack], {
-        env: { LAB_KEY: state.key, LAB_HUB_TOKEN: hubToken },
+        env: {
+          LAB_KEY: state.key,
+          LAB_HUB_TOKEN: hubToken,
+          LAB_PROBE_OPTIONS: probe.options ?? '',
+          LAB_PROBE_ADDRESS: probe.address ?? '',
+        },
       });
       if (d.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker stack deploy', tail(d.out));
       this.log(`waiting for every task to answer through the ${graph.entry}`);

@@ -10,6 +10,7 @@ const STUDIES = {
   balancers: require('./balancers'),
   signaling: require('./signaling'),
   deployments: require('./deployments'),
+  scaling: require('./scaling'),
 };
 
 module.exports = { STUDIES, DEFAULT_STUDY: 'course' };

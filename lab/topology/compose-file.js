@@ -61,6 +61,14 @@ function storeServices(deployment, root) {
   return out;
 }
 const STORE_ROLES = { postgres: 'database', redis: 'cache' };
+// The runtime probe (probe/preload.js, lab/probe/env.js) in the service's containers: what
+// NODE_OPTIONS preloads and where it sends, both from the engine's environment (the lab's
+// runtimes set them at each deploy; empty, as in compose/*.yml, it is not loaded at all).
+const probeEnvOf = (nodeName) => ({
+  NODE_OPTIONS: sub('LAB_PROBE_OPTIONS', ''),
+  LAB_PROBE: sub('LAB_PROBE_ADDRESS', ''),
+  LAB_PROBE_NODE: nodeName,
+});
 const storeEnvOf = (deployment) => storesEnv(deployment.stores || [], (name) => ({ host: name, port: INNER[name] }));
 
 // A value the engine's environment may override: ${NAME:-fallback}.
@@ -162,6 +170,7 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {}, appCon
         ...(node.upstreams.includes('hub')
           ? { SIGNAL_HUB: `hub:${INNER.hub}`, SIGNAL_HUB_TOKEN: sub('LAB_HUB_TOKEN', '') }
           : {}),
+        ...probeEnvOf(node.name),
       },
       depends_on: {
         bbox: { condition: 'service_healthy' },
@@ -203,7 +212,7 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {}, appCon
         build: appBuild,
         init: true,
         ...c,
-        environment: { ...storeEnvOf(deployment), ...c.environment },
+        environment: { ...storeEnvOf(deployment), ...probeEnvOf(node.name), ...c.environment },
         healthcheck: { disable: true },
         ...(Object.keys(storeDeps).length || deployment.appSetup
           ? {
@@ -230,6 +239,9 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {}, appCon
   if (app && deployment.appSetup) {
     services.setup = {
       image: appImage(app),
+      // (Built as the replicas' image is, the same tag: compose pulls an image a service
+      // does not build, from a registry this machine may not reach.)
+      build: { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } },
       init: true,
       command: ['/bin/sh', '-c', deployment.appSetup],
       environment: storeEnvOf(deployment),
@@ -357,6 +369,7 @@ function stackProject(
       STATSD_HOST: 'graphite',
       STATSD_PORT: String(INNER.statsd),
       STATSD_PREFIX: 'lab.stack.service',
+      ...probeEnvOf('replica-{{.Task.Slot}}'),
     },
     networks: ['lab'],
     deploy: {
@@ -372,9 +385,11 @@ function stackProject(
   const app = deployment.app ?? null;
   if (app) {
     const where = yoursMount ? { root: '/srv/app', primary: '/app/lab/app/primary.js' } : {};
+    const c = appContainer(app, { workers: deployment.workers, port: INNER.service, ...where });
     Object.assign(service, {
       image: yoursMount ? `${registry}${IMAGES.service}` : `${registry}${appImage(app)}`,
-      ...appContainer(app, { workers: deployment.workers, port: INNER.service, ...where }),
+      ...c,
+      environment: { ...probeEnvOf('replica-{{.Task.Slot}}'), ...c.environment },
       ...(yoursMount ? { working_dir: '/srv/app' } : {}),
       healthcheck: { disable: true },
     });

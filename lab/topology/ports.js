@@ -23,6 +23,9 @@ const OFFSETS = {
   // The data stores beside your service (--with, lab/stores/).
   postgres: 43,
   redis: 44,
+  // The runtime probe's collector (UDP): every Node process of the service sends it a
+  // datagram a second (probe/preload.js, lab/probe/).
+  probe: 45,
 };
 const FIRST_REPLICA = 10;
 // Caching edges (the cdn row) after the most replicas a deployment may have (32).
@@ -86,8 +89,23 @@ async function assertFree(entries, host) {
   }
 }
 
+// This machine's address on the way to host (the kernel's pick of a source address), or null.
+// (A UDP "connect" sends nothing: the kernel picks the route and so the source address.)
+function addressTowards(host) {
+  return new Promise((resolve) => {
+    const s = dgram.createSocket('udp4');
+    const done = (address) => {
+      s.close();
+      resolve(address);
+    };
+    s.once('error', () => done(null));
+    s.connect(9, host, () => done(s.address().address));
+  });
+}
+
 module.exports = {
   planPorts,
+  addressTowards,
   assertFree,
   tcpFree,
   remoteTcpFree,

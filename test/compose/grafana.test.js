@@ -54,4 +54,27 @@ describe('Grafana provisioning', () => {
     expect(targets).toMatch(/timers\.lab\.\$run\.service\.\$endpoint\.response_time/);
     expect(targets).toMatch(/gauges\.lab\.\$run\.node\.\$node\.cpu_pct/);
   });
+
+  test("the event-loop panels read the names the runtime probe's collector sends", () => {
+    const { statsdLines } = require('../../lab/probe/collector');
+    const sent = statsdLines('lab.r1', {
+      node: 'replica-1',
+      pid: 3,
+      role: 'worker',
+      w: 1,
+      elu: [1, 1],
+      d: [1, 1, 1, 1, {}],
+      gc: {},
+      heap: [1, 1],
+    }).map((l) => `gauges.${l.split(':')[0]}`);
+    const loops = dashboard.panels.flatMap((p) => p.targets.map((t) => t.target)).filter((t) => /\.loop\./.test(t));
+    expect(loops).toHaveLength(4);
+    for (const t of loops) {
+      const metric = /(gauges\.[^,)]+)/.exec(t)[1];
+      const re = new RegExp(
+        `^${metric.replace(/\./g, '\\.').replace('$run', 'r1').replace('$node', '[^.]+').replace('*', '[^.]+')}$`,
+      );
+      expect(sent.some((m) => re.test(m))).toBe(true);
+    }
+  });
 });

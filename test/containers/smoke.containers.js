@@ -18,6 +18,7 @@ const { waitFor } = require('../../lab/http');
 // A service the lab has never seen (test/fixtures/apps/shop): plain node:http, PORT only.
 const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
 const LEDGER = path.join(ROOT, 'test', 'fixtures', 'apps', 'ledger');
+const LOOPS = path.join(ROOT, 'test', 'fixtures', 'apps', 'loops');
 // How many replicas answered 60 GETs of its path through the entry, as the entry named them.
 async function yoursServedBy(url) {
   const replicas = new Set();
@@ -209,6 +210,13 @@ maybe('containers on a real engine', () => {
     expect(summary.codes['200']).toBe(300);
     // The containers' processes were sampled like local ones.
     expect(sampledNodes(results).some((n) => n.includes('replica-3') && n.includes('nginx'))).toBe(true);
+    // Each replica's runtime probe reached the run's collector from its container (lab/probe/).
+    const rows = summary.nodes.rows.filter((x) => /^replica-\d$/.test(x.node));
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      for (const f of ['eventLoopDelayP99Ms', 'eventLoopUtilization', 'gcPauseMs', 'heapUsedMiBMax'])
+        expect(typeof row[f]).toBe('number');
+    }
     expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
   }, 360000);
@@ -256,6 +264,53 @@ maybe('containers on a real engine', () => {
     }
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
   }, 600000);
+
+  // The runtime probe in your service's containers (issue 52): a service the lab has never
+  // seen and that is not changed (test/fixtures/apps/loops), its loop saturated by a CPU-bound
+  // path on single, idle on a timer in each worker of multi (under the lab's primary).
+  test('--app on compose: the runtime probe in every process of your service, from its containers', async () => {
+    const sd = tmpStateDir();
+    const opts = { env: { ...engine.env, ...env }, timeoutMs: 600000 };
+    const run = async (...args) => {
+      const r = await lab(
+        [
+          'scenario',
+          ...args,
+          '--app',
+          LOOPS,
+          '--engine',
+          'compose',
+          '--generator',
+          'fast',
+          '--scale',
+          '0.05',
+          '--no-graphite',
+          '--json',
+          '--state-dir',
+          sd,
+          '--results-dir',
+          path.join(sd, 'results'),
+          '--port-base',
+          String(await freePortBase()),
+        ],
+        opts,
+      );
+      expect(r.stderr).not.toMatch(/LAB_ERR/);
+      expect(r.code).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    const spin = await run('/spin?ms=40', 'load', 'single');
+    expect(Object.keys(spin.codes)).toEqual(['200']);
+    const one = spin.nodes.rows.find((x) => x.node === 'replica-1');
+    expect(one.eventLoopUtilization).toBeGreaterThanOrEqual(0.7);
+    expect(spin.findings.map((f) => f.id)).toContain('loop-busy');
+    const wait = await run('/wait?ms=50', 'load', 'multi', '--workers', '2');
+    const workers = wait.nodes.processes.filter((p) => p.role === 'worker');
+    expect(workers.map((w) => w.worker).sort()).toEqual([1, 2]);
+    for (const w of workers) expect(w.eventLoopUtilization).toBeLessThanOrEqual(0.3);
+    expect(wait.nodes.processes.some((p) => p.role === 'primary')).toBe(true);
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 900000);
 
   // The whole stack in containers (issue 51): a service the lab has never seen, its state in
   // PostgreSQL and Redis (test/fixtures/apps/ledger), the stores' images built on the lab's
@@ -484,6 +539,10 @@ maybe('containers on a real engine', () => {
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout);
       expect(summary.codes['200']).toBe(300);
+      // Each task's runtime probe reached the run's collector (lab/probe/).
+      for (const row of summary.nodes.rows.filter((x) => /^replica-\d$/.test(x.node)))
+        expect(typeof row.eventLoopUtilization).toBe('number');
+      expect(summary.nodes.rows.filter((x) => typeof x.eventLoopUtilization === 'number')).toHaveLength(3);
       // The tasks' processes were sampled like local ones.
       const nodes = sampledNodes(path.join(sd, 'results'));
       expect(nodes.some((n) => n.includes('replica-3') && n.includes('nginx'))).toBe(true);

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT } = require('../helper');
+const { ROOT, requireClosure: closure } = require('../helper');
 
 // The service's image runs the service, and on a swarm the generator's shards too
 // (--load-nodes): every file either one requires must be copied into it, and every package
@@ -15,24 +15,6 @@ const packages = /RUN node scripts\/image-deps\.js\s+([^&]+)/
   .exec(dockerfile)[1]
   .split(/[\s\\]+/)
   .filter(Boolean);
-
-// Every file of this repository `entry` requires, and every package, following local requires.
-function closure(entry) {
-  const files = new Set();
-  const mods = new Set();
-  const visit = (file) => {
-    if (files.has(file)) return;
-    files.add(file);
-    const src = fs.readFileSync(file, 'utf8');
-    for (const [, spec] of src.matchAll(/require\('([^']+)'\)/g)) {
-      if (spec.startsWith('node:')) continue;
-      if (spec.startsWith('.')) visit(require.resolve(path.resolve(path.dirname(file), spec)));
-      else mods.add(spec.split('/')[0]);
-    }
-  };
-  visit(path.join(ROOT, entry));
-  return { files: [...files].map((f) => path.relative(ROOT, f)), mods: [...mods] };
-}
 
 const isCopied = (rel) => copied.some((c) => (c.endsWith('/') ? rel.startsWith(c) : rel === c));
 

@@ -6,7 +6,8 @@ const path = require('node:path');
 const { planNetwork, freeSubnet, range, networkDiff } = require('../../../lab/cluster/network');
 const { qemuArgs, nodeFiles } = require('../../../lab/cluster/vm');
 const { RECIPE, recipeHash } = require('../../../lab/cluster/recipe');
-const { syncApp, appManifest, moduleClosure } = require('../../../lab/cluster/lab-image');
+const { requireClosure } = require('../../helper');
+const { syncApp, appManifest, moduleClosure, DEPS } = require('../../../lab/cluster/lab-image');
 
 // The parts of the VM cluster that need no VM: the image recipe, the network plan, QEMU's
 // command line, the lab's code as the nodes see it. (npm run test:cluster runs the VMs.)
@@ -118,6 +119,16 @@ describe("the lab's code as the nodes see it", () => {
     expect(dsts.some((d) => d.startsWith('/app/node_modules/artillery/'))).toBe(false);
     expect(moduleClosure(['express'])).toEqual(expect.arrayContaining(['express', 'router', 'body-parser']));
   });
+
+  // The nodes run the service, the balancer and the load nodes' engine from this folder: a
+  // package one of them requires that the folder lacks kills it at its first require.
+  test.each(['service/index.js', 'balancer/index.js', 'lab/generators/remote-shard.js', 'probe/preload.js'])(
+    'the packages %s requires are there',
+    (entry) => {
+      const have = moduleClosure(DEPS);
+      expect(requireClosure(entry).mods.filter((m) => !have.includes(m))).toEqual([]);
+    },
+  );
 
   test('synced in place: the first time everything, then only what changed; what went is removed', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'share-'));

@@ -86,6 +86,19 @@ function capacityMidRun() {
 }
 
 // name -> [html, what the page must show at least: tables, charts]
+// A replica sweep's page: the shop search's file with a scaling section made from verdicts at
+// 1 to 4 replicas and a check at 6 (lab/capacity/scaling.js).
+function withScaling() {
+  const { scalingOf } = require('../../../lab/capacity/scaling');
+  const base = readJson(path.join(__dirname, '..', 'capacity', 'fixtures', 'capacity-shop.json'));
+  const measured = { 1: 96, 2: 178, 3: 239, 4: 292, 6: 348 };
+  const verdicts = Object.entries(measured).map(([n, rate]) => ({
+    replicas: Number(n),
+    verdict: { maxRate: rate, bound: 'deployment', cpuMsPerRequestByTier: { nginx: 0.2 } },
+  }));
+  return { ...base, scaling: scalingOf(verdicts, { deployment: 'replicated', predictN: 6, needRate: 300 }) };
+}
+
 function pages() {
   const single = loadRun(courseRun('ping-load-single'));
   const replicated = loadRun(courseRun('ping-load-replicated'));
@@ -100,6 +113,8 @@ function pages() {
       capacityHttpPage(readJson(path.join(__dirname, '..', 'capacity', 'fixtures', 'capacity-shop.json'))),
       { tables: 2, charts: 1 },
     ],
+    // capacity --replicas: the same page with how it scales (the law fitted, a prediction checked).
+    'capacity-scaling': [capacityHttpPage(withScaling()), { tables: 2, charts: 2 }],
     // capacity --dashboard's page mid-run: the estimate done, the verification going.
     'capacity-live': [page('live: capacity', capacityBody(capacityMidRun(), { live: true })), { tables: 2, charts: 1 }],
     ...Object.fromEntries(

@@ -1,0 +1,134 @@
+'use strict';
+
+const { fitUsl, predict, need, usl } = require('./usl');
+
+// How capacity grows with replicas (capacity --replicas 1,2,3,4): the capacities measured at
+// each count as points, the Universal Scalability Law fitted to the good ones (./usl.js), a
+// prediction at --predict N made before N is measured and checked by it, and the fewest
+// replicas for --need R. Pure: the scaling section of capacity.json from the verdicts.
+
+// Fewer good points than this: no fit (three parameters and one degree of freedom at least).
+const MIN_POINTS = 4;
+// The entry counts as the limit at a point when it used this share of a core there: one
+// balancer in front of every replica, it does not scale with them.
+const ENTRY_BUSY = 0.85;
+
+// Why a point is left out of the fit, or null: what set its limit was not the replicas.
+function leftOut(v, entry) {
+  if (v.maxRate === null) return v.bound === 'unverified' ? 'no verified rate' : `no rate measured (${v.bound})`;
+  if (v.bound === 'generator') return 'the generator was the limit';
+  if (v.bound === 'machine') return 'this machine was the limit';
+  if (v.bound === 'max-rate') return 'nothing broke up to --max-rate';
+  const entryMs = entry ? v.cpuMsPerRequestByTier?.[entry] : null;
+  if (entryMs != null && (entryMs * v.maxRate) / 1000 >= ENTRY_BUSY) {
+    return `the ${entry} was the limit: ${Math.round((entryMs * v.maxRate) / 10)}% of a core at ${v.maxRate}/s`;
+  }
+  return null;
+}
+
+const round = (v, d = 1) => (v === null || v === undefined ? null : Math.round(v * 10 ** d) / 10 ** d);
+
+// verdicts: [{ replicas, verdict }] in the order measured (the checked prediction's last);
+// o: { deployment, entry (the balancer's node name), predictN, needRate }.
+function scalingOf(verdicts, { deployment, entry = 'nginx', predictN = null, needRate = null }) {
+  const sweep = verdicts.filter((v) => v.replicas !== predictN || !predictN);
+  const points = sweep.map(({ replicas, verdict: v }) => {
+    const why = leftOut(v, entry);
+    return { replicas, maxRate: v.maxRate, ...(why ? { leftOut: why } : {}) };
+  });
+  const good = points.filter((p) => !p.leftOut);
+  const out = { deployment, points, fit: null };
+  if (good.length < MIN_POINTS) {
+    out.fitRefused = `${good.length} good point(s): the law has three parameters, and a fit from fewer than ${MIN_POINTS} points has nothing left to test it${
+      points.some((p) => p.leftOut)
+        ? ` (left out: ${points
+            .filter((p) => p.leftOut)
+            .map((p) => `${p.replicas} replica(s), ${p.leftOut}`)
+            .join('; ')})`
+        : ''
+    }`;
+    return out;
+  }
+  const f = fitUsl(good.map((p) => ({ replicas: p.replicas, rate: p.maxRate })));
+  out.fit = {
+    sigma: round(f.sigma, 5),
+    kappa: round(f.kappa, 6),
+    lambda: round(f.lambda, 2),
+    se: f.se ? { sigma: round(f.se.sigma, 5), kappa: round(f.se.kappa, 6), lambda: round(f.se.lambda, 2) } : null,
+    dof: f.dof,
+    residualSe: round(f.residualSe, 2),
+    peak: f.peak ? { replicas: round(f.peak.replicas, 2), rate: round(f.peak.rate, 1) } : null,
+  };
+  // The curve (and its band) to draw, from 1 replica to past the last count measured.
+  const top = Math.max(...points.map((p) => p.replicas), predictN ?? 0, f.peak ? Math.ceil(f.peak.replicas) : 0) + 1;
+  out.curve = Array.from({ length: Math.min(top, 64) }, (_, i) => {
+    const pr = predict(f, i + 1);
+    return { replicas: i + 1, rate: round(pr.rate), low: round(pr.low), high: round(pr.high) };
+  });
+  out.linear = round(f.lambda, 2);
+  if (predictN) {
+    const pr = predict(f, predictN);
+    out.prediction = { replicas: predictN, rate: round(pr.rate), low: round(pr.low), high: round(pr.high) };
+    const checked = verdicts.find((v) => v.replicas === predictN);
+    if (checked) {
+      const why = leftOut(checked.verdict, entry);
+      out.measured = { replicas: predictN, maxRate: checked.verdict.maxRate, ...(why ? { leftOut: why } : {}) };
+      if (checked.verdict.maxRate !== null) {
+        out.errorPct = round(((pr.rate - checked.verdict.maxRate) / checked.verdict.maxRate) * 100, 1);
+        out.withinInterval =
+          pr.low !== null ? checked.verdict.maxRate >= pr.low && checked.verdict.maxRate <= pr.high : null;
+      }
+    }
+  }
+  if (needRate) {
+    const n = need(f, needRate);
+    out.need = {
+      rate: needRate,
+      replicas: n,
+      text:
+        n === null
+          ? `no replica count does: the curve peaks at ${f.peak ? `${round(f.peak.replicas, 1)} replicas, ${round(f.peak.rate)}/s` : `${round(f.lambda / Math.max(f.sigma, 1e-9))}/s as replicas grow`}`
+          : `${n} replica(s) are predicted to hold ${needRate}/s (${round(usl(n, f))}/s)`,
+    };
+  }
+  return out;
+}
+
+// The scaling in words, for the terminal and the page.
+function scalingText(s) {
+  const lines = [`How ${s.deployment} scales with replicas:`];
+  for (const p of s.points) {
+    lines.push(
+      `  ${String(p.replicas).padStart(2)} replica(s): ${p.maxRate === null ? 'none' : `${p.maxRate}/s`}${p.leftOut ? `  (left out of the fit: ${p.leftOut})` : ''}`,
+    );
+  }
+  if (!s.fit) {
+    lines.push(`  no fit: ${s.fitRefused}`);
+    return lines.join('\n');
+  }
+  const f = s.fit;
+  const pm = (v, e) => (e != null ? `${v} ± ${e}` : `${v}`);
+  lines.push(
+    `  the Universal Scalability Law: one replica ${pm(f.lambda, f.se?.lambda)}/s, contention sigma ${pm(f.sigma, f.se?.sigma)}, coherency kappa ${pm(f.kappa, f.se?.kappa)} (${f.dof} degree(s) of freedom)`,
+  );
+  lines.push(
+    f.peak
+      ? `  the peak: ${f.peak.replicas} replicas, ${f.peak.rate}/s; past it, more replicas hold less`
+      : '  no peak (kappa 0): more replicas always hold more, ever less each',
+  );
+  if (s.prediction) {
+    const iv = s.prediction.low !== null ? ` (95%: ${s.prediction.low} to ${s.prediction.high})` : '';
+    lines.push(`  predicted for ${s.prediction.replicas} replicas before measuring them: ${s.prediction.rate}/s${iv}`);
+    if (s.measured) {
+      lines.push(
+        s.measured.maxRate === null
+          ? `  measured: no rate (${s.measured.leftOut}): the prediction is unchecked`
+          : `  measured: ${s.measured.maxRate}/s, the prediction off by ${s.errorPct}%${s.withinInterval === false ? ', outside its interval' : ''}${s.measured.leftOut ? ` (${s.measured.leftOut})` : ''}`,
+      );
+    }
+  }
+  if (s.need) lines.push(`  for ${s.need.rate}/s: ${s.need.text}`);
+  return lines.join('\n');
+}
+
+module.exports = { scalingOf, scalingText, MIN_POINTS };

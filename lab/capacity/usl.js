@@ -1,0 +1,157 @@
+'use strict';
+
+// The Universal Scalability Law (Gunther), fitted to measured capacities:
+//   X(N) = λN / (1 + σ(N−1) + κN(N−1))
+// N the replicas, X(N) what they hold; λ one replica's rate, σ the contention (the share of
+// the work that waits in line for something shared: a lock, the balancer, the database), κ the
+// coherency cost (each replica paying for every other: retrograde scaling when κ > 0, the peak
+// at N* = √((1−σ)/κ)). Pure functions; no dependency.
+//
+// The fit: least squares on X, with σ in [0, 1] and κ >= 0. λ enters linearly, so for each
+// (σ, κ) its best value is closed-form; (σ, κ) are found by a grid over their whole range,
+// then refined by a shrinking pattern search inside the bounds (robust where Gauss-Newton
+// alone runs off to a negative κ). The uncertainty: the parameters' covariance s²(JᵀJ)⁻¹ at
+// the solution (J the model's Jacobian, s² the residual variance over n−3 degrees of freedom),
+// and a prediction's interval by the delta method with Student's t (95%), for a new
+// measurement (the residual variance added).
+
+const usl = (n, { sigma, kappa, lambda }) => (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1));
+
+// For fixed σ, κ: the shape g(n) and the best λ (Σxg / Σg²) with its residual sum of squares.
+function profile(points, sigma, kappa) {
+  let xg = 0;
+  let gg = 0;
+  const gs = points.map(({ n }) => n / (1 + sigma * (n - 1) + kappa * n * (n - 1)));
+  points.forEach(({ x }, i) => {
+    xg += x * gs[i];
+    gg += gs[i] * gs[i];
+  });
+  const lambda = gg > 0 ? xg / gg : 0;
+  const rss = points.reduce((a, { x }, i) => a + (x - lambda * gs[i]) ** 2, 0);
+  return { lambda, rss };
+}
+
+// Student's t, two-sided 95%, for `dof` degrees of freedom (a table; 1.96 past it).
+const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+function t95(dof) {
+  if (dof < 1) return Infinity;
+  if (dof <= 10) return T95[dof - 1];
+  if (dof <= 15) return 2.228 - ((dof - 10) / 5) * (2.228 - 2.131);
+  if (dof <= 30) return 2.131 - ((dof - 15) / 15) * (2.131 - 2.042);
+  return 1.96;
+}
+
+// The inverse of a 3x3 matrix, or null when singular.
+function inverse3(m) {
+  const [[a, b, c], [d, e, f], [g, h, i]] = m;
+  const A = e * i - f * h;
+  const B = -(d * i - f * g);
+  const C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  if (!Number.isFinite(det) || Math.abs(det) < 1e-300) return null;
+  const inv = [
+    [A, -(b * i - c * h), b * f - c * e],
+    [B, a * i - c * g, -(a * f - c * d)],
+    [C, -(a * h - b * g), a * e - b * d],
+  ];
+  return inv.map((row) => row.map((v) => v / det));
+}
+
+// The gradient of X(n) in (σ, κ, λ).
+function gradient(n, { sigma, kappa, lambda }) {
+  const d = 1 + sigma * (n - 1) + kappa * n * (n - 1);
+  return [(-lambda * n * (n - 1)) / (d * d), (-lambda * n * n * (n - 1)) / (d * d), n / d];
+}
+
+// points: [{ replicas, rate }] (at least 3 distinct counts). Returns
+// { sigma, kappa, lambda, se: { sigma, kappa, lambda }, dof, residualSe, cov, peak, points }.
+function fitUsl(input) {
+  const points = input.map((p) => ({ n: Number(p.replicas), x: Number(p.rate) }));
+  if (new Set(points.map((p) => p.n)).size < 3) throw new Error('the fit needs at least 3 distinct replica counts');
+  if (points.some((p) => !(p.n >= 1) || !(p.x >= 0))) throw new Error('replicas >= 1 and rates >= 0 only');
+  // The grid: σ from 0 to 1, κ from 0 over six decades.
+  let best = { sigma: 0, kappa: 0, rss: Infinity };
+  const sigmas = Array.from({ length: 101 }, (_, i) => i / 100);
+  const kappas = [0, ...Array.from({ length: 61 }, (_, i) => 10 ** (-7 + i / 10))];
+  for (const sigma of sigmas) {
+    for (const kappa of kappas) {
+      const { rss } = profile(points, sigma, kappa);
+      if (rss < best.rss) best = { sigma, kappa, rss };
+    }
+  }
+  // The pattern search: steps in σ and in κ (relative, and from 0), halved until tiny.
+  let step = { sigma: 0.01, kappa: Math.max(best.kappa, 1e-7) };
+  for (let iter = 0; iter < 2000 && (step.sigma > 1e-10 || step.kappa > 1e-14); iter++) {
+    let moved = false;
+    for (const [ds, dk] of [
+      [step.sigma, 0],
+      [-step.sigma, 0],
+      [0, step.kappa],
+      [0, -step.kappa],
+    ]) {
+      const sigma = Math.min(1, Math.max(0, best.sigma + ds));
+      const kappa = Math.max(0, best.kappa + dk);
+      const { rss } = profile(points, sigma, kappa);
+      if (rss < best.rss - 1e-15 * Math.max(1, best.rss)) {
+        best = { sigma, kappa, rss };
+        moved = true;
+      }
+    }
+    if (!moved) step = { sigma: step.sigma / 2, kappa: step.kappa / 2 };
+  }
+  const { lambda } = profile(points, best.sigma, best.kappa);
+  const fit = { sigma: best.sigma, kappa: best.kappa, lambda };
+  const dof = points.length - 3;
+  const s2 = dof > 0 ? best.rss / dof : null;
+  // JᵀJ in (σ, κ, λ); a parameter at its bound has the uncertainty of the others around it.
+  const jtj = [
+    [0, 0, 0],
+    [0, 0, 0],
+    [0, 0, 0],
+  ];
+  for (const { n } of points) {
+    const g = gradient(n, fit);
+    for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) jtj[a][b] += g[a] * g[b];
+  }
+  const inv = inverse3(jtj);
+  const cov = s2 !== null && inv ? inv.map((row) => row.map((v) => v * s2)) : null;
+  const se = cov
+    ? {
+        sigma: Math.sqrt(Math.max(0, cov[0][0])),
+        kappa: Math.sqrt(Math.max(0, cov[1][1])),
+        lambda: Math.sqrt(Math.max(0, cov[2][2])),
+      }
+    : null;
+  const peakN = fit.kappa > 0 ? Math.sqrt((1 - fit.sigma) / fit.kappa) : null;
+  return {
+    ...fit,
+    se,
+    dof,
+    residualSe: s2 !== null ? Math.sqrt(s2) : null,
+    cov,
+    peak: peakN !== null ? { replicas: peakN, rate: usl(peakN, fit) } : null,
+    points: points.map(({ n, x }) => ({ replicas: n, rate: x })),
+  };
+}
+
+// What N replicas are predicted to hold: { rate, low, high } (95%, for a new measurement; the
+// interval is null when the fit has no degree of freedom left).
+function predict(fit, n) {
+  const rate = usl(n, fit);
+  if (!fit.cov || fit.residualSe === null) return { replicas: n, rate, low: null, high: null };
+  const g = gradient(n, fit);
+  let v = 0;
+  for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) v += g[a] * fit.cov[a][b] * g[b];
+  const half = t95(fit.dof) * Math.sqrt(Math.max(0, v) + fit.residualSe ** 2);
+  return { replicas: n, rate, low: Math.max(0, rate - half), high: rate + half };
+}
+
+// The fewest replicas predicted to hold `rate` (up to maxN), or null: past the peak no count
+// does. (By the curve itself: its interval says how sure.)
+function need(fit, rate, maxN = 1000) {
+  const top = fit.peak ? Math.min(maxN, Math.ceil(fit.peak.replicas)) : maxN;
+  for (let n = 1; n <= top; n++) if (usl(n, fit) >= rate) return n;
+  return null;
+}
+
+module.exports = { usl, fitUsl, predict, need, t95 };

@@ -1,0 +1,92 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, ownPlace, errorCode, tmpStateDir, ROOT } = require('../../helper');
+const { browserTest, launch, openPage } = require('../../browser');
+
+// How many replicas (issue 53): capacity --replicas on a CPU-bound service the lab has never
+// seen (test/fixtures/apps/loops, /spin?ms=5), each replica capped at 15% of a core, the law
+// fitted, 5 replicas predicted before they are measured, and --need. A short sweep here
+// (levels of 2 s, one verification, a 20% bracket); its figures are judged by their form, not
+// by the prediction's error: CI runs this beside three other end-to-end files on two cores.
+// The sweep at settings that judge the error (within 20% at 6 replicas) is bench/scaling.js's,
+// recorded in bench/results/scaling.json.
+const LOOPS = path.join(ROOT, 'test', 'fixtures', 'apps', 'loops');
+const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.2', '--start', '10'];
+
+let browser;
+beforeAll(async () => {
+  if (require('../../browser').available()) browser = await launch();
+});
+afterAll(async () => browser && browser.close());
+
+browserTest(
+  'a sweep of 1 to 4 capped replicas: each capacity, the law fitted, 5 predicted then measured, the need; its page',
+  async () => {
+    const r = await lab(
+      [
+        'capacity',
+        '/spin?ms=5',
+        '--app',
+        LOOPS,
+        '--replicas',
+        '1,2,3,4',
+        '--cap',
+        'replica=15%',
+        '--predict',
+        '5',
+        '--need',
+        '60',
+        ...quick,
+        '--json',
+        ...(await ownPlace({ ports: 70 })),
+      ],
+      { timeoutMs: 900000 },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    const out = JSON.parse(r.stdout);
+    const s = out.scaling;
+    expect(s.deployment).toBe('replicated');
+    expect(s.points.map((p) => p.replicas)).toEqual([1, 2, 3, 4]);
+    for (const p of s.points) expect(p.maxRate === null || p.maxRate > 0).toBe(true);
+    // capped at 15%, one replica holds tens a second, not hundreds
+    expect(s.points[0].maxRate).toBeLessThan(100);
+    if (s.fit) {
+      for (const k of ['sigma', 'kappa', 'lambda']) expect(typeof s.fit[k]).toBe('number');
+      expect(s.prediction).toMatchObject({ replicas: 5 });
+      expect(s.prediction.rate).toBeGreaterThan(0);
+      expect(s.need.rate).toBe(60);
+      // The prediction was written before 5 replicas were measured.
+      const predicted = JSON.parse(fs.readFileSync(path.join(out.resultsDir, 'prediction.json'), 'utf8'));
+      const first5 = out.levels.find((l) => l.replicas === 5);
+      const level5 = fs.statSync(path.join(first5.dir, 'summary.json')).mtimeMs;
+      expect(Date.parse(predicted.at)).toBeLessThan(level5);
+    } else {
+      expect(s.fitRefused).toMatch(/good point/);
+    }
+    expect(s.measured).toMatchObject({ replicas: 5 });
+    expect(out.deployments.map((d) => d.replicas)).toEqual([1, 2, 3, 4, 5]);
+    // The page, as a person meets it: the scaling chart drawn with its points.
+    const seen = await openPage(browser, path.join(out.resultsDir, 'capacity.html'), 'capacity-scaling-run');
+    expect(seen.problems).toEqual([]);
+    const chart = seen.charts.find((c) => /with N replicas/.test(c.title));
+    expect(chart.marks).toBeGreaterThanOrEqual(1);
+  },
+  960000,
+);
+
+test('bad input: a sweep of one-process deployments, a prediction at a count measured, too few counts', async () => {
+  const where = ['--state-dir', tmpStateDir()];
+  for (const [args, re] of [
+    [['--replicas', '1,2,3,4', '--deployments', 'single'], /single has one process/],
+    [['--replicas', '1,2,3,4', '--predict', '4'], /--predict 4 is one of the counts measured/],
+    [['--replicas', '1,2', '--need', '100'], /a fit needs 4 replica counts at least/],
+    [['--predict', '6'], /add --replicas 1,2,3,4/],
+    [['--replicas', '0,1'], /expected replica counts/],
+  ]) {
+    const r = await lab(['capacity', 'ping', ...args, ...where]);
+    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+    expect(r.stderr).toMatch(re);
+  }
+});
