@@ -35,6 +35,8 @@ const { fitUsl, predict } = require('./usl');
 const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
 const { buildGraph } = require('../topology/graph');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
+const { OUT_FLAGS, outArgs } = require('../out/flags');
+const { appendStepSummary } = require('../out/step-summary');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
        npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
@@ -68,6 +70,9 @@ How many replicas (docs/scaling.md):
   --run-dir DIR      the search's folder: run again with the same settings, a search there
                      that was cut short resumes from its last measured level
   --restart          with --run-dir: start its search over (its levels are deleted)
+  --out otlp=URL, --out-interval D   each level's metrics to an OpenTelemetry collector (as
+                     for scenario; docs/pipelines.md); with $GITHUB_STEP_SUMMARY set, the search's
+                     table is appended there
   --results-dir DIR, --dashboard [PORT], --port-base P, --host H, --state-dir DIR, --json
 The WebSocket signaling capacity keeps its own form: npm run capacity -- --memory 500M`;
 
@@ -108,6 +113,8 @@ const COMMAND = defineCommand({
     ),
     start: { type: 'number', above: 0, max: 1000000 },
     'max-rate': { type: 'number', above: 0, max: 1000000 },
+    out: OUT_FLAGS.out,
+    'out-interval': OUT_FLAGS['out-interval'],
     cap: flag.list(parseCap),
     replicas: { type: 'custom', parse: parseCounts, expected: 'replica counts, like 1,2,3,4 (each from 1 to 32)' },
     workers: flag.int(1, 64),
@@ -305,7 +312,15 @@ async function searchDeployment(p, name, dir, log, seen, count = null) {
     for (const [node, cap] of Object.entries(caps)) log(`${tag}: capping ${node}: ${describeCap(cap)}`);
     state = await runtime.up(deployment, ports, { caps, probe: !p.values['no-probe'] });
   };
-  const context = ['--state-dir', p.ctx.stateDir, '--port-base', String(p.ctx.portBase), '--host', p.ctx.host];
+  const context = [
+    '--state-dir',
+    p.ctx.stateDir,
+    '--port-base',
+    String(p.ctx.portBase),
+    '--host',
+    p.ctx.host,
+    ...outArgs(p.values),
+  ];
   let n = 0;
   const measure = async (rate, holdS = p.holdFor(rate)) => {
     const o = {
@@ -347,7 +362,9 @@ async function searchDeployment(p, name, dir, log, seen, count = null) {
   const verification = found.held ? await verify(p, found, measure, tag, log) : null;
   if (state) await runtime.down();
   release();
-  return { ...verdictOf(tag, deployment, found, verification, p), ...(count ? { replicas: count } : {}) };
+  const v = verdictOf(tag, deployment, found, verification, p);
+  // (A sweep's row names its count: the preset's own count leaves it out of the label.)
+  return count ? { ...v, label: `${tag}: ${deployment.label}`, replicas: count } : v;
 }
 
 // A level measured by an earlier run of this search, read back from its folder when it is
@@ -543,6 +560,10 @@ async function httpCapacity(argv, { log }) {
       `the search has ended; its page: ${path.join(dir, 'capacity.html')}`,
     );
   const exitCode = results.some((r) => r.maxRate === null) ? 1 : 0;
+  // A CI job's page: the search's table, in a code block ($GITHUB_STEP_SUMMARY).
+  appendStepSummary(
+    `### Capacity of ${result.what}\n\n\`\`\`\n${capacityText(result)}${result.scaling ? `\n\n${scalingText(result.scaling)}` : ''}\n\`\`\`\n\nPage: \`${path.join(dir, 'capacity.html')}\`\n\n`,
+  );
   if (p.values.json) return { stdout: JSON.stringify(result, null, 2), exitCode };
   const scaled = result.scaling ? `\n\n${scalingText(result.scaling)}` : '';
   return { stdout: `${capacityText(result)}${scaled}\n\nResults: ${dir}`, exitCode };

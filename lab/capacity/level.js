@@ -149,7 +149,11 @@ function costOf(summary) {
 // A lab command as a child: its stdout kept, its stderr's last lines for a reason; stopped
 // with the command (Ctrl-C reaches it with the terminal's process group too).
 function child(args) {
-  const proc = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // (A level's own step summary would be one of dozens: the search writes its own.)
+  const proc = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d) => (stdout += d));

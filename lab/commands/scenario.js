@@ -37,6 +37,8 @@ const { toArtillery, toYaml } = require('../scenario/to-artillery');
 const { artilleryScript } = require('../generators/artillery-script');
 const { parseExpect } = require('../results/expect-status');
 const { exitCodeOf } = require('../results/exit-code');
+const { OUT_FLAGS, OUT_HELP } = require('../out/flags');
+const { startOutputs, endOutputs, writeOutputs } = require('../run/outputs');
 const { openRun } = require('../run/folder');
 const { monitor } = require('../run/monitoring');
 const { deploy } = require('../run/deployment');
@@ -104,7 +106,8 @@ ${KIND_HELP}
   --cap NODE=CPU[/PERIOD][,MEMORY]  caps a node of the deployment, repeatable (see npm run deploy -- --help)
   --placement P    on a swarm of several nodes: spread, apart, manager-only (npm run deploy -- --help)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
-  --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)`;
+  --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)
+${OUT_HELP}`;
 
 const COMMAND = defineCommand({
   usage: USAGE,
@@ -114,6 +117,7 @@ const COMMAND = defineCommand({
     ...DEPLOY_FLAGS,
     ...DASHBOARD_FLAGS,
     ...GENERATOR_FLAGS,
+    ...OUT_FLAGS,
     generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     script: flag.path(),
     environment: flag.string(),
@@ -418,6 +422,7 @@ async function runScenario(p, dashboard, log) {
   planGeneration(run);
   if (p.values['warm-cache']) await warm(run);
   run.probe.start();
+  startOutputs(run);
   if (dashboard) run.feed = feedLive(run, dashboard);
   let generation;
   try {
@@ -435,6 +440,7 @@ async function runScenario(p, dashboard, log) {
   // sampling before the deployment goes down (its exit is not part of the run).
   await sleep(1200);
   await run.monitoring.stop();
+  await endOutputs(run);
   const status = generation.result.status;
   const summary = summarizeRun(run, {
     status,
@@ -443,6 +449,12 @@ async function runScenario(p, dashboard, log) {
   });
   const reportFile = require('./report').writeReport(run.dir);
   log(`report: ${reportFile}`);
+  // The JUnit file and the step summary, from the summary; said in it too.
+  const written = writeOutputs(run, summary, reportFile);
+  if (written.length) {
+    summary.outputs = [...(summary.outputs || []), ...written];
+    run.writeJson('summary.json', summary);
+  }
   if (run.feed) {
     run.feed.stop({
       html: String(require('../report/run-report').runBody(require('../report/load-run')(run.dir))),

@@ -26,6 +26,9 @@ const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const { studyBody } = require('../dashboard/study-body');
 const { APP_FLAGS, appOf } = require('../app/flags');
+const { OUT_FLAGS, outArgs } = require('../out/flags');
+const { junitXml } = require('../out/junit');
+const { appendStepSummary } = require('../out/step-summary');
 const { parseSlo } = require('../capacity/slo');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
@@ -42,6 +45,10 @@ skipped when the study is started again.
   --dashboard [PORT]          a live page of the study on 127.0.0.1:PORT (default 5665): the
                               run going, the runs done and their headline figures
   --runs a,b                  only the runs whose names start with these (see --plan)
+  --out otlp=URL, --out-interval D   each run's metrics to an OpenTelemetry collector
+  --junit FILE                a testsuite per scenario run, a testcase per threshold; with
+                              $GITHUB_STEP_SUMMARY set, the runs done are appended there
+                              (docs/pipelines.md)
   --engine local|swarm        balancers: where the node and nginx rows run (the mesh always
                               needs a swarm)
   --repetitions N             cdn, lb-modes, balancers: how many times each run is made,
@@ -90,6 +97,7 @@ const COMMAND = defineCommand({
     ...APP_FLAGS,
     script: flag.path(),
     slo: flag.list((v) => parseSlo(v).text),
+    ...OUT_FLAGS,
   },
 });
 // Flags that belong to some studies; the others refuse them.
@@ -198,6 +206,9 @@ function balancerList(study, raw) {
 // The studies of your own service (--app): their --endpoints are its paths.
 const yours = (study) => study.seed === 'yours';
 
+// a, b and c
+const words = (list) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]);
+
 function options(study, values) {
   for (const name of Object.keys(values)) {
     // A flag some studies declare (their `flags`) is theirs alone.
@@ -206,13 +217,13 @@ function options(study, values) {
       const list = owners.map((s) => s.name);
       throw labError(
         'LAB_ERR_USAGE',
-        `--${name} is an option of the ${list.join(' and ')} stud${list.length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
+        `--${name} is an option of the ${words(list)} stud${list.length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
       );
     }
     if (OWN_FLAGS[name] && !OWN_FLAGS[name].includes(study.name)) {
       throw labError(
         'LAB_ERR_USAGE',
-        `--${name} is an option of the ${OWN_FLAGS[name].join(' and ')} stud${OWN_FLAGS[name].length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
+        `--${name} is an option of the ${words(OWN_FLAGS[name])} stud${OWN_FLAGS[name].length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
       );
     }
   }
@@ -287,8 +298,10 @@ function listing() {
 // A lab command as a child, its stderr passed through (and its tail kept, for a reason to
 // give when it fails); stdout kept when asked.
 function runChild(args, { keepStdout = false } = {}) {
+  // (Each run's own step summary would be one of dozens: the study writes its own.)
   const child = spawn(process.execPath, [CLI, ...args], {
     stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'],
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
   });
   let stdout = '';
   let tail = '';
@@ -322,7 +335,9 @@ async function studyCommand(argv, { log }) {
   const given = Object.fromEntries(
     Object.entries(values).filter(
       ([k, v]) =>
+        // (A switch not given reads false: not given.)
         v !== undefined &&
+        v !== false &&
         !(Array.isArray(v) && !v.length) &&
         !(k in CONTEXT) &&
         k !== 'json' &&
@@ -536,7 +551,9 @@ async function studyCommand(argv, { log }) {
       }
       if (!skip) {
         currentIndex = i;
-        const r = await runOwned([...args, '--run-dir', dir, '--json', ...ctxArgs]);
+        // (--out goes to the runs that measure: scenarios and capacity searches.)
+        const out = ['scenario', 'capacity'].includes(step.kind) ? outArgs(values) : [];
+        const r = await runOwned([...args, ...out, '--run-dir', dir, '--json', ...ctxArgs]);
         currentIndex = null;
         if (interrupted()) break;
         writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
@@ -551,6 +568,7 @@ async function studyCommand(argv, { log }) {
   await closeGroup();
   writeReport();
   const done = plan.filter((r) => isDone(runDir(r), r)).length;
+  writeStudyOutputs(values, { plan, runDir, studyDir, title: study.title, done, failures });
   if (live) {
     await live.end(
       `<p>${done} of ${plan.length} runs done.</p>`,
@@ -561,6 +579,29 @@ async function studyCommand(argv, { log }) {
     stdout: `${study.title}: ${done} of ${plan.length} runs done in ${clock((Date.now() - started) / 1000)}\nreport: ${path.join(studyDir, 'study.html')}\nsummary: ${path.join(studyDir, 'study.md')}`,
     exitCode: Object.keys(failures).some((id) => !failures[id].startsWith('not run:')) ? 1 : 0,
   };
+}
+
+// --junit: a testsuite per scenario run of the study (its thresholds); $GITHUB_STEP_SUMMARY:
+// the runs done and failed, and the report's path.
+function writeStudyOutputs(values, { plan, runDir, studyDir, title, done, failures }) {
+  if (values.junit) {
+    const runs = plan
+      .filter((r) => r.kind === 'scenario')
+      .map((r) => {
+        try {
+          return { name: r.id, summary: JSON.parse(fs.readFileSync(path.join(runDir(r), 'summary.json'), 'utf8')) };
+        } catch {
+          return null;
+        }
+      })
+      .filter(Boolean);
+    fs.mkdirSync(path.dirname(path.resolve(values.junit)), { recursive: true });
+    fs.writeFileSync(values.junit, junitXml(runs));
+  }
+  const failed = Object.entries(failures);
+  appendStepSummary(
+    `### ${title}\n\n${done} of ${plan.length} runs done${failed.length ? `; ${failed.length} failed or not run:` : '.'}\n${failed.map(([id, why]) => `- \`${id}\`: ${why}`).join('\n')}\n\nReport: \`${path.join(studyDir, 'study.html')}\`\n\n`,
+  );
 }
 
 studyCommand.usage = USAGE;

@@ -164,6 +164,8 @@ function generatorOf(run, records, { name, closed, samples, launched, done }) {
   return generator;
 }
 
+const SCHEMA = 'node-deploy-lab/summary/v1';
+
 function summarize(run) {
   const records = run.records || [];
   const secs = seconds(records);
@@ -239,6 +241,9 @@ function summarize(run) {
   const failedAll = answersFailed.count + (t.failed || 0);
 
   return {
+    // Its version (docs/summary.schema.json): a change that removes, renames or retypes a
+    // field bumps it; fields are added within one.
+    schema: SCHEMA,
     status: run.status,
     endpoint: run.endpoint,
     scenario: run.scenario,
@@ -533,6 +538,7 @@ function judgeOne(phases, status, { closed = false, generator = {}, cores = null
 }
 
 module.exports = {
+  SCHEMA,
   summarize,
   outages,
   launchedPerPhase,

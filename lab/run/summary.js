@@ -69,6 +69,8 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   summary.nodes = nodesOf(run, summary, write);
   summary.findings = runFindings(summary);
   if (dashboard) summary.dashboard = dashboard;
+  // Where the run's figures also went (--out), and what was not delivered.
+  if (run.outputs?.length) summary.outputs = run.outputs;
   if (run.warmup) summary.warmup = run.warmup;
   if (write) run.writeJson('summary.json', summary);
   return summary;

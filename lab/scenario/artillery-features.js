@@ -20,7 +20,7 @@ const ALWAYS = Object.freeze([
   "payloads read by Artillery's CSV parser (numbers cast, `delimiter`, `skipHeader`, `cast`, `options`), `config.variables` winning over them",
   'phases as Artillery reads them: duration strings (`10min`), a rate of 0 as a pause, no phases as one virtual user',
   'config.ensure judged only with the ensure plugin on, as Artillery 2 judges it (legacy `p95: N` is `p95 < N`; `maxErrorRate` counts failed virtual users)',
-  "the run's exit code as Artillery's: 1 for a crossed check, 21 for a failed expectation",
+  "the run's verdict as Artillery's: a crossed check (exit 99, pipelines' convention, where Artillery exits 1), a failed expectation (exit 21)",
 ]);
 
 // What only Artillery runs: a script using one is refused by the lab's engines, naming it

@@ -52,7 +52,7 @@ test('two load nodes: one result, thresholds on the whole, a row per node in the
   expect(s.responseTimeMs.p99).toBeGreaterThanOrEqual(Math.min(...p99s));
   expect(s.responseTimeMs.p99).toBeLessThanOrEqual(Math.max(...p99s));
   expect(s.thresholds.map((t) => t.ok)).toEqual([true, false]);
-  expect(r.code).toBe(1);
+  expect(r.code).toBe(99);
   expect(s.nodes.rows.map((x) => x.node)).toEqual(expect.arrayContaining(['generator@local-1', 'generator@local-2']));
   const report = fs.readFileSync(path.join(s.resultsDir, 'report.html'), 'utf8');
   expect(report).toMatch(/<h2>Load nodes<\/h2>/);

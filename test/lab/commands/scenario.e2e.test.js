@@ -32,12 +32,12 @@ describe('npm run scenario, end to end', () => {
     expect(fs.existsSync(path.join(r.stateDir, 'state.json'))).toBe(false);
   });
 
-  test('--generator fast: records with µs latencies, the generator named, a failed --ensure exits 1', async () => {
+  test('--generator fast: records with µs latencies, the generator named, a failed --ensure exits 99', async () => {
     const r = await scenario(
       ['ping', 'load', 'single'],
       ['--scale', '0.05', '--generator', 'fast', '--ensure', 'rate>=0.99', '--ensure', 'p99<0.001', ...FAST],
     );
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(99);
     const s = JSON.parse(r.stdout);
     expect(s.status).toBe('completed');
     expect(s.generator.name).toBe('fast');

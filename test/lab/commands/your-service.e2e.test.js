@@ -124,7 +124,7 @@ describe('a scenario on a path of your service', () => {
       ],
       { timeoutMs: 120000 },
     );
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(99);
     expect(r.stdout.split('\n')[0]).toMatch(
       /^\/no\/such endurance on single \(app shop\): completed after .*; most answers failed: 100% \(404: 40\)$/,
     );

@@ -203,7 +203,7 @@ describe('npm run study: input', () => {
       [['study', 'cnd'], /unknown study "cnd" \(did you mean "cdn"\?\)/],
       [
         ['study', 'cdn', '--endpoints', 'ping'],
-        /--endpoints is an option of the course and deployments studies, not of cdn/,
+        /--endpoints is an option of the course, deployments and scaling studies, not of cdn/,
       ],
       [['study', 'deployments', '--plan'], /the deployments study needs --app/],
       [['study', 'deployments', '--app', '/no/such'], /--app \/no\/such: no such folder/],
