@@ -14,7 +14,7 @@ const http = require('node:http');
 const { parseArgs } = require('node:util');
 const describeMachine = require('../common/machine');
 const lab = require('./lab');
-const { detect, readGroup } = require('../lab/monitoring/cgroups');
+const { detect, readGroup } = require('../lab/runtime/cgroups');
 
 const { values } = parseArgs({
   options: {

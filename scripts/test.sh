@@ -24,10 +24,10 @@ count() {
 # Which steps (LAB_TEST_SETS, default all: lint unit e2e); npm run test:busy runs e2e alone.
 sets=" ${LAB_TEST_SETS:-lint unit e2e} "
 
-# Lint: ESLint and Prettier, two checks.
+# Lint: ESLint, Prettier, and no import cycle between lab/'s folders, three checks.
 if [[ $sets == *" lint "* ]]; then
-  for check in "eslint ." "prettier --check --log-level warn ."; do
-    if npx --no-install $check; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; echo "lint failed: $check"; fi
+  for check in "npx --no-install eslint ." "npx --no-install prettier --check --log-level warn ." "node scripts/import-cycles.js"; do
+    if $check; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; echo "lint failed: $check"; fi
   done
 fi
 

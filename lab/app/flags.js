@@ -1,6 +1,6 @@
 'use strict';
 
-const { flag } = require('../cli/flags');
+const { flag } = require('../terminal/flags');
 const { labError } = require('../../common/errors');
 const { resolveApp } = require('./contract');
 const { parseWith } = require('../stores');

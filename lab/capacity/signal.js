@@ -2,7 +2,8 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand, flag, contextOf, CONTEXT } = require('../cli/flags');
+const { defineCommand, flag } = require('../terminal/flags');
+const { contextOf, CONTEXT } = require('../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { runDirOf } = require('../results/run-dir');
 const { own } = require('../ownership/cleanups');
@@ -14,7 +15,7 @@ const LocalRuntime = require('../runtime/local');
 const { GENERATORS } = require('../generators');
 const { SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
 const { parseMemory, mib } = require('../topology/caps');
-const { detect } = require('../monitoring/cgroups');
+const { detect } = require('../runtime/cgroups');
 const { estimateOf, SEED } = require('../analysis/memory-fit');
 const { raiseOwnFdLimit } = require('../runtime/fd-limit');
 const { get } = require('../http');
@@ -22,7 +23,7 @@ const { capacityRows, capacityPage, capacityBody } = require('../report/capacity
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const describeMachine = require('../../common/machine');
-const { clock } = require('../cli/progress');
+const { clock } = require('../terminal/progress');
 
 const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
 How many signaling connections one service process holds under a memory limit, two ways

@@ -15,6 +15,8 @@
 // and a prediction's interval by the delta method with Student's t (95%), for a new
 // measurement (the residual variance added).
 
+const { t95 } = require('../analysis/student-t');
+
 const usl = (n, { sigma, kappa, lambda }) => (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1));
 
 // For fixed σ, κ: the shape g(n) and the best λ (Σxg / Σg²) with its residual sum of squares.
@@ -29,16 +31,6 @@ function profile(points, sigma, kappa) {
   const lambda = gg > 0 ? xg / gg : 0;
   const rss = points.reduce((a, { x }, i) => a + (x - lambda * gs[i]) ** 2, 0);
   return { lambda, rss };
-}
-
-// Student's t, two-sided 95%, for `dof` degrees of freedom (a table; 1.96 past it).
-const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
-function t95(dof) {
-  if (dof < 1) return Infinity;
-  if (dof <= 10) return T95[dof - 1];
-  if (dof <= 15) return 2.228 - ((dof - 10) / 5) * (2.228 - 2.131);
-  if (dof <= 30) return 2.131 - ((dof - 15) / 15) * (2.131 - 2.042);
-  return 1.96;
 }
 
 // The inverse of a 3x3 matrix, or null when singular.

@@ -3,16 +3,16 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const os = require('node:os');
-const { defineCommand, flag } = require('../cli/flags');
+const { defineCommand, flag } = require('../terminal/flags');
 const { labError } = require('../../common/errors');
 const { holdDir } = require('../ownership/lock');
 const { readMarker, removeOwnedDir } = require('../ownership/dirs');
 const { own } = require('../ownership/cleanups');
 const { pick } = require('../names');
 const { parseMemory } = require('../topology/caps');
-const { ensureProgram } = require('../runtime/proxy-process');
-const { clock } = require('../cli/progress');
-const table = require('../cli/table');
+const { ensureProgram } = require('../programs/install');
+const { clock } = require('../terminal/progress');
+const table = require('../terminal/table');
 const { ROOT } = require('../paths');
 const cluster = require('../cluster/cluster');
 

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand, flag, ROOT } = require('../cli/flags');
+const { defineCommand, flag, ROOT } = require('../terminal/flags');
 const { stamp } = require('../results/run-dir');
 const { labError } = require('../../common/errors');
 const loadRun = require('../report/load-run');

@@ -2,7 +2,8 @@
 
 const { runtimeOfState } = require('../runtime');
 const StateFile = require('../runtime/state-file');
-const { defineCommand, STATE } = require('../cli/flags');
+const { defineCommand } = require('../terminal/flags');
+const { STATE } = require('../topology/context');
 const { own } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 

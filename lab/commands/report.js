@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand } = require('../cli/flags');
+const { defineCommand } = require('../terminal/flags');
 const { labError } = require('../../common/errors');
 const loadRun = require('../report/load-run');
 const { renderRunReport } = require('../report/run-report');

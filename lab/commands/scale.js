@@ -1,10 +1,11 @@
 'use strict';
 
 const { runtimeOfState } = require('../runtime');
-const { defineCommand, STATE } = require('../cli/flags');
+const { defineCommand } = require('../terminal/flags');
+const { STATE } = require('../topology/context');
 const { LIMITS } = require('../topology/deployments');
 const { labError } = require('../../common/errors');
-const processTable = require('../cli/process-table');
+const processTable = require('./process-table');
 const { holdDir } = require('../ownership/lock');
 
 const USAGE = `usage: npm run scale -- replica=N [--state-dir DIR] [--json]

@@ -2,8 +2,9 @@
 
 const path = require('node:path');
 const { runtimeOfState } = require('../runtime');
-const { defineCommand, STATE } = require('../cli/flags');
-const processTable = require('../cli/process-table');
+const { defineCommand } = require('../terminal/flags');
+const { STATE } = require('../topology/context');
+const processTable = require('./process-table');
 const { downHint } = require('../../common/errors');
 const { readLock, LOCK } = require('../ownership/lock');
 const { check } = require('../ownership/identity');

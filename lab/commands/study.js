@@ -12,13 +12,14 @@ const { COURSE } = require('../topology/deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { MATRIX } = require('../studies/course-plan');
 const { pick } = require('../names');
-const { defineCommand, flag, contextOf, CONTEXT, ROOT } = require('../cli/flags');
+const { defineCommand, flag, ROOT } = require('../terminal/flags');
+const { contextOf, CONTEXT } = require('../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { own, interrupted } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
-const { clock } = require('../cli/progress');
-const table = require('../cli/table');
+const { clock } = require('../terminal/progress');
+const table = require('../terminal/table');
 const describeMachine = require('../../common/machine');
 
 const { CLI } = require('../paths');

@@ -1,6 +1,6 @@
 'use strict';
 
-const { flag } = require('../cli/flags');
+const { flag } = require('../terminal/flags');
 
 // --dashboard [PORT] (or LAB_DASHBOARD=1, or =PORT): the live page's port, k6's dashboard
 // port by default. 0 lets the system choose a free one.

@@ -5,7 +5,7 @@ const path = require('node:path');
 const { html, table } = require('../report/html');
 const { lineChart } = require('../report/chart');
 const { seconds } = require('../measure/records');
-const { readJson } = require('../studies/kit');
+const { maybeJson: readJson } = require('../results/files');
 
 // The live page of a study: where it is (which run, how long so far and to go), every run
 // with its headline figures once done, and the run in progress second by second from the

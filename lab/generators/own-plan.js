@@ -1,6 +1,6 @@
 'use strict';
 
-const { flag } = require('../cli/flags');
+const { flag } = require('../terminal/flags');
 const { MODEL_FEATURES } = require('./plugin');
 
 // What the lab's own engines (fast, closed) share: their flags, and their plan of a scenario

@@ -6,7 +6,7 @@
 //   limits: { [node]: { memoryMiB, cpuPct } } for the capped nodes (lab/topology/caps.js).
 //   kernel: { [node]: { cpuPct, oomKills, periods, throttledPeriods, throttledUs,
 //           memoryPeakBytes } } what the node's control group accounted over the run
-//           (lab/monitoring/cgroups.js): the CPU it really got, the CFS periods it was throttled
+//           (lab/runtime/cgroups.js): the CPU it really got, the CFS periods it was throttled
 //           in, its own memory at its peak, and processes the OOM killer killed at its cap.
 //   cache:  { [edge]: { requests, hitRatio } } for the caching edges (each edge kind counts its own, lab/kinds/).
 //   restarts: { [node]: { restarts, exitCodes } } for the nodes a supervisor restarts (pm2,

@@ -1,6 +1,6 @@
 'use strict';
 
-const { flag } = require('../cli/flags');
+const { flag } = require('../terminal/flags');
 
 // Where a run's results go besides its folder, for pipelines (docs/pipelines.md): the flags of
 // scenario, capacity and study, parsed once, and passed on to the runs a command makes.

@@ -3,7 +3,7 @@
 const { html, table } = require('./html');
 const page = require('./page');
 const { lineChart } = require('./chart');
-const { scalingText } = require('../capacity/scaling');
+const { scalingText } = require('./scaling-text');
 
 // An HTTP capacity search's results (capacity.json, lab/capacity/) as a page and as text:
 // pure functions of that file. The live dashboard (capacity --dashboard) draws the same body

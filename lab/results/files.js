@@ -36,6 +36,15 @@ function readJson(file) {
   }
 }
 
+// The same, or null when it is missing or not JSON (a run not made yet, or cut short).
+function maybeJson(file) {
+  try {
+    return readJson(file);
+  } catch {
+    return null;
+  }
+}
+
 // One JSON value a line; a file that is not there reads as no lines.
 function readJsonLines(file) {
   if (!present(file)) return [];
@@ -54,4 +63,4 @@ function readJsonLines(file) {
   return out;
 }
 
-module.exports = { present, readJson, readJsonLines };
+module.exports = { present, readJson, maybeJson, readJsonLines };

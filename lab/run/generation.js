@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const { GENERATORS } = require('../generators');
 const { startOnLoadNodes } = require('../generators/load-nodes');
-const { createProgress } = require('../cli/progress');
+const { createProgress } = require('./progress');
 const { identify } = require('../ownership/identity');
 const { own } = require('../ownership/cleanups');
 const { requestNames } = require('../scenario/model');

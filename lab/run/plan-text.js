@@ -1,7 +1,7 @@
 'use strict';
 
 const { requestNames } = require('../scenario/model');
-const { clock } = require('../cli/progress');
+const { clock } = require('../terminal/progress');
 
 // `npm run scenario -- ... --plan`: what a run would do, said before anything starts. Every
 // check of the command line has run by then (its words, flags, script and --app), so a plan

@@ -36,7 +36,7 @@ const {
   existingGroups,
   detect,
   joinThenExec,
-} = require('../monitoring/cgroups');
+} = require('./cgroups');
 
 const { ROOT } = require('../paths');
 const { probeEnv } = require('../probe/env');
@@ -140,7 +140,7 @@ class LocalRuntime {
     const caps = options.caps || {};
     // Caps need control groups; without caps, your service's replicas still get one each
     // where this process may make them, so `down` stops whatever a replica forked, even a
-    // daemon that left its process tree and the lab's token behind (lab/monitoring/cgroups.js).
+    // daemon that left its process tree and the lab's token behind (lab/runtime/cgroups.js).
     const cgroups = Object.keys(caps).length ? requireCgroups() : deployment.app ? usableCgroups() : null;
     const proxies = proxyNodes(graph);
     const nginxBin = proxies.some((p) => p.kind.nginx) ? findNginx() : null;
@@ -693,7 +693,7 @@ class LocalRuntime {
     };
   }
 
-  // What the kernel says about each capped node's groups (lab/monitoring/cgroups.js readGroup).
+  // What the kernel says about each capped node's groups (lab/runtime/cgroups.js readGroup).
   readCaps(state = this.readState()) {
     if (!state?.cgroups) return {};
     const sys = detect();

@@ -5,7 +5,7 @@ const { execFile } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { isAlive, stopTree, sleep } = require('../ownership/procs');
 const { cmdline } = require('../ownership/identity');
-const { joinThenExec } = require('../monitoring/cgroups');
+const { joinThenExec } = require('./cgroups');
 
 // nginx as the lab's own process: its own prefix, config, pid file and error log, all in the
 // run directory. LAB_NGINX names another binary.
@@ -61,7 +61,7 @@ function ownedNginx(paths) {
 // the master has set its title (the pid file comes a moment before it), so that the
 // command line recorded with its identity is the one it keeps.
 // join: the cgroup.procs files of its caps, if any: a shell joins them and becomes nginx, so
-// the master and the workers it forks are born capped (lab/monitoring/cgroups.js).
+// the master and the workers it forks are born capped (lab/runtime/cgroups.js).
 async function startNginx(bin, paths, { join = null } = {}) {
   const r = join
     ? await (({ command, args, env }) => run(command, args, { ...process.env, ...env }))(

@@ -13,7 +13,7 @@ const { requestName } = require('./naming');
 const { readPayloads } = require('./payload');
 const { artilleryEnsure } = require('./ensure');
 const { LIMITS, readBounded } = require('./limits');
-const { template } = require('../generators/vu/template');
+const { template } = require('./template');
 const { ONLY_ARTILLERY } = require('./artillery-features');
 
 // An Artillery test script (YAML or JSON, the file `artillery run` accepts) as the lab's

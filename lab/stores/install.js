@@ -1,7 +1,7 @@
 'use strict';
 
 const { labError } = require('../../common/errors');
-const { aptInstall } = require('../runtime/proxy-process');
+const { aptInstall } = require('../programs/install');
 
 // A store's programs (lab/stores/): found, or installed from Debian's packages when the lab
 // runs as root (postgresql, redis-server), as nginx is; else one line with the command.

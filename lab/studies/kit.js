@@ -5,6 +5,7 @@ const path = require('node:path');
 const { html: h, table: htmlTable, trusted } = require('../report/html');
 const page = require('../report/page');
 const { merge, buckets } = require('../measure/histogram');
+const { maybeJson } = require('../results/files');
 
 // What every study's report is made of: sections with computed facts, tables (HTML and
 // Markdown from the same rows) and optional charts; a header saying what ran and what did
@@ -23,13 +24,8 @@ function ratio(a, b, digits = 2) {
   return `${(a / b).toFixed(digits)}x`;
 }
 
-function readJson(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-}
+// A run's JSON file, or null (not run, failed): lab/results/files.js.
+const readJson = maybeJson;
 
 // The summary of a scenario run the study made, or null when it has none (not run, failed).
 function summaryOf(studyDir, id) {

@@ -12,7 +12,7 @@ const {
   configNodes,
   statsdConfig,
 } = require('./compose-file');
-const { SCHEMAS, AGGREGATION } = require('../monitoring/carbon');
+const { SCHEMAS, AGGREGATION } = require('./graphite-config');
 
 const STACK_DEPLOYMENT = 'multi-replicated';
 const header = (what) =>

@@ -68,7 +68,7 @@ const LIMITS = { replicas: { min: 1, max: 32 }, workers: { min: 1, max: 32 }, ed
 const byName = {};
 for (const p of PRESETS) for (const n of [p.name, ...(p.aliases || [])]) byName[n] = p;
 
-// Counts come checked from the flag schema (lab/cli/flags.js) or from the lab's own tables;
+// Counts come checked from the flag schema (lab/terminal/flags.js) or from the lab's own tables;
 // this guards the ones that come from anywhere else.
 function checkCount(kind, value) {
   const { min, max } = LIMITS[kind];

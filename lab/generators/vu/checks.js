@@ -1,7 +1,7 @@
 'use strict';
 
 const set = require('lodash/set');
-const { template } = require('./template');
+const { template } = require('../../scenario/template');
 
 // Captures and matches of one answer, as Artillery's HTTP engine runs them (its engine_util
 // `captureOrMatch`): json (JSONPath), regexp (with group and flags), header and selector

@@ -1,7 +1,7 @@
 'use strict';
 
 const has = require('lodash/has');
-const { template } = require('./template');
+const { template } = require('../../scenario/template');
 
 // The expect plugin's checks (artillery-plugin-expect, active when the script lists it under
 // config.plugins.expect), as it judges an answer: each a { ok, type } the run counts

@@ -1,6 +1,6 @@
 'use strict';
 
-const renderNginxConfig = require('../../topology/nginx-config');
+const renderNginxConfig = require('./nginx-config');
 
 // The three nginx kinds (L7, L4, the caching edge) share one renderer and the lab's own
 // way of running nginx (lab/runtime/nginx-process.js: a master daemonized in its prefix,

@@ -1,6 +1,7 @@
 'use strict';
 
-const { scalingOf, scalingText } = require('../../../lab/capacity/scaling');
+const { scalingOf } = require('../../../lab/capacity/scaling');
+const { scalingText } = require('../../../lab/report/scaling-text');
 const { usl } = require('../../../lab/capacity/usl');
 
 // Verdicts as the capacity search makes them (./verdict.js), at each replica count.

@@ -65,7 +65,7 @@ describe('npm run scenario with Artillery, end to end', () => {
 
   // Caps need root and cgroups (CI has both); without, the run is the same minus the caps.
   const capped =
-    process.getuid() === 0 && require('../../../lab/monitoring/cgroups').detect() ? ['--cap', 'edge=50%,64M'] : [];
+    process.getuid() === 0 && require('../../../lab/runtime/cgroups').detect() ? ['--cap', 'edge=50%,64M'] : [];
   test('asset load cdn (Artillery drawing objects): per-edge requests and hit ratios, caps in the table', async () => {
     const r = await scenario(['asset', 'load', 'cdn'], ['--scale', '0.05', '--rate-scale', '0.1', ...capped]);
     const s = checkRun(r);

@@ -5,7 +5,7 @@ const http = require('node:http');
 const WebSocket = require('ws');
 const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
 const { tree } = require('../../../lab/ownership/procs');
-const { detect } = require('../../../lab/monitoring/cgroups');
+const { detect } = require('../../../lab/runtime/cgroups');
 const { BALANCERS } = require('../../../lab/kinds');
 const closedLoop = require('../../../lab/generators/concurrency-probe');
 

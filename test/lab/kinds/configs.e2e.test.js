@@ -9,7 +9,7 @@ const { resolveDeployment, METHOD_NAMES } = require('../../../lab/topology/deplo
 const { buildGraph } = require('../../../lab/topology/graph');
 const { composeProject, stackProject, containerConfig, configNodes } = require('../../../lab/topology/compose-file');
 const { dump } = require('../../../lab/topology/compose-write');
-const { whereIs } = require('../../../lab/runtime/proxy-process');
+const { whereIs } = require('../../../lab/programs/install');
 const { ROOT } = require('../../helper');
 
 // Every kind of lab/kinds/, from the table alone: what a kind file must say, and that the

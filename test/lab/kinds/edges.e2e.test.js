@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
 const { isAlive, tree } = require('../../../lab/ownership/procs');
-const { detect, readGroup, existingGroups } = require('../../../lab/monitoring/cgroups');
+const { detect, readGroup, existingGroups } = require('../../../lab/runtime/cgroups');
 const { EDGES } = require('../../../lab/kinds');
 const { withRatio } = require('../../../lab/monitoring/node-probe');
 

@@ -1,7 +1,7 @@
 'use strict';
 
 const renderSummary = require('../../../lab/results/render-summary');
-const table = require('../../../lab/cli/table');
+const table = require('../../../lab/terminal/table');
 
 describe('summary text and tables', () => {
   test('the summary reads like the course report, with the generator verdict and results path', () => {

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { detect } = require('../../../lab/monitoring/cgroups');
+const { detect } = require('../../../lab/runtime/cgroups');
 const { lab, freePortBase, tmpStateDir } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { detect } = require('../../../lab/monitoring/cgroups');
+const { detect } = require('../../../lab/runtime/cgroups');
 const { lab, freePortBase, tmpStateDir, ROOT } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.

@@ -1,6 +1,8 @@
 'use strict';
 
-const { progressLine, snapshot, clock } = require('../../../lab/cli/progress');
+const { progressLine, clock } = require('../../../lab/terminal/progress');
+// (The line's inputs, as the run's listener reads them from the records: lab/run/progress.js.)
+const { snapshot } = require('../../../lab/run/progress');
 
 describe('progress line', () => {
   const phases = [
@@ -83,26 +85,3 @@ describe('progress line', () => {
 
 // A line read [0:17 / 0:12] while finishing, and a distributed run's clock ran while its
 // load nodes were still starting.
-describe('the progress clock', () => {
-  const { createProgress } = require('../../../lab/cli/progress');
-  const phases = [{ name: 'constant 10/s', duration: 12, arrivalRate: 10 }];
-  test('past the plan, the clock stops at its length and the wait is shown apart', () => {
-    expect(progressLine({ elapsedS: 17, totalS: 12, phases, ...snapshot([]) })).toMatch(
-      /^\[0:12 \/ 0:12 \+0:05\] \| .*finishing/,
-    );
-    expect(progressLine({ elapsedS: 12.4, totalS: 12, phases, ...snapshot([]) })).toMatch(/^\[0:12 \/ 0:12\] /);
-  });
-  test('before the first phase began, it says what it waits for; then it counts from the phase', () => {
-    const lines = [];
-    const stream = { isTTY: false, write: (l) => lines.push(l) };
-    const p = createProgress({ phases, totalS: 12, stream });
-    p.starting('starting load nodes: 1 of 2 ready');
-    p.stop();
-    expect(lines[0]).toBe('[0:00 / 0:12] | starting load nodes: 1 of 2 ready\n');
-    const q = createProgress({ phases, totalS: 12, stream });
-    q.onRecord({ type: 'start', at: Date.now() - 60000 });
-    q.onRecord({ type: 'phase', index: 0, name: 'constant 10/s', at: Date.now() - 3000 });
-    q.stop();
-    expect(lines[1]).toMatch(/^\[0:03 \/ 0:12\] \| phase 1\/1 constant 10\/s/);
-  });
-});

@@ -1,6 +1,6 @@
 'use strict';
 
-const parseDuration = require('../../../lab/cli/duration');
+const parseDuration = require('../../../lab/terminal/duration');
 
 describe('durations', () => {
   test.each([

@@ -1,7 +1,8 @@
 'use strict';
 
 const { codeOf } = require('../../helper');
-const { defineCommand, flag, CONTEXT } = require('../../../lab/cli/flags');
+const { defineCommand, flag } = require('../../../lab/terminal/flags');
+const { CONTEXT } = require('../../../lab/topology/context');
 
 const cmd = defineCommand({
   usage: 'usage: x <a>',

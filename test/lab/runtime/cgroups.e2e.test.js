@@ -12,7 +12,7 @@ const {
   existingGroups,
   cpuQuota,
   joinThenExec,
-} = require('../../../lab/monitoring/cgroups');
+} = require('../../../lab/runtime/cgroups');
 const { spawn, spawnSync } = require('node:child_process');
 const { codeOf } = require('../../helper');
 
@@ -38,7 +38,7 @@ function fakeV1() {
   return root;
 }
 
-describe('control groups (lab/monitoring/cgroups.js)', () => {
+describe('control groups (lab/runtime/cgroups.js)', () => {
   test('v1, co-mounted controllers: quota and period, memory limit, one procs file per tree', () => {
     const sys = detect(fakeV1());
     expect(sys.version).toBe(1);

@@ -1,6 +1,6 @@
 'use strict';
 
-const { template, funcsFor } = require('../../../../lab/generators/vu/template');
+const { template, funcsFor } = require('../../../lab/scenario/template');
 // Artillery's own template function, the reference: the lab's engines must render what
 // Artillery renders (its engine_util, from the artillery package in the lock file).
 const artillery = require('@artilleryio/int-commons').engine_util;

@@ -2,6 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { ROOT } = require('../../paths');
 
 // How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
 // `hash` is consistent hashing on the URI at L7 (one URI always goes to the same replica, and
@@ -15,9 +16,9 @@ const METHODS = Object.freeze({
 
 // One template per layer; the stream module's path is Debian's (libnginx-mod-stream).
 const TEMPLATES = {
-  7: path.join(__dirname, '..', '..', 'nginx', 'nginx.conf.template'),
-  4: path.join(__dirname, '..', '..', 'nginx', 'nginx-l4.conf.template'),
-  edge: path.join(__dirname, '..', '..', 'nginx', 'nginx-edge.conf.template'),
+  7: path.join(ROOT, 'nginx', 'nginx.conf.template'),
+  4: path.join(ROOT, 'nginx', 'nginx-l4.conf.template'),
+  edge: path.join(ROOT, 'nginx', 'nginx-edge.conf.template'),
 };
 const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
 

@@ -1,7 +1,7 @@
 'use strict';
 
-const renderNginxConfig = require('../../../lab/topology/nginx-config');
-const { resolveDeployment } = require('../../../lab/topology/deployments');
+const renderNginxConfig = require('../../../../lab/kinds/common/nginx-config');
+const { resolveDeployment } = require('../../../../lab/topology/deployments');
 
 describe('nginx config', () => {
   test('one upstream server per replica, keepalive and bounded retries, paths from the run directory', () => {

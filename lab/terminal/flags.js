@@ -1,12 +1,14 @@
 'use strict';
 
+// The lab's terminal kit, at the bottom of lab/ (it imports only names.js, paths.js and
+// common/): a command's declaration and its flags' kinds, parsed and checked once.
+
 const net = require('node:net');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const parseSettings = require('../../common/settings');
 const { labError } = require('../../common/errors');
 const parseDuration = require('./duration');
-const { DEFAULT_BASE } = require('../topology/ports');
 const { pick, suggest } = require('../names');
 
 const { ROOT } = require('../paths');
@@ -66,15 +68,6 @@ const flag = {
 
 // Every command has these.
 const COMMON = { json: flag.bool(), help: { ...flag.bool(), short: 'h' } };
-
-// Where a deployment's state lives and which ports and address it takes: the commands that
-// deploy or look at a deployment add these. Each falls back on an environment variable.
-const CONTEXT = {
-  'port-base': { ...flag.int(1024, 32767), env: 'LAB_PORT_BASE', default: DEFAULT_BASE },
-  host: { ...flag.host(), env: 'LAB_HOST', default: '127.0.0.1' },
-  'state-dir': { ...flag.path(), env: 'LAB_STATE_DIR', default: path.join(ROOT, '.lab') },
-};
-const STATE = { 'state-dir': CONTEXT['state-dir'] };
 
 const usageError = (text, usage) => labError('LAB_ERR_USAGE', usage ? `${text}\n${usage}` : text);
 
@@ -177,9 +170,4 @@ function commandOf(usage) {
   return m ? `npm run ${m[1]} --` : 'node lab/cli <command>';
 }
 
-// The deployment context of parsed CONTEXT flags.
-function contextOf(values) {
-  return { portBase: values['port-base'], host: values.host, stateDir: values['state-dir'] };
-}
-
-module.exports = { defineCommand, contextOf, flag, CONTEXT, STATE, ROOT, usageError };
+module.exports = { defineCommand, flag, ROOT, usageError };
