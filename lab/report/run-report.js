@@ -397,7 +397,7 @@ function generatorLine(s) {
     : '';
   return html`<p class="note">
       Load generator: <b>${g.name}</b>${threads}, ${g.loop ?? 'open'} loop${g.connectionsText ? `, ${g.connectionsText}` : ''}; latencies in
-      ${g.latencyPrecision}${cost}.${lag}
+      ${g.latencyPrecision ?? 'as it measured them'}${cost}.${lag}
     </p>
     ${loadNodesTable(g)}`;
 }

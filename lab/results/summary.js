@@ -119,14 +119,8 @@ function generatorCpuS(records, samples) {
   return s;
 }
 
-const PRECISION = {
-  artillery: "whole milliseconds, percentiles from Artillery's sketch (capped at its max)",
-  fast: "microseconds, HdrHistogram, timed from each arrival's due time (and from its actual send)",
-  closed: "microseconds, HdrHistogram, timed from each request's send",
-};
-
 // run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
-//        resultsDir, records, generator: { name, workers, loop }, generatorSamples, machine,
+//        resultsDir, records, generator: { name, workers, loop, precision (its plugin's) }, generatorSamples, machine,
 //        expect (which statuses succeed: lab/results/expect-status.js; default below 400),
 //        requestNames (the scenario's request names, in order: lab/scenario/model.js) }
 // The load generator's part of the summary: what it is, its start-up, its CPU per request,
@@ -142,7 +136,8 @@ function generatorOf(run, records, { name, closed, samples, launched, done }) {
     startupS: firstPhase && Number.isFinite(asked) ? round1(Math.max(0, (firstPhase.at - asked) / 1000)) : null,
     loop: closed ? 'closed' : 'open',
     workers: run.generator?.workers ?? records.find((r) => r.type === 'start')?.workers ?? 1,
-    latencyPrecision: PRECISION[name] || PRECISION.fast,
+    // (Each generator says how it measures: its plugin's precision, lab/generators/plugins/.)
+    latencyPrecision: run.generator?.precision ?? null,
     cpuS: round1(cpuS),
     cpuMsPerRequest: cpuS !== null && launched ? Math.round((cpuS * 1e6) / launched) / 1000 : null,
     ...generatorFigures(samples),
@@ -172,8 +167,10 @@ function summarize(run) {
   const t = totals(records);
   const done = records.find((r) => r.type === 'done');
   const active = secs.filter((s) => s.launched + s.completed > 0);
-  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? 'artillery';
-  const closed = (run.generator?.loop ?? (name === 'closed' ? 'closed' : 'open')) === 'closed';
+  // The generator as the run said it (its plugin's name and loop); a run's own records name
+  // it too (a rebuilt summary). A loop not said is open.
+  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? null;
+  const closed = (run.generator?.loop ?? records.find((r) => r.type === 'start')?.loop ?? 'open') === 'closed';
   // A closed loop records when it started and when its last answer came, to the ms: whole
   // seconds would put a 2.9 s run of 10,000 requests at 3,333/s instead of 3,424/s.
   const start = records.find((r) => r.type === 'start');
@@ -274,7 +271,7 @@ function summarize(run) {
     // A closed loop sends when the previous answer arrives: it has no due times to lag behind.
     sendLagMs: closed ? null : lagAll,
     responseTimeNote: latency
-      ? `${PRECISION[name] || ''}; percentiles from one histogram of every response, never averaged`
+      ? `${run.generator?.precision ? `${run.generator.precision}; ` : ''}percentiles from one histogram of every response, never averaged`
       : 'not available: the run ended before the generator reported its response times',
     codes: t.codes,
     errors: t.errors,

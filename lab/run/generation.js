@@ -47,7 +47,7 @@ function writeRunRecord(run, startedAt) {
     deployment: run.state ? p.deployment : null,
     target: run.target,
     phases: run.genPlan.phases,
-    generator: { name: p.generator, loop: GENERATORS[p.generator].loop },
+    generator: { name: p.generator, loop: GENERATORS[p.generator].loop, precision: GENERATORS[p.generator].precision },
     thresholds: p.thresholds.map((t) => t.text),
     expectStatus: p.expect.text,
     requestNames: p.model ? requestNames(p.model) : null,

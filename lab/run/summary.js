@@ -40,7 +40,12 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
     endedAt: new Date().toISOString(),
     resultsDir: run.dir,
     records,
-    generator: { name: p.generator, loop: GENERATORS[p.generator].loop, workers },
+    generator: {
+      name: p.generator,
+      loop: GENERATORS[p.generator].loop,
+      precision: GENERATORS[p.generator].precision,
+      workers,
+    },
     generatorSamples: generatorSamples(run),
     machineSamples: run.loadNodeSamples ? [] : machineSamplesOf(run.monitoring.samples || []),
     machine: run.machine,

@@ -151,4 +151,16 @@ test('a late generator at the rate that broke the SLO makes the answer "at least
     p,
   );
   expect(onTime.text).toBe('3000/s');
+  // Late, but far past the SLO: the lateness does not explain the break, the deployment's.
+  const saturated = found(30);
+  saturated.broke.latencyMs.p99 = 2402;
+  saturated.broke.thresholds = [{ text: 'p99<200', metric: 'p99', limit: 200, ok: false, value: 2402, unit: 'ms' }];
+  const deployments = verdictOf(
+    'single',
+    { label: 'single' },
+    saturated,
+    [{ rate: 3000, ok: true, runs: [lvl(3000, true, 10)] }],
+    p,
+  );
+  expect(deployments.text).toBe('3000/s');
 });
