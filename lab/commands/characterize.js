@@ -159,6 +159,7 @@ async function startThroughService(p, log) {
   const deployment = resolveDeployment('single');
   const state = await runtime.up(deployment, p.ports, {
     bbox: { key: p.key, args: bboxArgs(p).slice(2) },
+    probe: !p.values['no-probe'],
   });
   return `${state.url}/${p.target}`;
 }
@@ -168,7 +169,9 @@ async function startApp(p, log) {
   const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   own(() => runtime.down());
-  const state = await runtime.up(resolveDeployment('single', { app: p.app }), p.ports);
+  const state = await runtime.up(resolveDeployment('single', { app: p.app }), p.ports, {
+    probe: !p.values['no-probe'],
+  });
   return `${state.url}${p.target}`;
 }
 

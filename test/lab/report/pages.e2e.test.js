@@ -99,6 +99,28 @@ function withScaling() {
   return { ...base, scaling: scalingOf(verdicts, { deployment: 'replicated', predictN: 6, needRate: 300 }) };
 }
 
+// The scaling study's page from two sweeps' capacity.json (lab/studies/scaling.js).
+function scalingStudyPage() {
+  const { scalingOf } = require('../../../lab/capacity/scaling');
+  const { usl } = require('../../../lab/capacity/usl');
+  const study = STUDIES.scaling;
+  const studyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-scaling-page-'));
+  const laws = { nginx: { sigma: 0.02, kappa: 0, lambda: 30 }, node: { sigma: 0.2, kappa: 0.02, lambda: 30 } };
+  for (const [kind, law] of Object.entries(laws)) {
+    const verdicts = [1, 2, 3, 4].map((n) => ({
+      replicas: n,
+      verdict: { maxRate: Math.round(usl(n, law)), bound: 'deployment' },
+    }));
+    fs.mkdirSync(path.join(studyDir, 'runs', `sweep-${kind}`), { recursive: true });
+    fs.writeFileSync(
+      path.join(studyDir, 'runs', `sweep-${kind}`, 'capacity.json'),
+      JSON.stringify({ scaling: scalingOf(verdicts, { deployment: 'replicated' }) }),
+    );
+  }
+  const plan = study.plan({ app: '/srv/app', paths: ['/api/items'], scale: 0.1, balancers: Object.keys(laws) });
+  return studyReport(study, { studyDir, plan, missing: [], failures: {}, machine, scale: 0.1 }).html;
+}
+
 function pages() {
   const single = loadRun(courseRun('ping-load-single'));
   const replicated = loadRun(courseRun('ping-load-replicated'));
@@ -115,6 +137,8 @@ function pages() {
     ],
     // capacity --replicas: the same page with how it scales (the law fitted, a prediction checked).
     'capacity-scaling': [capacityHttpPage(withScaling()), { tables: 2, charts: 2 }],
+    // study scaling: two kinds' sweeps, their curves together.
+    'study-scaling': [scalingStudyPage(), { tables: 1, charts: 1 }],
     // capacity --dashboard's page mid-run: the estimate done, the verification going.
     'capacity-live': [page('live: capacity', capacityBody(capacityMidRun(), { live: true })), { tables: 2, charts: 1 }],
     ...Object.fromEntries(
