@@ -11,6 +11,13 @@ const { withoutCounters } = require('../cluster/network');
 // network (docker0 and per-project bridges, nftables rules through iptables-nft,
 // ip_forward=1) and leaves those behind when it stops (seen on the CI machine), so the
 // state is recorded before and put back after.
+//
+// An engine whose owner was killed (SIGKILL, a machine's session ended) cannot put the host
+// back itself, and the next engine would then start on a host that is not as it was. Every
+// engine writes a record in a host-wide registry while it runs; the next start finds records
+// whose dockerd is gone and puts the host back from that engine's own snapshot (its
+// host-before.json): the lab undoes only what an engine of its own recorded.
+const REGISTRY = process.env.LAB_ENGINE_REGISTRY || '/run/node-deploy-lab/engines';
 
 function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 120000, ...opts });
@@ -41,6 +48,96 @@ function hostSnapshot() {
   return { links, ruleset, ipForward };
 }
 
+function recordPath(dir) {
+  return path.join(REGISTRY, `${Buffer.from(dir).toString('base64url')}.json`);
+}
+
+function readRecords() {
+  let names;
+  try {
+    names = fs.readdirSync(REGISTRY).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name of names) {
+    try {
+      const rec = JSON.parse(fs.readFileSync(path.join(REGISTRY, name), 'utf8'));
+      if (rec && typeof rec.dir === 'string') out.push({ ...rec, file: path.join(REGISTRY, name) });
+    } catch {
+      // A record cut short by the kill that left it: nothing in it to undo by.
+    }
+  }
+  return out;
+}
+
+// Whether pid is the dockerd of that engine dir (a pid may have been reused since).
+function isEngineDockerd(pid, dir) {
+  if (!isAlive(pid)) return false;
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.includes(path.join(dir, 'data'));
+  } catch {
+    return false;
+  }
+}
+
+function unmountUnder(dir) {
+  const mounts = fs
+    .readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1])
+    .filter((m) => m && (m === dir || m.startsWith(`${dir}/`)))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) sh('umount', ['-l', m]);
+}
+
+// Puts the host back from an engine whose dockerd is gone: unmounts what its containers
+// left, restores the links, rules and ip_forward of its snapshot, removes its data. Returns
+// the dirs recovered; throws when an engine of the lab still runs (two engines would each
+// take the other's bridges for their own).
+function recoverDeadEngines({ log = () => {} } = {}) {
+  const recovered = [];
+  for (const rec of readRecords()) {
+    if (isEngineDockerd(rec.pid, rec.dir))
+      throw new Error(
+        `another engine of the lab runs (dockerd pid ${rec.pid}, ${rec.dir}): stop it first, two engines would take each other's bridges for their own`,
+      );
+    let before = null;
+    try {
+      before = JSON.parse(fs.readFileSync(path.join(rec.dir, 'host-before.json'), 'utf8'));
+    } catch {
+      // Its snapshot is gone: nothing proves what the host was, so leave the host alone.
+    }
+    unmountUnder(rec.dir);
+    if (before) {
+      log(`putting the host back as it was before the engine in ${rec.dir} (its owner ended without stopping it)`);
+      restoreHost(before, rec.dir);
+    }
+    fs.rmSync(path.join(rec.dir, 'data'), { recursive: true, force: true });
+    fs.rmSync(path.join(rec.dir, 'exec'), { recursive: true, force: true });
+    fs.rmSync(rec.file, { force: true });
+    recovered.push(rec.dir);
+  }
+  return recovered;
+}
+
+function restoreHost(before, dir) {
+  const now = hostSnapshot();
+  for (const link of now.links) if (!before.links.includes(link)) sh('ip', ['link', 'delete', link]);
+  if (now.ruleset !== before.ruleset) {
+    const saved = path.join(dir, 'ruleset-before.nft');
+    sh('sh', ['-c', `nft list ruleset > "${saved}.raw"`]);
+    sh('nft', ['flush', 'ruleset']);
+    if (before.ruleset.trim()) {
+      fs.writeFileSync(saved, `${before.ruleset}\n`);
+      const r = sh('nft', ['-f', saved]);
+      if (r.code !== 0) throw new Error(`could not restore the nftables ruleset (saved in ${saved}): ${r.out}`);
+    }
+  }
+  if (now.ipForward !== before.ipForward) fs.writeFileSync('/proc/sys/net/ipv4/ip_forward', `${before.ipForward}\n`);
+}
+
 class PrivateEngine {
   constructor(dir) {
     this.dir = path.resolve(dir);
@@ -51,8 +148,12 @@ class PrivateEngine {
 
   async start({ timeoutMs = 30000 } = {}) {
     fs.mkdirSync(this.dir, { recursive: true });
+    recoverDeadEngines({ log: (line) => process.stderr.write(`${line}\n`) });
     this.before = hostSnapshot();
     fs.writeFileSync(path.join(this.dir, 'host-before.json'), JSON.stringify(this.before, null, 2));
+    fs.mkdirSync(REGISTRY, { recursive: true });
+    // Recorded before dockerd starts: a kill between the two still leaves a record to undo by.
+    fs.writeFileSync(recordPath(this.dir), JSON.stringify({ dir: this.dir, pid: null }));
     const log = fs.openSync(path.join(this.dir, 'dockerd.log'), 'w');
     const child = spawn(
       'dockerd',
@@ -71,6 +172,7 @@ class PrivateEngine {
     fs.closeSync(log);
     child.unref();
     this.pid = child.pid;
+    fs.writeFileSync(recordPath(this.dir), JSON.stringify({ dir: this.dir, pid: this.pid }));
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!isAlive(this.pid)) break;
@@ -133,35 +235,14 @@ class PrivateEngine {
     if (this.pid && isAlive(this.pid)) await stopTree(this.pid, { signal: 'SIGTERM', timeoutMs: 20000 });
     this.pid = null;
     // Overlay and shm mounts of killed containers would keep the data root busy.
-    const mounts = fs
-      .readFileSync('/proc/mounts', 'utf8')
-      .split('\n')
-      .map((l) => l.split(' ')[1])
-      .filter((m) => m && m.startsWith(this.dir))
-      .sort((a, b) => b.length - a.length);
-    for (const m of mounts) sh('umount', ['-l', m]);
+    unmountUnder(this.dir);
     const before = this.before;
-    if (before) this.restoreHost(before);
+    if (before) restoreHost(before, this.dir);
     fs.rmSync(path.join(this.dir, 'data'), { recursive: true, force: true });
     fs.rmSync(path.join(this.dir, 'exec'), { recursive: true, force: true });
+    fs.rmSync(recordPath(this.dir), { force: true });
     return { before, after: hostSnapshot() };
-  }
-
-  restoreHost(before) {
-    const now = hostSnapshot();
-    for (const link of now.links) if (!before.links.includes(link)) sh('ip', ['link', 'delete', link]);
-    if (now.ruleset !== before.ruleset) {
-      const saved = path.join(this.dir, 'ruleset-before.nft');
-      sh('sh', ['-c', `nft list ruleset > "${saved}.raw"`]);
-      sh('nft', ['flush', 'ruleset']);
-      if (before.ruleset.trim()) {
-        fs.writeFileSync(saved, `${before.ruleset}\n`);
-        const r = sh('nft', ['-f', saved]);
-        if (r.code !== 0) throw new Error(`could not restore the nftables ruleset (saved in ${saved}): ${r.out}`);
-      }
-    }
-    fs.writeFileSync('/proc/sys/net/ipv4/ip_forward', `${before.ipForward}\n`);
   }
 }
 
-module.exports = { PrivateEngine, unavailable, hostSnapshot };
+module.exports = { PrivateEngine, unavailable, hostSnapshot, recoverDeadEngines, REGISTRY };
