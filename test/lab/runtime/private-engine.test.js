@@ -56,13 +56,19 @@ test('a record cut short is skipped; an engine still running stops the start wit
   fs.writeFileSync(path.join(registry, 'cut.json'), '{"dir": "/tmp/x", "pi');
   const dir = engineDir(false);
   // A process whose arguments name that engine's data root, as dockerd's do.
-  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', '--', '--data-root', path.join(dir, 'data')], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    ['-e', 'setTimeout(() => {}, 30000)', '--', '--data-root', path.join(dir, 'data')],
+    {
+      stdio: 'ignore',
+    },
+  );
   try {
     const file = record(dir, child.pid);
     await new Promise((r) => setTimeout(r, 200));
-    expect(() => recoverDeadEngines()).toThrow(new RegExp(`another engine of the lab runs \\(dockerd pid ${child.pid}`));
+    expect(() => recoverDeadEngines()).toThrow(
+      new RegExp(`another engine of the lab runs \\(dockerd pid ${child.pid}`),
+    );
     expect(fs.existsSync(path.join(dir, 'data'))).toBe(true);
     fs.rmSync(file);
   } finally {
