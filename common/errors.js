@@ -16,6 +16,28 @@ function downHint(stateDir) {
 // `message` turns the details into one sentence a user can act on.
 const table = {
   LAB_ERR_USAGE: { exit: 2, message: (text) => text },
+  // What a load generator refuses to run (lab/generators/index.js), before anything starts.
+  LAB_ERR_GENERATOR_FLAG: {
+    exit: 2,
+    message: (flag, owners, generator) => `--${flag} is for ${owners}, not --generator ${generator}`,
+  },
+  LAB_ERR_FLAG_NEEDS: { exit: 2, message: (flag, needs) => `--${flag} needs --${needs}` },
+  LAB_ERR_GENERATOR_ASK: { exit: 2, message: (ask, owners) => `${ask} needs ${owners}` },
+  LAB_ERR_GENERATOR_FEATURE: {
+    exit: 2,
+    message: (feature, generator, owners) =>
+      `the scenario uses ${feature}, which --generator ${generator} does not run; ${owners} does`,
+  },
+  LAB_ERR_SCRIPT_FOREIGN: {
+    exit: 2,
+    message: (first, more, owners) =>
+      `the script uses ${first.feature} (${first.where}), which only Artillery runs: ${owners}${more > 0 ? ` (and ${more} more such)` : ''}`,
+  },
+  LAB_ERR_SCRIPT_UNKNOWN_FIELD: {
+    exit: 2,
+    message: (first, more, owners) =>
+      `the script has a field the lab's engines do not know: ${first.where} (line ${first.line})${more > 0 ? ` (and ${more} more)` : ''}; correct it, or have Artillery run the file as it is (it ignores what it does not know): ${owners}`,
+  },
   LAB_ERR_CONFIG: {
     exit: 1,
     message: (name, value, expected) => `invalid ${name}=${JSON.stringify(value)}: expected ${expected}`,

@@ -37,44 +37,43 @@ const either = (names) =>
 
 // What a generator cannot do of a run, by name, before anything starts: a flag it does not
 // take, a feature of the scenario it cannot run, an ask (several targets, load nodes,
-// arrival rates) it does not support. Returns the refusal's text, or null.
+// arrival rates) it does not support. Returns the refusal (a LabError, each kind with its own
+// code in common/errors.js), or null.
 function refusal(g, { given = new Set(), model = null, asks = [] }) {
   for (const name of given) {
     if (GENERATOR_FLAGS[name] && !g.flags[name]) {
-      return `--${name} is for ${either(owners((x) => x.flags[name]))}, not --generator ${g.name}`;
+      return labError('LAB_ERR_GENERATOR_FLAG', name, either(owners((x) => x.flags[name])), g.name);
     }
   }
   for (const name of given) {
     const needs = GENERATOR_FLAGS[name]?.needs;
-    if (needs && !given.has(needs)) return `--${name} needs --${needs}`;
+    if (needs && !given.has(needs)) return labError('LAB_ERR_FLAG_NEEDS', name, needs);
   }
   for (const { needs, text } of asks) {
-    if (!g.supports.includes(needs)) return `${text} needs ${either(owners((x) => x.supports.includes(needs)))}`;
+    if (!g.supports.includes(needs))
+      return labError('LAB_ERR_GENERATOR_ASK', text, either(owners((x) => x.supports.includes(needs))));
   }
-  if (model) {
-    for (const f of model.features) {
-      if (!g.supports.includes(f)) {
-        return `the scenario uses ${FEATURES[f]}, which --generator ${g.name} does not run; ${either(owners((x) => x.supports.includes(f)))} does`;
-      }
+  if (!model) return null;
+  for (const f of model.features) {
+    if (!g.supports.includes(f)) {
+      return labError('LAB_ERR_GENERATOR_FEATURE', FEATURES[f], g.name, either(owners((x) => x.supports.includes(f))));
     }
-    if (model.foreign.length && !g.supports.includes('foreign')) {
-      const f = model.foreign[0];
-      return `the script uses ${f.feature} (${f.where}), which only Artillery runs: ${either(owners((x) => x.supports.includes('foreign')))}${model.foreign.length > 1 ? ` (and ${model.foreign.length - 1} more such)` : ''}`;
-    }
-    // A field the lab's engines do not know: a typo, or a feature of a later Artillery. Never
-    // run as if it were not there (what it changes would go unsent, silently).
-    if (model.unknown?.length && !g.supports.includes('foreign')) {
-      const u = model.unknown[0];
-      const more = model.unknown.length > 1 ? ` (and ${model.unknown.length - 1} more)` : '';
-      return `the script has a field the lab's engines do not know: ${u.where} (line ${u.line})${more}; correct it, or have Artillery run the file as it is (it ignores what it does not know): ${either(owners((x) => x.supports.includes('foreign')))}`;
-    }
+  }
+  const artillery = () => either(owners((x) => x.supports.includes('foreign')));
+  if (model.foreign.length && !g.supports.includes('foreign')) {
+    return labError('LAB_ERR_SCRIPT_FOREIGN', model.foreign[0], model.foreign.length - 1, artillery());
+  }
+  // A field the lab's engines do not know: a typo, or a feature of a later Artillery. Never
+  // run as if it were not there (what it changes would go unsent, silently).
+  if (model.unknown?.length && !g.supports.includes('foreign')) {
+    return labError('LAB_ERR_SCRIPT_UNKNOWN_FIELD', model.unknown[0], model.unknown.length - 1, artillery());
   }
   return null;
 }
 
 function assertRuns(g, o) {
   const why = refusal(g, o);
-  if (why) throw labError('LAB_ERR_USAGE', why);
+  if (why) throw why;
 }
 
 // The help lines of the generators and their flags.

@@ -53,7 +53,7 @@ describe('fault table: bad input is refused before anything happens', () => {
     [['scenario', 'ping', 'load', 'single', '--scale', '-1'], 2, 'LAB_ERR_USAGE'],
     [['scenario', 'ping', 'load', 'single', '--engine', 'compse'], 2, 'LAB_ERR_UNKNOWN_NAME'],
     [['scenario', 'ping', 'load', 'single', 'extra'], 2, 'LAB_ERR_USAGE'],
-    [['scenario', 'ping', 'load', 'replicated', '--balancer', 'none'], 2, 'LAB_ERR_USAGE'],
+    [['scenario', 'ping', 'load', 'replicated', '--balancer', 'none'], 2, 'LAB_ERR_GENERATOR_ASK'],
     [['scenario', 'ping', 'load', 'single', '--balancer', 'nginx-l7'], 2, 'LAB_ERR_UNKNOWN_NAME'],
     [['deploy', 'single', '--cap', 'replica'], 2, 'LAB_ERR_USAGE'],
     [['deploy', 'single', '--cap', 'replica=0%'], 2, 'LAB_ERR_USAGE'],

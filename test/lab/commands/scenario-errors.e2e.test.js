@@ -21,7 +21,7 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     // The signal endpoint has participants and its own engine.
     [['signal', 'load', 'single', '--generator', 'fast'], 'LAB_ERR_USAGE', '--generator signal'],
     [['ping', 'load', 'single', '--generator', 'signal'], 'LAB_ERR_USAGE', 'signal endpoint'],
-    [['signal', 'load', 'single', '--connections', '5'], 'LAB_ERR_USAGE', '--connections'],
+    [['signal', 'load', 'single', '--connections', '5'], 'LAB_ERR_GENERATOR_FLAG', '--connections'],
     [['signal', 'load', 'single', '--print'], 'LAB_ERR_USAGE', 'Artillery script'],
     [['ping', 'load', 'single', '--work-n', '5'], 'LAB_ERR_USAGE', 'work endpoint'],
     [['work', 'load', 'single', '--work-n', '0'], 'LAB_ERR_USAGE', '--work-n'],

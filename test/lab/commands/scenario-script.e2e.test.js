@@ -109,7 +109,7 @@ test('a feature a generator cannot run is refused by name before anything starts
     '--state-dir',
     stateDir,
   ]);
-  expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+  expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_SCRIPT_FOREIGN' });
   expect(r.stderr).toMatch(
     /the script uses the socketio engine \(scenarios\[0\]\.engine\), which only Artillery runs: --generator artillery/,
   );
@@ -127,6 +127,7 @@ test('a feature a generator cannot run is refused by name before anything starts
   ]);
   expect(keep.stderr).toMatch(/--keepalive is for --generator fast or closed, not --generator artillery/);
   expect(keep.code).toBe(2);
+  expect(errorCode(keep.stderr)).toBe('LAB_ERR_GENERATOR_FLAG');
   // A flag that makes sense only with another says which.
   const pipe = await lab([
     'scenario',
@@ -142,6 +143,7 @@ test('a feature a generator cannot run is refused by name before anything starts
   ]);
   expect(pipe.stderr).toMatch(/--pipelining needs --keepalive/);
   expect(pipe.code).toBe(2);
+  expect(errorCode(pipe.stderr)).toBe('LAB_ERR_FLAG_NEEDS');
   expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
 });
 
@@ -150,7 +152,7 @@ test('a field the lab does not know: fast and closed refuse it by name, Artiller
   const fast = await lab(['scenario', '--script', broken, 'single', '--generator', 'fast', '--plan']);
   expect(fast.code).toBe(2);
   expect(fast.stderr).toBe(
-    "lab: the script has a field the lab's engines do not know: scenarios[0].flow[1].post.jsn (line 12); correct it, or have Artillery run the file as it is (it ignores what it does not know): --generator artillery [LAB_ERR_USAGE]\n",
+    "lab: the script has a field the lab's engines do not know: scenarios[0].flow[1].post.jsn (line 12); correct it, or have Artillery run the file as it is (it ignores what it does not know): --generator artillery [LAB_ERR_SCRIPT_UNKNOWN_FIELD]\n",
   );
   const art = await lab(['scenario', '--script', broken, 'single', '--generator', 'artillery', '--plan']);
   expect(art.code).toBe(0);
