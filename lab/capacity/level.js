@@ -6,7 +6,8 @@ const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { CLI } = require('../paths');
 const { own } = require('../ownership/cleanups');
-const { summarize, SATURATION } = require('../results/summary');
+const { summarize } = require('../results/summary');
+const { SATURATION } = require('../generators/judge');
 const { evaluate, METRICS } = require('../results/thresholds');
 const { machineShare } = require('../analysis/findings');
 

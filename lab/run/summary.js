@@ -2,7 +2,8 @@
 
 const fs = require('node:fs');
 const { GENERATORS } = require('../generators');
-const { summarize, closedLoopCpu, machineSamplesOf } = require('../results/summary');
+const { summarize, machineSamplesOf } = require('../results/summary');
+const { closedLoopCpu } = require('../generators/judge');
 const { signalSummary } = require('../results/signal-summary');
 const { evaluate } = require('../results/thresholds');
 const { nodeTable } = require('../monitoring/node-table');
