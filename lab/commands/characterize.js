@@ -175,6 +175,38 @@ async function startApp(p, log) {
   return `${state.url}${p.target}`;
 }
 
+// The terminal's account: a row per level, the verdict, where the page is.
+function textOf(out, verdict, dir) {
+  const rows = out.levels.map((l) => ({
+    c: l.concurrency,
+    done: l.completed,
+    tput: Math.round(l.throughput * 100) / 100,
+    min: Math.round(l.latencyMs.min ?? 0),
+    mean: Math.round(l.latencyMs.mean ?? 0),
+    p95: Math.round(l.latencyMs.p95 ?? 0),
+  }));
+  const text = [
+    table(rows, [
+      ['c', 'concurrency'],
+      ['done', 'completed'],
+      ['tput', 'throughput/s'],
+      ['min', 'min ms'],
+      ['mean', 'mean ms'],
+      ['p95', 'p95 ms'],
+    ]),
+    '',
+    verdict.kind === 'sync'
+      ? `verdict: synchronous, ${verdict.workers} workers, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
+      : verdict.kind === 'async'
+        ? `verdict: asynchronous, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
+        : 'verdict: inconclusive',
+    verdict.explanation,
+    '',
+    `Took ${out.seconds} s. Chart and table: ${path.join(dir, 'index.html')}`,
+  ];
+  return text.join('\n');
+}
+
 async function characterizeCommand(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
@@ -270,34 +302,7 @@ async function characterizeCommand(argv, { log }) {
   }
   if (p.values.json) return { stdout: JSON.stringify(out, null, 2) };
 
-  const rows = out.levels.map((l) => ({
-    c: l.concurrency,
-    done: l.completed,
-    tput: Math.round(l.throughput * 100) / 100,
-    min: Math.round(l.latencyMs.min ?? 0),
-    mean: Math.round(l.latencyMs.mean ?? 0),
-    p95: Math.round(l.latencyMs.p95 ?? 0),
-  }));
-  const text = [
-    table(rows, [
-      ['c', 'concurrency'],
-      ['done', 'completed'],
-      ['tput', 'throughput/s'],
-      ['min', 'min ms'],
-      ['mean', 'mean ms'],
-      ['p95', 'p95 ms'],
-    ]),
-    '',
-    verdict.kind === 'sync'
-      ? `verdict: synchronous, ${verdict.workers} workers, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
-      : verdict.kind === 'async'
-        ? `verdict: asynchronous, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
-        : 'verdict: inconclusive',
-    verdict.explanation,
-    '',
-    `Took ${out.seconds} s. Chart and table: ${path.join(dir, 'index.html')}`,
-  ];
-  return { stdout: text.join('\n') };
+  return { stdout: textOf(out, verdict, dir) };
 }
 
 characterizeCommand.usage = USAGE;

@@ -86,13 +86,9 @@ function newRecords(file, state) {
   }
 }
 
-// One exporter per --out otlp=URL. o: { url, recordsFile, attributes: { run, deployment },
-// target (the URL the requests went to), name (the run's one request, when the engine keeps no
-// names: "GET /ping"), nodes(): { [node]: { cpuPct, rssMiB } } latest, runtime(): { [node]: figures },
-// generator(): { cpuPct, rssMiB } latest, intervalMs, log }.
-function startOtlp(o) {
-  const url = `${o.url.replace(/\/+$/, '')}/v1/metrics`;
-  const status = { kind: 'otlp', url, exports: 0, delivered: 0, failed: 0, error: null };
+// The SDK's provider for one run, its exporter counting what was delivered into status (one
+// warning on the first failure: the run goes on without its collector).
+function meterProviderOf(o, url, status) {
   let warned = false;
   const exporter = new CountingExporter(new OTLPMetricExporter({ url, timeoutMillis: 3000 }), (result) => {
     status.exports += 1;
@@ -111,7 +107,7 @@ function startOtlp(o) {
     exportIntervalMillis: o.intervalMs ?? 5000,
     exportTimeoutMillis: Math.min(4000, o.intervalMs ?? 5000),
   });
-  const provider = new MeterProvider({
+  return new MeterProvider({
     resource: resourceFromAttributes({
       'service.name': 'node-deploy-lab',
       'service.version': version,
@@ -120,6 +116,41 @@ function startOtlp(o) {
     }),
     readers: [reader],
   });
+}
+
+// Each node's gauges (the sampler's CPU and memory, the runtime probe's figures), read at each
+// export through gauge(name, unit, description, read).
+function nodeGauges(gauge, o) {
+  const nodes = () => Object.entries(o.nodes?.() || {});
+  gauge('process.cpu.utilization', '1', "Each node's CPU, 1 = one core (the sampler's latest second)", () =>
+    nodes().map(([n, f]) => [{ 'lab.node': n }, f.cpuPct / 100]),
+  );
+  gauge('process.memory.usage', 'By', "Each node's resident memory (its processes summed)", () =>
+    nodes().map(([n, f]) => [{ 'lab.node': n }, f.rssMiB * 2 ** 20]),
+  );
+  const rt = () => Object.entries(o.runtime?.() || {});
+  gauge('nodejs.eventloop.utilization', '1', "Each node's event-loop utilization over the run so far", () =>
+    rt().map(([n, f]) => [{ 'lab.node': n }, f.eventLoopUtilization]),
+  );
+  gauge('nodejs.eventloop.delay.p99', 's', "Each node's event-loop delay, p99 over the run so far", () =>
+    rt().map(([n, f]) => [{ 'lab.node': n }, f.eventLoopDelayP99Ms == null ? null : f.eventLoopDelayP99Ms / 1000]),
+  );
+  gauge('v8js.gc.duration.sum', 's', "Each node's garbage collection time over the run so far", () =>
+    rt().map(([n, f]) => [{ 'lab.node': n }, f.gcPauseMs == null ? null : f.gcPauseMs / 1000]),
+  );
+  gauge('v8js.memory.heap.used', 'By', "Each node's heap used at its highest second", () =>
+    rt().map(([n, f]) => [{ 'lab.node': n }, f.heapUsedMiBMax == null ? null : f.heapUsedMiBMax * 2 ** 20]),
+  );
+}
+
+// One exporter per --out otlp=URL. o: { url, recordsFile, attributes: { run, deployment },
+// target (the URL the requests went to), name (the run's one request, when the engine keeps no
+// names: "GET /ping"), nodes(): { [node]: { cpuPct, rssMiB } } latest, runtime(): { [node]: figures },
+// generator(): { cpuPct, rssMiB } latest, intervalMs, log }.
+function startOtlp(o) {
+  const url = `${o.url.replace(/\/+$/, '')}/v1/metrics`;
+  const status = { kind: 'otlp', url, exports: 0, delivered: 0, failed: 0, error: null };
+  const provider = meterProviderOf(o, url, status);
   const meter = provider.getMeter('node-deploy-lab', version);
   const duration = meter.createHistogram('http.client.request.duration', {
     unit: 's',
@@ -176,26 +207,7 @@ function startOtlp(o) {
     meter.createObservableGauge(name, { unit, description }).addCallback((result) => {
       for (const [attrs, v] of read()) if (Number.isFinite(v)) result.observe(v, { ...base, ...attrs });
     });
-  const nodes = () => Object.entries(o.nodes?.() || {});
-  gauge('process.cpu.utilization', '1', "Each node's CPU, 1 = one core (the sampler's latest second)", () =>
-    nodes().map(([n, f]) => [{ 'lab.node': n }, f.cpuPct / 100]),
-  );
-  gauge('process.memory.usage', 'By', "Each node's resident memory (its processes summed)", () =>
-    nodes().map(([n, f]) => [{ 'lab.node': n }, f.rssMiB * 2 ** 20]),
-  );
-  const rt = () => Object.entries(o.runtime?.() || {});
-  gauge('nodejs.eventloop.utilization', '1', "Each node's event-loop utilization over the run so far", () =>
-    rt().map(([n, f]) => [{ 'lab.node': n }, f.eventLoopUtilization]),
-  );
-  gauge('nodejs.eventloop.delay.p99', 's', "Each node's event-loop delay, p99 over the run so far", () =>
-    rt().map(([n, f]) => [{ 'lab.node': n }, f.eventLoopDelayP99Ms == null ? null : f.eventLoopDelayP99Ms / 1000]),
-  );
-  gauge('v8js.gc.duration.sum', 's', "Each node's garbage collection time over the run so far", () =>
-    rt().map(([n, f]) => [{ 'lab.node': n }, f.gcPauseMs == null ? null : f.gcPauseMs / 1000]),
-  );
-  gauge('v8js.memory.heap.used', 'By', "Each node's heap used at its highest second", () =>
-    rt().map(([n, f]) => [{ 'lab.node': n }, f.heapUsedMiBMax == null ? null : f.heapUsedMiBMax * 2 ** 20]),
-  );
+  nodeGauges(gauge, o);
   gauge('lab.generator.send_lag.p99', 's', "The generator's send lag, p99 of its latest second", () =>
     lastLag === null ? [] : [[{}, lastLag / 1000]],
   );

@@ -65,39 +65,15 @@ const meanOf = (samples, w, key = 'cpuPct') => {
 
 const SCHEMA = 'node-deploy-lab/summary/v1';
 
-// run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
-//        resultsDir, records, generator: { name, workers, loop, precision (its plugin's) }, generatorSamples, machine,
-//        expect (which statuses succeed: lab/results/expect-status.js; default below 400),
-//        requestNames (the scenario's request names, in order: lab/scenario/model.js) }
-function summarize(run) {
-  const records = run.records || [];
-  const secs = seconds(records);
-  const t = totals(records);
-  const done = records.find((r) => r.type === 'done');
-  const active = secs.filter((s) => s.launched + s.completed > 0);
-  // The generator as the run said it (its plugin's name and loop); a run's own records name
-  // it too (a rebuilt summary). A loop not said is open.
-  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? null;
-  const closed = (run.generator?.loop ?? records.find((r) => r.type === 'start')?.loop ?? 'open') === 'closed';
-  // A closed loop records when it started and when its last answer came, to the ms: whole
-  // seconds would put a 2.9 s run of 10,000 requests at 3,333/s instead of 3,424/s.
-  const start = records.find((r) => r.type === 'start');
-  const exact = closed && start && done && done.at > start.at ? (done.at - start.at) / 1000 : null;
-  const durationS = exact ?? (active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null);
-
-  // (run.mergeCache: the live dashboard's, which summarizes the same growing run each second.)
-  const cache = run.mergeCache || null;
-  const latency = (done && done.latencyMs) || mergedFigures(secs, 'latency', cache);
-  const fromSend = mergedFigures(secs, 'fromSend', cache);
-  const lagAll = mergedFigures(secs, 'lag', cache);
-
+// Each phase of the run: its asked and achieved rates, its send lag, and the generator's and
+// the machine's CPU over its window.
+function phaseFigures(run, records, { secs, active, closed, exact, done, cache, samples }) {
   const windows = phaseWindows(run.phases, records, active.length ? active[0].at : Date.parse(run.startedAt));
   // A closed loop stopped by its request count ends before its phase's nominal length.
   if (exact !== null) for (const w of windows) w.end = Math.min(w.end, done.at);
   const launched = launchedPerPhase(windows, secs);
-  const samples = run.generatorSamples || [];
   const machineSamples = run.machineSamples || [];
-  const phases = run.phases.map((ph, i) => {
+  return run.phases.map((ph, i) => {
     const { from, to } = closed ? { from: null, to: null } : phaseRates(ph);
     const target = closed ? null : (from + to) / 2;
     const seconds_ = (windows[i].end - windows[i].start) / 1000;
@@ -124,14 +100,47 @@ function summarize(run) {
         : {}),
     };
   });
+}
 
-  // How the answers' time moved over the run: the median of its first and of its last quarter
-  // of seconds (the runtime findings tell a loop waiting on something from one busy with work).
+// How the answers' time moved over the run: the median of its first and of its last quarter
+// of seconds (the runtime findings tell a loop waiting on something from one busy with work).
+function latencyTrendOf(active, cache) {
+  if (active.length < 4 || cache) return null;
   const quarter = Math.max(1, Math.floor(active.length / 4));
-  const firstQ = active.length >= 4 && !cache ? mergedFigures(active.slice(0, quarter), 'latency') : null;
-  const lastQ = active.length >= 4 && !cache ? mergedFigures(active.slice(-quarter), 'latency') : null;
-  const latencyTrend =
-    firstQ && lastQ ? { firstQuarterMedianMs: firstQ.p50, lastQuarterMedianMs: lastQ.p50, seconds: quarter } : null;
+  const firstQ = mergedFigures(active.slice(0, quarter), 'latency');
+  const lastQ = mergedFigures(active.slice(-quarter), 'latency');
+  return firstQ && lastQ ? { firstQuarterMedianMs: firstQ.p50, lastQuarterMedianMs: lastQ.p50, seconds: quarter } : null;
+}
+
+// run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
+//        resultsDir, records, generator: { name, workers, loop, precision (its plugin's) }, generatorSamples, machine,
+//        expect (which statuses succeed: lab/results/expect-status.js; default below 400),
+//        requestNames (the scenario's request names, in order: lab/scenario/model.js) }
+function summarize(run) {
+  const records = run.records || [];
+  const secs = seconds(records);
+  const t = totals(records);
+  const done = records.find((r) => r.type === 'done');
+  const active = secs.filter((s) => s.launched + s.completed > 0);
+  // The generator as the run said it (its plugin's name and loop); a run's own records name
+  // it too (a rebuilt summary). A loop not said is open.
+  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? null;
+  const closed = (run.generator?.loop ?? records.find((r) => r.type === 'start')?.loop ?? 'open') === 'closed';
+  // A closed loop records when it started and when its last answer came, to the ms: whole
+  // seconds would put a 2.9 s run of 10,000 requests at 3,333/s instead of 3,424/s.
+  const start = records.find((r) => r.type === 'start');
+  const exact = closed && start && done && done.at > start.at ? (done.at - start.at) / 1000 : null;
+  const durationS = exact ?? (active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null);
+
+  // (run.mergeCache: the live dashboard's, which summarizes the same growing run each second.)
+  const cache = run.mergeCache || null;
+  const latency = (done && done.latencyMs) || mergedFigures(secs, 'latency', cache);
+  const fromSend = mergedFigures(secs, 'fromSend', cache);
+  const lagAll = mergedFigures(secs, 'lag', cache);
+
+  const samples = run.generatorSamples || [];
+  const phases = phaseFigures(run, records, { secs, active, closed, exact, done, cache, samples });
+  const latencyTrend = latencyTrendOf(active, cache);
 
   const generator = describeGenerator(run, records, { name, closed, samples, launched: t.launched, done });
   const saturation = judgeGenerator(phases, run.status, { closed, generator, cores: run.machine?.cores ?? null });
@@ -211,7 +220,7 @@ function summarize(run) {
     ...(done?.verdict ? { artillery: done.verdict } : {}),
     machine: run.machine,
     // The whole machine over the run: what it was busy with besides the run (other programs).
-    ...(machineSamples.length ? { machineLoad: machineLoadOf(machineSamples, run.machine?.cores) } : {}),
+    ...(run.machineSamples?.length ? { machineLoad: machineLoadOf(run.machineSamples, run.machine?.cores) } : {}),
   };
 }
 

@@ -338,11 +338,9 @@ function machineLoad(c, summaries, none) {
   }${w.generator}${noise}.`;
 }
 
-// The balancer-CPU sweep, and the verdict on the claim it tests.
-function sweepSections(studyDir, steps, kinds) {
-  const capped = kinds.filter((k) => k.kind !== 'none');
-  const swept = steps.some((st) => st.sweep);
-  if (!swept || !capped.length) return [];
+// Each cap and capped kind, its repetitions: { capPct, kind, reps: [{ k, o, ratio (against
+// no balancer, within its repetition), atCap, cpuMs }] }.
+function sweepCells(studyDir, steps, capped) {
   const none = repsOf(studyDir, steps, id('none', SWEEP_C), kindRow('none'));
   const baseOf = (rep) => (none.find((b) => b.k === rep) || none[0] || {}).o;
   // [{ capPct, kind, reps: [{ k, o, ratio, atCap, cpuMs }] }]
@@ -363,6 +361,70 @@ function sweepSections(studyDir, steps, kinds) {
       cells.push({ capPct: pct, kind: k, reps });
     }
   }
+  return cells;
+}
+
+// The verdict, repetition by repetition, on the claim that a balancer short of CPU makes L7
+// expensive; where L7 fell, whether L4 held; what a request costs the balancer, beside the seed.
+function sweepFacts(cells, l7, l4) {
+  const seedL = (kind) => SEED[SWEEP_C][kind];
+  const facts = [];
+  const repIds = [...new Set(cells.flatMap((c) => c.reps.map((r) => r.k)))].sort((a, b) => a - b);
+  const perRep = repIds.map((rep) => {
+    const at = (kind, pct) => cells.find((c) => c.kind === kind && c.capPct === pct)?.reps.find((r) => r.k === rep);
+    return shortOfCpu(
+      [100, ...SWEEP_CAPS].map((pct) => ({
+        capPct: pct,
+        l7: at(l7, pct)?.ratio ?? null,
+        l4: l4 ? (at(l4, pct)?.ratio ?? null) : null,
+        l7AtCap: Boolean(at(l7, pct)?.atCap),
+      })),
+      { seedRatio: SEED_L7_RATIO },
+    );
+  });
+  const v = agreed(perRep);
+  facts.push(
+    `Claim: a balancer short of CPU makes L7 expensive, as the seed's ingress (at 854m of its 1,000m) made its L7 ${SEED_L7_RATIO}x of no balancer. Verdict: ${v.verdict}: ${v.why}${v.of > 1 && v.stable ? ` (all ${v.of} repetitions agree; the figures are run 1's)` : ''}. Rule: ${SHORT_RULE(SEED_L7_RATIO)}; ${AT_CAP_RULE}.`,
+  );
+  if (perRep.length) {
+    const falls = repeated(perRep.map((r) => (r.fallCap ? `${r.fallCap}%` : 'none of the caps run')));
+    facts.push(
+      `The cap at which ${l7.label} falls to ${SEED_L7_RATIO}x of no balancer: ${
+        falls.stable
+          ? `${falls.value}${falls.of > 1 ? ` in all ${falls.of} repetitions` : ''}`
+          : `unstable (${falls.disagreement})`
+      }.`,
+    );
+    if (l4 && perRep.some((r) => r.fallCap)) {
+      const fell = perRep.map((r, i) => ({ ...r, k: repIds[i] })).filter((r) => r.fallCap);
+      const holds = repeated(fell.map((r) => (r.l4Holds ? 'holds' : 'falls too')));
+      const figures = fell
+        .map((r) => `${fell.length > 1 ? `run ${r.k} at ` : ''}${r.fallCap}%: L4 ${num(r.l4, 2)}x, L7 ${num(r.l7, 2)}x`)
+        .join('; ');
+      facts.push(
+        `${l4.label} at that cap: ${
+          holds.stable ? holds.value : `unstable (${holds.disagreement})`
+        } (${figures}; "holds": within 10% of no balancer or faster), where the seed's L4 held (${ratio(seedL('nginx-l4').rps, seedL('none').rps)}) at 680m.`,
+      );
+    }
+  }
+  // What a request costs the balancer, ours beside the seed's.
+  const top = cells.find((c) => c.kind === l7 && c.capPct === 100);
+  const ms = spread(top ? top.reps.map((r) => r.cpuMs) : []);
+  const seedMs = cpuMsPerRequest(seedL('nginx').balancer.cpuM, seedL('nginx').rps);
+  if (ms.n)
+    facts.push(
+      `CPU per L7 request at 100%: ${num(ms.median, 3)} ms here${range(ms, 3, ' ms')}, ${num(seedMs, 3)} ms in the seed (${num(seedMs / ms.median, 0)}x ours): at the seed's cost per request, ${num(top.reps[0].o.rps, 0)} r/s would need ${num((seedMs * top.reps[0].o.rps) / 1000, 1)} cores.`,
+    );
+  return facts;
+}
+
+// The balancer-CPU sweep, and the verdict on the claim it tests.
+function sweepSections(studyDir, steps, kinds) {
+  const capped = kinds.filter((k) => k.kind !== 'none');
+  const swept = steps.some((st) => st.sweep);
+  if (!swept || !capped.length) return [];
+  const cells = sweepCells(studyDir, steps, capped);
   const rows = cells.map(({ capPct, kind, reps }) => {
     const rps = spread(reps.map((r) => r.o.rps));
     const rat = spread(reps.map((r) => r.ratio));
@@ -421,58 +483,7 @@ function sweepSections(studyDir, steps, kinds) {
   // first L7 kind, beside the plan's first L4 kind.
   const l7 = capped.find((k) => k.kind === 'nginx') || capped.find((k) => kindOf(k.kind).layer === 7);
   const l4 = capped.find((k) => k.kind === 'nginx-l4') || capped.find((k) => kindOf(k.kind).layer === 4);
-  const facts = [];
-  if (l7) {
-    const repIds = [...new Set(cells.flatMap((c) => c.reps.map((r) => r.k)))].sort((a, b) => a - b);
-    const perRep = repIds.map((rep) => {
-      const at = (kind, pct) => cells.find((c) => c.kind === kind && c.capPct === pct)?.reps.find((r) => r.k === rep);
-      return shortOfCpu(
-        [100, ...SWEEP_CAPS].map((pct) => ({
-          capPct: pct,
-          l7: at(l7, pct)?.ratio ?? null,
-          l4: l4 ? (at(l4, pct)?.ratio ?? null) : null,
-          l7AtCap: Boolean(at(l7, pct)?.atCap),
-        })),
-        { seedRatio: SEED_L7_RATIO },
-      );
-    });
-    const v = agreed(perRep);
-    facts.push(
-      `Claim: a balancer short of CPU makes L7 expensive, as the seed's ingress (at 854m of its 1,000m) made its L7 ${SEED_L7_RATIO}x of no balancer. Verdict: ${v.verdict}: ${v.why}${v.of > 1 && v.stable ? ` (all ${v.of} repetitions agree; the figures are run 1's)` : ''}. Rule: ${SHORT_RULE(SEED_L7_RATIO)}; ${AT_CAP_RULE}.`,
-    );
-    if (perRep.length) {
-      const falls = repeated(perRep.map((r) => (r.fallCap ? `${r.fallCap}%` : 'none of the caps run')));
-      facts.push(
-        `The cap at which ${l7.label} falls to ${SEED_L7_RATIO}x of no balancer: ${
-          falls.stable
-            ? `${falls.value}${falls.of > 1 ? ` in all ${falls.of} repetitions` : ''}`
-            : `unstable (${falls.disagreement})`
-        }.`,
-      );
-      if (l4 && perRep.some((r) => r.fallCap)) {
-        const fell = perRep.map((r, i) => ({ ...r, k: repIds[i] })).filter((r) => r.fallCap);
-        const holds = repeated(fell.map((r) => (r.l4Holds ? 'holds' : 'falls too')));
-        const figures = fell
-          .map(
-            (r) => `${fell.length > 1 ? `run ${r.k} at ` : ''}${r.fallCap}%: L4 ${num(r.l4, 2)}x, L7 ${num(r.l7, 2)}x`,
-          )
-          .join('; ');
-        facts.push(
-          `${l4.label} at that cap: ${
-            holds.stable ? holds.value : `unstable (${holds.disagreement})`
-          } (${figures}; "holds": within 10% of no balancer or faster), where the seed's L4 held (${ratio(seedL('nginx-l4').rps, seedL('none').rps)}) at 680m.`,
-        );
-      }
-    }
-    // What a request costs the balancer, ours beside the seed's.
-    const top = cells.find((c) => c.kind === l7 && c.capPct === 100);
-    const ms = spread(top ? top.reps.map((r) => r.cpuMs) : []);
-    const seedMs = cpuMsPerRequest(seedL('nginx').balancer.cpuM, seedL('nginx').rps);
-    if (ms.n)
-      facts.push(
-        `CPU per L7 request at 100%: ${num(ms.median, 3)} ms here${range(ms, 3, ' ms')}, ${num(seedMs, 3)} ms in the seed (${num(seedMs / ms.median, 0)}x ours): at the seed's cost per request, ${num(top.reps[0].o.rps, 0)} r/s would need ${num((seedMs * top.reps[0].o.rps) / 1000, 1)} cores.`,
-      );
-  }
+  const facts = l7 ? sweepFacts(cells, l7, l4) : [];
   return [
     { title: 'The balancer short of CPU: a sweep of its cap', tables: [sweepTable] },
     { title: 'Why ours differs, tested', facts },

@@ -66,126 +66,132 @@ function plan({ scale }) {
   ];
 }
 
+// The seed's stages to 1,000 participants beside this lab's run, a k6-like table.
+function loadSection(s) {
+  const k = SEED.k6;
+  const facts = [];
+  const g = s.signal;
+  const c = g.connectMs || {};
+  const svc = ((s.nodes && s.nodes.rows) || []).find((r) => /^replica/.test(r.node));
+  facts.push(
+    `${g.sessions} sessions, ${g.failures} failed (seed: ${k.sessions}, ${k.failed}); ${g.participants.peak} of ${g.participants.target} participants connected at the peak (seed: ${k.vusMax}).`,
+  );
+  facts.push(
+    `Messages received per participant: ${num(g.messages.received / Math.max(1, g.sessions), 1)} here, ${num(k.received / k.sessions, 1)} in the seed; connecting median ${num(c.p50, 2)} ms here, ${k.connecting.med} ms in the seed.`,
+  );
+  if (svc)
+    facts.push(
+      `The service's memory peaked at ${num(svc.memMiBMax, 1)} MiB (RSS) at ${g.participants.peak} participants; the seed's server used ${SEED.systemMB} MB (Go's system memory) at 1,000.`,
+    );
+  return {
+    title: "The seed's stages to 1,000 participants, a k6-like table",
+    facts,
+    tables: [
+      {
+        head: ['metric', 'this lab', 'seed 002 (k6)'],
+        rows: [
+          ['sessions', num(g.sessions), num(k.sessions)],
+          ['failed', num(g.failures), num(k.failed)],
+          ['participants at the peak', num(g.participants.peak), num(k.vusMax)],
+          [
+            'ws connecting avg / min / med / max ms',
+            `${num(c.mean, 2)} / ${num(c.min, 2)} / ${num(c.p50, 2)} / ${num(c.max, 2)}`,
+            `${k.connecting.avg} / ${k.connecting.min} / ${k.connecting.med} / ${k.connecting.max}`,
+          ],
+          [
+            'ws connecting p90 / p95 ms',
+            `${num(c.p90, 2)} / ${num(c.p95, 2)}`,
+            `${k.connecting.p90} / ${k.connecting.p95}`,
+          ],
+          [
+            'messages received (per s)',
+            `${num(g.messages.received)} (${num(g.messages.receivedPerS, 2)})`,
+            `${num(k.received)} (${k.receivedPerS})`,
+          ],
+          [
+            'messages sent (per s)',
+            `${num(g.messages.sent)} (${num(g.messages.sentPerS, 2)})`,
+            `${num(k.sent)} (${k.sentPerS})`,
+          ],
+          [
+            'relay p50 / p99 ms',
+            g.relayMs ? `${num(g.relayMs.p50, 2)} / ${num(g.relayMs.p99, 2)}` : '-',
+            'not measured',
+          ],
+          ['server memory at the peak', svc ? `${num(svc.memMiBMax, 1)} MiB RSS` : '-', `${SEED.systemMB} MB system`],
+        ],
+        note: `Stages scaled to ${num(s.durationS, 0)} s of run; ${g.note || ''}`,
+      },
+    ],
+  };
+}
+
+// Capacity under 500 MiB: the fit's estimate, its verification, the seed's napkin math.
+function capacitySection(cap) {
+  const e = cap.estimate || {};
+  const v = cap.verification;
+  const w = cap.withinReach;
+  const cfacts = [];
+  if (e.capacity) {
+    cfacts.push(
+      `Estimate for 500 MiB: ${num(e.capacity)} connections from a fit of ${e.points.length} levels (${num(e.fit.baseBytes / 2 ** 20, 1)} MiB + ${num(e.fit.perConnectionBytes / 1024, 2)} KiB a connection); the seed's napkin math gave ~11.6k (${ratio(e.capacity, SEED.estimate)}).`,
+    );
+  }
+  if (v) {
+    cfacts.push(
+      v.verified !== null
+        ? `Verified under ${v.how}: the first failure came at ${num(v.verified)} participants (${ratio(v.verified, e.capacity)} of the estimate).`
+        : `Verified under ${v.how}: ${num(v.peak)} held without a failure; the verification stopped there, limited by ${v.limitedBy}. That is a lower bound.`,
+    );
+  }
+  if (w) {
+    cfacts.push(
+      w.verified !== null
+        ? `Checked within reach: the fit says ${num(w.limitBytes / 2 ** 20, 0)} MiB holds ${num(w.estimate)}; the first failure came at ${num(w.verified)}.`
+        : `Checked within reach: the fit says ${num(w.limitBytes / 2 ** 20, 0)} MiB holds ${num(w.estimate)}; ${num(w.peak)} held without failure (limited by ${w.limitedBy}), so the fit errs on the safe side.`,
+    );
+  }
+  const at1000 = (e.points || []).find((p) => p.connections === 1000);
+  // The seed's napkin math (the limit over the memory at 1,000, times 1,000) on our own
+  // figure: it charges the process's base memory to every connection.
+  if (at1000 && e.fit) {
+    const napkin = Math.round(((cap.limitBytes || 500 * 2 ** 20) / at1000.bytes) * 1000);
+    cfacts.push(
+      `The seed's napkin math on our figure (500 MiB / ${num(at1000.bytes / 2 ** 20, 1)} MiB x 1,000) gives ${num(napkin)}: it charges the ${num(e.fit.baseBytes / 2 ** 20, 1)} MiB a process takes with no connection to every connection, so it under-estimates by ${ratio(e.capacity, napkin, 1)} here.`,
+    );
+  }
+  return {
+    title: 'Capacity under 500 MiB, estimated and verified, beside the seed',
+    facts: cfacts,
+    tables: [
+      {
+        head: ['who', 'memory at 1,000', 'model', 'capacity for 500 MiB', 'verified'],
+        rows: [
+          [
+            'this lab',
+            at1000 ? `${num(at1000.bytes / 2 ** 20, 1)} MiB RSS` : '-',
+            e.fit ? `fit over ${e.points.length} levels` : '-',
+            num(e.capacity),
+            v
+              ? v.verified !== null
+                ? `first failure at ${num(v.verified)}`
+                : `at least ${num(v.peak)}`
+              : 'not verified',
+          ],
+          ['seed 002', `${SEED.systemMB} MB`, '500 x 1000 / 43', '~11,600', 'not verified'],
+        ],
+        note: (cap.notes || []).join('; '),
+      },
+    ],
+  };
+}
+
 function sections({ studyDir }) {
   const s = summaryOf(studyDir, LOAD_ID);
   const cap = readJson(path.join(studyDir, 'runs', CAPACITY_ID, 'capacity.json'));
   const out = [];
-  const k = SEED.k6;
-  const facts = [];
-  if (s && s.signal) {
-    const g = s.signal;
-    const c = g.connectMs || {};
-    const svc = ((s.nodes && s.nodes.rows) || []).find((r) => /^replica/.test(r.node));
-    facts.push(
-      `${g.sessions} sessions, ${g.failures} failed (seed: ${k.sessions}, ${k.failed}); ${g.participants.peak} of ${g.participants.target} participants connected at the peak (seed: ${k.vusMax}).`,
-    );
-    facts.push(
-      `Messages received per participant: ${num(g.messages.received / Math.max(1, g.sessions), 1)} here, ${num(k.received / k.sessions, 1)} in the seed; connecting median ${num(c.p50, 2)} ms here, ${k.connecting.med} ms in the seed.`,
-    );
-    if (svc)
-      facts.push(
-        `The service's memory peaked at ${num(svc.memMiBMax, 1)} MiB (RSS) at ${g.participants.peak} participants; the seed's server used ${SEED.systemMB} MB (Go's system memory) at 1,000.`,
-      );
-    out.push({
-      title: "The seed's stages to 1,000 participants, a k6-like table",
-      facts,
-      tables: [
-        {
-          head: ['metric', 'this lab', 'seed 002 (k6)'],
-          rows: [
-            ['sessions', num(g.sessions), num(k.sessions)],
-            ['failed', num(g.failures), num(k.failed)],
-            ['participants at the peak', num(g.participants.peak), num(k.vusMax)],
-            [
-              'ws connecting avg / min / med / max ms',
-              `${num(c.mean, 2)} / ${num(c.min, 2)} / ${num(c.p50, 2)} / ${num(c.max, 2)}`,
-              `${k.connecting.avg} / ${k.connecting.min} / ${k.connecting.med} / ${k.connecting.max}`,
-            ],
-            [
-              'ws connecting p90 / p95 ms',
-              `${num(c.p90, 2)} / ${num(c.p95, 2)}`,
-              `${k.connecting.p90} / ${k.connecting.p95}`,
-            ],
-            [
-              'messages received (per s)',
-              `${num(g.messages.received)} (${num(g.messages.receivedPerS, 2)})`,
-              `${num(k.received)} (${k.receivedPerS})`,
-            ],
-            [
-              'messages sent (per s)',
-              `${num(g.messages.sent)} (${num(g.messages.sentPerS, 2)})`,
-              `${num(k.sent)} (${k.sentPerS})`,
-            ],
-            [
-              'relay p50 / p99 ms',
-              g.relayMs ? `${num(g.relayMs.p50, 2)} / ${num(g.relayMs.p99, 2)}` : '-',
-              'not measured',
-            ],
-            ['server memory at the peak', svc ? `${num(svc.memMiBMax, 1)} MiB RSS` : '-', `${SEED.systemMB} MB system`],
-          ],
-          note: `Stages scaled to ${num(s.durationS, 0)} s of run; ${g.note || ''}`,
-        },
-      ],
-    });
-  }
-  if (cap) {
-    const e = cap.estimate || {};
-    const v = cap.verification;
-    const w = cap.withinReach;
-    const cfacts = [];
-    if (e.capacity) {
-      cfacts.push(
-        `Estimate for 500 MiB: ${num(e.capacity)} connections from a fit of ${e.points.length} levels (${num(e.fit.baseBytes / 2 ** 20, 1)} MiB + ${num(e.fit.perConnectionBytes / 1024, 2)} KiB a connection); the seed's napkin math gave ~11.6k (${ratio(e.capacity, SEED.estimate)}).`,
-      );
-    }
-    if (v) {
-      cfacts.push(
-        v.verified !== null
-          ? `Verified under ${v.how}: the first failure came at ${num(v.verified)} participants (${ratio(v.verified, e.capacity)} of the estimate).`
-          : `Verified under ${v.how}: ${num(v.peak)} held without a failure; the verification stopped there, limited by ${v.limitedBy}. That is a lower bound.`,
-      );
-    }
-    if (w) {
-      cfacts.push(
-        w.verified !== null
-          ? `Checked within reach: the fit says ${num(w.limitBytes / 2 ** 20, 0)} MiB holds ${num(w.estimate)}; the first failure came at ${num(w.verified)}.`
-          : `Checked within reach: the fit says ${num(w.limitBytes / 2 ** 20, 0)} MiB holds ${num(w.estimate)}; ${num(w.peak)} held without failure (limited by ${w.limitedBy}), so the fit errs on the safe side.`,
-      );
-    }
-    const at1000 = (e.points || []).find((p) => p.connections === 1000);
-    // The seed's napkin math (the limit over the memory at 1,000, times 1,000) on our own
-    // figure: it charges the process's base memory to every connection.
-    if (at1000 && e.fit) {
-      const napkin = Math.round(((cap.limitBytes || 500 * 2 ** 20) / at1000.bytes) * 1000);
-      cfacts.push(
-        `The seed's napkin math on our figure (500 MiB / ${num(at1000.bytes / 2 ** 20, 1)} MiB x 1,000) gives ${num(napkin)}: it charges the ${num(e.fit.baseBytes / 2 ** 20, 1)} MiB a process takes with no connection to every connection, so it under-estimates by ${ratio(e.capacity, napkin, 1)} here.`,
-      );
-    }
-    out.push({
-      title: 'Capacity under 500 MiB, estimated and verified, beside the seed',
-      facts: cfacts,
-      tables: [
-        {
-          head: ['who', 'memory at 1,000', 'model', 'capacity for 500 MiB', 'verified'],
-          rows: [
-            [
-              'this lab',
-              at1000 ? `${num(at1000.bytes / 2 ** 20, 1)} MiB RSS` : '-',
-              e.fit ? `fit over ${e.points.length} levels` : '-',
-              num(e.capacity),
-              v
-                ? v.verified !== null
-                  ? `first failure at ${num(v.verified)}`
-                  : `at least ${num(v.peak)}`
-                : 'not verified',
-            ],
-            ['seed 002', `${SEED.systemMB} MB`, '500 x 1000 / 43', '~11,600', 'not verified'],
-          ],
-          note: (cap.notes || []).join('; '),
-        },
-      ],
-    });
-  }
+  if (s && s.signal) out.push(loadSection(s));
+  if (cap) out.push(capacitySection(cap));
   out.push(...limitSections(studyDir, cap));
   return out;
 }
@@ -198,14 +204,9 @@ const killedAfter = (v) => Boolean(v && v.verified === null && v.oomKills > 0);
 const sampleAt = (timeline, step, count) =>
   (timeline || []).find((x) => x.step === step && x.connections !== null && x.connections >= count * 0.99) || null;
 
-// Capacity at several limits, measured: the first failure at each, a fit of capacity against
-// the limit from those, its extrapolation to 500 MiB; and the test of why the RSS fit is off.
-function limitSections(studyDir, cap500) {
-  const runs = LIMITS_MIB.map((m) => ({
-    m,
-    c: readJson(path.join(studyDir, 'runs', limitId(m), 'capacity.json')),
-  })).filter((r) => r.c);
-  if (!runs.length) return [];
+// Each limit's row (the fit's estimate, the first failure, OOM kills), its first failure for
+// the fit, and the same connection count without the limit and under it.
+function measuredLimits(runs) {
   const rows = [];
   const failures = [];
   const compare = [];
@@ -250,26 +251,12 @@ function limitSections(studyDir, cap500) {
         });
     }
   }
-  const fit = fitCapacity(failures, 500);
-  const rssEstimate = cap500?.estimate?.capacity ?? null;
-  const facts = [];
-  if (fit) {
-    facts.push(
-      `Capacity against the limit, from ${fit.n} measured first failures: ${num(fit.perMiB, 1)} connections a MiB (${num(fit.bytesPerConnection / 1024, 2)} KiB a connection under the limit), ${num(fit.baseMiB, 0)} MiB with none. At 500 MiB it gives ${num(fit.predicted)}${
-        fit.low !== null
-          ? ` (95% prediction interval ${num(fit.low)} to ${num(fit.high)})`
-          : ' (two points: no interval)'
-      }, beside ${rssEstimate !== null ? `${num(rssEstimate)} from the RSS fit without a limit` : 'no RSS estimate'} and the seed's ~11.6k; it is an extrapolation from ${LIMITS_MIB[0]}-${LIMITS_MIB.at(-1)} MiB, past this machine's ceiling.`,
-    );
-  } else
-    facts.push(
-      `Fewer than two limits failed below this machine's ceiling (${failures.length}): no fit of capacity against the limit.`,
-    );
-  const after = runs.filter(({ c }) => killedAfter(c.verification));
-  if (after.length)
-    facts.push(
-      `Under ${after.map(({ m }) => `${m} MiB`).join(', ')} the generator saw no error while its participants were held, yet the kernel OOM-killed the service: at the end of the hold or as every participant left at once (each departure tells the room's peers). That count is held, not a capacity: a burst of departures needs headroom of its own.`,
-    );
+  return { rows, failures, compare };
+}
+
+// Why the RSS fit differs from the failures measured: the claim that it over-charges each
+// connection, tested on the same connections with and without a limit.
+function whyFacts(runs, failures, compare) {
   const why = [];
   if (failures.length) {
     const off = runs
@@ -296,6 +283,39 @@ function limitSections(studyDir, cap500) {
           ', ',
         )} smaller than without one: the difference comes with the limit itself, not only with memory pressure at that moment.`,
     );
+  return why;
+}
+
+// Capacity at several limits, measured: the first failure at each, a fit of capacity against
+// the limit from those, its extrapolation to 500 MiB; and the test of why the RSS fit is off.
+function limitSections(studyDir, cap500) {
+  const runs = LIMITS_MIB.map((m) => ({
+    m,
+    c: readJson(path.join(studyDir, 'runs', limitId(m), 'capacity.json')),
+  })).filter((r) => r.c);
+  if (!runs.length) return [];
+  const { rows, failures, compare } = measuredLimits(runs);
+  const fit = fitCapacity(failures, 500);
+  const rssEstimate = cap500?.estimate?.capacity ?? null;
+  const facts = [];
+  if (fit) {
+    facts.push(
+      `Capacity against the limit, from ${fit.n} measured first failures: ${num(fit.perMiB, 1)} connections a MiB (${num(fit.bytesPerConnection / 1024, 2)} KiB a connection under the limit), ${num(fit.baseMiB, 0)} MiB with none. At 500 MiB it gives ${num(fit.predicted)}${
+        fit.low !== null
+          ? ` (95% prediction interval ${num(fit.low)} to ${num(fit.high)})`
+          : ' (two points: no interval)'
+      }, beside ${rssEstimate !== null ? `${num(rssEstimate)} from the RSS fit without a limit` : 'no RSS estimate'} and the seed's ~11.6k; it is an extrapolation from ${LIMITS_MIB[0]}-${LIMITS_MIB.at(-1)} MiB, past this machine's ceiling.`,
+    );
+  } else
+    facts.push(
+      `Fewer than two limits failed below this machine's ceiling (${failures.length}): no fit of capacity against the limit.`,
+    );
+  const after = runs.filter(({ c }) => killedAfter(c.verification));
+  if (after.length)
+    facts.push(
+      `Under ${after.map(({ m }) => `${m} MiB`).join(', ')} the generator saw no error while its participants were held, yet the kernel OOM-killed the service: at the end of the hold or as every participant left at once (each departure tells the room's peers). That count is held, not a capacity: a burst of departures needs headroom of its own.`,
+    );
+  const why = whyFacts(runs, failures, compare);
   return [
     {
       title: 'Capacity at several limits, measured',
