@@ -41,18 +41,9 @@ function readRun(dir) {
   return runWith(dir, summary);
 }
 
-// The same from a summary in hand (the live dashboard's, of a run still going) and the
-// files the run has written so far.
-function runWith(dir, summary) {
-  summary.errors = summary.errors || {};
-  const deployment = present(path.join(dir, 'deployment.json')) ? readJson(path.join(dir, 'deployment.json')) : null;
-  // The generator's neutral records (lab/measure/records.js).
-  const recordsFile = path.join(dir, 'records.jsonl');
-  const records = readJsonLines(recordsFile);
-  const secs = seconds(records);
-  const t0 = summary.phases.length ? Date.parse(summary.phases[0].startedAt) : Date.parse(summary.startedAt);
-  const x = (ms) => Math.round((ms - t0) / 100) / 10;
-
+// The client's side, second by second: launched, completed, errored, pending, and the
+// response time (each second's own histogram), also against the rate.
+function clientSeries(records, secs, summary, recordsFile, x) {
   const byAt = new Map(secs.map((r) => [r.at, r]));
   // Errors are exact per second, or (Artillery) known per 10 s interval and spread over it.
   // (Failed answers count as errors, as the run judged them: lab/results/expect-status.js.)
@@ -94,8 +85,13 @@ function runWith(dir, summary) {
       if (typeof r.latencyMs.p99 === 'number') rtByRate.p99.push([c, r.latencyMs.p99]);
     }
   }
+  return { launched, completed, errored, pending, rtMedian, rtMax, rtByRate };
+}
 
-  // Server-side: the service's timer for this endpoint, per StatsD flush (all replicas).
+// The server's side: the service's timer for this endpoint per StatsD flush, or the entry's
+// wait for the replica where the service sends none.
+function serverSeries(dir, summary, secs, x) {
+  // (All replicas' timers in one, per flush.)
   const statsd = readJsonLines(path.join(dir, 'statsd.jsonl'));
   const timerKey = Object.keys(Object.assign({}, ...statsd.map((f) => f.timers))).find((k) =>
     k.endsWith(`.service.${summary.endpoint}.response_time`),
@@ -120,7 +116,12 @@ function runWith(dir, summary) {
     }
     if (srvMedian.length) serverSource = "the entry balancer's wait for the replica";
   }
+  return { srvMedian, srvMax, serverSource };
+}
 
+// Each node's CPU and memory, the data stores' figures and the runtime probe's, on the run's
+// time axis.
+function nodeSeries(dir, x) {
   // CPU and memory per node.
   const nodes = readJsonLines(path.join(dir, 'nodes.jsonl'));
   const cpu = {};
@@ -156,6 +157,32 @@ function runWith(dir, summary) {
       runtime[node] = Object.fromEntries(Object.entries(ser).map(([k, pts]) => [k, pts.map(([at, v]) => [x(at), v])]));
     }
   }
+  return { cpu, rss, peaks, stores, runtime };
+}
+
+// The same from a summary in hand (the live dashboard's, of a run still going) and the
+// files the run has written so far.
+function runWith(dir, summary) {
+  summary.errors = summary.errors || {};
+  const deployment = present(path.join(dir, 'deployment.json')) ? readJson(path.join(dir, 'deployment.json')) : null;
+  // The generator's neutral records (lab/measure/records.js).
+  const recordsFile = path.join(dir, 'records.jsonl');
+  const records = readJsonLines(recordsFile);
+  const secs = seconds(records);
+  const t0 = summary.phases.length ? Date.parse(summary.phases[0].startedAt) : Date.parse(summary.startedAt);
+  const x = (ms) => Math.round((ms - t0) / 100) / 10;
+
+  const { launched, completed, errored, pending, rtMedian, rtMax, rtByRate } = clientSeries(
+    records,
+    secs,
+    summary,
+    recordsFile,
+    x,
+  );
+
+  const { srvMedian, srvMax, serverSource } = serverSeries(dir, summary, secs, x);
+
+  const { cpu, rss, peaks, stores, runtime } = nodeSeries(dir, x);
 
   const phases = summary.phases.map((p) => ({ ...p, x: x(Date.parse(p.startedAt)) }));
   // Failing stretches on the charts' time axis (the summary counts them from the first second).

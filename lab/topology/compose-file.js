@@ -86,61 +86,9 @@ function composeLimits(cap) {
   };
 }
 
-// `root`: the repository as seen from the compose file (build context, mounted files);
-// `confs`: { node: its rendered config file } for every proxy node (lab/kinds/), same
-// convention; `caps`: per node, from lab/topology/caps.js. Every service is a node of the
-// deployment's graph (lab/topology/graph.js), under its name.
-// `appContext`: the build context of your service's image (lab/app/image.js), with --app.
-function composeProject(deployment, { root = '..', confs = {}, caps = {}, appContext = null } = {}) {
-  const graph = buildGraph(deployment);
-  const app = deployment.app ?? null;
-  const build = (dockerfile) => ({
-    context: root,
-    dockerfile,
-    args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) },
-  });
-  // The Node images have a HEALTHCHECK; the proxies' have none, so the nodes in front of a
-  // caching edge can only be waited for as started (the lab then probes through the entry).
-  const after = (names) =>
-    Object.fromEntries(
-      names.map((n) => [
-        n,
-        {
-          // (Your service has no health check of the lab's: it is waited for through the entry.)
-          condition:
-            ['service', 'bbox', 'hub'].includes(nodeOf(graph, n).kind) && !(app && nodeOf(graph, n).kind === 'service')
-              ? 'service_healthy'
-              : 'service_started',
-        },
-      ]),
-    );
-  // A proxy node (a balancer or an edge of lab/kinds/): its kind's own service, or the
-  // kind's image running its config, mounted read-only.
-  const proxyService = (node, kind) => {
-    if (!kind.runtimes.includes('compose')) {
-      throw labError(
-        'LAB_ERR_USAGE',
-        `--balancer ${kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not compose`,
-      );
-    }
-    const own = kind.compose
-      ? kind.compose({ node, images: IMAGES, build })
-      : {
-          image: sub(kind.container.imageEnv, kind.container.image),
-          init: true,
-          command: kind.container.command(kind.container.conf),
-          volumes: [`${confs[node.name]}:${kind.container.conf}:ro`],
-        };
-    return {
-      ...own,
-      depends_on: after(node.upstreams),
-      // The entry is published, on loopback only unless LAB_BIND says otherwise.
-      ...(node.name === graph.entry
-        ? { ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${PROXY.proxy}`] }
-        : {}),
-    };
-  };
-  const kinds = {
+// The lab's own nodes: the black boxes, the reference service, the signaling hub.
+function labKinds(deployment, root, build) {
+  return {
     bbox: () => ({
       image: IMAGES.bbox,
       build: build('bbox/Dockerfile'),
@@ -200,31 +148,108 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {}, appCon
       },
     }),
   };
+}
+
+// Your service (--app): its own image, its own command, PORT; nothing of the lab's.
+function appKind(deployment, appContext, stores) {
+  const app = deployment.app;
+  const appBuild = { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } };
+  const storeDeps = Object.fromEntries(Object.keys(stores).map((n) => [n, { condition: 'service_healthy' }]));
+  return (node) => {
+    const c = appContainer(app, { workers: node.workers, port: INNER.service });
+    return {
+      image: appImage(app),
+      build: appBuild,
+      init: true,
+      ...c,
+      environment: { ...storeEnvOf(deployment), ...probeEnvOf(node.name), ...c.environment },
+      healthcheck: { disable: true },
+      ...(Object.keys(storeDeps).length || deployment.appSetup
+        ? {
+            depends_on: {
+              ...storeDeps,
+              ...(deployment.appSetup ? { setup: { condition: 'service_completed_successfully' } } : {}),
+            },
+          }
+        : {}),
+    };
+  };
+}
+
+// Your service's own set-up (--app-setup): a one-off container of its image.
+function setupService(deployment, appContext, stores) {
+  const app = deployment.app;
+  return {
+    image: appImage(app),
+    // (Built as the replicas' image is, the same tag: compose pulls an image a service
+    // does not build, from a registry this machine may not reach.)
+    build: { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } },
+    init: true,
+    command: ['/bin/sh', '-c', deployment.appSetup],
+    environment: storeEnvOf(deployment),
+    restart: 'no',
+    depends_on: Object.fromEntries(Object.keys(stores).map((n) => [n, { condition: 'service_healthy' }])),
+  };
+}
+
+// `root`: the repository as seen from the compose file (build context, mounted files);
+// `confs`: { node: its rendered config file } for every proxy node (lab/kinds/), same
+// convention; `caps`: per node, from lab/topology/caps.js. Every service is a node of the
+// deployment's graph (lab/topology/graph.js), under its name.
+// `appContext`: the build context of your service's image (lab/app/image.js), with --app.
+function composeProject(deployment, { root = '..', confs = {}, caps = {}, appContext = null } = {}) {
+  const graph = buildGraph(deployment);
+  const app = deployment.app ?? null;
+  const build = (dockerfile) => ({
+    context: root,
+    dockerfile,
+    args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) },
+  });
+  // The Node images have a HEALTHCHECK; the proxies' have none, so the nodes in front of a
+  // caching edge can only be waited for as started (the lab then probes through the entry).
+  const after = (names) =>
+    Object.fromEntries(
+      names.map((n) => [
+        n,
+        {
+          // (Your service has no health check of the lab's: it is waited for through the entry.)
+          condition:
+            ['service', 'bbox', 'hub'].includes(nodeOf(graph, n).kind) && !(app && nodeOf(graph, n).kind === 'service')
+              ? 'service_healthy'
+              : 'service_started',
+        },
+      ]),
+    );
+  // A proxy node (a balancer or an edge of lab/kinds/): its kind's own service, or the
+  // kind's image running its config, mounted read-only.
+  const proxyService = (node, kind) => {
+    if (!kind.runtimes.includes('compose')) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--balancer ${kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not compose`,
+      );
+    }
+    const own = kind.compose
+      ? kind.compose({ node, images: IMAGES, build })
+      : {
+          image: sub(kind.container.imageEnv, kind.container.image),
+          init: true,
+          command: kind.container.command(kind.container.conf),
+          volumes: [`${confs[node.name]}:${kind.container.conf}:ro`],
+        };
+    return {
+      ...own,
+      depends_on: after(node.upstreams),
+      // The entry is published, on loopback only unless LAB_BIND says otherwise.
+      ...(node.name === graph.entry
+        ? { ports: [`${sub('LAB_BIND', '127.0.0.1')}:${sub('LAB_PORT', '8080')}:${PROXY.proxy}`] }
+        : {}),
+    };
+  };
+  const kinds = labKinds(deployment, root, build);
   // Your service (--app): its own image, its own command, PORT; nothing of the lab's.
   const stores = storeServices(deployment, root);
-  if (app) {
-    const appBuild = { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } };
-    const storeDeps = Object.fromEntries(Object.keys(stores).map((n) => [n, { condition: 'service_healthy' }]));
-    kinds.service = (node) => {
-      const c = appContainer(app, { workers: node.workers, port: INNER.service });
-      return {
-        image: appImage(app),
-        build: appBuild,
-        init: true,
-        ...c,
-        environment: { ...storeEnvOf(deployment), ...probeEnvOf(node.name), ...c.environment },
-        healthcheck: { disable: true },
-        ...(Object.keys(storeDeps).length || deployment.appSetup
-          ? {
-              depends_on: {
-                ...storeDeps,
-                ...(deployment.appSetup ? { setup: { condition: 'service_completed_successfully' } } : {}),
-              },
-            }
-          : {}),
-      };
-    };
-  }
+  if (app) kinds.service = appKind(deployment, appContext, stores);
   const services = {};
   for (const node of graph.nodes) {
     const service = stores[node.name]
@@ -236,19 +261,7 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {}, appCon
   }
   // Your service's own set-up (--app-setup), once, from its image, when the stores are up;
   // the replicas wait for it to have ended well.
-  if (app && deployment.appSetup) {
-    services.setup = {
-      image: appImage(app),
-      // (Built as the replicas' image is, the same tag: compose pulls an image a service
-      // does not build, from a registry this machine may not reach.)
-      build: { context: appContext, args: { BASE_IMAGE: sub('LAB_BASE_IMAGE', IMAGES.nodeBase) } },
-      init: true,
-      command: ['/bin/sh', '-c', deployment.appSetup],
-      environment: storeEnvOf(deployment),
-      restart: 'no',
-      depends_on: Object.fromEntries(Object.keys(stores).map((n) => [n, { condition: 'service_healthy' }])),
-    };
-  }
+  if (app && deployment.appSetup) services.setup = setupService(deployment, appContext, stores);
   Object.assign(services, monitoringServices(root));
   // No top-level `name`: Compose 1.29 refuses it; the project name is given with -p.
   return { services };
@@ -308,6 +321,97 @@ function monitoringServices(root) {
   };
 }
 
+// Swarm tasks are found by DNS (tasks.NAME, or NAME with dnsrr), not through a virtual IP: the
+// lab's nginx asks for every task itself, and a kernel without IPVS has no VIPs at all.
+const DNSRR = Object.freeze({ endpoint_mode: 'dnsrr' });
+
+// The service's tasks: the lab's reference service, or your service (--app) from its own
+// image built on the manager, or, on the lab's VM cluster (yoursMount: its folder on every
+// node), the lab's runtime image running its files. Found by DNS (dnsrr), never a VIP.
+function stackService(deployment, { registry, hub, limits, yoursMount }) {
+  const app = deployment.app ?? null;
+  const service = {
+    image: `${registry}${IMAGES.service}`,
+    environment: {
+      // Swarm fills in the task's slot: the same replica-N names as the other runtimes.
+      INSTANCE: 'replica-{{.Task.Slot}}',
+      ...(hub ? { SIGNAL_HUB: `hub:${INNER.hub}`, SIGNAL_HUB_TOKEN: sub('LAB_HUB_TOKEN', '') } : {}),
+      WORKERS: String(deployment.workers),
+      PORT: String(INNER.service),
+      BBOX1_URL: `http://bbox:${INNER.bbox1}`,
+      BBOX2_URL: `http://bbox:${INNER.bbox2}`,
+      STATSD_HOST: 'graphite',
+      STATSD_PORT: String(INNER.statsd),
+      STATSD_PREFIX: 'lab.stack.service',
+      ...probeEnvOf('replica-{{.Task.Slot}}'),
+    },
+    networks: ['lab'],
+    deploy: {
+      ...DNSRR,
+      replicas: deployment.replicas,
+      resources: { limits, reservations: { cpus: '0.25', memory: '128M' } },
+      restart_policy: { condition: 'any', delay: '1s' },
+      update_config: { parallelism: 1, order: 'start-first' },
+    },
+  };
+  if (app) {
+    const where = yoursMount ? { root: '/srv/app', primary: '/app/lab/app/primary.js' } : {};
+    const c = appContainer(app, { workers: deployment.workers, port: INNER.service, ...where });
+    Object.assign(service, {
+      image: yoursMount ? `${registry}${IMAGES.service}` : `${registry}${appImage(app)}`,
+      ...c,
+      environment: { ...probeEnvOf('replica-{{.Task.Slot}}'), ...c.environment },
+      ...(yoursMount ? { working_dir: '/srv/app' } : {}),
+      healthcheck: { disable: true },
+    });
+  }
+  return service;
+}
+
+// A data store's task (--with): one, found by name on the stack's network.
+function stackStore(name, deployment, registry, limitsOf) {
+  return {
+    image: `${registry}${IMAGES[name]}`,
+    ...(name === 'postgres'
+      ? { environment: { MAX_CONNECTIONS: String(deployment.storeOptions?.maxConnections ?? 100) } }
+      : {}),
+    networks: ['lab'],
+    deploy: {
+      ...DNSRR,
+      replicas: 1,
+      resources: { limits: limitsOf(STORE_ROLES[name], { cpus: '1.0', memory: '1G' }) },
+    },
+  };
+}
+
+// The entry balancer's task: its kind's own stack service, or the kind's image running its
+// config (a swarm config, added to configs).
+function stackEntry(entry, kind, { registry, confs, configs, publish, limits }) {
+  const ctx = {
+    node: entry,
+    images: { ...IMAGES, service: `${registry}${IMAGES.service}` },
+    tasks: `tasks.service:${INNER.service}`,
+  };
+  const own = kind.stack
+    ? kind.stack(ctx)
+    : {
+        image: sub(kind.container.imageEnv, kind.container.image),
+        command: kind.container.command(kind.container.conf),
+        configs: [{ source: `${entry.name}_conf`, target: kind.container.conf }],
+      };
+  if (!kind.stack) configs[`${entry.name}_conf`] = { file: confs[entry.name] };
+  return {
+    ...own,
+    // Published only when asked (host mode: on the node that runs it, no mesh in between).
+    // Swarm ignores a host address on a published port and listens on every interface of
+    // every node (moby/moby#32299), so loopback-only cannot be had; compose/stack.yml
+    // leaves publishing to an explicit second file, stackPublishProject below.
+    ...(publish ? { ports: [{ target: PROXY.proxy, published: publish, protocol: 'tcp', mode: 'host' }] } : {}),
+    networks: ['lab'],
+    deploy: { replicas: 1, resources: { limits } },
+  };
+}
+
 // The swarm stack: one service with `replicas` tasks of `workers` workers each, CPU and
 // memory limits per task, an overlay network, the entry balancer of the deployment's kind
 // finding the tasks by DNS (lab/kinds/). caps: per role (lab/topology/caps.js), as
@@ -353,54 +457,15 @@ function stackProject(
     );
   }
   if (deployment.edges) throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
-  // Tasks are found by DNS (tasks.NAME, or NAME with dnsrr), not through a virtual IP: the
-  // lab's nginx asks for every task itself, and a kernel without IPVS has no VIPs at all.
-  const dnsrr = { endpoint_mode: 'dnsrr' };
-  const service = {
-    image: `${registry}${IMAGES.service}`,
-    environment: {
-      // Swarm fills in the task's slot: the same replica-N names as the other runtimes.
-      INSTANCE: 'replica-{{.Task.Slot}}',
-      ...(hub ? { SIGNAL_HUB: `hub:${INNER.hub}`, SIGNAL_HUB_TOKEN: sub('LAB_HUB_TOKEN', '') } : {}),
-      WORKERS: String(deployment.workers),
-      PORT: String(INNER.service),
-      BBOX1_URL: `http://bbox:${INNER.bbox1}`,
-      BBOX2_URL: `http://bbox:${INNER.bbox2}`,
-      STATSD_HOST: 'graphite',
-      STATSD_PORT: String(INNER.statsd),
-      STATSD_PREFIX: 'lab.stack.service',
-      ...probeEnvOf('replica-{{.Task.Slot}}'),
-    },
-    networks: ['lab'],
-    deploy: {
-      ...dnsrr,
-      replicas: deployment.replicas,
-      resources: { limits: limitsOf('replica', limits), reservations: { cpus: '0.25', memory: '128M' } },
-      restart_policy: { condition: 'any', delay: '1s' },
-      update_config: { parallelism: 1, order: 'start-first' },
-    },
-  };
-  // Your service (--app): its own image built on the manager, or, on the lab's VM cluster
-  // (yoursMount: its folder on every node), the lab's runtime image running its files.
   const app = deployment.app ?? null;
-  if (app) {
-    const where = yoursMount ? { root: '/srv/app', primary: '/app/lab/app/primary.js' } : {};
-    const c = appContainer(app, { workers: deployment.workers, port: INNER.service, ...where });
-    Object.assign(service, {
-      image: yoursMount ? `${registry}${IMAGES.service}` : `${registry}${appImage(app)}`,
-      ...c,
-      environment: { ...probeEnvOf('replica-{{.Task.Slot}}'), ...c.environment },
-      ...(yoursMount ? { working_dir: '/srv/app' } : {}),
-      healthcheck: { disable: true },
-    });
-  }
+  const service = stackService(deployment, { registry, hub, limits: limitsOf('replica', limits), yoursMount });
   const services = {
     bbox: {
       image: `${registry}${IMAGES.bbox}`,
       // (The image's own command; said here, so that an image holding the whole lab runs it.)
       command: ['node', 'bbox/index.js'],
       networks: ['lab'],
-      deploy: { ...dnsrr, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
+      deploy: { ...DNSRR, replicas: 1, resources: { limits: limitsOf('bbox', { cpus: '1.0', memory: '512M' }) } },
     },
     ...(hub && !app
       ? {
@@ -410,7 +475,7 @@ function stackProject(
             environment: { HOST: '0.0.0.0', PORT: String(INNER.hub), HUB_TOKEN: sub('LAB_HUB_TOKEN', '') },
             healthcheck: { disable: true },
             networks: ['lab'],
-            deploy: { ...dnsrr, replicas: 1, resources: { limits: { cpus: '0.5', memory: '128M' } } },
+            deploy: { ...DNSRR, replicas: 1, resources: { limits: { cpus: '0.5', memory: '128M' } } },
           },
         }
       : {}),
@@ -418,31 +483,14 @@ function stackProject(
   };
   const configs = {};
   const entry = graph.entry && nodeOf(graph, graph.entry);
-  if (entry && !kind.stackTransform) {
-    const ctx = {
-      node: entry,
-      images: { ...IMAGES, service: `${registry}${IMAGES.service}` },
-      tasks: `tasks.service:${INNER.service}`,
-    };
-    const own = kind.stack
-      ? kind.stack(ctx)
-      : {
-          image: sub(kind.container.imageEnv, kind.container.image),
-          command: kind.container.command(kind.container.conf),
-          configs: [{ source: `${entry.name}_conf`, target: kind.container.conf }],
-        };
-    if (!kind.stack) configs[`${entry.name}_conf`] = { file: confs[entry.name] };
-    services[entry.name] = {
-      ...own,
-      // Published only when asked (host mode: on the node that runs it, no mesh in between).
-      // Swarm ignores a host address on a published port and listens on every interface of
-      // every node (moby/moby#32299), so loopback-only cannot be had; compose/stack.yml
-      // leaves publishing to an explicit second file, stackPublishProject below.
-      ...(publish ? { ports: [{ target: PROXY.proxy, published: publish, protocol: 'tcp', mode: 'host' }] } : {}),
-      networks: ['lab'],
-      deploy: { replicas: 1, resources: { limits: limitsOf('balancer', { cpus: '1.0', memory: '256M' }) } },
-    };
-  }
+  if (entry && !kind.stackTransform)
+    services[entry.name] = stackEntry(entry, kind, {
+      registry,
+      confs,
+      configs,
+      publish,
+      limits: limitsOf('balancer', { cpus: '1.0', memory: '256M' }),
+    });
   services.graphite = {
     image: IMAGES.graphite,
     networks: ['lab'],
@@ -453,20 +501,7 @@ function stackProject(
   // Its data stores (--with): one task each, found by name on the stack's network, their
   // addresses in your service's environment. (Swarm orders nothing: --app-setup is refused
   // on it, and your service waits on its stores as it would in production.)
-  for (const name of deployment.stores || []) {
-    services[name] = {
-      image: `${registry}${IMAGES[name]}`,
-      ...(name === 'postgres'
-        ? { environment: { MAX_CONNECTIONS: String(deployment.storeOptions?.maxConnections ?? 100) } }
-        : {}),
-      networks: ['lab'],
-      deploy: {
-        ...dnsrr,
-        replicas: 1,
-        resources: { limits: limitsOf(STORE_ROLES[name], { cpus: '1.0', memory: '1G' }) },
-      },
-    };
-  }
+  for (const name of deployment.stores || []) services[name] = stackStore(name, deployment, registry, limitsOf);
   if (app && deployment.stores?.length) service.environment = { ...storeEnvOf(deployment), ...service.environment };
   const on = (where) => ({ placement: { constraints: [`node.role == ${where}`] } });
   const pin = (name, where) => {
