@@ -327,10 +327,9 @@ function reasonOf(tail, code) {
   return (err || lines[lines.length - 1] || `exited ${code}`).replace(/^lab:\s*/, '');
 }
 
-async function studyCommand(argv, { log }) {
-  const { help, values, positionals } = COMMAND.parse(argv);
-  if (help) return { stdout: USAGE };
-  if (values.list) return { stdout: listing() };
+// The study asked, its options from the flags given, and its runs after --runs: refused here,
+// before anything starts, when they cannot run.
+function studyPlan(values, positionals) {
   const name = pick('study', positionals[0] ?? DEFAULT_STUDY, Object.keys(STUDIES));
   const study = STUDIES[name];
   const given = Object.fromEntries(
@@ -367,44 +366,31 @@ async function studyCommand(argv, { log }) {
   if (o.durationS !== undefined && !plan.some((r) => r.scenario && SCENARIOS[r.scenario].usesDuration)) {
     throw labError('LAB_ERR_USAGE', "--duration sets the endurance runs' length, and the filters leave none");
   }
-  const ctx = contextOf(values);
-  const studyDir = values.dir ?? path.join(ROOT, 'results', study.defaultDir || `study-${name}`);
-  assertClaimable(studyDir, '--dir');
-  assertClaimable(ctx.stateDir, '--state-dir');
-  const total = plan.reduce((a, r) => a + r.expectedS, 0);
-  const runDir = (step) => path.join(studyDir, 'runs', step.id);
-  const assumed = study.said ? study.said(o) : null;
+  return { name, study, o, plan };
+}
 
-  if (values.plan) {
-    const rows = plan.map((r, i) => ({
-      n: i + 1,
-      run: r.id,
-      what: r.what,
-      expected: clock(r.expectedS),
-      done: isDone(runDir(r), r) ? 'done' : '',
-    }));
-    return {
-      stdout: `${table(rows, [
-        ['n', '#'],
-        ['run', 'run'],
-        ['what', 'what'],
-        ['expected', 'expected'],
-        ['done', ''],
-      ])}\n\n${study.title}: ${plan.length} runs, about ${clock(total)} in all${o.scale !== 1 ? ` at scale ${o.scale}` : ''}${assumed ? `\n${assumed}` : ''}`,
-    };
-  }
-  if (assumed) log(assumed);
+// --plan: the runs, each with its expected time and whether it is done, and the total.
+function planText(study, plan, { runDir, total, scale, assumed }) {
+  const rows = plan.map((r, i) => ({
+    n: i + 1,
+    run: r.id,
+    what: r.what,
+    expected: clock(r.expectedS),
+    done: isDone(runDir(r), r) ? 'done' : '',
+  }));
+  return `${table(rows, [
+    ['n', '#'],
+    ['run', 'run'],
+    ['what', 'what'],
+    ['expected', 'expected'],
+    ['done', ''],
+  ])}\n\n${study.title}: ${plan.length} runs, about ${clock(total)} in all${scale !== 1 ? ` at scale ${scale}` : ''}${assumed ? `\n${assumed}` : ''}`;
+}
 
-  // One study at a time in a folder, and one command at a time on its state folder (its
-  // runs, the study's own children, go on under the study's lock).
-  holdDir(studyDir, '--dir');
-  holdDir(ctx.stateDir, '--state-dir');
-
-  // The finished runs of a folder are only reused by the same study at the same settings:
-  // a quick run is not a step of a full one. study.json says the folder's settings, and
-  // each run's own record (RUN_RECORD) what that run was made with, so a lost or damaged
-  // study.json neither adopts runs of other settings nor refuses runs of the same ones.
-  const settings = {
+// What a study's folder records of its settings (study.json), and each run of what it was
+// made with: only runs of the same settings are reused.
+function settingsOf(name, o) {
+  return {
     study: name,
     scale: o.scale,
     rateScale: o.rateScale,
@@ -417,55 +403,16 @@ async function studyCommand(argv, { log }) {
     script: o.script ?? null,
     slos: o.slos ? o.slos.join(' ') : null,
   };
-  const settingsFile = path.join(studyDir, 'study.json');
-  if (!values.fresh) checkSettings(settingsFile, settings, plan, runDir, studyDir);
-  claimDir(studyDir, '--dir');
-  if (values.fresh) resetDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
-  else claimDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
-  fs.writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`);
-  const machine = describeMachine({ artillery: require('artillery/package.json').version });
-  const failures = {};
-  const started = Date.now();
-  // The live page: listening before the first run, so a port in use stops the study here.
-  let currentIndex = null;
-  const headlines = new Map();
-  const live = await serveLive({
-    port: values.dashboard,
-    host: ctx.host,
-    title: study.title,
-    log,
-    interrupted: 'the study was interrupted; its finished runs are kept',
-    render: () => ({
-      html: String(
-        studyBody({
-          title: study.title,
-          plan,
-          runDir,
-          current: currentIndex,
-          startedAt: started,
-          expectedS: total,
-          failures,
-          headlines,
-        }),
-      ),
-      status: currentIndex === null ? 'between runs' : `run ${currentIndex + 1} of ${plan.length}`,
-    }),
-  });
+}
+
+// The study's runs, one child process each, in order: a run already done is kept, one its
+// study learnt is pointless is left out, a group's deployment is made before its first run
+// and taken down after its last (and on Ctrl-C or a failure). failures: filled in per run.
+// run: { study, name, plan, runDir, values, ctx (its context: state folder, host, ports),
+//        settings, failures, progress, started, total }.
+async function runPlan(run, log) {
+  const { study, name, plan, runDir, values, ctx, settings, failures, progress, started, total } = run;
   const ctxArgs = ['--port-base', String(ctx.portBase), '--host', ctx.host, '--state-dir', ctx.stateDir];
-
-  const writeReport = () => {
-    const missing = plan.filter((r) => !isDone(runDir(r), r)).map((r) => r.id);
-    const { html, markdown } = studyReport(study, { studyDir, plan, missing, failures, machine, scale: o.scale });
-    fs.writeFileSync(path.join(studyDir, 'study.html'), html);
-    fs.writeFileSync(path.join(studyDir, 'study.md'), markdown);
-  };
-  own(() => {
-    if (interrupted()) {
-      writeReport();
-      log(`interrupted: the finished runs are kept in ${studyDir}; run the study again to go on`);
-    }
-  });
-
   // A group of runs sharing one deployment (balancers): deployed before its first run that
   // is not done, taken down after its last, and on Ctrl-C or a failure.
   let group = null;
@@ -551,11 +498,11 @@ async function studyCommand(argv, { log }) {
         } else args = args.map((a) => (a === '{target}' ? group.url : a));
       }
       if (!skip) {
-        currentIndex = i;
+        progress.index = i;
         // (--out goes to the runs that measure: scenarios and capacity searches.)
         const out = ['scenario', 'capacity'].includes(step.kind) ? outArgs(values) : [];
         const r = await runOwned([...args, ...out, '--run-dir', dir, '--json', ...ctxArgs]);
-        currentIndex = null;
+        progress.index = null;
         if (interrupted()) break;
         writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
         if (r.code !== 0) {
@@ -567,6 +514,83 @@ async function studyCommand(argv, { log }) {
     if (group && (!next || !next.group || next.group.id !== group.id)) await closeGroup();
   }
   await closeGroup();
+}
+
+async function studyCommand(argv, { log }) {
+  const { help, values, positionals } = COMMAND.parse(argv);
+  if (help) return { stdout: USAGE };
+  if (values.list) return { stdout: listing() };
+  const { name, study, o, plan } = studyPlan(values, positionals);
+  const ctx = contextOf(values);
+  const studyDir = values.dir ?? path.join(ROOT, 'results', study.defaultDir || `study-${name}`);
+  assertClaimable(studyDir, '--dir');
+  assertClaimable(ctx.stateDir, '--state-dir');
+  const total = plan.reduce((a, r) => a + r.expectedS, 0);
+  const runDir = (step) => path.join(studyDir, 'runs', step.id);
+  const assumed = study.said ? study.said(o) : null;
+
+  if (values.plan) return { stdout: planText(study, plan, { runDir, total, scale: o.scale, assumed }) };
+  if (assumed) log(assumed);
+
+  // One study at a time in a folder, and one command at a time on its state folder (its
+  // runs, the study's own children, go on under the study's lock).
+  holdDir(studyDir, '--dir');
+  holdDir(ctx.stateDir, '--state-dir');
+
+  // The finished runs of a folder are only reused by the same study at the same settings:
+  // a quick run is not a step of a full one. study.json says the folder's settings, and
+  // each run's own record (RUN_RECORD) what that run was made with, so a lost or damaged
+  // study.json neither adopts runs of other settings nor refuses runs of the same ones.
+  const settings = settingsOf(name, o);
+  const settingsFile = path.join(studyDir, 'study.json');
+  if (!values.fresh) checkSettings(settingsFile, settings, plan, runDir, studyDir);
+  claimDir(studyDir, '--dir');
+  if (values.fresh) resetDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
+  else claimDir(path.join(studyDir, 'runs'), 'runs/ in --dir');
+  fs.writeFileSync(settingsFile, `${JSON.stringify(settings, null, 2)}\n`);
+  const machine = describeMachine({ artillery: require('artillery/package.json').version });
+  const failures = {};
+  const started = Date.now();
+  // The live page: listening before the first run, so a port in use stops the study here.
+  // (progress.index: the run in progress, which the live page shows.)
+  const progress = { index: null };
+  const headlines = new Map();
+  const live = await serveLive({
+    port: values.dashboard,
+    host: ctx.host,
+    title: study.title,
+    log,
+    interrupted: 'the study was interrupted; its finished runs are kept',
+    render: () => ({
+      html: String(
+        studyBody({
+          title: study.title,
+          plan,
+          runDir,
+          current: progress.index,
+          startedAt: started,
+          expectedS: total,
+          failures,
+          headlines,
+        }),
+      ),
+      status: progress.index === null ? 'between runs' : `run ${progress.index + 1} of ${plan.length}`,
+    }),
+  });
+  const writeReport = () => {
+    const missing = plan.filter((r) => !isDone(runDir(r), r)).map((r) => r.id);
+    const { html, markdown } = studyReport(study, { studyDir, plan, missing, failures, machine, scale: o.scale });
+    fs.writeFileSync(path.join(studyDir, 'study.html'), html);
+    fs.writeFileSync(path.join(studyDir, 'study.md'), markdown);
+  };
+  own(() => {
+    if (interrupted()) {
+      writeReport();
+      log(`interrupted: the finished runs are kept in ${studyDir}; run the study again to go on`);
+    }
+  });
+
+  await runPlan({ study, name, plan, runDir, values, ctx, settings, failures, progress, started, total }, log);
   writeReport();
   const done = plan.filter((r) => isDone(runDir(r), r)).length;
   writeStudyOutputs(values, { plan, runDir, studyDir, title: study.title, done, failures });

@@ -86,15 +86,16 @@ class SwarmRuntime extends EngineRuntime {
     return undefined;
   }
 
-  // options: { bbox: { key }, caps } as for the other runtimes (caps per role in a stack).
-  async up(deployment, ports, options = {}) {
+  // What must hold before anything is made: no deployment up, a manager, the mesh where the
+  // kind needs it, the entry's port free, workers for --placement apart, and a way for your
+  // service's image to reach every node.
+  async assertDeployable(deployment, ports, { placement, app, onCluster }) {
     this.assertNotUp();
     if (deployment.edges)
       throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
     await this.assertManager();
     if (kindOf(deployment.balancer.kind).needsIpvs) this.assertMesh();
     await this.assertPortFree(ports.nginx);
-    const placement = options.placement || 'spread';
     if (placement === 'apart' && !(await this.hasWorkers())) {
       throw labError(
         'LAB_ERR_USAGE',
@@ -102,8 +103,6 @@ class SwarmRuntime extends EngineRuntime {
       );
     }
 
-    const app = deployment.app ?? null;
-    const onCluster = Boolean(this.env.LAB_CLUSTER_DIR);
     // Your service's image is built on the manager; with no registry (LAB_REGISTRY) only the
     // manager has it, which is a swarm of one node. The lab's cluster needs no image: the
     // app's folder is shared with every node.
@@ -113,11 +112,11 @@ class SwarmRuntime extends EngineRuntime {
         `--app on a swarm of ${await this.nodeCount()} nodes: your service's image would be built on the manager only, and no registry (LAB_REGISTRY) takes it to the others; push through a registry, or use the lab's cluster (npm run cluster -- up), which shares your folder with its nodes`,
       );
     }
+  }
 
-    adoptStateDir(this.stateDir);
-    resetDir(this.dir, 'swarm/ in --state-dir');
-    if (app) await installApp(app, this.log);
-    // The entry's config (lab/kinds/), finding the tasks through swarm's DNS.
+  // The files of the deployment in swarm/: the entry's config (lab/kinds/), finding the tasks
+  // through swarm's DNS; the compose project the images are built from; the stack.
+  writeFiles(deployment, ports, options, { placement, app, onCluster }) {
     const graph = buildGraph(deployment);
     const confs = {};
     for (const { node, file } of configNodes(deployment)) {
@@ -147,6 +146,48 @@ class SwarmRuntime extends EngineRuntime {
     delete stack.services.graphite;
     if (!app) stack.services.service.environment.STATSD_HOST = 'statsd.invalid';
     fs.writeFileSync(stackFile, dump(stack));
+    return { graph, confs, composeFile, stackFile };
+  }
+
+  // The images on every node: on the lab's cluster, its runtime image loaded on each VM (and
+  // your service's files shared); elsewhere built here, unless they are already (preloaded).
+  async bringImages(state, composeFile, app) {
+    if (this.env.LAB_CLUSTER_DIR) {
+      this.log("the lab's code on every node of the cluster");
+      const cluster = require('../cluster/cluster');
+      const dir = this.env.LAB_CLUSTER_DIR;
+      const cs = cluster.readState(dir);
+      if (!cs) throw labError('LAB_ERR_CLUSTER', `no cluster is up in ${dir} (LAB_CLUSTER_DIR): npm run cluster -- up`);
+      await cluster.loadLabImage(
+        { dir, cacheDir: this.env.LAB_CLUSTER_CACHE || path.join(dir, 'images') },
+        cs,
+        this.log,
+      );
+      if (app) cluster.shareYours(dir, app, this.log);
+    } else if (!this.preloaded) {
+      this.log('building the images');
+      const build = await run('docker-compose', ['-p', `${state.stack}-build`, '-f', composeFile, 'build'], {
+        env: this.env,
+      });
+      if (build.code !== 0) throw labError('LAB_ERR_PROCESS', 'building the images', tail(build.out));
+    }
+  }
+
+  // options: { bbox: { key }, caps } as for the other runtimes (caps per role in a stack).
+  async up(deployment, ports, options = {}) {
+    const placement = options.placement || 'spread';
+    const app = deployment.app ?? null;
+    const onCluster = Boolean(this.env.LAB_CLUSTER_DIR);
+    await this.assertDeployable(deployment, ports, { placement, app, onCluster });
+
+    adoptStateDir(this.stateDir);
+    resetDir(this.dir, 'swarm/ in --state-dir');
+    if (app) await installApp(app, this.log);
+    const { graph, confs, composeFile, stackFile } = this.writeFiles(deployment, ports, options, {
+      placement,
+      app,
+      onCluster,
+    });
 
     const hubToken = crypto.randomBytes(16).toString('hex');
     // The runtime probe (lab/probe/): the tasks send to this machine, by the engine's bridge,
@@ -188,26 +229,7 @@ class SwarmRuntime extends EngineRuntime {
     // Written before anything is made, so `down` (or Ctrl-C) can remove a half-made stack.
     this.writeState(state);
     try {
-      if (this.env.LAB_CLUSTER_DIR) {
-        this.log("the lab's code on every node of the cluster");
-        const cluster = require('../cluster/cluster');
-        const dir = this.env.LAB_CLUSTER_DIR;
-        const cs = cluster.readState(dir);
-        if (!cs)
-          throw labError('LAB_ERR_CLUSTER', `no cluster is up in ${dir} (LAB_CLUSTER_DIR): npm run cluster -- up`);
-        await cluster.loadLabImage(
-          { dir, cacheDir: this.env.LAB_CLUSTER_CACHE || path.join(dir, 'images') },
-          cs,
-          this.log,
-        );
-        if (app) cluster.shareYours(dir, app, this.log);
-      } else if (!this.preloaded) {
-        this.log('building the images');
-        const build = await run('docker-compose', ['-p', `${state.stack}-build`, '-f', composeFile, 'build'], {
-          env: this.env,
-        });
-        if (build.code !== 0) throw labError('LAB_ERR_PROCESS', 'building the images', tail(build.out));
-      }
+      await this.bringImages(state, composeFile, app);
       this.log(`deploying the stack ${state.stack}`);
       // Images already on every node (no registry): swarm is not to look them up.
       const resolve = this.preloaded || this.env.LAB_CLUSTER_DIR ? ['--resolve-image', 'never'] : [];
