@@ -30,14 +30,20 @@ fi
 # Debian packages: required ones stop the run when missing; optional ones only warn.
 # Optional: Graphite's carbon for the monitoring (runs skip it when missing), Chromium for
 # the report's browser test, wrk for the benchmarks.
-required=(nginx libnginx-mod-stream)
+# The packages of the deployment's own nodes (the balancer and edge kinds, the data stores)
+# come from their declarations (scripts/programs.js reads lab/kinds/ and lab/stores/); the
+# tools around them are listed here.
+programs() {
+  node "$(dirname "$0")/programs.js" apt "$1" || { say "could not read the lab's programs (scripts/programs.js)"; exit 1; }
+}
+required=($(programs run))
 optional=(graphite-carbon python3-whisper)
 case "$what" in
   run) ;;
-  test) required+=(docker-compose haproxy caddy varnish postgresql redis-server) optional+=(chromium) ;;
+  test) required+=(docker-compose $(programs all)) optional+=(chromium) ;;
   containers) required+=(docker-compose docker.io debootstrap nftables iproute2) ;;
   cluster) required+=(docker-compose docker.io debootstrap nftables iproute2 qemu-system-x86 qemu-utils e2fsprogs) ;;
-  all) required+=(docker-compose haproxy caddy varnish postgresql redis-server) optional+=(chromium wrk docker.io debootstrap) ;;
+  all) required+=(docker-compose $(programs all)) optional+=(chromium wrk docker.io debootstrap) ;;
   *) say "unknown target '$what' (run, test, containers, cluster, all)"; exit 2 ;;
 esac
 

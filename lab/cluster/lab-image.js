@@ -6,6 +6,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { ROOT } = require('../paths');
 const { IMAGES } = require('../topology/compose-file');
+const { KINDS } = require('../kinds');
 
 // What every task on a cluster node runs: the service, the black boxes, the hub, the lab's
 // balancer and its generators (lab/), with nginx, HAProxy and Caddy for the entry. Made
@@ -39,11 +40,16 @@ const DEPS = [
   'filtrex',
   'tough-cookie',
 ];
+// Node, and the programs of every kind that runs on a swarm, as each kind declares them.
 const BINARIES = [
   { src: process.execPath, dst: '/usr/local/bin/node' },
-  { src: '/usr/sbin/nginx', dst: '/usr/sbin/nginx' },
-  { src: '/usr/sbin/haproxy', dst: '/usr/sbin/haproxy' },
-  { src: '/usr/bin/caddy', dst: '/usr/bin/caddy' },
+  ...[
+    ...new Set(
+      Object.values(KINDS)
+        .filter((k) => k.runtimes.includes('swarm'))
+        .flatMap((k) => k.programs.bins),
+    ),
+  ].map((bin) => ({ src: bin, dst: bin })),
 ];
 // The names the stack's services use, all pointing at the lab image on a cluster.
 const PROXY_TAG = 'node-deploy-lab-proxy:cluster';
@@ -223,6 +229,7 @@ function syncApp(dir) {
 
 module.exports = {
   DEPS,
+  BINARIES,
   buildRuntimeTar,
   syncApp,
   runtimeManifest,

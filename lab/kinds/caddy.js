@@ -38,7 +38,7 @@ module.exports = defineKind({
   label: 'Caddy',
   methods: ['round-robin', 'least_conn', 'hash'],
   runtimes: ['local', 'compose', 'swarm'],
-  bin: { name: 'caddy', package: 'caddy' },
+  bin: { name: 'caddy', package: 'caddy', path: '/usr/bin/caddy' },
   // Its answers name the replica that served them (X-Lab-Upstream).
   namesUpstream: true,
   confFile: 'Caddyfile',

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const { defineKind } = require('./common/proxy');
-const { nginxConfig, CONTAINER } = require('./common/nginx');
+const { nginxConfig, CONTAINER, PROGRAMS } = require('./common/nginx');
 
 // A caching edge of nginx (proxy_cache, nginx/nginx-edge.conf.template): answers carry
 // X-Edge and X-Cache-Status. Open-source nginx keeps no cache statistics, so the edge logs
@@ -52,6 +52,7 @@ module.exports = defineKind({
   label: 'nginx cache',
   runtimes: ['local', 'compose'],
   nginx: true,
+  programs: PROGRAMS,
   config: (ctx) => nginxConfig('edge', ctx),
   container: CONTAINER,
   // The cache's counts over a window: a mark at its start, the counts since (lab/monitoring).

@@ -1,7 +1,7 @@
 'use strict';
 
 const { defineKind } = require('./common/proxy');
-const { nginxConfig, CONTAINER } = require('./common/nginx');
+const { nginxConfig, CONTAINER, STREAM_PROGRAMS } = require('./common/nginx');
 
 // nginx at L4 (TCP, the stream module): one client connection to one replica, nothing
 // parsed (nginx/nginx-l4.conf.template). The images' nginx has no stream module: local only.
@@ -15,6 +15,7 @@ module.exports = defineKind({
   methods: ['round-robin', 'least_conn', 'hash'],
   runtimes: ['local'],
   nginx: true,
+  programs: STREAM_PROGRAMS,
   config: (ctx) => nginxConfig(4, ctx),
   container: CONTAINER,
 });

@@ -84,7 +84,7 @@ module.exports = defineKind({
   what: 'Varnish',
   label: 'Varnish cache',
   runtimes: ['local', 'compose'],
-  bin: { name: 'varnishd', package: 'varnish' },
+  bin: { name: 'varnishd', package: 'varnish', path: '/usr/sbin/varnishd' },
   confFile: 'edge.vcl',
   config,
   // In the foreground under pm2 (-F); its working folder (-n) inside its prefix. No jail

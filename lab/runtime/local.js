@@ -51,6 +51,37 @@ const OUTSIDE_PREFIX = 'node-deploy-lab-stores-';
 // command line), and every process carries the folder's token in its environment, so `down`
 // stops exactly what `up` started, from this process or another one, even when state.json
 // is gone, and never a process that merely took a recorded pid.
+// A capped app is started by a shell that joins its groups and becomes Node, with no
+// pm2 wrapper in between (interpreter none): it is born capped, and so is a restart.
+// `script` is one of the lab's Node programs, or `command` a program of a proxy kind.
+// (`script` relative to the lab's root or absolute; `nodeArgs`: Node's own options.)
+function pm2AppOf(state, joins, logs) {
+  return (name, script, { args = [], env = {}, command = null, nodeArgs = [], cwd = ROOT, ...extra } = {}) => {
+    const file = script && path.resolve(ROOT, script);
+    const cmd = command || process.execPath;
+    const argv = command ? args : [...nodeArgs, file, ...args];
+    const run = joins[name]
+      ? (({ command: c, args: a, env: e }) => ({ script: c, args: a, env: { ...env, ...e }, interpreter: 'none' }))(
+          joinThenExec(joins[name], cmd, argv),
+        )
+      : { ...pm2Exec(cmd, argv), env, interpreter: 'none' };
+    return {
+      name,
+      ...run,
+      cwd,
+      autorestart: true,
+      max_restarts: 50,
+      restart_delay: 200,
+      // The service drains for at most SHUTDOWN_TIMEOUT_MS, below this.
+      kill_timeout: 5000,
+      out_file: path.join(logs, `${name}.out.log`),
+      error_file: path.join(logs, `${name}.err.log`),
+      pid_file: pidFileFor(state.pm2Home, name),
+      ...extra,
+    };
+  };
+}
+
 class LocalRuntime {
   constructor({ stateDir, host = '127.0.0.1', log = () => {} }) {
     this.stateDir = path.resolve(stateDir);
@@ -129,53 +160,18 @@ class LocalRuntime {
     this.writeState(state);
   }
 
-  // deployment: from lab/topology/deployments.js; ports: from planPorts (lab/topology/ports.js);
-  // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null,
-  //            caps: { [node]: { cpuPct, memoryBytes } } (lab/topology/caps.js) }
-  // The deployment's graph (lab/topology/graph.js) says what to start: the black boxes, the
-  // replicas, the caching edges, then the entry balancer, each healthy before the next tier.
-  async up(deployment, ports, options = {}) {
-    this.assertNotUp();
-    const graph = buildGraph(deployment, ports);
-    const caps = options.caps || {};
-    // Caps need control groups; without caps, your service's replicas still get one each
-    // where this process may make them, so `down` stops whatever a replica forked, even a
-    // daemon that left its process tree and the lab's token behind (lab/runtime/cgroups.js).
-    const cgroups = Object.keys(caps).length ? requireCgroups() : deployment.app ? usableCgroups() : null;
-    const proxies = proxyNodes(graph);
+  // Each proxy kind's program (lab/kinds/): found, or installed when the lab may.
+  async proxyPrograms(proxies) {
     const nginxBin = proxies.some((p) => p.kind.nginx) ? findNginx() : null;
-    // Each proxy kind's program (lab/kinds/): found, or installed when the lab may.
     const bins = {};
     for (const { kind } of proxies)
       if (kind.bin && !bins[kind.name]) bins[kind.name] = await ensureBinary(kind, this.log);
-    await assertFree(
-      graph.nodes.flatMap((n) =>
-        (n.ports || [n.port]).map((port, i) => ({ port, role: n.ports ? `bbox${i + 1}` : n.name })),
-      ),
-      this.host,
-    );
+    return { nginxBin, bins };
+  }
 
-    // Your service's dependencies, from its own lock file, when they are missing.
-    if (deployment.app) await installApp(deployment.app, this.log);
-    adoptStateDir(this.stateDir);
-    // Fresh folders (each the lab's own, see lab/ownership/dirs.js): nothing of a previous
-    // deployment's pm2 home or nginx prefix survives.
-    for (const d of ['pm2', 'nginx', 'nodes', 'logs', 'home'])
-      resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
-    const token = this.state.token();
-    // The data stores' programs and folders (lab/stores/), each prepared before anything
-    // starts: installed when missing (as root), a fresh database unless --keep-data.
-    const stores = await this.prepareStores(deployment, graph, token);
-    const storeEnv = storesEnv(deployment.stores || [], (name) => ({
-      host: this.host,
-      port: nodeOf(graph, name).port,
-    }));
-    // The hub serves the deployment's own processes only: on loopback whatever --host says,
-    // and to those that show this deployment's token (hub/server.js).
-    const hubToken = crypto.randomBytes(16).toString('hex');
-    const address = (name) => `${name === 'hub' ? '127.0.0.1' : this.host}:${nodeOf(graph, name).port}`;
-    // Every proxy's config, rendered by its kind into its prefix and checked by the program
-    // itself, before anything starts.
+  // Every proxy's config, rendered by its kind into its prefix and checked by the program
+  // itself, before anything starts. Returns { node: its kind's context }.
+  async renderProxies(proxies, { deployment, address, options, nginxBin, bins }) {
     const contexts = {};
     for (const { node, kind } of proxies) {
       const paths = proxyPaths(this.stateDir, node, kind);
@@ -200,17 +196,137 @@ class LocalRuntime {
       if (kind.nginx) await testConfig(nginxBin, paths);
       else await checkConfig(kind, ctx);
     }
+    return contexts;
+  }
 
-    const urlOf = (name) => `http://${address(name)}`;
-    // The runtime probe (probe/preload.js) in every Node process of the service, sending to
-    // the run's collector on this host (lab/probe/), unless --no-probe.
-    const probe =
-      options.probe === false
-        ? { off: 'deployed with --no-probe' }
-        : { address: `${this.host}:${ports.probe}`, listen: [{ host: this.host, port: ports.probe }] };
-    const probeOf = (node) =>
-      probe.address ? probeEnv({ node: node.name, address: probe.address, before: process.env.NODE_OPTIONS }) : {};
-    const state = {
+  // How each kind of node starts under pm2 (app: pm2AppOf's); the nginx kinds are the lab's
+  // own nginx processes (started apart).
+  startersOf({ pm2, app, deployment, ports, options, address, hubToken, probeOf, storeEnv, stores }) {
+    return {
+      bbox: (node) =>
+        pm2.start(
+          app(node.name, 'bbox/index.js', {
+            args: [
+              '--port',
+              String(node.port),
+              '--host',
+              this.host,
+              '--key',
+              options.bbox?.key ?? '',
+              ...(options.bbox?.args || []),
+            ],
+          }),
+        ),
+      service: (node) =>
+        pm2.start(
+          app(node.name, 'service/index.js', {
+            env: {
+              HOST: this.host,
+              PORT: String(node.port),
+              WORKERS: String(node.workers),
+              INSTANCE: node.name,
+              BBOX1_URL: `http://${this.host}:${ports.bbox1}`,
+              BBOX2_URL: `http://${this.host}:${ports.bbox2}`,
+              SHUTDOWN_TIMEOUT_MS: '3000',
+              ...(options.statsd ? { STATSD_HOST: options.statsd.host, STATSD_PORT: String(options.statsd.port) } : {}),
+              STATSD_PREFIX: 'lab.service',
+              // Signaling rooms shared across the deployment's service processes.
+              ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: address('hub'), SIGNAL_HUB_TOKEN: hubToken } : {}),
+              ...(options.serviceEnv || {}),
+              ...probeOf(node),
+            },
+          }),
+        ),
+      // Your service (--app): its own command in its own folder, with PORT; several
+      // workers through the lab's node:cluster primary (lab/app/primary.js).
+      app: (node) => {
+        const { script, ...how } = appProcess(deployment.app, node, { ...storeEnv, ...probeOf(node) });
+        return pm2.start(app(node.name, script ?? null, how));
+      },
+      // A data store (--with, lab/stores/): its server in the foreground, from its folder.
+      store: (node) => {
+        const s = stores[node.name];
+        const { command, args } = s.store.command({ ...s.ctx, fresh: s.fresh });
+        return pm2.start(app(node.name, null, { command, args, cwd: s.ctx.dir, kill_timeout: 10000 }));
+      },
+      hub: (node) =>
+        pm2.start(
+          app(node.name, 'hub/index.js', {
+            env: { HOST: '127.0.0.1', PORT: String(node.port), HUB_TOKEN: hubToken },
+            // It stops at once on SIGTERM (hub/index.js).
+            kill_timeout: 2000,
+          }),
+        ),
+    };
+  }
+
+  // The nodes in order, each tier healthy before the next: the data stores (--with), your
+  // service's set-up (--app-setup), the black boxes, the hub, the replicas, the caching
+  // edges, then the entry balancer.
+  async startTiers(state, { startNode, pm2, stores, storeEnv, address, urlOf }) {
+    const { deployment, graph, ports } = state;
+    const tier = (kind) => graph.nodes.filter((n) => n.kind === kind);
+
+    const yours = deployment.app;
+    // The data stores first (--with), ready before anything that uses them; then your
+    // service's own set-up (--app-setup) once, with their addresses.
+    for (const name of deployment.stores || []) {
+      const node = nodeOf(graph, name);
+      this.log(`starting ${STORES[name].what} (${name}) on port ${node.port}`);
+      await startNode(node);
+      await this.recordProcesses(state, pm2);
+      await this.waitStore(name, stores[name], pm2);
+    }
+    if (deployment.appSetup) await this.step(appSetup(yours, deployment.appSetup, storeEnv, this.log));
+    for (const node of tier('bbox')) await startNode(node);
+    for (const node of tier('hub')) {
+      await startNode(node);
+      await this.waitHealthy(node.name, `tcp://${address(node.name)}`);
+    }
+    for (const node of tier('service')) await startNode(node);
+    this.log(`waiting for every replica${yours ? ` of ${yours.name}` : ''} to be healthy`);
+    for (const node of tier('service')) {
+      if (yours) await this.waitApp(yours, node, urlOf(node.name), pm2);
+      else
+        await this.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
+          return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
+        });
+    }
+    if (!yours) {
+      await this.waitHealthy('bbox1', `http://${this.host}:${ports.bbox1}/`);
+      await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
+    }
+
+    // Through each caching edge, then the entry (lab/runtime/readiness.js): the lab's
+    // service says which replica answered (X-Instance); for yours, the kinds at L7 name the
+    // upstream they used (X-Lab-Upstream, lab/kinds/).
+    const probe = entryProbe(deployment);
+    const instances = (a) => new Set(a.map((r) => (yours ? upstreamOf(r) : r.headers['x-instance']))).size;
+    const edges = graph.nodes.filter((n) => n.roles.includes('edge'));
+    if (edges.length) this.log(`starting ${edges.length} caching edge(s) (${kindOf(edges[0].kind).what})`);
+    for (const node of edges) await startNode(node);
+    for (const node of edges) {
+      await this.waitHealthy(
+        node.name,
+        (i) => probe.url(urlOf(node.name), i),
+        (a) => instances(a) >= deployment.replicas,
+        20000,
+        yours,
+      );
+    }
+
+    if (graph.entry) {
+      const entry = nodeOf(graph, graph.entry);
+      this.log(`starting the balancer: ${kindOf(entry.kind).what}`);
+      await startNode(entry);
+      await this.waitHealthy(entry.name, (i) => probe.url(state.url, i), probe.until, 20000, yours);
+    }
+  }
+
+  // The deployment's state as state.json keeps it from its start: what was asked, where each
+  // node listens, where its files are, and (filled in as they start) its processes.
+  initialState({ deployment, graph, caps, cgroups, token, ports, urlOf, contexts, probe, stores }) {
+    return {
       runtime: 'local',
       deployment,
       graph,
@@ -237,6 +353,61 @@ class LocalRuntime {
       // name -> identity of every process the lab started here.
       owned: {},
     };
+  }
+
+  // deployment: from lab/topology/deployments.js; ports: from planPorts (lab/topology/ports.js);
+  // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null,
+  //            caps: { [node]: { cpuPct, memoryBytes } } (lab/topology/caps.js) }
+  // The deployment's graph (lab/topology/graph.js) says what to start: the black boxes, the
+  // replicas, the caching edges, then the entry balancer, each healthy before the next tier.
+  async up(deployment, ports, options = {}) {
+    this.assertNotUp();
+    const graph = buildGraph(deployment, ports);
+    const caps = options.caps || {};
+    // Caps need control groups; without caps, your service's replicas still get one each
+    // where this process may make them, so `down` stops whatever a replica forked, even a
+    // daemon that left its process tree and the lab's token behind (lab/runtime/cgroups.js).
+    const cgroups = Object.keys(caps).length ? requireCgroups() : deployment.app ? usableCgroups() : null;
+    const proxies = proxyNodes(graph);
+    const { nginxBin, bins } = await this.proxyPrograms(proxies);
+    await assertFree(
+      graph.nodes.flatMap((n) =>
+        (n.ports || [n.port]).map((port, i) => ({ port, role: n.ports ? `bbox${i + 1}` : n.name })),
+      ),
+      this.host,
+    );
+
+    // Your service's dependencies, from its own lock file, when they are missing.
+    if (deployment.app) await installApp(deployment.app, this.log);
+    adoptStateDir(this.stateDir);
+    // Fresh folders (each the lab's own, see lab/ownership/dirs.js): nothing of a previous
+    // deployment's pm2 home or nginx prefix survives.
+    for (const d of ['pm2', 'nginx', 'nodes', 'logs', 'home'])
+      resetDir(path.join(this.stateDir, d), `${d}/ in --state-dir`);
+    const token = this.state.token();
+    // The data stores' programs and folders (lab/stores/), each prepared before anything
+    // starts: installed when missing (as root), a fresh database unless --keep-data.
+    const stores = await this.prepareStores(deployment, graph, token);
+    const storeEnv = storesEnv(deployment.stores || [], (name) => ({
+      host: this.host,
+      port: nodeOf(graph, name).port,
+    }));
+    // The hub serves the deployment's own processes only: on loopback whatever --host says,
+    // and to those that show this deployment's token (hub/server.js).
+    const hubToken = crypto.randomBytes(16).toString('hex');
+    const address = (name) => `${name === 'hub' ? '127.0.0.1' : this.host}:${nodeOf(graph, name).port}`;
+    const contexts = await this.renderProxies(proxies, { deployment, address, options, nginxBin, bins });
+
+    const urlOf = (name) => `http://${address(name)}`;
+    // The runtime probe (probe/preload.js) in every Node process of the service, sending to
+    // the run's collector on this host (lab/probe/), unless --no-probe.
+    const probe =
+      options.probe === false
+        ? { off: 'deployed with --no-probe' }
+        : { address: `${this.host}:${ports.probe}`, listen: [{ host: this.host, port: ports.probe }] };
+    const probeOf = (node) =>
+      probe.address ? probeEnv({ node: node.name, address: probe.address, before: process.env.NODE_OPTIONS }) : {};
+    const state = this.initialState({ deployment, graph, caps, cgroups, token, ports, urlOf, contexts, probe, stores });
     this.writeState(state);
     // Each capped node's groups, before anything starts: its processes join them first thing.
     const joins = {};
@@ -254,93 +425,19 @@ class LocalRuntime {
       this.record(state, 'pm2', state.pids.pm2);
 
       const logs = path.join(this.stateDir, 'logs');
-      // A capped app is started by a shell that joins its groups and becomes Node, with no
-      // pm2 wrapper in between (interpreter none): it is born capped, and so is a restart.
-      // `script` is one of the lab's Node programs, or `command` a program of a proxy kind.
-      // (`script` relative to the lab's root or absolute; `nodeArgs`: Node's own options.)
-      const app = (name, script, { args = [], env = {}, command = null, nodeArgs = [], cwd = ROOT, ...extra } = {}) => {
-        const file = script && path.resolve(ROOT, script);
-        const cmd = command || process.execPath;
-        const argv = command ? args : [...nodeArgs, file, ...args];
-        const run = joins[name]
-          ? (({ command: c, args: a, env: e }) => ({ script: c, args: a, env: { ...env, ...e }, interpreter: 'none' }))(
-              joinThenExec(joins[name], cmd, argv),
-            )
-          : { ...pm2Exec(cmd, argv), env, interpreter: 'none' };
-        return {
-          name,
-          ...run,
-          cwd,
-          autorestart: true,
-          max_restarts: 50,
-          restart_delay: 200,
-          // The service drains for at most SHUTDOWN_TIMEOUT_MS, below this.
-          kill_timeout: 5000,
-          out_file: path.join(logs, `${name}.out.log`),
-          error_file: path.join(logs, `${name}.err.log`),
-          pid_file: pidFileFor(state.pm2Home, name),
-          ...extra,
-        };
-      };
-      // How each kind of node starts; the nginx kinds are the lab's own nginx processes.
-      const starters = {
-        bbox: (node) =>
-          pm2.start(
-            app(node.name, 'bbox/index.js', {
-              args: [
-                '--port',
-                String(node.port),
-                '--host',
-                this.host,
-                '--key',
-                options.bbox?.key ?? '',
-                ...(options.bbox?.args || []),
-              ],
-            }),
-          ),
-        service: (node) =>
-          pm2.start(
-            app(node.name, 'service/index.js', {
-              env: {
-                HOST: this.host,
-                PORT: String(node.port),
-                WORKERS: String(node.workers),
-                INSTANCE: node.name,
-                BBOX1_URL: `http://${this.host}:${ports.bbox1}`,
-                BBOX2_URL: `http://${this.host}:${ports.bbox2}`,
-                SHUTDOWN_TIMEOUT_MS: '3000',
-                ...(options.statsd
-                  ? { STATSD_HOST: options.statsd.host, STATSD_PORT: String(options.statsd.port) }
-                  : {}),
-                STATSD_PREFIX: 'lab.service',
-                // Signaling rooms shared across the deployment's service processes.
-                ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: address('hub'), SIGNAL_HUB_TOKEN: hubToken } : {}),
-                ...(options.serviceEnv || {}),
-                ...probeOf(node),
-              },
-            }),
-          ),
-        // Your service (--app): its own command in its own folder, with PORT; several
-        // workers through the lab's node:cluster primary (lab/app/primary.js).
-        app: (node) => {
-          const { script, ...how } = appProcess(deployment.app, node, { ...storeEnv, ...probeOf(node) });
-          return pm2.start(app(node.name, script ?? null, how));
-        },
-        // A data store (--with, lab/stores/): its server in the foreground, from its folder.
-        store: (node) => {
-          const s = stores[node.name];
-          const { command, args } = s.store.command({ ...s.ctx, fresh: s.fresh });
-          return pm2.start(app(node.name, null, { command, args, cwd: s.ctx.dir, kill_timeout: 10000 }));
-        },
-        hub: (node) =>
-          pm2.start(
-            app(node.name, 'hub/index.js', {
-              env: { HOST: '127.0.0.1', PORT: String(node.port), HUB_TOKEN: hubToken },
-              // It stops at once on SIGTERM (hub/index.js).
-              kill_timeout: 2000,
-            }),
-          ),
-      };
+      const app = pm2AppOf(state, joins, logs);
+      const starters = this.startersOf({
+        pm2,
+        app,
+        deployment,
+        ports,
+        options,
+        address,
+        hubToken,
+        probeOf,
+        storeEnv,
+        stores,
+      });
       // A proxy of a kind that is not nginx: its program in the foreground, under pm2.
       const startProxy = (node, kind) => {
         const { command, args, env = {} } = kind.local(contexts[node.name]);
@@ -358,62 +455,7 @@ class LocalRuntime {
           await this.recordProcesses(state, pm2);
         }
       };
-      const tier = (kind) => graph.nodes.filter((n) => n.kind === kind);
-
-      const yours = deployment.app;
-      // The data stores first (--with), ready before anything that uses them; then your
-      // service's own set-up (--app-setup) once, with their addresses.
-      for (const name of deployment.stores || []) {
-        const node = nodeOf(graph, name);
-        this.log(`starting ${STORES[name].what} (${name}) on port ${node.port}`);
-        await startNode(node);
-        await this.recordProcesses(state, pm2);
-        await this.waitStore(name, stores[name], pm2);
-      }
-      if (deployment.appSetup) await this.step(appSetup(yours, deployment.appSetup, storeEnv, this.log));
-      for (const node of tier('bbox')) await startNode(node);
-      for (const node of tier('hub')) {
-        await startNode(node);
-        await this.waitHealthy(node.name, `tcp://${address(node.name)}`);
-      }
-      for (const node of tier('service')) await startNode(node);
-      this.log(`waiting for every replica${yours ? ` of ${yours.name}` : ''} to be healthy`);
-      for (const node of tier('service')) {
-        if (yours) await this.waitApp(yours, node, urlOf(node.name), pm2);
-        else
-          await this.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
-            return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
-          });
-      }
-      if (!yours) {
-        await this.waitHealthy('bbox1', `http://${this.host}:${ports.bbox1}/`);
-        await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
-      }
-
-      // Through each caching edge, then the entry (lab/runtime/readiness.js): the lab's
-      // service says which replica answered (X-Instance); for yours, the kinds at L7 name the
-      // upstream they used (X-Lab-Upstream, lab/kinds/).
-      const probe = entryProbe(deployment);
-      const instances = (a) => new Set(a.map((r) => (yours ? upstreamOf(r) : r.headers['x-instance']))).size;
-      const edges = graph.nodes.filter((n) => n.roles.includes('edge'));
-      if (edges.length) this.log(`starting ${edges.length} caching edge(s) (${kindOf(edges[0].kind).what})`);
-      for (const node of edges) await startNode(node);
-      for (const node of edges) {
-        await this.waitHealthy(
-          node.name,
-          (i) => probe.url(urlOf(node.name), i),
-          (a) => instances(a) >= deployment.replicas,
-          20000,
-          yours,
-        );
-      }
-
-      if (graph.entry) {
-        const entry = nodeOf(graph, graph.entry);
-        this.log(`starting the balancer: ${kindOf(entry.kind).what}`);
-        await startNode(entry);
-        await this.waitHealthy(entry.name, (i) => probe.url(state.url, i), probe.until, 20000, yours);
-      }
+      await this.startTiers(state, { startNode, pm2, stores, storeEnv, address, urlOf });
       await this.recordProcesses(state, pm2);
       state.ready = true;
       this.writeState(state);

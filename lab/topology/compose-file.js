@@ -18,7 +18,6 @@ const { storesEnv } = require('../stores');
 // swapped the same way (LAB_NGINX_IMAGE).
 const IMAGES = Object.freeze({
   nodeBase: 'node:20.20.2-bookworm-slim',
-  nginx: 'nginx:1.27.3-bookworm',
   graphite: 'graphiteapp/graphite-statsd:1.1.10-5',
   grafana: 'grafana/grafana:11.3.0',
   cadvisor: 'gcr.io/cadvisor/cadvisor:v0.49.1',

@@ -61,4 +61,10 @@ const CONTAINER = Object.freeze({
 const local = (ctx) => ({ command: ctx.bin, args: ['-db', '-f', ctx.paths.confFile] });
 const check = (ctx) => ({ command: ctx.bin, args: ['-c', '-q', '-f', ctx.paths.confFile] });
 
-module.exports = { haproxyConfig, CONTAINER, local, check, BIN: { name: 'haproxy', package: 'haproxy' } };
+module.exports = {
+  haproxyConfig,
+  CONTAINER,
+  local,
+  check,
+  BIN: { name: 'haproxy', package: 'haproxy', path: '/usr/sbin/haproxy' },
+};

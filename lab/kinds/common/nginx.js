@@ -19,6 +19,12 @@ const CONTAINER = Object.freeze({
   }),
 });
 
+// The Debian packages a local nginx kind needs, and where its program is (the cluster's image
+// copies it): declared once here, read by scripts/setup.sh and lab/cluster/lab-image.js.
+const PROGRAMS = Object.freeze({ apt: ['nginx'], bins: ['/usr/sbin/nginx'] });
+// L4 balances with the stream module, packaged apart.
+const STREAM_PROGRAMS = Object.freeze({ apt: ['nginx', 'libnginx-mod-stream'], bins: ['/usr/sbin/nginx'] });
+
 function nginxConfig(layer, ctx) {
   return renderNginxConfig({
     layer,
@@ -36,4 +42,4 @@ function nginxConfig(layer, ctx) {
   });
 }
 
-module.exports = { nginxConfig, CONTAINER };
+module.exports = { nginxConfig, CONTAINER, PROGRAMS, STREAM_PROGRAMS };

@@ -26,7 +26,11 @@ function defineKind(kind) {
   if (kind.runtimes.includes('local') && !kind.local && !kind.nginx && kind.layer !== null) {
     throw new Error(`kind ${kind.name}: runs locally but says not how (local or nginx)`);
   }
-  return Object.freeze({ methods: ['round-robin'], node: kind.name, ...kind });
+  // What it needs of Debian (apt) and where its program is (bins), declared once: a kind with
+  // a program of its own (bin) says so there; the nginx kinds share theirs (./nginx.js).
+  const programs =
+    kind.programs ?? (kind.bin ? { apt: [kind.bin.package], bins: [kind.bin.path] } : { apt: [], bins: [] });
+  return Object.freeze({ methods: ['round-robin'], node: kind.name, ...kind, programs });
 }
 
 module.exports = { defineKind, template, INNER, MAX_CONNECTIONS };
