@@ -15,21 +15,10 @@ const path = require('node:path');
 const dgram = require('node:dgram');
 const http = require('node:http');
 const { spawn } = require('node:child_process');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
+const { bench, flag, withDefault } = require('./kit');
 const { PRELOAD, probeEnv } = require('../lab/probe/env');
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '15' },
-    rounds: { type: 'string', default: '4' },
-    connections: { type: 'string', default: '32' },
-  },
-});
-const S = Number(values.seconds);
-const ROUNDS = Number(values.rounds);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-probe-'));
 const PORT = 19380;
 const TICKS = 100;
 
@@ -50,7 +39,7 @@ const ready = () =>
     once();
   });
 
-async function round(variant, sink) {
+async function round(variant, sink, { S, connections, dir }) {
   const env = {
     ...process.env,
     HOST: '127.0.0.1',
@@ -76,7 +65,7 @@ async function round(variant, sink) {
       'closed',
       '--keepalive',
       '--connections',
-      values.connections,
+      String(connections),
       '--duration',
       String(S),
       '--json',
@@ -109,7 +98,10 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-async function main() {
+async function run(values) {
+  const S = values.seconds;
+  const ROUNDS = values.rounds;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-probe-'));
   const sock = dgram.createSocket('udp4');
   await new Promise((r) => sock.bind(0, '127.0.0.1', r));
   const sink = { port: sock.address().port, count: 0 };
@@ -119,13 +111,14 @@ async function main() {
     for (let i = 0; i < ROUNDS; i++) {
       // ABBA: the order alternates, so a slow drift of the machine falls on both.
       for (const v of i % 2 ? ['probed', 'plain'] : ['plain', 'probed']) {
-        const row = await round(v, sink);
+        const row = await round(v, sink, { S, connections: values.connections, dir });
         rows.push({ round: i + 1, ...row });
         process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
       }
     }
   } finally {
     sock.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
   const of = (v, k) => median(rows.filter((r) => r.variant === v).map((r) => r[k]));
   const plain = {
@@ -137,28 +130,31 @@ async function main() {
     serviceCpuUsPerAnswer: of('probed', 'serviceCpuUsPerAnswer'),
   };
   const throughputCostPct = Math.round((1 - probed.answersPerS / plain.answersPerS) * 1000) / 10;
-  const out = {
-    machine: describeMachine(),
-    date: new Date().toISOString(),
+  const cpuPerAnswerCostPct = Math.round((probed.serviceCpuUsPerAnswer / plain.serviceCpuUsPerAnswer - 1) * 1000) / 10;
+  return {
+    headline: { plain, probed, throughputCostPct, cpuPerAnswerCostPct, met: throughputCostPct < 2 },
     method: `the lab's /ping (service/index.js, one process), saturated by the closed loop (${values.connections} kept-alive connections, ${S} s a round), ${ROUNDS} rounds of each variant in ABBA order; the probe preloaded by NODE_OPTIONS and sending to a UDP sink of this script's; medians`,
     plain,
     probed,
     throughputCostPct,
-    cpuPerAnswerCostPct: Math.round((probed.serviceCpuUsPerAnswer / plain.serviceCpuUsPerAnswer - 1) * 1000) / 10,
+    cpuPerAnswerCostPct,
     goal: 'throughput with the probe within 2% of without',
     met: throughputCostPct < 2,
     preload: path.relative(path.join(__dirname, '..'), PRELOAD),
     rounds: rows,
   };
-  const file = path.join(__dirname, 'results', 'probe.json');
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  process.stdout.write(
-    `${JSON.stringify({ plain, probed, throughputCostPct, cpuPerAnswerCostPct: out.cpuPerAnswerCostPct, met: out.met })}\nwritten: ${file}\n`,
-  );
-  fs.rmSync(dir, { recursive: true, force: true });
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'probe',
+    usage: 'node bench/probe.js [--seconds 15] [--rounds 4] [--connections 32]',
+    flags: {
+      seconds: withDefault(flag.int(1, 3600), 15),
+      rounds: withDefault(flag.int(1, 100), 4),
+      connections: withDefault(flag.int(1, 10000), 32),
+    },
+    run,
+  },
+  module,
+);

@@ -12,26 +12,14 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
-
-const { values } = parseArgs({
-  options: {
-    rate: { type: 'string', default: '100' },
-    seconds: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '3' },
-  },
-});
-const rate = Number(values.rate);
-const S = Number(values.seconds);
-const rounds = Number(values.rounds);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-script-features-'));
+const { bench, flag, withDefault } = require('./kit');
 
 // Three requests a virtual user, with and without the features.
-const phases = `  phases: [{ duration: ${S}, arrivalRate: ${rate} }]`;
-const SCRIPTS = {
-  plain: `config:
+const scripts = (rate, S) => {
+  const phases = `  phases: [{ duration: ${S}, arrivalRate: ${rate} }]`;
+  return {
+    plain: `config:
   target: http://127.0.0.1:1
 ${phases}
 scenarios:
@@ -40,7 +28,7 @@ scenarios:
       - get: { url: /items }
       - get: { url: /items/7 }
 `,
-  featured: `config:
+    featured: `config:
   target: http://127.0.0.1:1
 ${phases}
 scenarios:
@@ -53,8 +41,8 @@ scenarios:
             - { regexp: "tag-(\\\\w+)", group: 1, as: tag }
       - get: { url: "/items/{{ id }}?tag={{ tag }}" }
 `,
+  };
 };
-for (const [name, text] of Object.entries(SCRIPTS)) fs.writeFileSync(path.join(dir, `${name}.yml`), text);
 
 // The server: a cookie at login, checked after it; a small JSON list.
 const server = http.createServer((req, res) => {
@@ -69,7 +57,7 @@ const server = http.createServer((req, res) => {
   });
 });
 
-async function run(name, target) {
+async function runOne(name, target, dir) {
   const r = await lab([
     'scenario',
     '--script',
@@ -95,14 +83,16 @@ async function run(name, target) {
   return { cpuMsPerRequest: s.generator.cpuMsPerRequest, requests: s.requestsSent, p99Ms: s.responseTimeMs.p99 };
 }
 
-(async () => {
+async function run({ rate, seconds: S, rounds }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-script-features-'));
+  for (const [name, text] of Object.entries(scripts(rate, S))) fs.writeFileSync(path.join(dir, `${name}.yml`), text);
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const target = `http://127.0.0.1:${server.address().port}`;
   const results = { plain: [], featured: [] };
   try {
     for (let i = 0; i < rounds; i++) {
       for (const name of ['plain', 'featured']) {
-        const r = await run(name, target);
+        const r = await runOne(name, target, dir);
         results[name].push(r);
         process.stderr.write(
           `round ${i + 1} ${name}: ${r.cpuMsPerRequest} ms of CPU a request (${r.requests} requests)\n`,
@@ -111,12 +101,14 @@ async function run(name, target) {
     }
   } finally {
     server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const plain = median(results.plain.map((r) => r.cpuMsPerRequest));
   const featured = median(results.featured.map((r) => r.cpuMsPerRequest));
   const ratio = Math.round((featured / plain) * 1000) / 1000;
-  const out = {
+  return {
+    headline: { plain, featured, ratio },
     question: 'CPU per request of fast for a script with cookies and captures, against the same requests without',
     goal: 'featured within 20% of plain (ratio <= 1.2)',
     settings: { rate, seconds: S, rounds, generator: 'fast --keepalive' },
@@ -124,15 +116,19 @@ async function run(name, target) {
     medianCpuMsPerRequest: { plain, featured },
     ratio,
     met: ratio <= 1.2,
-    machine: describeMachine(),
-    at: new Date().toISOString(),
   };
-  const file = path.join(__dirname, 'results', 'script-features.json');
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  process.stdout.write(`plain ${plain} ms, featured ${featured} ms of CPU a request: ratio ${ratio} -> ${file}\n`);
-  fs.rmSync(dir, { recursive: true, force: true });
-})().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  server.close();
-  process.exit(1);
-});
+}
+
+module.exports = bench(
+  {
+    name: 'script-features',
+    usage: 'node bench/script-features.js [--rate 100] [--seconds 20] [--rounds 3]',
+    flags: {
+      rate: withDefault(flag.int(1, 10000), 100),
+      seconds: withDefault(flag.int(1, 3600), 20),
+      rounds: withDefault(flag.int(1, 100), 3),
+    },
+    run,
+  },
+  module,
+);

@@ -10,8 +10,8 @@ function processTable(status) {
   const portOf = (name) => {
     const n = node(name);
     if (n && n.port != null) return n.ports ? n.ports.join(',') : n.port;
-    if (name === 'nginx' || name === 'balancer') return ports.nginx;
-    // Containers publish nginx's port only: the others are on the project's network.
+    if (name === status.graph?.entry) return ports.entry;
+    // Containers publish the entry's port only: the others are on the project's network.
     if (name === 'bbox') return ports.bbox1 ? `${ports.bbox1},${ports.bbox2}` : null;
     const m = /^replica-(\d+)$/.exec(name);
     return m && ports.replicas ? ports.replicas[Number(m[1]) - 1] : null;

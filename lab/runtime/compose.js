@@ -66,7 +66,7 @@ function engineSilent(r, env, command) {
 
 // The same deployments as LocalRuntime, as containers on the engine DOCKER_HOST names
 // (the user's own, or the private one the container smoke test starts). nginx is
-// published on host:ports.nginx; the rest is only on the project's network. The compose
+// published on host:ports.entry; the rest is only on the project's network. The compose
 // file is rendered into the run directory from the same table as compose/, so custom
 // --replicas/--workers work too.
 class ComposeRuntime extends EngineRuntime {
@@ -84,7 +84,7 @@ class ComposeRuntime extends EngineRuntime {
   composeEnv(state) {
     return {
       ...this.env,
-      LAB_PORT: String(state.ports.nginx),
+      LAB_PORT: String(state.ports.entry),
       LAB_BIND: state.host,
       LAB_KEY: state.key ?? '',
       LAB_HUB_TOKEN: state.hubToken ?? '',
@@ -104,7 +104,7 @@ class ComposeRuntime extends EngineRuntime {
       timeoutMs: ENGINE_CHECK_MS,
     });
     if (engine.code !== 0) throw engineSilent(engine, this.env, 'docker version');
-    await assertFree([{ port: ports.nginx, role: 'nginx (published)' }], this.host);
+    await assertFree([{ port: ports.entry, role: 'the entry (published)' }], this.host);
 
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'compose/ in --state-dir');
@@ -140,12 +140,12 @@ class ComposeRuntime extends EngineRuntime {
       graph,
       caps: options.caps || {},
       host: this.host,
-      ports: { nginx: ports.nginx },
+      ports: { entry: ports.entry },
       key: options.bbox?.key ?? '',
       // The deployment's own hub token (hub/server.js), passed to the hub and the replicas.
       hubToken: crypto.randomBytes(16).toString('hex'),
       heavyMs: options.serviceEnv?.HEAVY_MS,
-      url: `http://${this.host}:${ports.nginx}`,
+      url: `http://${this.host}:${ports.entry}`,
       startedAt: new Date().toISOString(),
       entryConf: graph.entry ? confs[graph.entry] || null : null,
       pids: {},
@@ -197,7 +197,7 @@ class ComposeRuntime extends EngineRuntime {
       const inspect = await run('docker', ['inspect', '-f', format, id.trim()], { env: this.env });
       const [name, pid] = inspect.out.trim().split(' ');
       if (!name || !Number(pid)) continue;
-      if (name === 'nginx') state.pids.nginx = main(Number(pid));
+      if (name === state.graph.entry) state.pids[name] = main(Number(pid));
       else state.processes.push({ name, pid: main(Number(pid)), container: id.trim().slice(0, 12) });
     }
     this.writeState(state);
@@ -211,7 +211,7 @@ class ComposeRuntime extends EngineRuntime {
       const line = r.out.split('\n').find((l) => l.includes(`_${name}_`)) || '';
       const status = /Up \(healthy\)/.test(line) ? 'healthy' : /\bUp\b/.test(line) ? 'up' : line ? 'exited' : 'gone';
       const p = state.processes.find((x) => x.name === name);
-      return { name, pid: name === 'nginx' ? state.pids.nginx : p?.pid, status };
+      return { name, pid: name === state.graph.entry ? state.pids[name] : p?.pid, status };
     });
     return { ...state, up: live.some((x) => x.status !== 'gone'), live };
   }

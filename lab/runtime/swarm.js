@@ -26,7 +26,7 @@ const APP_PRIMARY = path.join(ROOT, 'lab', 'app', 'primary.js');
 // The same graph as a stack on the swarm DOCKER_HOST names (a single node made with `docker
 // swarm init`, or a real cluster whose nodes reach LAB_REGISTRY). The images are built on
 // the manager from the compose file of the same deployment; nginx is the entry, published
-// on ports.nginx in host mode (on the node that runs it: a single node here), and it finds
+// on ports.entry in host mode (on the node that runs it: a single node here), and it finds
 // the service's tasks by DNS at request time, so `scale` needs no reload.
 //
 // On the lab's VM cluster (npm run cluster; its `env` sets LAB_CLUSTER_DIR and LAB_IMAGES=
@@ -95,7 +95,7 @@ class SwarmRuntime extends EngineRuntime {
       throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
     await this.assertManager();
     if (kindOf(deployment.balancer.kind).needsIpvs) this.assertMesh();
-    await this.assertPortFree(ports.nginx);
+    await this.assertPortFree(ports.entry);
     if (placement === 'apart' && !(await this.hasWorkers())) {
       throw labError(
         'LAB_ERR_USAGE',
@@ -137,7 +137,7 @@ class SwarmRuntime extends EngineRuntime {
     const stack = stackProject(deployment, {
       confs,
       caps: roleCaps(options.caps || {}),
-      publish: ports.nginx,
+      publish: ports.entry,
       placement,
       appMount: this.env.LAB_CLUSTER_DIR ? '/lab' : null,
       yoursMount,
@@ -210,7 +210,7 @@ class SwarmRuntime extends EngineRuntime {
       graph,
       caps: options.caps || {},
       host: this.host,
-      ports: { nginx: ports.nginx },
+      ports: { entry: ports.entry },
       key: options.bbox?.key ?? '',
       placement,
       // The engine it was deployed on: `status`, `scale` and `down` go there again even from
@@ -220,7 +220,7 @@ class SwarmRuntime extends EngineRuntime {
       cluster: this.env.LAB_CLUSTER_DIR
         ? { dir: this.env.LAB_CLUSTER_DIR, emulated: this.env.LAB_EMULATED === 'tcg' }
         : null,
-      url: `http://${this.host}:${ports.nginx}`,
+      url: `http://${this.host}:${ports.entry}`,
       startedAt: new Date().toISOString(),
       entryConf: graph.entry ? confs[graph.entry] || null : null,
       pids: {},
@@ -334,7 +334,7 @@ class SwarmRuntime extends EngineRuntime {
       const name = role === 'service' ? `replica-${slot}` : role;
       // No init in a stack's tasks: the container's first process is the node (the service's
       // primary, nginx's master), whose children (cluster workers) the sampler adds up.
-      if (name === 'nginx') state.pids.nginx = Number(pid);
+      if (name === state.graph.entry) state.pids[name] = Number(pid);
       else state.processes.push({ name, pid: Number(pid), container: id.trim().slice(0, 12) });
     }
     state.processes.sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
@@ -370,7 +370,7 @@ class SwarmRuntime extends EngineRuntime {
       return {
         name,
         node: t?.node ?? p?.node ?? null,
-        pid: name === 'nginx' ? state.pids.nginx : p?.pid,
+        pid: name === state.graph.entry ? state.pids[name] : p?.pid,
         status: t ? t.status : 'gone',
       };
     });

@@ -167,7 +167,10 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
 // How a user runs the command whose usage this is: `npm run scenario --` (the usage's own words).
 function commandOf(usage) {
   const m = /npm run (\S+)/.exec(usage || '');
-  return m ? `npm run ${m[1]} --` : 'node lab/cli <command>';
+  if (m) return `npm run ${m[1]} --`;
+  // A script of its own (a bench: bench/kit.js), as its usage names it.
+  const script = /\bnode (\S+\.js)\b/.exec(usage || '');
+  return script ? `node ${script[1]}` : 'node lab/cli <command>';
 }
 
 module.exports = { defineCommand, flag, ROOT, usageError };

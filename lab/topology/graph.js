@@ -80,7 +80,7 @@ function buildGraph(deployment, ports = null) {
       name: entry,
       roles: ['balancer'],
       kind: kind.name,
-      port: ports.nginx ?? null,
+      port: ports.entry ?? null,
       upstreams: front.map((n) => n.name),
     });
   }

@@ -8,7 +8,8 @@ const { labError } = require('../../common/errors');
 // client's outgoing connection can never hold one of them.
 const DEFAULT_BASE = 8080;
 const OFFSETS = {
-  nginx: 0,
+  // The entry balancer's port, whatever its kind: where clients go.
+  entry: 0,
   bbox1: 1,
   bbox2: 2,
   statsd: 3,

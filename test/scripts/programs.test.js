@@ -46,12 +46,3 @@ test("the cluster's image copies the programs of the kinds that run on a swarm, 
   expect(bins).not.toContain('/usr/sbin/varnishd');
   expect(new Set(bins).size).toBe(bins.length);
 });
-
-test('programs.js refuses what it does not know, with its usage', () => {
-  const { spawnSync } = require('node:child_process');
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'programs.js'), 'apt', 'everything'], {
-    encoding: 'utf8',
-  });
-  expect(r.status).toBe(2);
-  expect(r.stderr).toMatch(/^usage: node scripts\/programs\.js apt run\|all/);
-});

@@ -31,7 +31,7 @@ async function downAndCheck({ stateDir, state }) {
   expect(r.code).toBe(0);
   expect(pids.filter(isAlive)).toEqual([]);
   const ports = [
-    state.ports.nginx,
+    state.ports.entry,
     state.ports.bbox1,
     state.ports.bbox2,
     ...state.ports.replicas,

@@ -7,7 +7,7 @@ describe('ports', () => {
   test('one base gives every role its port, replicas after the fixed ones', () => {
     const p = planPorts(8080, 3);
     expect(p).toMatchObject({
-      nginx: 8080,
+      entry: 8080,
       bbox1: 8081,
       bbox2: 8082,
       statsd: 8083,
