@@ -12,56 +12,58 @@
 //   node bench/artillery-corpus.js DIR [--source 'what DIR is']
 const fs = require('node:fs');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
 const { spawnSync } = require('node:child_process');
-const describeMachine = require('../common/machine');
-
-const { values, positionals } = parseArgs({
-  options: { source: { type: 'string', default: '' } },
-  allowPositionals: true,
-});
-const dir = positionals[0];
-if (!dir || !fs.existsSync(dir)) {
-  process.stderr.write('usage: node bench/artillery-corpus.js DIR [--source TEXT]\n');
-  process.exit(2);
-}
-const files = [];
-(function walk(d) {
-  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) walk(p);
-    else if (/\.(ya?ml|json)$/.test(e.name)) files.push(p);
-  }
-})(dir);
+const { bench } = require('./kit');
 
 const CLI = path.join(__dirname, '..', 'lab', 'cli');
 const GENERATORS = ['artillery', 'fast', 'closed'];
-const rows = [];
-for (const file of files.sort()) {
-  const row = { file: path.relative(dir, file) };
-  for (const g of GENERATORS) {
-    const r = spawnSync(
-      process.execPath,
-      [CLI, 'scenario', '--script', file, '--target', 'http://127.0.0.1:9', '--generator', g, '--plan'],
-      { encoding: 'utf8', timeout: 30000 },
-    );
-    row[g] = r.status === 0 ? 'taken' : (r.stderr.trim().split('\n')[0] || `exit ${r.status}`).replace(/^lab: /, '');
+
+function scriptsUnder(dir) {
+  const files = [];
+  (function walk(d) {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(ya?ml|json)$/.test(e.name)) files.push(p);
+    }
+  })(dir);
+  return files.sort();
+}
+
+async function run(values, { log, positionals: [dir] }) {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
+  const rows = [];
+  for (const file of scriptsUnder(dir)) {
+    const row = { file: path.relative(dir, file) };
+    for (const g of GENERATORS) {
+      const r = spawnSync(
+        process.execPath,
+        [CLI, 'scenario', '--script', file, '--target', 'http://127.0.0.1:9', '--generator', g, '--plan'],
+        { encoding: 'utf8', timeout: 30000 },
+      );
+      row[g] = r.status === 0 ? 'taken' : (r.stderr.trim().split('\n')[0] || `exit ${r.status}`).replace(/^lab: /, '');
+    }
+    rows.push(row);
   }
-  rows.push(row);
+  const refused = Object.fromEntries(GENERATORS.map((g) => [g, rows.filter((r) => r[g] !== 'taken').length]));
+  for (const r of rows) for (const g of GENERATORS) if (r[g] !== 'taken') log(`  ${g} ${r.file}: ${r[g]}`);
+  return {
+    headline: { scripts: rows.length, refused },
+    question: 'how many of a folder of Artillery scripts each generator takes (--plan)',
+    source: values.source || dir,
+    scripts: rows.length,
+    refused,
+    rows,
+  };
 }
-const refused = (g) => rows.filter((r) => r[g] !== 'taken');
-const out = {
-  question: 'how many of a folder of Artillery scripts each generator takes (--plan)',
-  source: values.source || dir,
-  scripts: rows.length,
-  refused: Object.fromEntries(GENERATORS.map((g) => [g, refused(g).length])),
-  rows,
-  machine: describeMachine(),
-  at: new Date().toISOString(),
-};
-const file = path.join(__dirname, 'results', 'artillery-corpus.json');
-fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-for (const g of GENERATORS) process.stdout.write(`${g}: refuses ${out.refused[g]} of ${rows.length}\n`);
-for (const r of rows) {
-  for (const g of GENERATORS) if (r[g] !== 'taken') process.stdout.write(`  ${g} ${r.file}: ${r[g]}\n`);
-}
+
+module.exports = bench(
+  {
+    name: 'artillery-corpus',
+    usage: "node bench/artillery-corpus.js DIR [--source 'what DIR is']",
+    positionals: { names: ['dir'] },
+    flags: { source: { type: 'string', default: '' } },
+    run,
+  },
+  module,
+);

@@ -11,26 +11,11 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
+const { bench, flag, withDefault } = require('./kit');
 const { BALANCERS } = require('../lab/kinds');
 const { tree } = require('../lab/ownership/procs');
 const { wrkSplit } = require('./wrk');
-
-const { values } = parseArgs({
-  options: {
-    deployment: { type: 'string', default: 'replicated' },
-    concurrency: { type: 'string', default: '50' },
-    seconds: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '2' },
-    'port-base': { type: 'string', default: '8080' },
-  },
-});
-const C = Number(values.concurrency);
-const S = Number(values.seconds);
-
-const measure = (urls) => wrkSplit(urls, { connections: C, seconds: S });
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -50,7 +35,10 @@ function cpuSeconds(pid) {
   return ticks / TICKS;
 }
 
-async function main() {
+async function run(values) {
+  const C = values.concurrency;
+  const S = values.seconds;
+  const measure = (urls) => wrkSplit(urls, { connections: C, seconds: S });
   const rows = [];
   const kinds = BALANCERS.filter((k) => k.runtimes.includes('local'));
   for (const kind of ['none', ...kinds.map((k) => k.name).filter((k) => k !== 'none')]) {
@@ -63,7 +51,7 @@ async function main() {
       '--state-dir',
       stateDir,
       '--port-base',
-      values['port-base'],
+      String(values['port-base']),
       '--json',
     ]);
     if (up.code !== 0) throw new Error(`deploy --balancer ${kind} failed`);
@@ -75,7 +63,7 @@ async function main() {
       const pid = entry ? (state.pids?.[entry] ?? state.processes.find((p) => p.name === entry)?.pid) : null;
       const runs = [];
       const cpu0 = cpuSeconds(pid);
-      for (let r = 0; r < Number(values.rounds); r++) runs.push(await measure(urls));
+      for (let r = 0; r < values.rounds; r++) runs.push(await measure(urls));
       const cpuS = cpuSeconds(pid) - cpu0;
       const requests = runs.reduce((a, x) => a + x.rps * S, 0);
       const row = {
@@ -96,19 +84,26 @@ async function main() {
   }
   const none = rows.find((r) => r.balancer === 'none');
   for (const r of rows) r.vsNone = Math.round((r.rps / none.rps) * 100) / 100;
-  const out = {
-    machine: describeMachine(),
-    at: new Date().toISOString(),
+  return {
+    headline: rows.map((r) => [r.balancer, r.rps, r.vsNone]),
     method: `wrk -t1, ${C} connections, ${S} s, median of ${values.rounds} rounds after a warm-up, /ping on ${values.deployment}`,
     rows,
   };
-  const file = path.join(__dirname, 'results', 'balancers.json');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'balancers',
+    usage:
+      'node bench/balancers.js [--deployment replicated] [--concurrency 50] [--seconds 10] [--rounds 2] [--port-base 8080]',
+    flags: {
+      deployment: { type: 'string', default: 'replicated' },
+      concurrency: withDefault(flag.int(1, 10000), 50),
+      seconds: withDefault(flag.int(1, 3600), 10),
+      rounds: withDefault(flag.int(1, 100), 2),
+      'port-base': withDefault(flag.int(1024, 32700), 8080),
+    },
+    run,
+  },
+  module,
+);

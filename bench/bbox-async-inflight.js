@@ -8,27 +8,13 @@
 // covers the connection storm, records every latency. Results go to
 // bench/results/bbox-async-inflight.json with the machine they ran on.
 //   node bench/bbox-async-inflight.js [--levels 1000,2000,5000,10000] [--delay 1000] [--seconds 10]
-const fs = require('node:fs');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
 const { spawn, fork } = require('node:child_process');
 const summarize = require('../lab/measure/stats');
-const describeMachine = require('../common/machine');
 const closedLoop = require('../lab/generators/concurrency-probe');
+const { bench, flag, withDefault } = require('./kit');
 
-const { values } = parseArgs({
-  options: {
-    levels: { type: 'string', default: '1000,2000,5000,10000' },
-    delay: { type: 'string', default: '1000' },
-    seconds: { type: 'string', default: '10' },
-    generators: { type: 'string', default: '2' },
-    child: { type: 'string' },
-  },
-});
-const levels = values.levels.split(',').map(Number);
-const delay = Number(values.delay);
-
-function startBox() {
+function startBox(delay) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -45,17 +31,13 @@ const round = (v) => (v === null ? null : Math.round(v));
 // One generator process at 10,000 req/s was the bottleneck (measured: one Node process
 // completed ~6,200/s where wrk drove ~8,900/s), so the load is split over --generators
 // processes; their raw latencies are merged before any percentile is taken.
-function generate(port, n) {
-  const k = Number(values.generators);
+function generate(port, n, { generators: k, delay, seconds }) {
   const shares = Array.from({ length: k }, (_, i) => Math.floor(n / k) + (i < n % k ? 1 : 0));
   return Promise.all(
     shares.map(
       (share) =>
         new Promise((resolve, reject) => {
-          const child = fork(__filename, [
-            '--child',
-            JSON.stringify({ port, n: share, delay, seconds: values.seconds }),
-          ]);
+          const child = fork(__filename, ['--child', JSON.stringify({ port, n: share, delay, seconds })]);
           let done = false;
           child.once('message', (m) => ((done = true), resolve(m)));
           child.once('exit', (code, signal) => done || reject(new Error(`generator exited (${signal || code})`)));
@@ -81,19 +63,21 @@ async function child(spec) {
   );
 }
 
-async function main() {
+async function run(values) {
+  const levels = values.levels.split(',').map(Number);
+  const { delay } = values;
   const rows = [];
   // A fresh box per level: each level starts from a clean process, as a lab run does.
   for (const n of levels) {
-    const box = await startBox();
+    const box = await startBox(delay);
     try {
-      const { latencies, failed } = await generate(box.port, n);
+      const { latencies, failed } = await generate(box.port, n, values);
       const l = summarize(latencies);
       const row = {
         inFlight: n,
         completed: l.count,
         failed,
-        throughput: Math.round(l.count / Number(values.seconds)),
+        throughput: Math.round(l.count / values.seconds),
         minMs: round(l.min),
         p50Ms: round(l.p50),
         p99Ms: round(l.p99),
@@ -108,22 +92,38 @@ async function main() {
     }
   }
   const held = rows.filter((r) => r.flat).map((r) => r.inFlight);
-  const result = {
-    bench: 'bbox-async-inflight',
-    date: new Date().toISOString(),
-    machine: describeMachine(),
+  const maxFlatInFlight = held.length ? Math.max(...held) : 0;
+  return {
+    headline: { maxFlatInFlight, rows: rows.map((r) => [r.inFlight, r.p99Ms]) },
     method: `closed loop, N keep-alive connections over ${values.generators} Node processes, warm-up of 3 delays excluded`,
     delayMs: delay,
     target: '10000 in flight with p99 <= delay + 5%',
-    maxFlatInFlight: held.length ? Math.max(...held) : 0,
+    maxFlatInFlight,
     rows,
   };
-  const out = path.join(__dirname, 'results', 'bbox-async-inflight.json');
-  fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 
-(values.child ? child(JSON.parse(values.child)) : main()).catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+// A generator process of this bench (forked by generate): its share of the load, no flags.
+const isChild = require.main === module && process.argv[2] === '--child';
+if (isChild) {
+  child(JSON.parse(process.argv[3])).catch((err) => {
+    process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = bench(
+  {
+    name: 'bbox-async-inflight',
+    usage:
+      'node bench/bbox-async-inflight.js [--levels 1000,2000,5000,10000] [--delay 1000] [--seconds 10] [--generators 2]',
+    flags: {
+      levels: { type: 'string', default: '1000,2000,5000,10000' },
+      delay: withDefault(flag.int(1, 600000), 1000),
+      seconds: withDefault(flag.int(1, 3600), 10),
+      generators: withDefault(flag.int(1, 64), 2),
+    },
+    run,
+  },
+  isChild ? null : module,
+);

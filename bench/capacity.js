@@ -11,29 +11,23 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
+const { bench, flag, withDefault } = require('./kit');
 
-const { values } = parseArgs({
-  options: {
-    deployments: { type: 'string', default: 'single,replicated' },
-    'port-base': { type: 'string', default: '8700' },
-  },
-});
 const shop = path.join(__dirname, '..', 'test', 'fixtures', 'apps', 'shop');
-const place = () => [
+const place = (portBase) => [
   '--port-base',
-  values['port-base'],
+  String(portBase),
   '--state-dir',
   fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cap-')),
   '--results-dir',
   fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cap-r-')),
 ];
 
-async function search(args) {
+async function search(args, portBase) {
   const t0 = Date.now();
-  const r = await lab(['capacity', ...args, '--json', ...place()]);
+  const r = await lab(['capacity', ...args, '--json', ...place(portBase)]);
+  if (r.code !== 0 && !r.out.trim()) throw new Error(`capacity ${args.join(' ')} exited ${r.code}`);
   const out = JSON.parse(r.out);
   return {
     args: args.join(' '),
@@ -62,23 +56,37 @@ async function search(args) {
   };
 }
 
-(async () => {
-  const shopRun = await search(['/api/items', '--app', shop, '--deployments', values.deployments, '--slo', 'p99<200']);
+async function run(values) {
+  const portBase = values['port-base'];
+  const shopRun = await search(
+    ['/api/items', '--app', shop, '--deployments', values.deployments, '--slo', 'p99<200'],
+    portBase,
+  );
   const [single, replicated] = shopRun.deployments;
-  const ping = await search(['ping', '--deployments', 'single', '--slo', 'p99<200']);
-  const result = {
-    machine: describeMachine(),
-    at: new Date().toISOString(),
+  const ping = await search(['ping', '--deployments', 'single', '--slo', 'p99<200'], portBase);
+  const goals = {
+    bracketed: shopRun.deployments.every((d) => d.maxRate !== null && d.broke !== null),
+    verified: shopRun.deployments.every((d) => d.verified && d.verified.held === d.verified.runs),
+    replicatedAboveSingle: Boolean(single && replicated && replicated.maxRate > single.maxRate),
+    underTenMinutes: shopRun.minutes < 10,
+  };
+  return {
+    headline: goals,
     shop: shopRun,
-    goals: {
-      bracketed: shopRun.deployments.every((d) => d.maxRate !== null && d.broke !== null),
-      verified: shopRun.deployments.every((d) => d.verified && d.verified.held === d.verified.runs),
-      replicatedAboveSingle: Boolean(single && replicated && replicated.maxRate > single.maxRate),
-      underTenMinutes: shopRun.minutes < 10,
-    },
+    goals,
     ping,
   };
-  const file = path.join(__dirname, 'results', 'capacity.json');
-  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${file}\n${JSON.stringify(result.goals)}\n`);
-})();
+}
+
+module.exports = bench(
+  {
+    name: 'capacity',
+    usage: 'node bench/capacity.js [--deployments single,replicated] [--port-base 8700]',
+    flags: {
+      deployments: { type: 'string', default: 'single,replicated' },
+      'port-base': withDefault(flag.int(1024, 32700), 8700),
+    },
+    run,
+  },
+  module,
+);

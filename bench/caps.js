@@ -11,20 +11,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
+const { bench, flag, withDefault } = require('./kit');
 const lab = require('./lab');
 const { detect, readGroup } = require('../lab/runtime/cgroups');
-
-const { values } = parseArgs({
-  options: {
-    caps: { type: 'string', default: '10,25,50' },
-    seconds: { type: 'string', default: '10' },
-    concurrency: { type: 'string', default: '4' },
-    'port-base': { type: 'string', default: '8080' },
-  },
-});
-const S = Number(values.seconds);
 
 // Keeps `concurrency` /heavy requests in flight until `until`, so the replica never idles.
 function saturate(url, concurrency, until) {
@@ -49,7 +38,8 @@ function saturate(url, concurrency, until) {
   });
 }
 
-async function main() {
+async function run(values) {
+  const S = values.seconds;
   const sys = detect();
   if (!sys || process.getuid() !== 0) throw new Error('needs root and a cgroup filesystem');
   const rows = [];
@@ -63,7 +53,7 @@ async function main() {
       '--state-dir',
       stateDir,
       '--port-base',
-      values['port-base'],
+      String(values['port-base']),
       '--json',
     ]);
     if (up.code !== 0) throw new Error(`deploy with --cap replica=${pct}% failed`);
@@ -72,10 +62,10 @@ async function main() {
       const token = state.cgroups.token;
       const url = `http://127.0.0.1:${state.ports.replicas[0]}/heavy?ms=50`;
       // Warm-up: the first second of saturation, not measured.
-      await saturate(url, Number(values.concurrency), Date.now() + 1000);
+      await saturate(url, values.concurrency, Date.now() + 1000);
       const t0 = process.hrtime.bigint();
       const g0 = readGroup(sys, token, 'replica-1');
-      const served = await saturate(url, Number(values.concurrency), Date.now() + S * 1000);
+      const served = await saturate(url, values.concurrency, Date.now() + S * 1000);
       const g1 = readGroup(sys, token, 'replica-1');
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const got = ((g1.cpuUsageUs - g0.cpuUsageUs) / 1e6 / seconds) * 100;
@@ -96,20 +86,26 @@ async function main() {
       await lab(['down', '--state-dir', stateDir]);
     }
   }
-  const out = {
+  return {
+    headline: rows,
     what: 'a replica capped at N% of one core, saturated with /heavy; CPU read from its cgroup',
     goal: 'within the cap ± 2 points',
-    machine: describeMachine(),
-    at: new Date().toISOString(),
-    options: { seconds: S, concurrency: Number(values.concurrency) },
+    options: { seconds: S, concurrency: values.concurrency },
     rows,
   };
-  const file = path.join(__dirname, 'results', 'caps.json');
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(rows, null, 2)}\nwritten: ${file}\n`);
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench/caps: ${err.message}\n`);
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'caps',
+    usage: 'node bench/caps.js [--caps 10,25,50] [--seconds 10] [--concurrency 4] [--port-base 8080]',
+    flags: {
+      caps: { type: 'string', default: '10,25,50' },
+      seconds: withDefault(flag.int(1, 3600), 10),
+      concurrency: withDefault(flag.int(1, 1000), 4),
+      'port-base': withDefault(flag.int(1024, 32700), 8080),
+    },
+    run,
+  },
+  module,
+);

@@ -10,26 +10,15 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
+const { bench, flag, withDefault } = require('./kit');
 const { lineChart } = require('../lab/report/chart');
 const { chartAssets } = require('../lab/report/chart-assets');
 const page = require('../lab/report/page');
 const { html } = require('../lab/report/html');
 const { launch, available, SKIP_REASON } = require('../lab/report/chromium');
 
-const { values } = parseArgs({
-  options: {
-    points: { type: 'string', default: '3600' },
-    series: { type: 'string', default: '12' },
-    draws: { type: 'string', default: '5' },
-  },
-});
-const P = Number(values.points);
-const N = Number(values.series);
-
 /* global document, window */
-async function main() {
+async function run({ points: P, series: N, draws: count }) {
   if (!available()) throw new Error(SKIP_REASON);
   // Twelve wavy lines of an hour of seconds, with a few spikes: what a long run's CPU looks like.
   const series = Array.from({ length: N }, (_, k) => ({
@@ -65,13 +54,11 @@ async function main() {
         out.push(performance.now() - t0);
       }
       return out;
-    }, Number(values.draws));
+    }, count);
     const heap = await tab.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : null));
     const sorted = [...draws].sort((a, b) => a - b);
     const assets = String(chartAssets());
     const out = {
-      machine: describeMachine({ uplot: require('uplot/package.json').version }),
-      at: new Date().toISOString(),
       library: `uPlot ${require('uplot/package.json').version}`,
       inlinedKiB: Math.round((Buffer.byteLength(assets) / 1024) * 10) / 10,
       pageKiB: Math.round((fs.statSync(file).size / 1024) * 10) / 10,
@@ -84,15 +71,27 @@ async function main() {
       heapMiBAfter: heap === null ? null : Math.round((heap / 2 ** 20) * 10) / 10,
       draws: draws.length + 1,
     };
-    const dest = path.join(__dirname, 'results', 'charts.json');
-    fs.writeFileSync(dest, `${JSON.stringify(out, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n${dest}\n`);
+    return {
+      headline: { drawMs: out.drawMs.median, inlinedKiB: out.inlinedKiB, heapMiBAfter: out.heapMiBAfter },
+      ...out,
+    };
   } finally {
     await browser.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'charts',
+    usage: 'node bench/charts.js [--points 3600] [--series 12] [--draws 5]',
+    flags: {
+      points: withDefault(flag.int(2, 1000000), 3600),
+      series: withDefault(flag.int(1, 100), 12),
+      draws: withDefault(flag.int(1, 100), 5),
+    },
+    machine: () => ({ uplot: require('uplot/package.json').version }),
+    run,
+  },
+  module,
+);

@@ -12,18 +12,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
-
-const { values } = parseArgs({
-  options: {
-    nodes: { type: 'string', default: '2,3' },
-    'fresh-image': { type: 'boolean', default: false },
-    'no-failover': { type: 'boolean', default: false },
-    'port-base': { type: 'string', default: '8500' },
-  },
-});
+const { bench, flag, withDefault } = require('./kit');
 const ROOT = path.join(__dirname, '..');
 const log = (m) => process.stderr.write(`${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -39,7 +29,7 @@ const get = (url) =>
     req.on('error', () => resolve(null));
   });
 
-async function main() {
+async function run(values) {
   const cache = process.env.LAB_CLUSTER_CACHE || path.join(ROOT, '.lab-engines', 'cluster-images');
   const out = { ups: [], image: null, failover: null };
   const dirOf = (tag) => path.join(ROOT, '.lab-engines', `bench-cluster-${tag}-${process.pid}`);
@@ -84,7 +74,7 @@ async function main() {
           '--state-dir',
           stateDir,
           '--port-base',
-          values['port-base'],
+          String(values['port-base']),
           '--json',
         ],
         { env },
@@ -132,14 +122,20 @@ async function main() {
     await lab(['cluster', 'down', ...where]);
   }
 
-  out.machine = describeMachine();
-  out.at = new Date().toISOString();
-  const file = path.join(__dirname, 'results', 'cluster.json');
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  log(`written ${file}`);
+  return { headline: { ups: out.ups, failover: out.failover }, ...out };
 }
 
-main().catch((err) => {
-  log(err.stack || err.message);
-  process.exitCode = 1;
-});
+module.exports = bench(
+  {
+    name: 'cluster',
+    usage: 'node bench/cluster.js [--nodes 2,3] [--fresh-image] [--no-failover] [--port-base 8500]',
+    flags: {
+      nodes: { type: 'string', default: '2,3' },
+      'fresh-image': flag.bool(),
+      'no-failover': flag.bool(),
+      'port-base': withDefault(flag.int(1024, 32700), 8500),
+    },
+    run,
+  },
+  module,
+);

@@ -10,41 +10,28 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const { COURSE: PRESETS, resolveDeployment } = require('../lab/topology/deployments');
 const { planPorts } = require('../lab/topology/ports');
 const { runtimeFor } = require('../lab/runtime');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
+const { bench, flag, withDefault } = require('./kit');
 
-const { values } = parseArgs({
-  options: {
-    concurrency: { type: 'string', default: '50' },
-    seconds: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '2' },
-    'port-base': { type: 'string', default: '8080' },
-    'private-engine': { type: 'boolean', default: false },
-  },
-});
-const C = Number(values.concurrency);
-const S = Number(values.seconds);
-
-async function measure(url) {
-  const r = await wrk(url, { connections: C, seconds: S });
+async function measure(url, values) {
+  const r = await wrk(url, { connections: values.concurrency, seconds: values.seconds });
   return { ...r, rps: Math.round(r.rps) };
 }
 
-async function measureDeployment(engine, deployment, env) {
+async function measureDeployment(engine, deployment, env, values) {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${engine}-`));
   const runtime = runtimeFor(engine, { stateDir, env, log: (m) => process.stderr.write(`  ${m}\n`) });
   const release = own(() => runtime.down());
   try {
-    const state = await runtime.up(deployment, planPorts(Number(values['port-base']), deployment.replicas));
+    const state = await runtime.up(deployment, planPorts(values['port-base'], deployment.replicas));
     const url = `${state.url}/ping`;
-    await measure(url); // warm-up: JIT, nginx's upstream connections
+    await measure(url, values); // warm-up: JIT, nginx's upstream connections
     const runs = [];
-    for (let r = 0; r < Number(values.rounds); r++) runs.push(await measure(url));
+    for (let r = 0; r < values.rounds; r++) runs.push(await measure(url, values));
     const med = (key) => runs.map((x) => x[key]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
     return { rps: med('rps'), p99Ms: med('p99Ms'), non2xx: runs.reduce((a, x) => a + x.non2xx, 0) };
   } finally {
@@ -54,7 +41,7 @@ async function measureDeployment(engine, deployment, env) {
   }
 }
 
-async function main() {
+async function run(values) {
   trapSignals();
   let env = process.env;
   let engine = null;
@@ -74,9 +61,9 @@ async function main() {
   for (const preset of PRESETS) {
     const deployment = resolveDeployment(preset.name);
     process.stderr.write(`${deployment.name}: local\n`);
-    const local = await measureDeployment('local', deployment, process.env);
+    const local = await measureDeployment('local', deployment, process.env, values);
     process.stderr.write(`${deployment.name}: compose\n`);
-    const compose = await measureDeployment('compose', deployment, env);
+    const compose = await measureDeployment('compose', deployment, env, values);
     const row = {
       deployment: deployment.name,
       replicas: deployment.replicas,
@@ -92,23 +79,31 @@ async function main() {
     process.stderr.write(`${JSON.stringify(row)}\n`);
   }
   if (engine) await engine.stop();
-  const result = {
-    bench: 'containers-vs-local',
-    date: new Date().toISOString(),
-    machine: describeMachine(),
+  return {
+    headline: rows.map((r) => [r.deployment, r.ratio]),
     engine: values['private-engine']
       ? 'private dockerd (Debian docker.io), images from a local debootstrap base'
       : 'DOCKER_HOST',
-    method: `wrk through nginx's published port, ${C} connections, ${S} s per measurement, median of ${values.rounds} rounds after a warm-up; generator, engine and service share the machine`,
+    method: `wrk through nginx's published port, ${values.concurrency} connections, ${values.seconds} s per measurement, median of ${values.rounds} rounds after a warm-up; generator, engine and service share the machine`,
     rows,
   };
-  fs.writeFileSync(path.join(__dirname, 'results', 'containers-vs-local.json'), `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  process.exit(0);
 }
 
-main().catch(async (err) => {
-  process.stderr.write(`${err.stack}\n`);
-  await cleanup();
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'containers-vs-local',
+    usage:
+      'node bench/containers-vs-local.js [--private-engine] [--concurrency 50] [--seconds 10] [--rounds 2] [--port-base 8080]',
+    flags: {
+      concurrency: withDefault(flag.int(1, 10000), 50),
+      seconds: withDefault(flag.int(1, 3600), 10),
+      rounds: withDefault(flag.int(1, 100), 2),
+      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      'private-engine': flag.bool(),
+    },
+    run,
+    cleanup,
+    exit: true,
+  },
+  module,
+);

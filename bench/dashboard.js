@@ -12,20 +12,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
+const { bench, flag, withDefault } = require('./kit');
 
-const { values } = parseArgs({
-  options: {
-    rate: { type: 'string', default: '1000' },
-    seconds: { type: 'string', default: '30' },
-    rounds: { type: 'string', default: '2' },
-    tabs: { type: 'string', default: '3' },
-    port: { type: 'string', default: '5690' },
-    'port-base': { type: 'string', default: '8600' },
-  },
-});
 const log = (m) => process.stderr.write(`${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -54,9 +43,8 @@ function tab(port, stopAt) {
   return { done, read: () => ({ events, bytes }) };
 }
 
-async function one(withDashboard) {
-  const rate = Number(values.rate);
-  const seconds = Number(values.seconds);
+async function one(withDashboard, values) {
+  const { rate, seconds } = values;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-dash-'));
   const args = [
     'scenario',
@@ -74,16 +62,17 @@ async function one(withDashboard) {
     '--no-graphite',
     '--json',
     '--port-base',
-    values['port-base'],
+    String(values['port-base']),
     '--state-dir',
     path.join(dir, 'state'),
     '--results-dir',
     path.join(dir, 'results'),
-    ...(withDashboard ? ['--dashboard', values.port] : []),
+    ...(withDashboard ? ['--dashboard', String(values.port)] : []),
   ];
   const stopAt = Date.now() + (seconds + 60) * 1000;
-  const tabs = withDashboard ? Array.from({ length: Number(values.tabs) }, () => tab(Number(values.port), stopAt)) : [];
+  const tabs = withDashboard ? Array.from({ length: values.tabs }, () => tab(values.port, stopAt)) : [];
   const r = await lab(args);
+  if (!r.out.trim()) throw new Error(`the scenario exited ${r.code} with nothing on stdout`);
   const s = JSON.parse(r.out);
   const row = {
     dashboard: withDashboard,
@@ -102,11 +91,11 @@ async function one(withDashboard) {
   return row;
 }
 
-async function main() {
+async function run(values) {
   const rows = [];
-  for (let i = 0; i < Number(values.rounds); i++) {
-    rows.push(await one(false));
-    rows.push(await one(true));
+  for (let i = 0; i < values.rounds; i++) {
+    rows.push(await one(false, values));
+    rows.push(await one(true, values));
   }
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const off = rows.filter((r) => !r.dashboard);
@@ -119,15 +108,27 @@ async function main() {
     launchedRateDiffPct: Math.round((Math.abs(rateOn - rateOff) / rateOff) * 1000) / 10,
     dashboardCpuPctOfCoreMax: Math.max(...on.map((r) => r.dashboardOwn?.cpuPctOfCore ?? 0)),
     goal: 'launched rate within 1%, the dashboard under 2% of one core',
-    machine: describeMachine(),
-    at: new Date().toISOString(),
   };
-  const file = path.join(__dirname, 'results', 'dashboard.json');
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  log(`written ${file}`);
+  return {
+    headline: { launchedRateDiffPct: out.launchedRateDiffPct, dashboardCpuPctOfCoreMax: out.dashboardCpuPctOfCoreMax },
+    ...out,
+  };
 }
 
-main().catch((err) => {
-  log(err.stack || err.message);
-  process.exitCode = 1;
-});
+module.exports = bench(
+  {
+    name: 'dashboard',
+    usage:
+      'node bench/dashboard.js [--rate 1000] [--seconds 30] [--rounds 2] [--tabs 3] [--port 5690] [--port-base 8600]',
+    flags: {
+      rate: withDefault(flag.int(1, 100000), 1000),
+      seconds: withDefault(flag.int(1, 3600), 30),
+      rounds: withDefault(flag.int(1, 100), 2),
+      tabs: withDefault(flag.int(0, 100), 3),
+      port: withDefault(flag.int(1024, 65535), 5690),
+      'port-base': withDefault(flag.int(1024, 32700), 8600),
+    },
+    run,
+  },
+  module,
+);

@@ -16,24 +16,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
+const { bench, flag, withDefault } = require('./kit');
 const { seconds } = require('../lab/measure/records');
 const { arrivals } = require('../lab/generators/schedule');
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '30' },
-    'ramp-scale': { type: 'string', default: '1' },
-    'port-base': { type: 'string', default: '8080' },
-  },
-});
-const S = Number(values.seconds);
-const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gen-state-'));
-const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gen-results-'));
-const base = Number(values['port-base']);
-const target = `http://127.0.0.1:${base}`;
+// The run's folders and its deployment's address (run sets them; a failure takes it down).
+const where = { stateDir: null, resultsDir: null, target: null };
 
 // One scenario run against the deployment that is up, its summary and records.
 async function scenario(endpoint, scenarioName, extra) {
@@ -43,13 +32,13 @@ async function scenario(endpoint, scenarioName, extra) {
     scenarioName,
     'single',
     '--target',
-    target,
+    where.target,
     '--json',
     '--no-statsd',
     '--state-dir',
-    path.join(stateDir, 'runs'),
+    path.join(where.stateDir, 'runs'),
     '--results-dir',
-    resultsDir,
+    where.resultsDir,
     ...extra,
   ]);
   if (r.code !== 0) throw new Error(`scenario ${endpoint} ${scenarioName} ${extra.join(' ')} exited ${r.code}`);
@@ -128,13 +117,16 @@ function perSecondShare(records, phases) {
   return { worst: Math.round(Math.min(...shares) * 1000) / 1000, seconds: rows.length };
 }
 
-async function main() {
+async function run(values) {
+  const S = values.seconds;
+  const base = values['port-base'];
+  where.stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gen-state-'));
+  where.resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gen-results-'));
+  where.target = `http://127.0.0.1:${base}`;
+  const { stateDir, target } = where;
   const up = await lab(['deploy', 'single', '--state-dir', stateDir, '--port-base', String(base)]);
   if (up.code !== 0) throw new Error('deploy failed');
-  const out = {
-    machine: describeMachine({ artillery: require('artillery/package.json').version }),
-    at: new Date().toISOString(),
-  };
+  const out = {};
   try {
     const rateArgs = ['--duration', String(S), '--rate-scale', '1'];
     // 1. CPU per request at 200/s (ping endurance is 200/s).
@@ -157,7 +149,12 @@ async function main() {
     // 2. The course's ramp to 1,000/s.
     const ramp = {};
     for (const g of ['fast', 'artillery']) {
-      const { summary, records } = await scenario('ping', 'load', ['--scale', values['ramp-scale'], '--generator', g]);
+      const { summary, records } = await scenario('ping', 'load', [
+        '--scale',
+        String(values['ramp-scale']),
+        '--generator',
+        g,
+      ]);
       const plan = summary.phases.map((p) => ({
         duration: p.durationS,
         arrivalRate: p.targetRate.from,
@@ -196,13 +193,27 @@ async function main() {
   } finally {
     await lab(['down', '--state-dir', stateDir]);
   }
-  const file = path.join(__dirname, 'results', 'generators.json');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n${file}\n`);
+  return {
+    headline: { cpuPerRequest: out.cpuPerRequest.met, ramp: out.ramp.met, agreement: out.agreement },
+    ...out,
+  };
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  lab(['down', '--state-dir', stateDir]).then(() => process.exit(1));
-});
+module.exports = bench(
+  {
+    name: 'generators',
+    usage: 'node bench/generators.js [--seconds 30] [--ramp-scale 1] [--port-base 8080]',
+    flags: {
+      seconds: withDefault(flag.int(1, 3600), 30),
+      'ramp-scale': withDefault(flag.factor(100), 1),
+      'port-base': withDefault(flag.int(1024, 32700), 8080),
+    },
+    machine: () => ({ artillery: require('artillery/package.json').version }),
+    run,
+    // A failure takes the deployment down (the normal end does, in run).
+    cleanup: async () => {
+      if (where.stateDir) await lab(['down', '--state-dir', where.stateDir]);
+    },
+  },
+  module,
+);

@@ -23,155 +23,152 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
-
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '15' },
-    rounds: { type: 'string', default: '2' },
-    connections: { type: 'string', default: '50' },
-    rate: { type: 'string', default: '3000' },
-    'port-base': { type: 'string', default: '8900' },
-    autocannon: { type: 'string' },
-  },
-});
-const S = Number(values.seconds);
-const C = Number(values.connections);
-const base = Number(values['port-base']);
-const url = `http://127.0.0.1:${base}/ping`;
-const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ka-state-'));
-const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ka-results-'));
+const { bench, flag, withDefault } = require('./kit');
 
 const round1 = (v) => Math.round(v * 10) / 10;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const run = (cmd, args, o = {}) =>
-  new Promise((resolve, reject) =>
-    execFile(cmd, args, { timeout: (S + 60) * 1000, maxBuffer: 1 << 24, ...o }, (err, out, errOut) =>
-      err ? reject(new Error(`${cmd} failed: ${err.message}\n${errOut}`)) : resolve(out),
-    ),
+// Everything a run uses, for its values: the engines' table and their commands.
+function prepare(values) {
+  const S = values.seconds;
+  const C = values.connections;
+  const base = values['port-base'];
+  const url = `http://127.0.0.1:${base}/ping`;
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ka-state-'));
+  const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ka-results-'));
+  const exec = (cmd, args, o = {}) =>
+    new Promise((resolve, reject) =>
+      execFile(cmd, args, { timeout: (S + 60) * 1000, maxBuffer: 1 << 24, ...o }, (err, out, errOut) =>
+        err ? reject(new Error(`${cmd} failed: ${err.message}\n${errOut}`)) : resolve(out),
+      ),
+    );
+
+  // autocannon 9, from --autocannon DIR or installed once into a scratch folder.
+  function autocannonDir() {
+    if (values.autocannon) return values.autocannon;
+    const dir = path.join(os.tmpdir(), 'lab-bench-autocannon');
+    if (!fs.existsSync(path.join(dir, 'node_modules', 'autocannon'))) {
+      process.stderr.write(`installing autocannon 9 into ${dir} (not a dependency of the lab)\n`);
+      fs.mkdirSync(dir, { recursive: true });
+      const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, 'autocannon@9'], {
+        stdio: 'inherit',
+      });
+      if (r.status !== 0) throw new Error('npm install autocannon failed: pass --autocannon DIR');
+    }
+    return dir;
+  }
+
+  // wrk's CPU: what this process's reaped children used between two readings, wrk being the
+  // only child that ran between them (execFile waits for it).
+  async function wrk() {
+    const before = childCpu();
+    const out = await exec('wrk', ['-t1', `-c${C}`, `-d${S}s`, url]);
+    const cpuS = childCpu() - before;
+    const answered = Number(/(\d+) requests in/.exec(out)[1]);
+    const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+    return { answered, non2xx, seconds: S, cpuS };
+  }
+  // The CPU of this process's waited-for children, in seconds.
+  const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
+  function childCpu() {
+    const t = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    // Fields 16 and 17 (cutime, cstime; the first after the name is field 3), in clock ticks.
+    return (Number(t[13]) + Number(t[14])) / CLK_TCK;
+  }
+
+  async function autocannon(dir, pipelining) {
+    const out = await exec(process.execPath, [
+      path.join(__dirname, 'autocannon-once.js'),
+      dir,
+      url,
+      String(C),
+      String(S),
+      String(pipelining),
+    ]);
+    return JSON.parse(out);
+  }
+
+  // A two-request flow for the lab's engines: the flow's cost per request against the
+  // one-request scenario's.
+  const FLOW = path.join(resultsDir, 'two-requests.yml');
+  fs.writeFileSync(
+    FLOW,
+    `config:\n  target: "http://127.0.0.1:${base}"\n  phases:\n    - duration: ${S}\n      arrivalRate: 1\nscenarios:\n  - flow:\n      - get:\n          url: "/ping"\n          name: "first"\n      - get:\n          url: "/ping?again=1"\n          name: "second"\n`,
   );
 
-// autocannon 9, from --autocannon DIR or installed once into a scratch folder.
-function autocannonDir() {
-  if (values.autocannon) return values.autocannon;
-  const dir = path.join(os.tmpdir(), 'lab-bench-autocannon');
-  if (!fs.existsSync(path.join(dir, 'node_modules', 'autocannon'))) {
-    process.stderr.write(`installing autocannon 9 into ${dir} (not a dependency of the lab)\n`);
-    fs.mkdirSync(dir, { recursive: true });
-    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, 'autocannon@9'], {
-      stdio: 'inherit',
-    });
-    if (r.status !== 0) throw new Error('npm install autocannon failed: pass --autocannon DIR');
+  async function labRun(args) {
+    const r = await lab([
+      'scenario',
+      ...args,
+      '--target',
+      `http://127.0.0.1:${base}`,
+      '--json',
+      '--no-statsd',
+      '--state-dir',
+      path.join(stateDir, 'runs'),
+      '--results-dir',
+      resultsDir,
+    ]);
+    if (r.code !== 0) throw new Error(`scenario ${args.join(' ')} exited ${r.code}`);
+    const s = JSON.parse(r.out);
+    const failed = Object.values(s.errors || {}).reduce((a, n) => a + n, 0);
+    const non2xx = Object.entries(s.codes || {})
+      .filter(([c]) => !c.startsWith('2'))
+      .reduce((a, [, n]) => a + n, 0);
+    const seconds = s.phases.reduce((a, p) => a + p.durationS, 0);
+    return { answered: s.requestsCompleted, non2xx, errors: failed, seconds, cpuS: s.generator.cpuS };
   }
-  return dir;
+
+  const closedArgs = ['--generator', 'closed', '--keepalive', '--connections', String(C), '--duration', `${S}s`];
+  const ENGINES = [
+    { name: 'wrk', run: () => wrk() },
+    { name: 'autocannon', run: (d) => autocannon(d, 1) },
+    { name: 'lab closed --keepalive', run: () => labRun(['ping', 'load', 'single', ...closedArgs]) },
+    {
+      name: 'lab closed --keepalive, a two-request flow',
+      run: () => labRun(['--script', FLOW, ...closedArgs]),
+    },
+    { name: 'autocannon -p 4', run: (d) => autocannon(d, 4) },
+    {
+      name: 'lab closed --keepalive --pipelining 4',
+      run: () => labRun(['ping', 'load', 'single', ...closedArgs, '--pipelining', '4']),
+    },
+    {
+      name: `lab fast --keepalive at ${values.rate}/s`,
+      run: () =>
+        labRun([
+          'ping',
+          'endurance',
+          'single',
+          '--generator',
+          'fast',
+          '--keepalive',
+          '--duration',
+          `${S}s`,
+          '--rate',
+          String(values.rate),
+        ]),
+    },
+  ];
+  return { S, C, base, stateDir, ENGINES, autocannonDir };
 }
 
-// wrk's CPU: what this process's reaped children used between two readings, wrk being the
-// only child that ran between them (execFile waits for it).
-async function wrk() {
-  const before = childCpu();
-  const out = await run('wrk', ['-t1', `-c${C}`, `-d${S}s`, url]);
-  const cpuS = childCpu() - before;
-  const answered = Number(/(\d+) requests in/.exec(out)[1]);
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  return { answered, non2xx, seconds: S, cpuS };
-}
-// The CPU of this process's waited-for children, in seconds.
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
-function childCpu() {
-  const t = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  // Fields 16 and 17 (cutime, cstime; the first after the name is field 3), in clock ticks.
-  return (Number(t[13]) + Number(t[14])) / CLK_TCK;
-}
+// The deployment's state folder, for a failure to take it down.
+let deployedIn = null;
 
-async function autocannon(dir, pipelining) {
-  const out = await run(process.execPath, [
-    path.join(__dirname, 'autocannon-once.js'),
-    dir,
-    url,
-    String(C),
-    String(S),
-    String(pipelining),
-  ]);
-  return JSON.parse(out);
-}
-
-// A two-request flow for the lab's engines: the flow's cost per request against the
-// one-request scenario's.
-const FLOW = path.join(resultsDir, 'two-requests.yml');
-fs.writeFileSync(
-  FLOW,
-  `config:\n  target: "http://127.0.0.1:${base}"\n  phases:\n    - duration: ${S}\n      arrivalRate: 1\nscenarios:\n  - flow:\n      - get:\n          url: "/ping"\n          name: "first"\n      - get:\n          url: "/ping?again=1"\n          name: "second"\n`,
-);
-
-async function labRun(args) {
-  const r = await lab([
-    'scenario',
-    ...args,
-    '--target',
-    `http://127.0.0.1:${base}`,
-    '--json',
-    '--no-statsd',
-    '--state-dir',
-    path.join(stateDir, 'runs'),
-    '--results-dir',
-    resultsDir,
-  ]);
-  if (r.code !== 0) throw new Error(`scenario ${args.join(' ')} exited ${r.code}`);
-  const s = JSON.parse(r.out);
-  const failed = Object.values(s.errors || {}).reduce((a, n) => a + n, 0);
-  const non2xx = Object.entries(s.codes || {})
-    .filter(([c]) => !c.startsWith('2'))
-    .reduce((a, [, n]) => a + n, 0);
-  const seconds = s.phases.reduce((a, p) => a + p.durationS, 0);
-  return { answered: s.requestsCompleted, non2xx, errors: failed, seconds, cpuS: s.generator.cpuS };
-}
-
-const closedArgs = ['--generator', 'closed', '--keepalive', '--connections', String(C), '--duration', `${S}s`];
-const ENGINES = [
-  { name: 'wrk', run: () => wrk() },
-  { name: 'autocannon', run: (d) => autocannon(d, 1) },
-  { name: 'lab closed --keepalive', run: () => labRun(['ping', 'load', 'single', ...closedArgs]) },
-  {
-    name: 'lab closed --keepalive, a two-request flow',
-    run: () => labRun(['--script', FLOW, ...closedArgs]),
-  },
-  { name: 'autocannon -p 4', run: (d) => autocannon(d, 4) },
-  {
-    name: 'lab closed --keepalive --pipelining 4',
-    run: () => labRun(['ping', 'load', 'single', ...closedArgs, '--pipelining', '4']),
-  },
-  {
-    name: `lab fast --keepalive at ${values.rate}/s`,
-    run: () =>
-      labRun([
-        'ping',
-        'endurance',
-        'single',
-        '--generator',
-        'fast',
-        '--keepalive',
-        '--duration',
-        `${S}s`,
-        '--rate',
-        values.rate,
-      ]),
-  },
-];
-
-async function main() {
+async function run(values) {
+  const { S, C, base, stateDir, ENGINES, autocannonDir } = prepare(values);
   const dir = autocannonDir();
   if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is missing: apt-get install wrk');
   const up = await lab(['deploy', 'single', '--state-dir', stateDir, '--port-base', String(base)]);
   if (up.code !== 0) throw new Error('deploy failed');
+  deployedIn = stateDir;
   const rows = Object.fromEntries(ENGINES.map((e) => [e.name, []]));
   try {
-    for (let round = 1; round <= Number(values.rounds); round++) {
+    for (let round = 1; round <= values.rounds; round++) {
       for (const e of ENGINES) {
         const r = await e.run(dir);
         const row = {
@@ -187,6 +184,7 @@ async function main() {
     }
   } finally {
     await lab(['down', '--state-dir', stateDir]);
+    deployedIn = null;
   }
   const med = {};
   for (const [name, rs] of Object.entries(rows)) {
@@ -199,11 +197,10 @@ async function main() {
   const lab1 = med['lab closed --keepalive'];
   const flow = med['lab closed --keepalive, a two-request flow'];
   const out = {
-    machine: describeMachine({
+    versions: {
       wrk: /^wrk (\S+)/.exec(spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? null,
       autocannon: require(path.join(dir, 'node_modules', 'autocannon', 'package.json')).version,
-    }),
-    at: new Date().toISOString(),
+    },
     load: `/ping through nginx on single, ${C} connections, ${S} s a run, ${values.rounds} interleaved rounds`,
     engines: med,
     goals: {
@@ -213,13 +210,26 @@ async function main() {
       flowWithin20Percent: flow.cpuUsPerRequest <= 1.2 * lab1.cpuUsPerRequest,
     },
   };
-  const file = path.join(__dirname, 'results', 'keepalive.json');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n${file}\n`);
+  return { headline: out.goals, ...out };
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  lab(['down', '--state-dir', stateDir]).then(() => process.exit(1));
-});
+module.exports = bench(
+  {
+    name: 'keepalive',
+    usage:
+      'node bench/keepalive.js [--seconds 15] [--rounds 2] [--connections 50] [--rate 3000] [--port-base 8900] [--autocannon DIR]',
+    flags: {
+      seconds: withDefault(flag.int(1, 3600), 15),
+      rounds: withDefault(flag.int(1, 100), 2),
+      connections: withDefault(flag.int(1, 10000), 50),
+      rate: withDefault(flag.int(1, 1000000), 3000),
+      'port-base': withDefault(flag.int(1024, 32700), 8900),
+      autocannon: flag.string(),
+    },
+    run,
+    cleanup: async () => {
+      if (deployedIn) await lab(['down', '--state-dir', deployedIn]);
+    },
+  },
+  module,
+);

@@ -12,30 +12,38 @@ const { defineCommand, flag } = require('../lab/terminal/flags');
 //   module.exports = bench({ name, usage, flags, machine, run }, module);
 // name: its result file (bench/results/<name>.json); flags: { name: spec with its default };
 // machine(): what to add to the machine's description (a tool's version); run(values, { log }):
-// the measurement, resolving the result to write (`headline`: what to print, not written).
+// the measurement, resolving the result to write (`headline`: what to print, not written);
+// positionals: as the lab's commands declare theirs ({ names: ['dir'] }), given to run as
+// { positionals }. cleanup(): what a failure must still take down (the lab's cleanups);
+// exit: the process ends when the bench does (a pm2 or engine client would hold it open).
 // Run as a program when it is the main module; required, it is { name, flags, run }.
 const RESULTS = process.env.LAB_BENCH_RESULTS || path.join(__dirname, 'results');
 
 function bench(spec, mod) {
-  const command = defineCommand({ usage: `usage: ${spec.usage}`, flags: spec.flags || {} });
+  const command = defineCommand({
+    usage: `usage: ${spec.usage}`,
+    flags: spec.flags || {},
+    ...(spec.positionals ? { positionals: spec.positionals } : {}),
+  });
   const self = Object.freeze({ name: spec.name, flags: spec.flags || {}, run: spec.run, main });
 
   async function main(argv = process.argv.slice(2)) {
     const log = (line) => process.stderr.write(`${line}\n`);
     let values;
+    let positionals;
     try {
       const parsed = command.parse(argv);
       if (parsed.help) {
         process.stdout.write(`usage: ${spec.usage}\n`);
         return 0;
       }
-      values = parsed.values;
+      ({ values, positionals } = parsed);
     } catch (err) {
       log(`bench ${spec.name}: ${err.message}`);
       return 2;
     }
     try {
-      const { headline, ...result } = await spec.run(values, { log });
+      const { headline, ...result } = await spec.run(values, { log, positionals });
       const out = {
         machine: describeMachine(spec.machine ? spec.machine() : {}),
         date: new Date().toISOString(),
@@ -49,6 +57,7 @@ function bench(spec, mod) {
     } catch (err) {
       log(`bench ${spec.name} failed: ${err.message}`);
       if (process.env.LAB_DEBUG) log(err.stack);
+      if (spec.cleanup) await spec.cleanup().catch((e) => log(`bench ${spec.name}: cleaning up: ${e.message}`));
       return 1;
     }
   }
@@ -56,6 +65,7 @@ function bench(spec, mod) {
   if (mod && require.main === mod) {
     main().then((code) => {
       process.exitCode = code;
+      if (spec.exit) process.exit(code);
     });
   }
   return self;

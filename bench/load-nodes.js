@@ -12,28 +12,17 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
+const { bench, flag, withDefault } = require('./kit');
 const { startOnLoadNodes } = require('../lab/generators/load-nodes');
 const { totalArrivals } = require('../lab/generators/schedule');
 const { merge, figures } = require('../lab/measure/histogram');
 
-const { values } = parseArgs({
-  options: {
-    cluster: { type: 'boolean', default: false },
-    rates: { type: 'string', default: '25,50,100,200' },
-    nodes: { type: 'string', default: '1,2' },
-    seconds: { type: 'string', default: '10' },
-    'port-base': { type: 'string', default: '8300' },
-  },
-});
-const S = Number(values.seconds);
 const log = (m) => process.stderr.write(`${m}\n`);
 const ROOT = path.join(__dirname, '..');
 const r1 = (v) => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
 
-async function one(target, nodes, rate, env) {
+async function one(target, nodes, rate, env, S) {
   const phases = [{ name: `${rate}/s`, duration: S, arrivalRate: rate }];
   const records = [];
   let cpuAtStart = null;
@@ -88,7 +77,8 @@ async function one(target, nodes, rate, env) {
   return row;
 }
 
-async function main() {
+async function run(values) {
+  const S = values.seconds;
   const env = { ...process.env };
   const clusterDir = path.join(ROOT, '.lab-engines', `bench-cluster-${process.pid}`);
   const cache = env.LAB_CLUSTER_CACHE || path.join(ROOT, '.lab-engines', 'cluster-images');
@@ -113,7 +103,7 @@ async function main() {
         '--state-dir',
         stateDir,
         '--port-base',
-        values['port-base'],
+        String(values['port-base']),
         '--json',
       ],
       { env },
@@ -122,7 +112,7 @@ async function main() {
     deployed = true;
     const target = JSON.parse(dep.out).url;
     for (const nodes of values.nodes.split(',').map(Number)) {
-      for (const rate of values.rates.split(',').map(Number)) rows.push(await one(target, nodes, rate, env));
+      for (const rate of values.rates.split(',').map(Number)) rows.push(await one(target, nodes, rate, env, S));
     }
   } finally {
     if (deployed) await lab(['down', '--state-dir', stateDir], { env });
@@ -156,15 +146,23 @@ async function main() {
     rows,
     agreement,
     highestHoldingRate: Object.fromEntries(values.nodes.split(',').map((n) => [n, highest(Number(n))])),
-    machine: describeMachine(),
-    at: new Date().toISOString(),
   };
-  const file = path.join(__dirname, 'results', 'load-nodes.json');
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  log(`written ${file}`);
+  return { headline: { highestHoldingRate: out.highestHoldingRate, agreement }, ...out };
 }
 
-main().catch((err) => {
-  log(err.stack || err.message);
-  process.exitCode = 1;
-});
+module.exports = bench(
+  {
+    name: 'load-nodes',
+    usage:
+      'node bench/load-nodes.js [--cluster] [--rates 25,50,100,200] [--nodes 1,2] [--seconds 10] [--port-base 8300]',
+    flags: {
+      cluster: flag.bool(),
+      rates: { type: 'string', default: '25,50,100,200' },
+      nodes: { type: 'string', default: '1,2' },
+      seconds: withDefault(flag.int(1, 3600), 10),
+      'port-base': withDefault(flag.int(1024, 32700), 8300),
+    },
+    run,
+  },
+  module,
+);

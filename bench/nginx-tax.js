@@ -11,35 +11,24 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
+const { bench, flag, withDefault } = require('./kit');
 const { COURSE: PRESETS, resolveDeployment } = require('../lab/topology/deployments');
 const { planPorts } = require('../lab/topology/ports');
 const LocalRuntime = require('../lab/runtime/local');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const { wrkSplit } = require('./wrk');
 
-const { values } = parseArgs({
-  options: {
-    concurrency: { type: 'string', default: '50' },
-    seconds: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '2' },
-    'port-base': { type: 'string', default: '8080' },
-  },
-});
-const C = Number(values.concurrency);
-const S = Number(values.seconds);
-
-const measure = (urls) => wrkSplit(urls, { connections: C, seconds: S });
-
-async function main() {
+async function run(values) {
+  const C = values.concurrency;
+  const S = values.seconds;
+  const measure = (urls) => wrkSplit(urls, { connections: C, seconds: S });
   // Ctrl-C or a kill takes the current deployment down with it.
   trapSignals();
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-nginx-'));
   const rows = [];
   for (const preset of PRESETS) {
     const deployment = resolveDeployment(preset.name);
-    const ports = planPorts(Number(values['port-base']), deployment.replicas);
+    const ports = planPorts(values['port-base'], deployment.replicas);
     const runtime = new LocalRuntime({ stateDir });
     const release = own(() => runtime.down());
     const state = await runtime.up(deployment, ports);
@@ -49,7 +38,7 @@ async function main() {
       await measure(viaNginx); // warm-up: JIT, nginx's upstream connections
       const d = [];
       const n = [];
-      for (let r = 0; r < Number(values.rounds); r++) {
+      for (let r = 0; r < values.rounds; r++) {
         // Alternate the order so drift over time does not favour one side.
         if (r % 2 === 0) {
           d.push(await measure(direct));
@@ -77,21 +66,27 @@ async function main() {
       release();
     }
   }
-  const result = {
-    bench: 'nginx-tax',
-    date: new Date().toISOString(),
-    machine: describeMachine(),
+  return {
+    headline: rows.map((r) => [r.deployment, r.ratio]),
     method: `wrk, ${C} connections in all, ${S} s per measurement, median of ${values.rounds} alternating rounds; generator, nginx and service share the machine`,
     target: 'through nginx >= 0.9x straight to the same processes',
     rows,
   };
-  fs.writeFileSync(path.join(__dirname, 'results', 'nginx-tax.json'), `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  process.exit(0);
 }
 
-main().catch(async (err) => {
-  process.stderr.write(`${err.stack}\n`);
-  await cleanup();
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'nginx-tax',
+    usage: 'node bench/nginx-tax.js [--concurrency 50] [--seconds 10] [--rounds 2] [--port-base 8080]',
+    flags: {
+      concurrency: withDefault(flag.int(1, 10000), 50),
+      seconds: withDefault(flag.int(1, 3600), 10),
+      rounds: withDefault(flag.int(1, 100), 2),
+      'port-base': withDefault(flag.int(1024, 32700), 8080),
+    },
+    run,
+    cleanup,
+    exit: true,
+  },
+  module,
+);

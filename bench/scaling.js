@@ -12,23 +12,21 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
+const { bench, flag, withDefault, RESULTS } = require('./kit');
 
-const { values } = parseArgs({
-  options: {
-    counts: { type: 'string', default: '1,2,3,4' },
-    predict: { type: 'string', default: '6' },
-    need: { type: 'string', default: '100' },
-    path: { type: 'string', default: '/spin?ms=5' },
-    quick: { type: 'boolean', default: false },
-  },
-});
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-scaling-'));
 const APP = path.join(__dirname, '..', 'test', 'fixtures', 'apps', 'loops');
 
-async function main() {
+async function run(values) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-scaling-'));
+  try {
+    return await sweep(values, dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function sweep(values, dir) {
   const started = Date.now();
   const args = [
     'capacity',
@@ -40,9 +38,9 @@ async function main() {
     '--cap',
     'replica=15%',
     '--predict',
-    values.predict,
+    String(values.predict),
     '--need',
-    values.need,
+    String(values.need),
     '--start',
     '10',
   ];
@@ -51,26 +49,34 @@ async function main() {
   const r = await lab(args);
   if (r.out.trim() === '') throw new Error(`capacity exited ${r.code} with nothing on stdout`);
   const c = JSON.parse(r.out);
-  const out = {
-    machine: describeMachine(),
-    date: new Date().toISOString(),
+  const met = c.scaling?.errorPct != null ? Math.abs(c.scaling.errorPct) <= 20 : null;
+  const seconds = Math.round((Date.now() - started) / 1000);
+  // The capacity page of the sweep beside its figures (its chart of the fit and the runs).
+  fs.mkdirSync(RESULTS, { recursive: true });
+  fs.cpSync(path.join(dir, 'run', 'capacity.html'), path.join(RESULTS, 'scaling-capacity.html'));
+  return {
+    headline: { scaling: c.scaling, met, seconds },
     method: `npm run capacity -- ${args.slice(1, args.indexOf('--json')).join(' ')} (the app: test/fixtures/apps/loops, never changed for the lab)`,
-    seconds: Math.round((Date.now() - started) / 1000),
+    seconds,
     scaling: c.scaling,
     goal: 'the capacity predicted at the --predict count within 20% of what that count then held',
-    met: c.scaling?.errorPct != null ? Math.abs(c.scaling.errorPct) <= 20 : null,
+    met,
     levels: c.levels.length,
   };
-  const file = path.join(__dirname, 'results', 'scaling.json');
-  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  fs.cpSync(path.join(dir, 'run', 'capacity.html'), path.join(__dirname, 'results', 'scaling-capacity.html'));
-  process.stdout.write(
-    `${JSON.stringify({ scaling: c.scaling, met: out.met, seconds: out.seconds }, null, 2)}\nwritten: ${file}\n`,
-  );
-  fs.rmSync(dir, { recursive: true, force: true });
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'scaling',
+    usage: 'node bench/scaling.js [--counts 1,2,3,4] [--predict 6] [--need 100] [--path /spin?ms=5] [--quick]',
+    flags: {
+      counts: { type: 'string', default: '1,2,3,4' },
+      predict: withDefault(flag.int(1, 32), 6),
+      need: withDefault(flag.int(1, 1000000), 100),
+      path: { type: 'string', default: '/spin?ms=5' },
+      quick: flag.bool(),
+    },
+    run,
+  },
+  module,
+);

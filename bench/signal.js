@@ -15,18 +15,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const lab = require('./lab');
-
-const { values } = parseArgs({
-  options: {
-    levels: { type: 'string', default: '1000,2000,5000,10000' },
-    hold: { type: 'string', default: '20s' },
-    duration: { type: 'string', default: '2m' },
-    'port-base': { type: 'string', default: '8080' },
-  },
-});
+const { bench, flag, withDefault } = require('./kit');
 
 const tmp = (name) => fs.mkdtempSync(path.join(os.tmpdir(), `bench-signal-${name}-`));
 const json = (r, what) => {
@@ -34,7 +24,7 @@ const json = (r, what) => {
   return JSON.parse(r.out);
 };
 
-async function main() {
+async function run(values) {
   const dirs = [];
   try {
     const capState = tmp('cap-state');
@@ -49,7 +39,7 @@ async function main() {
         '--hold',
         values.hold,
         '--port-base',
-        values['port-base'],
+        String(values['port-base']),
         '--state-dir',
         capState,
         '--results-dir',
@@ -72,7 +62,7 @@ async function main() {
         '--duration',
         values.duration,
         '--port-base',
-        values['port-base'],
+        String(values['port-base']),
         '--state-dir',
         runState,
         '--run-dir',
@@ -83,8 +73,6 @@ async function main() {
     );
     const sig = s.signal;
     const out = {
-      at: new Date().toISOString(),
-      machine: describeMachine(),
       memory: {
         points: cap.estimate.points.map((p) => ({
           connections: p.connections,
@@ -116,16 +104,26 @@ async function main() {
         met: sig.participants.peak >= 10000 && sig.relayMs && sig.relayMs.p99 <= 50,
       },
     };
-    const file = path.join(__dirname, 'results', 'signal.json');
-    fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-    console.log(JSON.stringify({ memory: out.memory, held: { ...out.held, generator: undefined } }, null, 2));
-    console.log(`written: ${path.relative(process.cwd(), file)}`);
+    return {
+      headline: { memory: out.memory.fit, held: { peak: out.held.peak, relayMs: out.held.relayMs, met: out.held.met } },
+      ...out,
+    };
   } finally {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error(`bench/signal: ${err.message}`);
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'signal',
+    usage: 'node bench/signal.js [--levels 1000,2000,5000,10000] [--hold 20s] [--duration 2m] [--port-base 8080]',
+    flags: {
+      levels: { type: 'string', default: '1000,2000,5000,10000' },
+      hold: { type: 'string', default: '20s' },
+      duration: { type: 'string', default: '2m' },
+      'port-base': withDefault(flag.int(1024, 32700), 8080),
+    },
+    run,
+  },
+  module,
+);

@@ -13,40 +13,28 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const describeMachine = require('../common/machine');
 const { resolveDeployment } = require('../lab/topology/deployments');
 const { planPorts } = require('../lab/topology/ports');
 const SwarmRuntime = require('../lab/runtime/swarm');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
+const { bench, flag, withDefault } = require('./kit');
 
-const { values } = parseArgs({
-  options: {
-    replicas: { type: 'string', default: '1,3,5' },
-    balancers: { type: 'string', default: 'nginx,node,mesh' },
-    concurrency: { type: 'string', default: '50' },
-    seconds: { type: 'string', default: '10' },
-    'port-base': { type: 'string', default: '8080' },
-    'private-engine': { type: 'boolean', default: false },
-  },
-});
-const C = Number(values.concurrency);
-const S = Number(values.seconds);
 const log = (m) => process.stderr.write(`  ${m}\n`);
 
-async function one(kind, replicas, env) {
+async function one(kind, replicas, env, values) {
+  const C = values.concurrency;
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-swarm-${kind}-`));
   const runtime = new SwarmRuntime({ stateDir, env, log });
   const release = own(() => runtime.down());
   const deployment = resolveDeployment('replicated', { replicas, workers: 1, balancer: kind });
   try {
     const t0 = Date.now();
-    const state = await runtime.up(deployment, planPorts(Number(values['port-base']), replicas));
+    const state = await runtime.up(deployment, planPorts(values['port-base'], replicas));
     const deployS = (Date.now() - t0) / 1000;
     const url = `${state.url}/ping`;
     await wrk(url, { connections: C, seconds: 3 }); // warm-up
-    const r = await wrk(url, { connections: C, seconds: S });
+    const r = await wrk(url, { connections: C, seconds: values.seconds });
     // One more task: from `scale` to it answering through the entry.
     const scaled = await runtime.scale(replicas + 1);
     return { rps: Math.round(r.rps), p99Ms: r.p99Ms, non2xx: r.non2xx, deployS, scaleS: scaled.seconds };
@@ -59,7 +47,7 @@ async function one(kind, replicas, env) {
   }
 }
 
-async function main() {
+async function run(values) {
   trapSignals();
   let env = process.env;
   if (values['private-engine']) {
@@ -81,29 +69,38 @@ async function main() {
   for (const replicas of values.replicas.split(',').map(Number)) {
     for (const kind of values.balancers.split(',')) {
       process.stderr.write(`${kind}, ${replicas} replica(s)\n`);
-      const row = { balancer: kind, replicas, ...(await one(kind, replicas, env)) };
+      const row = { balancer: kind, replicas, ...(await one(kind, replicas, env, values)) };
       rows.push(row);
       process.stderr.write(`${JSON.stringify(row)}\n`);
     }
   }
-  const result = {
-    bench: 'swarm',
-    date: new Date().toISOString(),
-    machine: describeMachine(),
+  await cleanup();
+  return {
+    headline: rows.map((r) => [r.balancer, r.replicas, r.rps ?? r.notRun]),
     engine: values['private-engine']
       ? 'private dockerd (Debian docker.io) as a single-node swarm, images from a local debootstrap base'
       : 'DOCKER_HOST',
-    method: `replicated (R x 1) as a stack; wrk /ping through the entry's port, ${C} connections, ${S} s after a 3 s warm-up; deploy = lab up to every task answering through the entry; scale = R -> R+1 to the new task answering; generator, engine and tasks share the machine`,
+    method: `replicated (R x 1) as a stack; wrk /ping through the entry's port, ${values.concurrency} connections, ${values.seconds} s after a 3 s warm-up; deploy = lab up to every task answering through the entry; scale = R -> R+1 to the new task answering; generator, engine and tasks share the machine`,
     rows,
   };
-  fs.writeFileSync(path.join(__dirname, 'results', 'swarm.json'), `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  await cleanup();
-  process.exit(0);
 }
 
-main().catch(async (err) => {
-  process.stderr.write(`${err.stack}\n`);
-  await cleanup();
-  process.exit(1);
-});
+module.exports = bench(
+  {
+    name: 'swarm',
+    usage:
+      'node bench/swarm.js [--private-engine] [--replicas 1,3,5] [--balancers nginx,node,mesh] [--concurrency 50] [--seconds 10] [--port-base 8080]',
+    flags: {
+      replicas: { type: 'string', default: '1,3,5' },
+      balancers: { type: 'string', default: 'nginx,node,mesh' },
+      concurrency: withDefault(flag.int(1, 10000), 50),
+      seconds: withDefault(flag.int(1, 3600), 10),
+      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      'private-engine': flag.bool(),
+    },
+    run,
+    cleanup,
+    exit: true,
+  },
+  module,
+);
