@@ -54,7 +54,7 @@ function localCtx(kind, deployment, dir) {
     bbox1: 20001,
     bbox2: 20002,
     hub: 20003,
-    nginx: 20000,
+    entry: 20000,
     replicas: Array.from({ length: deployment.replicas }, (_, i) => 20010 + i),
     edges: Array.from({ length: deployment.edges }, (_, i) => 20050 + i),
   });
