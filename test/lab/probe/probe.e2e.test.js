@@ -42,7 +42,10 @@ describe('your service, unchanged', () => {
       expect(row.eventLoopUtilization).toBeGreaterThanOrEqual(0.7);
       expect(row.eventLoopDelayP99Ms).toBeLessThanOrEqual(row.eventLoopDelayMaxMs);
       const finding = s.findings.find((f) => f.id === 'loop-busy');
-      expect(finding.text).toMatch(/^the event loop of replica-1 was busy \d+% of the time: CPU-bound in JavaScript/);
+      // (With GC a large share of the busy time, the finding says so: it depends on the run.)
+      expect(finding.text).toMatch(
+        /^the event loop of replica-1 was busy \d+% of the time( \(part of it GC: see below\))?: CPU-bound in JavaScript/,
+      );
       // The page as a person meets it: the finding, the figures in the node table, the charts drawn.
       const seen = await openPage(browser, path.join(dir, 'report.html'), 'probe-spin-single');
       expect(seen.problems).toEqual([]);
