@@ -7,6 +7,7 @@ const { tcpOpen } = require('./statsd');
 const { sleep, stopChild } = require('../ownership/procs');
 const { helperEnv } = require('../ownership/adopt');
 const { claimDir } = require('../ownership/dirs');
+const { own } = require('../ownership/cleanups');
 const { pruneGraphite } = require('./graphite-prune');
 
 // Graphite's carbon-cache from Debian's graphite-carbon, as the lab's own process: its
@@ -71,7 +72,13 @@ async function startCarbon({ dir, host, linePort, picklePort, queryPort }) {
     env: helperEnv(),
   });
   fs.closeSync(log);
-  const stop = () => stopChild(child, 5000);
+  // Owned from its spawn: a Ctrl-C while it comes up (before the run owns the monitoring)
+  // stops it too. (It was once left running by an interrupted run.)
+  const release = own(() => stopChild(child, 5000));
+  const stop = async () => {
+    await stopChild(child, 5000);
+    release();
+  };
   const deadline = Date.now() + 15000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;

@@ -6,6 +6,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { sleep, stopChild } = require('../ownership/procs');
 const { helperEnv } = require('../ownership/adopt');
+const { own } = require('../ownership/cleanups');
 
 const STATSD_BIN = require.resolve('statsd/bin/statsd');
 const BACKEND = path.join(__dirname, 'statsd-backend.js');
@@ -55,7 +56,12 @@ async function startStatsd({ dir, host, port, mgmtPort, seriesFile, graphite }) 
   const log = fs.openSync(path.join(dir, 'statsd.log'), 'w');
   const child = spawn(process.execPath, [STATSD_BIN, configFile], { stdio: ['ignore', log, log], env: helperEnv() });
   fs.closeSync(log);
-  const stop = () => stopChild(child, 3000);
+  // Owned from its spawn, as the run's carbon-cache is (./carbon.js).
+  const release = own(() => stopChild(child, 3000));
+  const stop = async () => {
+    await stopChild(child, 3000);
+    release();
+  };
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
