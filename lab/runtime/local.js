@@ -140,10 +140,13 @@ class LocalRuntime {
   }
 
   // Runs one start step, so that an interrupt (down) can wait for it to settle; once a stop
-  // is asked for, no further step starts and the one in flight does not go on.
-  async step(promise) {
+  // is asked for, no further step starts and the one in flight does not go on. `work` is a
+  // function, called only when no stop was asked: a step given as a promise had already
+  // started (pm2's daemon spawned) when it was refused, and that daemon outlived the
+  // interrupted run (an interrupted study's second start found it).
+  async step(work) {
     if (this.aborting) throw labError('LAB_ERR_INTERRUPTED', 'a stop request');
-    this.pending = Promise.resolve(promise);
+    this.pending = Promise.resolve(work());
     let value;
     try {
       value = await this.pending;
@@ -277,7 +280,7 @@ class LocalRuntime {
       await this.recordProcesses(state, pm2);
       await this.waitStore(name, stores[name], pm2);
     }
-    if (deployment.appSetup) await this.step(appSetup(yours, deployment.appSetup, storeEnv, this.log));
+    if (deployment.appSetup) await this.step(() => appSetup(yours, deployment.appSetup, storeEnv, this.log));
     for (const node of tier('bbox')) await startNode(node);
     for (const node of tier('hub')) {
       await startNode(node);
@@ -420,7 +423,7 @@ class LocalRuntime {
     let pm2 = null;
     try {
       this.log(deployment.app ? 'starting pm2' : 'starting pm2 and the black boxes');
-      pm2 = await this.step(connectPm2(state.pm2Home));
+      pm2 = await this.step(() => connectPm2(state.pm2Home));
       state.pids.pm2 = Number(fs.readFileSync(path.join(state.pm2Home, 'pm2.pid'), 'utf8'));
       this.record(state, 'pm2', state.pids.pm2);
 
@@ -445,13 +448,13 @@ class LocalRuntime {
       };
       const startNode = async (node) => {
         if (isNginx(node)) {
-          state.pids[node.name] = await this.step(
+          state.pids[node.name] = await this.step(() =>
             startNginx(nginxBin, contexts[node.name].paths, { join: joins[node.name] || null }),
           );
           this.record(state, node.name, state.pids[node.name]);
         } else {
           const kind = node.kind === 'service' && deployment.app ? 'app' : STORES[node.kind] ? 'store' : node.kind;
-          await this.step(starters[kind] ? starters[kind](node) : startProxy(node, kindOf(node.kind)));
+          await this.step(() => (starters[kind] ? starters[kind](node) : startProxy(node, kindOf(node.kind))));
           await this.recordProcesses(state, pm2);
         }
       };
@@ -478,7 +481,7 @@ class LocalRuntime {
     const keep = deployment.storeOptions?.keepData === true;
     for (const name of deployment.stores || []) {
       const store = STORES[name];
-      const bin = await this.step(ensureStore(store, this.log));
+      const bin = await this.step(() => ensureStore(store, this.log));
       let dir = path.join(this.stateDir, 'stores', name);
       let outside = false;
       if (!store.reachable(dir)) {
@@ -495,7 +498,7 @@ class LocalRuntime {
         port: nodeOf(graph, name).port,
         maxConnections: deployment.storeOptions?.maxConnections ?? 100,
       };
-      const prepared = await this.step(store.prepare({ ...ctx, fresh: !keep }));
+      const prepared = await this.step(() => store.prepare({ ...ctx, fresh: !keep }));
       if (prepared.kept) this.log(`${name}: its data kept from the last deploy (--keep-data)`);
       out[name] = { store, ctx, fresh: !keep, outside };
     }
@@ -506,8 +509,8 @@ class LocalRuntime {
   async waitStore(name, s, pm2) {
     const deadline = Date.now() + (Number(process.env.LAB_STORE_START_MS) || 30000);
     for (;;) {
-      if (await this.step(s.store.ready(s.ctx))) break;
-      const p = (await this.step(pm2.list())).find((x) => x.name === name);
+      if (await this.step(() => s.store.ready(s.ctx))) break;
+      const p = (await this.step(() => pm2.list())).find((x) => x.name === name);
       const env = p?.pm2_env || {};
       if (!p || env.restart_time > 0 || ['errored', 'stopped'].includes(env.status) || Date.now() > deadline) {
         throw labError(
@@ -518,13 +521,13 @@ class LocalRuntime {
       }
       await sleep(200);
     }
-    await this.step(s.store.init(s.ctx));
+    await this.step(() => s.store.init(s.ctx));
   }
 
   // (app: your service, whose answers count when below 500 with --health, else any.)
   async waitHealthy(what, url, until, timeoutMs = 20000, app = null) {
     try {
-      await this.step(waitFor(url, { until, timeoutMs, accept: app ? appAccepts(app) : undefined }));
+      await this.step(() => waitFor(url, { until, timeoutMs, accept: app ? appAccepts(app) : undefined }));
     } catch (err) {
       if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
       const shown = typeof url === 'function' ? url('N') : url;
@@ -547,14 +550,14 @@ class LocalRuntime {
     for (;;) {
       let last;
       try {
-        const r = await this.step(get(target, { timeoutMs: 2000 }));
+        const r = await this.step(() => get(target, { timeoutMs: 2000 }));
         if (accept(r.status)) return;
         last = `HTTP ${r.status}`;
       } catch (err) {
         if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
         last = err.code || err.message;
       }
-      const p = (await this.step(pm2.list())).find((x) => x.name === node.name);
+      const p = (await this.step(() => pm2.list())).find((x) => x.name === node.name);
       const env = p?.pm2_env || {};
       if (!p || env.restart_time > 0 || ['errored', 'stopped'].includes(env.status)) {
         throw labError(
@@ -576,7 +579,7 @@ class LocalRuntime {
 
   // Records each pm2 app's pid (its cluster workers are its children) and identity.
   async recordProcesses(state, pm2) {
-    const list = await this.step(pm2.list());
+    const list = await this.step(() => pm2.list());
     state.processes = list.map((p) => ({ name: p.name, pid: p.pid, port: nodeOf(state.graph, p.name)?.port }));
     for (const p of state.processes) {
       const id = p.pid ? identify(p.pid) : null;
