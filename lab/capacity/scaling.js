@@ -38,6 +38,13 @@ function scalingOf(verdicts, { deployment, entry = 'nginx', predictN = null, nee
   });
   const good = points.filter((p) => !p.leftOut);
   const out = { deployment, points, fit: null };
+  // The count measured after the sweep (--predict N): said whether or not a fit predicted it
+  // (without a fit it is measured all the same, and was once left out of `scaling`).
+  const checked = predictN ? verdicts.find((v) => v.replicas === predictN) : null;
+  if (checked) {
+    const why = leftOut(checked.verdict, entry);
+    out.measured = { replicas: predictN, maxRate: checked.verdict.maxRate, ...(why ? { leftOut: why } : {}) };
+  }
   if (good.length < MIN_POINTS) {
     out.fitRefused = `${good.length} good point(s): the law has three parameters, and a fit from fewer than ${MIN_POINTS} points has nothing left to test it${
       points.some((p) => p.leftOut)
@@ -69,10 +76,7 @@ function scalingOf(verdicts, { deployment, entry = 'nginx', predictN = null, nee
   if (predictN) {
     const pr = predict(f, predictN);
     out.prediction = { replicas: predictN, rate: round(pr.rate), low: round(pr.low), high: round(pr.high) };
-    const checked = verdicts.find((v) => v.replicas === predictN);
     if (checked) {
-      const why = leftOut(checked.verdict, entry);
-      out.measured = { replicas: predictN, maxRate: checked.verdict.maxRate, ...(why ? { leftOut: why } : {}) };
       if (checked.verdict.maxRate !== null) {
         out.errorPct = round(((pr.rate - checked.verdict.maxRate) / checked.verdict.maxRate) * 100, 1);
         out.withinInterval =

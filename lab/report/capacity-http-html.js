@@ -117,7 +117,11 @@ function scalingChart(sc) {
   if (sc.prediction)
     series.push({ name: 'predicted', points: [[sc.prediction.replicas, sc.prediction.rate]], scatter: true });
   if (sc.measured?.maxRate != null)
-    series.push({ name: 'measured to check it', points: [[sc.measured.replicas, sc.measured.maxRate]], scatter: true });
+    series.push({
+      name: sc.prediction ? 'measured to check it' : 'measured after the sweep',
+      points: [[sc.measured.replicas, sc.measured.maxRate]],
+      scatter: true,
+    });
   const markers = [];
   if (sc.fit?.peak) markers.push({ x: sc.fit.peak.replicas, label: `peak N*=${sc.fit.peak.replicas}` });
   if (sc.need?.replicas) markers.push({ x: sc.need.replicas, label: `${sc.need.rate}/s: ${sc.need.replicas}` });

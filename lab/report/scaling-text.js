@@ -10,6 +10,11 @@ function scalingText(s) {
   }
   if (!s.fit) {
     lines.push(`  no fit: ${s.fitRefused}`);
+    if (s.measured) {
+      lines.push(
+        `  measured after the sweep, with no fit to predict it: ${s.measured.replicas} replicas, ${s.measured.maxRate === null ? `no rate (${s.measured.leftOut})` : `${s.measured.maxRate}/s`}`,
+      );
+    }
     return lines.join('\n');
   }
   const f = s.fit;

@@ -60,6 +60,23 @@ test('a point the generator, this machine or the entry limited is left out, and 
   expect(scalingText(s)).toMatch(/no fit: 2 good point/);
 });
 
+// A sweep whose fit was refused still measures the --predict count: it is reported, with no
+// prediction to check (it was once dropped from `scaling`).
+test('without a fit the count measured after the sweep is still reported, unpredicted', () => {
+  const s = scalingOf([v(1), v(2), v(3, { bound: 'generator', atLeast: true }), v(5, { maxRate: 260 })], {
+    deployment: 'replicated',
+    entry: 'nginx',
+    predictN: 5,
+  });
+  expect(s.fit).toBeNull();
+  expect(s.fitRefused).toMatch(/good point/);
+  expect(s.points.map((p) => p.replicas)).toEqual([1, 2, 3]);
+  expect(s.measured).toEqual({ replicas: 5, maxRate: 260 });
+  expect(s.prediction).toBeUndefined();
+  expect(s.errorPct).toBeUndefined();
+  expect(scalingText(s)).toMatch(/measured after the sweep, with no fit to predict it: 5 replicas, 260\/s$/);
+});
+
 test('past the peak no replica count holds the rate', () => {
   const s = scalingOf([v(1), v(2), v(3), v(4), v(5)], { deployment: 'replicated', needRate: 5000 });
   expect(s.need.replicas).toBeNull();
