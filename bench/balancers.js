@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, common } = require('./kit');
 const { BALANCERS } = require('../lab/kinds');
 const { tree } = require('../lab/ownership/procs');
 const { wrkSplit } = require('./wrk');
@@ -98,10 +98,10 @@ module.exports = bench(
       'node bench/balancers.js [--deployment replicated] [--concurrency 50] [--seconds 10] [--rounds 2] [--port-base 8080]',
     flags: {
       deployment: { type: 'string', default: 'replicated' },
-      concurrency: withDefault(flag.int(1, 10000), 50),
-      seconds: withDefault(flag.int(1, 3600), 10),
-      rounds: withDefault(flag.int(1, 100), 2),
-      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      concurrency: common.concurrency(50),
+      seconds: common.seconds(10),
+      rounds: common.rounds(2),
+      'port-base': common.portBase(8080),
     },
     run,
   },

@@ -12,7 +12,7 @@ const path = require('node:path');
 const { spawn, fork } = require('node:child_process');
 const summarize = require('../lab/measure/stats');
 const closedLoop = require('../lab/generators/concurrency-probe');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, withDefault, common } = require('./kit');
 
 function startBox(delay) {
   return new Promise((resolve, reject) => {
@@ -120,7 +120,7 @@ module.exports = bench(
     flags: {
       levels: { type: 'string', default: '1000,2000,5000,10000' },
       delay: withDefault(flag.int(1, 600000), 1000),
-      seconds: withDefault(flag.int(1, 3600), 10),
+      seconds: common.seconds(10),
       generators: withDefault(flag.int(1, 64), 2),
     },
     run,

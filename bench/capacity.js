@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, common } = require('./kit');
 
 const shop = path.join(__dirname, '..', 'test', 'fixtures', 'apps', 'shop');
 const place = (portBase) => [
@@ -84,7 +84,7 @@ module.exports = bench(
     usage: 'node bench/capacity.js [--deployments single,replicated] [--port-base 8700]',
     flags: {
       deployments: { type: 'string', default: 'single,replicated' },
-      'port-base': withDefault(flag.int(1024, 32700), 8700),
+      'port-base': common.portBase(8700),
     },
     run,
   },

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, withDefault, common } = require('./kit');
 const lab = require('./lab');
 const { detect, readGroup } = require('../lab/runtime/cgroups');
 
@@ -101,9 +101,9 @@ module.exports = bench(
     usage: 'node bench/caps.js [--caps 10,25,50] [--seconds 10] [--concurrency 4] [--port-base 8080]',
     flags: {
       caps: { type: 'string', default: '10,25,50' },
-      seconds: withDefault(flag.int(1, 3600), 10),
+      seconds: common.seconds(10),
       concurrency: withDefault(flag.int(1, 1000), 4),
-      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      'port-base': common.portBase(8080),
     },
     run,
   },

@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, common } = require('./kit');
 const ROOT = path.join(__dirname, '..');
 const log = (m) => process.stderr.write(`${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -133,7 +133,7 @@ module.exports = bench(
       nodes: { type: 'string', default: '2,3' },
       'fresh-image': flag.bool(),
       'no-failover': flag.bool(),
-      'port-base': withDefault(flag.int(1024, 32700), 8500),
+      'port-base': common.portBase(8500),
     },
     run,
   },

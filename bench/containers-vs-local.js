@@ -15,7 +15,7 @@ const { planPorts } = require('../lab/topology/ports');
 const { runtimeFor } = require('../lab/runtime');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, common } = require('./kit');
 
 async function measure(url, values) {
   const r = await wrk(url, { connections: values.concurrency, seconds: values.seconds });
@@ -95,10 +95,10 @@ module.exports = bench(
     usage:
       'node bench/containers-vs-local.js [--private-engine] [--concurrency 50] [--seconds 10] [--rounds 2] [--port-base 8080]',
     flags: {
-      concurrency: withDefault(flag.int(1, 10000), 50),
-      seconds: withDefault(flag.int(1, 3600), 10),
-      rounds: withDefault(flag.int(1, 100), 2),
-      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      concurrency: common.concurrency(50),
+      seconds: common.seconds(10),
+      rounds: common.rounds(2),
+      'port-base': common.portBase(8080),
       'private-engine': flag.bool(),
     },
     run,

@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, withDefault, common } = require('./kit');
 
 const log = (m) => process.stderr.write(`${m}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -122,11 +122,11 @@ module.exports = bench(
       'node bench/dashboard.js [--rate 1000] [--seconds 30] [--rounds 2] [--tabs 3] [--port 5690] [--port-base 8600]',
     flags: {
       rate: withDefault(flag.int(1, 100000), 1000),
-      seconds: withDefault(flag.int(1, 3600), 30),
-      rounds: withDefault(flag.int(1, 100), 2),
+      seconds: common.seconds(30),
+      rounds: common.rounds(2),
       tabs: withDefault(flag.int(0, 100), 3),
       port: withDefault(flag.int(1024, 65535), 5690),
-      'port-base': withDefault(flag.int(1024, 32700), 8600),
+      'port-base': common.portBase(8600),
     },
     run,
   },

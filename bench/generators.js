@@ -17,7 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, withDefault, common } = require('./kit');
 const { seconds } = require('../lab/measure/records');
 const { arrivals } = require('../lab/generators/schedule');
 
@@ -204,9 +204,9 @@ module.exports = bench(
     name: 'generators',
     usage: 'node bench/generators.js [--seconds 30] [--ramp-scale 1] [--port-base 8080]',
     flags: {
-      seconds: withDefault(flag.int(1, 3600), 30),
+      seconds: common.seconds(30),
       'ramp-scale': withDefault(flag.factor(100), 1),
-      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      'port-base': common.portBase(8080),
     },
     machine: () => ({ artillery: require('artillery/package.json').version }),
     run,

@@ -24,7 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, withDefault, common } = require('./kit');
 
 const round1 = (v) => Math.round(v * 10) / 10;
 const median = (xs) => {
@@ -219,11 +219,11 @@ module.exports = bench(
     usage:
       'node bench/keepalive.js [--seconds 15] [--rounds 2] [--connections 50] [--rate 3000] [--port-base 8900] [--autocannon DIR]',
     flags: {
-      seconds: withDefault(flag.int(1, 3600), 15),
-      rounds: withDefault(flag.int(1, 100), 2),
+      seconds: common.seconds(15),
+      rounds: common.rounds(2),
       connections: withDefault(flag.int(1, 10000), 50),
       rate: withDefault(flag.int(1, 1000000), 3000),
-      'port-base': withDefault(flag.int(1024, 32700), 8900),
+      'port-base': common.portBase(8900),
       autocannon: flag.string(),
     },
     run,

@@ -74,4 +74,12 @@ function bench(spec, mod) {
 // (Numbers with their default: flag.int(1, 3600) with { default }.)
 const withDefault = (spec, value) => ({ ...spec, default: value });
 
-module.exports = { bench, flag, withDefault, RESULTS };
+// The flags most benches take, each with the bench's own default.
+const common = {
+  seconds: (d) => withDefault(flag.int(1, 3600), d),
+  rounds: (d) => withDefault(flag.int(1, 100), d),
+  concurrency: (d) => withDefault(flag.int(1, 10000), d),
+  portBase: (d) => withDefault(flag.int(1024, 32700), d),
+};
+
+module.exports = { bench, flag, withDefault, common, RESULTS };

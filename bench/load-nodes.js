@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, common } = require('./kit');
 const { startOnLoadNodes } = require('../lab/generators/load-nodes');
 const { totalArrivals } = require('../lab/generators/schedule');
 const { merge, figures } = require('../lab/measure/histogram');
@@ -159,8 +159,8 @@ module.exports = bench(
       cluster: flag.bool(),
       rates: { type: 'string', default: '25,50,100,200' },
       nodes: { type: 'string', default: '1,2' },
-      seconds: withDefault(flag.int(1, 3600), 10),
-      'port-base': withDefault(flag.int(1024, 32700), 8300),
+      seconds: common.seconds(10),
+      'port-base': common.portBase(8300),
     },
     run,
   },

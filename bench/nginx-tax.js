@@ -11,7 +11,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, common } = require('./kit');
 const { COURSE: PRESETS, resolveDeployment } = require('../lab/topology/deployments');
 const { planPorts } = require('../lab/topology/ports');
 const LocalRuntime = require('../lab/runtime/local');
@@ -79,10 +79,10 @@ module.exports = bench(
     name: 'nginx-tax',
     usage: 'node bench/nginx-tax.js [--concurrency 50] [--seconds 10] [--rounds 2] [--port-base 8080]',
     flags: {
-      concurrency: withDefault(flag.int(1, 10000), 50),
-      seconds: withDefault(flag.int(1, 3600), 10),
-      rounds: withDefault(flag.int(1, 100), 2),
-      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      concurrency: common.concurrency(50),
+      seconds: common.seconds(10),
+      rounds: common.rounds(2),
+      'port-base': common.portBase(8080),
     },
     run,
     cleanup,

@@ -16,7 +16,7 @@ const dgram = require('node:dgram');
 const http = require('node:http');
 const { spawn } = require('node:child_process');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, withDefault, common } = require('./kit');
 const { PRELOAD, probeEnv } = require('../lab/probe/env');
 
 const PORT = 19380;
@@ -150,8 +150,8 @@ module.exports = bench(
     name: 'probe',
     usage: 'node bench/probe.js [--seconds 15] [--rounds 4] [--connections 32]',
     flags: {
-      seconds: withDefault(flag.int(1, 3600), 15),
-      rounds: withDefault(flag.int(1, 100), 4),
+      seconds: common.seconds(15),
+      rounds: common.rounds(4),
       connections: withDefault(flag.int(1, 10000), 32),
     },
     run,

@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, withDefault, common } = require('./kit');
 
 // Three requests a virtual user, with and without the features.
 const scripts = (rate, S) => {
@@ -125,8 +125,8 @@ module.exports = bench(
     usage: 'node bench/script-features.js [--rate 100] [--seconds 20] [--rounds 3]',
     flags: {
       rate: withDefault(flag.int(1, 10000), 100),
-      seconds: withDefault(flag.int(1, 3600), 20),
-      rounds: withDefault(flag.int(1, 100), 3),
+      seconds: common.seconds(20),
+      rounds: common.rounds(3),
     },
     run,
   },

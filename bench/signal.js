@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const lab = require('./lab');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, common } = require('./kit');
 
 const tmp = (name) => fs.mkdtempSync(path.join(os.tmpdir(), `bench-signal-${name}-`));
 const json = (r, what) => {
@@ -121,7 +121,7 @@ module.exports = bench(
       levels: { type: 'string', default: '1000,2000,5000,10000' },
       hold: { type: 'string', default: '20s' },
       duration: { type: 'string', default: '2m' },
-      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      'port-base': common.portBase(8080),
     },
     run,
   },

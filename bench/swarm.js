@@ -18,7 +18,7 @@ const { planPorts } = require('../lab/topology/ports');
 const SwarmRuntime = require('../lab/runtime/swarm');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
-const { bench, flag, withDefault } = require('./kit');
+const { bench, flag, common } = require('./kit');
 
 const log = (m) => process.stderr.write(`  ${m}\n`);
 
@@ -93,9 +93,9 @@ module.exports = bench(
     flags: {
       replicas: { type: 'string', default: '1,3,5' },
       balancers: { type: 'string', default: 'nginx,node,mesh' },
-      concurrency: withDefault(flag.int(1, 10000), 50),
-      seconds: withDefault(flag.int(1, 3600), 10),
-      'port-base': withDefault(flag.int(1024, 32700), 8080),
+      concurrency: common.concurrency(50),
+      seconds: common.seconds(10),
+      'port-base': common.portBase(8080),
       'private-engine': flag.bool(),
     },
     run,
