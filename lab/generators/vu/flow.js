@@ -44,42 +44,59 @@ const noop = () => {};
 
 const lowKeys = (h) => Object.fromEntries(Object.entries(h || {}).map(([k, v]) => [k.toLowerCase(), v]));
 
+// The flows of one model, prepared once, and the interpreter that runs them: one object per
+// worker, its methods the steps of a virtual user (run, loop, request, send, hop, answered).
 // model: lab/scenario/model.js; o: { target (base URL text), random, baseVars (a before
 // section's), processor (its loaded module, or null), log }
-function prepareFlows(model, o = {}) {
-  const random = o.random || Math.random;
-  const base = String(o.target || '').replace(/\/$/, '');
-  const http = model.http || {};
-  const defaults = http.defaultHeaders || { 'user-agent': ARTILLERY_UA };
-  const processor = o.processor || {};
-  const ee = new EventEmitter();
-  const pickers = (model.payload || []).map((p) => rowPicker(p, random));
-  const variables = Object.entries(model.variables || {});
-  const withJar = Boolean(http.defaultCookie);
-  let CookieJar = null;
+class Flows {
+  constructor(model, o = {}) {
+    this.model = model;
+    this.o = o;
+    this.random = o.random || Math.random;
+    this.base = String(o.target || '').replace(/\/$/, '');
+    this.http = model.http || {};
+    this.defaults = this.http.defaultHeaders || { 'user-agent': ARTILLERY_UA };
+    this.processor = o.processor || {};
+    this.ee = new EventEmitter();
+    this.pickers = (model.payload || []).map((p) => rowPicker(p, this.random));
+    this.variables = Object.entries(model.variables || {});
+    this.withJar = Boolean(this.http.defaultCookie);
+    this.hasScenarioHooks = (model.flows || []).some((f) => (f.hooks?.afterResponse || []).length);
+    this.uid = 0;
+    this.flows = model.flows.map((f) => ({ name: f.name, steps: this.prepare(f.steps), hooks: f.hooks || {} }));
+    const total = model.flows.reduce((a, f) => a + f.weight, 0);
+    let sum = 0;
+    this.cumulative = model.flows.map((f) => (sum += f.weight / total));
+  }
 
-  const prepare = (steps) => steps.map((s) => prepareStep(s));
-  function prepareStep(s) {
-    if (s.request) return prepareRequest(s.request);
+  prepare(steps) {
+    return steps.map((s) => this.prepareStep(s));
+  }
+
+  prepareStep(s) {
+    if (s.request) return this.prepareRequest(s.request);
     if (s.think !== undefined) {
       return { kind: 'think', ms: typeof s.think === 'number' ? s.think * 1000 : null, spec: s.think };
     }
-    if (s.loop) return { kind: 'loop', ...s.loop, steps: prepare(s.loop.steps) };
+    if (s.loop) return { kind: 'loop', ...s.loop, steps: this.prepare(s.loop.steps) };
     if (s.log !== undefined) return { kind: 'log', text: s.log };
     return { kind: 'function', name: s.function };
   }
 
-  function prepareRequest(r) {
+  prepareRequest(r) {
     const hooks = (r.beforeRequest || []).length > 0;
     const templated =
       hasTemplate(r.url) ||
       hasTemplate(r.headers) ||
-      hasTemplate(defaults) ||
+      hasTemplate(this.defaults) ||
       hasTemplate(r.json) ||
       hasTemplate(r.body) ||
       hasTemplate(r.query) ||
       hasTemplate(r.form) ||
       hasTemplate(r.auth);
+    const expecting = Boolean(this.model.expect);
+    const after = (r.afterResponse || []).length > 0 || this.hasScenarioHooks;
+    const checks = (r.capture?.length || 0) + (r.match?.length || 0) > 0;
     const step = {
       kind: 'request',
       name: r.name,
@@ -87,66 +104,35 @@ function prepareFlows(model, o = {}) {
       r,
       gzip: r.gzip !== false,
       followRedirect: r.followRedirect !== false,
-      checks: (r.capture?.length || 0) + (r.match?.length || 0) > 0,
+      checks,
       // What the answer must carry back: its text (captures, matches, checks, hooks), its
       // headers (a header capture, the checks, hooks).
-      wantText: false,
-      wantHeaders: false,
-      condition: r.ifTrue !== undefined ? condition(r.ifTrue) : null,
+      wantText: checks || expecting || after,
+      wantHeaders: expecting || after || (r.capture || []).some((c) => c.header !== undefined),
+      condition: r.ifTrue !== undefined ? condition(this.processor, r.ifTrue) : null,
       objects: r.objects ? pathPicker(r.url, r.objects) : null,
       fixed: null,
     };
-    const after = (r.afterResponse || []).length > 0;
-    step.wantText = step.checks || Boolean(model.expect) || after || hasScenarioHooks;
-    step.wantHeaders =
-      Boolean(model.expect) || after || hasScenarioHooks || (r.capture || []).some((c) => c.header !== undefined);
-    if (!templated && !hooks) step.fixed = { ...build(step, r, null), fixed: true };
+    if (!templated && !hooks) step.fixed = { ...this.build(step, r, null), fixed: true };
     return step;
-  }
-  const hasScenarioHooks = (model.flows || []).some((f) => (f.hooks?.afterResponse || []).length);
-
-  // ifTrue: a processor function of that name, else an expression on the variables (filtrex,
-  // as Artillery's); an expression that does not compile lets the request go, as there.
-  function condition(text) {
-    if (typeof processor[text] === 'function') return (vars) => processor[text](vars);
-    try {
-      const f = require('filtrex')(text);
-      return (vars) => {
-        try {
-          return f(vars);
-        } catch {
-          return 1;
-        }
-      };
-    } catch {
-      return () => 1;
-    }
   }
 
   // The request's parts for a virtual user's context (null: one that holds no template).
   // rp: the request's own fields (the step's, or as beforeRequest hooks left them).
-  function build(step, rp, ctx) {
+  build(step, rp, ctx) {
     const t = (v) => (ctx ? template(v, ctx) : v);
     const rawUrl = t(rp.url);
-    const url = new URL(typeof rawUrl === 'string' && rawUrl.startsWith('/') ? `${base}${rawUrl}` : String(rawUrl));
+    const url = new URL(
+      typeof rawUrl === 'string' && rawUrl.startsWith('/') ? `${this.base}${rawUrl}` : String(rawUrl),
+    );
     if (step.r.query) url.search = new URLSearchParams(querystring.stringify(t(step.r.query))).toString();
     const headers = {};
-    for (const [k, v] of Object.entries({ ...lowKeys(defaults), ...lowKeys(step.r.headers), ...lowKeys(rp.headers) })) {
+    const named = { ...lowKeys(this.defaults), ...lowKeys(step.r.headers), ...lowKeys(rp.headers) };
+    for (const [k, v] of Object.entries(named)) {
       const value = t(v);
       if (value !== undefined && value !== null) headers[k] = String(value);
     }
-    let body = null;
-    if (rp.json !== undefined && rp.json !== null && rp.json !== false && rp.json !== '') {
-      body = Buffer.from(JSON.stringify(t(rp.json)));
-      headers['content-type'] ??= 'application/json';
-    } else if (rp.body !== undefined && rp.body !== null && rp.body !== '') {
-      const b = t(rp.body);
-      body = Buffer.from(typeof b === 'string' ? b : JSON.stringify(b));
-    } else if (rp.form) {
-      const form = Object.fromEntries(Object.entries(rp.form).map(([k, v]) => [k, t(v)]));
-      body = Buffer.from(new URLSearchParams(form).toString());
-      headers['content-type'] ??= 'application/x-www-form-urlencoded';
-    }
+    const body = bodyOf(rp, t, headers);
     if (rp.auth) {
       headers.authorization = `Basic ${Buffer.from(`${t(rp.auth.user) ?? ''}:${t(rp.auth.pass) ?? ''}`).toString('base64')}`;
     }
@@ -160,45 +146,47 @@ function prepareFlows(model, o = {}) {
 
   // A new virtual user: its variables as Artillery makes them (the run's, a before section's,
   // a payload row, then config.variables), its functions, its cookie jar when it starts with one.
-  let uid = 0;
-  function context() {
+  context() {
+    const random = this.random;
     const vars = {
-      target: base,
+      target: this.base,
       $environment: undefined,
       $processEnvironment: process.env,
       $env: process.env,
-      ...(o.baseVars || {}),
+      ...(this.o.baseVars || {}),
     };
-    for (const p of pickers) Object.assign(vars, p());
-    for (const [k, v] of variables) vars[k] = Array.isArray(v) ? v[Math.floor(random() * v.length)] : v;
-    const id = `${process.pid}-${++uid}-${Math.floor(random() * 1e9)}`;
+    for (const p of this.pickers) Object.assign(vars, p());
+    for (const [k, v] of this.variables) vars[k] = Array.isArray(v) ? v[Math.floor(random() * v.length)] : v;
+    const id = `${process.pid}-${++this.uid}-${Math.floor(random() * 1e9)}`;
     vars.$uuid = id;
-    const ctx = { vars, funcs: funcsFor(vars), _uid: id, _successCount: 0, _jar: null, _enableCookieJar: withJar };
-    if (withJar) jarOf(ctx);
+    const ctx = { vars, funcs: funcsFor(vars), _uid: id, _successCount: 0, _jar: null, _enableCookieJar: this.withJar };
+    if (this.withJar) this.jarOf(ctx);
     return ctx;
   }
-  function jarOf(ctx) {
+
+  jarOf(ctx) {
     if (!ctx._jar) {
       CookieJar ??= require('tough-cookie').CookieJar;
-      ctx._jar = new CookieJar(null, http.cookieJarOptions || {});
+      ctx._jar = new CookieJar(null, this.http.cookieJarOptions || {});
     }
     return ctx._jar;
   }
 
-  const flows = model.flows.map((f) => ({ name: f.name, steps: prepare(f.steps), hooks: f.hooks || {} }));
-  const total = model.flows.reduce((a, f) => a + f.weight, 0);
-  const cumulative = [];
-  let sum = 0;
-  for (const f of model.flows) cumulative.push((sum += f.weight / total));
+  pick() {
+    const flows = this.flows;
+    if (flows.length === 1) return flows[0];
+    const u = this.random();
+    return flows[this.cumulative.findIndex((c) => u < c)] || flows[flows.length - 1];
+  }
 
   // Runs `steps` for the virtual user `ctx` from `due`; done(ok | CUT, at, code).
-  function run(steps, ctx, due, io, done, flow = null) {
+  run(steps, ctx, due, io, done, flow = null) {
     const hooks = flow?.hooks || {};
     const next = (i, at) => {
       if (i >= steps.length) return done(true, at);
       if (at >= io.closedEnd || Date.now() >= io.closedEnd) return done(CUT, at);
       const step = steps[i];
-      const fail = (code, end, rp) => onError(code, rp, () => done(false, end, code));
+      const fail = (code, end, rp) => this.onError(hooks, ctx, code, rp, () => done(false, end, code));
       // (A virtual user's own failure, not one of the wire, which the engine counted.)
       const own = (code, end, rp) => {
         io.vuError(code, end);
@@ -206,7 +194,7 @@ function prepareFlows(model, o = {}) {
       };
       switch (step.kind) {
         case 'request':
-          return request(step, ctx, at, io, hooks, (ok, end, code, rp, wire) =>
+          return this.request(step, ctx, at, io, hooks, (ok, end, code, rp, wire) =>
             ok ? next(i + 1, end) : wire ? fail(code, end, rp) : own(code, end, rp),
           );
         case 'think': {
@@ -214,7 +202,7 @@ function prepareFlows(model, o = {}) {
           return setTimeout(() => next(i + 1, at + waitMs), Math.max(0, at + waitMs - Date.now()));
         }
         case 'loop':
-          return loop(
+          return this.loop(
             step,
             ctx,
             at,
@@ -223,52 +211,37 @@ function prepareFlows(model, o = {}) {
             flow,
           );
         case 'log':
-          (o.log || console.log)(template(step.text, ctx));
+          (this.o.log || console.log)(template(step.text, ctx));
           return next(i + 1, at);
         default:
-          return callFunction(step.name, ctx, io, (err) =>
+          return this.callFunction(step.name, ctx, io, (err) =>
             err ? own(err.code || err.message, Date.now()) : next(i + 1, Date.now()),
           );
       }
     };
-    const onError = (code, rp, then) => {
-      const names = hooks.onError || [];
-      if (!names.length) return then();
-      return series(
-        names,
-        (name, cb) => {
-          const fn = processor[name];
-          if (typeof fn !== 'function') return cb();
-          return invoke(fn, [new Error(String(code)), rp || {}, ctx, ee], cb);
-        },
-        then,
-      );
-    };
     next(0, due);
   }
 
-  function thinkMs(step, ctx) {
-    if (step.ms !== null) return step.ms;
-    const v = template(step.spec, ctx);
-    const n = Number(v);
-    const waitMs = Number.isInteger(n) ? n * 1000 : typeof v === 'string' ? ms(v) : n * 1000;
-    return Number.isFinite(waitMs) && waitMs >= 0 ? Math.min(waitMs, LIMITS.thinkS * 1000) : 0;
+  // The flow's onError hooks, then `then`.
+  onError(hooks, ctx, code, rp, then) {
+    const names = hooks.onError || [];
+    if (!names.length) return then();
+    return series(
+      names,
+      (name, cb) => {
+        const fn = this.processor[name];
+        if (typeof fn !== 'function') return cb();
+        return invoke(fn, [new Error(String(code)), rp || {}, ctx, this.ee], cb);
+      },
+      then,
+    );
   }
 
   // Artillery's loop: count (a number, a range "1-15", a template), over (a list, or the name
   // of a variable holding one), whileTrue (a processor function); $loopCount and
   // $loopElement (or their loopValue/loopElement names) set each round.
-  function loop(step, ctx, due, io, done, flow) {
-    let from = 0;
-    let to = -1;
-    if (step.count !== null) {
-      const c = typeof step.count === 'string' ? template(step.count, ctx) : step.count;
-      if (typeof c === 'number') to = c;
-      else if (typeof c === 'string' && !Number.isNaN(Number(c))) to = Number(c);
-      else if (typeof c === 'string' && /\d-\d/.test(c)) [from, to] = c.split('-').map(Number);
-      else to = 0;
-    }
-    to = Math.min(to === -1 ? LIMITS.loopCount : to, LIMITS.loopCount);
+  loop(step, ctx, due, io, done, flow) {
+    const [from, to] = loopRange(step, ctx);
     let over = null;
     let abort = false;
     if (step.over !== null) {
@@ -278,12 +251,12 @@ function prepareFlows(model, o = {}) {
     let i = from;
     ctx.vars[step.loopElement] = over ? over[i] : i;
     ctx.vars[step.loopValue] = i;
-    const whileTrue = step.whileTrue ? processor[step.whileTrue] : null;
+    const whileTrue = step.whileTrue ? this.processor[step.whileTrue] : null;
     let go = true;
     const round = (at) => {
       const more = abort ? false : whileTrue ? go : over ? i !== over.length : i < to;
       if (!more) return done(true, at);
-      return run(
+      return this.run(
         step.steps,
         ctx,
         at,
@@ -306,59 +279,61 @@ function prepareFlows(model, o = {}) {
   }
 
   // A function step: Artillery's (context, events, done), or an async one.
-  function callFunction(name, ctx, io, then) {
-    const fn = processor[name];
+  callFunction(name, ctx, io, then) {
+    const fn = this.processor[name];
     if (typeof fn !== 'function') {
       // (Artillery counts the error and goes on with the flow.)
       io.vuError(`Undefined function "${name}"`, Date.now());
       return then(null);
     }
-    return invoke(fn, [ctx, ee], then);
+    return invoke(fn, [ctx, this.ee], then);
   }
 
   // One request step, its redirects and what follows its answer.
-  function request(step, ctx, due, io, hooks, done) {
+  request(step, ctx, due, io, hooks, done) {
     if (step.condition && !step.condition(ctx.vars)) return done(true, due);
     const names = [...(hooks.beforeRequest || []), ...(step.r.beforeRequest || [])];
-    if (!names.length) return send(step, ctx, due, io, hooks, null, done);
-    const rp = requestParams(step, due);
+    if (!names.length) return this.send(step, ctx, due, io, hooks, null, done);
+    const rp = this.requestParams(step, due);
     return series(
       names,
       (name, cb) => {
-        const fn = processor[template(name, ctx)];
-        return typeof fn === 'function' ? invoke(fn, [rp, ctx, ee], cb) : cb();
+        const fn = this.processor[template(name, ctx)];
+        return typeof fn === 'function' ? invoke(fn, [rp, ctx, this.ee], cb) : cb();
       },
-      (err) => (err ? done(false, Date.now(), err.code || err.message, rp) : send(step, ctx, due, io, hooks, rp, done)),
+      (err) =>
+        err ? done(false, Date.now(), err.code || err.message, rp) : this.send(step, ctx, due, io, hooks, rp, done),
     );
   }
 
   // The request as a processor sees it (Artillery's requestParams: its fields, the url before
   // templates, the method, the time-out).
-  function requestParams(step, due) {
+  requestParams(step, due) {
     const r = step.r;
     const { extra, ...fields } = r;
     return {
       ...JSON.parse(JSON.stringify({ ...fields, ...(extra || {}) })),
-      url: r.url.startsWith('/') ? `${base}${r.url}` : r.url,
+      url: r.url.startsWith('/') ? `${this.base}${r.url}` : r.url,
       method: r.method,
-      timeout: (model.timeoutS || 10) * 1000,
+      timeout: (this.model.timeoutS || 10) * 1000,
       dueAt: due,
     };
   }
 
-  function send(step, ctx, due, io, hooks, rp, done) {
+  send(step, ctx, due, io, hooks, rp, done) {
     let parts;
     try {
-      parts = rp ? build(step, rp, ctx) : step.fixed ? step.fixed : build(step, step.r, ctx);
+      parts = rp ? this.build(step, rp, ctx) : step.fixed ? step.fixed : this.build(step, step.r, ctx);
       if (step.objects) parts = { ...parts, path: step.objects(), fixed: false };
     } catch (err) {
       // (A URL that does not parse: Artillery fails the virtual user with "Invalid URL".)
       return done(false, due, err.code || 'ERR_INVALID_URL', rp);
     }
-    const useJar = ctx._enableCookieJar || Boolean(step.r.cookie) || Boolean(http.defaultCookie);
-    if (step.r.cookie || http.defaultCookie) {
-      const jar = jarOf(ctx);
-      for (const [k, v] of Object.entries({ ...(http.defaultCookie || {}), ...(step.r.cookie || {}) })) {
+    const defaultCookie = this.http.defaultCookie;
+    const useJar = ctx._enableCookieJar || Boolean(step.r.cookie) || Boolean(defaultCookie);
+    if (step.r.cookie || defaultCookie) {
+      const jar = this.jarOf(ctx);
+      for (const [k, v] of Object.entries({ ...(defaultCookie || {}), ...(step.r.cookie || {}) })) {
         try {
           jar.setCookieSync(`${k}=${template(v, ctx)}`, parts.url.href);
         } catch {
@@ -366,51 +341,34 @@ function prepareFlows(model, o = {}) {
         }
       }
     }
-    hop(step, ctx, due, io, hooks, rp, parts, 0, done, useJar);
-  }
-
-  function withCookies(ctx, parts) {
-    if (!ctx._jar) return parts;
-    const cookie = ctx._jar.getCookieStringSync(parts.url.href);
-    if (!cookie) return parts;
-    return { ...parts, headers: { ...parts.headers, cookie }, fixed: false };
+    this.hop(step, ctx, due, io, hooks, rp, parts, 0, done, useJar);
   }
 
   // useJar: the virtual user's cookies go with this request and its redirects when its jar
   // was started before it (a Set-Cookie seen, a default cookie) or it sets a cookie itself,
   // as Artillery hands its client the jar; a first Set-Cookie on a redirect is kept for the
   // requests after, not sent to the redirect's address.
-  function hop(step, ctx, due, io, hooks, rp, parts, redirects, done, useJar) {
+  hop(step, ctx, due, io, hooks, rp, parts, redirects, done, useJar) {
     io.send(step, ctx, due, useJar ? withCookies(ctx, parts) : parts, (ok, end, res) => {
       if (!ok) return done(false, end, res, rp, true);
       ctx._successCount += 1;
-      keepCookies(ctx, res, parts.url);
+      this.keepCookies(ctx, res, parts.url);
       const location = res.headers?.location;
       if (step.followRedirect && location && REDIRECTS.has(res.status)) {
         if (redirects >= MAX_REDIRECTS) return done(false, end, 'ERR_TOO_MANY_REDIRECTS', rp);
-        return hop(
-          step,
-          ctx,
-          end,
-          io,
-          hooks,
-          rp,
-          redirected(step, parts, res.status, location),
-          redirects + 1,
-          done,
-          useJar,
-        );
+        const next = redirected(step, parts, res.status, location);
+        return this.hop(step, ctx, end, io, hooks, rp, next, redirects + 1, done, useJar);
       }
-      return answered(step, ctx, end, io, hooks, rp, parts, res, done);
+      return this.answered(step, ctx, end, io, hooks, rp, parts, res, done);
     });
   }
 
   // Every Set-Cookie of an answer goes to the virtual user's jar (the first one starts it).
-  function keepCookies(ctx, res, url) {
+  keepCookies(ctx, res, url) {
     const set = res.headers?.['set-cookie'];
     if (!set) return;
     ctx._enableCookieJar = true;
-    const jar = jarOf(ctx);
+    const jar = this.jarOf(ctx);
     for (const c of Array.isArray(set) ? set : [set]) {
       try {
         jar.setCookieSync(c, url.href);
@@ -420,28 +378,9 @@ function prepareFlows(model, o = {}) {
     }
   }
 
-  // The next hop as got 11 makes it: the same method and body, but a 303 turns a POST into a
-  // GET without a body; to another host the cookie, authorization and host headers go.
-  function redirected(step, parts, status, location) {
-    const url = new URL(location, parts.url);
-    const headers = { ...parts.headers };
-    let { body } = parts;
-    let method = parts.method || step.method;
-    if (status === 303 && method !== 'GET' && method !== 'HEAD') {
-      method = 'GET';
-      body = null;
-      delete headers['content-length'];
-    }
-    if (url.host !== parts.url.host) {
-      delete headers.cookie;
-      delete headers.authorization;
-      delete headers.host;
-    }
-    delete headers.cookie; // (the jar's, for the new address, is added when it is sent)
-    return { url, path: `${url.pathname}${url.search}`, headers, body, method };
-  }
-
-  function answered(step, ctx, end, io, hooks, rp, parts, res, done) {
+  answered(step, ctx, end, io, hooks, rp, parts, res, done) {
+    const http = this.http;
+    const model = this.model;
     const checked = step.checks
       ? captureOrMatch({ capture: step.r.capture, match: step.r.match }, res, ctx, {
           strictDefault: http.strictCapture !== false,
@@ -463,34 +402,123 @@ function prepareFlows(model, o = {}) {
       return done(true, end);
     };
     if (!names.length) return finish(null);
-    const params = rp || requestParams(step, end);
+    const params = rp || this.requestParams(step, end);
     const response = { statusCode: res.status, headers: res.headers || {}, body: res.text, url: parts.url.href };
     return series(
       names,
       (name, cb) => {
-        const fn = processor[template(name, ctx)];
-        return typeof fn === 'function' ? invoke(fn, [params, response, ctx, ee], cb) : cb();
+        const fn = this.processor[template(name, ctx)];
+        return typeof fn === 'function' ? invoke(fn, [params, response, ctx, this.ee], cb) : cb();
       },
       finish,
     );
   }
+}
 
+let CookieJar = null;
+
+// What the engine asks of a model's flows (lab/generators/fast-worker.js).
+function prepareFlows(model, o = {}) {
+  const f = new Flows(model, o);
   return {
-    flows,
-    before: model.before ? prepare(model.before.steps) : null,
-    after: model.after ? prepare(model.after.steps) : null,
-    ee,
-    context,
-    run,
-    pick() {
-      if (flows.length === 1) return flows[0];
-      const u = random();
-      return flows[cumulative.findIndex((c) => u < c)] || flows[flows.length - 1];
-    },
+    flows: f.flows,
+    before: model.before ? f.prepare(model.before.steps) : null,
+    after: model.after ? f.prepare(model.after.steps) : null,
+    ee: f.ee,
+    context: () => f.context(),
+    run: (steps, ctx, due, io, done, flow) => f.run(steps, ctx, due, io, done, flow),
+    pick: () => f.pick(),
     // Whether a virtual user is more than one fixed request (it then has a connection and a
     // context of its own).
-    multi: model.flows.some((f) => f.steps.length > 1 || f.steps.some((s) => !s.request)),
+    multi: model.flows.some((fl) => fl.steps.length > 1 || fl.steps.some((s) => !s.request)),
   };
+}
+
+// The request's body from its json, body or form (a form or json one names its type when
+// the headers do not).
+function bodyOf(rp, t, headers) {
+  if (rp.json !== undefined && rp.json !== null && rp.json !== false && rp.json !== '') {
+    headers['content-type'] ??= 'application/json';
+    return Buffer.from(JSON.stringify(t(rp.json)));
+  }
+  if (rp.body !== undefined && rp.body !== null && rp.body !== '') {
+    const b = t(rp.body);
+    return Buffer.from(typeof b === 'string' ? b : JSON.stringify(b));
+  }
+  if (rp.form) {
+    const form = Object.fromEntries(Object.entries(rp.form).map(([k, v]) => [k, t(v)]));
+    headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    return Buffer.from(new URLSearchParams(form).toString());
+  }
+  return null;
+}
+
+// ifTrue: a processor function of that name, else an expression on the variables (filtrex,
+// as Artillery's); an expression that does not compile lets the request go, as there.
+function condition(processor, text) {
+  if (typeof processor[text] === 'function') return (vars) => processor[text](vars);
+  try {
+    const f = require('filtrex')(text);
+    return (vars) => {
+      try {
+        return f(vars);
+      } catch {
+        return 1;
+      }
+    };
+  } catch {
+    return () => 1;
+  }
+}
+
+function thinkMs(step, ctx) {
+  if (step.ms !== null) return step.ms;
+  const v = template(step.spec, ctx);
+  const n = Number(v);
+  const waitMs = Number.isInteger(n) ? n * 1000 : typeof v === 'string' ? ms(v) : n * 1000;
+  return Number.isFinite(waitMs) && waitMs >= 0 ? Math.min(waitMs, LIMITS.thinkS * 1000) : 0;
+}
+
+// A loop's count as [from, to): a number, a range "1-15", a template; none: the limit's.
+function loopRange(step, ctx) {
+  let from = 0;
+  let to = -1;
+  if (step.count !== null) {
+    const c = typeof step.count === 'string' ? template(step.count, ctx) : step.count;
+    if (typeof c === 'number') to = c;
+    else if (typeof c === 'string' && !Number.isNaN(Number(c))) to = Number(c);
+    else if (typeof c === 'string' && /\d-\d/.test(c)) [from, to] = c.split('-').map(Number);
+    else to = 0;
+  }
+  return [from, Math.min(to === -1 ? LIMITS.loopCount : to, LIMITS.loopCount)];
+}
+
+function withCookies(ctx, parts) {
+  if (!ctx._jar) return parts;
+  const cookie = ctx._jar.getCookieStringSync(parts.url.href);
+  if (!cookie) return parts;
+  return { ...parts, headers: { ...parts.headers, cookie }, fixed: false };
+}
+
+// The next hop as got 11 makes it: the same method and body, but a 303 turns a POST into a
+// GET without a body; to another host the cookie, authorization and host headers go.
+function redirected(step, parts, status, location) {
+  const url = new URL(location, parts.url);
+  const headers = { ...parts.headers };
+  let { body } = parts;
+  let method = parts.method || step.method;
+  if (status === 303 && method !== 'GET' && method !== 'HEAD') {
+    method = 'GET';
+    body = null;
+    delete headers['content-length'];
+  }
+  if (url.host !== parts.url.host) {
+    delete headers.cookie;
+    delete headers.authorization;
+    delete headers.host;
+  }
+  delete headers.cookie; // (the jar's, for the new address, is added when it is sent)
+  return { url, path: `${url.pathname}${url.search}`, headers, body, method };
 }
 
 // A processor function with Artillery's calling conventions: a callback last, or a promise.
