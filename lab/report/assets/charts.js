@@ -11,8 +11,10 @@
 // window.labCharts.update(element, html) replaces a live page's body and keeps its charts
 // (the live dashboard): a chart of the same title and series gets the new data, and keeps
 // the reader's zoom.
+// (A block, not a function: in strict mode its names, functions too, stay in it, out of the
+// page's globals.)
 /* global uPlot */
-(() => {
+{
   // figure -> its chart's state { fig, plot, spec, zoomed }: one object for the chart's life,
   // moved to the new figure when the live page replaces it.
   const charts = new Map();
@@ -207,4 +209,4 @@
   window.labCharts = { drawAll, update, charts };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => drawAll());
   else drawAll();
-})();
+}
