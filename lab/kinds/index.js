@@ -39,4 +39,14 @@ const kindOf = (name) => {
 // balancer, nor when an L4 one hashes on the client's address (every probe comes from one).
 const reachesAllFromOneClient = (b) => b.kind !== 'none' && !(b.method === 'hash' && kindOf(b.kind).layer === 4);
 
-module.exports = { KINDS, BALANCERS, EDGES, EDGE_BY_FLAG, kindOf, reachesAllFromOneClient };
+// The kinds' own daemons on this host (a kind's host.daemon: the lab's nginx masters), each
+// once: what a local deployment's down looks for in its state folder besides pm2's.
+const DAEMON_HOSTS = Object.freeze([
+  ...new Set(
+    Object.values(KINDS)
+      .map((k) => k.host)
+      .filter((h) => h?.daemon),
+  ),
+]);
+
+module.exports = { KINDS, BALANCERS, EDGES, EDGE_BY_FLAG, DAEMON_HOSTS, kindOf, reachesAllFromOneClient };

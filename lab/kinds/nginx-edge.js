@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const { defineKind } = require('./common/proxy');
-const { nginxConfig, CONTAINER, PROGRAMS } = require('./common/nginx');
+const { nginxConfig, PROGRAMS, NGINX_KIND } = require('./common/nginx');
 
 // A caching edge of nginx (proxy_cache, nginx/nginx-edge.conf.template): answers carry
 // X-Edge and X-Cache-Status. Open-source nginx keeps no cache statistics, so the edge logs
@@ -51,10 +51,9 @@ module.exports = defineKind({
   what: 'nginx with proxy_cache',
   label: 'nginx cache',
   runtimes: ['local', 'compose'],
-  nginx: true,
+  ...NGINX_KIND,
   programs: PROGRAMS,
   config: (ctx) => nginxConfig('edge', ctx),
-  container: CONTAINER,
   // The cache's counts over a window: a mark at its start, the counts since (lab/monitoring).
   cache: {
     mark: (paths) => sizeOf(paths.accessLog),

@@ -1,7 +1,7 @@
 'use strict';
 
 const { defineKind } = require('./common/proxy');
-const { nginxConfig, CONTAINER, STREAM_PROGRAMS } = require('./common/nginx');
+const { nginxConfig, STREAM_PROGRAMS, NGINX_KIND } = require('./common/nginx');
 
 // nginx at L4 (TCP, the stream module): one client connection to one replica, nothing
 // parsed (nginx/nginx-l4.conf.template). The images' nginx has no stream module: local only.
@@ -14,8 +14,7 @@ module.exports = defineKind({
   node: 'nginx',
   methods: ['round-robin', 'least_conn', 'hash'],
   runtimes: ['local'],
-  nginx: true,
+  ...NGINX_KIND,
   programs: STREAM_PROGRAMS,
   config: (ctx) => nginxConfig(4, ctx),
-  container: CONTAINER,
 });

@@ -1,7 +1,7 @@
 'use strict';
 
 const { defineKind } = require('./common/proxy');
-const { nginxConfig, CONTAINER, PROGRAMS } = require('./common/nginx');
+const { nginxConfig, PROGRAMS, NGINX_KIND } = require('./common/nginx');
 
 // nginx at L7 (HTTP): the course's balancer and the lab's default. Keep-alive to the
 // replicas, bounded retries of a failed request on the next one (nginx/nginx.conf.template).
@@ -13,10 +13,9 @@ module.exports = defineKind({
   label: 'nginx',
   methods: ['round-robin', 'least_conn', 'hash'],
   runtimes: ['local', 'compose', 'swarm'],
-  nginx: true,
+  ...NGINX_KIND,
   programs: PROGRAMS,
   // Its answers name the replica that served them (X-Lab-Upstream).
   namesUpstream: true,
   config: (ctx) => nginxConfig(7, ctx),
-  container: CONTAINER,
 });

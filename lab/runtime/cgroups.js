@@ -15,7 +15,7 @@ const { labError } = require('../../common/errors');
 //   v2: <root>/lab-<token>/<node>          cpu.max, memory.max, cpu.stat, memory.events
 //
 // A node's process is born inside its groups: a shell joins them and then becomes the
-// program (joinThenExec). Joining later would not do: memory a process touched before
+// program (lab/ownership/join-then-exec.js). Joining later would not do: memory a process touched before
 // joining stays charged to its old group (v2, and v1 since the kernel dropped
 // move_charge_at_immigrate: EINVAL here), and Node's start-up alone is ~40 MiB.
 // Children (node:cluster workers, nginx's workers, pm2's restarts) are born inside too.
@@ -213,14 +213,6 @@ function readGroup(sys, token, node) {
   };
 }
 
-const JOIN_THEN_EXEC = 'IFS=:; for f in $LAB_CGROUP_PROCS; do echo $$ > "$f" || exit 97; done; exec "$0" "$@"';
-
-// How to start `bin args` inside the groups whose cgroup.procs files are `procs`: a command,
-// its arguments and the environment variable the shell reads.
-function joinThenExec(procs, bin, args = []) {
-  return { command: '/bin/sh', args: ['-c', JOIN_THEN_EXEC, bin, ...args], env: { LAB_CGROUP_PROCS: procs.join(':') } };
-}
-
 // The lab's parent groups of this token, one per tree (v1) or one (v2).
 function parentDirs(sys, token) {
   if (sys.version === 2) return [path.join(sys.root, parentName(token))];
@@ -268,7 +260,7 @@ async function removeGroups(sys, token, { timeoutMs = 3000 } = {}) {
   return { removed, failed };
 }
 
-// Every process inside the token's groups: born there (joinThenExec) or forked by one that
+// Every process inside the token's groups: born there (lab/ownership/join-then-exec.js) or forked by one that
 // was, so the lab started each of them, even a daemon that detached itself with setsid and
 // a scrubbed environment (a double fork: parent 1, no token to find it by).
 function groupMembers(sys, token) {
@@ -304,6 +296,5 @@ module.exports = {
   existingGroups,
   groupDirs,
   cpuQuota,
-  joinThenExec,
   ROOT,
 };

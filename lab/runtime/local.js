@@ -7,7 +7,6 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
 const { assertFree } = require('../topology/ports');
-const { findNginx, testConfig, startNginx, stopNginx, ownedNginxAll } = require('./nginx-process');
 const connectPm2 = require('./pm2');
 const { pidFileFor, readPm2Pid } = require('./pm2-pid');
 const { stopTree, tree, stopPids } = require('../ownership/procs');
@@ -22,9 +21,8 @@ const { appSetup } = require('../app/setup');
 const { STORES, storesEnv } = require('../stores');
 const { ensureStore } = require('../stores/install');
 const { sleep } = require('../ownership/procs');
-const { kindOf } = require('../kinds');
-const { buildGraph, nodeOf, isNginx, proxyNodes } = require('../topology/graph');
-const { ensureBinary, proxyPaths, checkConfig } = require('./proxy-process');
+const { kindOf, DAEMON_HOSTS } = require('../kinds');
+const { buildGraph, nodeOf, proxyNodes, proxyHostOf } = require('../topology/graph');
 const {
   requireCgroups,
   usableCgroups,
@@ -35,8 +33,8 @@ const {
   removeGroups,
   existingGroups,
   detect,
-  joinThenExec,
 } = require('./cgroups');
+const { joinThenExec } = require('../ownership/join-then-exec');
 
 const { ROOT } = require('../paths');
 const { probeEnv } = require('../probe/env');
@@ -109,7 +107,7 @@ class LocalRuntime {
       : [];
     const alive = new Set(entries.filter((e) => e.is === 'alive').map((e) => e.pid));
     const found = findOwned(this.state.token(), { helpers });
-    for (const nginx of ownedNginxAll(this.stateDir)) found.push(...tree(nginx));
+    for (const pid of this.ownedDaemons()) found.push(...tree(pid));
     const aliveTrees = new Set([...alive].flatMap((p) => tree(p)));
     const unrecorded = [...new Set(found)].filter((p) => !aliveTrees.has(p));
     return { state, error, entries, unrecorded };
@@ -163,21 +161,26 @@ class LocalRuntime {
     this.writeState(state);
   }
 
-  // Each proxy kind's program (lab/kinds/): found, or installed when the lab may.
+  // Each proxy kind's program (lab/kinds/, its host.program): found, or installed when the
+  // lab may. Returns { kind's name: its program }.
   async proxyPrograms(proxies) {
-    const nginxBin = proxies.some((p) => p.kind.nginx) ? findNginx() : null;
     const bins = {};
-    for (const { kind } of proxies)
-      if (kind.bin && !bins[kind.name]) bins[kind.name] = await ensureBinary(kind, this.log);
-    return { nginxBin, bins };
+    for (const { kind } of proxies) bins[kind.name] ??= await kind.host.program(this.log);
+    return bins;
+  }
+
+  // The kinds' own daemons of this folder still running (the lab's nginx masters), found by
+  // their kind (host.owned): their proof is in the folder, not in a token.
+  ownedDaemons() {
+    return DAEMON_HOSTS.flatMap((h) => h.owned(this.stateDir));
   }
 
   // Every proxy's config, rendered by its kind into its prefix and checked by the program
   // itself, before anything starts. Returns { node: its kind's context }.
-  async renderProxies(proxies, { deployment, address, options, nginxBin, bins }) {
+  async renderProxies(proxies, { deployment, address, options, bins }) {
     const contexts = {};
     for (const { node, kind } of proxies) {
-      const paths = proxyPaths(this.stateDir, node, kind);
+      const paths = kind.host.paths(this.stateDir, node);
       const ctx = {
         deployment,
         node,
@@ -186,7 +189,7 @@ class LocalRuntime {
         paths,
         container: false,
         connections: options.connections ?? 8192,
-        bin: kind.nginx ? nginxBin : bins[kind.name],
+        bin: bins[kind.name],
         // An nginx edge's workers write the cache inside the state folder, which root's
         // default worker user (nobody) may not enter.
         workerUser: process.getuid() === 0 ? os.userInfo().username : null,
@@ -196,14 +199,13 @@ class LocalRuntime {
       if (paths.tempDir) fs.mkdirSync(paths.tempDir, { recursive: true });
       if (paths.workDir) fs.mkdirSync(paths.workDir, { recursive: true });
       if (kind.config) fs.writeFileSync(paths.confFile, kind.config(ctx));
-      if (kind.nginx) await testConfig(nginxBin, paths);
-      else await checkConfig(kind, ctx);
+      await kind.host.check(ctx);
     }
     return contexts;
   }
 
-  // How each kind of node starts under pm2 (app: pm2AppOf's); the nginx kinds are the lab's
-  // own nginx processes (started apart).
+  // How each kind of node starts under pm2 (app: pm2AppOf's); a proxy kind that is a daemon
+  // of its own (the nginx kinds) starts apart, as its kind says (host.start).
   startersOf({ pm2, app, deployment, ports, options, address, hubToken, probeOf, storeEnv, stores }) {
     return {
       bbox: (node) =>
@@ -372,7 +374,7 @@ class LocalRuntime {
     // daemon that left its process tree and the lab's token behind (lab/runtime/cgroups.js).
     const cgroups = Object.keys(caps).length ? requireCgroups() : deployment.app ? usableCgroups() : null;
     const proxies = proxyNodes(graph);
-    const { nginxBin, bins } = await this.proxyPrograms(proxies);
+    const bins = await this.proxyPrograms(proxies);
     await assertFree(
       graph.nodes.flatMap((n) =>
         (n.ports || [n.port]).map((port, i) => ({ port, role: n.ports ? `bbox${i + 1}` : n.name })),
@@ -399,7 +401,7 @@ class LocalRuntime {
     // and to those that show this deployment's token (hub/server.js).
     const hubToken = crypto.randomBytes(16).toString('hex');
     const address = (name) => `${name === 'hub' ? '127.0.0.1' : this.host}:${nodeOf(graph, name).port}`;
-    const contexts = await this.renderProxies(proxies, { deployment, address, options, nginxBin, bins });
+    const contexts = await this.renderProxies(proxies, { deployment, address, options, bins });
 
     const urlOf = (name) => `http://${address(name)}`;
     // The runtime probe (probe/preload.js) in every Node process of the service, sending to
@@ -441,15 +443,16 @@ class LocalRuntime {
         storeEnv,
         stores,
       });
-      // A proxy of a kind that is not nginx: its program in the foreground, under pm2.
+      // A proxy of a kind that runs in the foreground: its program under pm2.
       const startProxy = (node, kind) => {
         const { command, args, env = {} } = kind.local(contexts[node.name]);
         return pm2.start(app(node.name, null, { command, args, env, kill_timeout: 3000 }));
       };
       const startNode = async (node) => {
-        if (isNginx(node)) {
+        const host = proxyHostOf(node);
+        if (host?.daemon) {
           state.pids[node.name] = await this.step(() =>
-            startNginx(nginxBin, contexts[node.name].paths, { join: joins[node.name] || null }),
+            host.start(contexts[node.name], { join: joins[node.name] || null }),
           );
           this.record(state, node.name, state.pids[node.name]);
         } else {
@@ -627,6 +630,14 @@ class LocalRuntime {
   // things: it waits for the step in flight, so a daemon being born is stopped too.
   // helpers: also the helpers of lab commands that died (a later `npm run down` asks for
   // them; a command stopping its own deployment leaves its own helpers to itself).
+  // The kind's host of a node the state recorded as a daemon of its own (null: pm2's, or a
+  // node the state's graph does not name).
+  daemonHostOf(state, name) {
+    const node = (state?.graph?.nodes || []).find((n) => n.name === name);
+    const host = node ? proxyHostOf(node) : null;
+    return host?.daemon ? host : null;
+  }
+
   async down({ helpers = false } = {}) {
     this.aborting = true;
     // The start step in flight may still be starting pm2's daemon (its connect has a 30 s
@@ -640,9 +651,9 @@ class LocalRuntime {
     const view = this.inspect({ helpers });
     const stopped = [];
     const stale = view.entries.filter((e) => e.is === 'stale').map((e) => ({ name: e.name, pid: e.pid }));
-    // pm2's daemon first: on SIGTERM it stops its apps gracefully; then the entry nginx
-    // (clients stop reaching anything); then the rest.
-    const order = ['pm2', 'nginx'];
+    // pm2's daemon first: on SIGTERM it stops its apps gracefully; then the entry (clients
+    // stop reaching anything); then the rest.
+    const order = ['pm2', view.state?.graph?.entry ?? 'nginx'];
     const alive = view.entries
       .filter((e) => e.is === 'alive')
       .sort((a, b) => rank(order, a.name) - rank(order, b.name));
@@ -651,15 +662,18 @@ class LocalRuntime {
       // pm2's daemon already stopped it with itself).
       stopped.push(e.pid);
       if (check(e) !== 'alive') continue;
-      if (e.name !== 'pm2' && e.name in (view.state.pids || {})) await stopNginx(e.pid);
+      const host = e.name in (view.state.pids || {}) ? this.daemonHostOf(view.state, e.name) : null;
+      if (host) await host.stop(e.pid);
       else await stopTree(e.pid, { signal: 'SIGTERM', timeoutMs: 6000 });
     }
     // Whatever carries this folder's token and is still running: a restarted replica, a
     // daemon born after the last record, leftovers of a state.json that was lost.
     const leftovers = findOwned(this.state.token(), { helpers });
-    for (const nginx of ownedNginxAll(this.stateDir)) {
-      await stopNginx(nginx);
-      leftovers.push(nginx);
+    for (const h of DAEMON_HOSTS) {
+      for (const pid of h.owned(this.stateDir)) {
+        await h.stop(pid);
+        leftovers.push(pid);
+      }
     }
     if (leftovers.length) await stopPids(leftovers, { timeoutMs: 5000 });
     // And again, for what was born while they stopped (pm2 restarting a replica whose

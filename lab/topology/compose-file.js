@@ -563,19 +563,14 @@ function containerConfig(deployment, { stack = false, node = 'nginx' } = {}) {
 }
 
 // The proxy nodes of a deployment that need a config file, with its name in a folder of
-// container configs: the entry's nginx config is nginx.conf, an nginx edge's
-// nginx-<edge>.conf (as compose/nginx/ has them), another kind's <node>-<its file>.
+// container configs, as its kind names it (lab/kinds/).
 const configNodes = (deployment) =>
   proxyNodes(buildGraph(deployment))
     .filter(({ kind }) => kind.config)
     .map(({ node, kind }) => ({
       node: node.name,
       kind,
-      file: kind.nginx
-        ? node.name === 'nginx'
-          ? 'nginx.conf'
-          : `nginx-${node.name}.conf`
-        : `${node.name}-${kind.confFile}`,
+      file: kind.confName(node.name),
     }));
 
 // The StatsD config the graphite-statsd image reads: the lab's naming (counters., gauges.,

@@ -99,9 +99,10 @@ const nodeOf = (graph, name) => graph.nodes.find((n) => n.name === name);
 // The nodes that are proxies of lab/kinds/ (a balancer or an edge), with their kind.
 const proxyNodes = (graph) =>
   graph.nodes.filter((n) => !OWN_KINDS.includes(n.kind)).map((n) => ({ node: n, kind: kindOf(n.kind) }));
-const isNginx = (node) => !OWN_KINDS.includes(node.kind) && kindOf(node.kind).nginx === true;
+// How a proxy node runs on this host (its kind's host: lab/kinds/); null for the lab's own.
+const proxyHostOf = (node) => (OWN_KINDS.includes(node.kind) ? null : kindOf(node.kind).host);
 // Every name a --cap may use: each role, and each node's own name.
 const capNames = (graph) => [...new Set(graph.nodes.flatMap((n) => [...n.roles, n.name]))];
 const describeEntry = (deployment) => kindOf(deployment.balancer.kind).what;
 
-module.exports = { buildGraph, nodeOf, proxyNodes, isNginx, capNames, describeEntry, needsHub, OWN_KINDS };
+module.exports = { buildGraph, nodeOf, proxyNodes, proxyHostOf, capNames, describeEntry, needsHub, OWN_KINDS };

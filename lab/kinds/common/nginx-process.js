@@ -2,10 +2,10 @@
 
 const fs = require('node:fs');
 const { execFile } = require('node:child_process');
-const { labError } = require('../../common/errors');
-const { isAlive, stopTree, sleep } = require('../ownership/procs');
-const { cmdline } = require('../ownership/identity');
-const { joinThenExec } = require('./cgroups');
+const { labError } = require('../../../common/errors');
+const { isAlive, stopTree, sleep } = require('../../ownership/procs');
+const { cmdline } = require('../../ownership/identity');
+const { joinThenExec } = require('../../ownership/join-then-exec');
 
 // nginx as the lab's own process: its own prefix, config, pid file and error log, all in the
 // run directory. LAB_NGINX names another binary.
@@ -113,4 +113,17 @@ function ownedNginxAll(stateDir) {
   return ['nginx', ...names].map((n) => ownedNginx(nginxPaths(stateDir, n))).filter(Boolean);
 }
 
-module.exports = { findNginx, testConfig, startNginx, stopNginx, ownedNginx, ownedNginxAll, nginxPaths };
+// The nginx kinds on this host (a kind's `host`, asked by lab/runtime/local.js): nginx's
+// program, its prefix in the state folder, its own config test, and a master the lab starts
+// as a daemon (not under pm2), stops, and finds again by its pid files.
+const NGINX_HOST = Object.freeze({
+  daemon: true,
+  program: async () => findNginx(),
+  paths: (stateDir, node) => nginxPaths(stateDir, node.name),
+  check: (ctx) => testConfig(ctx.bin, ctx.paths),
+  start: (ctx, { join = null } = {}) => startNginx(ctx.bin, ctx.paths, { join }),
+  stop: (pid) => stopNginx(pid),
+  owned: (stateDir) => ownedNginxAll(stateDir),
+});
+
+module.exports = { findNginx, testConfig, startNginx, stopNginx, ownedNginx, ownedNginxAll, nginxPaths, NGINX_HOST };

@@ -1,9 +1,10 @@
 'use strict';
 
 const renderNginxConfig = require('./nginx-config');
+const { NGINX_HOST } = require('./nginx-process');
 
 // The three nginx kinds (L7, L4, the caching edge) share one renderer and the lab's own
-// way of running nginx (lab/runtime/nginx-process.js: a master daemonized in its prefix,
+// way of running nginx (./nginx-process.js: a master daemonized in its prefix,
 // proven by its pid file). Here: a kind's context (lab/kinds/index.js) as nginx's values.
 const CONTAINER = Object.freeze({
   image: 'nginx:1.27.3-bookworm',
@@ -42,4 +43,14 @@ function nginxConfig(layer, ctx) {
   });
 }
 
-module.exports = { nginxConfig, CONTAINER, PROGRAMS, STREAM_PROGRAMS };
+// What every nginx kind is besides its layer: run by the lab's own nginx on this host, in
+// the nginx image in containers, its container config named as compose/nginx/ names them
+// (the entry's nginx.conf, an edge's nginx-<edge>.conf).
+const NGINX_KIND = Object.freeze({
+  nginx: true,
+  host: NGINX_HOST,
+  container: CONTAINER,
+  confName: (node) => (node === 'nginx' ? 'nginx.conf' : `nginx-${node}.conf`),
+});
+
+module.exports = { nginxConfig, CONTAINER, PROGRAMS, STREAM_PROGRAMS, NGINX_KIND };

@@ -1,9 +1,8 @@
 'use strict';
 
 const path = require('node:path');
-const { labError } = require('../../common/errors');
-const { nginxPaths } = require('./nginx-process');
-const { run, ensureProgram } = require('../programs/install');
+const { labError } = require('../../../common/errors');
+const { run, ensureProgram } = require('../../programs/install');
 
 // The local side of the proxy kinds (lab/kinds/) that are not nginx: their binary (found,
 // or installed from Debian's packages when the lab runs as root, as the set-up does for
@@ -23,10 +22,9 @@ async function ensureBinary(kind, log = () => {}) {
   return found;
 }
 
-// Where a proxy node keeps its files in a state folder: nginx kinds in the lab's nginx
-// prefixes (lab/runtime/nginx-process.js), the others in nodes/<node>/.
+// Where a proxy node keeps its files in a state folder: nodes/<node>/ (the nginx kinds keep
+// theirs in the lab's nginx prefixes, ./nginx-process.js).
 function proxyPaths(stateDir, node, kind) {
-  if (kind.nginx) return nginxPaths(stateDir, node.name);
   const prefix = path.join(stateDir, 'nodes', node.name);
   return {
     prefix,
@@ -48,4 +46,15 @@ async function checkConfig(kind, ctx) {
   }
 }
 
-module.exports = { ensureBinary, proxyPaths, checkConfig };
+// A kind that runs in the foreground under the deployment's pm2, on this host (a kind's
+// `host`, asked by lab/runtime/local.js; it starts as kind.local(ctx) says).
+function proxyHost(kind) {
+  return Object.freeze({
+    daemon: false,
+    program: (log) => ensureBinary(kind, log),
+    paths: (stateDir, node) => proxyPaths(stateDir, node, kind),
+    check: (ctx) => checkConfig(kind, ctx),
+  });
+}
+
+module.exports = { ensureBinary, proxyPaths, checkConfig, proxyHost };

@@ -2,6 +2,7 @@
 
 const path = require('node:path');
 const { ROOT } = require('../../paths');
+const { proxyHost } = require('./proxy-process');
 
 // What every proxy kind shares: where its templates are, the lab's proxy settings as one
 // object (the deployment row's `balancer`: keep-alive, passive health, retries), and the
@@ -23,14 +24,19 @@ function defineKind(kind) {
   const need = ['name', 'role', 'what', 'label', 'runtimes'];
   for (const k of need) if (kind[k] === undefined) throw new Error(`kind ${kind.name || '?'}: no ${k}`);
   if (!ROLES.includes(kind.role)) throw new Error(`kind ${kind.name}: role must be one of ${ROLES.join(', ')}`);
-  if (kind.runtimes.includes('local') && !kind.local && !kind.nginx && kind.layer !== null) {
-    throw new Error(`kind ${kind.name}: runs locally but says not how (local or nginx)`);
+  if (kind.runtimes.includes('local') && !kind.local && !kind.host && kind.layer !== null) {
+    throw new Error(`kind ${kind.name}: runs locally but says not how (local or host)`);
   }
   // What it needs of Debian (apt) and where its program is (bins), declared once: a kind with
   // a program of its own (bin) says so there; the nginx kinds share theirs (./nginx.js).
   const programs =
     kind.programs ?? (kind.bin ? { apt: [kind.bin.package], bins: [kind.bin.path] } : { apt: [], bins: [] });
-  return Object.freeze({ methods: ['round-robin'], node: kind.name, ...kind, programs });
+  // How it runs on this host (lab/runtime/local.js asks it): its own (the nginx kinds', a
+  // daemon of the lab's), or in the foreground under pm2 as kind.local(ctx) says.
+  const host = kind.host ?? (kind.local ? proxyHost(kind) : null);
+  // Its config file's name among a deployment's container configs.
+  const confName = kind.confName ?? ((node) => `${node}-${kind.confFile}`);
+  return Object.freeze({ methods: ['round-robin'], node: kind.name, ...kind, programs, host, confName });
 }
 
 module.exports = { defineKind, template, INNER, MAX_CONNECTIONS };

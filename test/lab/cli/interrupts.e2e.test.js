@@ -11,7 +11,7 @@ const { spawn } = require('node:child_process');
 const { lab, freePortBase, tmpStateDir, startProgram, ROOT } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
-const { ownedNginx, nginxPaths } = require('../../../lab/runtime/nginx-process');
+const { ownedNginx, nginxPaths } = require('../../../lab/kinds/common/nginx-process');
 const { tcpFree } = require('../../../lab/topology/ports');
 
 function running(stateDir) {
