@@ -115,7 +115,18 @@ function oneRequestModel(phases, path = '/', timeoutS = 10) {
   });
 }
 
-module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel };
+// Waits until fn() holds, up to ms (20 ms apart): a message between processes arrives in
+// a few ms on a quiet machine, but in hundreds beside other tests on two busy cores, so a
+// test waits for it rather than for a fixed time. Returns fn()'s last answer.
+async function until(fn, ms = 5000) {
+  for (const end = Date.now() + ms; Date.now() < end;) {
+    if (fn()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return fn();
+}
+
+module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel, until };
 
 // A base port with `count` free ports after it, below the ephemeral range; random so that
 // test files running in parallel do not collide.

@@ -4,6 +4,7 @@ const net = require('node:net');
 const createHub = require('../../hub/server');
 const hubClient = require('../../service/signal/hub-client');
 const localRegistry = require('../../service/signal/local-registry');
+const { until } = require('../helper');
 
 const listen = (server) => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port)));
 const tick = (ms = 50) => new Promise((r) => setTimeout(r, ms));
@@ -44,18 +45,18 @@ describe.each([
       const got = { p1: [], p2: [], p3: [] };
       expect(await a.join('r', 'p1', (m) => got.p1.push(m))).toEqual([]);
       expect(await b.join('r', 'p2', (m) => got.p2.push(m))).toEqual(['p1']);
-      await tick();
+      await until(() => got.p1.length > 0);
       expect(got.p1).toEqual([{ type: 'peer-joined', id: 'p2' }]);
       expect(await b.send('r', 'p2', 'p1', { type: 'offer', data: { sdp: 1 } })).toBe(true);
       expect(await a.send('r', 'p1', 'p2', { type: 'answer', data: 2 })).toBe(true);
-      await tick();
+      await until(() => got.p1.length > 1 && got.p2.length > 0);
       expect(got.p1[1]).toEqual({ type: 'offer', data: { sdp: 1 }, from: 'p2' });
       expect(got.p2).toEqual([{ type: 'answer', data: 2, from: 'p1' }]);
       // A peer of another room is not reachable from this one.
       await a.join('other', 'p3', (m) => got.p3.push(m));
       expect(await b.send('r', 'p2', 'p3', { type: 'offer' })).toBe(false);
       b.leave('r', 'p2');
-      await tick();
+      await until(() => got.p1.at(-1)?.type === 'peer-left');
       expect(got.p1.at(-1)).toEqual({ type: 'peer-left', id: 'p2' });
       expect(got.p3).toEqual([]);
     } finally {
@@ -85,7 +86,8 @@ test('a process that goes away: its peers leave their rooms', async () => {
   await a.join('r', 'p1', (m) => seen.push(m));
   await b.join('r', 'p2', () => {});
   b.close();
-  await tick(100);
+  // (The hub hears of the closed connection, then tells p1: waited for, not timed.)
+  await until(() => seen.at(-1)?.type === 'peer-left');
   expect(seen.at(-1)).toEqual({ type: 'peer-left', id: 'p2' });
   // Garbage on the wire is answered, not fatal.
   const raw = net.connect(port, '127.0.0.1');
@@ -179,22 +181,24 @@ test('a service process outlives the hub: UNAVAILABLE during the gap, its rooms 
   await a.join('r', 'p1', (m) => got.push(m));
   await b.join('r', 'p2', () => {});
   await first.stop();
-  await tick(100);
+  await until(() => lost.length > 0);
   expect(lost).toEqual(['HUB_UNAVAILABLE']);
   // During the gap: across processes fails fast, within the process still works.
   const t0 = Date.now();
   await expect(b.send('r', 'p2', 'p1', { type: 'offer' })).rejects.toMatchObject({ code: 'HUB_UNAVAILABLE' });
   await expect(a.roomId(2)).rejects.toMatchObject({ code: 'HUB_UNAVAILABLE' });
-  expect(Date.now() - t0).toBeLessThan(500);
+  // (Fast: well under the client's 5 s time-out it would otherwise wait out, with room for a
+  // busy machine.)
+  expect(Date.now() - t0).toBeLessThan(2000);
   // A new hub on the same port (pm2 restarting it): both come back and rebuild room r.
   const second = createHub({ token: 't' });
   await new Promise((r) => second.server.listen(port, '127.0.0.1', r));
   const deadline = Date.now() + 5000;
   while ((!a.connected() || !b.connected()) && Date.now() < deadline) await tick(50);
-  await tick(100);
+  await until(() => back.length >= 1);
   expect(back.length).toBeGreaterThanOrEqual(1);
   expect(await b.send('r', 'p2', 'p1', { type: 'offer', data: 1 })).toBe(true);
-  await tick();
+  await until(() => got.at(-1)?.data === 1);
   expect(got.at(-1)).toEqual({ type: 'offer', data: 1, from: 'p2' });
   expect(second.registry.stats()).toEqual({ rooms: 1, peers: 2 });
   a.close();

@@ -11,8 +11,10 @@ const { run, ensureProgram } = require('../../programs/install');
 // stopped like the replicas (and capped the same way).
 
 // The kind's binary: found, or installed (root, apt-get) with a line saying so, or
-// LAB_ERR_KIND_MISSING with the exact command to run.
+// LAB_ERR_KIND_MISSING with the exact command to run. A kind with no program of its own (the
+// lab's node balancer runs on this Node) has none to find: null.
 async function ensureBinary(kind, log = () => {}) {
+  if (!kind.bin) return null;
   const found = await ensureProgram(
     { ...kind.bin, why: `--balancer/--edge-kind ${kind.flag || kind.name}` },
     log,

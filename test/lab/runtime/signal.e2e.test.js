@@ -1,7 +1,7 @@
 'use strict';
 
 const WebSocket = require('ws');
-const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
+const { get, lab, freePortBase, tmpStateDir, until } = require('../../helper');
 
 async function deploy(name, extra = []) {
   const stateDir = tmpStateDir();
@@ -25,14 +25,6 @@ async function participant(url, room) {
   for (let i = 0; i < 100 && !got.some((m) => m.type === 'joined'); i++) await new Promise((r) => setTimeout(r, 20));
   return { ws, got, id: got.find((m) => m.type === 'joined').id };
 }
-
-const until = async (fn, ms = 3000) => {
-  for (const end = Date.now() + ms; Date.now() < end;) {
-    if (fn()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return fn();
-};
 
 // One room whose participants land on different workers and replicas: the hub (hub/) shares
 // the rooms, so every relay reaches its peer wherever it is.
