@@ -12,7 +12,7 @@ const { compareBody, label } = require('../report/run-report');
 const { observations } = require('../report/study-report');
 const { capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 const { html: h } = require('../report/html');
-const { readJson } = require('./kit');
+const { readJson, YOUR_SERVICE_FLAGS } = require('./kit');
 const page = require('../report/page');
 
 // Your service in the four deployments (the course study, for the service you bring): each of
@@ -196,23 +196,7 @@ module.exports = {
   seed: 'yours',
   title: 'Your service in the four deployments',
   what: "your service (--app, with --endpoints paths or --script) under load / spikes / endurance on the four deployments, side by side, then each one's capacity under --slo",
-  flags: [
-    'app',
-    'app-cmd',
-    'health',
-    'with',
-    'keep-data',
-    'app-setup',
-    'db-max-connections',
-    'script',
-    'slo',
-    'endpoints',
-    'scenarios',
-    'deployments',
-    'generator',
-    'rate-scale',
-    'duration',
-  ],
+  flags: [...YOUR_SERVICE_FLAGS, 'scenarios', 'deployments', 'generator', 'rate-scale', 'duration'],
   // Needs --app: with none, the study has nothing to run (said by the command).
   needs: ['app'],
   said,

@@ -190,7 +190,23 @@ function studyReport(study, { studyDir, plan, missing, failures, machine, scale 
   return renderReport({ study, sections, plan, missing, failures, machine, scale, studyDir });
 }
 
+// The flags of a study of your service (deployments, scaling): the service, its stores and
+// what loads it.
+const YOUR_SERVICE_FLAGS = Object.freeze([
+  'app',
+  'app-cmd',
+  'health',
+  'with',
+  'keep-data',
+  'app-setup',
+  'db-max-connections',
+  'script',
+  'slo',
+  'endpoints',
+]);
+
 module.exports = {
+  YOUR_SERVICE_FLAGS,
   pctRange,
   busyWords,
   num,

@@ -9,7 +9,7 @@ const { scalingText } = require('../report/scaling-text');
 const { lineChart } = require('../report/chart');
 const { html: h, table } = require('../report/html');
 const page = require('../report/page');
-const { readJson } = require('./kit');
+const { readJson, YOUR_SERVICE_FLAGS } = require('./kit');
 const { labError } = require('../../common/errors');
 
 // Which balancer stops scaling first: your service's capacity at 1 to 4 replicas (npm run
@@ -172,18 +172,7 @@ module.exports = {
   title: 'Which balancer stops scaling first',
   what: `your service (--app, one --endpoints path or --script) at ${COUNTS.join(', ')} replicas capped at ${CAP.split('=')[1]} of a core, behind nginx, nginx-l4, HAProxy and the node balancer (--balancers), the Universal Scalability Law fitted to each`,
   // (Shared with the deployments study: both are of your service.)
-  flags: [
-    'app',
-    'app-cmd',
-    'health',
-    'with',
-    'keep-data',
-    'app-setup',
-    'db-max-connections',
-    'script',
-    'slo',
-    'endpoints',
-  ],
+  flags: [...YOUR_SERVICE_FLAGS],
   needs: ['app'],
   plan,
   render,
