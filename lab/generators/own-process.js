@@ -105,6 +105,10 @@ function died(code, signal, { killed, oomBefore, log }) {
   }
   if (/heap out of memory|Allocation failed/.test(tail))
     return `${signal || code}: it ran out of memory (its JavaScript heap)`;
+  // An uncaught error: its own line, so the terminal says why (a processor that would not
+  // load read only "failed (1)", its cause in generator.log).
+  const thrown = [...tail.matchAll(/^(?:\w*Error|Error)(?: \[\w+\])?: .+$/gm)].at(-1);
+  if (thrown) return `${signal || code}: ${thrown[0].slice(0, 300)} (generator.log has the rest)`;
   return signal || code;
 }
 

@@ -12,7 +12,7 @@ const { checkModel, featuresOf, METHODS } = require('./model');
 const { requestName } = require('./naming');
 const { readPayloads } = require('./payload');
 const { artilleryEnsure } = require('./ensure');
-const { LIMITS, readBounded } = require('./limits');
+const { LIMITS, readBounded, fileProblem } = require('./limits');
 const { template } = require('./template');
 const { ONLY_ARTILLERY } = require('./artillery-features');
 
@@ -229,6 +229,12 @@ function buildModel(r, file, { scale = 1, rateScale = 1 }, notes) {
   const processor = typeof config.processor === 'string' ? path.resolve(path.dirname(file), config.processor) : null;
   if (config.processor !== undefined && typeof config.processor !== 'string')
     r.fail(['config', 'processor'], 'the path of a JavaScript file');
+  // A processor that is not there fails Artillery's run as it would fail the lab's engines
+  // (at their start, once deployed): said now, before anything starts.
+  if (processor) {
+    const why = fileProblem(processor);
+    if (why) r.fail(['config', 'processor'], `${processor}: ${why}`);
+  }
   // (The lab's engine threads load a processor with require: CommonJS only.)
   if (processor && /\.(mjs|ts|mts)$/.test(processor)) note(['config', 'processor'], ONLY_ARTILLERY.esmProcessor);
   // Judged as Artillery 2 judges it: config.ensure (or the plugin's own settings) when the

@@ -48,6 +48,18 @@ function readBounded(file, maxBytes, refuse) {
   }
 }
 
+// Why a file the run will load (a processor) cannot be, or null when it is a regular file
+// this process may read. (Not read here: Node loads it.)
+function fileProblem(file) {
+  try {
+    if (!fs.statSync(file).isFile()) return 'not a regular file: give a JavaScript file';
+    fs.accessSync(file, fs.constants.R_OK);
+    return null;
+  } catch (err) {
+    return `cannot read it (${err.code || err.message})`;
+  }
+}
+
 const mib = (b) => (b >= 2 ** 20 ? `${Math.round((b / 2 ** 20) * 10) / 10} MiB` : `${Math.round(b / 1024)} KiB`);
 
-module.exports = { LIMITS, readBounded };
+module.exports = { LIMITS, readBounded, fileProblem };

@@ -28,3 +28,25 @@ test("V8's heap running out is named from the generator's log", () => {
   expect(died(134, null, { killed: false, oomBefore: null, log: log(text) })).toMatch(/^134: it ran out of memory/);
   expect(died(3, null, { killed: false, oomBefore: null, log: log('error') })).toBe(3);
 });
+
+test("an uncaught error is named by its own line (a processor's require once read only 'failed (1)')", () => {
+  const text = [
+    'node:internal/modules/cjs/loader:1210',
+    '  throw err;',
+    '  ^',
+    '',
+    "Error: Cannot find module '/srv/app/processor.js'",
+    'Require stack:',
+    '- /lab/generators/fast-worker.js',
+    '    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15) {',
+    "  code: 'MODULE_NOT_FOUND',",
+    '}',
+  ].join('\n');
+  expect(died(1, null, { killed: false, oomBefore: null, log: log(text) })).toBe(
+    "1: Error: Cannot find module '/srv/app/processor.js' (generator.log has the rest)",
+  );
+  const typed = 'TypeError [ERR_INVALID_ARG_TYPE]: The "path" argument must be of type string\n    at x (y:1:1)\n';
+  expect(died(1, null, { killed: false, oomBefore: null, log: log(typed) })).toMatch(
+    /^1: TypeError \[ERR_INVALID_ARG_TYPE\]: The "path"/,
+  );
+});

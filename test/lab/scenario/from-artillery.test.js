@@ -89,6 +89,22 @@ test('a malformed script (what Artillery refuses too): the file, the line and th
   expect(requestNames(readScript(json))).toEqual(['GET /x']);
 });
 
+test("a processor that is not there is refused before anything starts (Artillery's run fails on it too)", () => {
+  const text = 'config:\n  processor: ./helpers.js\nscenarios:\n  - flow:\n      - function: f\n';
+  const file = write(text);
+  const helpers = path.join(path.dirname(file), 'helpers.js');
+  expect(refusal(file)).toMatchObject({
+    code: 'LAB_ERR_SCENARIO_FILE',
+    exit: 2,
+    message: `malformed scenario file ${file}:2: config.processor: ${helpers}: cannot read it (ENOENT)`,
+  });
+  fs.mkdirSync(helpers);
+  expect(refusal(file).message).toMatch(/config\.processor: .*helpers\.js: not a regular file/);
+  fs.rmdirSync(helpers);
+  fs.writeFileSync(helpers, 'module.exports = { f: (ctx, ee, next) => next() };\n');
+  expect(readScript(file).processor).toBe(helpers);
+});
+
 test('what Artillery takes is taken: unknown fields and steps are kept by name, not refused', () => {
   const broken = path.join(SCRIPTS, 'broken.yml');
   expect(readScript(broken).unknown).toEqual([{ where: 'scenarios[0].flow[1].post.jsn', line: 12 }]);
