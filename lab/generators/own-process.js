@@ -107,7 +107,7 @@ function died(code, signal, { killed, oomBefore, log }) {
     return `${signal || code}: it ran out of memory (its JavaScript heap)`;
   // An uncaught error: its own line, so the terminal says why (a processor that would not
   // load read only "failed (1)", its cause in generator.log).
-  const thrown = [...tail.matchAll(/^(?:\w*Error|Error)(?: \[\w+\])?: .+$/gm)].at(-1);
+  const thrown = [...tail.matchAll(/^\w*Error(?: \[\w+\])?: .+$/gm)].at(-1);
   if (thrown) return `${signal || code}: ${thrown[0].slice(0, 300)} (generator.log has the rest)`;
   return signal || code;
 }

@@ -7,7 +7,6 @@ const localRegistry = require('../../service/signal/local-registry');
 const { until } = require('../helper');
 
 const listen = (server) => new Promise((r) => server.listen(0, '127.0.0.1', () => r(server.address().port)));
-const tick = (ms = 50) => new Promise((r) => setTimeout(r, ms));
 
 // The same contract for the in-process registry and for processes sharing rooms through the
 // hub: two "processes" (two hub clients) hold the two ends of one room.
@@ -193,9 +192,7 @@ test('a service process outlives the hub: UNAVAILABLE during the gap, its rooms 
   // A new hub on the same port (pm2 restarting it): both come back and rebuild room r.
   const second = createHub({ token: 't' });
   await new Promise((r) => second.server.listen(port, '127.0.0.1', r));
-  const deadline = Date.now() + 5000;
-  while ((!a.connected() || !b.connected()) && Date.now() < deadline) await tick(50);
-  await until(() => back.length >= 1);
+  await until(() => a.connected() && b.connected() && back.length >= 1);
   expect(back.length).toBeGreaterThanOrEqual(1);
   expect(await b.send('r', 'p2', 'p1', { type: 'offer', data: 1 })).toBe(true);
   await until(() => got.at(-1)?.data === 1);
