@@ -139,6 +139,10 @@ test('capacity --dashboard: the levels as they are measured, then the results', 
   expect(last.html).toMatch(/What each deployment can take: \/api\/items/);
 }, 150000);
 
+// What this test checks is the search's folder read back, not where the SLO breaks: its SLO is
+// loose (p99<5000) so that 50/s holds even on a busy CI machine. Under p99<500 a stall of over
+// 2 s once broke the first level, the search ended there, and the level measured again was the
+// only one, so nothing was read back.
 test('the same --run-dir again: the search is read back, not deleted; other settings are refused; --restart starts over', async () => {
   const runDir = path.join(tmpStateDir(), 'search');
   const place = await ownPlace({ ports: 70 });
@@ -150,7 +154,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
     '--deployments',
     'single',
     '--slo',
-    'p99<500',
+    'p99<5000',
     ...quick,
     '--start',
     '50',
@@ -165,7 +169,10 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   const first = await lab(args(), { timeoutMs: 200000 });
   expect(first.stderr).not.toMatch(/LAB_ERR/);
   const a = JSON.parse(first.stdout);
+  // More than one folder, or the one measured again would be the only one (and nothing read back).
+  expect(a.levels[0]).toMatchObject({ rate: 50, ok: true });
   const levels = fs.readdirSync(path.join(runDir, 'single')).sort();
+  expect(levels.length).toBeGreaterThan(1);
   // The levels, and a folder per verification run: one a rate, and one more for each step
   // down when a rate did not hold (a busy machine once made the verification step down).
   const verified = a.deployments[0].verified;
