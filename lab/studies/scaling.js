@@ -172,7 +172,7 @@ module.exports = {
   title: 'Which balancer stops scaling first',
   what: `your service (--app, one --endpoints path or --script) at ${COUNTS.join(', ')} replicas capped at ${CAP.split('=')[1]} of a core, behind nginx, nginx-l4, HAProxy and the node balancer (--balancers), the Universal Scalability Law fitted to each`,
   // (Shared with the deployments study: both are of your service.)
-  flags: [...YOUR_SERVICE_FLAGS],
+  flags: YOUR_SERVICE_FLAGS,
   needs: ['app'],
   plan,
   render,
