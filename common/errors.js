@@ -5,10 +5,12 @@ const path = require('node:path');
 // The command that stops a deployment of `stateDir`, as a user would type it: the folder
 // named unless it is the default one (a hint without it would miss the deployment).
 const DEFAULT_STATE_DIR = path.join(__dirname, '..', '.lab');
-function downHint(stateDir) {
+// (`flags`: more of down's flags, e.g. --delete-data.)
+function downHint(stateDir, flags = '') {
   const dir = path.resolve(stateDir || DEFAULT_STATE_DIR);
-  if (dir === DEFAULT_STATE_DIR) return 'npm run down';
-  return `npm run down -- --state-dir ${/^[\w@%+=:,./-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, "'\\''")}'`}`;
+  const more = flags ? ` ${flags}` : '';
+  if (dir === DEFAULT_STATE_DIR) return more ? `npm run down --${more}` : 'npm run down';
+  return `npm run down -- --state-dir ${/^[\w@%+=:,./-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, "'\\''")}'`}${more}`;
 }
 
 // Every error the lab raises, in one table. A code names the situation, `exit` is the CLI
@@ -104,6 +106,18 @@ const table = {
     message: (what, dir, why, advice = 'choose a new or empty folder') =>
       `${what} ${dir}: ${why}; the lab only writes into and deletes what it created, so ${advice}`,
   },
+  // A folder the lab renders into a config (the state folder, the checkout) that no config
+  // can name as it is.
+  LAB_ERR_PATH: {
+    exit: 2,
+    message: (p, why) => `the path ${JSON.stringify(p)} cannot be used: ${why}; move it, or give another --state-dir`,
+  },
+  // A --run-dir of the lab's that holds something other than a capacity search.
+  LAB_ERR_NOT_A_SEARCH: {
+    exit: 2,
+    message: (dir, what) =>
+      `--run-dir ${dir} holds ${what}, not a capacity search: nothing of it is deleted; give a new or empty folder, or another search's`,
+  },
   LAB_ERR_STATE: {
     exit: 1,
     message: (file, detail) => `the lab's state file ${file} is unreadable (${detail})`,
@@ -144,6 +158,12 @@ const table = {
   LAB_ERR_CLUSTER: { exit: 1, message: (detail) => `the cluster: ${detail}` },
   // A data store of the deployment (--with: lab/stores/) that could not be made or started.
   LAB_ERR_STORE: { exit: 1, message: (store, detail) => `${store} (--with) failed: ${detail}` },
+  // Data an earlier deploy kept (--keep-data) that this deploy would have started over.
+  LAB_ERR_KEPT_DATA: {
+    exit: 2,
+    message: (kept, stateDir) =>
+      `${kept.map((k) => `${k.name}'s data`).join(' and ')}, kept by an earlier deploy (--keep-data), ${kept.length > 1 ? 'are' : 'is'} in ${kept.map((k) => k.dir).join(' and ')}: deploy with --keep-data to use ${kept.length > 1 ? 'them' : 'it'}, or delete ${kept.length > 1 ? 'them' : 'it'} first with \`${downHint(stateDir, '--delete-data')}\``,
+  },
   // Your service's own set-up (--app-setup) failed: its doing, yours to fix.
   LAB_ERR_APP_SETUP: {
     exit: 2,

@@ -52,8 +52,9 @@ const parsers = {
   custom(raw, spec) {
     try {
       return spec.parse(String(raw));
-    } catch {
-      throw labError('LAB_ERR_CONFIG', spec.name, raw, spec.expected);
+    } catch (err) {
+      // (A parser may say why, for the user: err.reason.)
+      throw labError('LAB_ERR_CONFIG', spec.name, raw, `${spec.expected}${err.reason ? `; ${err.reason}` : ''}`);
     }
   },
   bool(raw, spec) {

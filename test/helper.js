@@ -126,7 +126,22 @@ async function until(fn, ms = 5000) {
   return fn();
 }
 
-module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel, until };
+// Runs fn over items, at most `limit` at once (processes a test starts on a busy 2-core machine:
+// twelve Artillery runs at once beside four CPU hogs all missed their time-out).
+async function pool(items, limit, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel, until, pool };
 
 // A base port with `count` free ports after it, below the ephemeral range; random so that
 // test files running in parallel do not collide.

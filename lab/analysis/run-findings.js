@@ -58,9 +58,16 @@ function restarted(s) {
   const rows = (s.nodes?.rows || []).filter((r) => r.restarts > 0);
   if (!rows.length) return null;
   const each = rows.map((r) => {
-    const codes = Object.entries(r.exitCodes || {})
-      .map(([c, n]) => (n === r.restarts ? `exit code ${c}` : `exit code ${c} x${n}`))
-      .join(', ');
+    const times = (n) => (n === r.restarts ? '' : ` x${n}`);
+    const codes = [
+      ...Object.entries(r.exitCodes || {}).map(([c, n]) => `exit code ${c}${times(n)}`),
+      // Killed by a signal: SIGKILL where the kernel's OOM killer acted at the node's memory
+      // cap is said as such.
+      ...Object.entries(r.kills || {}).map(
+        ([sig, n]) =>
+          `${sig === 'SIGKILL' && r.oomKills > 0 ? 'killed (out of memory)' : `killed by ${sig}`}${times(n)}`,
+      ),
+    ].join(', ');
     return `${r.node} exited and was restarted ${r.restarts} time(s)${codes ? ` (${codes})` : ''}`;
   });
   const failed = (s.answersFailed?.count || 0) + (s.requestsFailed || 0);

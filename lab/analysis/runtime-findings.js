@@ -21,7 +21,14 @@ const GROWTH_MIN_MS = 10;
 const UNEVEN = 1.5;
 const UNEVEN_MIN = 50;
 
+// A process this busy (% of a core, per event loop) is not waiting on anything: its CPU is
+// the answer, wherever it was spent. (A service burning CPU in a worker_threads worker, its
+// main loop idle, was once said to be "waiting on a downstream, a pool, a lock" at 95%.)
+const CPU_BUSY_PCT = 80;
+
 const pct = (v) => `${Math.round(v * 100)}%`;
+// A node's CPU (its process tree's, node table) per event loop the probe measured in it.
+const cpuPerLoop = (r) => (r.cpuPctMean == null ? null : r.cpuPctMean / Math.max(1, r.loops || 1));
 const serving = (s) => (s.nodes?.rows || []).filter((r) => r.eventLoopUtilization != null);
 
 // The event loop busy nearly all the time: CPU-bound in JavaScript.
@@ -57,7 +64,7 @@ function loopWaiting(s) {
   const rows = serving(s).filter((r) => /^replica-\d+$/.test(r.node));
   const t = s.latencyTrend;
   if (!rows.length || !t || t.firstQuarterMedianMs == null || t.lastQuarterMedianMs == null) return null;
-  if (rows.some((r) => r.eventLoopUtilization > IDLE)) return null;
+  if (rows.some((r) => r.eventLoopUtilization > IDLE || cpuPerLoop(r) >= CPU_BUSY_PCT)) return null;
   const grew =
     t.lastQuarterMedianMs >= GROWTH * t.firstQuarterMedianMs &&
     t.lastQuarterMedianMs - t.firstQuarterMedianMs >= GROWTH_MIN_MS;
@@ -68,6 +75,24 @@ function loopWaiting(s) {
     id: 'loop-waiting',
     text: `the event loop${rows.length > 1 ? 's were' : ' was'} mostly idle (${pct(top)}${rows.length > 1 ? ' at most' : ''}) while the median answer went from ${t.firstQuarterMedianMs} to ${t.lastQuarterMedianMs} ms: the service was waiting on something else (${stores.length ? `${stores.join(', ')}, ` : ''}a downstream, a pool, a lock)`,
     rule: `every replica's event-loop utilization at most ${IDLE} while the median response time of the run's last quarter was at least ${GROWTH}x its first quarter's and ${GROWTH_MIN_MS} ms more`,
+  };
+}
+
+// The process busy while its event loop was not: its CPU went to work outside the main loop
+// (worker_threads, a native add-on's threads), which the probe's loop figures do not see.
+function cpuOffLoop(s) {
+  const rows = serving(s).filter((r) => r.eventLoopUtilization <= IDLE && cpuPerLoop(r) >= CPU_BUSY_PCT);
+  if (!rows.length) return null;
+  const list = rows
+    .map(
+      (r) =>
+        `${r.node} used ${Math.round(r.cpuPctMean)}% of a core while its event loop${r.loops > 1 ? 's were' : ' was'} busy ${pct(r.eventLoopUtilization)}`,
+    )
+    .join('; ');
+  return {
+    id: 'cpu-off-loop',
+    text: `${list}: the CPU was spent outside the main event loop (worker_threads, a native add-on's threads), so the loop's figures do not show where; the process, not a downstream, is what was busy`,
+    rule: `a node's CPU (its processes together, per event loop) at ${CPU_BUSY_PCT}% of a core or more while its event-loop utilization was at most ${IDLE}`,
   };
 }
 
@@ -99,6 +124,6 @@ function unevenWorkers(s) {
   };
 }
 
-const RUNTIME_RULES = [loopBusy, gcHeavy, loopWaiting, unevenWorkers];
+const RUNTIME_RULES = [loopBusy, gcHeavy, cpuOffLoop, loopWaiting, unevenWorkers];
 
-module.exports = { RUNTIME_RULES, BUSY, IDLE, GC_SECOND };
+module.exports = { RUNTIME_RULES, BUSY, IDLE, GC_SECOND, CPU_BUSY_PCT };

@@ -16,7 +16,7 @@ const { nodeCommand } = require('./words');
 //        lab can also run as node:cluster workers; else { shell: 'the line' }, one process.
 //   health: the path whose answer below 500 says ready, or null: any HTTP answer does.
 //   install: 'ci' (a lock file), 'install' (none) or null (nothing to install).
-function resolveApp({ dir, cmd = null, health = null }) {
+function resolveApp({ dir, cmd = null, health = null, setupTimeoutS = null, startTimeoutS = null }) {
   const abs = path.resolve(dir);
   let stat;
   try {
@@ -69,6 +69,10 @@ function resolveApp({ dir, cmd = null, health = null }) {
     run: Object.freeze(run),
     health,
     install: deps ? (lock ? 'ci' : 'install') : null,
+    // How long its set-up (--app-setup-timeout) and each replica's start (--app-start-timeout)
+    // may take; null: the lab's defaults (lab/app/setup.js, lab/runtime/local.js).
+    setupTimeoutS,
+    startTimeoutS,
   };
   // The hash names an image: worked out only when an image is built or named (compose,
   // swarm, the cluster), never for --plan or a local deployment.

@@ -15,6 +15,9 @@ const APP_FLAGS = {
   with: { type: 'custom', parse: parseWith, expected: `the stores to run: postgres, redis, or postgres,redis` },
   'keep-data': flag.bool(),
   'app-setup': flag.string(),
+  // How long each may take before the lab gives up on it (named in the message when it does).
+  'app-setup-timeout': flag.duration(),
+  'app-start-timeout': flag.duration(),
   'db-max-connections': flag.int(1, 10000),
   // The runtime probe (probe/preload.js) left out of the service's processes.
   'no-probe': flag.bool(),
@@ -30,6 +33,9 @@ const APP_HELP = `  --app DIR     your own Node service in place of the lab's: i
                 a fresh database at every deploy (--keep-data keeps it, and down leaves it)
   --app-setup CMD  run once in your folder, with that environment, when the stores are up and
                 before any replica starts (e.g. "npm run migrate")
+  --app-setup-timeout D  how long the set-up may run before it is stopped (default 10m)
+  --app-start-timeout D  how long each replica may take to answer its first request
+                (default 30s, or LAB_APP_START_MS in milliseconds)
   --db-max-connections N  PostgreSQL's max_connections (default 100)
   --no-probe    no runtime probe in the service's processes (event loop, GC, heap: docs/runtime.md),
                 for a service that forbids preloading code; those figures are then left out`;
@@ -37,7 +43,7 @@ const APP_HELP = `  --app DIR     your own Node service in place of the lab's: i
 // The resolved app of parsed flags, or null; --app-cmd and --health without --app are refused.
 function appOf(values) {
   if (!values.app) {
-    for (const f of ['app-cmd', 'health', 'with', 'app-setup']) {
+    for (const f of ['app-cmd', 'health', 'with', 'app-setup', 'app-setup-timeout', 'app-start-timeout']) {
       if (values[f] !== undefined) throw labError('LAB_ERR_USAGE', `--${f} is for your own service: add --app DIR`);
     }
     return null;
@@ -49,7 +55,15 @@ function appOf(values) {
     throw labError('LAB_ERR_USAGE', "--db-max-connections is PostgreSQL's: add --with postgres");
   if (values['app-setup'] !== undefined && !String(values['app-setup']).trim())
     throw labError('LAB_ERR_USAGE', '--app-setup is empty: give the line to run, like "npm run migrate"');
-  return resolveApp({ dir: values.app, cmd: values['app-cmd'] ?? null, health: values.health ?? null });
+  if (values['app-setup-timeout'] !== undefined && values['app-setup'] === undefined)
+    throw labError('LAB_ERR_USAGE', '--app-setup-timeout is for the set-up of --app-setup');
+  return resolveApp({
+    dir: values.app,
+    cmd: values['app-cmd'] ?? null,
+    health: values.health ?? null,
+    setupTimeoutS: values['app-setup-timeout'] ?? null,
+    startTimeoutS: values['app-start-timeout'] ?? null,
+  });
 }
 
 module.exports = { APP_FLAGS, APP_HELP, appOf };

@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { defineCommand, flag } = require('../terminal/flags');
 const { contextOf, CONTEXT } = require('../topology/context');
-const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
+const { assertClaimable, claimDir, kept } = require('../ownership/dirs');
 const { runDirOf } = require('../results/run-dir');
 const { own } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
@@ -39,6 +39,7 @@ const { buildGraph } = require('../topology/graph');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 const { OUT_FLAGS, outArgs } = require('../out/flags');
 const { appendStepSummary } = require('../out/step-summary');
+const { NO_ANSWER } = require('../results/exit-code');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
        npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
@@ -287,9 +288,14 @@ function planText(p) {
   const on = p.sweep
     ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
     : p.deployments.join(', ');
+  // (Said before the search, not found after it: a sweep of too few counts gets no fit.)
+  const noFit =
+    p.sweep && p.sweep.length < MIN_POINTS
+      ? `\nnote: ${p.sweep.length} replica count(s) give no fit of the scaling law (it needs ${MIN_POINTS} at least): each count's capacity is measured, but nothing is predicted`
+      : '';
   return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}
 each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s, bisection to ${p.precision * 100}%, ${p.repetitions} verification runs
-expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s)`;
+expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s)${noFit}`;
 }
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
@@ -336,8 +342,9 @@ async function searchDeployment(p, name, dir, log, seen, count = null) {
       extra: p.extra,
       context,
     };
-    const kept = measuredBefore(o);
-    if (kept) return kept;
+    noteWritten(dir, path.relative(dir, o.dir).split(path.sep)[0]);
+    const before = measuredBefore(o);
+    if (before) return before;
     if (!state) await up();
     return runLevel({ ...o, target: state.url });
   };
@@ -380,7 +387,9 @@ function measuredBefore(o) {
   } catch {
     // cut short before its summary
   }
-  if (summary?.status === 'completed' && fs.existsSync(path.join(o.dir, 'records.jsonl'))) {
+  // (A level nothing answered is whole too: it measured a deployment that answered nothing.)
+  const whole = summary?.status === 'completed' || String(summary?.status).startsWith(NO_ANSWER);
+  if (whole && fs.existsSync(path.join(o.dir, 'records.jsonl'))) {
     return { ...judgeLevel(summary, o), resumed: true };
   }
   fs.rmSync(o.dir, { recursive: true, force: true });
@@ -421,18 +430,24 @@ function settingsOf(p) {
 
 // The search's folder: a new one, or --run-dir. A --run-dir that holds a search is resumed
 // when its settings are these, refused when they are not (it once deleted the earlier search
-// without a word), and started over with --restart.
+// without a word), and started over with --restart, which deletes only what the search wrote
+// (search.json lists it: a user's notes beside it stay). A folder of the lab's that holds
+// something else (a scenario run) is refused: it was once reset, its run deleted.
 const SEARCH_FILE = 'search.json';
 function openSearchDir(p, log) {
   const dir = runDirOf(p.values, `capacity-${p.word.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root'}`);
+  const fresh = { settings: settingsOf(p), written: [SEARCH_FILE] };
   if (!p.values['run-dir']) {
     if (p.values.restart) throw labError('LAB_ERR_USAGE', '--restart starts over the search of a --run-dir: give one');
     claimDir(dir, 'the run folder');
   } else {
     claimDir(dir, '--run-dir');
     const before = readJsonFile(path.join(dir, SEARCH_FILE));
-    const now = settingsOf(p);
-    if (before && !p.values.restart) {
+    if (!before) {
+      const held = fs.readdirSync(dir).filter((n) => !kept(n));
+      if (held.length) throw labError('LAB_ERR_NOT_A_SEARCH', dir, whatFolder(dir, held));
+    } else if (!p.values.restart) {
+      const now = settingsOf(p);
       const differ = Object.keys(now).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before.settings?.[k]));
       if (differ.length) {
         throw labError(
@@ -441,10 +456,55 @@ function openSearchDir(p, log) {
         );
       }
       log(`resuming the search in ${dir}: the levels it measured are read back, the rest measured`);
-    } else resetDir(dir, '--run-dir');
+      writeSearch(dir, { ...fresh, written: [...new Set([...(before.written || writtenBy(before)), SEARCH_FILE])] });
+      return dir;
+    } else {
+      const gone = removeWritten(dir, before.written || writtenBy(before));
+      log(`--restart: deleted the earlier search's ${gone.length} file(s) and folder(s) in ${dir}`);
+    }
   }
-  fs.writeFileSync(path.join(dir, SEARCH_FILE), `${JSON.stringify({ settings: settingsOf(p) }, null, 2)}\n`);
+  writeSearch(dir, fresh);
   return dir;
+}
+
+const writeSearch = (dir, data) => fs.writeFileSync(path.join(dir, SEARCH_FILE), `${JSON.stringify(data, null, 2)}\n`);
+
+// Notes a top-level entry of the search's folder as the search's own, before it is written.
+function noteWritten(dir, name) {
+  const data = readJsonFile(path.join(dir, SEARCH_FILE));
+  if (!data || data.written?.includes(name)) return;
+  writeSearch(dir, { ...data, written: [...(data.written || []), name] });
+}
+
+// What a search of these settings writes, for a search.json from before the list was kept.
+function writtenBy(search) {
+  const s = search.settings || {};
+  const counts = s.replicas ? [...s.replicas, ...(s.predict ? [s.predict] : [])] : [null];
+  const folders = (s.deployments || []).flatMap((d) => counts.map((n) => (n ? `${d}-x${n}` : d)));
+  return [SEARCH_FILE, 'capacity.json', 'capacity.html', 'prediction.json', ...folders];
+}
+
+// Deletes the entries listed (names in the folder, never a path out of it); returns them.
+function removeWritten(dir, names) {
+  const gone = [];
+  for (const name of names) {
+    if (typeof name !== 'string' || !name || name.includes('/') || name.startsWith('.')) continue;
+    const p = path.join(dir, name);
+    if (!fs.existsSync(p)) continue;
+    fs.rmSync(p, { recursive: true, force: true });
+    gone.push(name);
+  }
+  return gone;
+}
+
+// What a folder that is not a search holds, in words.
+function whatFolder(dir, held) {
+  if (held.includes('summary.json')) {
+    const s = readJsonFile(path.join(dir, 'summary.json'));
+    return `a run of ${s?.endpoint ?? '?'} ${s?.scenario ?? ''}${s?.startedAt ? ` from ${s.startedAt}` : ''} (its summary.json, report and records)`;
+  }
+  if (held.includes('study.json') || held.includes('runs')) return 'a study';
+  return `${held.length} file(s) and folder(s) (${held.slice(0, 4).join(', ')}${held.length > 4 ? ', ...' : ''})`;
 }
 
 function readJsonFile(file) {
@@ -501,6 +561,7 @@ async function sweepReplicas(p, dir, log, seen, results) {
         `predicted before measuring: ${p.values.predict} replicas hold ${Math.round(pr.rate)}/s${iv}; measuring them`,
       );
       // Written before the measurement starts: the prediction's own record, with its time.
+      noteWritten(dir, 'prediction.json');
       fs.writeFileSync(
         path.join(dir, 'prediction.json'),
         `${JSON.stringify({ at: new Date().toISOString(), ...pr, fit: { sigma: f.sigma, kappa: f.kappa, lambda: f.lambda } }, null, 2)}\n`,
@@ -553,6 +614,8 @@ async function httpCapacity(argv, { log }) {
   if (p.sweep) scaling = await sweepReplicas(p, dir, log, seen, results);
   else for (const name of p.deployments) results.push(await searchDeployment(p, name, dir, log, seen));
   const result = out();
+  noteWritten(dir, 'capacity.json');
+  noteWritten(dir, 'capacity.html');
   fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(result, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'capacity.html'), capacityHttpPage(result));
   result.resultsDir = dir;
@@ -573,4 +636,5 @@ async function httpCapacity(argv, { log }) {
 
 httpCapacity.usage = USAGE;
 httpCapacity.plan = plan;
+httpCapacity.openSearchDir = openSearchDir;
 module.exports = httpCapacity;

@@ -44,8 +44,22 @@ function reportError(err) {
   return 1;
 }
 
+// Node ends a process whose event loop has nothing left with exit code 0, even when the
+// command (or its clean-up) still awaits a promise nothing will settle: a run with no
+// answer would then pass for a good one. Reaching that point is a failure of the lab's.
+function exitOnEmptyLoop() {
+  process.on('beforeExit', () => {
+    const during = interrupted() ? 'stopping after an interrupt' : 'running';
+    process.stderr.write(
+      `lab: the command ended while ${during} with nothing left to wait for, and no answer [LAB_ERR_INTERNAL]\nlab: (LAB_DEBUG=1 shows more; \`npm run down\` stops what a deployment left)\n`,
+    );
+    process.exit(interrupted() ? 130 : 1);
+  });
+}
+
 async function main(argv) {
   trapSignals();
+  exitOnEmptyLoop();
   let code = 0;
   try {
     if (argv[0] === '--help' || argv[0] === '-h') {

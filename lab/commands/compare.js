@@ -25,19 +25,57 @@ const COMMAND = defineCommand({
 });
 
 // A side of a gate: a run's folder (its summary.json), or a folder of runs (each subfolder
-// with one; a study's folder through its runs/).
+// with one; a study's folder through its runs/), which must all be repetitions of one test:
+// `compare RUN results/` once pooled ten unrelated runs as repetitions and exited 99.
+// Returns [{ dir, summary }].
 function sideOf(dir) {
   const summary = (d) => path.join(d, 'summary.json');
-  if (fs.existsSync(summary(dir))) return [dir];
+  if (fs.existsSync(summary(dir))) return [{ dir, summary: readJson(summary(dir)) }];
   const base = fs.existsSync(path.join(dir, 'runs')) ? path.join(dir, 'runs') : dir;
   const runs = fs
     .readdirSync(base, { withFileTypes: true })
     .filter((e) => e.isDirectory() && fs.existsSync(summary(path.join(base, e.name))))
     .map((e) => path.join(base, e.name))
-    .sort();
+    .sort()
+    .map((d) => ({ dir: d, summary: readJson(summary(d)) }));
   if (!runs.length)
     throw labError('LAB_ERR_USAGE', `${dir} holds no run's results (no summary.json in it or its folders)`);
+  const tests = new Map();
+  for (const r of runs) {
+    const t = testOf(r.summary);
+    tests.set(t, [...(tests.get(t) || []), path.basename(r.dir)]);
+  }
+  if (tests.size > 1) {
+    const list = [...tests].map(
+      ([t, names]) => `${t}: ${names.slice(0, 3).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''}`,
+    );
+    throw labError(
+      'LAB_ERR_USAGE',
+      `${dir} holds runs of ${tests.size} different tests, which are not repetitions of one another (${list.join('; ')}): give a folder that holds only repetitions of one test (the same endpoint or script, scenario and deployment)`,
+    );
+  }
   return runs;
+}
+
+// What makes runs repetitions of one test: what loaded it, the scenario, the deployment.
+function testOf(s) {
+  const where = s.deployment?.label ?? s.deployment?.name ?? s.deployment ?? s.target ?? '?';
+  return `${s.endpoint ?? '?'} ${s.scenario ?? '?'} on ${where}`;
+}
+
+// A run's folder or a folder of runs, as given: a file or a missing path is a usage error
+// (a file once gave ENOTDIR, exit 1).
+function folderArg(d) {
+  const dir = path.resolve(d);
+  let stat;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw labError('LAB_ERR_USAGE', `no such folder: ${dir}`);
+  }
+  if (!stat.isDirectory())
+    throw labError('LAB_ERR_USAGE', `${dir} is a file: give a run's folder (results/<run>) or a folder of runs`);
+  return dir;
 }
 
 // Where the page goes: --out FILE, or a new page in --out DIR (a folder was an "unexpected
@@ -78,11 +116,7 @@ async function compare(argv) {
   const { help, values, positionals } = COMMAND.parse(argv);
   if (help) return { stdout: USAGE };
   if (values['fail-if'].length) return failIf(values, positionals);
-  const runs = positionals.map((d) => {
-    const dir = path.resolve(d);
-    if (!fs.existsSync(dir)) throw labError('LAB_ERR_USAGE', `no such directory: ${dir}`);
-    return loadRun(dir);
-  });
+  const runs = positionals.map(folderArg).map((dir) => loadRun(dir));
   const out = outFile(values.out);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, renderCompare(runs));
@@ -96,11 +130,7 @@ function failIf(values, positionals) {
       'LAB_ERR_USAGE',
       '--fail-if compares two sides: give the base and the new (each a run or a folder of runs)',
     );
-  const [base, fresh] = positionals.map((d) => {
-    const dir = path.resolve(d);
-    if (!fs.existsSync(dir)) throw labError('LAB_ERR_USAGE', `no such directory: ${dir}`);
-    return sideOf(dir).map((r) => readJson(path.join(r, 'summary.json')));
-  });
+  const [base, fresh] = positionals.map(folderArg).map((dir) => sideOf(dir).map((r) => r.summary));
   const result = gate(values['fail-if'], base, fresh);
   if (values.json) return { stdout: JSON.stringify(result, null, 2), exitCode: result.worse ? 99 : 0 };
   return { stdout: gateText(result), exitCode: result.worse ? 99 : 0 };

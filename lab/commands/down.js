@@ -2,13 +2,17 @@
 
 const { runtimeOfState } = require('../runtime');
 const StateFile = require('../runtime/state-file');
-const { defineCommand } = require('../terminal/flags');
+const { defineCommand, flag } = require('../terminal/flags');
 const { STATE } = require('../topology/context');
 const { own } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
+const { downHint } = require('../../common/errors');
 
-const USAGE = 'usage: npm run down [-- --state-dir DIR] [--json]';
-const COMMAND = defineCommand({ usage: USAGE, flags: STATE });
+const USAGE = `usage: npm run down [-- --state-dir DIR] [--delete-data] [--json]
+Stops everything the lab started in the state folder and removes the folders of its data
+stores (--with), but for data a deploy kept (--keep-data), which it names.
+  --delete-data  delete the kept data too`;
+const COMMAND = defineCommand({ usage: USAGE, flags: { ...STATE, 'delete-data': flag.bool() } });
 
 // Stops everything the lab started in a state folder, the recorded processes and any that
 // carry the folder's token; running it again when nothing is up is fine.
@@ -21,7 +25,7 @@ async function down(argv, { log }) {
   // deployment" read as a contradiction.
   const { state } = new StateFile(values['state-dir']).inspect();
   if (state || (runtime.isUp && runtime.isUp())) log('stopping the deployment');
-  const stopping = runtime.down({ helpers: true });
+  const stopping = runtime.down({ helpers: true, deleteData: values['delete-data'] });
   // A Ctrl-C during the stop waits for it to finish instead of leaving half of it running.
   own(() => stopping.catch(() => {}));
   const r = await stopping;
@@ -38,9 +42,25 @@ async function down(argv, { log }) {
         ? `stopped ${r.stopped.length} process(es)`
         : 'nothing was up',
   );
+  lines.push(...storeLines(r.stores || [], Boolean(r.deployment || r.stopped?.length), values['state-dir']));
   if (r.groups?.removed.length) lines.push(`removed ${r.groups.removed.length} control group(s) of the deployment`);
   for (const f of r.groups?.failed || []) lines.push(`could not remove control group ${f.dir}: ${f.error}`);
   return { stdout: lines.join('\n'), exitCode: r.groups?.failed.length ? 1 : 0 };
+}
+
+// What became of the stores' folders: kept data named with the way to delete it, and a
+// folder removed when nothing was up (an interrupted deploy's) said, not done in silence.
+function storeLines(stores, wasUp, stateDir) {
+  const lines = [];
+  for (const s of stores) {
+    if (!s.removed)
+      lines.push(
+        `kept: ${s.name}'s data (--keep-data) stays in ${s.dir}; \`${downHint(stateDir, '--delete-data')}\` deletes it`,
+      );
+    else if (s.kept) lines.push(`deleted ${s.name}'s kept data in ${s.dir} (--delete-data)`);
+    else if (!wasUp) lines.push(`removed ${s.name}'s folder ${s.dir}, left by a deploy that did not finish`);
+  }
+  return lines;
 }
 
 down.usage = USAGE;

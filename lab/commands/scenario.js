@@ -75,7 +75,7 @@ ${generatorHelp()}
   --load-nodes N   fast/closed: run the generator as N tasks of the swarm (one per node while
                    it has that many), its schedule shared as between threads, results merged
                    exactly; needs --engine swarm (or --target with DOCKER_HOST on a swarm)
-  --ensure EXPR    fail the run (exit 1) unless EXPR holds; repeatable: p99<500, errors<1%,
+  --ensure EXPR    fail the run (exit 99) unless EXPR holds; repeatable: p99<500, errors<1%,
                    rate>=0.99, rps>=100 (metrics p50 p75 p90 p95 p99 max mean errors rate rps),
                    or one request's: p99{POST /api/cart}<300, errors{GET /api/items}<1%
   --scale F        multiply every duration (e.g. 0.1 for a smoke run)

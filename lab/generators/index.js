@@ -82,7 +82,11 @@ function generatorHelp() {
     .map((g) => `                   ${g.name.padEnd(10)} ${g.what}`)
     .join('\n');
   const flags = Object.entries(GENERATOR_FLAGS)
-    .map(([name, spec]) => `  --${`${name}${spec.boolean ? '' : ' N'}`.padEnd(15)}${spec.help}`)
+    .map(([name, spec]) => {
+      const left = `  --${name}${spec.boolean ? '' : ' N'}`;
+      // (A flag longer than the column gets its text on the next line, never glued to it.)
+      return left.length < 19 ? `${left.padEnd(19)}${spec.help}` : `${left}\n${' '.repeat(19)}${spec.help}`;
+    })
     .join('\n');
   return `  --generator G    the load generator (default artillery; the signal endpoint's is signal):\n${list}\n${flags}`;
 }

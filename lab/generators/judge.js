@@ -14,9 +14,13 @@ const round1 = (v) => (v === null || v === undefined || Number.isNaN(v) ? null :
 // is busy when its cores were machineBusyShare busy, or other programs (not the run's) used
 // othersBusyPct of a core. A run at 8 arrivals a second with a 23 ms send lag blamed the
 // generator, which used 4% of a core, on a machine busy with other work.
+// A send lag is blamed only when it explains the latency: at least lagShare of the phase's
+// p99 response time (timed from due times, so it includes the lag). A 5 ms lag beside a
+// 1.9 s p99 once had the generator "set the limit" of a service that was the slow one.
 const SATURATION = Object.freeze({
   minRatio: 0.99,
   maxLagP99Ms: 5,
+  lagShare: 0.25,
   minPhaseS: 5,
   closedCpuPct: 90,
   generatorBusyPct: 50,
@@ -126,6 +130,12 @@ function launchedShort(p, phases) {
   return asked - launched > Math.max(1, boundaries);
 }
 
+// Late enough, and a large enough share of the latency, to be what the figures measured.
+function lagExplains(p) {
+  if (p.sendLagP99Ms == null || p.sendLagP99Ms <= SATURATION.maxLagP99Ms) return false;
+  return p.responseP99Ms == null || p.sendLagP99Ms >= SATURATION.lagShare * p.responseP99Ms;
+}
+
 function judgeGenerator(phases, status, options = {}) {
   const nodes = options.generator?.nodes;
   const lost = (nodes || []).filter((n) => n.lost);
@@ -216,14 +226,14 @@ function judgeOne(phases, status, { closed = false, generator = {}, cores = null
   // few seconds cannot be judged (at --scale 0.05 a 1 s spike read 55% of its rate while
   // the whole run launched every arrival asked).
   const judged = phases.filter((p) => p.durationS >= SATURATION.minPhaseS);
-  const flagged = judged.filter(
-    (p) => launchedShort(p, phases) || (p.sendLagP99Ms !== null && p.sendLagP99Ms > SATURATION.maxLagP99Ms),
-  );
+  const flagged = judged.filter((p) => launchedShort(p, phases) || lagExplains(p));
   if (status === 'completed' && flagged.length) {
     const p = flagged[0];
     const why = [
       launchedShort(p, phases) ? `launched ${p.achievedRate}/s of the ${p.targetRate.mean}/s asked` : null,
-      p.sendLagP99Ms > SATURATION.maxLagP99Ms ? `sent late (p99 send lag ${p.sendLagP99Ms} ms)` : null,
+      lagExplains(p)
+        ? `sent late (p99 send lag ${p.sendLagP99Ms} ms${p.responseP99Ms != null ? `, of a p99 response time of ${p.responseP99Ms} ms` : ''})`
+        : null,
     ]
       .filter(Boolean)
       .join(' and ');

@@ -17,7 +17,7 @@ const OWN_FLAGS = Object.freeze({
     help: 'the engine threads (default: one per 1,500 arrivals/s, at most one a core)',
   },
   connections: { ...flag.int(1, 10000), help: 'concurrent connections, each a virtual user (default 10)' },
-  requests: { ...flag.int(1, 100000000), help: 'stop after M virtual users (M requests of a one-request scenario)' },
+  requests: { ...flag.int(1, 100000000), help: 'stop after N virtual users (N requests of a one-request scenario)' },
 });
 
 // What both engines run: every feature of the scenario model, several targets, load nodes

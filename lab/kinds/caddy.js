@@ -2,7 +2,7 @@
 
 const path = require('node:path');
 const { defineKind, template } = require('./common/proxy');
-const { fillTemplate } = require('./common/template');
+const { fillTemplate, quotedPath } = require('./common/template');
 
 // Caddy's reverse_proxy at L7 (caddy/Caddyfile.template): the modern default. Its hash is
 // uri_hash (rendezvous hashing of the URI: a replica's going away moves only its URIs).
@@ -10,7 +10,7 @@ const POLICY = { 'round-robin': 'round_robin', least_conn: 'least_conn', hash: '
 
 function config(ctx) {
   const b = ctx.deployment.balancer;
-  const storage = ctx.container ? '' : `\tstorage file_system ${path.join(ctx.paths.prefix, 'data')}\n`;
+  const storage = ctx.container ? '' : `\tstorage file_system ${quotedPath(path.join(ctx.paths.prefix, 'data'))}\n`;
   return fillTemplate(template('caddy', 'Caddyfile.template'), {
     node: ctx.node.name,
     label: ctx.deployment.label,

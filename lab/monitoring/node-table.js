@@ -60,6 +60,7 @@ function nodeTable(samples, limits = {}, { kernel = {}, cache = {}, restarts = {
       hitRatio: cache[name]?.hitRatio ?? null,
       restarts: restarts[name]?.restarts ?? null,
       ...(restarts[name]?.restarts ? { exitCodes: restarts[name].exitCodes } : {}),
+      ...(restarts[name]?.kills ? { kills: restarts[name].kills } : {}),
     };
   });
   return { rows, note: NET_NOTE };

@@ -27,7 +27,7 @@ const OUT_FLAGS = {
     expected: "otlp=URL, the collector's base (the lab posts to URL/v1/metrics)",
   },
   'out-interval': flag.duration(),
-  junit: flag.path(),
+  junit: flag.outputFile(),
 };
 
 const OUT_HELP = `  --out otlp=URL   the run's metrics to an OpenTelemetry collector over OTLP/HTTP (URL/v1/metrics),

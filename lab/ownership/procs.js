@@ -55,6 +55,21 @@ function tree(pid, parentMap = parents()) {
   return out;
 }
 
+// Whether any process of the process group `pgid` still runs (zombies are gone).
+function groupAlive(pgid) {
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(rest[2]) === pgid && rest[0] !== 'Z') return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function waitGone(pids, timeoutMs) {
@@ -104,4 +119,58 @@ function stopChild(child, graceMs = 3000) {
   });
 }
 
-module.exports = { isAlive, parents, tree, stopTree, stopPids, stopChild, waitGone, sleep };
+// How long a child the lab waits on (a set-up, an install) has to stop after SIGTERM before
+// its whole process group is killed: a set-up that ignored SIGTERM (`trap "" TERM`) once
+// held a Ctrl-C for the whole 45 s it had left.
+const GRACE_MS = 3000;
+
+// Stops a child spawned `detached` (the leader of its own process group) and everything in
+// that group: SIGTERM, then SIGKILL after graceMs, said through `log` when it comes to that.
+// Resolves when the child has exited.
+function stopGroup(child, { graceMs = GRACE_MS, log = () => {}, what = `process ${child.pid}` } = {}) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const signal = (sig) => {
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        // the group is gone
+      }
+    };
+    let exited = false;
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      if (groupAlive(child.pid)) {
+        log(`${what} did not stop within ${graceMs / 1000} s of SIGTERM: killing its process group (SIGKILL)`);
+        signal('SIGKILL');
+      }
+      if (exited) resolve();
+    }, graceMs);
+    // Done when the child has exited and nothing of its group runs; a member that outlives it
+    // still gets the rest of the grace, then SIGKILL. (Not kill(-pgid, 0): it answers for a
+    // zombie, and this sandbox's PID 1 reaps none; waiting on one once never ended, and the
+    // lab exited 0 in the middle of its Ctrl-C.)
+    child.once('exit', () => {
+      exited = true;
+      if (!killed && groupAlive(child.pid)) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    signal('SIGTERM');
+  });
+}
+
+module.exports = {
+  isAlive,
+  parents,
+  tree,
+  stopTree,
+  stopPids,
+  stopChild,
+  stopGroup,
+  groupAlive,
+  waitGone,
+  sleep,
+  GRACE_MS,
+};

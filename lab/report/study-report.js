@@ -18,11 +18,7 @@ function observations(runs) {
   const done = (r) => r.summary.requestsCompleted;
   const ranked = by(done);
   if (ranked.length > 1) {
-    facts.push(
-      ranked
-        .map((r) => `${r.summary.deployment.name} completed ${done(r)} of ${r.summary.scenariosLaunched} requests`)
-        .join(', ') + '.',
-    );
+    facts.push(ranked.map((r) => `${r.summary.deployment.name} ${answeredText(r.summary)}`).join(', ') + '.');
   }
   const withP99 = runs.filter((r) => r.summary.responseTimeMs);
   if (withP99.length > 1) {
@@ -45,6 +41,14 @@ function observations(runs) {
   });
   if (cpuTop.some(Boolean)) facts.push(`Busiest node (peak CPU, % of one core): ${cpuTop.filter(Boolean).join('; ')}.`);
   return facts;
+}
+
+// Requests answered of those sent, and the scenarios (arrivals) that sent them when a scenario
+// is a flow of several: "completed 300 of 100 requests" once compared answers with scenarios.
+function answeredText(s) {
+  const sent = s.requestsSent ?? s.scenariosLaunched;
+  const flows = s.scenariosLaunched !== undefined && s.scenariosLaunched !== sent;
+  return `completed ${s.requestsCompleted} of ${sent} requests${flows ? ` (from ${s.scenariosLaunched} scenarios)` : ''}`;
 }
 
 // studyDir/runs/<id>/ for every run of the plan; returns { html, markdown }.
@@ -125,4 +129,8 @@ function renderStudy({ studyDir, plan, machine, scale, failures = {} }) {
   };
 }
 
-module.exports = { renderStudy, observations };
+module.exports = {
+  answeredText,
+  renderStudy,
+  observations,
+};

@@ -9,6 +9,8 @@
 // (2, usage, is said before any run: lab/cli.)
 const THRESHOLD_CROSSED = 99;
 const EXPECTATIONS_FAILED = 21;
+// The status of a run that sent requests and had none answered (lab/run/summary.js): failed.
+const NO_ANSWER = 'failed (no request was answered';
 
 function exitCodeOf(summary) {
   if (summary.status !== 'completed') return 1;
@@ -20,4 +22,4 @@ function exitCodeOf(summary) {
   return 0;
 }
 
-module.exports = { exitCodeOf, EXPECTATIONS_FAILED, THRESHOLD_CROSSED };
+module.exports = { exitCodeOf, EXPECTATIONS_FAILED, THRESHOLD_CROSSED, NO_ANSWER };

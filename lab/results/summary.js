@@ -80,6 +80,7 @@ function phaseFigures(run, records, { secs, active, closed, exact, done, cache, 
     const achieved = seconds_ > 0 ? launched[i] / seconds_ : null;
     const inside = secs.filter((s) => s.at >= windows[i].start - 500 && s.at < windows[i].end - 500);
     const lag = mergedFigures(inside, 'lag', cache, `lag-phase-${i}`);
+    const latency = mergedFigures(inside, 'latency', cache, `latency-phase-${i}`);
     return {
       name: ph.name,
       durationS: exact !== null ? round1(seconds_) : ph.duration,
@@ -89,6 +90,8 @@ function phaseFigures(run, records, { secs, active, closed, exact, done, cache, 
       achievedRate: round1(achieved),
       ratio: target > 0 && achieved !== null ? Math.round((achieved / target) * 1000) / 1000 : null,
       sendLagP99Ms: lag ? lag.p99 : null,
+      // (What the send lag is weighed against: lab/generators/judge.js.)
+      responseP99Ms: latency ? latency.p99 : null,
       generatorCpuPctMean: round1(meanOf(samples, windows[i])),
       // The whole machine (100 = one core) and what other programs used of it.
       ...(machineSamples.length

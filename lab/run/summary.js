@@ -9,6 +9,7 @@ const { evaluate } = require('../results/thresholds');
 const { nodeTable } = require('../monitoring/node-table');
 const { requestNames } = require('../scenario/model');
 const { runFindings } = require('../analysis/run-findings');
+const { NO_ANSWER } = require('../results/exit-code');
 
 const readRecords = (file) =>
   fs
@@ -55,6 +56,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
     requestNames: p.model ? requestNames(p.model) : null,
   });
   if (p.signal) signalVerdict(summary, records, run.genPlan);
+  else noAnswer(summary);
   const cluster =
     run.state?.cluster ??
     // (A --target on the lab's emulated cluster is said to be one too.)
@@ -80,6 +82,15 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   if (run.warmup) summary.warmup = run.warmup;
   if (write) run.writeJson('summary.json', summary);
   return summary;
+}
+
+// A run that sent requests and had not one answered (every connection refused, every request
+// timed out) measured nothing of the service: a failed run, never a green one (it once exited
+// 0, its JUnit file with no test at all). Its status says why.
+function noAnswer(summary) {
+  if (summary.status !== 'completed' || summary.requestsCompleted > 0 || !(summary.requestsSent > 0)) return;
+  const top = Object.entries(summary.errors || {}).sort((a, b) => b[1] - a[1])[0];
+  summary.status = `${NO_ANSWER}${top ? `: ${top[0]} ${top[1]}` : ''})`;
 }
 
 // A participants' run has no arrival rate to miss: what the generator could not hold, the

@@ -13,13 +13,14 @@ const { stopTree, tree, stopPids } = require('../ownership/procs');
 const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
-const { resetDir, claimDir, removeOwnedDir } = require('../ownership/dirs');
+const { resetDir } = require('../ownership/dirs');
 const { waitFor, get } = require('../http');
 const { entryProbe, appAccepts, upstreamOf } = require('./readiness');
 const { installApp } = require('../app/install');
 const { appSetup } = require('../app/setup');
 const { STORES, storesEnv } = require('../stores');
 const { ensureStore } = require('../stores/install');
+const storeFolders = require('../stores/folders');
 const { sleep } = require('../ownership/procs');
 const { kindOf, DAEMON_HOSTS } = require('../kinds');
 const { buildGraph, nodeOf, proxyNodes, proxyHostOf } = require('../topology/graph');
@@ -38,10 +39,8 @@ const { joinThenExec } = require('../ownership/join-then-exec');
 
 const { ROOT } = require('../paths');
 const { probeEnv } = require('../probe/env');
-
-// Where a store's data goes when its own user cannot reach the state folder.
-const OUTSIDE = '/var/tmp';
-const OUTSIDE_PREFIX = 'node-deploy-lab-stores-';
+const { text: durationText } = require('../terminal/duration');
+const { lastLines } = require('../terminal/last-lines');
 
 // The embedded default: the replicas and the black boxes are local processes supervised by
 // pm2, nginx is the lab's own process, all of it owned through one state folder
@@ -291,7 +290,7 @@ class LocalRuntime {
     for (const node of tier('service')) await startNode(node);
     this.log(`waiting for every replica${yours ? ` of ${yours.name}` : ''} to be healthy`);
     for (const node of tier('service')) {
-      if (yours) await this.waitApp(yours, node, urlOf(node.name), pm2);
+      if (yours) await this.waitApp(yours, node, urlOf(node.name), pm2, !state.probe?.off);
       else
         await this.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
           return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
@@ -367,6 +366,7 @@ class LocalRuntime {
   // replicas, the caching edges, then the entry balancer, each healthy before the next tier.
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
+    this.assertNoKeptData(deployment);
     const graph = buildGraph(deployment, ports);
     const caps = options.caps || {};
     // Caps need control groups; without caps, your service's replicas still get one each
@@ -385,6 +385,18 @@ class LocalRuntime {
     // Your service's dependencies, from its own lock file, when they are missing.
     if (deployment.app) await installApp(deployment.app, this.log);
     adoptStateDir(this.stateDir);
+    // From here on, whatever fails or is interrupted takes down what was made so far, the
+    // stores' half-made folders included (a failed nginx -t once left a 39 MB cluster).
+    try {
+      return await this.bringUp(deployment, graph, ports, options, { caps, cgroups, proxies, bins });
+    } catch (err) {
+      if (!this.aborting) await this.down().catch(() => {});
+      throw err;
+    }
+  }
+
+  // up's steps once the state folder is the lab's: folders, stores, configs, then the tiers.
+  async bringUp(deployment, graph, ports, options, { caps, cgroups, proxies, bins }) {
     // Fresh folders (each the lab's own, see lab/ownership/dirs.js): nothing of a previous
     // deployment's pm2 home or nginx prefix survives.
     for (const d of ['pm2', 'nginx', 'nodes', 'logs', 'home'])
@@ -466,34 +478,21 @@ class LocalRuntime {
       state.ready = true;
       this.writeState(state);
       return state;
-    } catch (err) {
-      if (pm2) pm2.disconnect();
-      pm2 = null;
-      if (!this.aborting) await this.down().catch(() => {});
-      throw err;
     } finally {
       if (pm2) pm2.disconnect();
     }
   }
 
-  // Each store's program (found, or installed as root) and its folder: inside the state
-  // folder, or, when its own user cannot get there (PostgreSQL as root, under a 0700 folder),
-  // a folder of the lab's in /var/tmp named by this state folder's token.
+  // Each store's program (found, or installed as root) and its folder (lab/stores/folders.js):
+  // a fresh one unless --keep-data, whose data is marked kept once it is made.
   async prepareStores(deployment, graph, token) {
     const out = {};
     const keep = deployment.storeOptions?.keepData === true;
     for (const name of deployment.stores || []) {
       const store = STORES[name];
       const bin = await this.step(() => ensureStore(store, this.log));
-      let dir = path.join(this.stateDir, 'stores', name);
-      let outside = false;
-      if (!store.reachable(dir)) {
-        dir = path.join(OUTSIDE, `${OUTSIDE_PREFIX}${token}`, name);
-        outside = true;
-      }
-      const root = outside ? path.dirname(dir) : path.join(this.stateDir, 'stores');
-      claimDir(root, outside ? 'the stores folder' : 'stores/ in --state-dir');
-      if (outside) fs.chmodSync(root, 0o755);
+      const { dir, outside } = storeFolders.folderOf(store, this.stateDir, token);
+      storeFolders.claimFolder({ dir, outside });
       const ctx = {
         bin,
         dir,
@@ -501,11 +500,23 @@ class LocalRuntime {
         port: nodeOf(graph, name).port,
         maxConnections: deployment.storeOptions?.maxConnections ?? 100,
       };
-      const prepared = await this.step(() => store.prepare({ ...ctx, fresh: !keep }));
-      if (prepared.kept) this.log(`${name}: its data kept from the last deploy (--keep-data)`);
+      const had = keep && storeFolders.keptData(this.stateDir, token, [name]).length > 0;
+      if (!had) this.log(`${name}: making a new database in ${dir}`);
+      const prepared = await this.step(() => store.prepare({ ...ctx, fresh: !had }));
+      if (had && prepared.kept) this.log(`${name}: its data kept from the last deploy (--keep-data), in ${dir}`);
+      else if (keep) this.log(`${name}: its data will be kept after down (--keep-data)`);
+      if (keep) storeFolders.markKept(dir);
       out[name] = { store, ctx, fresh: !keep, outside };
     }
     return out;
+  }
+
+  // Refuses, before anything starts, a deploy that would start over data an earlier deploy
+  // kept (--keep-data): dropped without a word, it was a user's lost work.
+  assertNoKeptData(deployment) {
+    if (!deployment.stores?.length || deployment.storeOptions?.keepData) return;
+    const kept = storeFolders.keptData(this.stateDir, this.state.token(), deployment.stores);
+    if (kept.length) throw labError('LAB_ERR_KEPT_DATA', kept, this.stateDir);
   }
 
   // A store is ready when it answers (30 s at most), then made ready for your service.
@@ -545,8 +556,8 @@ class LocalRuntime {
   // One replica of your service: ready when its port answers HTTP (or --health answers below
   // 500). It exiting meanwhile, or never answering, is said with what it wrote last: a user
   // sees why their service did not start, not a time-out of the lab's.
-  async waitApp(app, node, url, pm2) {
-    const timeoutMs = Number(process.env.LAB_APP_START_MS) || 30000;
+  async waitApp(app, node, url, pm2, probed = false) {
+    const timeoutMs = appStartMs(app);
     const target = `${url}${app.health ?? '/'}`;
     const accept = appAccepts(app);
     const deadline = Date.now() + timeoutMs;
@@ -563,17 +574,18 @@ class LocalRuntime {
       const p = (await this.step(() => pm2.list())).find((x) => x.name === node.name);
       const env = p?.pm2_env || {};
       if (!p || env.restart_time > 0 || ['errored', 'stopped'].includes(env.status)) {
+        const tail = logTail(this.stateDir, node.name);
         throw labError(
           'LAB_ERR_APP',
           `${app.name} (${node.name})`,
-          `it exited at start (${env.exit_code !== undefined ? `exit code ${env.exit_code}` : env.status || 'gone'}); its last lines:\n${logTail(this.stateDir, node.name)}`,
+          `it exited at start (${env.exit_code !== undefined ? `exit code ${env.exit_code}` : env.status || 'gone'}); its last lines:\n${tail}${probed && REFUSED_PRELOAD.test(tail) ? `\n${PRELOAD_HINT}` : ''}`,
         );
       }
       if (Date.now() > deadline) {
         throw labError(
           'LAB_ERR_APP',
           `${app.name} (${node.name})`,
-          `${target} did not answer${app.health ? ' below 500' : ' HTTP'} within ${timeoutMs / 1000} s (${last}): does it listen on process.env.PORT (${node.port} here)? Its last lines:\n${logTail(this.stateDir, node.name)}`,
+          `${target} did not answer${app.health ? ' below 500' : ' HTTP'} within ${durationText(timeoutMs / 1000)} (${last}), the limit of ${app.startTimeoutS ? '--app-start-timeout' : process.env.LAB_APP_START_MS ? 'LAB_APP_START_MS' : '--app-start-timeout (default 30s)'}. If it is still starting, give it longer (--app-start-timeout 2m); if not, does it listen on process.env.PORT (${node.port} here)? Its last lines:\n${logTail(this.stateDir, node.name)}`,
         );
       }
       await sleep(200);
@@ -638,7 +650,7 @@ class LocalRuntime {
     return host?.daemon ? host : null;
   }
 
-  async down({ helpers = false } = {}) {
+  async down({ helpers = false, deleteData = false } = {}) {
     this.aborting = true;
     // The start step in flight may still be starting pm2's daemon (its connect has a 30 s
     // time-out): waited for past that, so the daemon is not born after the look below (seen
@@ -693,8 +705,12 @@ class LocalRuntime {
       await stopPids(members, { timeoutMs: 3000 });
       leftovers.push(...members.filter((p) => !leftovers.includes(p)));
     }
+    // A record found stale at the first look whose pid was then stopped as the folder's own
+    // (it carried the token) was not left alone: only the rest are said to be.
+    const stoppedAll = new Set([...stopped, ...leftovers]);
+    stale.splice(0, stale.length, ...stale.filter((e) => !stoppedAll.has(e.pid)));
     const groups = await this.removeGroups();
-    const storesRemoved = this.removeStores(view.state);
+    const storesRemoved = this.removeStores({ deleteData });
     this.state.remove();
     return {
       stopped: [...stopped, ...leftovers],
@@ -707,21 +723,11 @@ class LocalRuntime {
     };
   }
 
-  // The stores' data, once their servers are gone, unless the deploy asked to keep it: the
-  // folders the lab made (its marker), never another's. Returns [{ name, kept, dir }].
-  removeStores(state) {
-    const out = [];
-    for (const [name, s] of Object.entries(state?.stores || {})) {
-      if (s.keepData) {
-        out.push({ name, kept: true, dir: s.dir });
-        continue;
-      }
-      const root = s.outside ? path.dirname(s.dir) : path.dirname(s.dir);
-      if (s.outside) removeOwnedDir(root);
-      else fs.rmSync(s.dir, { recursive: true, force: true });
-      out.push({ name, kept: false, dir: s.dir });
-    }
-    return out;
+  // The stores' folders, once their servers are gone (lab/stores/folders.js): all but kept
+  // data, and that too with deleteData (down --delete-data). Found on disk, not in the state:
+  // a deploy interrupted during initdb had written no state yet, and left 39 MB behind.
+  removeStores({ deleteData = false } = {}) {
+    return storeFolders.removeFolders(this.stateDir, this.state.token(), { deleteKept: deleteData });
   }
 
   groupMembers() {
@@ -763,6 +769,17 @@ class LocalRuntime {
   }
 }
 
+// Node's refusal of a file it may not read (--experimental-permission, a policy): the first
+// file it is refused is the runtime probe the lab preloads, and the way on is --no-probe.
+const REFUSED_PRELOAD = /Access to this API has been restricted|ERR_ACCESS_DENIED|ERR_MANIFEST/;
+const PRELOAD_HINT =
+  "  (the lab preloads its runtime probe into your service's Node processes, and this one refused to read it: a service run with --experimental-permission or a policy deploys with --no-probe)";
+
+// How long a replica of your service may take to answer its first request: --app-start-timeout,
+// else LAB_APP_START_MS (milliseconds), else 30 s.
+const appStartMs = (app) =>
+  app.startTimeoutS ? app.startTimeoutS * 1000 : Number(process.env.LAB_APP_START_MS) || 30000;
+
 const rank = (order, name) => (order.includes(name) ? order.indexOf(name) : order.length);
 
 // How pm2 runs one replica of your service: its own command from its own folder, PORT set;
@@ -801,22 +818,23 @@ function pm2Exec(bin, argv) {
 
 // The last lines a process of the deployment wrote (its pm2 logs), for a message.
 function logTail(stateDir, name, lines = 8) {
-  const out = [];
+  let text = '';
   for (const f of [`${name}.err.log`, `${name}.out.log`]) {
+    const file = path.join(stateDir, 'logs', f);
     try {
-      const text = fs.readFileSync(path.join(stateDir, 'logs', f), 'utf8').trim();
-      if (text)
-        out.push(
-          ...text
-            .split('\n')
-            .slice(-lines)
-            .map((l) => `  ${l}`),
-        );
+      // (Its end only: a service may have logged megabytes.)
+      const fd = fs.openSync(file, 'r');
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.min(size, 64 << 10));
+      fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+      fs.closeSync(fd);
+      const part = buf.toString('utf8').trim();
+      if (part) text += `${part}\n`;
     } catch {
       // no such log
     }
   }
-  return out.length ? out.slice(-lines).join('\n') : '  (it wrote nothing)';
+  return lastLines(text, { lines });
 }
 
 function rssMiB(pids) {

@@ -7,8 +7,10 @@ const path = require('node:path');
 // pm2 home ("App [replica-1:0] exited with code [3] via signal [SIGINT]", then "starting"
 // again): a mark (the log's size) at the window's start, the exits since. Read from the file,
 // never by connecting to the daemon, so measuring cannot disturb what it measures. (pm2 names
-// its kill signal in every exit line, also when the process exited on its own: the code is
-// what the process said.)
+// a signal in every exit line, SIGINT when the process exited on its own: the code is what
+// the process said. A process a signal killed has no code, and pm2 writes 0 for it: that
+// exit is counted by its signal, as a kill, not as "exit code 0": an OOM-killed Redis was
+// once said to have exited with code 0.)
 const LOG = 'pm2.log';
 const EXIT = /App \[([^\]:]+):\d+\] exited with code \[([^\]]*)\] via signal \[([^\]]*)\]/;
 
@@ -20,7 +22,8 @@ function mark(pm2Home) {
   }
 }
 
-// { [app]: { restarts, exitCodes: { [code]: n } } } for the apps that exited after `from`.
+// { [app]: { restarts, exitCodes: { [code]: n }, kills?: { [signal]: n } } } for the apps that
+// exited after `from`.
 // (Only the appended part is read, at most `maxBytes` of it: a crash loop of hours writes a
 // few lines a second.)
 function restartsSince(pm2Home, from = 0, { maxBytes = 8 << 20 } = {}) {
@@ -46,7 +49,10 @@ function restartsSince(pm2Home, from = 0, { maxBytes = 8 << 20 } = {}) {
     if (!m) continue;
     const a = (out[m[1]] ??= { restarts: 0, exitCodes: {} });
     a.restarts++;
-    a.exitCodes[m[2]] = (a.exitCodes[m[2]] || 0) + 1;
+    if (m[2] === '0' && m[3] && m[3] !== 'SIGINT') {
+      a.kills ??= {};
+      a.kills[m[3]] = (a.kills[m[3]] || 0) + 1;
+    } else a.exitCodes[m[2]] = (a.exitCodes[m[2]] || 0) + 1;
   }
   return out;
 }

@@ -163,14 +163,14 @@ function render({ studyDir, plan: runs, machine, scale, failures = {} }) {
       '',
       ...facts.map((f) => `- ${f}`),
       '',
-      '| run | launched | completed | failed answers | p50 | p99 | max |',
-      '|---|---|---|---|---|---|---|',
+      '| run | scenarios launched | requests sent | requests completed | failed answers | p50 | p99 | max |',
+      '|---|---|---|---|---|---|---|---|',
     );
     for (const r of loaded) {
       const s = r.summary;
       const t = s.responseTimeMs || {};
       md.push(
-        `| ${label(r)} | ${s.scenariosLaunched} | ${s.requestsCompleted} | ${s.answersFailed?.count ?? '-'} | ${t.p50 ?? '-'} | ${t.p99 ?? '-'} | ${t.max ?? '-'} |`,
+        `| ${label(r)} | ${s.scenariosLaunched} | ${s.requestsSent ?? '-'} | ${s.requestsCompleted} | ${s.answersFailed?.count ?? '-'} | ${t.p50 ?? '-'} | ${t.p99 ?? '-'} | ${t.max ?? '-'} |`,
       );
     }
     md.push('');

@@ -23,5 +23,16 @@ function parseDuration(text, flag = '--duration') {
   return total;
 }
 
+// Seconds as the flags take them: 600 -> "10m", 90 -> "1m30s", 2.5 -> "2.5s".
+function durationText(total) {
+  const v = Math.round(total * 10) / 10;
+  if (v < 60 || !Number.isInteger(v)) return `${v}s`;
+  const h = Math.floor(v / 3600);
+  const m = Math.floor((v % 3600) / 60);
+  const s = v % 60;
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
+}
+
 parseDuration.MAX_S = MAX_S;
+parseDuration.text = durationText;
 module.exports = parseDuration;

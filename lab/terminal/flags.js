@@ -3,6 +3,7 @@
 // The lab's terminal kit, at the bottom of lab/ (it imports only names.js, paths.js and
 // common/): a command's declaration and its flags' kinds, parsed and checked once.
 
+const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -26,6 +27,43 @@ function parsePath(raw) {
   return path.resolve(raw);
 }
 
+// A file the lab will write at the end of a run (--junit FILE): checked now, before anything
+// runs, so that a folder or an unwritable place is one usage line, not a failure found after
+// the whole run (EISDIR once came after a run whose thresholds held). A missing file is
+// tried by making (then removing) a file of the lab's where it would be made.
+function parseOutputFile(raw) {
+  const refuse = (reason) => {
+    throw Object.assign(new Error(reason), { reason });
+  };
+  const file = parsePath(raw);
+  let stat = null;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    // not there yet
+  }
+  if (stat) {
+    if (!stat.isFile()) refuse(stat.isDirectory() ? 'it is a folder' : 'it is not a regular file');
+    try {
+      fs.closeSync(fs.openSync(file, 'r+'));
+    } catch (err) {
+      refuse(`it cannot be written (${err.code})`);
+    }
+    return file;
+  }
+  let dir = path.dirname(file);
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  if (!fs.statSync(dir).isDirectory()) refuse(`${dir} is not a folder`);
+  const probe = path.join(dir, `.lab-write-check-${process.pid}`);
+  try {
+    fs.closeSync(fs.openSync(probe, 'wx'));
+    fs.unlinkSync(probe);
+  } catch (err) {
+    refuse(`nothing can be written in ${dir} (${err.code})`);
+  }
+  return file;
+}
+
 // The kinds of value a flag takes, as common/settings.js specs: the same parser the
 // service and the black boxes validate their configuration with.
 const flag = {
@@ -46,6 +84,7 @@ const flag = {
   // A flag given any number of times; each value through `parse` (which throws a LabError).
   list: (parse) => ({ multiple: true, parse }),
   path: () => ({ type: 'custom', parse: parsePath, expected: 'a path' }),
+  outputFile: () => ({ type: 'custom', parse: parseOutputFile, expected: 'a file the lab can write' }),
   // A flag that may be given alone: `whenAlone` is its value then; `looksLike` tells its
   // value from the next word.
   optional: (parse, { whenAlone, looksLike, expected, env }) => ({
@@ -155,13 +194,27 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     }
     for (const [name, spec] of Object.entries(all)) {
       if (spec.boolean) values[name] = raw[name] === true;
-      if (spec.multiple) values[name] = (raw[name] || []).map((v) => spec.parse(v));
+      if (spec.multiple) values[name] = (raw[name] || []).map((v) => parseEach(name, spec, v));
     }
     // Which flags the user actually gave, for checks like "this flag needs that scenario".
     const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
     return { help: false, values: Object.freeze(values), given, positionals: words };
   }
   return { parse, usage };
+}
+
+// One value of a repeatable flag: its parser's own LabError, or one usage line that says
+// what was expected (a plain Error from a parser was once "unexpected failure", exit 1).
+function parseEach(name, spec, value) {
+  try {
+    return spec.parse(value);
+  } catch (err) {
+    if (err.code && String(err.code).startsWith('LAB_ERR_')) throw err;
+    const why = err.message ? ` (${err.message})` : '';
+    throw usageError(
+      `invalid --${name}=${JSON.stringify(value)}${why}: expected ${spec.expected ?? 'another value'} (see --help)`,
+    );
+  }
 }
 
 // How a user runs the command whose usage this is: `npm run scenario --` (the usage's own words).

@@ -1,6 +1,6 @@
 'use strict';
 
-const { fillTemplate } = require('./template');
+const { fillTemplate, quotedPath } = require('./template');
 const { template, MAX_CONNECTIONS } = require('./proxy');
 
 // HAProxy at L7 (`mode http`) and L4 (`mode tcp`): one template (haproxy/), the method as
@@ -32,7 +32,7 @@ function haproxyConfig(layer, ctx) {
     label: ctx.deployment.label,
     layerText: layer === 7 ? 'HTTP, L7' : 'TCP, L4',
     maxconn: ctx.container ? ctx.connections : Math.min(ctx.connections, MAX_CONNECTIONS),
-    pidfile: ctx.container ? '' : `    pidfile ${ctx.paths.pidFile}`,
+    pidfile: ctx.container ? '' : `    pidfile ${quotedPath(ctx.paths.pidFile)}`,
     mode: layer === 7 ? 'http' : 'tcp',
     tries: b.tries,
     retries: b.tries - 1,

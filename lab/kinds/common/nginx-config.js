@@ -3,6 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT } = require('../../paths');
+const { quotedPath } = require('./template');
 
 // How nginx picks a replica, and the directive that says it (round-robin is nginx's default).
 // `hash` is consistent hashing on the URI at L7 (one URI always goes to the same replica, and
@@ -21,6 +22,9 @@ const TEMPLATES = {
   edge: path.join(ROOT, 'nginx', 'nginx-edge.conf.template'),
 };
 const STREAM_MODULE = '/usr/lib/nginx/modules/ngx_stream_module.so';
+// The folders of nginx's temporary files, all inside the state folder (never its defaults
+// under /var/lib/nginx).
+const TEMP_PATHS = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'];
 
 // Renders the nginx config of one nginx node (`layer`: 7 for HTTP, 4 for the stream module). `paths` are absolute paths (inside the run
 // directory locally, inside the container for compose); `upstreams` are the replicas'
@@ -69,9 +73,12 @@ function renderNginxConfig({
     // many connections (signaling) asks for all of them, times two (client and upstream).
     workerConnections: connections,
     rlimitNofile: Math.max(19000, connections + 1000),
-    pidFile: paths.pidFile,
-    errorLog: paths.errorLog,
-    tempDir: paths.tempDir,
+    pidFile: quotedPath(paths.pidFile),
+    errorLog: quotedPath(paths.errorLog),
+    // (An L4 config has no http block, and no temporary files.)
+    tempPaths: paths.tempDir
+      ? TEMP_PATHS.map((t) => `    ${t}_temp_path ${quotedPath(path.join(paths.tempDir, t))};`).join('\n')
+      : '',
     method: b.method,
     servers,
     upstream,
@@ -81,13 +88,13 @@ function renderNginxConfig({
     host,
     port,
     daemon,
-    streamModule: STREAM_MODULE,
+    streamModule: quotedPath(STREAM_MODULE),
     edge,
     workerUser: workerUser
       ? `# Its workers write the cache inside the state folder, which is the lab user's.\nuser ${workerUser};\n`
       : '',
-    accessLog: paths.accessLog,
-    cacheDir: paths.cacheDir,
+    accessLog: paths.accessLog && quotedPath(paths.accessLog),
+    cacheDir: paths.cacheDir && quotedPath(paths.cacheDir),
     cacheMaxSize: '256m',
   };
   const text = fs.readFileSync(TEMPLATES[layer], 'utf8');

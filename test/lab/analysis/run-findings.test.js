@@ -24,6 +24,21 @@ test('a replica restarted during the run is named, with its exit codes and the r
   expect(f.rule).toMatch(/pm2/);
 });
 
+test('a process a signal killed is said killed, and killed at its memory cap "out of memory", never "exit code 0"', () => {
+  const [f] = runFindings(
+    summary([
+      { node: 'redis', restarts: 2, exitCodes: {}, kills: { SIGKILL: 2 }, oomKills: 2 },
+      { node: 'replica-1', restarts: 3, exitCodes: { 1: 2 }, kills: { SIGTERM: 1 } },
+    ]),
+  );
+  expect(f.text).toMatch(
+    /^redis exited and was restarted 2 time\(s\) \(killed \(out of memory\)\); replica-1 exited and was restarted 3 time\(s\) \(exit code 1 x2, killed by SIGTERM x1\)/,
+  );
+  expect(f.text).not.toMatch(/exit code 0/);
+  const [g] = runFindings(summary([{ node: 'redis', restarts: 1, exitCodes: {}, kills: { SIGKILL: 1 }, oomKills: 0 }]));
+  expect(g.text).toMatch(/\(killed by SIGKILL\)/);
+});
+
 test('no restarts, or no node table: no finding', () => {
   expect(runFindings(summary([{ node: 'replica-1', restarts: 0 }]))).toEqual([]);
   expect(runFindings({})).toEqual([]);

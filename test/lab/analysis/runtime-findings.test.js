@@ -62,3 +62,17 @@ test("a replica's workers unevenly loaded are named, with the share each took", 
   const few = processes.map((p) => ({ ...p, requests: Math.round(p.requests / 10) }));
   expect(ids(summary([row('replica-1', 0.3)], { nodes: { processes: few } }))).toEqual([]);
 });
+
+test('a process busy at 80% of a core or more while its loop idled: its CPU went off the loop, never "waiting"', () => {
+  // A service burning CPU in a worker_threads worker: the main loop idle, the process at 95%.
+  const trend = { latencyTrend: { firstQuarterMedianMs: 12, lastQuarterMedianMs: 1900, seconds: 20 } };
+  const rows = [row('replica-1', 0.05, { cpuPctMean: 95, loops: 1 })];
+  const found = runFindings(summary(rows, trend));
+  expect(found.map((f) => f.id)).toEqual(['cpu-off-loop']);
+  expect(found[0].text).toMatch(
+    /^replica-1 used 95% of a core while its event loop was busy 5%: the CPU was spent outside the main event loop \(worker_threads/,
+  );
+  // Per loop: 3 workers at 30% each in all 90% is not a busy process.
+  const multi = [row('replica-1', 0.05, { cpuPctMean: 90, loops: 3 })];
+  expect(ids(summary(multi, trend))).toEqual(['loop-waiting']);
+});

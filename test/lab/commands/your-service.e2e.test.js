@@ -220,7 +220,7 @@ describe('bad input: one clear message, exit 2, nothing left running', () => {
     [
       'an app that never listens',
       () => ['--app', app({ 'package.json': '{"main":"s.js"}', 's.js': 'setInterval(() => {}, 1000)' })],
-      /did not answer HTTP within 3 s \(ECONNREFUSED\): does it listen on process\.env\.PORT \(\d+ here\)\?/,
+      /did not answer HTTP within 3s \(ECONNREFUSED\), the limit of LAB_APP_START_MS\. If it is still starting, give it longer \(--app-start-timeout 2m\); if not, does it listen on process\.env\.PORT \(\d+ here\)\?/,
     ],
     [
       'a shell start line with several workers',

@@ -5,7 +5,7 @@ const net = require('node:net');
 const { startDistributed, clockOffset, nodeThreads } = require('../../../lab/generators/distributed');
 const { localLauncher } = require('../../../lab/generators/local-launcher');
 const { totalArrivals } = require('../../../lab/generators/schedule');
-const { oneRequestModel } = require('../../helper');
+const { oneRequestModel, until } = require('../../helper');
 
 // A plan as the scenario command makes it: its phases' one-request model travels with it.
 const withModel = (plan) => ({ ...plan, model: oneRequestModel(plan.phases, plan.path || '/') });
@@ -42,6 +42,8 @@ afterAll(() => new Promise((r) => server.close(r)));
 const run = (plan, o) => {
   const logs = [];
   const launched = [];
+  // The seconds as the coordinator merged them, as they came.
+  const seconds = [];
   const launcher = localLauncher(o.launcher || {});
   const g = startDistributed(withModel(plan), {
     nodes: o.nodes,
@@ -55,9 +57,10 @@ const run = (plan, o) => {
       },
     },
     startAheadMs: 1500,
+    onRecord: (r) => r.type === 'second' && seconds.push(r),
     ...o.extra,
   });
-  return { g, logs, launched };
+  return { g, logs, launched, seconds };
 };
 const alive = (pid) => {
   try {
@@ -129,7 +132,7 @@ test('closed loop with a request budget: the budget is shared exactly', async ()
 }, 60000);
 
 test('stop mid-run: interrupted, what was measured kept, the nodes stopped', async () => {
-  const { g, launched } = run(
+  const { g, launched, seconds } = run(
     {
       mode: 'open',
       target,
@@ -140,10 +143,10 @@ test('stop mid-run: interrupted, what was measured kept, the nodes stopped', asy
     },
     { nodes: 2 },
   );
-  // Once the run has started and sent a few seconds.
-  const deadline = Date.now() + 20000;
-  while (!launched.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  await new Promise((r) => setTimeout(r, 4000));
+  // Once the nodes have sent something (on a busy machine they took over 4 s to start, and a
+  // stop after a fixed wait found 0 launched): waited for, not timed.
+  const sent = () => seconds.reduce((a, r) => a + (r.launched || 0), 0);
+  expect(await until(() => launched.length > 0 && sent() >= 50, 45000)).toBe(true);
   const t = Date.now();
   const res = await g.stop();
   expect(Date.now() - t).toBeLessThan(12000);
@@ -153,7 +156,7 @@ test('stop mid-run: interrupted, what was measured kept, the nodes stopped', asy
   expect(launchedCount).toBeLessThan(60 * 50);
   expect(res.records.find((r) => r.type === 'done').interrupted).toBe(true);
   for (const pid of launched[0].pids) expect(alive(pid)).toBe(false);
-}, 60000);
+}, 90000);
 
 test("a connection without the run's token is closed, and nodes that never come fail the run with a reason", async () => {
   let address;

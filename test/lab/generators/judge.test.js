@@ -170,3 +170,28 @@ test('a lost load node is named with when it went and its share, and the share n
   // Without load nodes, a run that did not complete is not said to have kept up.
   expect(judgeGenerator([phase], 'interrupted').verdict).toMatch(/ended interrupted: its phases were not all run/);
 });
+
+// Seen: a p99 send lag of a few ms beside a p99 response time of 1.9 s, and the verdict said
+// the generator set the limit. Its lateness explains the latency only when it is a share of it.
+test('a send lag is blamed only when it explains the latency (a quarter of the p99 or more)', () => {
+  const phase = (lag, p99) => ({
+    name: 'constant 40/s',
+    durationS: 30,
+    ratio: 1,
+    achievedRate: 40,
+    targetRate: { mean: 40 },
+    launched: 1200,
+    sendLagP99Ms: lag,
+    responseP99Ms: p99,
+    generatorCpuPctMean: 70,
+    machineCpuPctMean: 120,
+    othersCpuPctMean: 5,
+  });
+  expect(judgeGenerator([phase(5.6, 1900)], 'completed', { cores: 2 })).toEqual({
+    saturated: false,
+    verdict: 'the load generator kept up with every phase',
+  });
+  const late = judgeGenerator([phase(600, 1900)], 'completed', { cores: 2 });
+  expect(late).toMatchObject({ saturated: true, cause: 'generator' });
+  expect(late.verdict).toMatch(/sent late \(p99 send lag 600 ms, of a p99 response time of 1900 ms\)/);
+});

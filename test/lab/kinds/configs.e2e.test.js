@@ -15,7 +15,8 @@ const { ROOT } = require('../../helper');
 // Every kind of lab/kinds/, from the table alone: what a kind file must say, and that the
 // config it renders is one its own program accepts, locally, in a container and on a swarm.
 const RUNTIMES = ['local', 'compose', 'swarm'];
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kinds-'));
+// (With a space in it: a state folder whose path has one must render configs its program takes.)
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kinds with space-'));
 const withConfig = Object.values(KINDS).filter((k) => k.config && !k.nginx);
 
 describe('the kinds table', () => {

@@ -167,6 +167,33 @@ test('no collector listening: the run completes, warns once, and the summary say
   }
 }, 200000);
 
+// Every connection refused: it once exited 0 with a JUnit file of no test at all.
+test('a run with no answer at all is a failed run: exit 1, its status says why, and JUnit has an error', async () => {
+  const closed = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-ci-'));
+  const junit = path.join(dir, 'junit.xml');
+  const { r, s } = await scenario([
+    'ping',
+    'load',
+    '--target',
+    `http://127.0.0.1:${closed}`,
+    '--generator',
+    'fast',
+    '--scale',
+    '0.02',
+    '--junit',
+    junit,
+  ]);
+  expect(r.code).toBe(1);
+  expect(s.requestsCompleted).toBe(0);
+  expect(s.status).toMatch(/^failed \(no request was answered: ECONNREFUSED \d+\)$/);
+  const xml = fs.readFileSync(junit, 'utf8');
+  expect(xml).toMatch(/<testsuites name="node-deploy-lab" tests="1" failures="0">/);
+  expect(xml).toMatch(
+    /<error message="the run ended failed \(no request was answered: ECONNREFUSED \d+\)" type="run">/,
+  );
+}, 200000);
+
 test("a crossed threshold: exit 99, a JUnit failure with both numbers, the step summary's tables", async () => {
   const t = await target(1);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-ci-'));

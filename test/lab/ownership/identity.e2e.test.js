@@ -19,12 +19,30 @@ describe('process identity', () => {
     expect(check(id)).toBe('alive');
     expect(check({ ...id, startTime: String(Number(id.startTime) + 1) })).toBe('stale');
     expect(check({ ...id, bootId: 'another' })).toBe('stale');
-    expect(check({ ...id, cmdline: 'something else' })).toBe('stale');
+    // The command line is not part of the proof: a process may rewrite it (Redis does).
+    expect(check({ ...id, cmdline: 'something else' })).toBe('alive');
     child.kill('SIGKILL');
     await exited(child);
     expect(check(id)).toBe('gone');
     expect(identify(-1)).toBeNull();
     expect(check(null)).toBe('gone');
+  });
+
+  test('a process that rewrites its own title after it was recorded is still alive, not stale', async () => {
+    const child = spawn(
+      process.execPath,
+      ['-e', "setTimeout(() => { process.title = 'renamed-server 127.0.0.1:1'; }, 300); setTimeout(() => {}, 60000)"],
+      { stdio: 'ignore' },
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const id = identify(child.pid);
+      const { until } = require('../../helper');
+      expect(await until(() => identify(child.pid).cmdline.startsWith('renamed-server'))).toBe(true);
+      expect(check(id)).toBe('alive');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   test('the token scan finds the processes carrying it (and helpers only when asked), never others', async () => {

@@ -28,6 +28,14 @@ test('exits after the mark are counted per app, with their codes; those before a
   expect(restartsSince(home, m)['replica-1'].restarts).toBe(1);
 });
 
+test('a process killed by a signal (pm2 writes code 0 for it) is counted as a kill by that signal', () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-'));
+  const kill = (sig) =>
+    `2026-11-25T11:12:58: PM2 log: App [redis:3] exited with code [0] via signal [${sig}]\n2026-11-25T11:12:58: PM2 log: App [redis:3] starting in -fork mode-\n`;
+  fs.writeFileSync(path.join(home, 'pm2.log'), kill('SIGKILL') + kill('SIGKILL') + lines(1, 'redis', 0));
+  expect(restartsSince(home, 0)).toEqual({ redis: { restarts: 3, exitCodes: { 0: 1 }, kills: { SIGKILL: 2 } } });
+});
+
 test('no log: no restarts counted, and no error', () => {
   expect(mark('/no/such/home')).toBe(0);
   expect(restartsSince('/no/such/home', 0)).toEqual({});

@@ -212,3 +212,42 @@ test('a replica that keeps crashing: its restarts in the node table, and a findi
   const f = s.findings.find((x) => x.id === 'restarts');
   expect(f.text).toMatch(/replica-1 exited and was restarted \d+ time\(s\) \(exit code 3\)/);
 }, 150000);
+
+test('a service slow to start: the time-out names its setting, and its last lines; a refused probe gets the hint', async () => {
+  const place = forDeploy(await ownPlace());
+  const slow = folder({
+    'server.js': `console.log('warming caches...');\nsetTimeout(() => { ${SERVER} }, 20000);\n`,
+  });
+  const r = await lab([
+    'deploy',
+    'single',
+    '--app',
+    slow,
+    '--app-cmd',
+    'node server.js',
+    '--app-start-timeout',
+    '2s',
+    ...place,
+  ]);
+  expect(r.code).toBe(2);
+  expect(errorCode(r.stderr)).toBe('LAB_ERR_APP');
+  expect(r.stderr).toMatch(
+    /did not answer HTTP within 2s \(ECONNREFUSED\), the limit of --app-start-timeout\. If it is still starting, give it longer/,
+  );
+  expect(r.stderr).toMatch(/Its last lines: \[LAB_ERR_APP\]\n {2}warming caches\.\.\./);
+
+  // Node's permission model refuses to read the probe the lab preloads: the way on is said.
+  const strict = folder({ 'server.js': SERVER });
+  const denied = await lab([
+    'deploy',
+    'single',
+    '--app',
+    strict,
+    '--app-cmd',
+    `node --experimental-permission --allow-fs-read=${path.join(strict, 'server.js')} server.js`,
+    ...place,
+  ]);
+  expect(denied.code).toBe(2);
+  expect(denied.stderr).toMatch(/ERR_ACCESS_DENIED/);
+  expect(denied.stderr).toMatch(/deploys with --no-probe/);
+}, 120000);

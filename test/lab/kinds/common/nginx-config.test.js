@@ -19,10 +19,46 @@ describe('nginx config', () => {
     expect(text).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
     expect(text).toMatch(/proxy_set_header Connection \$connection_upgrade;/);
     expect(text).toMatch(/proxy_next_upstream_tries 2;/);
-    expect(text).toMatch(/pid \/run\/x\/nginx\.pid;/);
+    expect(text).toMatch(/pid "\/run\/x\/nginx\.pid";/);
     expect(text).toMatch(/access_log off;/);
     expect(text).not.toMatch(/\{\{/);
   });
+});
+
+// A state folder or checkout whose path has a space (or a quote) broke every deployment:
+// `invalid number of arguments in "pid" directive`. Every path is quoted, escaped within.
+test('every path is quoted: a space or a quote in the state folder stays one argument; a $ is refused', () => {
+  const text = renderNginxConfig({
+    deployment: resolveDeployment('cdn'),
+    edge: 'edge-1',
+    host: '127.0.0.1',
+    port: 8080,
+    upstreams: ['127.0.0.1:8090'],
+    paths: {
+      pidFile: '/tmp/my state/nginx.pid',
+      errorLog: '/tmp/my state/e.log',
+      tempDir: '/tmp/my state/t',
+      accessLog: '/tmp/my "lab"/a.log',
+      cacheDir: '/tmp/my state/cache',
+    },
+  });
+  expect(text).toMatch(/^pid "\/tmp\/my state\/nginx\.pid";$/m);
+  expect(text).toMatch(/^error_log "\/tmp\/my state\/e\.log" warn;$/m);
+  expect(text).toMatch(/^ {4}client_body_temp_path "\/tmp\/my state\/t\/client_body";$/m);
+  expect(text).toContain('access_log "/tmp/my \\"lab\\"/a.log" edge;');
+  expect(text).toMatch(/proxy_cache_path "\/tmp\/my state\/cache" levels/);
+  const { codeOf } = require('../../../helper');
+  expect(
+    codeOf(() =>
+      renderNginxConfig({
+        deployment: resolveDeployment('single'),
+        host: '127.0.0.1',
+        port: 8080,
+        upstreams: ['127.0.0.1:8090'],
+        paths: { pidFile: '/tmp/$HOME/nginx.pid', errorLog: '/e', tempDir: '/t' },
+      }),
+    ),
+  ).toBe('LAB_ERR_PATH');
 });
 
 describe('balancing methods', () => {
@@ -65,7 +101,7 @@ describe('nginx at L4', () => {
         paths: { pidFile: '/p', errorLog: '/e', tempDir: '/t' },
       });
     const text = render();
-    expect(text).toMatch(/^load_module \/usr\/lib\/nginx\/modules\/ngx_stream_module\.so;$/m);
+    expect(text).toMatch(/^load_module "\/usr\/lib\/nginx\/modules\/ngx_stream_module\.so";$/m);
     expect(text).toMatch(/^stream \{/m);
     expect(text).not.toMatch(/^http \{|proxy_http_version|keepalive /m);
     expect(text.match(/server 127\.0\.0\.1:809\d max_fails=3 fail_timeout=5s;/g)).toHaveLength(2);

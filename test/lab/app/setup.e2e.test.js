@@ -1,0 +1,109 @@
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { lab, ownPlace, errorCode, ROOT, until } = require('../../helper');
+
+// Your service's set-up (--app-setup, lab/app/setup.js): every wait on it has a limit that is
+// said, a Ctrl-C ends it within a stated grace whatever it does with SIGTERM, and what it
+// printed comes back as bounded last lines. The app is the tests' own, written here.
+const SERVER = `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');\n`;
+const app = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'setup-app-'));
+  fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
+  return dir;
+};
+const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
+
+// The set-up's own processes, found by a mark in their command line (the lab's own, which
+// has it as an argument, left out).
+const marked = (mark, lab) =>
+  fs
+    .readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n) && Number(n) !== lab)
+    .filter((n) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${n}/stat`, 'utf8');
+        return fs.readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(mark) && !/\) Z /.test(stat);
+      } catch {
+        return false;
+      }
+    });
+
+test('Ctrl-C during a set-up that ignores SIGTERM: its group is killed after the grace, said, exit 130, nothing left', async () => {
+  const mark = `setup-mark-${process.pid}-${Date.now()}`;
+  const place = forDeploy(await ownPlace());
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, 'lab', 'cli'),
+      'deploy',
+      'single',
+      '--app',
+      app(),
+      '--app-cmd',
+      'node server.js',
+      '--app-setup',
+      `trap "" TERM INT HUP; sleep 45 # ${mark}`,
+      ...place,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((r) => child.on('exit', (code) => r(code)));
+  expect(await until(() => marked(mark, child.pid).length > 0, 60000)).toBe(true);
+  const sent = Date.now();
+  child.kill('SIGINT');
+  const code = await exited;
+  // The grace is 3 s; the rest of the stop (pm2, the deployment) a few more, on a busy machine.
+  expect(Date.now() - sent).toBeLessThan(20000);
+  expect(code).toBe(130);
+  expect(stderr).toMatch(/did not stop within 3 s of SIGTERM: killing its process group \(SIGKILL\)/);
+  expect(marked(mark, child.pid)).toEqual([]);
+}, 120000);
+
+test('a set-up past --app-setup-timeout is stopped, and the message names the limit and the flag', async () => {
+  const place = forDeploy(await ownPlace());
+  const r = await lab([
+    'deploy',
+    'single',
+    '--app',
+    app(),
+    '--app-cmd',
+    'node server.js',
+    '--app-setup',
+    'echo migrating; sleep 30',
+    '--app-setup-timeout',
+    '2s',
+    ...place,
+  ]);
+  expect(r.code).toBe(2);
+  expect(errorCode(r.stderr)).toBe('LAB_ERR_APP_SETUP');
+  expect(r.stderr).toMatch(
+    /it ran past its limit of 2s and was stopped \(SIGTERM\); give it longer with --app-setup-timeout/,
+  );
+  expect(r.stderr).toMatch(/its last lines: \[LAB_ERR_APP_SETUP\]\n {2}migrating/);
+}, 60000);
+
+test("a failing set-up's output comes back as its last lines, each cut to a stated width", async () => {
+  const place = forDeploy(await ownPlace());
+  // One line of 3 MB, then the cause.
+  const r = await lab([
+    'deploy',
+    'single',
+    '--app',
+    app(),
+    '--app-cmd',
+    'node server.js',
+    '--app-setup',
+    `node -e "process.stdout.write('x'.repeat(3e6) + '\\\\nthe cause\\\\n')"; exit 4`,
+    ...place,
+  ]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/exit code 4; its last lines:/);
+  expect(r.stderr).toMatch(/x{240}\.\.\. \(\d+ more characters\)\n {2}the cause/);
+  expect(r.stderr.length).toBeLessThan(2000);
+}, 60000);
