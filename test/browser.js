@@ -57,7 +57,7 @@ function readPage(page) {
     }));
     const text = document.body.innerText;
     const bad = ['undefined', 'NaN', '[object Object]'].filter((w) => text.includes(w));
-    return { title: document.title, tables, strayRows, charts, diagrams, bad, textLength: text.length };
+    return { title: document.title, tables, strayRows, charts, diagrams, bad, text, textLength: text.length };
   });
 }
 

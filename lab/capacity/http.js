@@ -5,9 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { defineCommand, flag } = require('../terminal/flags');
 const { contextOf, CONTEXT } = require('../topology/context');
-const { assertClaimable, claimDir, kept } = require('../ownership/dirs');
-const { runDirOf } = require('../results/run-dir');
-const { own } = require('../ownership/cleanups');
+const { assertClaimable } = require('../ownership/dirs');
 const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const { planPorts } = require('../topology/ports');
@@ -29,8 +27,11 @@ const { parseSlo, samplesFor, assertSloNames } = require('./slo');
 const { requestNames } = require('../scenario/model');
 const { requestName } = require('../scenario/naming');
 const { searchCapacity } = require('./search');
-const { runLevel, judgeLevel } = require('./level');
-const { verdictOf, perCore } = require('./verdict');
+const { verdictOf, perCore, machineLimit } = require('./verdict');
+const { verify, MAX_TRIES, RULE: VERIFY_RULE } = require('./verify');
+const { PROBE_S, WAIT_S, RULE: RECOVERY_RULE } = require('./recovery');
+const { openSearchDir, noteWritten } = require('./search-dir');
+const { deploymentSession } = require('./session');
 const { scalingOf, MIN_POINTS } = require('./scaling');
 const { scalingText } = require('../report/scaling-text');
 const { fitUsl, predict } = require('./usl');
@@ -39,7 +40,6 @@ const { buildGraph } = require('../topology/graph');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 const { OUT_FLAGS, outArgs } = require('../out/flags');
 const { appendStepSummary } = require('../out/step-summary');
-const { NO_ANSWER } = require('../results/exit-code');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
        npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
@@ -62,10 +62,18 @@ How many replicas (docs/scaling.md):
   --workers W        each replica's workers (multi-replicated)
   --predict N        predict the capacity at N replicas from the fit, then measure N to check it
   --need R           the fewest replicas predicted to hold R arrivals a second
-  --start R          the first level's rate (default 50/s); each step doubles it
+  --start R          the first level's rate (default 50/s); each step doubles it, and when
+                     the first level breaks, each step halves it until one holds
+  --min-rate R       the lowest rate a search steps down to (default 1/s)
   --max-rate R       the highest rate tried (default 20000/s)
   --precision P      bisect until the bracket is within P (default 0.05)
-  --repetitions N    verification runs at the rate found (default 3)
+  --repetitions N    verification runs at the rate found (default 3), judged pooled; a rate
+                     that does not hold is stepped down by P twice, then in growing steps
+  --recovery-wait D  after a level breaks, how long the service has to answer a light probe
+                     as it did before the search (default 60s); one that does not has not
+                     recovered from the overload, and the search says so and stops
+  --fresh-per-level  redeploy before every level (a fresh database with --with): for a
+                     service whose state grows under load, each level on the system as it starts
   --hold D           how long each level is measured (default: long enough for the SLO's
                      percentile, 20 answers beyond it, from 6 s to 20 s); after --warmup
   --warmup D         the first seconds of a level, left out of its figures (default 2s)
@@ -116,6 +124,9 @@ const COMMAND = defineCommand({
     ),
     start: { type: 'number', above: 0, max: 1000000 },
     'max-rate': { type: 'number', above: 0, max: 1000000 },
+    'min-rate': { type: 'number', above: 0, max: 1000000 },
+    'recovery-wait': flag.duration(),
+    'fresh-per-level': flag.bool(),
     out: OUT_FLAGS.out,
     'out-interval': OUT_FLAGS['out-interval'],
     cap: flag.list(parseCap),
@@ -173,6 +184,16 @@ function plan(argv) {
   if (new Set(deployments).size !== deployments.length)
     throw labError('LAB_ERR_USAGE', '--deployments names one twice');
   checkSweep(values, sweep, deployments);
+  if (values['fresh-per-level'] && values['recovery-wait'] !== undefined)
+    throw labError(
+      'LAB_ERR_USAGE',
+      '--recovery-wait is how long a deployment has to recover between levels; --fresh-per-level deploys a new one instead: give one of them',
+    );
+  if (values['min-rate'] !== undefined && values['min-rate'] > (values.start ?? 50))
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--min-rate ${values['min-rate']} is above the first level's rate (--start ${values.start ?? 50})`,
+    );
   const app = appOf(values);
   // Checked now: each deployment resolves (a shell start with workers is refused here), and
   // its caps name nodes it has and fit this machine.
@@ -217,6 +238,10 @@ function plan(argv) {
     ctx,
     start: values.start ?? 50,
     maxRate: values['max-rate'] ?? 20000,
+    floor: values['min-rate'] ?? 1,
+    recoveryWaitS: values['recovery-wait'] ?? WAIT_S,
+    fresh: values['fresh-per-level'],
+    expect: parseExpect(values['expect-status']),
     precision: values.precision ?? 0.05,
     repetitions: values.repetitions ?? 3,
     warmupS: values.warmup ?? 2,
@@ -263,9 +288,15 @@ const countsOf = (values, n, o) => ({
   ...(values.workers !== undefined ? { workers: values.workers } : {}),
 });
 
+// What a deployment takes to come up (measured here: 4-8 s; its stores add about as much).
+const DEPLOY_S = 8;
+
 // How long the search takes: per deployment, its deploy, the steps up to a break at `at`/s,
-// about log2(1/precision) bisections, the verification runs (twice as long) and their teardown.
-function expectedS(p, at) {
+// about log2(1/precision) bisections, the verification runs (twice as long) and their teardown;
+// with each break, a probe or two of the service's recovery (one before the search), and the
+// last level that held measured again; `tries` verifications (1, or the worst case); with
+// --fresh-per-level, a deploy for every level.
+function expectedS(p, at, tries = 1) {
   let rate = p.start;
   const levels = [];
   while (rate <= Math.min(at, p.maxRate)) {
@@ -275,16 +306,19 @@ function expectedS(p, at) {
   levels.push(Math.min(rate, p.maxRate));
   const bisections = Math.ceil(Math.log2(1 / p.precision));
   const last = levels[levels.length - 1];
-  const level = (r) => p.warmupS + p.holdFor(r) + OVERHEAD_S;
-  const search = levels.reduce((a, r) => a + level(r), 0) + bisections * level(last);
-  const verify = p.repetitions * (p.warmupS + 2 * p.holdFor(last) + OVERHEAD_S);
+  const redeploy = p.fresh ? DEPLOY_S * (p.values.with ? 2 : 1) : 0;
+  const level = (r) => p.warmupS + p.holdFor(r) + OVERHEAD_S + redeploy;
+  const probe = PROBE_S + OVERHEAD_S;
+  const recoveries = p.fresh ? 0 : probe * (1 + 2 * (1 + bisections / 2)) + level(levels.at(-2) ?? last);
+  const search = levels.reduce((a, r) => a + level(r), 0) + bisections * level(last) + recoveries;
+  const verify = tries * p.repetitions * (p.warmupS + 2 * p.holdFor(last) + OVERHEAD_S + redeploy);
   return Math.round(15 + search + verify);
 }
 
 function planText(p) {
   const searches = p.sweep ? p.sweep.length + (p.values.predict ? 1 : 0) : p.deployments.length;
   const typical = searches * expectedS(p, 640);
-  const worst = searches * expectedS(p, p.maxRate);
+  const worst = searches * expectedS(p, p.maxRate, MAX_TRIES);
   const on = p.sweep
     ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
     : p.deployments.join(', ');
@@ -293,9 +327,14 @@ function planText(p) {
     p.sweep && p.sweep.length < MIN_POINTS
       ? `\nnote: ${p.sweep.length} replica count(s) give no fit of the scaling law (it needs ${MIN_POINTS} at least): each count's capacity is measured, but nothing is predicted`
       : '';
+  const between = p.fresh
+    ? `a fresh deployment before every level and verification run (--fresh-per-level: about ${DEPLOY_S * (p.values.with ? 2 : 1)} s each)`
+    : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting`;
   return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}
-each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s, bisection to ${p.precision * 100}%, ${p.repetitions} verification runs
-expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s)${noFit}`;
+each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s (halving to ${p.floor}/s when the first level breaks), bisection to ${p.precision * 100}%
+between levels: ${between}
+verification: ${p.repetitions} run(s) at the rate found, held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most
+expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s, every verification stepped down)${noFit}`;
 }
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
@@ -311,89 +350,77 @@ async function searchDeployment(p, name, dir, log, seen, count = null) {
   const tag = count ? `${name} x${count}` : name;
   const ports = planPorts(p.ctx.portBase, deployment.replicas, deployment.edges);
   const caps = resolveCaps(p.values.cap || [], buildGraph(deployment, ports));
-  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
-  runtime.assertNotUp();
-  const release = own(() => runtime.down());
-  let state = null;
-  const up = async () => {
-    log(`${tag}: deploying ${deployment.label}`);
-    for (const [node, cap] of Object.entries(caps)) log(`${tag}: capping ${node}: ${describeCap(cap)}`);
-    state = await runtime.up(deployment, ports, { caps, probe: !p.values['no-probe'] });
-  };
-  const context = [
-    '--state-dir',
-    p.ctx.stateDir,
-    '--port-base',
-    String(p.ctx.portBase),
-    '--host',
-    p.ctx.host,
-    ...outArgs(p.values),
-  ];
-  let n = 0;
-  const measure = async (rate, holdS = p.holdFor(rate)) => {
-    const o = {
+  const session = deploymentSession({
+    newRuntime: () => new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log }),
+    deploy: (runtime) => {
+      log(`${tag}: deploying ${deployment.label}`);
+      for (const [node, cap] of Object.entries(caps)) log(`${tag}: capping ${node}: ${describeCap(cap)}`);
+      return runtime.up(deployment, ports, { caps, probe: !p.values['no-probe'] });
+    },
+    dir,
+    folder: path.join(dir, count ? `${name}-x${count}` : name),
+    level: {
       words: p.words,
-      rate,
-      warmupS: p.warmupS,
-      holdS,
-      dir: path.join(dir, count ? `${name}-x${count}` : name, `${String(++n).padStart(2, '0')}-${rate}`),
       slos: p.slos,
-      expect: parseExpect(p.values['expect-status']),
+      expect: p.expect,
       extra: p.extra,
-      context,
-    };
-    noteWritten(dir, path.relative(dir, o.dir).split(path.sep)[0]);
-    const before = measuredBefore(o);
-    if (before) return before;
-    if (!state) await up();
-    return runLevel({ ...o, target: state.url });
-  };
-  const found = await searchCapacity(measure, {
+      context: [
+        '--state-dir',
+        p.ctx.stateDir,
+        '--port-base',
+        String(p.ctx.portBase),
+        '--host',
+        p.ctx.host,
+        ...outArgs(p.values),
+      ],
+    },
+    start: p.start,
+    warmupS: p.warmupS,
+    holdFor: p.holdFor,
+    fresh: p.fresh,
+    recoveryWaitS: p.recoveryWaitS,
+    log,
+    tag,
+  });
+  // Every wait for the service's recovery, the search's and the verification's, kept and said.
+  const recoveries = [];
+  const recover =
+    session.recover &&
+    (async (after) => {
+      const r = await session.recover(after);
+      recoveries.push({ after: after.rate, ...r });
+      log(`${tag}: after ${after.rate}/s: ${r.text}`);
+      return r;
+    });
+  const found = await searchCapacity(session.measure, {
     start: p.start,
     maxRate: p.maxRate,
     precision: p.precision,
+    floor: p.floor,
+    recover,
     onLevel: (l) => {
       seen.push({ deployment: tag, ...(count ? { replicas: count } : {}), ...l });
-      log(
-        `${tag}: ${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${
-          l.generatorBound
-            ? 'the generator was the limit'
-            : l.ok
-              ? 'held'
-              : `broke ${l.thresholds
-                  .filter((t) => !t.ok)
-                  .map((t) => t.text)
-                  .join(', ')}`
-        }`,
-      );
+      log(`${tag}: ${levelText(l)}`);
     },
   });
-  const verification = found.held ? await verify(p, found, measure, tag, log) : null;
-  if (state) await runtime.down();
-  release();
-  const v = verdictOf(tag, deployment, found, verification, p);
+  // (A system that changed under the search is not verified: it is not the one searched.)
+  const changed = ['hysteresis', 'no-recovery'].includes(found.stop.kind);
+  const verification =
+    found.held && !changed ? await verify(p, found, { measure: session.measure, recover, log, name: tag }) : null;
+  await session.down();
+  const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
   // (A sweep's row names its count: the preset's own count leaves it out of the label.)
   return count ? { ...v, label: `${tag}: ${deployment.label}`, replicas: count } : v;
 }
 
-// A level measured by an earlier run of this search, read back from its folder when it is
-// whole (its summary says completed); a level cut short is removed, to be measured again.
-function measuredBefore(o) {
-  const file = path.join(o.dir, 'summary.json');
-  if (!fs.existsSync(o.dir)) return null;
-  let summary = null;
-  try {
-    summary = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    // cut short before its summary
-  }
-  // (A level nothing answered is whole too: it measured a deployment that answered nothing.)
-  const whole = summary?.status === 'completed' || String(summary?.status).startsWith(NO_ANSWER);
-  if (whole && fs.existsSync(path.join(o.dir, 'records.jsonl'))) {
-    return { ...judgeLevel(summary, o), resumed: true };
-  }
-  fs.rmSync(o.dir, { recursive: true, force: true });
-  return null;
+// One level's line in the log.
+function levelText(l) {
+  const broke = l.thresholds
+    .filter((t) => !t.ok)
+    .map((t) => t.text)
+    .join(', ');
+  const verdict = l.generatorBound ? 'the generator was the limit' : l.ok ? 'held' : `broke ${broke}`;
+  return `${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${verdict}`;
 }
 
 // Your service's stores and set-up (--with...), as resolveDeployment reads them.
@@ -403,134 +430,6 @@ const storeFlags = (v) => ({
   'app-setup': v['app-setup'],
   'db-max-connections': v['db-max-connections'],
 });
-
-// What makes two searches the same search: a folder holding another is not resumed.
-function settingsOf(p) {
-  return {
-    words: p.words,
-    extra: p.extra,
-    slos: p.slos.map((t) => t.text),
-    deployments: p.deployments,
-    app: p.app ? p.app.dir : null,
-    with: p.values.with ?? null,
-    appCmd: p.values['app-cmd'] ?? null,
-    balancer: p.values.balancer ?? null,
-    start: p.start,
-    maxRate: p.maxRate,
-    precision: p.precision,
-    repetitions: p.repetitions,
-    warmupS: p.warmupS,
-    hold: p.values.hold ?? null,
-    caps: p.values.cap ?? [],
-    replicas: p.sweep,
-    workers: p.values.workers ?? null,
-    predict: p.values.predict ?? null,
-  };
-}
-
-// The search's folder: a new one, or --run-dir. A --run-dir that holds a search is resumed
-// when its settings are these, refused when they are not (it once deleted the earlier search
-// without a word), and started over with --restart, which deletes only what the search wrote
-// (search.json lists it: a user's notes beside it stay). A folder of the lab's that holds
-// something else (a scenario run) is refused: it was once reset, its run deleted.
-const SEARCH_FILE = 'search.json';
-function openSearchDir(p, log) {
-  const dir = runDirOf(p.values, `capacity-${p.word.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root'}`);
-  const fresh = { settings: settingsOf(p), written: [SEARCH_FILE] };
-  if (!p.values['run-dir']) {
-    if (p.values.restart) throw labError('LAB_ERR_USAGE', '--restart starts over the search of a --run-dir: give one');
-    claimDir(dir, 'the run folder');
-  } else {
-    claimDir(dir, '--run-dir');
-    const before = readJsonFile(path.join(dir, SEARCH_FILE));
-    if (!before) {
-      const held = fs.readdirSync(dir).filter((n) => !kept(n));
-      if (held.length) throw labError('LAB_ERR_NOT_A_SEARCH', dir, whatFolder(dir, held));
-    } else if (!p.values.restart) {
-      const now = settingsOf(p);
-      const differ = Object.keys(now).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before.settings?.[k]));
-      if (differ.length) {
-        throw labError(
-          'LAB_ERR_USAGE',
-          `--run-dir ${dir} holds a capacity search with other settings (${differ.join(', ')}): add --restart to delete it and start over, or give another --run-dir`,
-        );
-      }
-      log(`resuming the search in ${dir}: the levels it measured are read back, the rest measured`);
-      writeSearch(dir, { ...fresh, written: [...new Set([...(before.written || writtenBy(before)), SEARCH_FILE])] });
-      return dir;
-    } else {
-      const gone = removeWritten(dir, before.written || writtenBy(before));
-      log(`--restart: deleted the earlier search's ${gone.length} file(s) and folder(s) in ${dir}`);
-    }
-  }
-  writeSearch(dir, fresh);
-  return dir;
-}
-
-const writeSearch = (dir, data) => fs.writeFileSync(path.join(dir, SEARCH_FILE), `${JSON.stringify(data, null, 2)}\n`);
-
-// Notes a top-level entry of the search's folder as the search's own, before it is written.
-function noteWritten(dir, name) {
-  const data = readJsonFile(path.join(dir, SEARCH_FILE));
-  if (!data || data.written?.includes(name)) return;
-  writeSearch(dir, { ...data, written: [...(data.written || []), name] });
-}
-
-// What a search of these settings writes, for a search.json from before the list was kept.
-function writtenBy(search) {
-  const s = search.settings || {};
-  const counts = s.replicas ? [...s.replicas, ...(s.predict ? [s.predict] : [])] : [null];
-  const folders = (s.deployments || []).flatMap((d) => counts.map((n) => (n ? `${d}-x${n}` : d)));
-  return [SEARCH_FILE, 'capacity.json', 'capacity.html', 'prediction.json', ...folders];
-}
-
-// Deletes the entries listed (names in the folder, never a path out of it); returns them.
-function removeWritten(dir, names) {
-  const gone = [];
-  for (const name of names) {
-    if (typeof name !== 'string' || !name || name.includes('/') || name.startsWith('.')) continue;
-    const p = path.join(dir, name);
-    if (!fs.existsSync(p)) continue;
-    fs.rmSync(p, { recursive: true, force: true });
-    gone.push(name);
-  }
-  return gone;
-}
-
-// What a folder that is not a search holds, in words.
-function whatFolder(dir, held) {
-  if (held.includes('summary.json')) {
-    const s = readJsonFile(path.join(dir, 'summary.json'));
-    return `a run of ${s?.endpoint ?? '?'} ${s?.scenario ?? ''}${s?.startedAt ? ` from ${s.startedAt}` : ''} (its summary.json, report and records)`;
-  }
-  if (held.includes('study.json') || held.includes('runs')) return 'a study';
-  return `${held.length} file(s) and folder(s) (${held.slice(0, 4).join(', ')}${held.length > 4 ? ', ...' : ''})`;
-}
-
-function readJsonFile(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-// Longer runs at the rate found, `repetitions` times; a rate whose verification does not
-// hold every time is stepped down by the precision and verified again, at most twice.
-async function verify(p, found, measure, name, log) {
-  let rate = found.held.rate;
-  const attempts = [];
-  for (let tries = 0; tries < 3; tries++) {
-    const runs = [];
-    for (let i = 0; i < p.repetitions; i++) runs.push(await measure(rate, 2 * p.holdFor(rate)));
-    const ok = runs.every((r) => r.ok);
-    attempts.push({ rate, ok, runs });
-    log(`${name}: verification at ${rate}/s: ${runs.filter((r) => r.ok).length} of ${runs.length} held`);
-    if (ok) break;
-    rate = Math.round(rate * (1 - p.precision) * 10) / 10;
-  }
-  return attempts;
-}
 
 // The scaling of the counts searched so far (the live page's, and an interrupted sweep's).
 function scalingNow(p, results) {
@@ -583,12 +482,16 @@ async function httpCapacity(argv, { log }) {
   const seen = [];
   const results = [];
   let scaling = null;
+  const limit = () => (p.sweep ? null : machineLimit(results, os.cpus().length));
   const out = () => ({
     what: p.word,
     app: p.app ? p.app.name : null,
     slos: p.slos.map((s) => s.text),
     settings: {
       start: p.start,
+      floor: p.floor,
+      recoveryWaitS: p.fresh ? null : p.recoveryWaitS,
+      freshPerLevel: Boolean(p.fresh),
       maxRate: p.maxRate,
       precision: p.precision,
       repetitions: p.repetitions,
@@ -596,7 +499,9 @@ async function httpCapacity(argv, { log }) {
     },
     levels: seen,
     deployments: results,
-    best: perCore(results),
+    // The machine, not the deployments, set every limit: said, and nothing ranked.
+    ...(limit() ? { machineLimit: limit() } : {}),
+    best: limit() ? null : perCore(results),
     ...(p.sweep ? { scaling: scaling ?? scalingNow(p, results) } : {}),
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),

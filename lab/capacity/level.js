@@ -48,19 +48,28 @@ async function runLevel(o) {
   return judgeLevel(summary, o);
 }
 
-// A level's figures over its measured window, and the SLOs judged on them.
-function judgeLevel(summary, o) {
-  const records = fs
-    .readFileSync(path.join(o.dir, 'records.jsonl'), 'utf8')
+const readRecords = (dir) =>
+  fs
+    .readFileSync(path.join(dir, 'records.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l));
-  const t0 = records.find((r) => r.type === 'phase')?.at ?? Date.parse(summary.startedAt);
-  const from = t0 + o.warmupS * 1000;
-  // The window's records: its seconds, and the done record without the whole run's totals.
+
+// A level's measured window: its records from the end of its warm-up on (the done record
+// without the whole run's totals), and when that window began.
+function windowOf(dir, warmupS, startedAt) {
+  const records = readRecords(dir);
+  const t0 = records.find((r) => r.type === 'phase')?.at ?? Date.parse(startedAt);
+  const from = t0 + warmupS * 1000;
   const window = records
     .filter((r) => r.type !== 'second' || r.at >= from)
     .map((r) => (r.type === 'done' ? { ...r, totals: undefined, latencyMs: undefined, requests: undefined } : r));
+  return { from, window };
+}
+
+// A level's figures over its measured window, and the SLOs judged on them.
+function judgeLevel(summary, o) {
+  const { from, window } = windowOf(o.dir, o.warmupS, summary.startedAt);
   const measured = summarize({
     endpoint: summary.endpoint,
     scenario: summary.scenario,
@@ -101,9 +110,49 @@ function judgeLevel(summary, o) {
     generatorBound: launchedShort(summary),
     sendLagP99Ms: summary.sendLagMs?.p99 ?? null,
     machineShare: share === null ? null : Math.round(share * 1000) / 1000,
+    // The whole machine's cores busy (every program, the kernel's work for the connections
+    // included: /proc/stat), which the run's own processes' CPU leaves out.
+    coresShare: coresShare(summary),
     generatorCpuPct: summary.generator?.cpuPctMean ?? null,
     cost: costOf(summary),
     loops: loopsOf(summary),
+  };
+}
+
+// Several runs at one rate judged as one measurement (a verification's repetitions): every
+// SLO on their measured windows pooled, each second's histograms merged across the runs and
+// the errors summed, never their percentiles averaged. One run's stall counts for what it
+// weighs in all of them: a noisy knee that broke one of three runs by a hair once left a
+// deployment with no verified rate at all.
+function judgePooled(levels, o) {
+  const secs = [];
+  const names = new Set();
+  let holdS = 0;
+  for (const l of levels) {
+    const { window } = windowOf(l.dir, l.warmupS, new Date().toISOString());
+    secs.push(...window.filter((r) => r.type === 'second'));
+    holdS += l.holdS;
+    for (const q of l.perRequest || []) names.add(q.name);
+  }
+  const measured = summarize({
+    endpoint: 'pooled',
+    scenario: 'verification',
+    phases: [{ name: 'measured', duration: holdS, arrivalRate: levels[0].rate }],
+    status: 'completed',
+    startedAt: new Date(secs[0]?.at ?? Date.now()).toISOString(),
+    records: secs,
+    generator: { name: 'fast', loop: 'open' },
+    expect: o.expect,
+    requestNames: [...names],
+  });
+  const thresholds = evaluate(o.slos, measured);
+  return {
+    ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0,
+    thresholds,
+    latencyMs: measured.responseTimeMs,
+    errorsPct: METRICS.errors(measured, true),
+    requests: measured.requestsSent,
+    runs: levels.length,
   };
 }
 
@@ -119,6 +168,13 @@ function loopsOf(summary) {
     gcPauseMs: r.gcPauseMs,
     heapUsedMiBMax: r.heapUsedMiBMax,
   }));
+}
+
+function coresShare(summary) {
+  const cores = summary.machine?.cores;
+  const pcts = (summary.phases || []).map((p) => p.machineCpuPctMean).filter(Number.isFinite);
+  if (!cores || !pcts.length) return null;
+  return Math.round((Math.max(...pcts) / (cores * 100)) * 1000) / 1000;
 }
 
 function launchedShort(summary) {
@@ -183,4 +239,4 @@ const lastLine = (text) =>
     .pop()
     ?.replace(/^lab:\s*/, '');
 
-module.exports = { runLevel, judgeLevel, costOf };
+module.exports = { runLevel, judgeLevel, judgePooled, costOf };

@@ -37,9 +37,42 @@ const fig = (l) => ({
   max: l.latencyMs?.max ?? null,
   errorsPct: l.errorsPct,
   machineShare: l.machineShare,
+  coresShare: l.coresShare ?? null,
   sendLagP99Ms: l.sendLagP99Ms ?? null,
   dir: l.dir,
 });
+
+const brokeText = (l) =>
+  (l.thresholds || [])
+    .filter((t) => !t.ok)
+    .map(
+      (t) => `${t.text} (measured ${t.value ?? 'nothing'}${t.value !== null && t.value !== undefined ? t.unit : ''})`,
+    )
+    .join(' and ');
+
+// The way on from a service that changed under the search, said wherever it is found.
+const FRESH_HINT =
+  '--fresh-per-level redeploys it (with a fresh database with --with) before each level, so each is measured on the system as it starts';
+
+// A search that ended on a service that did not come back from an overload: no rate is a
+// capacity of the system it started as. Returns the verdict's own fields, or null.
+function changedUnder(found, verification) {
+  const stop = found.stop;
+  if (stop.kind === 'hysteresis') {
+    return {
+      bound: 'hysteresis',
+      text: `${stop.first.rate}/s held at first but broke after the overload at ${stop.overload.rate}/s (${brokeText(stop.level)}): the service did not recover (its state grew, or its queue did not drain); ${FRESH_HINT}`,
+    };
+  }
+  const stuck = stop.kind === 'no-recovery' ? stop : verification?.find((a) => a.notRecovered);
+  if (!stuck) return null;
+  const after = stop.kind === 'no-recovery' ? stop.level.rate : stuck.runs.at(-1).rate;
+  const r = stop.kind === 'no-recovery' ? stop.recovery : stuck.notRecovered;
+  return {
+    bound: 'no-recovery',
+    text: `after the overload at ${after}/s the service did not answer as it did before the search (${r?.text ?? 'no probe answered'}): the service did not recover (its state grew, or its queue did not drain); ${FRESH_HINT}`,
+  };
+}
 
 function verdictOf(name, deployment, found, verification, p) {
   const base = {
@@ -47,19 +80,35 @@ function verdictOf(name, deployment, found, verification, p) {
     label: deployment.label,
     levels: found.levels.length,
     slos: p.slos.map((s) => s.text),
+    // What a rate counts: arrivals of the scenario (a script's flow is several requests).
+    unit: p.model ? 'scenarios' : 'requests',
+    ...(found.recoveries?.length ? { recoveries: found.recoveries } : {}),
   };
+  const changed = changedUnder(found, verification);
   if (!found.held) {
-    const l = found.broke || found.stop.level;
-    const failed = (l.thresholds || []).filter((t) => !t.ok);
+    const l = (found.stop.kind === 'first-level' && found.stop.level) || found.broke || found.stop.level;
+    if (changed) return { ...base, maxRate: null, ...changed, broke: fig(found.broke || l) };
+    const lowest = found.broke || l;
     return {
       ...base,
       maxRate: null,
       bound: found.stop.kind === 'generator' ? 'generator' : 'first-level',
       text:
         found.stop.kind === 'generator'
-          ? `no rate measured: at the first level (${l.rate}/s) ${l.generatorBound}`
-          : `the first level (${l.rate}/s) already breaks ${failed.map((t) => `${t.text} (measured ${t.value ?? 'nothing'}${t.value !== null ? t.unit : ''})`).join(' and ')}: try --start lower, or a looser --slo`,
-      broke: fig(l),
+          ? `no rate measured: at ${found.stop.level.rate}/s ${found.stop.level.generatorBound}`
+          : lowest.rate < l.rate
+            ? `no level held, from ${l.rate}/s down to ${lowest.rate}/s (the floor is ${found.stop.floor}/s, --min-rate): the lowest broke ${brokeText(lowest)}; try a looser --slo, or a lower --min-rate`
+            : `the first level (${l.rate}/s) already breaks ${brokeText(l)}: try --start lower, or a looser --slo`,
+      broke: { ...fig(lowest), failed: failedOf(lowest) },
+    };
+  }
+  if (changed) {
+    return {
+      ...base,
+      maxRate: null,
+      ...changed,
+      held: fig(found.held),
+      broke: found.broke ? { ...fig(found.broke), failed: failedOf(found.broke) } : null,
     };
   }
   const last = verification[verification.length - 1];
@@ -72,6 +121,9 @@ function verdictOf(name, deployment, found, verification, p) {
     errorsPct: last.runs.map((r) => r.errorsPct),
     holdS: last.runs[0].holdS,
     steppedDown: verification.length - 1,
+    tries: verification.length,
+    // The runs pooled (./verify.js's rule): their merged p99.
+    pooledP99: last.pooled?.latencyMs?.p99 ?? null,
   };
   const at = last.runs[last.runs.length - 1];
   const busy = Math.max(...[found.held, found.broke, ...last.runs].filter(Boolean).map((l) => l.machineShare ?? 0));
@@ -100,12 +152,10 @@ function verdictOf(name, deployment, found, verification, p) {
       ...base,
       maxRate: null,
       bound: 'unverified',
-      text: `no verified rate: ${found.held.rate}/s held in the search, but ${verified.held} of ${verified.runs} verification runs at ${verified.rate}/s held${verified.steppedDown ? ` (after ${verified.steppedDown} step(s) down)` : ''}: the deployment is unsteady near its limit, or this machine was busy; try --repetitions, a longer --hold, or a looser --slo`,
+      text: `no verified rate: ${found.held.rate}/s held in the search, but no verification held, ${verified.tries} tries down to ${verified.rate}/s (the last: ${verified.held} of ${verified.runs} runs held on their own, p99 ${verified.pooledP99 ?? '-'} ms pooled): the deployment is unsteady near its limit, or this machine was busy; try --repetitions, a longer --hold, or a looser --slo`,
       verified,
       held: fig(found.held),
-      broke: found.broke
-        ? { ...fig(found.broke), failed: found.broke.thresholds.filter((t) => !t.ok).map((t) => t.text) }
-        : null,
+      broke: found.broke ? { ...fig(found.broke), failed: failedOf(found.broke) } : null,
     };
   }
   const maxRate = verified.rate;
@@ -116,12 +166,12 @@ function verdictOf(name, deployment, found, verification, p) {
     maxRate,
     atLeast,
     bound,
-    text: `${atLeast ? 'at least ' : ''}${maxRate}/s${why ? ` (${why})` : ''}`,
+    text: `${atLeast ? 'at least ' : ''}${rateText(maxRate, base.unit, at.answeredPerS)}${verified.tries > 1 ? `, verified at the ${ordinal(verified.tries)} try` : ''}${why ? ` (${why})` : ''}`,
+    // Requests answered a second at that rate (a script's scenarios send several each).
+    requestsPerS: at.answeredPerS ?? null,
     verified,
     held: fig(found.held),
-    broke: found.broke
-      ? { ...fig(found.broke), failed: found.broke.thresholds.filter((t) => !t.ok).map((t) => t.text) }
-      : null,
+    broke: found.broke ? { ...fig(found.broke), failed: failedOf(found.broke) } : null,
     p50: at.latencyMs?.p50 ?? null,
     p99: at.latencyMs?.p99 ?? null,
     cpuMsPerRequest: cost.cpuMsPerRequest,
@@ -131,6 +181,16 @@ function verdictOf(name, deployment, found, verification, p) {
     // Answers a second for each core of CPU the deployment used at that rate.
     perCore: cost.cpuMsPerRequest ? Math.round(1000 / cost.cpuMsPerRequest) : null,
   };
+}
+
+const failedOf = (l) => (l.thresholds || []).filter((t) => !t.ok).map((t) => t.text);
+const ordinal = (n) =>
+  `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
+
+// A rate in its units: a script's arrivals are scenarios, each of its requests, said beside.
+function rateText(rate, unit, requestsPerS) {
+  if (unit !== 'scenarios') return `${rate}/s`;
+  return `${rate} scenarios/s${requestsPerS != null ? ` (${requestsPerS} requests/s answered)` : ''}`;
 }
 
 // The deployment that holds the most per core of CPU it uses, named with its figure.
@@ -145,4 +205,30 @@ function perCore(results) {
   };
 }
 
-module.exports = { verdictOf, perCore, MACHINE_BUSY };
+// Every deployment searched broke at about the same rate (within SAME_RATE of their middle
+// one) with this machine's cores MACHINE_BUSY busy or more where it broke (the run's processes,
+// or the whole machine's cores with the kernel's work for the connections): then the machine,
+// not the deployment, set every limit, and ranking them would rank noise. (Two deployments of
+// a real service's read path both bracketed about 1,000/s with the cores 87-91% busy, and the
+// lab said nothing of it.) Returns { rate, text, rule } or null.
+const SAME_RATE = 0.2;
+function machineLimit(results, cores) {
+  const rows = results.map((r) => ({ r, at: r.broke ?? null })).filter((x) => x.at && Number.isFinite(x.at.rate));
+  if (rows.length < 2 || rows.length < results.length) return null;
+  const rates = rows.map((x) => x.at.rate).sort((a, b) => a - b);
+  const middle = rates[Math.floor(rates.length / 2)];
+  if (rates.some((v) => Math.abs(v - middle) > SAME_RATE * middle)) return null;
+  const busy = (x) =>
+    Math.max(x.at.machineShare ?? 0, x.at.coresShare ?? 0, x.r.held?.machineShare ?? 0, x.r.held?.coresShare ?? 0);
+  if (rows.some((x) => busy(x) < MACHINE_BUSY)) return null;
+  const each = rows.map(
+    (x) => `${x.r.deployment} broke at ${x.at.rate}/s, its cores ${Math.round(busy(x) * 100)}% busy`,
+  );
+  return {
+    rate: middle,
+    text: `this machine's ${cores} cores set the limit at about ${middle}/s for every deployment (${each.join('; ')}): the deployments cannot be told apart on this machine; run the service on more cores, cap the replicas (--cap replica=50%) so that the deployment is what runs out, or use a swarm (--engine swarm)`,
+    rule: `every deployment broke within ${SAME_RATE * 100}% of the same rate, with the machine's cores ${MACHINE_BUSY * 100}% busy or more there (the run's processes' CPU, the generator's included, or the whole machine's, the kernel's included)`,
+  };
+}
+
+module.exports = { verdictOf, perCore, machineLimit, MACHINE_BUSY, FRESH_HINT };

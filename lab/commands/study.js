@@ -64,6 +64,10 @@ deployments and scaling (your service; need --app):
   --endpoints /a,/b           its paths (default /; scaling: one); or --script FILE, your
                               Artillery script
   --slo EXPR                  the capacity's SLO, repeatable (default p99<200 and errors<1%)
+  --fresh-per-level           the capacity searches redeploy before every level (a fresh
+                              database with --with): for a service whose state grows under
+                              load, which the study suggests when a search finds it did not
+                              recover from an overload
   --balancers a,b             deployments: each deployment behind each of these kinds too;
                               scaling: the kinds swept (default nginx,nginx-l4,haproxy,node)
 course (and deployments):
@@ -98,6 +102,7 @@ const COMMAND = defineCommand({
     ...APP_FLAGS,
     script: flag.path(),
     slo: flag.list((v) => parseSlo(v).text),
+    'fresh-per-level': flag.bool(),
     ...OUT_FLAGS,
   },
 });
@@ -251,7 +256,12 @@ function options(study, values) {
       ...(values['db-max-connections'] !== undefined
         ? ['--db-max-connections', String(values['db-max-connections'])]
         : []),
+      ...['app-setup-timeout', 'app-start-timeout'].flatMap((f) =>
+        values[f] !== undefined ? [`--${f}`, `${values[f]}s`] : [],
+      ),
     ],
+    // The capacity runs' own: a fresh deployment per level (a service whose state grows).
+    freshPerLevel: values['fresh-per-level'],
     script: values.script,
     slos: values.slo && values.slo.length ? values.slo : undefined,
     scenarios: list('scenario', values.scenarios, SCENARIOS),

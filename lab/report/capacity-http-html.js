@@ -150,8 +150,12 @@ function scalingSection(sc) {
 function rows(r) {
   return (r.deployments || []).map((d) => [
     d.label,
-    d.maxRate === null ? 'none' : `${d.atLeast ? 'at least ' : ''}${d.maxRate}/s`,
-    d.verified ? `${d.verified.held} of ${d.verified.runs} at ${d.verified.rate}/s (${d.verified.holdS} s each)` : '-',
+    d.maxRate === null
+      ? 'none'
+      : `${d.atLeast ? 'at least ' : ''}${d.maxRate}/s${d.unit === 'scenarios' ? ` scenarios (${d.requestsPerS ?? '-'} req/s)` : ''}`,
+    d.verified
+      ? `${d.verified.ok ? 'held' : 'broke'} at ${d.verified.rate}/s${d.verified.tries > 1 ? ` (try ${d.verified.tries})` : ''}: ${d.verified.held} of ${d.verified.runs} runs of ${d.verified.holdS} s on their own`
+      : '-',
     d.broke
       ? `${d.broke.rate}/s: ${d.broke.failed ? d.broke.failed.join(', ') : ''} (p99 ${d.broke.p99 ?? '-'} ms, errors ${d.broke.errorsPct ?? '-'}%)`
       : '-',
@@ -180,17 +184,38 @@ const HEAD = [
   'answers/s per core',
 ];
 
+// How the search went, in words: its steps, what happened between levels, its verification.
+function method(r) {
+  const st = r.settings;
+  const between = st.freshPerLevel
+    ? 'a fresh deployment before every level and verification run (--fresh-per-level)'
+    : `after a level that broke, a light probe until the service answered as before the search (at most ${st.recoveryWaitS ?? '-'} s), and the last level that held measured again before bisecting`;
+  return `Under ${r.slos.join(' and ')}. Steps from ${st.start}/s doubling (halving to ${st.floor ?? '-'}/s when the first level broke), then bisection to within ${st.precision * 100}%; each level measured after ${st.warmupS} s of warm-up; between levels, ${between}; ${st.repetitions} verification run(s) at the rate found, twice as long, judged pooled, stepped down in growing steps until one held.`;
+}
+
+// Per deployment, how it recovered from each overload (the probes of lab/capacity/recovery.js).
+function recoveryRows(r) {
+  return (r.deployments || []).flatMap((d) =>
+    (d.recoveries || []).map((x) => [d.deployment, `${x.after}/s`, x.ok ? 'yes' : 'no', x.waitedS ?? '-', x.text]),
+  );
+}
+
 function capacityHttpBody(r) {
   const notes = (r.deployments || []).filter((d) => d.maxRate === null || d.atLeast);
+  const recoveries = recoveryRows(r);
   return html`<h1>What each deployment can take: ${r.what}${r.app ? html` (your service ${r.app})` : ''}</h1>
-    <p>
-      Under ${r.slos.join(' and ')}. Steps from ${r.settings.start}/s doubling, then bisection to within
-      ${r.settings.precision * 100}%; each level measured after ${r.settings.warmupS} s of warm-up; ${r.settings.repetitions}
-      verification runs at the rate found, twice as long.
-    </p>
+    <p>${method(r)}</p>
+    ${r.machineLimit ? html`<p class="warn"><b>${r.machineLimit.text}</b>.</p>` : ''}
     ${r.best ? html`<p><b>${r.best.text}</b>.</p>` : ''}
     ${notes.map((d) => html`<p class="warn">${d.deployment}: ${d.text}.</p>`)}
-    ${table(HEAD, rows(r), 'capacity')} ${scalingSection(r.scaling)} ${chart(r)} ${loopChart(r)}
+    ${table(HEAD, rows(r), 'capacity')}
+    ${
+      recoveries.length
+        ? html`<h2>Recovery after each overload</h2>
+          ${table(['deployment', 'after', 'recovered', 'waited s', 'the probes'], recoveries)}`
+        : ''
+    }
+    ${scalingSection(r.scaling)} ${chart(r)} ${loopChart(r)}
     <h2>Every level</h2>
     ${table(
       [
@@ -248,6 +273,7 @@ function capacityText(r) {
     ...all.map(line),
     '',
     ...notes,
+    r.machineLimit ? r.machineLimit.text : '',
     r.best ? r.best.text : '',
   ]
     .join('\n')

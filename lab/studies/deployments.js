@@ -124,6 +124,7 @@ function plan(o) {
         deployments.join(','),
         ...appArgs,
         ...(o.slos ?? []).flatMap((s) => ['--slo', s]),
+        ...(o.freshPerLevel ? ['--fresh-per-level'] : []),
         // A quick study verifies once, and a very quick one holds short levels (a smoke run).
         ...(o.scale < 1 ? ['--repetitions', '1'] : []),
         ...(o.scale <= 0.2 ? ['--hold', '3s', '--warmup', '1s', '--precision', '0.2', '--start', '100'] : []),
@@ -177,13 +178,23 @@ function render({ studyDir, plan: runs, machine, scale, failures = {} }) {
   }
   for (const r of runs.filter((x) => x.kind === 'capacity' && isDoneRun(studyDir, x))) {
     const c = JSON.parse(fs.readFileSync(path.join(studyDir, 'runs', r.id, 'capacity.json'), 'utf8'));
-    html.push(capacityHttpBody(c));
-    md.push('## Capacity', '', '```', capacityText(c), '```', '');
+    const advice = freshAdvice(c);
+    html.push(capacityHttpBody(c), advice ? h`<p class="warn"><b>${advice}</b></p>` : '');
+    md.push('## Capacity', '', '```', capacityText(c), '```', '', ...(advice ? [`**${advice}**`, ''] : []));
   }
   return {
     html: page('Your service in the four deployments', h`${html.map((x) => h`${x}\n`)}`, machine),
     markdown: `${md.join('\n')}\nMeasured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}.\n`,
   };
+}
+
+// A search that found a deployment that did not come back from an overload, when the study
+// did not already redeploy per level: the way on, said once for the study.
+function freshAdvice(c) {
+  if (c.settings?.freshPerLevel) return null;
+  const changed = (c.deployments || []).filter((d) => ['hysteresis', 'no-recovery'].includes(d.bound));
+  if (!changed.length) return null;
+  return `${changed.map((d) => d.deployment).join(', ')} did not recover from an overload during the capacity search: its state grew, or its queue did not drain, so no rate measured after it is a capacity. Run the study again with --fresh-per-level: each level on a fresh deployment (and a fresh database with --with).`;
 }
 
 function isDoneRun(studyDir, r) {
@@ -203,4 +214,5 @@ module.exports = {
   afterRun,
   plan,
   render,
+  freshAdvice,
 };

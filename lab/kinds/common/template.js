@@ -19,6 +19,8 @@ function fillTemplate(file, values) {
 // variable to nginx and HAProxy, and `{ }` a placeholder to Caddy: such a path is refused
 // with its reason, never rendered into a config that means something else.
 function quotedPath(p) {
+  // (nginx's own word for its standard error, in containers, is not a path.)
+  if (p === 'stderr') return p;
   const bad = String(p).match(/[${}\n\r]/);
   if (bad)
     throw labError('LAB_ERR_PATH', p, `a ${JSON.stringify(bad[0])} in it would be read as a balancer config's syntax`);

@@ -37,9 +37,49 @@ test('the generator bound ends the search: "at least" the last level that held',
   expect(r.stop.kind).toBe('generator');
 });
 
-test('a first level that breaks the SLO is said as such; no break up to the maximum is said too', async () => {
-  expect((await searchCapacity(fake(10).measure, { start: 50 })).stop.kind).toBe('first-level');
+test('a first level that breaks: halved until one holds, then bisected; to the floor, said as such', async () => {
+  const { measure, asked } = fake(10);
+  const r = await searchCapacity(measure, { start: 50, precision: 0.05 });
+  expect(asked.slice(0, 4)).toEqual([50, 25, 12.5, 6.3]);
+  expect(r.stop.kind).toBe('bracketed');
+  expect(r.held.rate).toBeLessThanOrEqual(10);
+  expect(r.broke.rate).toBeGreaterThan(10);
+  expect((r.broke.rate - r.held.rate) / r.held.rate).toBeLessThanOrEqual(0.05);
+  // Nothing holds down to the floor: the first level is named, and the floor.
+  const none = await searchCapacity(fake(0.1).measure, { start: 50, floor: 5 });
+  expect(none.stop).toMatchObject({ kind: 'first-level', floor: 5, level: { rate: 50 } });
+  expect(none.levels.map((l) => l.rate)).toEqual([50, 25, 12.5, 6.3]);
   expect((await searchCapacity(fake(1e9).measure, { start: 50, maxRate: 400 })).stop.kind).toBe('max-rate');
+});
+
+// A service whose state grows under load: after the overload at 125/s, 100/s no longer holds.
+test('after a break, the service must recover; the last level that held is measured again first', async () => {
+  const seen = [];
+  let overloaded = false;
+  const measure = async (rate) => {
+    seen.push(rate);
+    if (rate > 110) overloaded = true;
+    return { rate, ok: rate <= 110 && !overloaded, generatorBound: null, thresholds: [] };
+  };
+  const recover = async () => ({ ok: true, text: 'recovered' });
+  const r = await searchCapacity(measure, { start: 50, factor: 2, recover });
+  expect(seen).toEqual([50, 100, 200, 100]);
+  expect(r.stop).toMatchObject({ kind: 'hysteresis', first: { rate: 100 }, overload: { rate: 200 } });
+  expect(r.recoveries).toHaveLength(1);
+
+  // A service that does not answer as before within the wait: the search stops on it.
+  const stuck = await searchCapacity(fake(300).measure, {
+    start: 50,
+    recover: async () => ({ ok: false, text: 'not recovered after 60 s' }),
+  });
+  expect(stuck.stop).toMatchObject({ kind: 'no-recovery', level: { rate: 400 } });
+  expect(stuck.levels.map((l) => l.rate)).toEqual([50, 100, 200, 400]);
+
+  // A steady service: recovered every time, bisected as before, the held level measured twice.
+  const steady = fake(700);
+  const ok = await searchCapacity(steady.measure, { start: 50, recover: async () => ({ ok: true }) });
+  expect(ok.stop.kind).toBe('bracketed');
+  expect(steady.asked.slice(0, 6)).toEqual([50, 100, 200, 400, 800, 400]);
 });
 
 test('SLOs: latency and errors, whole or by request; a rate is refused; samples for the strictest', () => {
@@ -100,7 +140,7 @@ test('the verdict: the verified rate, the run that broke, the cost; "at least" w
   );
   expect(shaky).toMatchObject({ maxRate: null, bound: 'unverified' });
   expect(shaky.text).toMatch(
-    /^no verified rate: 600\/s held in the search, but 1 of 3 verification runs at 541\.5\/s held \(after 2 step\(s\) down\)/,
+    /^no verified rate: 600\/s held in the search, but no verification held, 3 tries down to 541\.5\/s \(the last: 1 of 3 runs held on their own/,
   );
   expect(perCore([shaky, busy]).deployment).toBe('replicated');
   const first = verdictOf(
@@ -163,4 +203,95 @@ test('a late generator at the rate that broke the SLO makes the answer "at least
     p,
   );
   expect(deployments.text).toBe('3000/s');
+});
+
+test('a service that changed under the search: no capacity, the sentence that says why, and the way on', () => {
+  const lvl = (rate, ok) => ({
+    rate,
+    ok,
+    answeredPerS: rate,
+    latencyMs: { p50: 5, p99: ok ? 50 : 9900, max: 10000 },
+    errorsPct: ok ? 0 : 15,
+    thresholds: [{ text: 'p99<500', ok, value: ok ? 50 : 9900, unit: 'ms' }],
+  });
+  const p = { slos: [{ text: 'p99<500', metric: 'p99', limit: 500 }], maxRate: 20000 };
+  const again = lvl(100, false);
+  const hyst = verdictOf(
+    'single',
+    { label: 'single' },
+    {
+      held: lvl(100, true),
+      broke: lvl(125, false),
+      levels: [1, 2, 3],
+      stop: { kind: 'hysteresis', level: again, first: lvl(100, true), overload: lvl(125, false) },
+    },
+    null,
+    p,
+  );
+  expect(hyst).toMatchObject({ maxRate: null, bound: 'hysteresis' });
+  expect(hyst.text).toMatch(
+    /^100\/s held at first but broke after the overload at 125\/s \(p99<500 \(measured 9900ms\)\): the service did not recover \(its state grew, or its queue did not drain\); --fresh-per-level redeploys it/,
+  );
+  const stuck = verdictOf(
+    'replicated',
+    { label: 'replicated' },
+    {
+      held: lvl(100, true),
+      broke: lvl(125, false),
+      levels: [],
+      stop: {
+        kind: 'no-recovery',
+        level: lvl(125, false),
+        recovery: { text: 'not recovered after 60 s (4 probe(s))' },
+      },
+    },
+    null,
+    p,
+  );
+  expect(stuck).toMatchObject({ maxRate: null, bound: 'no-recovery' });
+  expect(stuck.text).toMatch(
+    /^after the overload at 125\/s the service did not answer as it did before the search \(not recovered after 60 s/,
+  );
+});
+
+test('every deployment broke near one rate with the cores busy: the machine is the limit, said, nothing ranked', () => {
+  const { machineLimit } = require('../../../lab/capacity/verdict');
+  const row = (deployment, rate, share) => ({
+    deployment,
+    maxRate: null,
+    broke: { rate, machineShare: share },
+    held: { rate: rate * 0.95, machineShare: share },
+  });
+  const m = machineLimit([row('single', 1000, 0.91), row('replicated', 1062, 0.87)], 2);
+  expect(m.text).toMatch(
+    /^this machine's 2 cores set the limit at about 1062\/s for every deployment \(single broke at 1000\/s, its cores 91% busy; replicated broke at 1062\/s, its cores 87% busy\): the deployments cannot be told apart on this machine; run the service on more cores, cap the replicas/,
+  );
+  // Apart by more than 20%, or cores not busy, or one deployment only: not the machine.
+  expect(machineLimit([row('single', 300, 0.9), row('replicated', 1000, 0.9)], 2)).toBeNull();
+  expect(machineLimit([row('single', 1000, 0.6), row('replicated', 1000, 0.9)], 2)).toBeNull();
+  expect(machineLimit([row('single', 1000, 0.9)], 2)).toBeNull();
+});
+
+test("a script's capacity is in scenarios a second, its requests a second beside it; the try that verified it", () => {
+  const lvl = (rate) => ({
+    rate,
+    ok: true,
+    answeredPerS: rate * 3,
+    latencyMs: { p50: 2, p99: 20, max: 30 },
+    errorsPct: 0,
+    machineShare: 0.4,
+    holdS: 6,
+    thresholds: [],
+    cost: { cpuMsPerRequest: 1, tiers: {}, cpuCores: 0.3, memoryMiB: 50 },
+  });
+  const p = { slos: [], maxRate: 20000, model: { flows: [] } };
+  const v = verdictOf(
+    'single',
+    { label: 'single' },
+    { held: lvl(100), broke: null, levels: [], stop: { kind: 'bracketed' } },
+    [90, 85].map((rate, i) => ({ rate, ok: i === 1, runs: [lvl(rate)] })),
+    p,
+  );
+  expect(v).toMatchObject({ maxRate: 85, unit: 'scenarios', requestsPerS: 255 });
+  expect(v.text).toBe('85 scenarios/s (255 requests/s answered), verified at the 2nd try');
 });

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { afterRun } = require('../../../lab/studies/deployments');
+const { afterRun, freshAdvice } = require('../../../lab/studies/deployments');
 
 // afterRun: a run whose every answer was a 4xx leaves out the other runs of its source (your
 // service refuses that request in any deployment); anything else leaves the study as planned.
@@ -46,4 +46,18 @@ test.each([
 test('a capacity step, or a run with no summary, teaches nothing', () => {
   expect(afterRun({ ...step, kind: 'capacity' }, runDirWith(summary({ 404: 1 }, 1)))).toBe(null);
   expect(afterRun(step, emptyDir())).toBe(null);
+});
+
+// The deployments study's capacity section: a search that found a deployment that did not
+// recover from an overload suggests --fresh-per-level, once, unless the study already used it.
+test('a deployment that did not recover: the study suggests --fresh-per-level, naming it', () => {
+  const c = (bounds, freshPerLevel = false) => ({
+    settings: { freshPerLevel },
+    deployments: bounds.map((bound, i) => ({ deployment: `d${i}`, bound })),
+  });
+  expect(freshAdvice(c(['deployment', 'hysteresis', 'no-recovery']))).toMatch(
+    /^d1, d2 did not recover from an overload during the capacity search: .* Run the study again with --fresh-per-level/,
+  );
+  expect(freshAdvice(c(['deployment', 'unverified']))).toBeNull();
+  expect(freshAdvice(c(['hysteresis'], true))).toBeNull();
 });
