@@ -14,6 +14,11 @@
 // is fire-and-forget, and any failure turns the probe off rather than reach the app. It does
 // nothing unless LAB_PROBE (host:port) is set, in a package manager's own process (npm run
 // start is npm, then your service), in a worker thread, or when loaded twice.
+// On the collector's word (--profile), and only then, it also profiles its process: a UDP
+// answer from the collector's own port, { op: 'profile', id, ms, us, to }, starts V8's sampling
+// profiler (node:inspector, loaded only then) every `us` microseconds for `ms`, and the profile
+// (Chrome DevTools' .cpuprofile) goes to the collector over TCP at `to`, after one line that
+// says whose it is. The profiler runs in the process's own thread, as the probe does.
 // This file is self-contained (Node's own modules only): the lab copies it into images.
 
 const RESOLUTION_MS = 10;
@@ -126,6 +131,16 @@ function start() {
   // Nobody listening (between runs) is no failure: ICMP's refusals are ignored.
   socket.on('error', () => {});
   socket.unref();
+  // The collector's word, from its own port only.
+  socket.on('message', (msg, rinfo) => {
+    if (rinfo.port !== address.port || msg.length > 1024) return;
+    try {
+      const m = JSON.parse(msg.toString('utf8'));
+      if (m && m.op === 'profile') profile(m, { node, who: role(cluster) });
+    } catch {
+      // not the collector's
+    }
+  });
 
   let elu = performance.eventLoopUtilization();
   let last = Date.now();
@@ -169,6 +184,68 @@ function start() {
   const timer = setInterval(tick, INTERVAL_MS);
   timer.unref();
   return { stop, tick };
+}
+
+// One profile of this process, asked by the collector: V8's CPU profiler for m.ms, then the
+// profile sent to m.to (host:port) as one line of JSON saying whose it is, then the profile's
+// JSON. Once per id; never more than one at a time; any failure ends it quietly.
+let profiling = null;
+const profiled = new Set();
+function profile(m, { node, who }) {
+  const to = parseAddress(m.to);
+  const ms = Number(m.ms);
+  const us = Number(m.us) || 1000;
+  if (profiling || !to || typeof m.id !== 'string' || profiled.has(m.id) || !(ms > 0 && ms <= 600000)) return;
+  profiled.add(m.id);
+  let session;
+  try {
+    const { Session } = require('node:inspector');
+    session = new Session();
+    session.connect();
+  } catch {
+    return;
+  }
+  profiling = m.id;
+  const post = (method, params) =>
+    new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
+  const done = () => {
+    profiling = null;
+    try {
+      session.disconnect();
+    } catch {
+      // gone
+    }
+  };
+  const started = Date.now();
+  post('Profiler.enable')
+    .then(() => post('Profiler.setSamplingInterval', { interval: Math.max(100, Math.min(100000, us)) }))
+    .then(() => post('Profiler.start'))
+    .then(
+      () =>
+        new Promise((resolve) => {
+          const t = setTimeout(resolve, ms);
+          t.unref();
+        }),
+    )
+    .then(() => post('Profiler.stop'))
+    .then(({ profile: p }) => {
+      done();
+      const head = {
+        v: VERSION,
+        id: m.id,
+        node,
+        pid: process.pid,
+        role: who.role,
+        w: who.worker,
+        ms: Date.now() - started,
+      };
+      const sock = require('node:net').connect({ host: to.host, port: to.port });
+      sock.on('error', () => {});
+      sock.setTimeout(30000, () => sock.destroy());
+      sock.unref();
+      sock.end(`${JSON.stringify(head)}\n${JSON.stringify(p)}`);
+    })
+    .catch(done);
 }
 
 // Preloaded (no main module yet): start. Required by the lab (tests, the collector): only its

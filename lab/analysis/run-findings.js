@@ -9,7 +9,7 @@
 const { RUNTIME_RULES } = require('./runtime-findings');
 
 // (The tier first, then the reason: the runtime's own rules, ./runtime-findings.js.)
-const RULES = [restarted, connectionLimit, storeLimit, ...RUNTIME_RULES];
+const RULES = [restarted, connectionLimit, storeLimit, heaviestStatements, ...RUNTIME_RULES];
 
 // A tier's CPU over the run: each node's mean (% of one core), the tier's busiest node.
 const tierCpu = (rows, pick) => rows.filter((r) => pick(r.node)).map((r) => r.cpuPctMean ?? 0);
@@ -28,11 +28,49 @@ function storeLimit(s) {
   if (!stores.length || Math.max(...replicas) >= REPLICAS_IDLE) return null;
   const busiest = stores.reduce((a, r) => (r.cpuPctMean > a.cpuPctMean ? r : a));
   const what = busiest.node === 'postgres' ? 'the database' : 'the cache';
+  const heaviest = heaviestText(s, busiest.node);
   return {
     id: 'store-limit',
     tier: busiest.node,
-    text: `${busiest.node} at ${busiest.cpuPctMean}% of a core while the replicas sat at ${Math.round(Math.max(...replicas))}% at most: ${what} set the limit`,
-    rule: `a store is the limit when its CPU averaged at least ${STORE_BUSY}% of a core over the run while no replica averaged ${REPLICAS_IDLE}% of its own`,
+    text: `${busiest.node} at ${busiest.cpuPctMean}% of a core while the replicas sat at ${Math.round(Math.max(...replicas))}% at most: ${what} set the limit${heaviest ? `; ${heaviest}` : ''}`,
+    rule: `a store is the limit when its CPU averaged at least ${STORE_BUSY}% of a core over the run while no replica averaged ${REPLICAS_IDLE}% of its own${heaviest ? `; ${HEAVY_RULE}` : ''}`,
+  };
+}
+
+// What a store spent its time on (--profile: lab/stores/statements.js), in words: "71% of
+// its time in `UPDATE accounts ...` (12400 calls, 3.1 ms each)", or null.
+const HEAVY_SHARE = 0.2;
+const HEAVY_RULE = `its heaviest statement (PostgreSQL's pg_stat_statements) or command (Redis's commandstats) by total time over the profile's window, named at ${HEAVY_SHARE * 100}% of the store's time or more`;
+function heaviestText(s, store) {
+  const st = s.stores?.[store];
+  const top = st?.statements?.[0] ?? st?.commands?.[0];
+  if (!top || !(top.share >= HEAVY_SHARE)) return null;
+  const share = `${Math.round(top.share * 100)}%`;
+  if (top.query !== undefined) {
+    const q = top.query.length > 120 ? `${top.query.slice(0, 117)}...` : top.query;
+    return `${share} of its time in \`${q}\` (${top.calls} calls, ${top.meanMs} ms each)`;
+  }
+  return `${share} of its time in ${top.command.toUpperCase()} (${top.calls} calls, ${top.usecPerCall} µs each)`;
+}
+
+// The heaviest statement of a store that was not the limit, said too, when the store was busy
+// enough for it to matter (the first thing to look at before it becomes the limit).
+const HEAVY_CPU = 20;
+function heaviestStatements(s) {
+  const limit = storeLimit(s);
+  const rows = s.nodes?.rows || [];
+  const parts = ['postgres', 'redis']
+    .filter((n) => n !== limit?.tier && (rows.find((r) => r.node === n)?.cpuPctMean ?? 0) >= HEAVY_CPU)
+    .map((n) => {
+      const t = heaviestText(s, n);
+      return t ? `${n}: ${t}` : null;
+    })
+    .filter(Boolean);
+  if (!parts.length) return null;
+  return {
+    id: 'heaviest-statements',
+    text: parts.join('; '),
+    rule: `${HEAVY_RULE}; for a store at ${HEAVY_CPU}% of a core or more that was not the limit`,
   };
 }
 

@@ -31,19 +31,65 @@ const pct = (v) => `${Math.round(v * 100)}%`;
 const cpuPerLoop = (r) => (r.cpuPctMean == null ? null : r.cpuPctMean / Math.max(1, r.loops || 1));
 const serving = (s) => (s.nodes?.rows || []).filter((r) => r.eventLoopUtilization != null);
 
-// The event loop busy nearly all the time: CPU-bound in JavaScript.
+// The event loop busy nearly all the time: CPU-bound in JavaScript; with a profile
+// (--profile), the functions it was busy in.
 function loopBusy(s) {
   const busy = serving(s).filter((r) => r.eventLoopUtilization >= BUSY);
   if (!busy.length) return null;
   const list = busy.map((r) => `${r.node} ${pct(r.eventLoopUtilization)}`).join(', ');
   const gcNote = busy.some((r) => r.gcBusiestSecondPct >= GC_SECOND * 100) ? ' (part of it GC: see below)' : '';
   const one = busy.length === 1;
+  const hot = busy.map((r) => hotText(s, r.node)).filter(Boolean);
   return {
     id: 'loop-busy',
     text: one
-      ? `the event loop of ${busy[0].node} was busy ${pct(busy[0].eventLoopUtilization)} of the time${gcNote}: CPU-bound in JavaScript, every request waits for the one before it`
-      : `the event loops of ${list} were busy nearly all the time${gcNote}: CPU-bound in JavaScript, every request waits for the one before it`,
-    rule: `event-loop utilization (the share of the run the loop ran code, performance.eventLoopUtilization) of ${BUSY} or more`,
+      ? `the event loop of ${busy[0].node} was busy ${pct(busy[0].eventLoopUtilization)} of the time${gcNote}: CPU-bound in JavaScript, every request waits for the one before it${hot.length ? `; ${hot[0]}` : ''}`
+      : `the event loops of ${list} were busy nearly all the time${gcNote}: CPU-bound in JavaScript, every request waits for the one before it${hot.length ? `; ${hot.join('; ')}` : ''}`,
+    rule: `event-loop utilization (the share of the run the loop ran code, performance.eventLoopUtilization) of ${BUSY} or more${hot.length ? `; ${HOT_RULE}` : ''}`,
+  };
+}
+
+// What a node's profile says it spent its CPU in, in words: "58% of its CPU in computeDiscount
+// (src/pricing.js:42), 14% in JSON.stringify", or null when nothing stands out.
+const HOT_FIRST = 0.1;
+const HOT_NEXT = 0.05;
+const HOT_RULE = `from its CPU profile over the profile's window: functions by self time, as shares of its busy samples (idle left out), the first named at ${HOT_FIRST * 100}% or more and the next two at ${HOT_NEXT * 100}% or more`;
+function hotText(s, node) {
+  const top = s.profile?.nodes?.[node]?.top;
+  if (!top?.length || top[0].selfShare < HOT_FIRST) return null;
+  const base = s.deployment?.app?.dir;
+  const where = (f) => {
+    if (['program', 'GC'].includes(f.package)) return '';
+    if (!f.file) return f.package === 'your code' ? '' : ` (${f.package})`;
+    const file =
+      base && f.file.startsWith(`${base}/`)
+        ? f.file.slice(base.length + 1)
+        : f.file.replace(/^.*[\\/]node_modules[\\/]/, '');
+    return ` (${file}${f.line ? `:${f.line}` : ''})`;
+  };
+  const named = [top[0], ...top.slice(1, 3).filter((f) => f.selfShare >= HOT_NEXT)];
+  return `${node} spent ${named.map((f, i) => `${pct(f.selfShare)}${i ? '' : ' of its CPU'} in ${f.name}${where(f)}`).join(', ')}`;
+}
+
+// A profiled node busy a good part of the window whose CPU went mostly to a few functions,
+// where no other finding said it (a node that mostly idled says little of its hot path).
+const HOT_BUSY = 0.2;
+function hotFunctions(s) {
+  const nodes = Object.entries(s.profile?.nodes || {}).filter(([, n]) => n.busyShare >= HOT_BUSY);
+  const busy = new Set(
+    serving(s)
+      .filter((r) => r.eventLoopUtilization >= BUSY)
+      .map((r) => r.node),
+  );
+  const parts = nodes
+    .filter(([n]) => !busy.has(n))
+    .map(([n]) => hotText(s, n))
+    .filter(Boolean);
+  if (!parts.length) return null;
+  return {
+    id: 'hot-functions',
+    text: parts.join('; '),
+    rule: `${HOT_RULE}; for a node busy in ${HOT_BUSY * 100}% of its samples or more`,
   };
 }
 
@@ -124,6 +170,6 @@ function unevenWorkers(s) {
   };
 }
 
-const RUNTIME_RULES = [loopBusy, gcHeavy, cpuOffLoop, loopWaiting, unevenWorkers];
+const RUNTIME_RULES = [loopBusy, hotFunctions, gcHeavy, cpuOffLoop, loopWaiting, unevenWorkers];
 
-module.exports = { RUNTIME_RULES, BUSY, IDLE, GC_SECOND, CPU_BUSY_PCT };
+module.exports = { RUNTIME_RULES, BUSY, IDLE, GC_SECOND, CPU_BUSY_PCT, hotText };

@@ -39,6 +39,7 @@ const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topolog
 const { buildGraph } = require('../topology/graph');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 const { OUT_FLAGS, outArgs } = require('../out/flags');
+const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
 const { appendStepSummary } = require('../out/step-summary');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
@@ -81,6 +82,10 @@ How many replicas (docs/scaling.md):
   --run-dir DIR      the search's folder: run again with the same settings, a search there
                      that was cut short resumes from its last measured level
   --restart          with --run-dir: start its search over (its levels are deleted)
+  --profile          every level's Node processes profiled in its middle, and its stores'
+                     statements counted: the page shows, for each deployment, what they spent
+                     their time on at the knee (the last level that held, the first that broke)
+  --profile-interval US  the profiler's sampling interval (default 1000 µs)
   --out otlp=URL, --out-interval D   each level's metrics to an OpenTelemetry collector (as
                      for scenario; docs/pipelines.md); with $GITHUB_STEP_SUMMARY set, the search's
                      table is appended there
@@ -128,6 +133,8 @@ const COMMAND = defineCommand({
     'recovery-wait': flag.duration(),
     'fresh-per-level': flag.bool(),
     out: OUT_FLAGS.out,
+    profile: PROFILE_FLAGS.profile,
+    'profile-interval': PROFILE_FLAGS['profile-interval'],
     'out-interval': OUT_FLAGS['out-interval'],
     cap: flag.list(parseCap),
     replicas: { type: 'custom', parse: parseCounts, expected: 'replica counts, like 1,2,3,4 (each from 1 to 32)' },
@@ -219,6 +226,8 @@ function plan(argv) {
   const extra = [];
   for (const f of ['method', 'body', 'expect-status']) if (values[f] !== undefined) extra.push(`--${f}`, values[f]);
   for (const h of values.header) extra.push('--header', h);
+  // (--profile: every level profiled in its middle; the page shows the knee's.)
+  extra.push(...profileArgs(values));
   if (values.script && ['method', 'body', 'header'].some((f) => given.has(f))) {
     throw labError(
       'LAB_ERR_USAGE',
@@ -242,6 +251,7 @@ function plan(argv) {
     recoveryWaitS: values['recovery-wait'] ?? WAIT_S,
     fresh: values['fresh-per-level'],
     expect: parseExpect(values['expect-status']),
+    profile: profileOf(values),
     precision: values.precision ?? 0.05,
     repetitions: values.repetitions ?? 3,
     warmupS: values.warmup ?? 2,
@@ -355,7 +365,7 @@ async function searchDeployment(p, name, dir, log, seen, count = null) {
     deploy: (runtime) => {
       log(`${tag}: deploying ${deployment.label}`);
       for (const [node, cap] of Object.entries(caps)) log(`${tag}: capping ${node}: ${describeCap(cap)}`);
-      return runtime.up(deployment, ports, { caps, probe: !p.values['no-probe'] });
+      return runtime.up(deployment, ports, { caps, probe: !p.values['no-probe'], statements: Boolean(p.profile) });
     },
     dir,
     folder: path.join(dir, count ? `${name}-x${count}` : name),

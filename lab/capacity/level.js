@@ -116,6 +116,7 @@ function judgeLevel(summary, o) {
     generatorCpuPct: summary.generator?.cpuPctMean ?? null,
     cost: costOf(summary),
     loops: loopsOf(summary),
+    ...(summary.profile || summary.stores ? { profile: profileOf(summary) } : {}),
   };
 }
 
@@ -153,6 +154,25 @@ function judgePooled(levels, o) {
     errorsPct: METRICS.errors(measured, true),
     requests: measured.requestsSent,
     runs: levels.length,
+  };
+}
+
+// What the level's processes and stores spent their time on (--profile), in short: each node's
+// top functions, the database's statements, the cache's commands (the level's own summary
+// has the rest).
+function profileOf(summary) {
+  const TOP = 5;
+  const nodes = Object.fromEntries(
+    Object.entries(summary.profile?.nodes || {}).map(([n, x]) => [
+      n,
+      { busyShare: x.busyShare, top: x.top.slice(0, TOP) },
+    ]),
+  );
+  return {
+    nodes,
+    statements: summary.stores?.postgres?.statements?.slice(0, TOP) ?? null,
+    commands: summary.stores?.redis?.commands?.slice(0, TOP) ?? null,
+    notes: summary.profile?.notes ?? [],
   };
 }
 

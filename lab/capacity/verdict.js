@@ -85,6 +85,10 @@ function verdictOf(name, deployment, found, verification, p) {
     ...(found.recoveries?.length ? { recoveries: found.recoveries } : {}),
   };
   const changed = changedUnder(found, verification);
+  // --profile: the knee, what the processes and stores spent their time on at the last level
+  // that held and the first that broke.
+  const knee = kneeOf(found, verification);
+  if (knee) base.knee = knee;
   if (!found.held) {
     const l = (found.stop.kind === 'first-level' && found.stop.level) || found.broke || found.stop.level;
     if (changed) return { ...base, maxRate: null, ...changed, broke: fig(found.broke || l) };
@@ -181,6 +185,13 @@ function verdictOf(name, deployment, found, verification, p) {
     // Answers a second for each core of CPU the deployment used at that rate.
     perCore: cost.cpuMsPerRequest ? Math.round(1000 / cost.cpuMsPerRequest) : null,
   };
+}
+
+function kneeOf(found, verification) {
+  const held = verification?.findLast?.((a) => a.ok)?.runs.at(-1) ?? found.held;
+  const at = (l) => (l?.profile ? { rate: l.rate, dir: l.dir, ...l.profile } : null);
+  const knee = { held: at(held), broke: at(found.broke) };
+  return knee.held || knee.broke ? knee : null;
 }
 
 const failedOf = (l) => (l.thresholds || []).filter((t) => !t.ok).map((t) => t.text);

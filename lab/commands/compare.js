@@ -6,7 +6,8 @@ const { defineCommand, flag, ROOT } = require('../terminal/flags');
 const { stamp } = require('../results/run-dir');
 const { labError } = require('../../common/errors');
 const loadRun = require('../report/load-run');
-const { renderCompare } = require('../report/run-report');
+const { renderCompare, label } = require('../report/run-report');
+const { comparedLines } = require('../results/render-profile');
 const { isOurPage } = require('../report/page');
 const { parseCondition, gate, gateText } = require('../out/gate');
 const { readJson } = require('../results/files');
@@ -120,7 +121,12 @@ async function compare(argv) {
   const out = outFile(values.out);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, renderCompare(runs));
-  return { stdout: out };
+  // Profiled runs (--profile): their hottest functions and statements side by side, here too.
+  const profiled = comparedLines(
+    runs.map((r) => r.summary),
+    runs.map((r) => label(r)),
+  );
+  return { stdout: profiled.length ? `${profiled.join('\n')}\n\n${out}` : out };
 }
 
 // compare --fail-if: the gate's verdict, exit 99 when the new run is worse.

@@ -48,6 +48,8 @@ const { warm } = require('../run/warm');
 const { summarizeRun } = require('../run/summary');
 const { feedLive } = require('../run/live');
 const { planText } = require('../run/plan-text');
+const { PROFILE_FLAGS, PROFILE_HELP, profileOf } = require('../profile/flags');
+const { startProfiling } = require('../run/profile');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
        npm run scenario -- --script FILE <deployment> [options]    (your Artillery script)
@@ -108,6 +110,7 @@ ${KIND_HELP}
   --placement P    on a swarm of several nodes: spread, apart, manager-only (npm run deploy -- --help)
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)
+${PROFILE_HELP}
 ${OUT_HELP}`;
 
 const COMMAND = defineCommand({
@@ -119,6 +122,7 @@ const COMMAND = defineCommand({
     ...DASHBOARD_FLAGS,
     ...GENERATOR_FLAGS,
     ...OUT_FLAGS,
+    ...PROFILE_FLAGS,
     generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     script: flag.path(),
     environment: flag.string(),
@@ -369,6 +373,7 @@ function plan(argv) {
     connections,
     participants,
     thresholds: thresholdsOf(what.model, values, generator),
+    profile: profileOf(values),
   };
 }
 
@@ -421,6 +426,7 @@ async function runScenario(p, dashboard, log) {
   await deploy(run);
   const releasePartial = keepPartial(run);
   planGeneration(run);
+  const profiling = startProfiling(run);
   if (p.values['warm-cache']) await warm(run);
   run.probe.start();
   startOutputs(run);
@@ -434,6 +440,7 @@ async function runScenario(p, dashboard, log) {
   }
   // The nodes' window ends with the load.
   run.probe.stop();
+  if (profiling) run.profiled = await profiling.finish();
   // Interrupted: the cleanup above writes the partial summary once the generator stopped.
   if (interrupted()) return null;
   releasePartial();

@@ -31,6 +31,7 @@ const { OUT_FLAGS, outArgs } = require('../out/flags');
 const { junitXml } = require('../out/junit');
 const { appendStepSummary } = require('../out/step-summary');
 const { parseSlo } = require('../capacity/slo');
+const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
 Runs a study end to end (each of its runs one lab command) and writes study.html and
@@ -64,6 +65,9 @@ deployments and scaling (your service; need --app):
   --endpoints /a,/b           its paths (default /; scaling: one); or --script FILE, your
                               Artillery script
   --slo EXPR                  the capacity's SLO, repeatable (default p99<200 and errors<1%)
+  --profile                   every run's Node processes profiled, its stores' statements
+                              counted; the report puts the deployments' side by side
+                              (docs/profiles.md)
   --fresh-per-level           the capacity searches redeploy before every level (a fresh
                               database with --with): for a service whose state grows under
                               load, which the study suggests when a search finds it did not
@@ -103,6 +107,8 @@ const COMMAND = defineCommand({
     script: flag.path(),
     slo: flag.list((v) => parseSlo(v).text),
     'fresh-per-level': flag.bool(),
+    profile: PROFILE_FLAGS.profile,
+    'profile-interval': PROFILE_FLAGS['profile-interval'],
     ...OUT_FLAGS,
   },
 });
@@ -262,6 +268,8 @@ function options(study, values) {
     ],
     // The capacity runs' own: a fresh deployment per level (a service whose state grows).
     freshPerLevel: values['fresh-per-level'],
+    // --profile, passed on to every run (checked here: not with --no-probe).
+    profileArgs: profileOf(values) ? profileArgs(values) : [],
     script: values.script,
     slos: values.slo && values.slo.length ? values.slo : undefined,
     scenarios: list('scenario', values.scenarios, SCENARIOS),

@@ -46,9 +46,13 @@ async function startCollector({ listen, file = null, maxDatagrams = 500000, onDa
   }
   const datagrams = [];
   const counts = { received: 0, rejected: 0, dropped: 0 };
+  // Where each process sends from (the socket that heard it, its address), for the words the
+  // collector sends back (a profile asked: ./profiles.js), and who listens for those words.
+  const senders = new Map();
+  const listeners = new Set();
   const out = file ? fs.createWriteStream(file, { flags: 'a' }) : null;
   out?.on('error', () => {});
-  const onMessage = (msg) => {
+  const onMessage = (socket, msg, rinfo) => {
     counts.received += 1;
     let d = null;
     if (msg.length <= MAX_BYTES) {
@@ -63,6 +67,9 @@ async function startCollector({ listen, file = null, maxDatagrams = 500000, onDa
       return;
     }
     d.at = Date.now();
+    const sender = { node: d.node, pid: d.pid, role: d.role, w: d.w ?? null, socket, rinfo, at: d.at };
+    senders.set(`${d.node}\u0000${d.pid}`, sender);
+    for (const l of listeners) l(sender);
     if (datagrams.length >= maxDatagrams) {
       counts.dropped += 1;
       return;
@@ -78,13 +85,29 @@ async function startCollector({ listen, file = null, maxDatagrams = 500000, onDa
     }
   };
   for (const s of sockets) {
-    s.on('message', onMessage);
+    s.on('message', (msg, rinfo) => onMessage(s, msg, rinfo));
     s.on('error', () => {});
   }
   let closed = false;
   return {
     datagrams,
     stats: () => ({ ...counts, kept: datagrams.length }),
+    // The processes heard from since `since` (ms), with where they send from.
+    senders: (since = 0) => [...senders.values()].filter((x) => x.at >= since),
+    // Calls fn(sender) for every datagram from now on; returns how to stop.
+    onSender(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
+    // Words back to a process, on the socket it sends to (its probe takes them from that port).
+    tell(sender, obj) {
+      try {
+        sender.socket.send(JSON.stringify(obj), sender.rinfo.port, sender.rinfo.address, () => {});
+      } catch {
+        // the socket closed meanwhile
+      }
+    },
+    listen,
     async close() {
       if (closed) return;
       closed = true;

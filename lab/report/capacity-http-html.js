@@ -200,6 +200,50 @@ function recoveryRows(r) {
   );
 }
 
+// --profile: what each deployment's processes and stores spent their time on at its knee
+// (the last level that held, the first that broke), side by side. That is where single and
+// replicated differ: the service's own code in one, the shared database in the other.
+const share = (v) => `${Math.round(v * 1000) / 10}%`;
+function kneeCells(k) {
+  if (!k) return ['-', '-'];
+  const fns = Object.entries(k.nodes || {}).map(
+    ([n, x]) =>
+      `${n}: ${
+        x.top
+          .slice(0, 3)
+          .map((f) => `${f.name} ${share(f.selfShare)}`)
+          .join(', ') || '-'
+      }`,
+  );
+  const stmts = [
+    ...(k.statements || [])
+      .slice(0, 2)
+      .map((q) => `${share(q.share)} ${q.query.slice(0, 80)} (${q.calls} calls, ${q.meanMs} ms)`),
+    ...(k.commands || []).slice(0, 2).map((c) => `${share(c.share)} ${c.command.toUpperCase()} (${c.calls} calls)`),
+  ];
+  return [fns.join('; ') || '-', stmts.join('; ') || '-'];
+}
+function kneeRows(r) {
+  return (r.deployments || [])
+    .filter((d) => d.knee)
+    .flatMap((d) =>
+      ['held', 'broke']
+        .filter((w) => d.knee[w])
+        .map((w) => [
+          d.deployment,
+          `${d.knee[w].rate}/s (${w === 'held' ? 'held' : 'broke'})`,
+          ...kneeCells(d.knee[w]),
+        ]),
+    );
+}
+function kneeSection(r) {
+  const rows = kneeRows(r);
+  if (!rows.length) return '';
+  return html`<h2>At the knee: where the time went (--profile)</h2>
+    ${table(['deployment', 'level', 'processes: hottest functions by self time', 'stores: heaviest statements'], rows, 'knee')}
+    <p class="note">Each level's own report has the whole profile, a flame graph per node, and every statement.</p>`;
+}
+
 function capacityHttpBody(r) {
   const notes = (r.deployments || []).filter((d) => d.maxRate === null || d.atLeast);
   const recoveries = recoveryRows(r);
@@ -215,7 +259,7 @@ function capacityHttpBody(r) {
           ${table(['deployment', 'after', 'recovered', 'waited s', 'the probes'], recoveries)}`
         : ''
     }
-    ${scalingSection(r.scaling)} ${chart(r)} ${loopChart(r)}
+    ${kneeSection(r)} ${scalingSection(r.scaling)} ${chart(r)} ${loopChart(r)}
     <h2>Every level</h2>
     ${table(
       [
@@ -275,9 +319,20 @@ function capacityText(r) {
     ...notes,
     r.machineLimit ? r.machineLimit.text : '',
     r.best ? r.best.text : '',
+    ...kneeText(r),
   ]
     .join('\n')
     .trim();
+}
+
+function kneeText(r) {
+  const rows = kneeRows(r);
+  if (!rows.length) return [];
+  return [
+    '',
+    'At the knee (--profile):',
+    ...rows.map(([d, level, fns, stmts]) => `  ${d} at ${level}: ${fns}${stmts !== '-' ? `; ${stmts}` : ''}`),
+  ];
 }
 
 module.exports = { capacityHttpPage, capacityHttpBody, capacityText };

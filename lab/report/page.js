@@ -2,6 +2,7 @@
 
 const { html, trusted } = require('./html');
 const { chartAssets } = require('./chart-assets');
+const { flameAssets } = require('./flame-assets');
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:24px;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
@@ -18,6 +19,8 @@ const isOurPage = (text) => text.slice(0, 2048).includes(`<meta name="generator"
 // charts come later, the live dashboard's).
 function page(title, body, machine, o = {}) {
   const charts = o.charts || String(body?.text ?? '').includes('data-chart=');
+  // (A page with flame graphs, a profiled run's, carries their library once too.)
+  const flames = String(body?.text ?? '').includes('class="flame"');
   const m = machine
     ? html`<footer>
         Measured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node
@@ -33,7 +36,7 @@ function page(title, body, machine, o = {}) {
         <style>
           ${trusted(STYLE)}
         </style>
-        ${charts ? chartAssets() : ''}
+        ${charts ? chartAssets() : ''} ${flames ? flameAssets() : ''}
       </head>
       <body>
         ${body} ${m}

@@ -1,5 +1,6 @@
 'use strict';
 
+const { profileSection, profileCompared } = require('./profile-html');
 const { lineChart } = require('./chart');
 const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
@@ -493,6 +494,7 @@ function runBody(run) {
     <p class="note">${s.phaseRateNote || ''}</p>
     <h2>Deployment</h2>
     ${deploymentSvg(s.deployment ? { ...s.deployment } : null)} ${nodesTable(run)} ${storesTable(s)}
+    ${profileSection(run)}
     <h2>Sources</h2>
     ${sourcesList(s)}
     <p class="note">${s.responseTimeNote || ''}</p>`;
@@ -516,7 +518,7 @@ function compareBody(runs) {
       for (const [t, v] of r.series[series][n]) at.set(Math.round(t), (at.get(Math.round(t)) || 0) + v);
     return [...at].sort((a, b) => a[0] - b[0]);
   };
-  return html` ${summaryTable(runs)} ${requestsCompared(runs)} ${peaksSummary(runs)}
+  return html` ${summaryTable(runs)} ${requestsCompared(runs)} ${peaksSummary(runs)} ${profileCompared(runs, label)}
   ${panel('Scenarios launched per second', (r) => r.series.launched, 'per second')}
   ${panel('Requests completed per second', (r) => r.series.completed, 'per second')}
   ${panel('Pending requests', (r) => r.series.pending, 'pending')}

@@ -1,5 +1,7 @@
 'use strict';
 
+const { profileLines } = require('./render-profile');
+
 const { signalRows, SIGNAL_HEAD } = require('./signal-summary');
 // The final summary as text, laid out like Artillery's report in the course. A pure
 // function of summary.json.
@@ -228,6 +230,7 @@ function renderSummary(s) {
       `Redis: ${r.opsPerSMean ?? '-'} commands/s (max ${r.opsPerSMax ?? '-'}), ${r.clientsMax ?? '-'} clients, ${r.memoryMiBMax ?? '-'} MiB`,
     );
   }
+  lines.push(...profileLines(s));
   if (s.findings?.length) {
     lines.push('Findings:');
     for (const f of s.findings) lines.push(`  ${f.text}`);

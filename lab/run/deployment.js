@@ -29,6 +29,8 @@ async function deploy(run) {
       connections: p.connections,
       placement: p.placement,
       probe: !values['no-probe'],
+      // (--profile: the stores count what they spend their time on.)
+      statements: Boolean(p.profile),
     });
     target = state.url;
     // The entry's rendered config beside the results (nginx.conf, haproxy.cfg, Caddyfile).

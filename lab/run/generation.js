@@ -91,6 +91,9 @@ async function generate(run, extra = {}) {
   const onRecord = (r) => {
     fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
     progress.onRecord(r);
+    // The load's own clock starts at its first phase: what is timed from it (a profile's
+    // window: lab/run/profile.js) starts from there.
+    if (r.type === 'phase' && r.index === 0) for (const fn of run.onLoadStart || []) fn(r.at);
     if (deadline && r.type === 'phase' && r.index === 0 && !deadlineTimer) {
       deadlineTimer = setTimeout(
         () => {

@@ -75,6 +75,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   summary.thresholds = [...evaluate(p.thresholds, summary), ...artilleryChecks(summary)];
   summary.monitoring = run.monitoring.sources;
   summary.nodes = nodesOf(run, summary, write);
+  withProfile(summary, run.profiled);
   summary.findings = runFindings(summary);
   if (dashboard) summary.dashboard = dashboard;
   // Where the run's figures also went (--out), and what was not delivered.
@@ -91,6 +92,21 @@ function noAnswer(summary) {
   if (summary.status !== 'completed' || summary.requestsCompleted > 0 || !(summary.requestsSent > 0)) return;
   const top = Object.entries(summary.errors || {}).sort((a, b) => b[1] - a[1])[0];
   summary.status = `${NO_ANSWER}${top ? `: ${top[0]} ${top[1]}` : ''})`;
+}
+
+// --profile (lab/run/profile.js): the processes' profiles, and each store's statements (the
+// database's) or commands (the cache's) beside its other figures.
+function withProfile(summary, profiled) {
+  if (!profiled) return;
+  summary.profile = profiled.profile;
+  for (const [name, got] of Object.entries(profiled.stores || {})) {
+    summary.stores ??= {};
+    const into = (summary.stores[name] ??= {});
+    if (got.error) into.statementsError = got.error;
+    else if (got.statements) Object.assign(into, { statements: got.statements, statementsTotalMs: got.totalMs });
+    else if (got.commands)
+      Object.assign(into, { commands: got.commands, commandsTotalMs: got.totalMs, slowlog: got.slowlog });
+  }
 }
 
 // A participants' run has no arrival rate to miss: what the generator could not hold, the

@@ -348,9 +348,13 @@ class LocalRuntime {
       entryConf: graph.entry && contexts[graph.entry]?.paths.confFile ? contexts[graph.entry].paths.confFile : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
       probe,
-      // Each store's folder, and whether down keeps its data (--keep-data).
+      // Each store's folder, whether down keeps its data (--keep-data), and whether it counts
+      // its statements (--profile: lab/stores/statements.js).
       stores: Object.fromEntries(
-        Object.entries(stores).map(([n, s]) => [n, { dir: s.ctx.dir, outside: s.outside, keepData: !s.fresh }]),
+        Object.entries(stores).map(([n, s]) => [
+          n,
+          { dir: s.ctx.dir, outside: s.outside, keepData: !s.fresh, statements: s.ctx.profile },
+        ]),
       ),
       pids: {},
       processes: [],
@@ -404,7 +408,8 @@ class LocalRuntime {
     const token = this.state.token();
     // The data stores' programs and folders (lab/stores/), each prepared before anything
     // starts: installed when missing (as root), a fresh database unless --keep-data.
-    const stores = await this.prepareStores(deployment, graph, token);
+    // (options.statements: the stores count what they spend their time on, for --profile.)
+    const stores = await this.prepareStores(deployment, graph, token, { profile: options.statements === true });
     const storeEnv = storesEnv(deployment.stores || [], (name) => ({
       host: this.host,
       port: nodeOf(graph, name).port,
@@ -485,7 +490,7 @@ class LocalRuntime {
 
   // Each store's program (found, or installed as root) and its folder (lab/stores/folders.js):
   // a fresh one unless --keep-data, whose data is marked kept once it is made.
-  async prepareStores(deployment, graph, token) {
+  async prepareStores(deployment, graph, token, { profile = false } = {}) {
     const out = {};
     const keep = deployment.storeOptions?.keepData === true;
     for (const name of deployment.stores || []) {
@@ -499,6 +504,8 @@ class LocalRuntime {
         host: this.host,
         port: nodeOf(graph, name).port,
         maxConnections: deployment.storeOptions?.maxConnections ?? 100,
+        // Profiled (--profile): what each store spent its time on (lab/stores/statements.js).
+        profile,
       };
       const had = keep && storeFolders.keptData(this.stateDir, token, [name]).length > 0;
       if (!had) this.log(`${name}: making a new database in ${dir}`);

@@ -70,6 +70,23 @@ function systemUser() {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
+// pg_stat_statements in the app database (where the lab reads it: lab/stores/statements.js).
+async function createExtension({ bin, host, port }) {
+  const r = await run(path.join(bin, 'psql'), [
+    '-h',
+    host,
+    '-p',
+    String(port),
+    '-U',
+    USER,
+    '-d',
+    DATABASE,
+    '-Atc',
+    'CREATE EXTENSION IF NOT EXISTS pg_stat_statements',
+  ]);
+  if (!r.ok) throw labError('LAB_ERR_STORE', 'postgres', `pg_stat_statements: ${r.out}`);
+}
+
 module.exports = {
   name: 'postgres',
   role: 'database',
@@ -115,9 +132,11 @@ module.exports = {
     if (!r.ok) throw labError('LAB_ERR_STORE', 'postgres', `initdb failed: ${r.out.split('\n').slice(-3).join(' | ')}`);
     return { data, kept: false };
   },
-  // The server in the foreground, for pm2.
-  command({ bin, dir, host, port, maxConnections }) {
+  // The server in the foreground, for pm2. Profiled (--profile), it preloads
+  // pg_stat_statements (in Debian's postgresql package), which counts each statement's time.
+  command({ bin, dir, host, port, maxConnections, profile = false }) {
     return asOwner(path.join(bin, 'postgres'), [
+      ...(profile ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : []),
       '-D',
       path.join(dir, 'data'),
       '-p',
@@ -139,7 +158,7 @@ module.exports = {
     const r = await run(path.join(bin, 'pg_isready'), ['-h', host, '-p', String(port), '-U', USER, '-d', 'postgres']);
     return r.ok;
   },
-  async init({ bin, host, port }) {
+  async init({ bin, host, port, profile = false }) {
     const exists = await run(path.join(bin, 'psql'), [
       '-h',
       host,
@@ -152,9 +171,12 @@ module.exports = {
       '-Atc',
       `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`,
     ]);
-    if (exists.out === '1') return;
-    const r = await run(path.join(bin, 'createdb'), ['-h', host, '-p', String(port), '-U', USER, DATABASE]);
-    if (!r.ok) throw labError('LAB_ERR_STORE', 'postgres', `createdb failed: ${r.out}`);
+    if (exists.out !== '1') {
+      const r = await run(path.join(bin, 'createdb'), ['-h', host, '-p', String(port), '-U', USER, DATABASE]);
+      if (!r.ok) throw labError('LAB_ERR_STORE', 'postgres', `createdb failed: ${r.out}`);
+    }
+    // Profiled: the statements' counter, in the app database where the lab reads it.
+    if (profile) await createExtension({ bin, host, port });
   },
   // What your service is given: the URL and libpq's own variables.
   env({ host, port }) {

@@ -66,6 +66,7 @@ function plan(o) {
     ...(o.appCmd ? ['--app-cmd', o.appCmd] : []),
     ...(o.health ? ['--health', o.health] : []),
     ...(o.storeArgs || []),
+    ...(o.profileArgs || []),
   ];
   const gen = ['--generator', o.generator ?? 'fast'];
   const runs = [];

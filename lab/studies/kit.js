@@ -203,6 +203,8 @@ const YOUR_SERVICE_FLAGS = Object.freeze([
   'app-setup-timeout',
   'app-start-timeout',
   'fresh-per-level',
+  'profile',
+  'profile-interval',
   'script',
   'slo',
   'endpoints',

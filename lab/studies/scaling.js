@@ -40,6 +40,7 @@ function plan(o) {
     ...(o.appCmd ? ['--app-cmd', o.appCmd] : []),
     ...(o.health ? ['--health', o.health] : []),
     ...(o.storeArgs || []),
+    ...(o.profileArgs || []),
   ];
   return kinds.map((kind) => ({
     kind: 'capacity',

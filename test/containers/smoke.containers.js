@@ -312,6 +312,49 @@ maybe('containers on a real engine', () => {
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
   }, 900000);
 
+  // --profile in containers (issue 61): a service of the tests' own with a known hot function
+  // in its own file (test/fixtures/apps/pricing, src/pricing.js computeDiscount), profiled
+  // through the probe in its container, the profile brought back to the run folder.
+  test('--profile on compose: the hot function named first, its profile in the run folder', async () => {
+    const sd = tmpStateDir();
+    const r = await lab(
+      [
+        'scenario',
+        '/price?rounds=300000',
+        'endurance',
+        'single',
+        '--app',
+        path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing'),
+        '--engine',
+        'compose',
+        '--generator',
+        'fast',
+        '--rate',
+        '40',
+        '--duration',
+        '12',
+        '--profile',
+        '--no-graphite',
+        '--json',
+        '--state-dir',
+        sd,
+        '--results-dir',
+        path.join(sd, 'results'),
+        '--port-base',
+        String(await freePortBase()),
+      ],
+      { env: { ...engine.env, ...env }, timeoutMs: 600000 },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    const s = JSON.parse(r.stdout);
+    const node = s.profile.nodes['replica-1'];
+    expect(node.top[0]).toMatchObject({ name: 'computeDiscount', package: 'your code' });
+    expect(node.top[0].file).toMatch(/src\/pricing\.js$/);
+    expect(node.top[0].selfShare).toBeGreaterThan(0.5);
+    expect(fs.existsSync(path.join(s.resultsDir, node.file))).toBe(true);
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 900000);
+
   // The whole stack in containers (issue 51): a service the lab has never seen, its state in
   // PostgreSQL and Redis (test/fixtures/apps/ledger), the stores' images built on the lab's
   // base, its schema made by --app-setup before the replicas start, shared by all of them.

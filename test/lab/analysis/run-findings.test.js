@@ -76,3 +76,26 @@ test("PostgreSQL's refused connections are counted against its limit and the pro
   expect(f.text).toMatch(/refused 14 connection\(s\).*max_connections of 20, shared by 12 service process\(es\)/);
   expect(runFindings(summary([], { stores: { postgres: { refusedConnections: 0 } } }))).toEqual([]);
 });
+
+test("a store's heaviest statement, joined to the store-limit finding; another busy store's said on its own", () => {
+  const rows = [
+    { node: 'replica-1', cpuPctMean: 20 },
+    { node: 'postgres', cpuPctMean: 97 },
+    { node: 'redis', cpuPctMean: 35 },
+  ];
+  const stores = {
+    postgres: {
+      statements: [
+        { query: 'UPDATE accounts SET balance = balance + $1 WHERE id = $2', calls: 12400, meanMs: 3.1, share: 0.71 },
+      ],
+    },
+    redis: { commands: [{ command: 'incr', calls: 5000, usecPerCall: 2.1, share: 0.9 }] },
+  };
+  const found = runFindings(summary(rows, { stores }));
+  expect(found.find((f) => f.id === 'store-limit').text).toBe(
+    'postgres at 97% of a core while the replicas sat at 20% at most: the database set the limit; 71% of its time in `UPDATE accounts SET balance = balance + $1 WHERE id = $2` (12400 calls, 3.1 ms each)',
+  );
+  expect(found.find((f) => f.id === 'heaviest-statements').text).toBe(
+    'redis: 90% of its time in INCR (5000 calls, 2.1 µs each)',
+  );
+});

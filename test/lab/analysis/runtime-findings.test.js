@@ -76,3 +76,36 @@ test('a process busy at 80% of a core or more while its loop idled: its CPU went
   const multi = [row('replica-1', 0.05, { cpuPctMean: 90, loops: 3 })];
   expect(ids(summary(multi, trend))).toEqual(['loop-waiting']);
 });
+
+test('a profiled node: the functions it spent its CPU in, joined to the loop-busy finding, or on their own', () => {
+  const fn = (name, selfShare, file = '/srv/app/src/pricing.js', line = 42, pkg = 'your code') => ({
+    name,
+    file,
+    line,
+    package: pkg,
+    selfShare,
+    totalShare: selfShare,
+  });
+  const profile = {
+    nodes: {
+      'replica-1': {
+        busyShare: 0.9,
+        top: [fn('computeDiscount', 0.58), fn('stringify', 0.14, null, null, 'V8 (builtins, native)')],
+      },
+      'replica-2': { busyShare: 0.4, top: [fn('render', 0.3, '/srv/app/node_modules/ejs/lib/ejs.js', 10, 'ejs')] },
+      'replica-3': { busyShare: 0.05, top: [fn('idle', 0.9)] },
+    },
+  };
+  const s = summary([row('replica-1', 0.96), row('replica-2', 0.4), row('replica-3', 0.02)], {
+    profile,
+    deployment: { app: { dir: '/srv/app' } },
+  });
+  const found = runFindings(s);
+  const busy = found.find((f) => f.id === 'loop-busy');
+  expect(busy.text).toMatch(
+    /^the event loop of replica-1 was busy 96% of the time: CPU-bound in JavaScript, every request waits for the one before it; replica-1 spent 58% of its CPU in computeDiscount \(src\/pricing\.js:42\), 14% in stringify \(V8 \(builtins, native\)\)$/,
+  );
+  const hot = found.find((f) => f.id === 'hot-functions');
+  // (replica-3 mostly idled: nothing said of it.)
+  expect(hot.text).toBe('replica-2 spent 30% of its CPU in render (node_modules/ejs/lib/ejs.js:10)');
+});

@@ -1,0 +1,157 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, ownPlace, ROOT } = require('../../helper');
+const { browserTest, launch, available } = require('../../browser');
+
+// --profile (lab/run/profile.js): what to change, on services the lab has never seen. The
+// tests' pricing app spends most of a price's CPU in computeDiscount (src/pricing.js, line 4):
+// the profile must name it first, with its file and line, in the terminal, summary.json and a
+// flame graph the browser draws; its workers' profiles merged on multi. The ledger app's
+// /crunch is a heavy statement for PostgreSQL: named first, in the summary and the finding.
+const app = (name) => path.join(ROOT, 'test', 'fixtures', 'apps', name);
+
+async function scenario(args, { json = true } = {}) {
+  const r = await lab(
+    [
+      'scenario',
+      ...args,
+      '--generator',
+      'fast',
+      '--profile',
+      '--no-graphite',
+      ...(json ? ['--json'] : []),
+      ...(await ownPlace({ ports: 70 })),
+    ],
+    { timeoutMs: 240000 },
+  );
+  return { r, s: json && r.stdout.trim().startsWith('{') ? JSON.parse(r.stdout) : null };
+}
+
+let browser;
+beforeAll(async () => {
+  if (available()) browser = await launch();
+});
+afterAll(async () => browser && browser.close());
+
+browserTest(
+  'single: the hot function first, with its file and line, in the terminal, the summary and a flame graph',
+  async () => {
+    const { r } = await scenario(
+      ['/price?rounds=300000', 'endurance', 'single', '--app', app('pricing'), '--rate', '80', '--duration', '12'],
+      { json: false },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    expect(r.code).toBe(0);
+    // The terminal: the node's top functions, the hot one first.
+    expect(r.stdout).toMatch(/Where the CPU went \(--profile, [\d.]+-[\d.]+ s of the load/);
+    expect(r.stdout).toMatch(
+      /replica-1 \(busy [\d.]+% of its samples; profiles\/replica-1\.cpuprofile\)\n +[\d.]+% {2}computeDiscount {2}src\/pricing\.js:4/,
+    );
+    const dir = /Results: (.+)\n/.exec(r.stdout)[1];
+    const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    const [top] = s.profile.nodes['replica-1'].top;
+    expect(top).toMatchObject({ name: 'computeDiscount', line: 4, package: 'your code' });
+    expect(top.file).toBe(path.join(app('pricing'), 'src', 'pricing.js'));
+    expect(top.selfShare).toBeGreaterThan(0.5);
+    expect(top.totalShare).toBeGreaterThanOrEqual(top.selfShare);
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, 'profiles', 'replica-1.cpuprofile'), 'utf8'));
+    expect(profile.nodes.length).toBeGreaterThan(10);
+    expect(s.findings.map((f) => f.text).join('\n')).toMatch(
+      /replica-1 spent \d+% of its CPU in computeDiscount \(src\/pricing\.js:4\)/,
+    );
+
+    // The report as a person meets it: a flame graph drawn, and its search finds the function.
+    const context = await browser.newContext({ offline: true, viewport: { width: 1100, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.goto(`file://${path.join(dir, 'report.html')}`);
+      const fig = page.locator('figure.flame').first();
+      await fig.scrollIntoViewIfNeeded();
+      expect(await page.evaluate(() => globalThis.labFlames.length)).toBeGreaterThanOrEqual(1);
+      const frames = await fig.locator('svg g').count();
+      expect(frames).toBeGreaterThan(5);
+      await fig.locator('input').fill('computeDiscount');
+      await page.waitForTimeout(300);
+      const details = await fig.locator('.flame-details').textContent();
+      const found = Number(/\( ?([\d.]+)%\)/.exec(details)?.[1]);
+      expect(found).toBeGreaterThan(50);
+      await fig.screenshot({ path: path.join(ROOT, 'test-output', 'pages', 'profile-flame.png') });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  },
+  300000,
+);
+
+test('multi: the workers profiled and merged into the node; the hot function still first', async () => {
+  const { r, s } = await scenario([
+    '/price?rounds=300000',
+    'endurance',
+    'multi',
+    '--app',
+    app('pricing'),
+    '--app-cmd',
+    'node server.js',
+    '--workers',
+    '2',
+    '--rate',
+    '40',
+    '--duration',
+    '12',
+  ]);
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  const node = s.profile.nodes['replica-1'];
+  // The primary and its two workers, each profiled, merged into the node's profile.
+  expect(node.processes.filter((p) => p.role === 'worker').length).toBe(2);
+  expect(node.top[0].name).toBe('computeDiscount');
+  const files = fs.readdirSync(path.join(s.resultsDir, 'profiles'));
+  expect(files.filter((f) => /^replica-1-\d+\.cpuprofile$/.test(f)).length).toBe(node.processes.length);
+}, 300000);
+
+test("a database's heaviest statement named first, in the summary and the finding", async () => {
+  const { r, s } = await scenario([
+    '/crunch?n=300000',
+    'endurance',
+    'single',
+    '--app',
+    app('ledger'),
+    '--with',
+    'postgres,redis',
+    '--app-setup',
+    'npm run migrate',
+    '--rate',
+    '30',
+    '--duration',
+    '10',
+  ]);
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  const [q] = s.stores.postgres.statements;
+  // (Normalized: every constant a parameter, the statement's own 1 too.)
+  expect(q.query).toMatch(/^SELECT sum\(i\)::text AS s FROM generate_series\(\$\d, \$\d\) AS i$/);
+  expect(q.share).toBeGreaterThan(0.5);
+  expect(q.calls).toBeGreaterThan(50);
+  expect(s.findings.map((f) => f.text).join('\n')).toMatch(
+    /of its time in `SELECT sum\(i\)::text AS s FROM generate_series\(\$\d, \$\d\) AS i` \(\d+ calls, [\d.]+ ms each\)/,
+  );
+  expect(Array.isArray(s.stores.redis.commands)).toBe(true);
+}, 300000);
+
+test('bad input: --profile with --no-probe, a window without --profile, a window past the run', async () => {
+  const where = ['--state-dir', require('../../helper').tmpStateDir()];
+  const bad = [
+    [['ping', 'load', 'single', '--profile', '--no-probe'], /cannot go with --no-probe/],
+    [['ping', 'load', 'single', '--profile-window', '1-5'], /--profile-window is for --profile/],
+    [['ping', 'load', 'single', '--profile', '--profile-window', 'soon'], /expected FROM-TO/],
+    [['ping', 'load', 'single', '--profile', '--profile-interval', '5'], /--profile-interval/],
+  ];
+  for (const [args, re] of bad) {
+    const r = await lab(['scenario', ...args, '--plan', ...where]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(re);
+  }
+});
