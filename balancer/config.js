@@ -24,11 +24,17 @@ const schema = {
   // > 0: UPSTREAMS names are looked up again this often, every address of a name being one
   // replica (swarm's tasks.NAME, whose tasks come and go). 0: addresses are used as given.
   resolveMs: { name: 'RESOLVE_MS', type: 'int', min: 0, max: 600000, default: 0 },
+  // TLS for its clients (--tls): its certificate and key files; HTTP2=1 speaks HTTP/2 too.
+  tlsCert: { name: 'TLS_CERT', type: 'string', default: '' },
+  tlsKey: { name: 'TLS_KEY', type: 'string', default: '' },
+  http2: { name: 'HTTP2', type: 'bool', default: false },
 };
 
 function loadConfig(env = process.env) {
   const config = parseSettings(schema, env);
   if (!config.upstreams.length) throw new Error('UPSTREAMS is empty: name at least one replica as host:port');
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) throw new Error('TLS_CERT and TLS_KEY go together');
+  if (config.http2 && !config.tlsCert) throw new Error('HTTP2 needs TLS_CERT and TLS_KEY (HTTP/2 over TLS)');
   return config;
 }
 

@@ -12,7 +12,12 @@ try {
   process.stderr.write(`balancer: ${err.message}\n`);
   process.exit(1);
 }
-const { server, stop } = createBalancer(config);
+const fs = require('node:fs');
+
+const tls = config.tlsCert
+  ? { cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey), http2: config.http2 }
+  : null;
+const { server, stop } = createBalancer({ ...config, tls });
 server.listen(config.port, config.host, () => {
   process.stderr.write(
     `balancer: listening on ${config.host}:${server.address().port}, round-robin over ${config.upstreams.join(', ')}\n`,

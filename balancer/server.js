@@ -12,6 +12,8 @@ const net = require('node:net');
 // fail_timeout=5s`); other failures answer 502, a time-out 504, both with a JSON body.
 // resolveMs > 0: each name of `upstreams` is looked up again that often and stands for every
 // address it has (a swarm's tasks.NAME); a target that disappears has its idle sockets closed.
+// tls: { cert, key, http2 } (PEM text): it terminates TLS for its clients (HTTP/2 too, with
+// HTTP/1.1 for clients that do not offer it), and its replicas stay plain HTTP/1.1.
 function createBalancer({
   upstreams,
   keepalive,
@@ -20,6 +22,7 @@ function createBalancer({
   lookup = defaultLookup,
   maxFails = 3,
   failTimeoutMs = 5000,
+  tls = null,
 }) {
   const target = (host, port) => ({
     host,
@@ -81,13 +84,15 @@ function createBalancer({
         port: target.port,
         method: req.method,
         path: req.url,
-        headers: { ...req.headers, connection: 'keep-alive' },
+        headers: { ...upstreamHeaders(req.headers), connection: 'keep-alive' },
         agent: target.agent,
       },
       (answer) => {
         // Which replica answered and how long its headers took, as the other L7 kinds say it.
+        // (An HTTP/2 answer carries no connection-level header.)
+        const headers = req.httpVersionMajor === 2 ? withoutHopHeaders(answer.headers) : answer.headers;
         res.writeHead(answer.statusCode, {
-          ...answer.headers,
+          ...headers,
           'x-lab-upstream': `${target.host}:${target.port}`,
           'x-lab-upstream-ms': (performance.now() - sentAt).toFixed(3),
         });
@@ -110,7 +115,12 @@ function createBalancer({
     req.pipe(out);
   }
 
-  const server = http.createServer((req, res) => forward(req, res, pick(), 2));
+  const handler = (req, res) => forward(req, res, pick(), 2);
+  const server = !tls
+    ? http.createServer(handler)
+    : tls.http2
+      ? require('node:http2').createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, handler)
+      : require('node:https').createServer({ cert: tls.cert, key: tls.key }, handler);
   // A WebSocket (any Upgrade): one connection to the next replica, the request written as it
   // came, then bytes both ways until either side closes.
   server.on('upgrade', (req, socket, head) => {
@@ -149,6 +159,18 @@ function createBalancer({
 }
 
 const RETRIED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+// A client's request headers as HTTP/1.1 sends them on: HTTP/2's pseudo-headers dropped, its
+// :authority the Host.
+function upstreamHeaders(headers) {
+  const out = {};
+  for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':')) out[k] = v;
+  if (!out.host && headers[':authority']) out.host = headers[':authority'];
+  return out;
+}
+
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+const withoutHopHeaders = (headers) => Object.fromEntries(Object.entries(headers).filter(([k]) => !HOP.has(k)));
 
 // Every IPv4 address of a name (an address stands for itself).
 async function defaultLookup(name) {

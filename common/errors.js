@@ -112,6 +112,8 @@ const table = {
     exit: 2,
     message: (p, why) => `the path ${JSON.stringify(p)} cannot be used: ${why}; move it, or give another --state-dir`,
   },
+  // The entry's TLS (--tls): a certificate or key that cannot be used, or a kind that cannot.
+  LAB_ERR_TLS: { exit: 2, message: (detail) => `--tls: ${detail}` },
   // A --run-dir of the lab's that holds something other than a capacity search.
   LAB_ERR_NOT_A_SEARCH: {
     exit: 2,

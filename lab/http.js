@@ -5,10 +5,14 @@ const http = require('node:http');
 
 // One GET on a fresh connection, for health checks and probes. Resolves
 // { status, headers, body, ms } or rejects on a network error or time-out.
-function get(url, { timeoutMs = 5000 } = {}) {
+// An https:// URL is checked against `ca` (a file: the lab's own CA of a --tls entry).
+function get(url, { timeoutMs = 5000, ca = null } = {}) {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const req = http.get(url, { agent: false }, (res) => {
+    const secure = String(url).startsWith('https:');
+    const lib = secure ? require('node:https') : http;
+    const opts = { agent: false, ...(secure && ca ? { ca: readCa(ca) } : {}) };
+    const req = lib.get(url, opts, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () =>
@@ -42,14 +46,17 @@ function connects(url) {
 }
 
 // accept(status): which answers count (the lab's own services: 200 only).
-async function waitFor(url, { timeoutMs = 20000, until = () => true, accept = (status) => status === 200 } = {}) {
+async function waitFor(
+  url,
+  { timeoutMs = 20000, until = () => true, accept = (status) => status === 200, ca = null } = {},
+) {
   const deadline = Date.now() + timeoutMs;
   const answers = [];
   let last = 'no answer';
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     try {
       const target = typeof url === 'function' ? url(attempt) : url;
-      const r = target.startsWith('tcp:') ? await connects(target) : await get(target, { timeoutMs: 2000 });
+      const r = target.startsWith('tcp:') ? await connects(target) : await get(target, { timeoutMs: 2000, ca });
       if (accept(r.status)) {
         answers.push(r);
         if (until(answers)) return answers;
@@ -63,5 +70,8 @@ async function waitFor(url, { timeoutMs = 20000, until = () => true, accept = (s
   err.answers = answers;
   throw err;
 }
+
+// A CA file's PEM (read each time: a redeploy makes a new one at the same path).
+const readCa = (file) => require('node:fs').readFileSync(file);
 
 module.exports = { get, waitFor };

@@ -40,6 +40,8 @@ const { buildGraph } = require('../topology/graph');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 const { OUT_FLAGS, outArgs } = require('../out/flags');
 const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
+const { TLS_FLAGS, tlsOf } = require('../tls/flags');
+const { GENERATOR_FLAGS } = require('../generators');
 const { appendStepSummary } = require('../out/step-summary');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
@@ -133,6 +135,8 @@ const COMMAND = defineCommand({
     'recovery-wait': flag.duration(),
     'fresh-per-level': flag.bool(),
     out: OUT_FLAGS.out,
+    ...TLS_FLAGS,
+    'tls-resume': GENERATOR_FLAGS['tls-resume'],
     profile: PROFILE_FLAGS.profile,
     'profile-interval': PROFILE_FLAGS['profile-interval'],
     'out-interval': OUT_FLAGS['out-interval'],
@@ -191,6 +195,9 @@ function plan(argv) {
   if (new Set(deployments).size !== deployments.length)
     throw labError('LAB_ERR_USAGE', '--deployments names one twice');
   checkSweep(values, sweep, deployments);
+  // --tls / --http2: the entry of every deployment searched (checked against its kind here).
+  const tls = tlsOf(values, { balancer: values.balancer ?? 'nginx' });
+  if (values['tls-resume'] !== undefined && !tls) throw labError('LAB_ERR_USAGE', '--tls-resume is for a --tls entry');
   if (values['fresh-per-level'] && values['recovery-wait'] !== undefined)
     throw labError(
       'LAB_ERR_USAGE',
@@ -207,10 +214,16 @@ function plan(argv) {
   const ctx0 = contextOf(values);
   for (const d of deployments) {
     for (const n of sweep ? [...sweep, ...(values.predict ? [values.predict] : [])] : [null]) {
-      const dep = resolveDeployment(d, countsOf(values, n, { ...storeFlags(values), balancer: values.balancer, app }));
+      const dep = resolveDeployment(
+        d,
+        countsOf(values, n, { ...storeFlags(values), balancer: values.balancer, app, tls }),
+      );
       checkCapsFit(resolveCaps(values.cap || [], buildGraph(dep, planPorts(ctx0.portBase, dep.replicas, dep.edges))));
     }
-    const dep = resolveDeployment(d, countsOf(values, null, { ...storeFlags(values), balancer: values.balancer, app }));
+    const dep = resolveDeployment(
+      d,
+      countsOf(values, null, { ...storeFlags(values), balancer: values.balancer, app, tls }),
+    );
     if (app && dep.workers > 1 && !app.run.node) {
       throw labError(
         'LAB_ERR_USAGE',
@@ -228,6 +241,8 @@ function plan(argv) {
   for (const h of values.header) extra.push('--header', h);
   // (--profile: every level profiled in its middle; the page shows the knee's.)
   extra.push(...profileArgs(values));
+  // (--tls-resume off: each level's new connections make full handshakes.)
+  if (values['tls-resume'] !== undefined) extra.push('--tls-resume', values['tls-resume']);
   if (values.script && ['method', 'body', 'header'].some((f) => given.has(f))) {
     throw labError(
       'LAB_ERR_USAGE',
@@ -354,7 +369,7 @@ expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(
 async function searchDeployment(p, name, dir, log, seen, count = null) {
   const deployment = resolveDeployment(
     name,
-    countsOf(p.values, count, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app }),
+    countsOf(p.values, count, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app, tls: p.tls }),
   );
   // (A sweep's counts each their own name: replicated x3.)
   const tag = count ? `${name} x${count}` : name;

@@ -8,11 +8,14 @@
 // all four deployments, every bisection level breaking after the first overload, unnoticed.
 //
 // The rule: the probe had no more errors than the baseline's, and its median answer was at
-// most SLOWER times the baseline's, or BY_MS more (the smaller differences are noise). The
+// most SLOWER times the baseline's, or BY_MS more: the smaller differences are a busy
+// machine's noise (at 2x or 20 ms, a replica sweep beside three other test files read a
+// service that had recovered as one that had not). A service that changed less than that is
+// still caught: the level that held is measured again before bisecting (./search.js). The
 // probes are repeated, back to back, for at most the wait (--recovery-wait, 60 s by default).
 const PROBE_S = 2;
-const SLOWER = 2;
-const BY_MS = 20;
+const SLOWER = 3;
+const BY_MS = 50;
 const WAIT_S = 60;
 
 const RULE = `a probe of ${PROBE_S} s answered with no more errors than before the search and a median at most ${SLOWER}x the one before (or ${BY_MS} ms more)`;

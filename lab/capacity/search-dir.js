@@ -56,6 +56,7 @@ function settingsOf(p) {
     floor: p.floor,
     recoveryWaitS: p.recoveryWaitS,
     freshPerLevel: p.fresh,
+    tls: p.tls ? (p.tls.http2 ? 'http2' : 'tls') : null,
   };
 }
 

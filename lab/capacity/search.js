@@ -7,9 +7,9 @@
 //   2. after every level that broke, waits for the service to recover (`recover()`: it answers
 //      a light probe as it did before the search) before anything else is measured;
 //   3. before bisecting, measures the last level that held again: a service that no longer
-//      holds it after the overload has changed (its state grew, its queue never drained), and
-//      bisecting it would search a different system at every step: the search stops there and
-//      says so (hysteresis);
+//      holds it after the overload (twice: once may be the machine's noise) has changed (its
+//      state grew, its queue never drained), and bisecting it would search a different system
+//      at every step: the search stops there and says so (hysteresis);
 //   4. bisects between the last level that held and the first that broke until they are within
 //      `precision` of each other.
 // A level the generator could not drive (it launched less than asked, or late) ends the
@@ -83,9 +83,17 @@ async function searchCapacity(
     // 3. The last level that held, again, once the service has recovered from the break.
     // (Not on a fresh deployment per level: each level is the system as it starts.)
     if (!(await recovered(broke))) return result(held, broke, noRecovery(broke, recoveries));
-    const again = await run(held.rate);
+    let again = await run(held.rate);
+    // Broken once may be a busy machine's stall (a stateless /ping once was, beside a VM
+    // cluster booting): the service recovered again, the level measured once more, and only
+    // twice broken is it a changed system.
     if (!again.ok && !again.generatorBound) {
-      return result(held, broke, { kind: 'hysteresis', level: again, first: held, overload: broke }, { again });
+      if (!(await recovered(again))) return result(held, broke, noRecovery(again, recoveries));
+      const once = again;
+      again = await run(held.rate);
+      if (!again.ok && !again.generatorBound) {
+        return result(held, broke, { kind: 'hysteresis', level: again, first: held, overload: broke }, { again, once });
+      }
     }
     if (again.ok) held = again;
   }

@@ -16,6 +16,7 @@ const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topolog
 const { buildGraph } = require('../topology/graph');
 const { PLACEMENTS } = require('../topology/compose-file');
 const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
+const { TLS_FLAGS, TLS_HELP, tlsOf } = require('../tls/flags');
 
 // The balancer and edge kinds as help lines, from their table (lab/kinds/).
 const kindLines = (kinds, flagOf = (k) => k.name) =>
@@ -35,6 +36,7 @@ ${KIND_HELP}
                 the manager, the rest where swarm puts it), apart (the servers on the workers,
                 away from the entry, as seed 004), manager-only
 ${APP_HELP}
+${TLS_HELP}
   --cap NODE=CPU[/PERIOD][,MEMORY]  caps a node, repeatable: CPU in % of one core (as docker
                 stats), MEMORY with K/M/G, e.g. --cap edge=2%,25M --cap balancer=2%,25M. PERIOD is
                 the CFS period the share is given over (default 100ms; 1ms to 1s, the quota at
@@ -58,6 +60,7 @@ const DEPLOY_FLAGS = {
   placement: flag.enum(PLACEMENTS, 'placement'),
   force: flag.bool(),
   ...APP_FLAGS,
+  ...TLS_FLAGS,
 };
 
 const COMMAND = defineCommand({
@@ -77,7 +80,11 @@ function assertSane(deployment, force, cores = os.cpus().length) {
 // Everything a deploy needs, checked before anything is created, started or deleted.
 function planDeploy(values, positional) {
   const app = appOf(values);
-  const deployment = resolveDeployment(positional, { ...values, edgeKind: values['edge-kind'], app });
+  const tls = tlsOf(values, {
+    balancer: values.balancer ?? resolveDeployment(positional).balancer.kind,
+    runtime: values.engine ?? 'local',
+  });
+  const deployment = resolveDeployment(positional, { ...values, edgeKind: values['edge-kind'], app, tls });
   if (app && deployment.workers > 1 && !app.run.node) {
     throw labError(
       'LAB_ERR_USAGE',

@@ -61,6 +61,8 @@ options:
   --script FILE    an Artillery test script (YAML or JSON, as \`artillery run\` takes): its
                    phases (--scale, --rate-scale apply), flows and the rest of Artillery's HTTP
                    features; its target is the deployment's (docs/generators-and-scenarios.md)
+  --insecure, -k   an https:// target's certificate is not checked (Artillery's -k); a --tls
+                   deployment's own is always trusted through its CA
   --environment NAME, --overrides JSON
                    Artillery's -e and --overrides, for the script
   --app DIR        your own Node service in place of the lab's (see npm run deploy -- --help)
@@ -128,6 +130,8 @@ const COMMAND = defineCommand({
     environment: flag.string(),
     overrides: flag.string(),
     'warm-cache': flag.bool(),
+    // Artillery's -k: an https:// target's certificate not checked, said in the run.
+    insecure: { ...flag.bool(), short: 'k' },
     'load-nodes': flag.int(1, 64),
     ensure: flag.list(parseThreshold),
     scale: flag.factor(),

@@ -32,6 +32,7 @@ const { junitXml } = require('../out/junit');
 const { appendStepSummary } = require('../out/step-summary');
 const { parseSlo } = require('../capacity/slo');
 const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
+const { TLS_FLAGS, tlsOf } = require('../tls/flags');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
 Runs a study end to end (each of its runs one lab command) and writes study.html and
@@ -65,6 +66,7 @@ deployments and scaling (your service; need --app):
   --endpoints /a,/b           its paths (default /; scaling: one); or --script FILE, your
                               Artillery script
   --slo EXPR                  the capacity's SLO, repeatable (default p99<200 and errors<1%)
+  --tls, --http2              the entry of every run terminates TLS (HTTP/2), as for deploy
   --profile                   every run's Node processes profiled, its stores' statements
                               counted; the report puts the deployments' side by side
                               (docs/profiles.md)
@@ -107,6 +109,8 @@ const COMMAND = defineCommand({
     script: flag.path(),
     slo: flag.list((v) => parseSlo(v).text),
     'fresh-per-level': flag.bool(),
+    tls: TLS_FLAGS.tls,
+    http2: TLS_FLAGS.http2,
     profile: PROFILE_FLAGS.profile,
     'profile-interval': PROFILE_FLAGS['profile-interval'],
     ...OUT_FLAGS,
@@ -115,7 +119,7 @@ const COMMAND = defineCommand({
 // Flags that belong to some studies; the others refuse them.
 const OWN_FLAGS = {
   engine: ['balancers'],
-  balancers: ['lb-modes', 'balancers', 'deployments', 'scaling'],
+  balancers: ['lb-modes', 'balancers', 'deployments', 'scaling', 'tls'],
   repetitions: ['cdn', 'lb-modes', 'balancers'],
 };
 
@@ -206,6 +210,10 @@ function balancerList(study, raw) {
   if (raw === undefined) return undefined;
   const names = list('balancer', raw, BALANCER_NAMES);
   if (new Set(names).size !== names.length) throw labError('LAB_ERR_USAGE', '--balancers names a kind twice');
+  if (study.name === 'tls') {
+    // (Only an L7 kind terminates TLS: lab/kinds/ says why another cannot.)
+    for (const n of names) if (!kindOf(n).tls) throw labError('LAB_ERR_TLS', kindOf(n).tlsWhy);
+  }
   if (study.name === 'lb-modes') {
     for (const n of names) {
       if (!kindOf(n).runtimes.includes('local'))
@@ -213,6 +221,12 @@ function balancerList(study, raw) {
     }
   }
   return names;
+}
+
+// --tls / --http2 for a study's runs, each kind it deploys behind able to terminate TLS.
+function tlsArgs(values, kinds) {
+  for (const balancer of kinds ?? ['nginx']) tlsOf(values, { balancer });
+  return values.http2 ? ['--http2'] : values.tls ? ['--tls'] : [];
 }
 
 // The studies of your own service (--app): their --endpoints are its paths.
@@ -268,8 +282,12 @@ function options(study, values) {
     ],
     // The capacity runs' own: a fresh deployment per level (a service whose state grows).
     freshPerLevel: values['fresh-per-level'],
-    // --profile, passed on to every run (checked here: not with --no-probe).
-    profileArgs: profileOf(values) ? profileArgs(values) : [],
+    // --profile, passed on to every run (checked here: not with --no-probe); --tls and
+    // --http2 too (checked against each --balancers kind).
+    profileArgs: [
+      ...(profileOf(values) ? profileArgs(values) : []),
+      ...tlsArgs(values, balancerList(study, values.balancers)),
+    ],
     script: values.script,
     slos: values.slo && values.slo.length ? values.slo : undefined,
     scenarios: list('scenario', values.scenarios, SCENARIOS),

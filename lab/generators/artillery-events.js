@@ -152,6 +152,8 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
     eventsFile: file('events.jsonl'),
     logFile: file('artillery.log'),
     waitForExit: Boolean(plan.script.after),
+    caFile: plan.caFile ?? null,
+    insecure: Boolean(plan.insecure),
     onEvent: (e) => {
       events.push(e);
       for (const r of recordsOfEvent(e)) emit(r);

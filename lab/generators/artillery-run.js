@@ -16,11 +16,22 @@ const VERDICT_WAIT_MS = 8000;
 // come. The run is over as soon as the -o report is complete: offline, Artillery 2 then
 // waited ~13 s on telemetry before it exited (11.5 s against 23.5 s in a probe here), so the lab ends it
 // itself instead of making users wait. Resolves { report, pid }.
-function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () => {}, waitForExit = false }) {
+// caFile: the CA of a --tls deployment, which Artillery's HTTP client trusts through Node's
+// NODE_EXTRA_CA_CERTS; insecure: Artillery's own -k (no certificate checked).
+function runArtillery({
+  scriptFile,
+  outFile,
+  eventsFile,
+  logFile,
+  onEvent = () => {},
+  waitForExit = false,
+  caFile = null,
+  insecure = false,
+}) {
   fs.writeFileSync(eventsFile, '');
   const log = fs.openSync(logFile, 'w');
   // Its own process group, so the lab can stop Artillery and its workers together.
-  const child = spawn(process.execPath, [ARTILLERY, 'run', '-o', outFile, scriptFile], {
+  const child = spawn(process.execPath, [ARTILLERY, 'run', ...(insecure ? ['-k'] : []), '-o', outFile, scriptFile], {
     detached: true,
     stdio: ['ignore', log, log],
     env: {
@@ -28,6 +39,7 @@ function runArtillery({ scriptFile, outFile, eventsFile, logFile, onEvent = () =
       ARTILLERY_PLUGIN_PATH: PLUGIN_PATH,
       ARTILLERY_DISABLE_TELEMETRY: 'true',
       DO_NOT_TRACK: '1',
+      ...(caFile ? { NODE_EXTRA_CA_CERTS: caFile } : {}),
     },
   });
   fs.closeSync(log);

@@ -62,6 +62,18 @@ function runHook(plan, hook, baseVars) {
   });
 }
 
+// How the run used its connections (./judge.js says it): kept alive (pipelined), or a new one
+// per request; over HTTP/2 (--http2) sessions, the closed loop's kept for the run with
+// --streams N each, the open loop's one per virtual user unless --keepalive.
+function connectionsOf(plan) {
+  const http2 = Boolean(plan.tls?.http2);
+  const kept = plan.keepalive || (http2 && plan.mode === 'closed');
+  const inFlight = http2 ? plan.tls.streams || plan.pipelining || 1 : plan.pipelining || 1;
+  return kept
+    ? { keptAlive: true, pipelining: inFlight, ...(http2 ? { http2 } : {}) }
+    : { keptAlive: false, ...(http2 ? { http2 } : {}) };
+}
+
 // plan: as fast.js writes it, with optional t0, shardOffset, shardTotal. send(record): where
 // records go. Returns { stop(), done: Promise }.
 function runPlan(plan, send) {
@@ -81,7 +93,7 @@ function runPlan(plan, send) {
     workers: W,
     // How its connections were used, for the report: a new one per request (Artillery's
     // way, the default) or kept alive, optionally pipelined.
-    connections: plan.keepalive ? { keptAlive: true, pipelining: plan.pipelining || 1 } : { keptAlive: false },
+    connections: connectionsOf(plan),
   });
 
   // Phase records at the phases' due starts (open loop); the closed loop is one phase.
@@ -129,7 +141,14 @@ function runPlan(plan, send) {
       if (m.type === 'second') {
         merger.add(w, m.sec, {
           ...m,
-          hist: { latency: m.latency, fromSend: m.fromSend, lag: m.lag, upstream: m.upstream },
+          hist: {
+            latency: m.latency,
+            fromSend: m.fromSend,
+            lag: m.lag,
+            upstream: m.upstream,
+            ...(m.connect ? { connect: m.connect, handshake: m.handshake } : {}),
+            ...(m.ttfb ? { ttfb: m.ttfb } : {}),
+          },
         });
       } else if (m.type === 'end') {
         if (m.connections) opened += m.connections;

@@ -20,6 +20,7 @@ const { Seconds, add } = require('./seconds');
 const { prepareFlows, CUT } = require('./vu/flow');
 const { requestNames } = require('../scenario/model');
 const { createEngine } = require('./keepalive');
+const { tlsClient } = require('./tls-client');
 const { upstreamTime, decoded } = require('./keepalive/response-parser');
 const { LIMITS } = require('../scenario/limits');
 
@@ -61,9 +62,18 @@ class Shard {
     // kept-alive ones and each of the closed loop's connections carries `pipelining` virtual
     // users for the run; without it, a one-request flow opens a connection per request
     // (node:http) and a longer flow keeps one for its virtual user.
-    this.pipelining = data.pipelining || 1;
+    this.pipelining = data.pipelining || data.tls?.streams || 1;
+    // An https:// target (--tls): every connection checked against the run's CA, timed and
+    // resumed (./tls-client.js); --http2 puts each virtual user's requests on a session of
+    // its own as streams (the engine's HTTP/2 connections, ./keepalive/h2-connection.js).
+    this.tls = data.tls && this.urls.some((u) => u.protocol === 'https:') ? this.tlsOf(data.tls) : null;
     this.engine =
-      keepalive || this.flows.multi || data.hook ? createEngine({ pipelining: this.pipelining, timeoutMs }) : null;
+      keepalive || this.flows.multi || data.hook || this.tls?.http2
+        ? createEngine({ pipelining: this.pipelining, timeoutMs, tls: this.tls })
+        : null;
+    // The closed loop's connections are each a virtual user's for the run: kept alive with
+    // --keepalive, and always over HTTP/2 (a session whose --streams N carry its requests).
+    this.keptAlive = Boolean(keepalive || (mode === 'closed' && this.tls?.http2));
     this.vuConnections = [];
     this.vuCount = 0;
     // (A one-request flow's virtual users are its requests: counted as such, the hot path of
@@ -78,6 +88,14 @@ class Shard {
     this.open = mode === 'open';
     this.ticker = null;
     this.io = this.interpreterIo(mode === 'closed' && durationMs !== undefined ? t0 + durationMs : Infinity);
+  }
+
+  tlsOf(o) {
+    return {
+      client: tlsClient({ ca: o.ca, insecure: o.insecure, resume: o.resume, alpn: o.http2 ? ['h2'] : ['http/1.1'] }),
+      onHandshake: (info) => this.seconds.handshake(clock(), info),
+      http2: Boolean(o.http2),
+    };
   }
 
   // What the flows' interpreter (./vu/flow.js) asks of this thread. closedEnd: the closed
@@ -129,7 +147,7 @@ class Shard {
     const { engine, urls } = this;
     if (!engine) return { conn: undefined, owned: false };
     if (this.data.keepalive && !closedLoop) return { conn: null, owned: false };
-    if (this.data.keepalive) {
+    if (this.keptAlive && closedLoop) {
       // The closed loop's connection i carries its virtual users i*N .. i*N+N-1.
       const i = Math.floor(this.vuCount++ / this.pipelining);
       if (!this.vuConnections[i]) this.vuConnections[i] = engine.connection(urls[i % urls.length]);
@@ -172,6 +190,7 @@ class Shard {
         add(n.codes, code);
         n.latency.recordValue(us(end - from));
       }
+      if (res.firstAt !== undefined) seconds.firstByte(done, res.firstAt - sentAt);
       if (res.upstream) {
         add(done.upstreams, res.upstream);
         if (res.upstreamMs !== null) done.upstream.recordValue(us(res.upstreamMs));
@@ -195,10 +214,10 @@ class Shard {
         engine.send(conn, step, parts, sentAt, answered, failed);
         return;
       }
-      nodeSend(step, urls[this.turn++ % urls.length], parts, timeoutMs, answered, failed);
+      nodeSend(step, urls[this.turn++ % urls.length], parts, timeoutMs, answered, failed, this.tls);
       return;
     }
-    nodeSend(step, parts.url, parts, timeoutMs, answered, failed);
+    nodeSend(step, parts.url, parts, timeoutMs, answered, failed, this.tls);
   }
 
   // A virtual user: its flow's steps one after the other from `due` (./vu/flow.js); a request
@@ -277,7 +296,8 @@ class Shard {
   // Closed loop: this worker's connections, each a virtual user running the flow again as
   // soon as it ended, until its share of `requests` is sent or `durationMs` is over.
   closedLoop() {
-    const { requests, durationMs, connections, keepalive, shard, of, t0 } = this.data;
+    const { requests, durationMs, connections, shard, of, t0 } = this.data;
+    const keepalive = this.keptAlive;
     let budget = requests === undefined ? Infinity : Math.floor(requests / of) + (shard < requests % of ? 1 : 0);
     const end = durationMs === undefined ? Infinity : t0 + durationMs;
     let live = 0;
@@ -341,8 +361,9 @@ class Shard {
   }
 }
 
-// A request on a connection of its own (node:http, as Artillery's one-request users).
-function nodeSend(step, url, { path, headers, body, method }, timeoutMs, answered, failed) {
+// A request on a connection of its own (node:http, as Artillery's one-request users); over
+// TLS through the run's client (tls: checked, timed, resumed), its first byte timed.
+function nodeSend(step, url, { path, headers, body, method }, timeoutMs, answered, failed, tls = null) {
   let settled = false;
   const once =
     (fn) =>
@@ -353,10 +374,16 @@ function nodeSend(step, url, { path, headers, body, method }, timeoutMs, answere
     };
   const ok = once(answered);
   const ko = once(failed);
-  const lib_ = url.protocol === 'https:' ? https : http;
+  const secure = url.protocol === 'https:';
+  const lib_ = secure ? https : http;
+  // (No agent with createConnection: node:http uses the function only then; agent: false
+  // would make an agent of its own and ignore it.)
+  const how = secure && tls ? { createConnection: () => tls.client.connect(url, tls.onHandshake) } : { agent: false };
+  let firstAt;
   const req = lib_.request(
-    { hostname: url.hostname, port: url.port, path, method: method || step.method, agent: false, headers },
+    { hostname: url.hostname, port: url.port, path, method: method || step.method, headers, ...how },
     (res) => {
+      if (secure) firstAt = performance.timeOrigin + performance.now();
       const chunks = step.wantText ? [] : null;
       let size = 0;
       if (chunks === null) res.on('data', noop);
@@ -378,6 +405,7 @@ function nodeSend(step, url, { path, headers, body, method }, timeoutMs, answere
           upstream: res.headers['x-lab-upstream'] || null,
           upstreamMs: upstreamTime(res.headers['x-lab-upstream-ms'] ?? null, res.headers['x-lab-upstream-s'] ?? null),
           text: chunks ? decoded(Buffer.concat(chunks), res.headers['content-encoding']) : null,
+          ...(firstAt !== undefined ? { firstAt } : {}),
         }),
       );
       res.on('error', (err) => ko(err.code || 'ERESPONSE'));

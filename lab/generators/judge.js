@@ -106,6 +106,12 @@ function describeGenerator(run, records, { name, closed, samples, launched, done
 
 // How a generator used its connections, in words for the terminal and the report.
 function connectionsText(c) {
+  if (c.http2) {
+    const opened = c.opened ? ` (${c.opened} opened)` : '';
+    return c.keptAlive
+      ? `HTTP/2 sessions${opened}, up to ${c.pipelining} stream(s) in flight on each`
+      : 'a new HTTP/2 session per virtual user';
+  }
   if (!c.keptAlive) return 'a new connection per request';
   const opened = c.opened ? ` (${c.opened} opened)` : '';
   return c.pipelining > 1

@@ -18,6 +18,14 @@ const OWN_FLAGS = Object.freeze({
   },
   connections: { ...flag.int(1, 10000), help: 'concurrent connections, each a virtual user (default 10)' },
   requests: { ...flag.int(1, 100000000), help: 'stop after N virtual users (N requests of a one-request scenario)' },
+  'tls-resume': {
+    ...flag.enum(['on', 'off'], 'TLS resumption'),
+    help: "on an https:// target: resume the last handshake's session (on, the default, as clients do), or a full handshake every time (off)",
+  },
+  streams: {
+    ...flag.int(1, 1000),
+    help: 'on an HTTP/2 target (--http2): N requests in flight on each connection, as streams (default 1)',
+  },
 });
 
 // What both engines run: every feature of the scenario model, several targets, load nodes
@@ -35,6 +43,16 @@ function ownPlan(model, ctx) {
     pipelining: ctx.values.pipelining || 1,
     workers: ctx.values['generator-workers'],
     name: model.name,
+    // An https:// target (--tls): the CA to trust, resumption, HTTP/2 (lab/run/generation.js).
+    tls: ctx.tls
+      ? {
+          ca: ctx.tls.ca,
+          insecure: ctx.tls.insecure,
+          resume: ctx.values['tls-resume'] !== 'off',
+          http2: ctx.tls.http2,
+          streams: ctx.values.streams ?? null,
+        }
+      : null,
   };
 }
 

@@ -57,6 +57,23 @@ class Seconds {
     return n;
   }
 
+  // A new TLS connection (--tls): its connect and handshake times, whether it resumed a
+  // session, the protocol ALPN chose (./tls-client.js). Kept only by runs that have them.
+  handshake(at, info) {
+    const b = this.at(at);
+    const t = (b.tls ??= { handshakes: 0, resumed: 0, protocols: {}, connect: create(), handshake: create() });
+    t.handshakes += 1;
+    if (info.resumed) t.resumed += 1;
+    add(t.protocols, info.protocol);
+    t.connect.recordValue(Math.max(1, Math.round(info.connectMs * 1000)));
+    t.handshake.recordValue(Math.max(1, Math.round(info.handshakeMs * 1000)));
+  }
+
+  // A request's time to its answer's first byte, from its send (TLS runs).
+  firstByte(b, ms) {
+    (b.ttfb ??= create()).recordValue(Math.max(1, Math.round(ms * 1000)));
+  }
+
   failure(b, step, code) {
     add(b.errors, code);
     if (this.byName) add(this.named(b, step.name).errors, code);
@@ -96,6 +113,14 @@ function message(b, pending, countVus) {
     lag: encode(b.lag),
     upstream: encode(b.upstream),
     ...(b.requests ? { requests: encodeNamed(b.requests) } : {}),
+    ...(b.tls
+      ? {
+          tls: { handshakes: b.tls.handshakes, resumed: b.tls.resumed, protocols: b.tls.protocols },
+          connect: encode(b.tls.connect),
+          handshake: encode(b.tls.handshake),
+        }
+      : {}),
+    ...(b.ttfb ? { ttfb: encode(b.ttfb) } : {}),
   };
 }
 

@@ -17,6 +17,11 @@ function config(ctx) {
     storage,
     port: ctx.listen.port,
     host: ctx.listen.host,
+    // --tls: its certificate (never one of its own: automatic HTTPS stays off), HTTP/2 only
+    // with --http2 (Caddy speaks it by default over TLS).
+    scheme: ctx.tls ? 'https' : 'http',
+    tls: ctx.tls ? `\ttls ${quotedPath(ctx.tls.cert)} ${quotedPath(ctx.tls.key)}\n` : '',
+    protocols: ctx.tls ? `\tservers {\n\t\tprotocols ${ctx.tls.http2 ? 'h1 h2' : 'h1'}\n\t}\n` : '',
     // A swarm's tasks: looked up in Docker's DNS every second (Caddy's dynamic upstreams).
     upstreams: ctx.tasks ? '' : ctx.upstreams.join(' '),
     dynamic: ctx.tasks
@@ -40,6 +45,8 @@ module.exports = defineKind({
   runtimes: ['local', 'compose', 'swarm'],
   bin: { name: 'caddy', package: 'caddy', path: '/usr/bin/caddy' },
   // Its answers name the replica that served them (X-Lab-Upstream).
+  // It terminates TLS for its clients (--tls), HTTP/2 too (--http2).
+  tls: true,
   namesUpstream: true,
   confFile: 'Caddyfile',
   config,

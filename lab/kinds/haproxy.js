@@ -14,6 +14,8 @@ module.exports = defineKind({
   runtimes: ['local', 'compose', 'swarm'],
   bin: BIN,
   // Its answers name the replica that served them (X-Lab-Upstream).
+  // It terminates TLS for its clients (--tls), HTTP/2 too (--http2).
+  tls: true,
   namesUpstream: true,
   confFile: 'haproxy.cfg',
   config: (ctx) => haproxyConfig(7, ctx),

@@ -16,6 +16,8 @@ module.exports = defineKind({
   ...NGINX_KIND,
   programs: PROGRAMS,
   // Its answers name the replica that served them (X-Lab-Upstream).
+  // It terminates TLS for its clients (--tls), HTTP/2 too (--http2).
+  tls: true,
   namesUpstream: true,
   config: (ctx) => nginxConfig(7, ctx),
 });

@@ -14,12 +14,19 @@ module.exports = defineKind({
   label: 'node balancer',
   node: 'balancer',
   // Its answers name the replica that served them (X-Lab-Upstream).
+  // It terminates TLS for its clients (--tls), HTTP/2 too (--http2).
+  tls: true,
   namesUpstream: true,
   runtimes: ['local', 'compose', 'swarm'],
   local: (ctx) => ({
     command: process.execPath,
     args: [path.join(ROOT, 'balancer', 'index.js')],
-    env: { HOST: ctx.listen.host, PORT: String(ctx.listen.port), UPSTREAMS: ctx.upstreams.join(',') },
+    env: {
+      HOST: ctx.listen.host,
+      PORT: String(ctx.listen.port),
+      UPSTREAMS: ctx.upstreams.join(','),
+      ...(ctx.tls ? { TLS_CERT: ctx.tls.cert, TLS_KEY: ctx.tls.key, HTTP2: ctx.tls.http2 ? '1' : '0' } : {}),
+    },
   }),
   // In containers it runs from the service's image (which holds balancer/).
   compose: (ctx) => ({

@@ -41,6 +41,7 @@ function mergeSecond(parts, at) {
   const upstream = merge(parts.map((m) => m.hist?.upstream));
   const upstreams = sum(parts.map((m) => m.upstreams));
   const named = mergeNamed(parts);
+  const tls = mergeTls(parts);
   return {
     type: 'second',
     at,
@@ -68,7 +69,30 @@ function mergeSecond(parts, at) {
     // Which replica answered (the entry's X-Lab-Upstream) and its time, when the entry said.
     ...(Object.keys(upstreams).length ? { upstreams, upstreamMs: figures(upstream) } : {}),
     ...(named ? { requests: named } : {}),
-    hist: { latency: encode(latency), fromSend: encode(fromSend), lag: encode(lag), upstream: encode(upstream) },
+    ...(tls ? { tls: tls.counts } : {}),
+    hist: {
+      latency: encode(latency),
+      fromSend: encode(fromSend),
+      lag: encode(lag),
+      upstream: encode(upstream),
+      ...(tls ? tls.hist : {}),
+    },
+  };
+}
+
+// A second's TLS figures (--tls), when any part has them: new connections, resumed sessions,
+// protocols, and the connect, handshake and first-byte histograms merged.
+function mergeTls(parts) {
+  const withTls = parts.filter((m) => m.tls || m.hist?.ttfb);
+  if (!withTls.length) return null;
+  const h = (k) => merge(withTls.map((m) => m.hist?.[k]).filter(Boolean));
+  return {
+    counts: {
+      handshakes: withTls.reduce((a, m) => a + (m.tls?.handshakes || 0), 0),
+      resumed: withTls.reduce((a, m) => a + (m.tls?.resumed || 0), 0),
+      protocols: sum(withTls.map((m) => m.tls?.protocols)),
+    },
+    hist: { connect: encode(h('connect')), handshake: encode(h('handshake')), ttfb: encode(h('ttfb')) },
   };
 }
 

@@ -122,6 +122,13 @@ function mergedFigures(secs, which, cache = null, key = which) {
   return figures(c.hist);
 }
 
+// A histogram only some seconds carry (a TLS run's connect, handshake and first-byte times:
+// the seconds with new connections have them), merged from those that do; null when none.
+function presentFigures(secs, which) {
+  const hs = secs.map((s) => s.hist?.[which]).filter(Boolean);
+  return hs.length ? figures(merge(hs)) : null;
+}
+
 // Failures per second: errors and, with `failedOf(codes)` (the answers whose status counts
 // as failed, lab/results/expect-status.js), failed answers; exact from the seconds, or an
 // interval's spread evenly over its seconds (then `exact` is false).
@@ -142,4 +149,12 @@ function errorsPerSecond(records, failedOf = () => 0) {
   return { perSecond: out, exact };
 }
 
-module.exports = { seconds, totals, mergedFigures, errorsPerSecond, byRequestName, add };
+module.exports = {
+  presentFigures,
+  seconds,
+  totals,
+  mergedFigures,
+  errorsPerSecond,
+  byRequestName,
+  add,
+};

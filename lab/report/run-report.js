@@ -1,6 +1,7 @@
 'use strict';
 
 const { profileSection, profileCompared } = require('./profile-html');
+const { tlsSection } = require('./tls-html');
 const { lineChart } = require('./chart');
 const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
@@ -483,6 +484,7 @@ function runBody(run) {
             </p>`
         : ''
     }
+    ${tlsSection(s)}
     <h2>Over time</h2>
     <p class="note">
       Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that

@@ -143,6 +143,25 @@ function runtimeLines(nodes, lines) {
   if (nodes.runtimeNote) lines.push(`  ${nodes.runtimeNote}`);
 }
 
+// A TLS run (--tls): the protocol, the new connections and how many resumed, the times of a
+// connection's set-up and to an answer's first byte, the entry's CPU for them.
+function tlsLines(s) {
+  const t = s.tls;
+  if (!t) return [];
+  const f = (x) => (x ? `median ${x.p50}, p99 ${x.p99}` : '-');
+  const lines = [
+    `TLS: ${t.protocol} (${Object.entries(t.protocols)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}), ${t.handshakes} new connection(s), ${t.resumedShare === null ? '-' : `${Math.round(t.resumedShare * 100)}%`} of them resumed a session`,
+    `  connect ms ${f(t.connectMs)}; TLS handshake ms ${f(t.handshakeMs)}; first byte ms (from the send) ${f(t.firstByteMs)}`,
+  ];
+  if (t.entry)
+    lines.push(
+      `  ${t.entry.node}: ${t.entry.cpuMsPerRequest ?? '-'} ms of CPU a request, ${t.entry.cpuMsPerConnection ?? '-'} ms a new connection`,
+    );
+  return lines;
+}
+
 function renderSummary(s) {
   const lines = [];
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
@@ -230,6 +249,7 @@ function renderSummary(s) {
       `Redis: ${r.opsPerSMean ?? '-'} commands/s (max ${r.opsPerSMax ?? '-'}), ${r.clientsMax ?? '-'} clients, ${r.memoryMiBMax ?? '-'} MiB`,
     );
   }
+  lines.push(...tlsLines(s));
   lines.push(...profileLines(s));
   if (s.findings?.length) {
     lines.push('Findings:');

@@ -1,7 +1,7 @@
 'use strict';
 
 const { phaseRates } = require('../../artillery/phases');
-const { seconds, totals, mergedFigures, errorsPerSecond, byRequestName } = require('../measure/records');
+const { seconds, totals, mergedFigures, presentFigures, errorsPerSecond, byRequestName } = require('../measure/records');
 const { parseExpect, failedAnswers } = require('./expect-status');
 const { describeGenerator, judgeGenerator } = require('../generators/judge');
 
@@ -212,6 +212,7 @@ function summarize(run) {
       ? Math.round((failedAll / Math.max(t.launched, (t.completed || 0) + (t.failed || 0))) * 1000) / 1000
       : null,
     phases,
+    ...(tlsOf(secs) ? { tls: tlsOf(secs) } : {}),
     ...(latencyTrend ? { latencyTrend } : {}),
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
     // The busiest second: how far a ramp or a spike really got.
@@ -224,6 +225,34 @@ function summarize(run) {
     machine: run.machine,
     // The whole machine over the run: what it was busy with besides the run (other programs).
     ...(run.machineSamples?.length ? { machineLoad: machineLoadOf(run.machineSamples, run.machine?.cores) } : {}),
+  };
+}
+
+// A TLS run's figures (--tls, lab/generators/tls-client.js): the protocol ALPN chose (the most
+// used, and every one), the new connections and the share of them that resumed a session, and
+// the times to connect, to finish the handshake (for requests that opened a connection) and
+// to the answer's first byte (every request). Null for a plain HTTP run.
+function tlsOf(secs) {
+  const withTls = secs.filter((s) => s.tls || s.hist?.ttfb);
+  if (!withTls.length) return null;
+  const protocols = {};
+  let handshakes = 0;
+  let resumed = 0;
+  for (const s of withTls) {
+    handshakes += s.tls?.handshakes || 0;
+    resumed += s.tls?.resumed || 0;
+    for (const [k, v] of Object.entries(s.tls?.protocols || {})) protocols[k] = (protocols[k] || 0) + v;
+  }
+  const protocol = Object.entries(protocols).sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  return {
+    protocol,
+    protocols,
+    handshakes,
+    resumed,
+    resumedShare: handshakes ? Math.round((resumed / handshakes) * 1000) / 1000 : null,
+    connectMs: presentFigures(withTls, 'connect'),
+    handshakeMs: presentFigures(withTls, 'handshake'),
+    firstByteMs: presentFigures(withTls, 'ttfb'),
   };
 }
 

@@ -22,6 +22,7 @@ function planGeneration(run) {
       values: p.values,
       signal: p.signalPlan,
       statsd: run.monitoring.statsd ? { ...run.monitoring.statsd, prefix: `${run.prefix}.artillery` } : null,
+      tls: tlsPlan(run),
     }),
     targets: run.targets,
   };
@@ -35,6 +36,24 @@ function planGeneration(run) {
   } else if (p.model)
     fs.copyFileSync(p.model.source.file, run.file(`script${p.model.source.file.match(/\.\w+$/)?.[0] ?? '.yml'}`));
   return run.genPlan;
+}
+
+// An https:// target's TLS for the generator: the CA the deployment's entry was made with
+// (--tls: the lab's own), or the user's (--tls-ca), or none (the machine's CAs); --insecure
+// or a script's config.tls.rejectUnauthorized: false checks nothing, and says so.
+function tlsPlan(run) {
+  const { p } = run;
+  if (!String(run.target).startsWith('https:')) return null;
+  const st = run.state?.tls ?? run.watched?.state?.tls ?? null;
+  const caFile = st?.ca ?? p.values['tls-ca'] ?? null;
+  const insecure = Boolean(p.values.insecure) || p.model?.tls?.rejectUnauthorized === false;
+  if (insecure) run.log('TLS certificates are not checked (--insecure, or the script says so)');
+  return {
+    caFile,
+    ca: caFile ? fs.readFileSync(caFile, 'utf8') : null,
+    insecure,
+    http2: Boolean(st?.http2 ?? p.values.http2),
+  };
 }
 
 // What the run is, before its load starts: a run killed with SIGKILL has no summary, and

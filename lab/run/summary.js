@@ -9,7 +9,8 @@ const { evaluate } = require('../results/thresholds');
 const { nodeTable } = require('../monitoring/node-table');
 const { requestNames } = require('../scenario/model');
 const { runFindings } = require('../analysis/run-findings');
-const { NO_ANSWER } = require('../results/exit-code');
+const { noAnswer } = require('../results/no-answer');
+const { kindOf } = require('../kinds');
 
 const readRecords = (file) =>
   fs
@@ -75,6 +76,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   summary.thresholds = [...evaluate(p.thresholds, summary), ...artilleryChecks(summary)];
   summary.monitoring = run.monitoring.sources;
   summary.nodes = nodesOf(run, summary, write);
+  withTlsCost(summary);
   withProfile(summary, run.profiled);
   summary.findings = runFindings(summary);
   if (dashboard) summary.dashboard = dashboard;
@@ -85,13 +87,24 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   return summary;
 }
 
-// A run that sent requests and had not one answered (every connection refused, every request
-// timed out) measured nothing of the service: a failed run, never a green one (it once exited
-// 0, its JUnit file with no test at all). Its status says why.
-function noAnswer(summary) {
-  if (summary.status !== 'completed' || summary.requestsCompleted > 0 || !(summary.requestsSent > 0)) return;
-  const top = Object.entries(summary.errors || {}).sort((a, b) => b[1] - a[1])[0];
-  summary.status = `${NO_ANSWER}${top ? `: ${top[0]} ${top[1]}` : ''})`;
+// A TLS run's cost at the entry (--tls): its CPU (the node table's mean, over the run) per
+// request answered and per new connection (a handshake, full or resumed), on its row too.
+function withTlsCost(summary) {
+  const t = summary.tls;
+  const kind = summary.deployment?.balancer?.kind;
+  if (!t || !kind) return;
+  const node = kindOf(kind).node;
+  const row = summary.nodes?.rows?.find((r) => r.node === node);
+  if (!row || row.cpuPctMean == null || !summary.durationS) return;
+  const cpuMs = (row.cpuPctMean / 100) * summary.durationS * 1000;
+  const per = (n) => (n > 0 ? Math.round((cpuMs / n) * 1000) / 1000 : null);
+  t.entry = {
+    node,
+    cpuMsPerRequest: per(summary.requestsCompleted),
+    cpuMsPerConnection: per(t.handshakes),
+    note: "the entry's CPU over the run (its process tree, the node table's mean) per request answered and per new connection",
+  };
+  row.tls = { handshakes: t.handshakes, resumedShare: t.resumedShare, cpuMsPerConnection: t.entry.cpuMsPerConnection };
 }
 
 // --profile (lab/run/profile.js): the processes' profiles, and each store's statements (the

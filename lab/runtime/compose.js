@@ -9,7 +9,7 @@ const { EngineRuntime, engineName } = require('./engine-runtime');
 const { assertFree } = require('../topology/ports');
 const { buildGraph } = require('../topology/graph');
 const { composeProject, containerConfig, configNodes } = require('../topology/compose-file');
-const { entryProbe } = require('./readiness');
+const { entryProbe, gatewayHint } = require('./readiness');
 const { installApp } = require('../app/install');
 const { writeAppContext, INSIDE, PROBE } = require('../app/image');
 const { IN_SERVICE_IMAGE } = require('../probe/env');
@@ -173,7 +173,11 @@ class ComposeRuntime extends EngineRuntime {
         await waitFor((i) => ready.url(state.url, i), { timeoutMs: 60000, until: ready.until, accept: ready.accept });
       } catch (err) {
         const logs = await this.compose(state, ['logs', '--tail', '20']);
-        throw labError('LAB_ERR_UNHEALTHY', 'the compose deployment', `${err.message}\n${tail(logs.out, 30)}`);
+        throw labError(
+          'LAB_ERR_UNHEALTHY',
+          'the compose deployment',
+          `${err.message}${gatewayHint(err, deployment.app)}\n${tail(logs.out, 30)}`,
+        );
       }
       await this.recordProcesses(state);
       state.ready = true;

@@ -13,7 +13,7 @@ const { stopTree, tree, stopPids } = require('../ownership/procs');
 const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
-const { resetDir } = require('../ownership/dirs');
+const { resetDir, removeOwnedDir } = require('../ownership/dirs');
 const { waitFor, get } = require('../http');
 const { entryProbe, appAccepts, upstreamOf } = require('./readiness');
 const { installApp } = require('../app/install');
@@ -41,6 +41,7 @@ const { ROOT } = require('../paths');
 const { probeEnv } = require('../probe/env');
 const { text: durationText } = require('../terminal/duration');
 const { lastLines } = require('../terminal/last-lines');
+const { makeCerts, userCerts } = require('../tls/certs');
 
 // The embedded default: the replicas and the black boxes are local processes supervised by
 // pm2, nginx is the lab's own process, all of it owned through one state folder
@@ -176,7 +177,7 @@ class LocalRuntime {
 
   // Every proxy's config, rendered by its kind into its prefix and checked by the program
   // itself, before anything starts. Returns { node: its kind's context }.
-  async renderProxies(proxies, { deployment, address, options, bins }) {
+  async renderProxies(proxies, { deployment, address, options, bins, tls = null }) {
     const contexts = {};
     for (const { node, kind } of proxies) {
       const paths = kind.host.paths(this.stateDir, node);
@@ -192,6 +193,8 @@ class LocalRuntime {
         // An nginx edge's workers write the cache inside the state folder, which root's
         // default worker user (nobody) may not enter.
         workerUser: process.getuid() === 0 ? os.userInfo().username : null,
+        // The entry terminates TLS (--tls); the nodes behind it stay plain HTTP.
+        tls: tls && tls.node === node.name ? tls : null,
       };
       contexts[node.name] = ctx;
       fs.mkdirSync(paths.prefix, { recursive: true });
@@ -345,9 +348,16 @@ class LocalRuntime {
       // Where each proxy node keeps its files (its edges' cache counts are read there).
       paths: Object.fromEntries(Object.entries(contexts).map(([n, c]) => [n, c.paths])),
       // The entry's rendered config, kept with a run's results.
-      entryConf: graph.entry && contexts[graph.entry]?.paths.confFile ? contexts[graph.entry].paths.confFile : null,
+      // (The lab's own node balancer has none: it is configured by its environment. A path
+      // to no file once failed `scenario --balancer node`, copying it: ENOENT.)
+      entryConf:
+        graph.entry && contexts[graph.entry]?.paths.confFile && fs.existsSync(contexts[graph.entry].paths.confFile)
+          ? contexts[graph.entry].paths.confFile
+          : null,
       pm2Home: path.join(this.stateDir, 'pm2'),
       probe,
+      // The entry's TLS (--tls): the CA its clients trust, and whether it speaks HTTP/2.
+      tls: deployment.tls ? { ca: this.ca, http2: deployment.tls.http2, own: Boolean(deployment.tls.cert) } : null,
       // Each store's folder, whether down keeps its data (--keep-data), and whether it counts
       // its statements (--profile: lab/stores/statements.js).
       stores: Object.fromEntries(
@@ -418,9 +428,18 @@ class LocalRuntime {
     // and to those that show this deployment's token (hub/server.js).
     const hubToken = crypto.randomBytes(16).toString('hex');
     const address = (name) => `${name === 'hub' ? '127.0.0.1' : this.host}:${nodeOf(graph, name).port}`;
-    const contexts = await this.renderProxies(proxies, { deployment, address, options, bins });
+    // The entry's certificate (--tls: lab/tls/certs.js), made fresh in tls/ of the folder.
+    const tls = deployment.tls ? prepareTls(this.stateDir, deployment.tls, this.host) : null;
+    this.ca = tls?.ca ?? null;
+    const contexts = await this.renderProxies(proxies, {
+      deployment,
+      address,
+      options,
+      bins,
+      tls: tls && { node: graph.entry, cert: tls.cert, key: tls.key, pem: tls.pem, http2: deployment.tls.http2 },
+    });
 
-    const urlOf = (name) => `http://${address(name)}`;
+    const urlOf = (name) => `${tls && name === graph.entry ? 'https' : 'http'}://${address(name)}`;
     // The runtime probe (probe/preload.js) in every Node process of the service, sending to
     // the run's collector on this host (lab/probe/), unless --no-probe.
     const probe =
@@ -548,7 +567,7 @@ class LocalRuntime {
   // (app: your service, whose answers count when below 500 with --health, else any.)
   async waitHealthy(what, url, until, timeoutMs = 20000, app = null) {
     try {
-      await this.step(() => waitFor(url, { until, timeoutMs, accept: app ? appAccepts(app) : undefined }));
+      await this.step(() => waitFor(url, { until, timeoutMs, accept: app ? appAccepts(app) : undefined, ca: this.ca }));
     } catch (err) {
       if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
       const shown = typeof url === 'function' ? url('N') : url;
@@ -718,6 +737,8 @@ class LocalRuntime {
     stale.splice(0, stale.length, ...stale.filter((e) => !stoppedAll.has(e.pid)));
     const groups = await this.removeGroups();
     const storesRemoved = this.removeStores({ deleteData });
+    // The entry's certificate and keys (--tls): made for the deployment, gone with it.
+    removeOwnedDir(path.join(this.stateDir, 'tls'));
     this.state.remove();
     return {
       stopped: [...stopped, ...leftovers],
@@ -781,6 +802,15 @@ class LocalRuntime {
 const REFUSED_PRELOAD = /Access to this API has been restricted|ERR_ACCESS_DENIED|ERR_MANIFEST/;
 const PRELOAD_HINT =
   "  (the lab preloads its runtime probe into your service's Node processes, and this one refused to read it: a service run with --experimental-permission or a policy deploys with --no-probe)";
+
+// The entry's certificate in tls/ of the state folder: the lab's own, made fresh, or the user's
+// (--tls-cert, --tls-key), copied there; its keys readable by the lab's user only.
+function prepareTls(stateDir, tls, host) {
+  const dir = path.join(stateDir, 'tls');
+  resetDir(dir, 'tls/ in --state-dir');
+  fs.chmodSync(dir, 0o700);
+  return tls.cert ? userCerts(dir, tls) : makeCerts(dir, { hosts: [host] });
+}
 
 // How long a replica of your service may take to answer its first request: --app-start-timeout,
 // else LAB_APP_START_MS (milliseconds), else 30 s.

@@ -34,13 +34,20 @@ function entryProbe(deployment, { replicas = deployment.replicas, last = Infinit
   };
 }
 
-// Which answers say a node is up: the lab's own, 200; yours, any HTTP answer, or below 500
-// on its --health path.
+// Which answers say a node is up: the lab's own, 200; yours, any HTTP answer but the entry's
+// own gateway errors (502, 504: it reached no replica, as when your service listens on
+// 127.0.0.1 inside a container), or below 500 on its --health path.
 function appAccepts(app) {
   if (!app) return (status) => status === 200;
-  return app.health ? (status) => status < 500 : () => true;
+  return app.health ? (status) => status < 500 : (status) => status !== 502 && status !== 504;
+}
+
+// What to say when the entry of your service's containers kept answering a gateway error.
+function gatewayHint(err, app) {
+  if (!app || !/^HTTP 50[24]$/.test(err.message)) return '';
+  return `\nthe entry answered ${err.message}: it reached no replica. Inside a container 127.0.0.1 is the container itself: your service must listen on every interface (listen(PORT), not listen(PORT, '127.0.0.1'))`;
 }
 
 const namesUpstream = (kindName) => Boolean(kindOf(kindName).namesUpstream);
 
-module.exports = { entryProbe, appAccepts, upstreamOf, namesUpstream };
+module.exports = { entryProbe, appAccepts, gatewayHint, upstreamOf, namesUpstream };

@@ -14,7 +14,7 @@ const { dump } = require('../topology/compose-write');
 const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
-const { entryProbe } = require('./readiness');
+const { entryProbe, gatewayHint } = require('./readiness');
 const { installApp } = require('../app/install');
 const { writeAppContext, INSIDE, PROBE } = require('../app/image');
 const { IN_SERVICE_IMAGE } = require('../probe/env');
@@ -269,7 +269,11 @@ class SwarmRuntime extends EngineRuntime {
         '{{.Name}} {{.CurrentState}} {{.Error}}',
         state.stack,
       ]);
-      throw labError('LAB_ERR_UNHEALTHY', `the stack ${state.stack}`, `${err.message}\n${tail(ps.out, 20)}`);
+      throw labError(
+        'LAB_ERR_UNHEALTHY',
+        `the stack ${state.stack}`,
+        `${err.message}${gatewayHint(err, state.deployment.app)}\n${tail(ps.out, 20)}`,
+      );
     }
   }
 

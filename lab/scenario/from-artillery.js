@@ -218,7 +218,9 @@ function buildModel(r, file, { scale = 1, rateScale = 1 }, notes) {
   if (config.target !== undefined && typeof config.target !== 'string') r.fail(['config', 'target'], 'a URL');
   for (const k of Object.keys(config)) if (!CONFIG.known.includes(k)) odd(['config', k]);
   if (config.engines !== undefined) note(['config', 'engines'], ONLY_ARTILLERY.engine);
-  if (config.tls !== undefined) notes.push({ where: 'config.tls', note: 'TLS settings: the lab targets plain HTTP' });
+  // config.tls: Artillery's own TLS options; the one that changes traffic, rejectUnauthorized:
+  // false (no certificate checked), is honoured by every generator (lab/run/generation.js).
+  if (config.tls !== undefined && !isMap(config.tls)) r.fail(['config', 'tls'], 'a mapping');
   for (const name of Object.keys(config.plugins || {})) {
     if (!PLUGINS_RUN.includes(name)) note(['config', 'plugins', name], `the ${name} plugin (${ONLY_ARTILLERY.plugin})`);
   }
@@ -285,6 +287,7 @@ function buildModel(r, file, { scale = 1, rateScale = 1 }, notes) {
     expect,
     ensure,
     timeoutS: http.timeoutS,
+    tls: isMap(config.tls) ? { rejectUnauthorized: config.tls.rejectUnauthorized !== false } : null,
     foreign,
     unknown,
     notes,

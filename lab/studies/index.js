@@ -11,6 +11,7 @@ const STUDIES = {
   signaling: require('./signaling'),
   deployments: require('./deployments'),
   scaling: require('./scaling'),
+  tls: require('./tls'),
 };
 
 module.exports = { STUDIES, DEFAULT_STUDY: 'course' };

@@ -139,7 +139,11 @@ function byReason(pairs) {
 function renderReport({ study, sections, plan, missing, failures, machine, scale, studyDir = null }) {
   const html = [h`<h1>${study.title}</h1>`];
   const md = [`# ${study.title}`, ''];
-  const head = `Seed ${study.seed} (its published figures, as this report uses them: lab/studies/${study.name}.js). ${plan.length} planned runs${
+  // (A study of the lab's own question has no seed: no published figures to stand beside.)
+  const seed = study.seed
+    ? `Seed ${study.seed} (its published figures, as this report uses them: lab/studies/${study.name}.js). `
+    : `No seed: the lab's own question (lab/studies/${study.name}.js). `;
+  const head = `${seed}${plan.length} planned runs${
     scale !== 1 ? `, scaled by ${scale} (a quick version: compare shapes, not sizes)` : ''
   }; ${missing.length ? `not done: ${missing.join(', ')}` : 'all done'}.`;
   html.push(h`<p>${head}</p>`);
@@ -157,8 +161,11 @@ function renderReport({ study, sections, plan, missing, failures, machine, scale
     html.push(h`<p class="warn">${emulated}</p>`);
     md.push(`**${emulated}**`, '');
   }
-  html.push(h`<h2>What differs from the seed's set-up</h2><ul>${study.differs.map((d) => h`<li>${d}</li>`)}</ul>`);
-  md.push("## What differs from the seed's set-up", '', ...study.differs.map((d) => `- ${d}`), '');
+  if (study.differs?.length) {
+    const title = study.seed ? "What differs from the seed's set-up" : 'How it is set up';
+    html.push(h`<h2>${title}</h2><ul>${study.differs.map((d) => h`<li>${d}</li>`)}</ul>`);
+    md.push(`## ${title}`, '', ...study.differs.map((d) => `- ${d}`), '');
+  }
   const notes = sharedNotes(sections);
   for (const s of sections) {
     const r = renderSection(s, notes);
@@ -205,6 +212,8 @@ const YOUR_SERVICE_FLAGS = Object.freeze([
   'fresh-per-level',
   'profile',
   'profile-interval',
+  'tls',
+  'http2',
   'script',
   'slo',
   'endpoints',

@@ -106,8 +106,11 @@ function resolveDeployment(name, overrides = {}) {
   const app = overrides.app ?? null;
   // Its data stores (--with: lab/stores/), with your service only.
   const stores = app && overrides.with ? [...overrides.with] : [];
+  // The entry terminating TLS (--tls, lab/tls/flags.js), HTTP/2 too (--http2).
+  const tls = overrides.tls ?? null;
   const custom = [
     app ? `app ${app.name}` : null,
+    tls ? (tls.http2 ? 'http2' : 'tls') : null,
     stores.length ? `with ${stores.join(', ')}` : null,
     counts,
     edgeCount,
@@ -128,6 +131,7 @@ function resolveDeployment(name, overrides = {}) {
     edgeKind: edges ? edgeKind : null,
     balancer: Object.freeze(balancer),
     app,
+    tls,
     stores: Object.freeze(stores),
     ...(stores.length
       ? {

@@ -100,7 +100,7 @@ describe('compose/', () => {
       expect(services[e].volumes).toEqual([`./nginx/cdn-${e}.conf:/etc/nginx/lab.conf:ro`]);
       expect(Object.keys(services[e].depends_on)).toEqual(['replica-1', 'replica-2']);
       const conf = fs.readFileSync(path.join(dir, 'nginx', `cdn-${e}.conf`), 'utf8');
-      expect(conf).toMatch(/proxy_cache_path \/tmp\/cache /);
+      expect(conf).toMatch(/proxy_cache_path "\/tmp\/cache" /);
       expect(conf).toContain(`add_header X-Edge ${e} always;`);
       expect(conf.match(/server replica-\d+:3000 /g)).toHaveLength(2);
     }

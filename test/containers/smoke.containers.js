@@ -355,6 +355,34 @@ maybe('containers on a real engine', () => {
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
   }, 900000);
 
+  // A service that listens on 127.0.0.1 only (test/fixtures/apps/recorder) cannot be reached
+  // in its container: every answer through the entry was nginx's 502, the deployment was once
+  // called ready and the run "completed". Now the deploy fails, says why and how to fix it,
+  // and leaves no container.
+  test('--app listening on 127.0.0.1 in a container: the deploy fails with the fix, nothing left', async () => {
+    const sd = tmpStateDir();
+    const r = await lab(
+      [
+        'deploy',
+        'single',
+        '--app',
+        path.join(ROOT, 'test', 'fixtures', 'apps', 'recorder'),
+        '--engine',
+        'compose',
+        '--state-dir',
+        sd,
+        '--port-base',
+        String(await freePortBase()),
+      ],
+      { env: { ...engine.env, ...env }, timeoutMs: 600000 },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/LAB_ERR_UNHEALTHY/);
+    expect(r.stderr).toMatch(/HTTP 502: it reached no replica/);
+    expect(r.stderr).toMatch(/listen\(PORT\), not listen\(PORT, '127\.0\.0\.1'\)/);
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 900000);
+
   // The whole stack in containers (issue 51): a service the lab has never seen, its state in
   // PostgreSQL and Redis (test/fixtures/apps/ledger), the stores' images built on the lab's
   // base, its schema made by --app-setup before the replicas start, shared by all of them.

@@ -8,6 +8,7 @@
 //   connections: a virtual user's own (the closed loop's, a multi-step flow's), or a shared
 //   pool's that an arrival takes when one has room (the open loop's --keepalive).
 const { Connection } = require('./connection');
+const { H2Connection } = require('./h2-connection');
 const { requestBytes } = require('./request-bytes');
 
 // A pool of connections to one target: an arrival takes one with room (the last freed
@@ -36,7 +37,9 @@ class Pool {
   }
 }
 
-function createEngine({ pipelining = 1, timeoutMs }) {
+// tls: { client (./../tls-client.js), onHandshake(info), http2 } for an https:// target
+// (--tls, --http2): connections over TLS, timed, and HTTP/2 sessions in place of HTTP/1.1.
+function createEngine({ pipelining = 1, timeoutMs, tls = null }) {
   const all = new Set();
   const pools = new Map();
   const stats = { opened: 0 };
@@ -53,7 +56,17 @@ function createEngine({ pipelining = 1, timeoutMs }) {
     stats,
     // A connection of its own, for a virtual user (onFree: called when it has room again).
     connection(url, onFree = null) {
-      const c = new Connection({ url, pipelining, onFree, stats });
+      const c =
+        tls?.http2 && url.protocol === 'https:'
+          ? new H2Connection({
+              url,
+              streams: pipelining,
+              onFree,
+              stats,
+              tlsc: tls.client,
+              onHandshake: tls.onHandshake,
+            })
+          : new Connection({ url, pipelining, onFree, stats, tls });
       all.add(c);
       return c;
     },
@@ -68,6 +81,20 @@ function createEngine({ pipelining = 1, timeoutMs }) {
     // upstreamMs, text }.
     send(conn, step, parts, sentAt, done, fail) {
       const method = parts.method || step.method;
+      if (conn instanceof H2Connection) {
+        conn.send({
+          method,
+          path: parts.path,
+          headers: parts.headers,
+          body: parts.body,
+          wantText: Boolean(step.wantText),
+          done,
+          fail,
+          sentAt,
+        });
+        if (conn.onFree && conn.hasRoom) conn.onFree(conn);
+        return undefined;
+      }
       let bytes;
       try {
         bytes = requestBytes(method, parts, conn.url.host);

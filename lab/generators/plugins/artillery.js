@@ -22,6 +22,10 @@ module.exports = defineGenerator({
     timeoutS: model.timeoutS,
     statsd: ctx.statsd,
     name: model.name,
+    // An https:// target (--tls): Artillery trusts the run's CA (NODE_EXTRA_CA_CERTS), or
+    // checks nothing when the user said so (--insecure, as its own -k).
+    caFile: ctx.tls?.caFile ?? null,
+    insecure: Boolean(ctx.tls?.insecure),
   }),
   start: (plan, o) => startArtillery(plan, o),
 });

@@ -18,6 +18,7 @@ module.exports = defineGenerator({
     keepalive: OWN_FLAGS.keepalive,
     pipelining: OWN_FLAGS.pipelining,
     'generator-workers': OWN_FLAGS['generator-workers'],
+    'tls-resume': OWN_FLAGS['tls-resume'],
   },
   supports: [...OWN_SUPPORTS, 'rates'],
   plan: (model, ctx) => ({ ...ownPlan(model, ctx), mode: 'open', phases: model.phases }),

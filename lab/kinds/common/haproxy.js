@@ -40,6 +40,9 @@ function haproxyConfig(layer, ctx) {
     retryOn: layer === 7 ? '    retry-on conn-failure empty-response' : '',
     resolvers: ctx.tasks ? 'resolvers docker\n    nameserver dns 127.0.0.11:53\n    hold valid 2s\n' : '',
     bind: `${ctx.listen.host}:${ctx.listen.port}`,
+    // --tls: its certificate and key in one file (HAProxy's form), ALPN h2 with --http2. HAProxy
+    // keeps a session cache and issues tickets by default.
+    bindTls: ctx.tls ? ` ssl crt ${quotedPath(ctx.tls.pem)} alpn ${ctx.tls.http2 ? 'h2,http/1.1' : 'http/1.1'}` : '',
     method: b.method,
     balance: BALANCE[b.method](layer)
       .map((l) => `    ${l}`)

@@ -47,6 +47,7 @@ function renderNginxConfig({
   edge = null,
   workerUser = null,
   connections = 8192,
+  tls = null,
 }) {
   const b = deployment.balancer;
   if (edge) layer = 'edge';
@@ -94,6 +95,10 @@ function renderNginxConfig({
       ? `# Its workers write the cache inside the state folder, which is the lab user's.\nuser ${workerUser};\n`
       : '',
     accessLog: paths.accessLog && quotedPath(paths.accessLog),
+    // The entry terminating TLS (--tls), and speaking HTTP/2 to clients (--http2): its replicas
+    // stay plain HTTP/1.1 with kept-alive connections, as in production.
+    listenTls: tls ? ` ssl${tls.http2 ? ' http2' : ''}` : '',
+    tlsLines: tls ? tlsLines(tls) : '',
     cacheDir: paths.cacheDir && quotedPath(paths.cacheDir),
     cacheMaxSize: '256m',
   };
@@ -102,6 +107,22 @@ function renderNginxConfig({
     if (!(key in values)) throw new Error(`nginx template: no value for {{${key}}}`);
     return String(values[key]);
   });
+}
+
+// The server's TLS: its certificate, TLS 1.2 and 1.3, a session cache and tickets, so that a
+// client that resumes its session (as browsers and the lab's generators do by default) skips
+// the full handshake.
+function tlsLines(tls) {
+  return [
+    `ssl_certificate ${quotedPath(tls.cert)};`,
+    `ssl_certificate_key ${quotedPath(tls.key)};`,
+    'ssl_protocols TLSv1.2 TLSv1.3;',
+    'ssl_session_cache shared:lab_tls:10m;',
+    'ssl_session_timeout 10m;',
+    'ssl_session_tickets on;',
+  ]
+    .map((l) => `        ${l}`)
+    .join('\n');
 }
 
 module.exports = renderNginxConfig;

@@ -40,6 +40,7 @@ function nginxConfig(layer, ctx) {
     edge: layer === 'edge' ? ctx.node.name : null,
     workerUser: layer === 'edge' ? ctx.workerUser : null,
     connections: ctx.connections,
+    tls: ctx.tls ?? null,
   });
 }
 

