@@ -18,6 +18,9 @@ const schema = {
     },
     default: Object.freeze([]),
   },
+  // A file of host:port lines read again on SIGHUP: the replicas when they come and go (the
+  // lab's autoscaler and rollouts write it).
+  upstreamsFile: { name: 'UPSTREAMS_FILE', type: 'string', default: '' },
   // Idle connections kept to each replica, as nginx's `keepalive 64`.
   keepalive: { name: 'KEEPALIVE', type: 'int', min: 0, max: 10000, default: 64 },
   timeoutMs: { name: 'UPSTREAM_TIMEOUT_MS', type: 'int', min: 1, max: 600000, default: 120000 },
@@ -30,6 +33,15 @@ const schema = {
   http2: { name: 'HTTP2', type: 'bool', default: false },
 };
 
+// The replicas a file names (one host:port a line), checked as UPSTREAMS is.
+function readUpstreams(text) {
+  const list = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return schema.upstreams.parse(list.join(','));
+}
+
 function loadConfig(env = process.env) {
   const config = parseSettings(schema, env);
   if (!config.upstreams.length) throw new Error('UPSTREAMS is empty: name at least one replica as host:port');
@@ -38,4 +50,4 @@ function loadConfig(env = process.env) {
   return config;
 }
 
-module.exports = { loadConfig, schema };
+module.exports = { loadConfig, readUpstreams, schema };

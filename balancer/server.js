@@ -155,7 +155,19 @@ function createBalancer({
       if (cb) cb();
     });
   };
-  return { server, stop, ready, targets: () => targets.map((t) => `${t.host}:${t.port}`) };
+  // A new list of replicas (the lab's autoscaler, a rollout): the known ones kept as they are;
+  // one no longer listed gets no new request, finishes those in flight on its sockets, and has
+  // its idle sockets closed (drained, as nginx's old workers drain on a reload).
+  const setUpstreams = (list) => {
+    const known = new Map(targets.map((t) => [`${t.host}:${t.port}`, t]));
+    targets = list.map((key) => known.get(key) || target(...key.split(':')));
+    for (const [key, t] of known) {
+      if (list.includes(key)) continue;
+      t.agent.keepAlive = false;
+      for (const sockets of Object.values(t.agent.freeSockets)) for (const s of sockets) s.destroy();
+    }
+  };
+  return { server, stop, ready, setUpstreams, targets: () => targets.map((t) => `${t.host}:${t.port}`) };
 }
 
 const RETRIED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);

@@ -114,6 +114,8 @@ const table = {
   },
   // The entry's TLS (--tls): a certificate or key that cannot be used, or a kind that cannot.
   LAB_ERR_TLS: { exit: 2, message: (detail) => `--tls: ${detail}` },
+  // Replicas that cannot come and go (--autoscale, a rollout, npm run scale) on a deployment.
+  LAB_ERR_ELASTIC: { exit: 2, message: (detail) => `its replicas cannot change while it runs: ${detail}` },
   // A --run-dir of the lab's that holds something other than a capacity search.
   LAB_ERR_NOT_A_SEARCH: {
     exit: 2,

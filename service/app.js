@@ -74,12 +74,15 @@ function createApp({
 
   // An answer after `ms` without using the CPU meanwhile (seed 001's 200 ms backend): the
   // process serves everything else while it waits.
-  app.get('/sleep', (req, res) => {
+  // (POST too: a balancer never sends a POST twice, so what a replica drops shows.)
+  const sleep = (req, res) => {
     const ms = intParam(req, res, 'ms', 1, 60000, 200);
     if (ms === null) return;
     const start = performance.now();
     setTimeout(() => res.json({ ms, tookMs: Math.round(performance.now() - start) }), ms);
-  });
+  };
+  app.get('/sleep', sleep);
+  app.post('/sleep', sleep);
 
   for (const [name, base] of [
     ['bbox1', config.bbox1Url],

@@ -19,6 +19,9 @@ const schema = {
   // should see its own time-out, as in the course report, not an early 504 from us.
   upstreamTimeoutMs: { name: 'UPSTREAM_TIMEOUT_MS', type: 'int', min: 1, max: 600000, default: 30000 },
   shutdownTimeoutMs: { name: 'SHUTDOWN_TIMEOUT_MS', type: 'int', min: 0, max: 600000, default: 10000 },
+  // What SIGTERM does: drain (stop accepting, answer what is in flight, then exit), or abrupt
+  // (exit at once, as a service with no handler does: the lab's rollouts show what it drops).
+  shutdown: { name: 'SHUTDOWN', type: 'enum', values: ['drain', 'abrupt'], default: 'drain' },
   // Where the signaling rooms are shared across workers and replicas (hub/, host:port);
   // empty: rooms are this process's own.
   signalHub: { name: 'SIGNAL_HUB', type: 'string', default: '' },

@@ -40,6 +40,12 @@ function startServer(config, identity) {
   function stop(signal) {
     if (stopping) return;
     stopping = true;
+    if (config.shutdown === 'abrupt') {
+      process.stderr.write(
+        `service ${identity.instance}/${identity.worker}: ${signal}, exiting at once (SHUTDOWN=abrupt)\n`,
+      );
+      process.exit(0);
+    }
     const force = setTimeout(() => process.exit(0), config.shutdownTimeoutMs);
     force.unref();
     signaling.close();

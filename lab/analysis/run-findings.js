@@ -7,6 +7,7 @@
 // Each rule returns a finding { id, text, rule } or null; runFindings runs them all.
 
 const { RUNTIME_RULES } = require('./runtime-findings');
+const { elasticFindings } = require('../elastic/results');
 
 // (The tier first, then the reason: the runtime's own rules, ./runtime-findings.js.)
 const RULES = [restarted, connectionLimit, storeLimit, heaviestStatements, ...RUNTIME_RULES];
@@ -117,8 +118,9 @@ function restarted(s) {
   };
 }
 
+// (Replicas that changed under load say what it did, a finding per spike: lab/elastic/results.js.)
 function runFindings(summary) {
-  return RULES.map((rule) => rule(summary)).filter(Boolean);
+  return [...RULES.map((rule) => rule(summary)).filter(Boolean), ...elasticFindings(summary)];
 }
 
 module.exports = { runFindings, RULES };

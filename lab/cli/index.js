@@ -16,6 +16,7 @@ const COMMANDS = {
   characterize: () => require('../commands/characterize'),
   capacity: () => require('../commands/capacity'),
   scale: () => require('../commands/scale'),
+  rollout: () => require('../commands/rollout'),
   report: () => require('../commands/report'),
   compare: () => require('../commands/compare'),
   study: () => require('../commands/study'),

@@ -7,13 +7,21 @@ const { LIMITS } = require('../topology/deployments');
 const { labError } = require('../../common/errors');
 const processTable = require('./process-table');
 const { holdDir } = require('../ownership/lock');
+const { scaleTo } = require('../elastic/replicas');
+const { ELASTIC_FLAGS } = require('../elastic/flags');
 
-const USAGE = `usage: npm run scale -- replica=N [--state-dir DIR] [--json]
-Sets the number of service replicas of the deployment that is up, and waits until each
-answers through the entry. On the swarm engine (npm run deploy -- <deployment> --engine swarm):
-swarm starts or stops tasks, and nginx finds them by DNS.`;
+const USAGE = `usage: npm run scale -- replica=N [--grace D] [--state-dir DIR] [--json]
+Sets the number of service replicas of the deployment that is up. Locally and on compose, one
+at a time: a new replica joins the entry once it answers, a removed one (the newest first)
+leaves the entry, is drained, then gets SIGTERM and SIGKILL after --grace (default 30s). On the
+swarm engine (npm run deploy -- <deployment> --engine swarm): swarm starts or stops tasks, and
+nginx finds them by DNS.`;
 
-const COMMAND = defineCommand({ usage: USAGE, positionals: { names: ['replica=N'] }, flags: STATE });
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { names: ['replica=N'] },
+  flags: { ...STATE, grace: ELASTIC_FLAGS.grace },
+});
 
 function parseTarget(word) {
   const m = /^replicas?=(\d+)$/.exec(word);
@@ -35,14 +43,23 @@ async function scale(argv, { log }) {
   const runtime = runtimeOfState({ stateDir: values['state-dir'], log });
   const { state } = runtime.state.inspect();
   if (!state) throw labError('LAB_ERR_NOT_UP');
-  if (typeof runtime.scale !== 'function') {
-    throw labError(
-      'LAB_ERR_USAGE',
-      `scale works on the swarm engine; this deployment runs on ${state.runtime} (redeploy with --replicas ${replicas})`,
-    );
+  log(
+    `scaling ${state.deployment.label} from ${state.graph?.replicas ?? state.deployment.replicas} to ${replicas} replica(s)`,
+  );
+  let seconds;
+  if (typeof runtime.addReplica === 'function') {
+    // Local and compose: one replica at a time, each in the entry once it answers, each
+    // removed one drained first (lab/elastic/replicas.js).
+    const why = runtime.elasticWhy(state);
+    if (why) throw labError('LAB_ERR_ELASTIC', why);
+    const t0 = Date.now();
+    await scaleTo(runtime, replicas, { graceS: values.grace ?? 30, log });
+    seconds = (Date.now() - t0) / 1000;
+  } else if (typeof runtime.scale === 'function') {
+    ({ seconds } = await runtime.scale(replicas));
+  } else {
+    throw labError('LAB_ERR_USAGE', `this deployment runs on ${state.runtime}, whose replicas the lab cannot change`);
   }
-  log(`scaling ${state.deployment.label} from ${state.deployment.replicas} to ${replicas} replica(s)`);
-  const { seconds } = await runtime.scale(replicas);
   log(`${replicas} replica(s) answering after ${seconds.toFixed(1)} s`);
   const s = await runtime.status();
   if (values.json) return { stdout: JSON.stringify({ ...s, scaleSeconds: seconds }, null, 2) };

@@ -12,7 +12,7 @@ const {
 } = require('../../artillery/scenarios');
 const { signalStages } = require('../../artillery/stages');
 const { ensureFdsFor } = require('../runtime/fd-limit');
-const { allNames } = require('../topology/deployments');
+const { allNames, METHOD_NAMES } = require('../topology/deployments');
 const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
 const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('./deploy');
@@ -49,6 +49,9 @@ const { summarizeRun } = require('../run/summary');
 const { feedLive } = require('../run/live');
 const { planText } = require('../run/plan-text');
 const { PROFILE_FLAGS, PROFILE_HELP, profileOf } = require('../profile/flags');
+const { ELASTIC_FLAGS, ELASTIC_HELP, elasticOf, assertElastic } = require('../elastic/flags');
+const { appOf } = require('../app/flags');
+const { startElastic } = require('../run/elastic');
 const { startProfiling } = require('../run/profile');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
@@ -96,6 +99,9 @@ ${generatorHelp()}
   --plan           check everything, print what the run would do and how long, and exit
   --json           print summary.json to stdout
   --heavy-ms MS    how long /heavy burns the CPU (default 5000, as in the course)
+  --shutdown drain|abrupt  what the lab's service does on SIGTERM: drain (the default: answer
+                   what is in flight, then exit) or exit at once, as a service with no handler
+                   (local engine; see --rollout-at)
   --work-n N       work: how many rounds of 10,000 steps each request asks (default 100, 3-5 ms
                    of a core here; fewer make the servers' work lighter)
   --no-statsd      run without StatsD (and so without Graphite)
@@ -113,6 +119,9 @@ ${KIND_HELP}
   --replicas N, --workers N, --key KEY, --port-base P, --host H, --state-dir DIR,
   --results-dir DIR, --run-dir DIR (a new or empty folder, or one the lab made)
 ${PROFILE_HELP}
+${ELASTIC_HELP}
+  --slo-p99 MS     a spike (a phase at twice the rate before it) is absorbed once p99 stays under
+                   this with no failure for 5 s (default 500 ms): summary.spikes
 ${OUT_HELP}`;
 
 const COMMAND = defineCommand({
@@ -125,6 +134,8 @@ const COMMAND = defineCommand({
     ...GENERATOR_FLAGS,
     ...OUT_FLAGS,
     ...PROFILE_FLAGS,
+    ...ELASTIC_FLAGS,
+    'slo-p99': flag.int(1, 600000),
     generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     script: flag.path(),
     environment: flag.string(),
@@ -146,16 +157,41 @@ const COMMAND = defineCommand({
     'results-dir': flag.path(),
     'run-dir': flag.path(),
     'heavy-ms': flag.int(1, 60000),
+    shutdown: flag.enum(['drain', 'abrupt'], 'shutdown'),
     'work-n': flag.int(1, 100000),
     'no-statsd': flag.bool(),
     'no-graphite': flag.bool(),
     graphite: flag.pattern(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'HOST or HOST:PORT'),
-    method: { type: 'custom', parse: parseMethod, expected: `one of ${METHODS.join(', ')}` },
+    // Two things share the word: the request's HTTP method and the balancer's (their names
+    // differ), each at most once: --method POST --method hash.
+    method: flag.list(parseEitherMethod),
     body: flag.string(),
     header: flag.list(parseHeader),
     'expect-status': { type: 'custom', parse: parseExpect, expected: 'statuses or ranges, like 200,404 or 2xx' },
   },
 });
+
+// --method: an HTTP method (GET, POST, ...) for the request, or the balancer's (round-robin,
+// least_conn, hash). -> { http } or { balancer }.
+function parseEitherMethod(raw) {
+  if (METHOD_NAMES.includes(raw)) return { balancer: raw };
+  try {
+    return { http: parseMethod(raw) };
+  } catch {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--method ${raw}: the request's (${METHODS.join(', ')}) or the balancer's (${METHOD_NAMES.join(', ')})`,
+    );
+  }
+}
+function methodsOf(values) {
+  const list = values.method || [];
+  const http = list.filter((m) => m.http).map((m) => m.http);
+  const balancer = list.filter((m) => m.balancer).map((m) => m.balancer);
+  if (http.length > 1 || balancer.length > 1)
+    throw labError('LAB_ERR_USAGE', '--method: one for the request and one for the balancer at most');
+  return { http: http[0], balancer: balancer[0] };
+}
 
 const refuse = (text) => {
   throw labError('LAB_ERR_USAGE', text);
@@ -221,7 +257,8 @@ function scenarioOfWords(words, values, given) {
   const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
   if (values.script) {
     for (const f of ['method', 'body', 'header', 'work-n', 'warm-cache']) {
-      if (given.has(f)) refuse(`--${f} shapes the lab's own request; your script (--script) says its own`);
+      if (f === 'method' ? methodsOf(values).http : given.has(f))
+        refuse(`--${f} shapes the lab's own request; your script (--script) says its own`);
     }
     return {
       model: readScript(values.script, { ...options, environment: values.environment, overrides: values.overrides }),
@@ -235,7 +272,7 @@ function scenarioOfWords(words, values, given) {
   pick('scenario', scenario, SCENARIOS);
   const signal = Boolean(endpointOf(endpoint).participants);
   if (signal) {
-    if (values.app || ['method', 'body', 'header'].some((f) => given.has(f))) {
+    if (values.app || methodsOf(values).http || ['body', 'header'].some((f) => given.has(f))) {
       refuse(
         "the signal endpoint is the lab's own WebSocket signaling: --app, --method, --body and --header are for HTTP",
       );
@@ -260,7 +297,7 @@ function scenarioOfWords(words, values, given) {
   // their path (and query) and may change the method, headers or body too.
   const request = requestOf({
     path: pathOf(endpoint, values['work-n'] !== undefined ? { n: values['work-n'] } : null),
-    method: values.method,
+    method: methodsOf(values).http,
     body: values.body,
     headers: values.header,
   });
@@ -337,14 +374,27 @@ function plan(argv) {
   const words = wordsOf(positionals, values);
   const what = { ...scenarioOf(words, values, given), words };
   if (values.app) {
-    for (const f of ['heavy-ms', 'work-n', 'key'])
+    for (const f of ['heavy-ms', 'work-n', 'key', 'shutdown'])
       if (given.has(f)) refuse(`--${f} is for the lab's own service, not --app`);
   }
   if (values.balancer === 'none' && values.target)
     refuse('--balancer none deploys; --target is for a system already up');
   if (values.target && values.app) refuse('--app deploys your service; --target is for a system already up: give one');
+  if (values.shutdown !== undefined && (values.engine ?? 'local') !== 'local')
+    refuse("--shutdown sets the lab's service on the local engine (its containers drain)");
   const target = values.target ? new URL(values.target).origin : null;
-  const { deployment, ctx, ports, caps, runtime, placement } = planDeploy(values, words.deploymentName ?? 'single');
+  const elastic = elasticPlan(values, what);
+  // (--autoscale starts at MIN replicas unless --replicas says otherwise.)
+  const deployValues = {
+    ...values,
+    method: methodsOf(values).balancer,
+    ...(elastic?.autoscale && values.replicas === undefined ? { replicas: elastic.autoscale.min } : {}),
+  };
+  const { deployment, ctx, ports, caps, runtime, placement } = planDeploy(
+    deployValues,
+    words.deploymentName ?? 'single',
+  );
+  if (elastic) assertElastic(deployment, runtime);
   const generator = generatorOf(values, given, what, { runtime });
   if (values.print && what.signal) refuse('the signal endpoint has no Artillery script to print');
   if (what.signal && values.balancer === 'none') {
@@ -369,7 +419,10 @@ function plan(argv) {
     ports,
     caps,
     values,
-    serviceEnv: values['heavy-ms'] !== undefined ? { HEAVY_MS: String(values['heavy-ms']) } : {},
+    serviceEnv: {
+      ...(values['heavy-ms'] !== undefined ? { HEAVY_MS: String(values['heavy-ms']) } : {}),
+      ...(values.shutdown !== undefined ? { SHUTDOWN: values.shutdown } : {}),
+    },
     generator,
     loadNodes: values['load-nodes'] ?? null,
     closed: GENERATORS[generator].loop === 'closed' && !what.signal,
@@ -378,7 +431,26 @@ function plan(argv) {
     participants,
     thresholds: thresholdsOf(what.model, values, generator),
     profile: profileOf(values),
+    elastic,
+    appNext: elastic?.rollout?.appNext ? appOf({ ...values, app: elastic.rollout.appNext }) : null,
+    sloMs: values['slo-p99'] ?? 500,
   };
+}
+
+// --autoscale, --rollout-at (lab/elastic/flags.js), with what only the scenario knows: the
+// load's length and the --scale of its times.
+function elasticPlan(values, what) {
+  const e = elasticOf(values, {
+    runtime: values.engine ?? 'local',
+    probe: !values['no-probe'],
+    scale: values.scale ?? 1,
+    durationS: what.model ? what.model.phases.reduce((a, ph) => a + ph.duration, 0) : null,
+    hasApp: Boolean(values.app),
+  });
+  if (!e) return null;
+  if (values.target) refuse('--autoscale and --rollout-at change the deployment the lab deploys: not with --target');
+  if (what.signal) refuse("--autoscale and --rollout-at are for HTTP loads, not the signal endpoint's participants");
+  return e;
 }
 
 // --print: the script as Artillery runs it (yours with the lab's changes, or the catalogue's).
@@ -431,6 +503,7 @@ async function runScenario(p, dashboard, log) {
   const releasePartial = keepPartial(run);
   planGeneration(run);
   const profiling = startProfiling(run);
+  const elastic = await startElastic(run);
   if (p.values['warm-cache']) await warm(run);
   run.probe.start();
   startOutputs(run);
@@ -442,6 +515,8 @@ async function runScenario(p, dashboard, log) {
     if (!interrupted()) summarizeRun(run, { status: 'failed' });
     throw err;
   }
+  // The replicas stop changing with the load (a change under way finishes first).
+  if (elastic) run.elastic = await elastic.finish();
   // The nodes' window ends with the load.
   run.probe.stop();
   if (profiling) run.profiled = await profiling.finish();

@@ -33,6 +33,7 @@ const { appendStepSummary } = require('../out/step-summary');
 const { parseSlo } = require('../capacity/slo');
 const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
 const { TLS_FLAGS, tlsOf } = require('../tls/flags');
+const { ELASTIC_FLAGS } = require('../elastic/flags');
 
 const USAGE = `usage: npm run study -- [<study>] [options]
 Runs a study end to end (each of its runs one lab command) and writes study.html and
@@ -76,6 +77,10 @@ deployments and scaling (your service; need --app):
                               recover from an overload
   --balancers a,b             deployments: each deployment behind each of these kinds too;
                               scaling: the kinds swept (default nginx,nginx-l4,haproxy,node)
+elasticity (the lab's service, or yours with --app and --endpoints /path):
+  --autoscale MIN-MAX         the replicas held at MIN, at MAX, and autoscaled between them
+                              (default 1-4); --autoscale-metric, --autoscale-target as for
+                              scenario; --slo-p99 MS, the p99 a spike is absorbed under (500)
 course (and deployments):
   --rate-scale F              multiply every arrival rate
   --duration D                endurance length
@@ -111,6 +116,10 @@ const COMMAND = defineCommand({
     'fresh-per-level': flag.bool(),
     tls: TLS_FLAGS.tls,
     http2: TLS_FLAGS.http2,
+    autoscale: ELASTIC_FLAGS.autoscale,
+    'autoscale-metric': ELASTIC_FLAGS['autoscale-metric'],
+    'autoscale-target': ELASTIC_FLAGS['autoscale-target'],
+    'slo-p99': flag.int(1, 600000),
     profile: PROFILE_FLAGS.profile,
     'profile-interval': PROFILE_FLAGS['profile-interval'],
     ...OUT_FLAGS,
@@ -230,7 +239,8 @@ function tlsArgs(values, kinds) {
 }
 
 // The studies of your own service (--app): their --endpoints are its paths.
-const yours = (study) => study.seed === 'yours';
+// (A study of your service, or one that takes it when given: its endpoints are its paths.)
+const yours = (study) => study.seed === 'yours' || study.takesApp === true;
 
 // a, b and c
 const words = (list) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]);
@@ -290,6 +300,11 @@ function options(study, values) {
     ],
     script: values.script,
     slos: values.slo && values.slo.length ? values.slo : undefined,
+    // The elasticity study's own (lab/studies/elasticity.js).
+    autoscale: values.autoscale,
+    autoscaleMetric: values['autoscale-metric'],
+    autoscaleTarget: values['autoscale-target'],
+    sloP99: values['slo-p99'],
     scenarios: list('scenario', values.scenarios, SCENARIOS),
     deployments: list(
       'deployment',

@@ -32,6 +32,8 @@ function liveBody(run, { elapsedS, totalS, phases, closed, intervalMs, dashboard
   const errs = Object.entries(s.errors || {})
     .map(([k, v]) => `${k}: ${v}`)
     .join(', ');
+  // Replicas that change under load (--autoscale): how many there are now.
+  const replicas = s.autoscale?.timeline.at(-1)?.replicas ?? null;
   return html`<h2>Live: second ${Math.floor(elapsedS)} of ${totalS}</h2>
     <p
       id="counters"
@@ -42,7 +44,7 @@ function liveBody(run, { elapsedS, totalS, phases, closed, intervalMs, dashboard
     >
       ${closed ? html`sent <b>${s.scenariosLaunched}</b>` : html`launched <b>${s.scenariosLaunched}</b> of ${asked} asked so far`},
       completed <b>${s.requestsCompleted}</b>, errors <b>${errors}</b>${errs ? html` (${errs})` : ''}, pending
-      <b>${pending}</b>${codes ? html`; codes ${codes}` : ''}.
+      <b>${pending}</b>${codes ? html`; codes ${codes}` : ''}${replicas === null ? '' : html`; replicas <b id="replicas" data-replicas="${replicas}">${replicas}</b>`}.
     </p>
     <p class="note">
       Refreshed every ${Math.round(intervalMs / 1000)} s; the dashboard has used ${dashboardCpu}% of one core so far.

@@ -193,6 +193,8 @@ class Shard {
       if (res.firstAt !== undefined) seconds.firstByte(done, res.firstAt - sentAt);
       if (res.upstream) {
         add(done.upstreams, res.upstream);
+        // (A 5xx the entry gave naming a replica: a rollout's dropped requests are told by it.)
+        if (res.status >= 500) add((done.upstreamFails ??= {}), res.upstream);
         if (res.upstreamMs !== null) done.upstream.recordValue(us(res.upstreamMs));
       }
       then(true, end, res);

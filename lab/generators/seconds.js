@@ -108,6 +108,7 @@ function message(b, pending, countVus) {
     errors: b.errors,
     pending,
     upstreams: b.upstreams,
+    ...(b.upstreamFails ? { upstreamFails: b.upstreamFails } : {}),
     latency: encode(b.latency),
     fromSend: encode(b.fromSend),
     lag: encode(b.lag),

@@ -3,6 +3,7 @@
 const path = require('node:path');
 const { defineKind, template } = require('./common/proxy');
 const { fillTemplate, quotedPath } = require('./common/template');
+const { labError } = require('../../common/errors');
 
 // Caddy's reverse_proxy at L7 (caddy/Caddyfile.template): the modern default. Its hash is
 // uri_hash (rendezvous hashing of the URI: a replica's going away moves only its URIs).
@@ -13,6 +14,7 @@ function config(ctx) {
   const storage = ctx.container ? '' : `\tstorage file_system ${quotedPath(path.join(ctx.paths.prefix, 'data'))}\n`;
   return fillTemplate(template('caddy', 'Caddyfile.template'), {
     node: ctx.node.name,
+    admin: adminSocket(ctx) ? quotedPath(`unix/${adminSocket(ctx)}`) : 'off',
     label: ctx.deployment.label,
     storage,
     port: ctx.listen.port,
@@ -33,6 +35,31 @@ function config(ctx) {
     maxFails: b.maxFails,
     keepalive: b.keepalive,
   });
+}
+
+// Its admin endpoint locally: a Unix socket in its prefix (only the lab's user reaches it),
+// which `caddy reload` tells the new config to. A socket's path has at most 107 bytes: a
+// state folder too deep for one leaves Caddy without it, and its reloads say why.
+const SOCKET_MAX = 107;
+function adminSocket(ctx) {
+  if (ctx.container || !ctx.paths) return null;
+  const file = path.join(ctx.paths.prefix, 'admin.sock');
+  return Buffer.byteLength(file) <= SOCKET_MAX ? file : null;
+}
+
+function reloadCommand(ctx) {
+  const socket = adminSocket(ctx);
+  if (!socket) {
+    throw labError(
+      'LAB_ERR_PROXY_CONFIG',
+      'caddy',
+      `its admin socket would be ${path.join(ctx.paths.prefix, 'admin.sock')}, longer than a socket's ${SOCKET_MAX} bytes: use a shorter --state-dir to change its replicas while it runs`,
+    );
+  }
+  return {
+    command: ctx.bin,
+    args: ['reload', '--config', ctx.paths.confFile, '--adapter', 'caddyfile', '--address', `unix/${socket}`],
+  };
 }
 
 module.exports = defineKind({
@@ -57,6 +84,7 @@ module.exports = defineKind({
     env: { XDG_DATA_HOME: path.join(ctx.paths.prefix, 'data'), XDG_CONFIG_HOME: path.join(ctx.paths.prefix, 'config') },
   }),
   check: (ctx) => ({ command: ctx.bin, args: ['validate', '--config', ctx.paths.confFile, '--adapter', 'caddyfile'] }),
+  reload: { command: reloadCommand },
   container: {
     image: 'caddy:2.6',
     imageEnv: 'LAB_CADDY_IMAGE',

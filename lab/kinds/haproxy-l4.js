@@ -1,7 +1,7 @@
 'use strict';
 
 const { defineKind } = require('./common/proxy');
-const { haproxyConfig, CONTAINER, local, check, BIN } = require('./common/haproxy');
+const { haproxyConfig, CONTAINER, local, check, reload, BIN } = require('./common/haproxy');
 
 // HAProxy at L4 (`mode tcp`): a client's connection passed whole to one replica.
 module.exports = defineKind({
@@ -18,5 +18,6 @@ module.exports = defineKind({
   config: (ctx) => haproxyConfig(4, ctx),
   local,
   check,
+  reload,
   container: CONTAINER,
 });

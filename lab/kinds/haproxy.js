@@ -1,7 +1,7 @@
 'use strict';
 
 const { defineKind } = require('./common/proxy');
-const { haproxyConfig, CONTAINER, local, check, BIN } = require('./common/haproxy');
+const { haproxyConfig, CONTAINER, local, check, reload, BIN } = require('./common/haproxy');
 
 // HAProxy at L7 (`mode http`): the reference balancer of published proxy comparisons.
 module.exports = defineKind({
@@ -21,5 +21,6 @@ module.exports = defineKind({
   config: (ctx) => haproxyConfig(7, ctx),
   local,
   check,
+  reload,
   container: CONTAINER,
 });

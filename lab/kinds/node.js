@@ -6,6 +6,8 @@ const { ROOT } = require('../paths');
 
 // The lab's own small balancer (balancer/, node:http, round-robin, keep-alive): an
 // experiment subject beside the real proxies, seed 004's self-written balancer.
+const upstreamsFile = (ctx) => path.join(ctx.paths.prefix, 'upstreams');
+
 module.exports = defineKind({
   name: 'node',
   role: 'balancer',
@@ -18,6 +20,8 @@ module.exports = defineKind({
   tls: true,
   namesUpstream: true,
   runtimes: ['local', 'compose', 'swarm'],
+  // A new list of replicas: written to its file, then SIGHUP.
+  reload: { signal: 'SIGHUP', file: (ctx) => [upstreamsFile(ctx), `${ctx.upstreams.join('\n')}\n`] },
   local: (ctx) => ({
     command: process.execPath,
     args: [path.join(ROOT, 'balancer', 'index.js')],
@@ -25,6 +29,8 @@ module.exports = defineKind({
       HOST: ctx.listen.host,
       PORT: String(ctx.listen.port),
       UPSTREAMS: ctx.upstreams.join(','),
+      // Read again on SIGHUP, when replicas come and go (balancer/index.js).
+      UPSTREAMS_FILE: upstreamsFile(ctx),
       ...(ctx.tls ? { TLS_CERT: ctx.tls.cert, TLS_KEY: ctx.tls.key, HTTP2: ctx.tls.http2 ? '1' : '0' } : {}),
     },
   }),

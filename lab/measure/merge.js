@@ -68,6 +68,8 @@ function mergeSecond(parts, at) {
     sendLagMs: figures(lag),
     // Which replica answered (the entry's X-Lab-Upstream) and its time, when the entry said.
     ...(Object.keys(upstreams).length ? { upstreams, upstreamMs: figures(upstream) } : {}),
+    // The entry's failed answers (5xx) by the replica it named: whose requests a rollout dropped.
+    ...(parts.some((m) => m.upstreamFails) ? { upstreamFails: sum(parts.map((m) => m.upstreamFails)) } : {}),
     ...(named ? { requests: named } : {}),
     ...(tls ? { tls: tls.counts } : {}),
     hist: {

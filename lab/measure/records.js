@@ -8,8 +8,9 @@ const { merge, figures } = require('./histogram');
 //   { type: 'phase', index, name, at }                         a phase began
 //   { type: 'second', at, launched, completed, codes, errors, pending,
 //     latencyMs, sendLagMs, upstreams?, upstreamMs?, hist }    one second of the run
-//     (upstreams: answers by the replica the entry named, X-Lab-Upstream; upstreamMs: the
-//     entry's time to the replica's answer, its histogram in hist.upstream)
+//     (upstreams: answers by the replica the entry named, X-Lab-Upstream; upstreamFails: its
+//     5xx answers by that replica; upstreamMs: the entry's time to the replica's answer, its
+//     histogram in hist.upstream)
 //   { type: 'interval', at, durationMs, codes, errors }        counts an engine knows only
 //                                                              per interval (Artillery: 10 s)
 //   { type: 'done', at, interrupted, cpuS, totals?, latencyMs?, precision?, connectionsOpened? }
@@ -42,6 +43,7 @@ function seconds(records) {
       codes: add(prev.codes, r.codes),
       errors: add(prev.errors, r.errors),
       ...(prev.upstreams || r.upstreams ? { upstreams: add(prev.upstreams, r.upstreams) } : {}),
+      ...(prev.upstreamFails || r.upstreamFails ? { upstreamFails: add(prev.upstreamFails, r.upstreamFails) } : {}),
       hist: prev.hist && r.hist ? null : keep.hist,
     });
   }

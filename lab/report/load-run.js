@@ -63,6 +63,7 @@ function clientSeries(records, secs, summary, recordsFile, x) {
   const pending = [];
   const rtMedian = [];
   const rtMax = [];
+  const rtP99 = [];
   // Response time against throughput, one point a second (Gatling's view): [completed/s, ms].
   const rtByRate = { p50: [], p99: [] };
   let cum = 0;
@@ -81,11 +82,12 @@ function clientSeries(records, secs, summary, recordsFile, x) {
     if (r && r.latencyMs && r.latencyMs.count) {
       rtMedian.push([t, r.latencyMs.p50]);
       rtMax.push([t, r.latencyMs.max]);
+      if (typeof r.latencyMs.p99 === 'number') rtP99.push([t, r.latencyMs.p99]);
       rtByRate.p50.push([c, r.latencyMs.p50]);
       if (typeof r.latencyMs.p99 === 'number') rtByRate.p99.push([c, r.latencyMs.p99]);
     }
   }
-  return { launched, completed, errored, pending, rtMedian, rtMax, rtByRate };
+  return { launched, completed, errored, pending, rtMedian, rtMax, rtP99, rtByRate };
 }
 
 // The server's side: the service's timer for this endpoint per StatsD flush, or the entry's
@@ -172,7 +174,7 @@ function runWith(dir, summary) {
   const t0 = summary.phases.length ? Date.parse(summary.phases[0].startedAt) : Date.parse(summary.startedAt);
   const x = (ms) => Math.round((ms - t0) / 100) / 10;
 
-  const { launched, completed, errored, pending, rtMedian, rtMax, rtByRate } = clientSeries(
+  const { launched, completed, errored, pending, rtMedian, rtMax, rtP99, rtByRate } = clientSeries(
     records,
     secs,
     summary,
@@ -206,6 +208,7 @@ function runWith(dir, summary) {
       pending,
       rtMedian,
       rtMax,
+      rtP99,
       rtByRate,
       srvMedian,
       srvMax,

@@ -2,6 +2,7 @@
 
 const { profileSection, profileCompared } = require('./profile-html');
 const { tlsSection } = require('./tls-html');
+const { elasticSection } = require('./elastic-html');
 const { lineChart } = require('./chart');
 const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
@@ -484,7 +485,7 @@ function runBody(run) {
             </p>`
         : ''
     }
-    ${tlsSection(s)}
+    ${tlsSection(s)} ${elasticSection(run)}
     <h2>Over time</h2>
     <p class="note">
       Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that

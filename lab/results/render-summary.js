@@ -162,6 +162,31 @@ function tlsLines(s) {
   return lines;
 }
 
+// Replicas that changed under load (--autoscale, --rollout-at): their course in a line or two
+// (the findings say what it did).
+function elasticLines(s) {
+  const lines = [];
+  const a = s.autoscale;
+  if (a) {
+    const counts = a.timeline.map((x) => x.replicas);
+    const changes = [];
+    counts.forEach((c, i) => {
+      if (i === 0 || c !== counts[i - 1]) changes.push(`${c} at ${a.timeline[i].t} s`);
+    });
+    lines.push(
+      `Autoscaling (${a.metric}, target ${a.target}${a.unit}, ${a.min}-${a.max}): ${a.decisions.length} decision(s), replicas ${changes.join(', ')}; ${a.replicaSeconds} replica-seconds`,
+    );
+  }
+  const r = s.rollout;
+  if (r && r.replaced) {
+    const done = r.replaced.length ? r.replaced.map((x) => `${x.old} -> ${x.new}`).join(', ') : 'no replica replaced';
+    lines.push(
+      `Rollout at ${r.atS} s${r.error ? ' (did not finish)' : ''}: ${done} in ${r.seconds} s; ${r.failed} request(s) failed`,
+    );
+  }
+  return lines;
+}
+
 function renderSummary(s) {
   const lines = [];
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
@@ -250,6 +275,7 @@ function renderSummary(s) {
     );
   }
   lines.push(...tlsLines(s));
+  lines.push(...elasticLines(s));
   lines.push(...profileLines(s));
   if (s.findings?.length) {
     lines.push('Findings:');

@@ -63,7 +63,8 @@ async function deploy(run) {
   const watched = runtime ? null : watchedDeployment(p);
   if (watched) log(`${target} is this state folder's ${watched.state.deployment.label}: its nodes are watched`);
   run.watched = watched;
-  run.nodesOf = state ? deploymentNodes(state) : watched ? deploymentNodes(watched.state) : () => ({});
+  // (Read from run.state each time: replicas may come and go under load, lab/run/elastic.js.)
+  run.nodesOf = state ? () => deploymentNodes(run.state)() : watched ? deploymentNodes(watched.state) : () => ({});
   run.collector = await collect(run, state ?? watched?.state ?? null);
   // Caps, cgroup accounting, edges' caches and the runtime probe's figures, over the run's own
   // window (after a warm-up).

@@ -11,6 +11,8 @@ const { requestNames } = require('../scenario/model');
 const { runFindings } = require('../analysis/run-findings');
 const { noAnswer } = require('../results/no-answer');
 const { kindOf } = require('../kinds');
+const { seconds } = require('../measure/records');
+const { autoscaleResults, rolloutResults, spikeResults } = require('../elastic/results');
 
 const readRecords = (file) =>
   fs
@@ -72,7 +74,9 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
         'the deployment ran on emulated VMs (TCG): its timings are several times slower than this machine and comparable only within this cluster',
     };
   }
-  nameReplicas(summary, run.addressNames);
+  // (Replicas that came and went are named too: each change says its port.)
+  nameReplicas(summary, { ...(run.addressNames || {}), ...elasticNames(run) });
+  withElastic(summary, run, records);
   summary.thresholds = [...evaluate(p.thresholds, summary), ...artilleryChecks(summary)];
   summary.monitoring = run.monitoring.sources;
   summary.nodes = nodesOf(run, summary, write);
@@ -142,6 +146,54 @@ function artilleryChecks(summary) {
     ok: c.result === 1 || c.result === true,
     ...(c.strict === false ? { optional: true } : {}),
   }));
+}
+
+// Replicas of --autoscale or a rollout (lab/run/elastic.js): address -> name of every one
+// the changes started.
+function elasticNames(run) {
+  const out = {};
+  for (const c of run.elastic?.changes || []) {
+    const r = c.added || c.removed;
+    if (r?.port && run.state?.host) out[`${run.state.host}:${r.port}`] = r.name;
+    // (In containers, by the container's address.)
+    if (r?.address) out[r.address] = r.name;
+  }
+  return out;
+}
+
+// What the replicas' changes did (lab/elastic/results.js): summary.autoscale, summary.rollout.
+// (A plan with spikes, its replicas fixed or not, says when each was absorbed: summary.spikes.)
+function withElastic(summary, run, records) {
+  const secs = seconds(records);
+  const endMs = secs.length ? secs.at(-1).at + 1000 : Date.now();
+  const firstPhase = records.find((r) => r.type === 'phase' && r.index === 0)?.at;
+  const sloMs = run.p.sloMs ?? 500;
+  if (firstPhase !== undefined && !run.p.signal) {
+    const spikes = spikeResults({
+      secs,
+      phases: run.genPlan.phases,
+      expect: run.p.expect,
+      sloMs,
+      t0: firstPhase,
+      endMs,
+    });
+    if (spikes.length) summary.spikes = { sloMs, list: spikes.map(({ untilS: _u, ...x }) => x) };
+  }
+  const e = run.elastic;
+  if (!e || e.t0 === undefined) return;
+  const names = { ...(run.addressNames || {}), ...elasticNames(run) };
+  const o = { secs, phases: run.genPlan.phases, expect: run.p.expect, sloMs, endMs, names };
+  if (run.p.elastic.autoscale) summary.autoscale = autoscaleResults(run.p.elastic.autoscale, e, o);
+  if (run.p.elastic.rollout)
+    summary.rollout = rolloutResults(e, o) ?? { error: 'the load ended before the rollout began' };
+  // A rollout that did not finish, or a change of replicas the autoscaler asked for and the
+  // runtime could not make, leaves the run's question unanswered: a failed run, never green.
+  const why = summary.rollout?.error
+    ? `the rollout did not finish: ${summary.rollout.error}`
+    : e.errors?.length
+      ? `${e.errors[0].what} failed: ${e.errors[0].error}`
+      : null;
+  if (why && summary.status === 'completed') summary.status = `failed (${why})`;
 }
 
 // The entry named replicas by address (or, HAProxy, by name): the deployment's names.

@@ -260,6 +260,41 @@ async function removeGroups(sys, token, { timeoutMs = 3000 } = {}) {
   return { removed, failed };
 }
 
+// One node's groups, once its processes are gone (a replica the autoscaler or a rollout
+// removed): its processes first, each still inside SIGKILLed (the node was stopped, its
+// members have nothing left to finish), then its folders. -> { removed, failed }
+async function removeGroup(sys, token, node, { timeoutMs = 3000 } = {}) {
+  const dirs = [...new Set(Object.values(groupDirs(sys, token, node)))].filter(exists);
+  const removed = [];
+  const failed = [];
+  for (const dir of dirs) {
+    for (const line of (readText(path.join(dir, 'cgroup.procs')) || '').split('\n')) {
+      if (!/^\d+$/.test(line)) continue;
+      try {
+        process.kill(Number(line), 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        fs.rmdirSync(dir);
+        removed.push(dir);
+        break;
+      } catch (err) {
+        if (err.code === 'ENOENT') break;
+        if (err.code !== 'EBUSY' || Date.now() > deadline) {
+          failed.push({ dir, error: err.code || err.message });
+          break;
+        }
+        await sleep(100);
+      }
+    }
+  }
+  return { removed, failed };
+}
+
 // Every process inside the token's groups: born there (lab/ownership/join-then-exec.js) or forked by one that
 // was, so the lab started each of them, even a daemon that detached itself with setsid and
 // a scrubbed environment (a double fork: parent 1, no token to find it by).
@@ -293,6 +328,7 @@ module.exports = {
   setCpu,
   readGroup,
   removeGroups,
+  removeGroup,
   existingGroups,
   groupDirs,
   cpuQuota,

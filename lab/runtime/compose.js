@@ -18,6 +18,7 @@ const { parents } = require('../ownership/procs');
 const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
+const { addReplica, removeReplica, elasticWhy } = require('./compose-replicas');
 
 const { ROOT } = require('../paths');
 
@@ -148,6 +149,11 @@ class ComposeRuntime extends EngineRuntime {
       url: `http://${this.host}:${ports.entry}`,
       startedAt: new Date().toISOString(),
       entryConf: graph.entry ? confs[graph.entry] || null : null,
+      // What the project is rendered from again when replicas come and go
+      // (lab/runtime/compose-replicas.js): every proxy's config, your service's build context.
+      confs,
+      appContext,
+      replicaSeq: deployment.replicas + 1,
       pids: {},
       processes: [],
     };
@@ -205,6 +211,25 @@ class ComposeRuntime extends EngineRuntime {
       else state.processes.push({ name, pid: main(Number(pid)), container: id.trim().slice(0, 12) });
     }
     this.writeState(state);
+  }
+
+  // Replicas that come and go while it runs (lab/runtime/compose-replicas.js).
+  replicaNames(state = this.readState()) {
+    return state.graph.nodes.filter((n) => n.kind === 'service').map((n) => n.name);
+  }
+
+  elasticWhy(state = this.readState()) {
+    return elasticWhy(state);
+  }
+
+  addReplica(options = {}) {
+    const state = this.readState();
+    return addReplica(this, state, options);
+  }
+
+  removeReplica(name, options = {}) {
+    const state = this.readState();
+    return removeReplica(this, state, name, options);
   }
 
   async status() {

@@ -8,7 +8,9 @@ const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
 const { assertFree } = require('../topology/ports');
 const connectPm2 = require('./pm2');
-const { pidFileFor, readPm2Pid } = require('./pm2-pid');
+const { readPm2Pid } = require('./pm2-pid');
+const { pm2AppOf } = require('./pm2-app');
+const { addReplica, removeReplica, elasticWhy } = require('./local-replicas');
 const { stopTree, tree, stopPids } = require('../ownership/procs');
 const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
@@ -35,10 +37,8 @@ const {
   existingGroups,
   detect,
 } = require('./cgroups');
-const { joinThenExec } = require('../ownership/join-then-exec');
 
-const { ROOT } = require('../paths');
-const { probeEnv } = require('../probe/env');
+const { replicaEnvOf, replicaStarter } = require('./replica-start');
 const { text: durationText } = require('../terminal/duration');
 const { lastLines } = require('../terminal/last-lines');
 const { makeCerts, userCerts } = require('../tls/certs');
@@ -49,37 +49,6 @@ const { makeCerts, userCerts } = require('../tls/certs');
 // command line), and every process carries the folder's token in its environment, so `down`
 // stops exactly what `up` started, from this process or another one, even when state.json
 // is gone, and never a process that merely took a recorded pid.
-// A capped app is started by a shell that joins its groups and becomes Node, with no
-// pm2 wrapper in between (interpreter none): it is born capped, and so is a restart.
-// `script` is one of the lab's Node programs, or `command` a program of a proxy kind.
-// (`script` relative to the lab's root or absolute; `nodeArgs`: Node's own options.)
-function pm2AppOf(state, joins, logs) {
-  return (name, script, { args = [], env = {}, command = null, nodeArgs = [], cwd = ROOT, ...extra } = {}) => {
-    const file = script && path.resolve(ROOT, script);
-    const cmd = command || process.execPath;
-    const argv = command ? args : [...nodeArgs, file, ...args];
-    const run = joins[name]
-      ? (({ command: c, args: a, env: e }) => ({ script: c, args: a, env: { ...env, ...e }, interpreter: 'none' }))(
-          joinThenExec(joins[name], cmd, argv),
-        )
-      : { ...pm2Exec(cmd, argv), env, interpreter: 'none' };
-    return {
-      name,
-      ...run,
-      cwd,
-      autorestart: true,
-      max_restarts: 50,
-      restart_delay: 200,
-      // The service drains for at most SHUTDOWN_TIMEOUT_MS, below this.
-      kill_timeout: 5000,
-      out_file: path.join(logs, `${name}.out.log`),
-      error_file: path.join(logs, `${name}.err.log`),
-      pid_file: pidFileFor(state.pm2Home, name),
-      ...extra,
-    };
-  };
-}
-
 class LocalRuntime {
   constructor({ stateDir, host = '127.0.0.1', log = () => {} }) {
     this.stateDir = path.resolve(stateDir);
@@ -208,7 +177,7 @@ class LocalRuntime {
 
   // How each kind of node starts under pm2 (app: pm2AppOf's); a proxy kind that is a daemon
   // of its own (the nginx kinds) starts apart, as its kind says (host.start).
-  startersOf({ pm2, app, deployment, ports, options, address, hubToken, probeOf, storeEnv, stores }) {
+  startersOf({ pm2, app, options, hubToken, replicaStart, stores }) {
     return {
       bbox: (node) =>
         pm2.start(
@@ -224,32 +193,10 @@ class LocalRuntime {
             ],
           }),
         ),
-      service: (node) =>
-        pm2.start(
-          app(node.name, 'service/index.js', {
-            env: {
-              HOST: this.host,
-              PORT: String(node.port),
-              WORKERS: String(node.workers),
-              INSTANCE: node.name,
-              BBOX1_URL: `http://${this.host}:${ports.bbox1}`,
-              BBOX2_URL: `http://${this.host}:${ports.bbox2}`,
-              SHUTDOWN_TIMEOUT_MS: '3000',
-              ...(options.statsd ? { STATSD_HOST: options.statsd.host, STATSD_PORT: String(options.statsd.port) } : {}),
-              STATSD_PREFIX: 'lab.service',
-              // Signaling rooms shared across the deployment's service processes.
-              ...(node.upstreams.includes('hub') ? { SIGNAL_HUB: address('hub'), SIGNAL_HUB_TOKEN: hubToken } : {}),
-              ...(options.serviceEnv || {}),
-              ...probeOf(node),
-            },
-          }),
-        ),
-      // Your service (--app): its own command in its own folder, with PORT; several
-      // workers through the lab's node:cluster primary (lab/app/primary.js).
-      app: (node) => {
-        const { script, ...how } = appProcess(deployment.app, node, { ...storeEnv, ...probeOf(node) });
-        return pm2.start(app(node.name, script ?? null, how));
-      },
+      // A replica (the lab's service, or yours: --app) as lab/runtime/replica-start.js says;
+      // a replica added later (npm run scale, --autoscale, a rollout) starts the same way.
+      service: (node) => pm2.start(app(node.name, ...replicaStart(node))),
+      app: (node) => pm2.start(app(node.name, ...replicaStart(node))),
       // A data store (--with, lab/stores/): its server in the foreground, from its folder.
       store: (node) => {
         const s = stores[node.name];
@@ -347,6 +294,23 @@ class LocalRuntime {
       startedAt: new Date().toISOString(),
       // Where each proxy node keeps its files (its edges' cache counts are read there).
       paths: Object.fromEntries(Object.entries(contexts).map(([n, c]) => [n, c.paths])),
+      // Each proxy's context but its upstreams, for the configs rendered again when replicas
+      // come and go (lab/runtime/local-replicas.js).
+      proxyContexts: Object.fromEntries(
+        Object.entries(contexts).map(([n, c]) => [
+          n,
+          {
+            listen: c.listen,
+            paths: c.paths,
+            connections: c.connections,
+            bin: c.bin,
+            workerUser: c.workerUser,
+            tls: c.tls,
+          },
+        ]),
+      ),
+      // The number the next replica added gets (a name is never used twice in a deployment).
+      replicaSeq: deployment.replicas + 1,
       // The entry's rendered config, kept with a run's results.
       // (The lab's own node balancer has none: it is configured by its environment. A path
       // to no file once failed `scenario --balancer node`, copying it: ENOENT.)
@@ -446,9 +410,16 @@ class LocalRuntime {
       options.probe === false
         ? { off: 'deployed with --no-probe' }
         : { address: `${this.host}:${ports.probe}`, listen: [{ host: this.host, port: ports.probe }] };
-    const probeOf = (node) =>
-      probe.address ? probeEnv({ node: node.name, address: probe.address, before: process.env.NODE_OPTIONS }) : {};
     const state = this.initialState({ deployment, graph, caps, cgroups, token, ports, urlOf, contexts, probe, stores });
+    // What a replica's start needs besides its node, kept for the replicas added later.
+    state.replicaEnv = replicaEnvOf({
+      options,
+      hubToken,
+      hubAddress: graph.hub ? address('hub') : null,
+      storeEnv,
+      probeAddress: probe.address ?? null,
+    });
+    const replicaStart = replicaStarter(state);
     this.writeState(state);
     // Each capped node's groups, before anything starts: its processes join them first thing.
     const joins = {};
@@ -467,18 +438,7 @@ class LocalRuntime {
 
       const logs = path.join(this.stateDir, 'logs');
       const app = pm2AppOf(state, joins, logs);
-      const starters = this.startersOf({
-        pm2,
-        app,
-        deployment,
-        ports,
-        options,
-        address,
-        hubToken,
-        probeOf,
-        storeEnv,
-        stores,
-      });
+      const starters = this.startersOf({ pm2, app, options, hubToken, replicaStart, stores });
       // A proxy of a kind that runs in the foreground: its program under pm2.
       const startProxy = (node, kind) => {
         const { command, args, env = {} } = kind.local(contexts[node.name]);
@@ -786,6 +746,35 @@ class LocalRuntime {
     };
   }
 
+  // Replicas that come and go while it runs (lab/runtime/local-replicas.js): each call reads
+  // the state, changes it and writes it back, one change at a time (lab/elastic/).
+  replicaNames(state = this.readState()) {
+    return state.graph.nodes.filter((n) => n.kind === 'service').map((n) => n.name);
+  }
+
+  elasticWhy(state = this.readState()) {
+    return elasticWhy(state);
+  }
+
+  addReplica(options = {}) {
+    // (This command may not be the one that deployed: its processes carry the folder's token.)
+    adoptStateDir(this.stateDir);
+    const state = this.readState();
+    return addReplica(this.withCa(state), state, options);
+  }
+
+  removeReplica(name, options = {}) {
+    adoptStateDir(this.stateDir);
+    const state = this.readState();
+    return removeReplica(this.withCa(state), state, name, options);
+  }
+
+  // The CA a --tls deployment's clients trust (this process may not be the one that made it).
+  withCa(state) {
+    if (!this.ca && state.tls?.ca) this.ca = state.tls.ca;
+    return this;
+  }
+
   // What the kernel says about each capped node's groups (lab/runtime/cgroups.js readGroup).
   readCaps(state = this.readState()) {
     if (!state?.cgroups) return {};
@@ -818,40 +807,6 @@ const appStartMs = (app) =>
   app.startTimeoutS ? app.startTimeoutS * 1000 : Number(process.env.LAB_APP_START_MS) || 30000;
 
 const rank = (order, name) => (order.includes(name) ? order.indexOf(name) : order.length);
-
-// How pm2 runs one replica of your service: its own command from its own folder, PORT set;
-// with workers, the lab's node:cluster primary forks its entry (lab/app/primary.js). A shell
-// line is exec'd by /bin/sh, with its node_modules/.bin first in PATH as npm would.
-function appProcess(app, node, extraEnv = {}) {
-  const env = { ...extraEnv, PORT: String(node.port), ...(app.run.node?.env || {}) };
-  if (app.run.node && node.workers > 1) {
-    return {
-      script: path.join(ROOT, 'lab', 'app', 'primary.js'),
-      args: [app.run.node.entry, ...app.run.node.args],
-      env: { ...env, WORKERS: String(node.workers), LAB_EXEC_ARGV: JSON.stringify(app.run.node.execArgv) },
-      cwd: app.dir,
-    };
-  }
-  if (app.run.node) {
-    return { script: app.run.node.entry, args: app.run.node.args, nodeArgs: app.run.node.execArgv, env, cwd: app.dir };
-  }
-  // (Not `exec LINE`: that runs only the first command of `npm run build && node x.js`.)
-  return {
-    command: '/bin/sh',
-    args: ['-c', app.run.shell],
-    env: { ...env, PATH: `${path.join(app.dir, 'node_modules', '.bin')}:${process.env.PATH}` },
-    cwd: app.dir,
-  };
-}
-
-// What pm2 runs for `bin argv`: pm2 turns a script path with a space in it into `bash -c
-// <path>` (it takes it for a command line), so a program is always pm2's script, never a
-// file of the lab's or yours, whose folder may have a space; a program whose own path has
-// one goes through /bin/sh.
-function pm2Exec(bin, argv) {
-  if (!/\s/.test(bin)) return { script: bin, args: argv };
-  return { script: '/bin/sh', args: ['-c', 'exec "$0" "$@"', bin, ...argv] };
-}
 
 // The last lines a process of the deployment wrote (its pm2 logs), for a message.
 function logTail(stateDir, name, lines = 8) {

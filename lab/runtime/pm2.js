@@ -9,11 +9,17 @@ const { labError } = require('../../common/errors');
 //
 // Every call has a time-out (timeoutMs): a daemon that does not answer (a second one on the
 // same home once hung a deploy for minutes) becomes an error naming the call, not silence.
+//
+// pm2 stops a process as a container engine does, with SIGTERM (its own default is SIGINT,
+// which a service that drains on SIGTERM, as Kubernetes and Docker ask, does not expect): its
+// daemon reads PM2_KILL_SIGNAL once, at its start, from the environment of the process that
+// starts it, which is this one.
 function connectPm2(home, { timeoutMs = 30000 } = {}) {
   if (process.env.PM2_HOME !== home) throw new Error(`PM2_HOME must be ${home} before pm2 is required`);
+  process.env.PM2_KILL_SIGNAL = 'SIGTERM';
   const PM2 = require('pm2');
   const pm2 = new PM2.custom({ pm2_home: home, daemon_mode: true });
-  const call = (method, ...args) =>
+  const callWithin = (ms, method, ...args) =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(
         () =>
@@ -21,19 +27,24 @@ function connectPm2(home, { timeoutMs = 30000 } = {}) {
             labError(
               'LAB_ERR_PROCESS',
               `pm2 ${method}`,
-              `no answer from pm2's daemon in ${home} within ${timeoutMs / 1000} s`,
+              `no answer from pm2's daemon in ${home} within ${ms / 1000} s`,
             ),
           ),
-        timeoutMs,
+        ms,
       );
       pm2[method](...args, (err, out) => {
         clearTimeout(timer);
         return err ? reject(err) : resolve(out);
       });
     });
+  const call = (method, ...args) => callWithin(timeoutMs, method, ...args);
   return call('connect').then(() => ({
     start: (opts) => call('start', opts),
     list: () => call('list'),
+    // Stops one app (SIGTERM, pm2's SIGKILL after its kill_timeout) and forgets it; a stop
+    // waits for the process to end, up to `ms`.
+    stop: (name, ms = timeoutMs) => callWithin(ms, 'stop', name),
+    delete: (name, ms = timeoutMs) => callWithin(ms, 'delete', name),
     // The client keeps handles open after this; commands exit explicitly when done.
     disconnect: () => pm2.disconnect(),
   }));

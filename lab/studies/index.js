@@ -12,6 +12,7 @@ const STUDIES = {
   deployments: require('./deployments'),
   scaling: require('./scaling'),
   tls: require('./tls'),
+  elasticity: require('./elasticity'),
 };
 
 module.exports = { STUDIES, DEFAULT_STUDY: 'course' };

@@ -196,8 +196,10 @@ function setupService(deployment, appContext, stores) {
 // convention; `caps`: per node, from lab/topology/caps.js. Every service is a node of the
 // deployment's graph (lab/topology/graph.js), under its name.
 // `appContext`: the build context of your service's image (lab/app/image.js), with --app.
-function composeProject(deployment, { root = '..', confs = {}, caps = {}, appContext = null } = {}) {
-  const graph = buildGraph(deployment);
+// `graph`: the deployment's graph as it stands, when its replicas changed since it was made
+// (lab/runtime/compose-replicas.js); else the deployment's own.
+function composeProject(deployment, { root = '..', confs = {}, caps = {}, appContext = null, graph = null } = {}) {
+  graph = graph ?? buildGraph(deployment);
   const app = deployment.app ?? null;
   const build = (dockerfile) => ({
     context: root,
@@ -546,8 +548,8 @@ function replicaNames(deployment) {
 // A proxy node's config inside a container (lab/kinds/): for the compose project, its
 // upstreams by service name; on a swarm (`stack`), the entry finds the tasks of the
 // `service` service through swarm's DNS. `node`: the entry's or a caching edge's name.
-function containerConfig(deployment, { stack = false, node = 'nginx' } = {}) {
-  const graph = buildGraph(deployment);
+function containerConfig(deployment, { stack = false, node = 'nginx', graph = null } = {}) {
+  graph = graph ?? buildGraph(deployment);
   const n = nodeOf(graph, node);
   const kind = kindOf(n.kind);
   const inner = (name) => `${name}:${nodeOf(graph, name).kind === 'service' ? INNER.service : PROXY.proxy}`;

@@ -130,4 +130,43 @@ describe("the lab's own balancer", () => {
       await new Promise((r) => two.close(r));
     }
   });
+
+  test('a new list of replicas (SIGHUP): new ones get requests, a dropped one finishes its request in flight and gets no other', async () => {
+    let release;
+    const a = await listen((req, res) => {
+      const answer = () => res.writeHead(200, { 'x-instance': 'a' }).end('a');
+      if (req.url === '/slow') release = answer;
+      else answer();
+    });
+    const c = await listen(named('c'));
+    const { server, stop, setUpstreams } = createBalancer({
+      upstreams: [a.url.replace('http://', '')],
+      keepalive: 8,
+      timeoutMs: 5000,
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${server.address().port}`;
+    try {
+      expect((await get(`${url}/x`)).headers['x-instance']).toBe('a');
+      const inFlight = get(`${url}/slow`);
+      while (!release) await new Promise((r) => setTimeout(r, 20));
+      setUpstreams([c.url.replace('http://', '')]);
+      const after = [];
+      for (let i = 0; i < 4; i++) after.push((await get(`${url}/x`)).headers['x-instance']);
+      expect(after).toEqual(['c', 'c', 'c', 'c']);
+      release();
+      const r = await inFlight;
+      expect([r.status, r.headers['x-instance']]).toEqual([200, 'a']);
+    } finally {
+      await new Promise((r) => stop(r));
+      await c.close();
+      await a.close();
+    }
+  });
+
+  test('UPSTREAMS_FILE lines are checked as UPSTREAMS is', () => {
+    const { readUpstreams } = require('../../balancer/config');
+    expect(readUpstreams('127.0.0.1:8090\n\n127.0.0.1:8091\n')).toEqual(['127.0.0.1:8090', '127.0.0.1:8091']);
+    expect(() => readUpstreams('127.0.0.1:8090\nnot an address\n')).toThrow();
+  });
 });

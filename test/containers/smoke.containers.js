@@ -383,6 +383,65 @@ maybe('containers on a real engine', () => {
     expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
   }, 900000);
 
+  // A rollout in containers (issue 63): every replica replaced one at a time while POSTs (which
+  // nginx never sends twice) keep coming; a service that drains on SIGTERM drops nothing, one
+  // that exits at once drops its requests in flight, counted and named.
+  test('--rollout-at on compose: a service that drains drops nothing; one that exits at once is named', async () => {
+    const rollout = async (cmd) => {
+      const sd = tmpStateDir();
+      const r = await lab(
+        [
+          'scenario',
+          '/sleep?ms=1000',
+          'endurance',
+          'replicated',
+          '--replicas',
+          '2',
+          '--app',
+          path.join(ROOT, 'test', 'fixtures', 'apps', 'rolling'),
+          '--app-cmd',
+          cmd,
+          '--method',
+          'POST',
+          '--engine',
+          'compose',
+          '--generator',
+          'fast',
+          '--rate',
+          '20',
+          '--duration',
+          '30',
+          '--rollout-at',
+          '5',
+          '--grace',
+          '5',
+          '--no-graphite',
+          '--json',
+          '--state-dir',
+          sd,
+          '--results-dir',
+          path.join(sd, 'results'),
+          '--port-base',
+          String(await freePortBase()),
+        ],
+        { env: { ...engine.env, ...env }, timeoutMs: 600000 },
+      );
+      expect(r.stderr).not.toMatch(/LAB_ERR/);
+      return JSON.parse(r.stdout);
+    };
+    const graceful = await rollout('node server.js');
+    expect(graceful.rollout.replaced.map((x) => x.old).sort()).toEqual(['replica-1', 'replica-2']);
+    expect(graceful.rollout.failed).toBe(0);
+    expect(graceful.findings.map((f) => f.id)).toContain('rollout-clean');
+    const abrupt = await rollout('node server.js abrupt');
+    expect(abrupt.rollout.failed).toBeGreaterThan(0);
+    expect(Object.keys(abrupt.rollout.causes.dropped).length).toBeGreaterThan(0);
+    expect(abrupt.findings.find((f) => f.id === 'rollout-dropped').text).toMatch(
+      /replica-\d \(\d+\).*exited with requests in flight; handle SIGTERM/,
+    );
+    expect(engine.docker(['ps', '-aq']).stdout.trim()).toBe('');
+  }, 900000);
+
   // The whole stack in containers (issue 51): a service the lab has never seen, its state in
   // PostgreSQL and Redis (test/fixtures/apps/ledger), the stores' images built on the lab's
   // base, its schema made by --app-setup before the replicas start, shared by all of them.

@@ -60,8 +60,11 @@ const CONTAINER = Object.freeze({
   command: (conf) => ['haproxy', '-db', '-f', conf],
 });
 
-// Locally: in the foreground under pm2 (-db), its config checked first (-c).
-const local = (ctx) => ({ command: ctx.bin, args: ['-db', '-f', ctx.paths.confFile] });
+// Locally: in the foreground under pm2 (-db), its config checked first (-c), as a master and
+// its worker (-W): SIGUSR2 to the master reloads the config into a new worker, the old one
+// finishing its connections (replicas that came or went).
+const local = (ctx) => ({ command: ctx.bin, args: ['-W', '-db', '-f', ctx.paths.confFile] });
+const reload = Object.freeze({ signal: 'SIGUSR2' });
 const check = (ctx) => ({ command: ctx.bin, args: ['-c', '-q', '-f', ctx.paths.confFile] });
 
 module.exports = {
@@ -69,5 +72,6 @@ module.exports = {
   CONTAINER,
   local,
   check,
+  reload,
   BIN: { name: 'haproxy', package: 'haproxy', path: '/usr/sbin/haproxy' },
 };

@@ -121,8 +121,8 @@ function tlsLines(tls) {
     'ssl_session_timeout 10m;',
     'ssl_session_tickets on;',
   ]
-    .map((l) => `        ${l}`)
-    .join('\n');
+    .map((l) => `\n        ${l}`)
+    .join('');
 }
 
 module.exports = renderNginxConfig;

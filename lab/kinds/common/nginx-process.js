@@ -123,6 +123,12 @@ const NGINX_HOST = Object.freeze({
   check: (ctx) => testConfig(ctx.bin, ctx.paths),
   start: (ctx, { join = null } = {}) => startNginx(ctx.bin, ctx.paths, { join }),
   stop: (pid) => stopNginx(pid),
+  // Its config rendered again (replicas that came or went): checked, then SIGHUP to its master,
+  // which starts workers on the new config and lets the old ones finish their requests.
+  reload: async (ctx, pid) => {
+    await testConfig(ctx.bin, ctx.paths);
+    process.kill(pid, 'SIGHUP');
+  },
   owned: (stateDir) => ownedNginxAll(stateDir),
 });
 

@@ -50,12 +50,27 @@ async function checkConfig(kind, ctx) {
 
 // A kind that runs in the foreground under the deployment's pm2, on this host (a kind's
 // `host`, asked by lab/runtime/local.js; it starts as kind.local(ctx) says).
+// kind.reload says how it takes a new config while it runs (replicas that came or went):
+// { signal } to its process, or { command(ctx) } to run, after its config is checked.
 function proxyHost(kind) {
   return Object.freeze({
     daemon: false,
     program: (log) => ensureBinary(kind, log),
     paths: (stateDir, node) => proxyPaths(stateDir, node, kind),
     check: (ctx) => checkConfig(kind, ctx),
+    reload: kind.reload
+      ? async (ctx, pid) => {
+          await checkConfig(kind, ctx);
+          if (kind.reload.signal) return process.kill(pid, kind.reload.signal);
+          const { command, args } = kind.reload.command(ctx);
+          const r = await run(command, args, { timeoutMs: 30000 });
+          if (!r.ok) {
+            const words = r.output.trim().split('\n').filter(Boolean).slice(-3).join(' ');
+            throw labError('LAB_ERR_PROXY_CONFIG', kind.name, `its reload failed: ${words}`);
+          }
+          return null;
+        }
+      : null,
   });
 }
 

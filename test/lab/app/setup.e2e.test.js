@@ -35,6 +35,7 @@ const marked = (mark, lab) =>
 test('Ctrl-C during a set-up that ignores SIGTERM: its group is killed after the grace, said, exit 130, nothing left', async () => {
   const mark = `setup-mark-${process.pid}-${Date.now()}`;
   const place = forDeploy(await ownPlace());
+  const ready = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'setup-ready-')), 'trapped');
   const child = spawn(
     process.execPath,
     [
@@ -46,7 +47,7 @@ test('Ctrl-C during a set-up that ignores SIGTERM: its group is killed after the
       '--app-cmd',
       'node server.js',
       '--app-setup',
-      `trap "" TERM INT HUP; sleep 45 # ${mark}`,
+      `trap "" TERM INT HUP; touch ${ready}; sleep 45 # ${mark}`,
       ...place,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -54,7 +55,8 @@ test('Ctrl-C during a set-up that ignores SIGTERM: its group is killed after the
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((r) => child.on('exit', (code) => r(code)));
-  expect(await until(() => marked(mark, child.pid).length > 0, 60000)).toBe(true);
+  // Once its trap is set (a SIGTERM before it would end the shell at once, rightly unsaid).
+  expect(await until(() => fs.existsSync(ready), 60000)).toBe(true);
   const sent = Date.now();
   child.kill('SIGINT');
   const code = await exited;

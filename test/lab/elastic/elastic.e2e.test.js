@@ -1,0 +1,220 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { lab, ownPlace, errorCode, get, ROOT } = require('../../helper');
+
+// Replicas that change under load (lab/elastic/, lab/runtime/local-replicas.js), on services of
+// the tests' own: a CPU-bound one autoscaled through spikes (test/fixtures/apps/pricing), and one
+// whose requests take a second, which drains on SIGTERM or exits at once
+// (test/fixtures/apps/rolling), under POSTs, which no balancer sends twice.
+// Timing: the autoscaler's times are shortened (--scale 0.4); a spike of 100 requests a second
+// of ~16 ms of CPU each is more than one core's worth, far above the 50% target even on a busy
+// 2-core machine, and the base of 10 a second is far below it.
+const apps = (name) => path.join(ROOT, 'test', 'fixtures', 'apps', name);
+const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
+const stateOf = (place) => place[place.indexOf('--state-dir') + 1];
+
+test('--autoscale 1-4 through spikes: up during each spike, down after it, every decision with its inputs', async () => {
+  const place = await ownPlace({ ports: 70 });
+  const r = await lab(
+    [
+      'scenario',
+      '/price?rounds=1000000',
+      'spikes',
+      'replicated',
+      '--app',
+      apps('pricing'),
+      '--autoscale',
+      '1-4',
+      '--autoscale-target',
+      'cpu=50%',
+      '--autoscale-down-window',
+      '5s',
+      '--scale',
+      '0.4',
+      '--generator',
+      'fast',
+      '--no-graphite',
+      '--json',
+      ...place,
+    ],
+    { timeoutMs: 300000 },
+  );
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  const s = JSON.parse(r.stdout);
+  const a = s.autoscale;
+  const counts = a.timeline.map((x) => x.replicas);
+  // It started at MIN, rose during the spikes, and came down after them.
+  expect(counts[0]).toBe(1);
+  expect(Math.max(...counts)).toBeGreaterThanOrEqual(2);
+  const peak = counts.indexOf(Math.max(...counts));
+  expect(Math.min(...counts.slice(peak))).toBeLessThan(Math.max(...counts));
+  // Every decision: its inputs and the rule's steps; the cost between MIN and MAX held.
+  for (const d of a.decisions) {
+    expect(Object.keys(d)).toEqual(
+      expect.arrayContaining(['t', 'metric', 'perReplica', 'average', 'target', 'current', 'recommended', 'desired']),
+    );
+    expect(d.desired).toBeGreaterThanOrEqual(1);
+    expect(d.desired).toBeLessThanOrEqual(4);
+  }
+  expect(a.decisions.some((d) => d.desired > d.current)).toBe(true);
+  expect(a.replicaSeconds).toBeGreaterThan(a.fixed.min);
+  expect(a.replicaSeconds).toBeLessThan(a.fixed.max);
+  expect(a.spikes).toHaveLength(2);
+  expect(s.findings.map((f) => f.id)).toEqual(expect.arrayContaining(['autoscale-cost']));
+  // The record anyone can recompute from, and the report's section.
+  const lines = fs.readFileSync(path.join(s.resultsDir, 'elastic.jsonl'), 'utf8').trim().split('\n').map(JSON.parse);
+  expect(lines.filter((l) => l.type === 'decision')).toHaveLength(a.decisions.length);
+  expect(lines.some((l) => l.type === 'change' && l.added)).toBe(true);
+  expect(fs.readFileSync(path.join(s.resultsDir, 'report.html'), 'utf8')).toMatch(/Replicas under load/);
+  // Nothing of the deployment is left.
+  expect((await lab(['status', '--json', '--state-dir', stateOf(place)])).stdout).toMatch(/"up": false/);
+}, 360000);
+
+describe('--rollout-at under POSTs', () => {
+  const rollout = async (cmd) => {
+    const place = await ownPlace({ ports: 70 });
+    const r = await lab(
+      [
+        'scenario',
+        '/sleep?ms=1000',
+        'endurance',
+        'replicated',
+        '--app',
+        apps('rolling'),
+        '--app-cmd',
+        cmd,
+        '--method',
+        'POST',
+        '--rate',
+        '30',
+        '--duration',
+        '25',
+        '--rollout-at',
+        '5',
+        '--grace',
+        '5',
+        '--generator',
+        'fast',
+        '--no-graphite',
+        '--json',
+        ...place,
+      ],
+      { timeoutMs: 300000 },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    return JSON.parse(r.stdout);
+  };
+
+  test('a service that drains on SIGTERM: every replica replaced, no request failed', async () => {
+    const s = await rollout('node server.js');
+    expect(s.rollout.replaced.map((x) => x.old)).toEqual(['replica-1', 'replica-2', 'replica-3']);
+    expect(s.rollout.replaced.map((x) => x.new)).toEqual(['replica-4', 'replica-5', 'replica-6']);
+    expect(s.rollout.failed).toBe(0);
+    expect(s.codes).toEqual({ 200: s.requestsCompleted });
+    expect(s.findings.find((f) => f.id === 'rollout-clean').text).toMatch(/^the rollout dropped nothing \(3 replica/);
+  }, 300000);
+
+  test('a service that exits at once: its requests in flight failed, counted and named by replica', async () => {
+    const s = await rollout('node server.js abrupt');
+    expect(s.rollout.failed).toBeGreaterThan(0);
+    const dropped = s.rollout.causes.dropped;
+    expect(Object.keys(dropped).every((n) => ['replica-1', 'replica-2', 'replica-3'].includes(n))).toBe(true);
+    expect(Object.values(dropped).reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
+    expect(s.findings.find((f) => f.id === 'rollout-dropped').text).toMatch(
+      /^the rollout dropped \d+ request\(s\): replica-\d \(\d+\).* exited with requests in flight; handle SIGTERM by closing the server and waiting for them/,
+    );
+  }, 300000);
+});
+
+// A rollout that cannot finish (its new version exits at start) stops there, the old
+// replicas still serving, and the run fails: it never reads as green.
+test('--rollout-at to a version that never starts: the run fails, saying why, the old replicas served it', async () => {
+  const place = await ownPlace({ ports: 70 });
+  const r = await lab(
+    [
+      'scenario',
+      '/sleep?ms=300',
+      'endurance',
+      'replicated',
+      '--replicas',
+      '2',
+      '--app',
+      apps('rolling'),
+      '--app-next',
+      apps('rolling-broken'),
+      '--method',
+      'POST',
+      '--rate',
+      '10',
+      '--duration',
+      '12',
+      '--rollout-at',
+      '3',
+      '--generator',
+      'fast',
+      '--no-graphite',
+      '--json',
+      ...place,
+    ],
+    { timeoutMs: 300000 },
+  );
+  expect(r.code).toBe(1);
+  const s = JSON.parse(r.stdout);
+  expect(s.status).toMatch(/^failed \(the rollout did not finish: .*rolling-broken \(replica-3\) did not start/);
+  expect(s.status).toMatch(/ROLLING_CONFIG is not set/);
+  expect(s.rollout.replaced).toEqual([]);
+  expect(s.findings.map((f) => f.id)).toContain('rollout-failed');
+  expect(s.findings.map((f) => f.id)).not.toContain('rollout-clean');
+  expect(Object.keys(s.answeredBy).sort()).toEqual(['replica-1', 'replica-2']);
+  expect((await lab(['status', '--json', '--state-dir', stateOf(place)])).stdout).toMatch(/"up": false/);
+}, 300000);
+
+test('npm run scale and npm run rollout on a deployment that is up: a new version answers, nothing is left', async () => {
+  const place = forDeploy(await ownPlace({ ports: 70 }));
+  const sd = stateOf(place);
+  const up = await lab(['deploy', 'replicated', '--replicas', '2', '--app', apps('rolling'), '--json', ...place]);
+  expect(up.stderr).not.toMatch(/LAB_ERR/);
+  const url = JSON.parse(up.stdout).url;
+  try {
+    const scaled = await lab(['scale', 'replica=3', '--json', '--state-dir', sd]);
+    expect(scaled.stderr).not.toMatch(/LAB_ERR/);
+    expect(JSON.parse(scaled.stdout).graph.nodes.filter((n) => n.kind === 'service')).toHaveLength(3);
+    const r = await lab(['rollout', '--app-next', apps('rolling-v2'), '--grace', '3', '--json', '--state-dir', sd]);
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    const out = JSON.parse(r.stdout);
+    expect(out.rollout.replaced).toHaveLength(3);
+    const versions = new Set();
+    for (let i = 0; i < 6; i++) versions.add(JSON.parse((await get(`${url}/?i=${i}`)).body).version);
+    expect([...versions]).toEqual(['2']);
+    // Down stops the replicas the rollout started too.
+    const pids = out.processes.filter((p) => p.name.startsWith('replica-')).map((p) => p.pid);
+    expect((await lab(['down', '--state-dir', sd])).code).toBe(0);
+    for (const pid of pids) expect(fs.existsSync(`/proc/${pid}`)).toBe(false);
+  } finally {
+    await lab(['down', '--state-dir', sd]);
+  }
+}, 240000);
+
+test('a deployment whose replicas cannot change is refused before anything starts (exit 2)', async () => {
+  const place = await ownPlace();
+  const none = await lab([
+    'scenario',
+    'ping',
+    'spikes',
+    'replicated',
+    '--balancer',
+    'none',
+    '--autoscale',
+    '1-3',
+    ...place,
+  ]);
+  expect([none.code, errorCode(none.stderr)]).toEqual([2, 'LAB_ERR_ELASTIC']);
+  expect(none.stderr).toMatch(/no balancer/);
+  const cdn = await lab(['scenario', 'asset', 'endurance', 'cdn', '--rollout-at', '5', '--duration', '20', ...place]);
+  expect([cdn.code, errorCode(cdn.stderr)]).toEqual([2, 'LAB_ERR_ELASTIC']);
+  const tuned = await lab(['scenario', 'ping', 'spikes', 'replicated', '--max-surge', '1', ...place]);
+  expect([tuned.code, errorCode(tuned.stderr)]).toEqual([2, 'LAB_ERR_USAGE']);
+  expect((await lab(['status', '--json', '--state-dir', stateOf(place)])).stdout).toMatch(/"up": false/);
+});
