@@ -32,6 +32,7 @@ const { requestOf, parseMethod, parseHeader, METHODS } = require('../scenario/re
 const { LIMITS } = require('../scenario/limits');
 const { catalogueModel } = require('../scenario/catalogue');
 const { readScript } = require('../scenario/from-artillery');
+const { SCRIPT_FLAGS, SCRIPT_HELP, scriptOptionsOf } = require('../scenario/script-flags');
 const { requestNames, checkModel } = require('../scenario/model');
 const { scalePhase } = require('../../artillery/phases');
 const { toArtillery, toYaml } = require('../scenario/to-artillery');
@@ -66,8 +67,7 @@ options:
                    features; its target is the deployment's (docs/generators-and-scenarios.md)
   --insecure, -k   an https:// target's certificate is not checked (Artillery's -k); a --tls
                    deployment's own is always trusted through its CA
-  --environment NAME, --overrides JSON
-                   Artillery's -e and --overrides, for the script
+${SCRIPT_HELP}
   --app DIR        your own Node service in place of the lab's (see npm run deploy -- --help)
   --method M, --body TEXT|@FILE, --header 'Name: value' (repeatable)
                    the request each arrival sends (default GET; a body makes it POST, JSON
@@ -138,8 +138,7 @@ const COMMAND = defineCommand({
     'slo-p99': flag.int(1, 600000),
     generator: flag.enum(Object.keys(GENERATORS), 'generator'),
     script: flag.path(),
-    environment: flag.string(),
-    overrides: flag.string(),
+    ...SCRIPT_FLAGS,
     'warm-cache': flag.bool(),
     // Artillery's -k: an https:// target's certificate not checked, said in the run.
     insecure: { ...flag.bool(), short: 'k' },
@@ -261,12 +260,12 @@ function scenarioOfWords(words, values, given) {
         refuse(`--${f} shapes the lab's own request; your script (--script) says its own`);
     }
     return {
-      model: readScript(values.script, { ...options, environment: values.environment, overrides: values.overrides }),
+      model: readScript(values.script, { ...options, ...scriptOptionsOf(values, given) }),
       options,
       signal: false,
     };
   }
-  for (const f of ['environment', 'overrides']) if (given.has(f)) refuse(`--${f} is for a script (--script FILE)`);
+  scriptOptionsOf(values, given);
   const { endpoint, scenario } = words;
   if (!isPath(endpoint)) pick('endpoint', endpoint, ENDPOINTS);
   pick('scenario', scenario, SCENARIOS);

@@ -95,6 +95,38 @@ function byName(agg) {
   return out;
 }
 
+// The Playwright engine's figures (browser.*: a page's answer codes, the browser's requests,
+// each page's web vitals by URL), or null for a run without a browser. Each vital's
+// percentiles are Artillery's sketch's, held within its min and max (a sketch's median can
+// read past either).
+function browserOf(agg) {
+  const c = agg.counters || {};
+  if (!Object.keys(c).some((k) => k.startsWith('browser.'))) return null;
+  const codes = pick(c, 'browser.page.codes.');
+  const vitals = {};
+  for (const [k, v] of Object.entries(agg.summaries || {})) {
+    const m = /^browser\.page\.([A-Za-z]+)\.(.+)$/.exec(k);
+    if (!m) continue;
+    const held = (x) => (x === undefined || x === null ? null : Math.max(v.min, Math.min(v.max, x)));
+    vitals[m[1]] = vitals[m[1]] || {};
+    vitals[m[1]][m[2]] = {
+      count: v.count,
+      min: v.min,
+      p50: held(v.median),
+      p95: held(v.p95),
+      p99: held(v.p99),
+      max: v.max,
+    };
+  }
+  return {
+    pages: Object.values(codes).reduce((a, b) => a + b, 0),
+    codes,
+    httpRequests: c['browser.http_requests'] || 0,
+    vitals,
+    note: "the Playwright engine's: pages loaded and their codes, each page's web vitals by URL (ms; CLS unitless), Artillery's sketch held within its min and max",
+  };
+}
+
 // The final record, from Artillery's aggregate report (null when the run was cut short).
 function doneRecord(report, interrupted) {
   const agg = report && report.aggregate;
@@ -118,6 +150,7 @@ function doneRecord(report, interrupted) {
     },
     latencyMs: capped(agg.summaries && agg.summaries['http.response_time']),
     requests: byName(agg),
+    ...(browserOf(agg) ? { browser: browserOf(agg) } : {}),
   };
 }
 
@@ -154,6 +187,7 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
     waitForExit: Boolean(plan.script.after),
     caFile: plan.caFile ?? null,
     insecure: Boolean(plan.insecure),
+    env: plan.env,
     onEvent: (e) => {
       events.push(e);
       for (const r of recordsOfEvent(e)) emit(r);
@@ -183,4 +217,9 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
   };
 }
 
-module.exports = { startArtillery, recordsOfEvent, doneRecord };
+module.exports = {
+  browserOf,
+  startArtillery,
+  recordsOfEvent,
+  doneRecord,
+};

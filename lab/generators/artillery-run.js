@@ -27,6 +27,7 @@ function runArtillery({
   waitForExit = false,
   caFile = null,
   insecure = false,
+  env = null,
 }) {
   fs.writeFileSync(eventsFile, '');
   const log = fs.openSync(logFile, 'w');
@@ -35,6 +36,8 @@ function runArtillery({
     detached: true,
     stdio: ['ignore', log, log],
     env: {
+      // (--dotenv's values: under the environment, as dotenv loads them into Artillery's.)
+      ...(env || {}),
       ...helperEnv(),
       ARTILLERY_PLUGIN_PATH: PLUGIN_PATH,
       ARTILLERY_DISABLE_TELEMETRY: 'true',

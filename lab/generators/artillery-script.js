@@ -1,6 +1,9 @@
 'use strict';
 
+const fs = require('node:fs');
 const path = require('node:path');
+const { labError } = require('../../common/errors');
+const { CHROMIUM } = require('../paths');
 const { toArtillery } = require('../scenario/to-artillery');
 const { prepareScript } = require('../scenario/from-artillery');
 
@@ -13,10 +16,12 @@ function artilleryScript(model, ctx) {
   if (model.source.kind !== 'artillery') return { script: toArtillery(model, { target: ctx.target }) };
   const file = model.source.file;
   const dir = path.dirname(file);
-  // (--environment and --overrides applied here, as Artillery would: the lab sets the
-  // phases and the target after them; the environment's name stays a variable.)
-  const environment = ctx.values?.environment;
-  const script = prepareScript(file, { environment, overrides: ctx.values?.overrides });
+  // (The script flags it was read with, --config, --environment, --overrides, --payload,
+  // --variables, --scenario-name..., applied here as Artillery would: the lab sets the phases
+  // and the target after them; the environment's name stays a variable.)
+  const options = model.source.options || {};
+  const environment = options.environment;
+  const script = prepareScript(file, { ...options, env: model.env ?? null });
   delete script.config.environments;
   script.config = { ...script.config, target: ctx.target, phases: model.phases.map(artilleryPhase) };
   if (environment) script.config.variables = { ...script.config.variables, $environment: environment };
@@ -27,7 +32,35 @@ function artilleryScript(model, ctx) {
       ? script.config.payload.map(fix)
       : fix(script.config.payload);
   }
+  withChromium(script);
   return { script, from: file };
+}
+
+// The Playwright engine's browser: Debian's Chromium (never one a tool downloads), headless,
+// and without its sandbox when the lab runs as root (Chromium refuses to start as root with
+// it). What the script sets itself is kept.
+function withChromium(script) {
+  const usesBrowser =
+    script.config.engines?.playwright !== undefined ||
+    (Array.isArray(script.scenarios) && script.scenarios.some((sc) => sc?.engine === 'playwright'));
+  if (!usesBrowser) return;
+  if (!fs.existsSync(CHROMIUM))
+    throw labError(
+      'LAB_ERR_KIND_MISSING',
+      "the script's Playwright engine",
+      CHROMIUM,
+      'chromium',
+      'its browser; or LAB_CHROMIUM=/path/to/chromium',
+    );
+  const engines = { ...(script.config.engines || {}) };
+  const pw = { ...(engines.playwright || {}) };
+  const launch = { ...(pw.launchOptions || {}) };
+  launch.executablePath ??= CHROMIUM;
+  if (process.getuid?.() === 0 && !(launch.args || []).includes('--no-sandbox'))
+    launch.args = [...(launch.args || []), '--no-sandbox'];
+  pw.launchOptions = launch;
+  engines.playwright = pw;
+  script.config.engines = engines;
 }
 
 // A model phase as Artillery writes it (a pause is { pause: seconds }).

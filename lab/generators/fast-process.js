@@ -22,6 +22,9 @@ const clock = () => performance.timeOrigin + performance.now();
 // fails fails the run, as in Artillery. (Load nodes run no sections: refused up front.)
 function runGenerator(plan, send) {
   const model = plan.model;
+  // --dotenv's values (the model's env): this process's environment under its own, as
+  // Artillery's dotenv loads them (nothing overridden); its threads inherit it.
+  for (const [k, v] of Object.entries(model?.env || {})) if (process.env[k] === undefined) process.env[k] = v;
   if (!model || (!model.before && !model.after) || plan.shardTotal) return runPlan(plan, send);
   let inner = null;
   let stopped = false;

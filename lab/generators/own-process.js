@@ -31,11 +31,15 @@ function startOwn(plan, { dir, onRecord = () => {}, cores = require('node:os').c
 // done, stop }.
 function forkEngine(script, full, { dir, onRecord = () => {} }) {
   const planFile = path.join(dir, 'generator-plan.json');
-  fs.writeFileSync(planFile, `${JSON.stringify(full, null, 2)}\n`);
+  // --dotenv's values (the model's env) go to the engine's environment, under its own (as
+  // dotenv loads them), never into the run folder: they may be secrets.
+  const env = full.model?.env ?? null;
+  const written = env ? { ...full, model: { ...full.model, env: undefined } } : full;
+  fs.writeFileSync(planFile, `${JSON.stringify(written, null, 2)}\n`);
   const log = fs.openSync(path.join(dir, 'generator.log'), 'w');
   const child = fork(path.join(__dirname, script), [planFile], {
     stdio: ['ignore', log, log, 'ipc'],
-    env: helperEnv(),
+    env: { ...(env || {}), ...helperEnv() },
   });
   fs.closeSync(log);
   const records = [];

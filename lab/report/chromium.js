@@ -5,7 +5,7 @@ const fs = require('node:fs');
 // Headless Chromium, to read the pages the lab writes as a person meets them: Debian's
 // `chromium`, driven by playwright-core (never a browser a tool downloads). The tests
 // (test/browser.js) and the benches (bench/charts.js) both start it from here.
-const CHROMIUM = process.env.LAB_CHROMIUM || '/usr/bin/chromium';
+const { CHROMIUM } = require('../paths');
 const available = () => fs.existsSync(CHROMIUM);
 const SKIP_REASON = `no Chromium at ${CHROMIUM} (as root the test set-up installs it: apt-get install -y chromium)`;
 

@@ -3,6 +3,7 @@
 const { profileSection, profileCompared } = require('./profile-html');
 const { tlsSection } = require('./tls-html');
 const { elasticSection } = require('./elastic-html');
+const { browserSection } = require('./browser-html');
 const { lineChart } = require('./chart');
 const { html, table } = require('./html');
 const deploymentSvg = require('./deployment-svg');
@@ -485,7 +486,7 @@ function runBody(run) {
             </p>`
         : ''
     }
-    ${tlsSection(s)} ${elasticSection(run)}
+    ${tlsSection(s)} ${elasticSection(run)} ${browserSection(s)}
     <h2>Over time</h2>
     <p class="note">
       Dashed vertical lines: phase boundaries (numbers as in the phase table). Per-second figures each come from that

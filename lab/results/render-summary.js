@@ -187,6 +187,20 @@ function elasticLines(s) {
   return lines;
 }
 
+// The Playwright engine's pages and each page's web vitals (ms; CLS has no unit).
+function browserLines(b, lines) {
+  const codes = Object.entries(b.codes)
+    .map(([c, n]) => `${c}: ${n}`)
+    .join(', ');
+  lines.push(`Browser (Playwright): ${b.pages} page(s) loaded (${codes || 'no code'}), ${b.httpRequests} request(s) by the browser`);
+  for (const [vital, byUrl] of Object.entries(b.vitals)) {
+    for (const [url, v] of Object.entries(byUrl)) {
+      const unit = vital === 'CLS' ? '' : ' ms';
+      lines.push(`  ${vital.padEnd(4)} ${url}  p50 ${v.p50}${unit}  p95 ${v.p95}${unit}  p99 ${v.p99}${unit}  max ${v.max}${unit}  (${v.count})`);
+    }
+  }
+}
+
 function renderSummary(s) {
   const lines = [];
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
@@ -211,6 +225,7 @@ function renderSummary(s) {
   // A signaling run's figures are its k6-like table below; the request lines would mislabel them.
   if (!s.signal) httpFigures(s, lines);
   else lines.push(`Participants started: ${s.signal.participants.started}`);
+  if (s.browser) browserLines(s.browser, lines);
   const closed = s.generator?.loop === 'closed';
   lines.push(
     s.signal

@@ -222,6 +222,8 @@ function summarize(run) {
     saturation,
     // Artillery's own verdict, where it ran a user's script: its exit code and its checks.
     ...(done?.verdict ? { artillery: done.verdict } : {}),
+    // The Playwright engine's pages and web vitals (--generator artillery runs it).
+    ...(done?.browser ? { browser: done.browser } : {}),
     machine: run.machine,
     // The whole machine over the run: what it was busy with besides the run (other programs).
     ...(run.machineSamples?.length ? { machineLoad: machineLoadOf(run.machineSamples, run.machine?.cores) } : {}),

@@ -46,8 +46,19 @@ function prepareScript(file, options = {}) {
 
 function readFile(file, options) {
   const abs = path.resolve(file);
+  const r = readYaml(abs, '--script');
+  // --config FILE: read as the script is, merged over it (Artillery reads its inputs in order
+  // and merges each over the last; lines in messages are the script's).
+  const config = options.config ? readYaml(path.resolve(options.config), '--config') : null;
+  if (config && !isMap(config.js)) config.fail([], 'an Artillery config file is a mapping, like the script');
+  const notes = [];
+  prepare(r, { ...options, scriptFile: abs, configFile: config ? path.resolve(options.config) : null }, notes, config);
+  return { r, abs, notes };
+}
+
+function readYaml(abs, flagName) {
   const text = readBounded(abs, LIMITS.scriptBytes, (why) => {
-    throw labError('LAB_ERR_USAGE', `--script ${file}: ${why}`);
+    throw labError('LAB_ERR_USAGE', `${flagName} ${abs}: ${why}`);
   });
   const lines = new YAML.LineCounter();
   // (Not uniqueKeys: Artillery's own YAML reader takes a repeated key, the last one winning.)
@@ -57,10 +68,7 @@ function readFile(file, options) {
     const line = e.linePos?.[0]?.line ?? (e.pos ? lines.linePos(e.pos[0]).line : '?');
     throw labError('LAB_ERR_SCENARIO_FILE', `${abs}:${line}`, e.message.split('\n')[0]);
   }
-  const r = makeReader(doc, lines, abs);
-  const notes = [];
-  prepare(r, options, notes);
-  return { r, abs, notes };
+  return makeReader(doc, lines, abs);
 }
 
 // Where each field is in the file, for messages: fail(path, what) throws with its line.
@@ -94,33 +102,110 @@ function makeReader(doc, lines, file) {
 const isMap = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
 
-// What Artillery does to the script before it runs it: --overrides, the environment, and
-// templates in its config ({{ $env.X }}, {{ $processEnvironment.X }}, {{ $environment }}).
-function prepare(r, { environment = null, overrides = null }, notes) {
+// What Artillery does to the script before it runs it, in its order (node_modules/artillery/
+// lib/util/prepare-test-execution-plan.js and lib/util.js): the --config file merged over it,
+// the environment, the payload file of -p, the processor found beside the config file,
+// --overrides, --variables, then the templates of its config ({{ $env.X }},
+// {{ $processEnvironment.X }}, {{ $environment }}, {{ $dirname }}, --variables' names);
+// --scenario-name then keeps the one scenario every virtual user runs. (--dotenv's values are
+// the environment's, under it: Artillery loads them with dotenv, which overrides nothing.)
+function prepare(r, o, notes, configDoc = null) {
+  const { environment = null, overrides = null, payload = null, variables = null, env = null } = o;
   if (!isMap(r.js)) r.fail([], 'an Artillery script is a mapping with config and scenarios');
-  if (overrides) {
-    let o;
-    try {
-      o = JSON.parse(overrides);
-    } catch (err) {
-      throw labError('LAB_ERR_USAGE', `--overrides: not JSON (${err.message})`);
-    }
-    mergeWith(r.js, o, (objVal, srcVal) => (Array.isArray(srcVal) ? srcVal : undefined));
-  }
+  if (configDoc) merge(r.js, configDoc.js);
   r.js.config = r.js.config ?? {};
   if (!isMap(r.js.config)) r.fail(['config'], 'a mapping');
   if (environment) {
-    const env = r.js.config.environments?.[environment];
-    if (env) merge(r.js.config, env);
+    const envConfig = r.js.config.environments?.[environment];
+    if (envConfig) merge(r.js.config, envConfig);
     else
       notes.push({
         where: 'config.environments',
         note: `environment ${environment} is not defined in the script: run as if none were given (Artillery only warns too)`,
       });
   }
-  const vars = { $processEnvironment: process.env, $env: process.env, $environment: environment ?? undefined };
+  withPayloadFile(r, payload, o.scriptFile, notes);
+  if (o.configFile && typeof r.js.config.processor === 'string') {
+    // (Artillery: relative to the config file when it is there, else as before, relative to the script.)
+    const beside = path.resolve(path.dirname(o.configFile), r.js.config.processor);
+    if (fileProblem(beside) === null) r.js.config.processor = beside;
+  }
+  if (overrides) {
+    let ov;
+    try {
+      ov = JSON.parse(overrides);
+    } catch (err) {
+      throw labError('LAB_ERR_USAGE', `--overrides: not JSON (${err.message})`);
+    }
+    mergeWith(r.js, ov, (objVal, srcVal) => (Array.isArray(srcVal) ? srcVal : undefined));
+    if (!isMap(r.js.config)) r.fail(['config'], 'a mapping (after --overrides)');
+  }
+  if (variables)
+    r.js.config.variables = { ...(isMap(r.js.config.variables) ? r.js.config.variables : {}), ...variables };
+  const processEnv = env ? { ...env, ...process.env } : process.env;
+  const vars = {
+    $scenarioFile: o.scriptFile,
+    $dirname: path.dirname(o.configFile || o.scriptFile || '.'),
+    $processEnvironment: processEnv,
+    $env: processEnv,
+    $environment: environment ?? undefined,
+    ...(variables || {}),
+  };
   r.js.config = template(r.js.config, { vars, funcs: {} }) ?? {};
+  if (o.scenarioName) pickScenario(r, o.scenarioName);
 }
+
+// -p FILE for a config.payload mapping: its path when it names none (from the working folder);
+// when it names one too, Artillery takes -p's instead (from the script's folder) and warns.
+function withPayloadFile(r, payload, scriptFile, notes) {
+  const p = r.js.config.payload;
+  if (!payload) return;
+  if (!isMap(p)) {
+    notes.push({
+      where: 'config.payload',
+      note: `--payload ${payload} is for a config.payload mapping (fields, no path); ${p === undefined ? 'the script has none' : 'the script has a list'}: not used (Artillery does not use it either)`,
+    });
+    return;
+  }
+  if (p.path === undefined) p.path = path.resolve(payload);
+  else {
+    notes.push({
+      where: 'config.payload.path',
+      note: `both --payload and config.payload.path: --payload's file is read (Artillery does the same)`,
+    });
+    p.path = path.resolve(path.dirname(scriptFile || '.'), payload);
+  }
+}
+
+// --scenario-name NAME: the scenario named NAME, or the one whose name the regex NAME matches
+// (Artillery's test); none, or more than one, is refused as Artillery refuses it.
+function pickScenario(r, name) {
+  const list = Array.isArray(r.js.scenarios) ? r.js.scenarios : [];
+  let re;
+  try {
+    re = new RegExp(name);
+  } catch (err) {
+    throw labError('LAB_ERR_USAGE', `--scenario-name ${name}: not a regular expression (${err.message})`);
+  }
+  const found = list.filter((sc) => isMap(sc) && (sc.name === name || re.test(String(sc.name))));
+  const names = list.map((sc) => (isMap(sc) && sc.name !== undefined ? String(sc.name) : '(no name)'));
+  if (!found.length)
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--scenario-name ${name}: no scenario of the script has that name (${names.join(', ')})`,
+    );
+  if (found.length > 1)
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--scenario-name ${name}: ${found.length} scenarios match it (${found.map((sc) => sc.name).join(', ')}); give one name exactly`,
+    );
+  r.js.scenarios = found;
+}
+
+// The script flags of the options (lab/scenario/script-flags.js), as given.
+// (Not --dotenv's values: they may be secrets, and stay off the run folder; model.env has them.)
+const SCRIPT_OPTIONS = ['environment', 'overrides', 'config', 'payload', 'variables', 'dotenv', 'scenarioName'];
+const scriptFlagsOf = (o) => Object.fromEntries(SCRIPT_OPTIONS.filter((k) => o[k] != null).map((k) => [k, o[k]]));
 
 // The fields of each part that the lab's engines know. A field Artillery's HTTP engine
 // documents but they do not run is FOREIGN (named feature); a field neither knows is unknown.
@@ -170,7 +255,13 @@ const SCENARIO_KEYS = [
   'beforeRequest',
   'afterResponse',
   'onError',
+  // The Playwright engine's: its scenario is a function of the processor (run by Artillery).
+  'testFunction',
+  'flowFunction',
 ];
+// The engines whose scenarios Artillery checks for a flow (its validate-script.js); another
+// engine's (playwright) may have none.
+const FLOW_ENGINES = ['http', 'ws', 'socketio'];
 const REQUEST_KEYS = [
   'url',
   'uri',
@@ -192,6 +283,7 @@ const REQUEST_KEYS = [
   'followRedirect',
   'formData',
   'setContentLengthHeader',
+  'probability',
 ];
 const FOREIGN_REQUEST = { formData: ONLY_ARTILLERY.formData, setContentLengthHeader: ONLY_ARTILLERY.formData };
 const FOREIGN_STEP = {
@@ -201,7 +293,8 @@ const FOREIGN_STEP = {
   connect: ONLY_ARTILLERY.ws,
 };
 
-function buildModel(r, file, { scale = 1, rateScale = 1 }, notes) {
+function buildModel(r, file, options, notes) {
+  const { scale = 1, rateScale = 1, env = null } = options;
   const s = r.js;
   const foreign = [];
   const unknown = [];
@@ -275,7 +368,8 @@ function buildModel(r, file, { scale = 1, rateScale = 1 }, notes) {
   };
   return {
     name: path.basename(file),
-    source: { kind: 'artillery', file, target: config.target ?? null },
+    // (options: the script flags read with it, for --generator artillery's copy of the file.)
+    source: { kind: 'artillery', file, target: config.target ?? null, options: scriptFlagsOf(options) },
     phases,
     variables,
     payload,
@@ -291,6 +385,8 @@ function buildModel(r, file, { scale = 1, rateScale = 1 }, notes) {
     foreign,
     unknown,
     notes,
+    // --dotenv's values: the generator's environment under its own (lab/generators/fast-process.js).
+    ...(env ? { env } : {}),
   };
 }
 
@@ -408,7 +504,11 @@ function readScenario(r, sc, at, seen) {
   const engine = sc.engine ?? 'http';
   if (engine !== 'http') seen.note([...at, 'engine'], `the ${engine} engine`);
   if (sc.weight !== undefined && !(Number(sc.weight) > 0)) r.fail([...at, 'weight'], 'a number above 0');
-  if (!Array.isArray(sc.flow) || (!sc.flow.length && engine === 'http'))
+  if (
+    FLOW_ENGINES.includes(engine)
+      ? !Array.isArray(sc.flow) || (!sc.flow.length && engine === 'http')
+      : sc.flow !== undefined && !Array.isArray(sc.flow)
+  )
     r.fail([...at, 'flow'], 'a list of one or more steps');
   const names = (k) => [].concat(sc[k] ?? []).map(String);
   // Scenario hooks, as Artillery's HTTP engine runs them: before/after the flow as function
@@ -569,6 +669,9 @@ function readRequest(r, method, spec, at, seen) {
     ...(spec.followRedirect !== undefined ? { followRedirect: spec.followRedirect !== false } : {}),
     ...(spec.gzip !== undefined ? { gzip: spec.gzip !== false } : {}),
     ...(spec.ifTrue !== undefined ? { ifTrue: String(spec.ifTrue) } : {}),
+    // (Artillery's: Number(p) || 0, at most 100; the request is sent when an integer drawn
+    // from 0 to 100 inclusive is under it, so 100 still skips 1 in 101, as there.)
+    ...(spec.probability !== undefined ? { probability: Math.min(100, Number(spec.probability) || 0) } : {}),
     ...(spec.beforeRequest !== undefined ? { beforeRequest: hooks('beforeRequest') } : {}),
     ...(spec.afterResponse !== undefined ? { afterResponse: hooks('afterResponse') } : {}),
     ...(Object.keys(extra).length ? { extra } : {}),

@@ -23,7 +23,7 @@ const { LIMITS } = require('./limits');
 //     unknown: [{ where, line }],     fields neither the lab nor Artillery's HTTP engine knows
 //     notes: [{ where, note }] }      where the lab differs from Artillery, on purpose
 //   step: { request: { name, method, url, headers, query?, json | body | form, capture,
-//                      match, expect?, cookie?, auth?, followRedirect?, gzip?, ifTrue?,
+//                      match, expect?, cookie?, auth?, followRedirect?, gzip?, ifTrue?, probability?,
 //                      beforeRequest?, afterResponse?, objects? } }
 //       | { think: seconds | 'a duration or template' }
 //       | { loop: { count, over, whileTrue, loopValue, loopElement, steps } }
@@ -45,6 +45,7 @@ const FEATURES = Object.freeze({
   hooks: 'before and after sections',
   auth: 'basic auth',
   ifTrue: 'conditional requests (ifTrue)',
+  probability: "a request's probability",
   log: 'log steps',
   processor: 'processor functions (beforeRequest, afterResponse, function steps)',
   maxVusers: 'a cap on virtual users (maxVusers)',
@@ -189,6 +190,7 @@ function featuresOf(model) {
   if (model.expect) out.add('expect');
   if (has((r) => r.auth)) out.add('auth');
   if (has((r) => r.ifTrue)) out.add('ifTrue');
+  if (has((r) => r.probability !== undefined)) out.add('probability');
   if (has((r) => r.form)) out.add('form');
   if (has((r) => r.beforeRequest?.length || r.afterResponse?.length)) out.add('processor');
   if (model.flows.some((f) => f.hooks && Object.values(f.hooks).some((l) => l.length))) out.add('processor');

@@ -26,6 +26,8 @@ module.exports = defineGenerator({
     // checks nothing when the user said so (--insecure, as its own -k).
     caFile: ctx.tls?.caFile ?? null,
     insecure: Boolean(ctx.tls?.insecure),
+    // --dotenv's values, under Artillery's own environment.
+    env: model.env ?? null,
   }),
   start: (plan, o) => startArtillery(plan, o),
 });

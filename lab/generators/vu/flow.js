@@ -291,6 +291,9 @@ class Flows {
 
   // One request step, its redirects and what follows its answer.
   request(step, ctx, due, io, hooks, done) {
+    // A request's probability first, then its ifTrue, as Artillery's HTTP engine checks them.
+    if (step.r.probability !== undefined && !(Math.floor(this.random() * 101) < step.r.probability))
+      return done(true, due);
     if (step.condition && !step.condition(ctx.vars)) return done(true, due);
     const names = [...(hooks.beforeRequest || []), ...(step.r.beforeRequest || [])];
     if (!names.length) return this.send(step, ctx, due, io, hooks, null, done);

@@ -90,10 +90,13 @@ function copyFixture(name, target) {
   return file;
 }
 
+// A case's command-line flags (Artillery's, the same for both), {dir} its folder.
+const flagsOf = (args, file) => args.map((a) => a.replaceAll('{dir}', path.dirname(file)));
+
 // Plain `artillery run`: its exit code once it has ended.
-function artilleryRun(file) {
+function artilleryRun(file, args = []) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [ARTILLERY, 'run', '-o', `${file}.json`, file], {
+    const child = spawn(process.execPath, [ARTILLERY, 'run', ...flagsOf(args, file), '-o', `${file}.json`, file], {
       cwd: path.dirname(file),
       env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +115,7 @@ function artilleryRun(file) {
 
 // The same script through the lab: `scenario --script FILE --target URL --generator G`; the
 // closed loop as many virtual users as the script asks, on one connection.
-async function labRun(file, generator, target, vus) {
+async function labRun(file, generator, target, vus, args = []) {
   const closed = generator === 'closed' ? ['--connections', '1', '--requests', String(vus)] : [];
   const r = await lab(
     [
@@ -126,6 +129,7 @@ async function labRun(file, generator, target, vus) {
       '--no-graphite',
       '--json',
       ...closed,
+      ...flagsOf(args, file),
       ...(await ownPlace()),
     ],
     { timeoutMs: 120000 },
@@ -157,19 +161,37 @@ const CASES = [
   ['ensure', 2, 1],
   ['no-phases', 1, 0],
   ['insecure', 1, 0],
+  ['probability', 1, 0],
+  // Artillery's command line (its run flags), given the same to both.
+  ['cli-config', 1, 0, ['-c', '{dir}/cli-config.config.yml']],
+  ['cli-payload', 1, 0, ['--payload', '{dir}/rows.csv']],
+  ['cli-variables', 1, 0, ['--variables', '{"who":"cli","n":3}']],
+  ['cli-dotenv', 1, 0, ['--dotenv', '{dir}/conformance.env']],
+  ['cli-scenario-name', 2, 0, ['--scenario-name', 'buy']],
+  ['cli-insecure', 1, 0, ['--insecure']],
 ];
-// (The insecure case's target is https://, its certificate trusted by no one.)
-const HTTPS = new Set(['insecure']);
+// What each command-line case's flag must have changed in Artillery's own traffic (else the
+// comparison could pass with the flag ignored by both).
+const SHOWS = {
+  'cli-config': [/"x-from","config-file"/, /who=config-file&kept=from-script/],
+  'cli-payload': [/"name":"ann","qty":-10,"note":"x"/],
+  'cli-variables': [/who=cli&n=3/, /"x-greeting","hi-cli"/],
+  'cli-dotenv': [/"x-token","from-dotenv"/, /raw=quoted/],
+  'cli-scenario-name': [/^GET \/pets\/7 /m],
+  probability: [/^GET \/pets\/7 /m, /\{"b":2\}$/m],
+};
+// (The insecure cases' target is https://, its certificate trusted by no one.)
+const HTTPS = new Set(['insecure', 'cli-insecure']);
 
 // Plain Artillery first, four scripts at a time (each mostly waits: on its phase, then on its
 // own telemetry at exit, ~13 s offline). All twelve at once, beside four CPU hogs, each took
 // longer than its time-out: every reference then read exit code null.
 const reference = {};
 beforeAll(async () => {
-  await pool(CASES, 4, async ([name]) => {
+  await pool(CASES, 4, async ([name, , , args]) => {
     const srv = await recorder(HTTPS.has(name));
     try {
-      const run = await artilleryRun(copyFixture(name, srv.url));
+      const run = await artilleryRun(copyFixture(name, srv.url), args);
       reference[name] = { code: run.code, out: run.out, lines: srv.seen.map(line) };
     } finally {
       await srv.close();
@@ -177,10 +199,14 @@ beforeAll(async () => {
   });
 }, 600000);
 
-describe.each(CASES)('%s', (name, vus, exitCode) => {
+describe.each(CASES)('%s', (name, vus, exitCode, args = []) => {
   test("plain artillery run: the verdict this test expects (the reference is Artillery's own)", () => {
     expect(reference[name].code).toBe(exitCode);
     expect(reference[name].lines.length).toBeGreaterThan(0);
+    const text = reference[name].lines.join('\n');
+    for (const re of SHOWS[name] || []) expect(text).toMatch(re);
+    if (name === 'cli-scenario-name' || name === 'probability') expect(text).not.toMatch(/^GET \/pets /m);
+    if (name === 'probability') expect(text).not.toMatch(/"a":1/);
   });
 
   test.concurrent.each([['artillery'], ['fast'], ['closed']])(
@@ -189,7 +215,7 @@ describe.each(CASES)('%s', (name, vus, exitCode) => {
       const srv = await recorder(HTTPS.has(name));
       try {
         const file = copyFixture(name, 'http://127.0.0.1:1');
-        const run = await labRun(file, generator, srv.url, vus);
+        const run = await labRun(file, generator, srv.url, vus, args);
         expect(run.stderr).not.toMatch(/LAB_ERR/);
         const lines = srv.seen.map(line);
         const ref = reference[name];

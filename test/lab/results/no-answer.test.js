@@ -39,4 +39,26 @@ describe('a run with no answer from the service is a failed run', () => {
     noAnswer(b);
     expect(b.status).toBe('completed');
   });
+
+  test("no HTTP request of the lab's: a browser's pages are its answers; virtual users that all failed fail the run", () => {
+    const browser = (codes) => ({ pages: 1, codes, httpRequests: 1, vitals: {} });
+    const ok = run({ requestsSent: 0, requestsCompleted: 0, codes: {}, browser: browser({ 200: 3 }) });
+    noAnswer(ok);
+    expect(ok.status).toBe('completed');
+    const gw = run({ requestsSent: 0, requestsCompleted: 0, codes: {}, browser: browser({ 502: 2 }) });
+    noAnswer(gw);
+    expect(gw.status).toBe('failed (no request was answered: no page loaded: HTTP 502 2)');
+    const none = run({
+      requestsSent: 0,
+      requestsCompleted: 0,
+      codes: {},
+      scenariosLaunched: 2,
+      scenariosCompleted: 0,
+      errors: { 'page.goto: net::ERR_CONNECTION_REFUSED': 2 },
+    });
+    noAnswer(none);
+    expect(none.status).toBe(
+      'failed (no request was answered: no virtual user completed: page.goto: net::ERR_CONNECTION_REFUSED 2)',
+    );
+  });
 });

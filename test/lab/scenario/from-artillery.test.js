@@ -147,6 +147,89 @@ test('--environment and --overrides, as Artillery applies them; config templates
   expect(() => readScript(file, { overrides: '{bad' })).toThrow(/--overrides: not JSON/);
 });
 
+test("Artillery's order: --overrides after the environment (they win), --variables over config.variables", () => {
+  const file = write(
+    'config:\n  phases: [{ duration: 1, arrivalRate: 1 }]\n  environments:\n    slow: { phases: [{ duration: 7, arrivalRate: 2 }] }\n  variables: { who: script, greeting: "hi-{{ who }}" }\nscenarios:\n  - flow:\n      - get: { url: / }\n',
+  );
+  const both = readScript(file, {
+    environment: 'slow',
+    overrides: '{"config":{"phases":[{"duration":3,"arrivalRate":4}]}}',
+  });
+  expect(both.phases).toEqual([{ name: 'phase 1', duration: 3, arrivalRate: 4 }]);
+  expect(readScript(file, { variables: { who: 'cli', n: 3 } }).variables).toEqual({
+    who: 'cli',
+    greeting: 'hi-cli',
+    n: 3,
+  });
+});
+
+test('--config FILE merged over the script; its processor found beside it; --payload for a payload without a path', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'script-'));
+  const at = (name, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  const script = at(
+    'tests/s.yml',
+    'config:\n  target: http://x\n  variables: { who: script }\n  payload: { fields: [a] }\nscenarios:\n  - flow:\n      - get: { url: "/{{ who }}" }\n',
+  );
+  const config = at(
+    'conf/c.yml',
+    'config:\n  phases: [{ duration: 2, arrivalRate: 3 }]\n  variables: { who: config }\n  processor: ./p.js\n',
+  );
+  at('conf/p.js', 'module.exports = {};\n');
+  const rows = at('rows.csv', 'x\ny\n');
+  const m = readScript(script, { config, payload: rows });
+  expect(m.phases).toEqual([{ name: 'phase 1', duration: 2, arrivalRate: 3 }]);
+  expect(m.variables).toEqual({ who: 'config' });
+  expect(m.processor).toBe(path.join(dir, 'conf', 'p.js'));
+  expect(m.payload[0].rows).toEqual([['x'], ['y']]);
+  expect(m.source.options).toEqual({ config, payload: rows });
+  const notMap = at('conf/list.yml', '- a\n- b\n');
+  expect(refusal(script, { config: notMap })).toEqual(
+    expect.objectContaining({
+      code: 'LAB_ERR_SCENARIO_FILE',
+      message: expect.stringMatching(/config file is a mapping/),
+    }),
+  );
+  expect(refusal(script, { config: path.join(dir, 'none.yml') })).toEqual(
+    expect.objectContaining({
+      code: 'LAB_ERR_USAGE',
+      message: expect.stringMatching(/--config .*none\.yml: cannot read it/),
+    }),
+  );
+});
+
+test('--scenario-name: the one scenario named (or matched as Artillery matches it); none or several refused', () => {
+  const file = write(
+    'config:\n  phases: [{ duration: 1, arrivalRate: 1 }]\nscenarios:\n  - name: browse\n    flow: [{ get: { url: /a } }]\n  - name: buy\n    flow: [{ get: { url: /b } }]\n  - name: buy-more\n    flow: [{ get: { url: /c } }]\n',
+  );
+  expect(requestNames(readScript(file, { scenarioName: 'browse' }))).toEqual(['GET /a']);
+  expect(requestNames(readScript(file, { scenarioName: '^buy-' }))).toEqual(['GET /c']);
+  expect(refusal(file, { scenarioName: 'buy' }).message).toMatch(/2 scenarios match it \(buy, buy-more\)/);
+  expect(refusal(file, { scenarioName: 'sell' }).message).toMatch(
+    /no scenario of the script has that name \(browse, buy, buy-more\)/,
+  );
+  expect(refusal(file, { scenarioName: '(' })).toEqual(
+    expect.objectContaining({ code: 'LAB_ERR_USAGE', message: expect.stringMatching(/not a regular expression/) }),
+  );
+});
+
+test('--dotenv: its values for {{ $env.X }} in the config, the environment winning; kept for the generator', () => {
+  const file = write(
+    'config:\n  phases: [{ duration: 1, arrivalRate: 1 }]\n  variables: { a: "{{ $env.LAB_T_A }}", b: "{{ $env.LAB_T_B }}" }\nscenarios:\n  - flow: [{ get: { url: / } }]\n',
+  );
+  process.env.LAB_T_B = 'from-env';
+  try {
+    const m = readScript(file, { env: { LAB_T_A: 'from-file', LAB_T_B: 'from-file' } });
+    expect(m.variables).toEqual({ a: 'from-file', b: 'from-env' });
+    expect(m.env).toEqual({ LAB_T_A: 'from-file', LAB_T_B: 'from-file' });
+  } finally {
+    delete process.env.LAB_T_B;
+  }
+});
+
 test('config.ensure as Artillery judges it: only with its plugin, strict comparisons, maxErrorRate on virtual users', () => {
   const withEnsure = (ensure, plugin = true) =>
     write(

@@ -147,3 +147,16 @@ test('weighted flows are picked by weight; a virtual user of one fixed request i
   expect([at(0.1), at(0.24), at(0.26), at(0.99)]).toEqual(['rare', 'rare', 'common', 'common']);
   expect(prepareFlows(model, { target: TARGET }).multi).toBe(false);
 });
+
+test("a request's probability, as Artillery draws it: an integer from 0 to 100 under it (so 100 skips 1 in 101)", async () => {
+  const model = modelOf(
+    `scenarios:\n  - flow:\n      - get: { url: /maybe, probability: 30 }\n      - get: { url: /never, probability: 0 }\n      - get: { url: /capped, probability: 500 }\n      - get: { url: /always }\n`,
+  );
+  const ok = () => ({ status: 200, headers: {}, text: '' });
+  const paths = async (r) => (await runOne(model, ok, { random: () => r })).sent.map((s) => s.path);
+  // 0.29 draws 29 (< 30: sent); 0.3 draws 30 (not under 30); 0.995 draws 100 (not under 100).
+  expect(await paths(0.29)).toEqual(['/maybe', '/capped', '/always']);
+  expect(await paths(0.3)).toEqual(['/capped', '/always']);
+  expect(await paths(0.995)).toEqual(['/always']);
+  expect(model.features).toContain('probability');
+});

@@ -1,0 +1,82 @@
+'use strict';
+
+const { labError } = require('../../common/errors');
+const { flag } = require('../terminal/flags');
+const { readBounded } = require('./limits');
+
+// Artillery's `run` flags for a script (--script FILE), with Artillery 2's meaning, read once
+// here into the options lab/scenario/from-artillery.js applies in Artillery's order
+// (node_modules/artillery/lib/util/prepare-test-execution-plan.js): the --config file merged
+// over the script, the environment, -k, the payload (-p), the processor found beside the
+// config, --overrides, --variables, then the config's templates; --dotenv before all of it,
+// as Artillery loads it into its environment first; --scenario-name when virtual users pick.
+const SCRIPT_FLAGS = Object.freeze({
+  environment: { ...flag.string(), short: 'e' },
+  overrides: flag.string(),
+  config: { ...flag.path(), short: 'c' },
+  // (As given: Artillery reads it from the working folder, or, when config.payload names a
+  // path too, from the script's folder.)
+  payload: { ...flag.string(), short: 'p' },
+  variables: { ...flag.string(), short: 'v' },
+  dotenv: flag.path(),
+  'scenario-name': flag.string(),
+  // Refused by name (scriptOptionsOf): said better by the lab's own flags.
+  count: flag.string(),
+});
+
+const SCRIPT_HELP = `  Artillery's run flags, with Artillery's meaning, for --script:
+  -e, --environment NAME  config.environments.NAME merged into config
+  --overrides JSON        merged into the script (lists replaced)
+  -c, --config FILE       the script's config kept apart, merged over the script
+  -p, --payload FILE      the CSV of a config.payload that names no path
+  -v, --variables JSON    set in config.variables (and usable in config's templates)
+  --dotenv FILE           KEY=VALUE lines, for {{ $env.KEY }} (the environment wins)
+  --scenario-name NAME    every virtual user runs that scenario (its name, or a regex of it)`;
+
+const DOTENV_BYTES = 64 * 1024;
+
+const usage = (text) => labError('LAB_ERR_USAGE', text);
+
+// A JSON mapping given on the command line (--variables, --overrides).
+function jsonMapping(name, raw) {
+  let v;
+  try {
+    v = JSON.parse(raw);
+  } catch (err) {
+    throw usage(`--${name}: not JSON (${err.message})`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw usage(`--${name}: a JSON object, like '{"name": "value"}'`);
+  return v;
+}
+
+// A .env file as Artillery reads it (dotenv's own parser): KEY=VALUE lines.
+function readDotenv(file) {
+  const text = readBounded(file, DOTENV_BYTES, (why) => {
+    throw usage(`--dotenv ${file}: ${why}`);
+  });
+  return require('dotenv').parse(text);
+}
+
+// The script options of a command's values; a script flag without --script is refused.
+// -> { environment, overrides, config, payload, variables, env, scenarioName } (null: not given)
+function scriptOptionsOf(values, given = new Set(Object.keys(values))) {
+  const names = Object.keys(SCRIPT_FLAGS).filter((f) => given.has(f));
+  if (!values.script && names.length) throw usage(`--${names[0]} is for a script (--script FILE)`);
+  if (given.has('count'))
+    throw usage(
+      "--count: Artillery's workers sharing the load on this machine, or copies of it in a cloud; here --load-nodes N spreads the load over N load nodes (the lab's own engines use every core of one already)",
+    );
+  return {
+    environment: values.environment ?? null,
+    overrides: values.overrides ?? null,
+    config: values.config ?? null,
+    payload: values.payload ?? null,
+    variables: values.variables !== undefined ? jsonMapping('variables', values.variables) : null,
+    env: values.dotenv !== undefined ? readDotenv(values.dotenv) : null,
+    dotenv: values.dotenv ?? null,
+    scenarioName: values['scenario-name'] ?? null,
+  };
+}
+
+module.exports = { SCRIPT_FLAGS, SCRIPT_HELP, scriptOptionsOf, jsonMapping };
