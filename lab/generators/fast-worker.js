@@ -60,17 +60,19 @@ class Shard {
     });
     // Connections (./keepalive/): with --keepalive, the open loop's arrivals share a pool of
     // kept-alive ones and each of the closed loop's connections carries `pipelining` virtual
-    // users for the run; without it, a one-request flow opens a connection per request
-    // (node:http) and a longer flow keeps one for its virtual user.
+    // users for the run; without it, a one-request flow opens a connection per request and a
+    // longer flow keeps one for its virtual user.
     this.pipelining = data.pipelining || data.tls?.streams || 1;
     // An https:// target (--tls): every connection checked against the run's CA, timed and
     // resumed (./tls-client.js); --http2 puts each virtual user's requests on a session of
     // its own as streams (the engine's HTTP/2 connections, ./keepalive/h2-connection.js).
     this.tls = data.tls && this.urls.some((u) => u.protocol === 'https:') ? this.tlsOf(data.tls) : null;
-    this.engine =
-      keepalive || this.flows.multi || data.hook || this.tls?.http2
-        ? createEngine({ pipelining: this.pipelining, timeoutMs, tls: this.tls })
-        : null;
+    // (Every request to the target goes on the engine's connections: a one-request flow
+    // without --keepalive on a connection of its own that the server closes after the answer,
+    // the engine's bytes and parser in place of node:http's client objects, which cost most
+    // of a new connection's CPU: bench/engines.js. node:http sends what goes elsewhere.)
+    this.engine = createEngine({ pipelining: this.pipelining, timeoutMs, tls: this.tls });
+    this.oneShot = !keepalive && !this.flows.multi && !data.hook && !this.tls?.http2;
     // The closed loop's connections are each a virtual user's for the run: kept alive with
     // --keepalive, and always over HTTP/2 (a session whose --streams N carry its requests).
     this.keptAlive = Boolean(keepalive || (mode === 'closed' && this.tls?.http2));
@@ -141,11 +143,10 @@ class Shard {
     return undefined;
   }
 
-  // A virtual user's connection: undefined (node:http), null (the pool's, per request), or
-  // its own (`owned`: released with it).
+  // A virtual user's connection: null (the pool's, per request), or its own (`owned`:
+  // released with it).
   connectionFor(closedLoop) {
     const { engine, urls } = this;
-    if (!engine) return { conn: undefined, owned: false };
     if (this.data.keepalive && !closedLoop) return { conn: null, owned: false };
     if (this.keptAlive && closedLoop) {
       // The closed loop's connection i carries its virtual users i*N .. i*N+N-1.
@@ -153,7 +154,7 @@ class Shard {
       if (!this.vuConnections[i]) this.vuConnections[i] = engine.connection(urls[i % urls.length]);
       return { conn: this.vuConnections[i], owned: false };
     }
-    return { conn: engine.connection(urls[this.turn++ % urls.length]), owned: true };
+    return { conn: engine.connection(urls[this.turn++ % urls.length], null, { oneShot: this.oneShot }), owned: true };
   }
 
   // One request of a virtual user, due at `due`; then(ok, endedAt, res | code) when it is

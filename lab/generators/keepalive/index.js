@@ -54,8 +54,9 @@ function createEngine({ pipelining = 1, timeoutMs, tls = null }) {
 
   const engine = {
     stats,
-    // A connection of its own, for a virtual user (onFree: called when it has room again).
-    connection(url, onFree = null) {
+    // A connection of its own, for a virtual user (onFree: called when it has room again;
+    // oneShot: for one request, which asks the server to close it after its answer).
+    connection(url, onFree = null, { oneShot = false } = {}) {
       const c =
         tls?.http2 && url.protocol === 'https:'
           ? new H2Connection({
@@ -67,6 +68,7 @@ function createEngine({ pipelining = 1, timeoutMs, tls = null }) {
               onHandshake: tls.onHandshake,
             })
           : new Connection({ url, pipelining, onFree, stats, tls });
+      c.oneShot = oneShot;
       all.add(c);
       return c;
     },
@@ -97,7 +99,7 @@ function createEngine({ pipelining = 1, timeoutMs, tls = null }) {
       }
       let bytes;
       try {
-        bytes = requestBytes(method, parts, conn.url.host);
+        bytes = requestBytes(method, parts, conn.url.host, conn.oneShot);
       } catch (err) {
         return fail(err.code || 'EREQUEST');
       }

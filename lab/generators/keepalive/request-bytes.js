@@ -5,16 +5,19 @@
 // for every virtual user) are turned into bytes once per host; a templated step's, each time.
 const cache = new WeakMap();
 
-function requestBytes(method, parts, host) {
+// close: a one-request connection's (`connection: close`: the server closes it after its
+// answer, as node:http's client without an agent asks).
+function requestBytes(method, parts, host, close = false) {
+  const key = close ? `${host} close` : host;
   let byHost = cache.get(parts);
   if (byHost) {
-    const b = byHost.get(host);
+    const b = byHost.get(key);
     if (b) return b;
   }
-  const bytes = build(method, parts, host);
+  const bytes = build(method, parts, host, close);
   if (parts.fixed) {
     if (!byHost) cache.set(parts, (byHost = new Map()));
-    byHost.set(host, bytes);
+    byHost.set(key, bytes);
   }
   return bytes;
 }
@@ -29,7 +32,7 @@ function hasChar(text, bad) {
   return false;
 }
 
-function build(method, { path, headers, body }, host) {
+function build(method, { path, headers, body }, host, close) {
   if (hasChar(path, (c) => c <= 0x20 || c === 0x7f))
     throw invalid('ERR_UNESCAPED_CHARACTERS', 'the path has blanks or controls');
   // (A Host header of the request's own, a virtual host, replaces the target's.)
@@ -44,6 +47,7 @@ function build(method, { path, headers, body }, host) {
   }
   // A body always says its length: never chunked, so a server reads it whole.
   if (body && !length) head += `content-length: ${body.length}\r\n`;
+  if (close) head += 'connection: close\r\n';
   head += '\r\n';
   return body && body.length ? Buffer.concat([Buffer.from(head), body]) : Buffer.from(head);
 }

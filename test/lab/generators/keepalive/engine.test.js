@@ -255,3 +255,30 @@ test('a server that answers with an SSH banner fails EPARSE at once, not at the 
     await new Promise((r) => server.close(r));
   }
 });
+
+test('a one-shot connection (a new connection per request) asks Connection: close; the server ends it after its answer', async () => {
+  const seen = [];
+  const srv = await counting((req, res) => {
+    seen.push(req.headers.connection);
+    res.end('ok');
+  });
+  const closes = [];
+  srv.server.on('connection', (s) => s.on('close', () => closes.push(Date.now())));
+  const engine = createEngine({ timeoutMs: 5000 });
+  try {
+    for (let i = 0; i < 5; i++) {
+      const conn = engine.connection(new URL(srv.url), null, { oneShot: true });
+      expect(await send(engine, conn, CAPTURE)).toMatchObject({ ok: true, res: { status: 200, text: 'ok' } });
+      engine.release(conn);
+    }
+    expect(seen).toEqual(Array(5).fill('close'));
+    expect(srv.sockets).toBe(5);
+    // Kept-alive connections' requests never say it (node:http's agent with keepAlive neither).
+    const kept = engine.connection(new URL(srv.url));
+    await send(engine, kept, CAPTURE);
+    expect(seen.at(-1)).toBeUndefined();
+  } finally {
+    engine.close();
+    await srv.close();
+  }
+});
