@@ -20,18 +20,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
 const lab = require('./lab');
-const { bench, flag, withDefault, common } = require('./kit');
+const { bench, flag, withDefault, common, childCpu } = require('./kit');
 const { mergeTrees, topFunctions } = require('../lab/profile/cpuprofile');
 
 const round1 = (v) => Math.round(v * 10) / 10;
 const ratio = (a, b) => (a && b ? Math.round((a / b) * 100) / 100 : null);
-
-// The CPU of this process's waited-for children, in seconds (cutime + cstime of /proc).
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-function childCpu() {
-  const t = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(t[13]) + Number(t[14])) / CLK_TCK;
-}
 
 function exec(cmd, args, timeoutS, env = process.env) {
   return new Promise((resolve, reject) =>

@@ -24,7 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
 const lab = require('./lab');
-const { bench, flag, withDefault, common } = require('./kit');
+const { bench, flag, withDefault, common, childCpu } = require('./kit');
 
 const round1 = (v) => Math.round(v * 10) / 10;
 const median = (xs) => {
@@ -71,14 +71,6 @@ function prepare(values) {
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
     return { answered, non2xx, seconds: S, cpuS };
   }
-  // The CPU of this process's waited-for children, in seconds.
-  const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout);
-  function childCpu() {
-    const t = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-    // Fields 16 and 17 (cutime, cstime; the first after the name is field 3), in clock ticks.
-    return (Number(t[13]) + Number(t[14])) / CLK_TCK;
-  }
-
   async function autocannon(dir, pipelining) {
     const out = await exec(process.execPath, [
       path.join(__dirname, 'autocannon-once.js'),

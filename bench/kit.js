@@ -82,4 +82,15 @@ const common = {
   portBase: (d) => withDefault(flag.int(1024, 32700), d),
 };
 
-module.exports = { bench, flag, withDefault, common, RESULTS };
+// The CPU of this process's waited-for children, in seconds: read before and after running a
+// C tool (execFile waits for it), the difference is that tool's CPU. Fields 16 and 17 of
+// /proc/self/stat (cutime, cstime; the first after the name is field 3), in clock ticks.
+let clockTicks = null;
+function childCpu() {
+  clockTicks ??=
+    Number(require('node:child_process').spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+  const t = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(t[13]) + Number(t[14])) / clockTicks;
+}
+
+module.exports = { bench, flag, withDefault, common, childCpu, RESULTS };

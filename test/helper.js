@@ -141,7 +141,33 @@ async function pool(items, limit, fn) {
   return out;
 }
 
-module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel, until, pool };
+// Plain `artillery run` (the real one, from the lock file) on a script file, from its folder,
+// its report written beside it (FILE.json), with Artillery's own flags before the file:
+// { code, out } once it has ended. (Its phase, then its telemetry's wait at exit: far under
+// the 180 s limit, even on a busy machine.)
+function artilleryRun(file, args = []) {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [require.resolve('artillery/bin/run'), 'run', ...args, '-o', `${file}.json`, file],
+      {
+        cwd: path.dirname(file),
+        env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel, until, pool, artilleryRun };
 
 // A base port with `count` free ports after it, below the ephemeral range; random so that
 // test files running in parallel do not collide.

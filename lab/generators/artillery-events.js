@@ -133,6 +133,7 @@ function doneRecord(report, interrupted) {
   if (!agg) return { type: 'done', at: Date.now(), interrupted, precision: 'ms' };
   const c = agg.counters || {};
   const errors = pick(c, 'errors.');
+  const browser = browserOf(agg);
   return {
     type: 'done',
     at: agg.lastMetricAt || Date.now(),
@@ -150,7 +151,7 @@ function doneRecord(report, interrupted) {
     },
     latencyMs: capped(agg.summaries && agg.summaries['http.response_time']),
     requests: byName(agg),
-    ...(browserOf(agg) ? { browser: browserOf(agg) } : {}),
+    ...(browser ? { browser } : {}),
   };
 }
 

@@ -239,25 +239,29 @@ async function removeGroups(sys, token, { timeoutMs = 3000 } = {}) {
       if (err.code === 'ENOENT') continue;
       throw err;
     }
-    for (const dir of [...children, parent]) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        try {
-          fs.rmdirSync(dir);
-          removed.push(dir);
-          break;
-        } catch (err) {
-          if (err.code === 'ENOENT') break;
-          if (err.code !== 'EBUSY' || Date.now() > deadline) {
-            failed.push({ dir, error: err.code || err.message });
-            break;
-          }
-          await sleep(100);
-        }
-      }
-    }
+    for (const dir of [...children, parent]) await removeDir(dir, timeoutMs, removed, failed);
   }
   return { removed, failed };
+}
+
+// One group's folder, retried while it is busy (a just-killed member leaves it a moment
+// later), into `removed` or, past the time-out or for another error, `failed` with why.
+async function removeDir(dir, timeoutMs, removed, failed) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      fs.rmdirSync(dir);
+      removed.push(dir);
+      return;
+    } catch (err) {
+      if (err.code === 'ENOENT') return;
+      if (err.code !== 'EBUSY' || Date.now() > deadline) {
+        failed.push({ dir, error: err.code || err.message });
+        return;
+      }
+      await sleep(100);
+    }
+  }
 }
 
 // One node's groups, once its processes are gone (a replica the autoscaler or a rollout
@@ -276,21 +280,7 @@ async function removeGroup(sys, token, node, { timeoutMs = 3000 } = {}) {
         // gone meanwhile
       }
     }
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        fs.rmdirSync(dir);
-        removed.push(dir);
-        break;
-      } catch (err) {
-        if (err.code === 'ENOENT') break;
-        if (err.code !== 'EBUSY' || Date.now() > deadline) {
-          failed.push({ dir, error: err.code || err.message });
-          break;
-        }
-        await sleep(100);
-      }
-    }
+    await removeDir(dir, timeoutMs, removed, failed);
   }
   return { removed, failed };
 }

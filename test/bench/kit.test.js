@@ -98,3 +98,12 @@ test('--help prints the usage and measures nothing', async () => {
   }
   expect(c.out.stdout).toBe('usage: node bench/sample.js [--seconds 5]\n');
 });
+
+test("childCpu counts a waited-for child's CPU (what the benches charge a C tool with)", () => {
+  const { childCpu } = require('../../bench/kit');
+  const before = childCpu();
+  // A child that spins until it has used 0.4 s of CPU itself (by its own account, so a busy
+  // machine only makes it take longer).
+  require('node:child_process').spawnSync(process.execPath, ['-e', 'while (process.cpuUsage().user < 400000);']);
+  expect(childCpu() - before).toBeGreaterThan(0.2);
+});

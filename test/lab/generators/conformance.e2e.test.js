@@ -4,9 +4,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { spawn } = require('node:child_process');
 const YAML = require('yaml');
-const { lab, ownPlace, ROOT, pool } = require('../../helper');
+const { lab, ownPlace, ROOT, pool, artilleryRun } = require('../../helper');
 
 // The lab's claim that it runs your Artillery script as Artillery does, kept true: each
 // script of test/fixtures/conformance/ (one HTTP feature each) is run by plain `artillery
@@ -16,7 +15,6 @@ const { lab, ownPlace, ROOT, pool } = require('../../helper');
 // and so must the verdict (the exit code: 0, 1 for a crossed check, 21 for a failed
 // expectation). A difference here is a load tester measuring the wrong traffic.
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'conformance');
-const ARTILLERY = require.resolve('artillery/bin/run');
 
 // (Headers of the transport, not of the script: how each client keeps its connection.)
 const TRANSPORT = new Set(['connection', 'keep-alive']);
@@ -93,25 +91,8 @@ function copyFixture(name, target) {
 // A case's command-line flags (Artillery's, the same for both), {dir} its folder.
 const flagsOf = (args, file) => args.map((a) => a.replaceAll('{dir}', path.dirname(file)));
 
-// Plain `artillery run`: its exit code once it has ended.
-function artilleryRun(file, args = []) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [ARTILLERY, 'run', ...flagsOf(args, file), '-o', `${file}.json`, file], {
-      cwd: path.dirname(file),
-      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    // (Its phase, then its telemetry's wait at exit: far under this, even on a busy machine.)
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+// Plain `artillery run` with the case's flags: its exit code once it has ended.
+const artilleryRunOf = (file, args = []) => artilleryRun(file, flagsOf(args, file));
 
 // The same script through the lab: `scenario --script FILE --target URL --generator G`; the
 // closed loop as many virtual users as the script asks, on one connection.
@@ -191,7 +172,7 @@ beforeAll(async () => {
   await pool(CASES, 4, async ([name, , , args]) => {
     const srv = await recorder(HTTPS.has(name));
     try {
-      const run = await artilleryRun(copyFixture(name, srv.url), args);
+      const run = await artilleryRunOf(copyFixture(name, srv.url), args);
       reference[name] = { code: run.code, out: run.out, lines: srv.seen.map(line) };
     } finally {
       await srv.close();

@@ -4,8 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { spawn } = require('node:child_process');
-const { lab, ownPlace, freePort, errorCode } = require('../../helper');
+const { lab, ownPlace, freePort, errorCode, artilleryRun } = require('../../helper');
 const { browserTest, launch, openPage } = require('../../browser');
 const { CHROMIUM } = require('../../../lab/paths');
 
@@ -14,7 +13,6 @@ const { CHROMIUM } = require('../../../lab/paths');
 // the pages the browser asked for the same as under plain `artillery run` given that browser
 // itself; its web vitals in the summary, held within their max; a run whose pages never
 // loaded is a failed run. The site is the test's own: two pages, one linking a stylesheet.
-const ARTILLERY = require.resolve('artillery/bin/run');
 
 function site() {
   const seen = [];
@@ -62,24 +60,6 @@ function scriptDir(target, launch = null) {
   return path.join(dir, 'browse.json');
 }
 
-function artilleryRun(file) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [ARTILLERY, 'run', '-o', `${file}.out.json`, file], {
-      cwd: path.dirname(file),
-      env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
-
 browserTest(
   "--generator artillery runs a Playwright script with Debian's Chromium: the pages plain Artillery asks, web vitals in the summary",
   async () => {
@@ -93,7 +73,7 @@ browserTest(
       const run = await artilleryRun(file);
       expect(run.code).toBe(0);
       reference = pagesOf(ref.seen);
-      const counters = JSON.parse(fs.readFileSync(`${file}.out.json`, 'utf8')).aggregate.counters;
+      const counters = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')).aggregate.counters;
       refCodes = Object.fromEntries(
         Object.entries(counters)
           .filter(([k]) => k.startsWith('browser.page.codes.'))
