@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm test: lint, then the unit tests (no process started, as many workers as cores), then the
-# end-to-end tests (*.e2e.test.js: the real CLI, deployments, browsers). Each step runs even
+# end-to-end tests (*.e2e.test.js: the real CLI, deployments, browsers), four at a time, then
+# those that find a knee against time, one at a time (jest.config.js's ALONE). Each step runs even
 # when one before failed, so one run says everything; the last line is `N passed, N failed`
 # for all of them (test-output/summary.txt, read by .ci/run).
 set -uo pipefail
@@ -21,8 +22,9 @@ count() {
   failed=$((failed + sf))
 }
 
-# Which steps (LAB_TEST_SETS, default all: lint unit e2e); npm run test:busy runs e2e alone.
-sets=" ${LAB_TEST_SETS:-lint unit e2e} "
+# Which steps (LAB_TEST_SETS, default all: lint unit e2e alone); npm run test:busy runs the
+# last two.
+sets=" ${LAB_TEST_SETS:-lint unit e2e alone} "
 
 # Lint: ESLint, Prettier, and no import cycle between lab/'s folders, three checks.
 if [[ $sets == *" lint "* ]]; then
@@ -33,11 +35,12 @@ fi
 
 # (Unit tests start no process: as many workers as cores. The end-to-end ones keep the
 # configured count, most of their time spent waiting on the processes they start.)
-for project in unit e2e; do
+for project in unit e2e alone; do
   [[ $sets == *" $project "* ]] || continue
   rm -f test-output/summary.txt
   workers=()
   [ "$project" = unit ] && workers=(--maxWorkers=100%)
+  [ "$project" = alone ] && workers=(--runInBand)
   LAB_TESTS=$project npx --no-install jest "${workers[@]}" "$@" || rc=1
   if [ -f test-output/summary.txt ]; then count; else failed=$((failed + 1)); rc=1; fi
 done

@@ -1,5 +1,7 @@
 'use strict';
 
+const { t95 } = require('./student-t');
+
 // Seed 002's napkin math, done with a fit: memory = base + perConnection x n over measured
 // (n, bytes) points (least squares), and the number of connections a memory limit holds.
 function fitMemory(points) {
@@ -29,9 +31,6 @@ function capacityFor(limitBytes, fit) {
   return Math.max(0, Math.floor((limitBytes - fit.baseBytes) / fit.perConnectionBytes));
 }
 
-// Two-sided 95% Student t quantiles by degrees of freedom (1 to 10; beyond, 10's is used).
-const T95 = [null, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
-
 // Capacity against the memory limit, from measured first failures: connections = a + b x MiB
 // (least squares), its prediction at `atMiB`, and a 95% prediction interval when there are
 // three points or more (two always fit: nothing to say of the error). 1/b is what a
@@ -57,7 +56,7 @@ function fitCapacity(points, atMiB) {
   let high = null;
   if (n >= 3) {
     const s = Math.sqrt(sse / (n - 2));
-    const half = T95[Math.min(n - 2, 10)] * s * Math.sqrt(1 + 1 / n + (atMiB - mx) ** 2 / sxx);
+    const half = t95(n - 2) * s * Math.sqrt(1 + 1 / n + (atMiB - mx) ** 2 / sxx);
     low = Math.max(0, Math.round(predicted - half));
     high = Math.round(predicted + half);
   }

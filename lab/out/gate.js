@@ -91,11 +91,12 @@ function judge(c, baseRuns, newRuns) {
   const diff = (c.op === '>' ? 1 : -1) * (mean(n) - line);
   const df = se > 0 ? (vb + vn) ** 2 / ((vb * vb) / (b.length - 1) + (vn * vn) / (n.length - 1)) : Infinity;
   const t = se > 0 ? diff / se : diff > 0 ? Infinity : diff < 0 ? -Infinity : 0;
-  const crit = t95(Math.max(1, Math.floor(df)));
+  // (Welch-Satterthwaite's degrees of freedom as they are, fractional: t's quantile takes them.)
+  const crit = t95(df);
   return {
     ...out,
     worse: t > crit,
-    test: `Welch's t-test, one-sided at 2.5%: t = ${r3(t)} against ${r3(crit)} (${Number.isFinite(df) ? Math.floor(df) : 'many'} degrees of freedom)`,
+    test: `Welch's t-test, one-sided at 2.5%: t = ${r3(t)} against ${r3(crit)} (${Number.isFinite(df) ? Math.round(df * 10) / 10 : 'many'} degrees of freedom)`,
   };
 }
 

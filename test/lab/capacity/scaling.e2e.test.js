@@ -9,7 +9,8 @@ const { browserTest, launch, openPage } = require('../../browser');
 // seen (test/fixtures/apps/loops, /spin?ms=5), each replica capped at 15% of a core, the law
 // fitted, 5 replicas predicted before they are measured, and --need. A short sweep here
 // (levels of 2 s, one verification, a 20% bracket); its figures are judged by their form, not
-// by the prediction's error: CI runs this beside three other end-to-end files on two cores.
+// by the prediction's error: a 2-core machine has its own noise (CI runs this alone, after
+// the other end-to-end files: jest.config.js ALONE).
 // The sweep at settings that judge the error (within 20% at 6 replicas) is bench/scaling.js's,
 // recorded in bench/results/scaling.json.
 const LOOPS = path.join(ROOT, 'test', 'fixtures', 'apps', 'loops');

@@ -8,8 +8,9 @@ const { browserTest, launch, openPage, available } = require('../../browser');
 // (lab/capacity/search.js, recovery.js, verify.js): one whose state grows with every request
 // (test/fixtures/apps/growing: an overload leaves it slower), one slower than the search's
 // first level (loops, /spin?ms=40), one whose knee moves with how long the load is held
-// (tiring). Short levels (1 s of warm-up, 2 s held); CI runs this beside other end-to-end
-// files on two cores, so each asserts the search's form and its words, with margins.
+// (tiring). Short levels (1 s of warm-up, 2 s held); CI runs this alone, after the other
+// end-to-end files (jest.config.js ALONE), and each asserts the search's form and its words,
+// with margins: a 2-core machine still has its own noise.
 const app = (name) => path.join(ROOT, 'test', 'fixtures', 'apps', name);
 
 async function capacity(args, timeoutMs = 400000) {

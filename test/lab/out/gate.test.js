@@ -39,3 +39,18 @@ test('repetitions: a shift chance explains is not worse; a clear one is', () => 
   const missing = gate(c, [run(100)], [{ responseTimeMs: null }]);
   expect(missing.verdicts[0]).toMatchObject({ worse: true, why: 'p99 was not measured on the new side' });
 });
+
+// Wikipedia's first example of Welch's t-test (two samples of 15, unequal variances): t = 2.46
+// (there A1 - A2, -2.46) on about 25 degrees of freedom; with no margin the line is A1's mean.
+test("Welch's published example: t and the degrees of freedom", () => {
+  const a1 = [27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4];
+  const a2 = [27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4];
+  const v = gate([parseCondition('p99>+0')], a1.map(run), a2.map(run)).verdicts[0];
+  const [, t, crit, df] = /t = ([\d.]+) against ([\d.]+) \(([\d.]+) degrees/.exec(v.test).map(Number);
+  expect(t).toBeCloseTo(2.46, 2);
+  expect(df).toBeGreaterThan(24.5);
+  expect(df).toBeLessThan(25.5);
+  // Student's 97.5% quantile at 25 degrees of freedom: 2.060
+  expect(crit).toBeCloseTo(2.06, 2);
+  expect(v.worse).toBe(true);
+});

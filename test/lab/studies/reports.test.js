@@ -316,7 +316,7 @@ describe('study reports, from the runs alone', () => {
     ]);
     // Fitted on the four that failed, not on the two lower bounds.
     expect(limits.facts[0]).toMatch(
-      /^Capacity against the limit, from 4 measured first failures: 164\.8 connections a MiB \(6\.21 KiB a connection under the limit\).* At 500 MiB it gives 79,458 \(95% prediction interval 73,562 to 85,354\), beside 51,572 from the RSS fit/,
+      /^Capacity against the limit, from 4 measured first failures: 164\.8 connections a MiB \(6\.21 KiB a connection under the limit\).* At 500 MiB it gives 79,458 \(95% prediction interval 73,562 to 85,353\), beside 51,572 from the RSS fit/,
     );
     expect(why.facts[1]).toMatch(/Verdict: confirmed: RSS without the limit was \d+% to \d+% above RSS under it/);
     expect(why.facts[2]).toMatch(/^Under 150 MiB, 180 MiB the limited process was at 57%, 47% of its limit/);
