@@ -38,11 +38,11 @@ const { fitUsl, predict } = require('./usl');
 const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
 const { buildGraph } = require('../topology/graph');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
-const { OUT_FLAGS, outArgs } = require('../out/flags');
+const { OUT_FLAGS, outArgs } = require('../outputs/flags');
 const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
 const { TLS_FLAGS, tlsOf } = require('../tls/flags');
 const { GENERATOR_FLAGS } = require('../generators');
-const { appendStepSummary } = require('../out/step-summary');
+const { appendStepSummary } = require('../outputs/step-summary');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
        npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]

@@ -1,6 +1,5 @@
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
@@ -10,6 +9,7 @@ const { summarize } = require('../results/summary');
 const { SATURATION } = require('../generators/judge');
 const { evaluate, METRICS } = require('../results/thresholds');
 const { machineShare } = require('../analysis/findings');
+const { readJsonLines } = require('../results/files');
 
 // One level of a capacity search: the scenario held at `rate` arrivals a second against a
 // deployment that is up (`npm run scenario ... --target URL --rate R`, a child command, so
@@ -48,17 +48,10 @@ async function runLevel(o) {
   return judgeLevel(summary, o);
 }
 
-const readRecords = (dir) =>
-  fs
-    .readFileSync(path.join(dir, 'records.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
-
 // A level's measured window: its records from the end of its warm-up on (the done record
 // without the whole run's totals), and when that window began.
 function windowOf(dir, warmupS, startedAt) {
-  const records = readRecords(dir);
+  const records = readJsonLines(path.join(dir, 'records.jsonl'));
   const t0 = records.find((r) => r.type === 'phase')?.at ?? Date.parse(startedAt);
   const from = t0 + warmupS * 1000;
   const window = records

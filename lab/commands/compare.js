@@ -9,7 +9,7 @@ const loadRun = require('../report/load-run');
 const { renderCompare, label } = require('../report/run-report');
 const { comparedLines } = require('../results/render-profile');
 const { isOurPage } = require('../report/page');
-const { parseCondition, gate, gateText } = require('../out/gate');
+const { parseCondition, gate, gateText } = require('../analysis/gate');
 const { readJson } = require('../results/files');
 
 const USAGE = `usage: npm run compare -- <results-dir> <results-dir> [...] [--out FILE]

@@ -10,16 +10,10 @@ const { nodeTable } = require('../monitoring/node-table');
 const { requestNames } = require('../scenario/model');
 const { runFindings } = require('../analysis/run-findings');
 const { noAnswer } = require('../results/no-answer');
+const { readJsonLines } = require('../results/files');
 const { kindOf } = require('../kinds');
 const { seconds } = require('../measure/records');
 const { autoscaleResults, rolloutResults, spikeResults } = require('../elastic/results');
-
-const readRecords = (file) =>
-  fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
 
 // The generator's CPU, second by second: its own process's samples, or the busiest load
 // node's (load nodes report their own).
@@ -33,7 +27,7 @@ function generatorSamples(run) {
 // workers, write (false: the live page's, not written), dashboard }.
 function summarizeRun(run, { status, workers = null, write = true, dashboard = null }) {
   const { p } = run;
-  const records = readRecords(run.file('records.jsonl'));
+  const records = readJsonLines(run.file('records.jsonl'));
   const summary = summarize({
     endpoint: p.endpoint,
     scenario: p.scenario,

@@ -1,11 +1,10 @@
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
 const { html: h, table: htmlTable, trusted } = require('../report/html');
 const page = require('../report/page');
 const { merge, buckets } = require('../measure/histogram');
-const { maybeJson } = require('../results/files');
+const { maybeJson, present, readJsonLines } = require('../results/files');
 
 // What every study's report is made of: sections with computed facts, tables (HTML and
 // Markdown from the same rows) and optional charts; a header saying what ran and what did
@@ -35,16 +34,9 @@ function summaryOf(studyDir, id) {
 // The latency distribution of a scenario run the study made, as [ms, count] buckets merged
 // exactly from its seconds' histograms (lab/measure/histogram.js), or null.
 function latencyBuckets(studyDir, id) {
-  let text;
-  try {
-    text = fs.readFileSync(path.join(studyDir, 'runs', id, 'records.jsonl'), 'utf8');
-  } catch {
-    return null;
-  }
-  const hists = text
-    .split('\n')
-    .filter((l) => l.includes('"second"'))
-    .map((l) => JSON.parse(l))
+  const file = path.join(studyDir, 'runs', id, 'records.jsonl');
+  if (!present(file)) return null;
+  const hists = readJsonLines(file)
     .filter((r) => r.type === 'second' && r.hist?.latency)
     .map((r) => r.hist.latency);
   return hists.length ? buckets(merge(hists)) : null;

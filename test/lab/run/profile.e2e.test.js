@@ -131,12 +131,16 @@ test("a database's heaviest statement named first, in the summary and the findin
   ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   const [q] = s.stores.postgres.statements;
-  // (Normalized: every constant a parameter, the statement's own 1 too.)
-  expect(q.query).toMatch(/^SELECT sum\(i\)::text AS s FROM generate_series\(\$\d, \$\d\) AS i$/);
+  // (Normalized: every constant a parameter, the statement's own 1 too; or as the app sent it,
+  // `(1, $1)`, when a query parsed before the window's reset ended after it: PostgreSQL's
+  // pg_stat_statements then makes the entry at the execution's end, with no constants to
+  // replace. Seen once in CI; the statement named is the same.)
+  const SERIES = String.raw`SELECT sum\(i\)::text AS s FROM generate_series\((?:\$\d|1), \$\d\) AS i`;
+  expect(q.query).toMatch(new RegExp(`^${SERIES}$`));
   expect(q.share).toBeGreaterThan(0.5);
   expect(q.calls).toBeGreaterThan(50);
   expect(s.findings.map((f) => f.text).join('\n')).toMatch(
-    /of its time in `SELECT sum\(i\)::text AS s FROM generate_series\(\$\d, \$\d\) AS i` \(\d+ calls, [\d.]+ ms each\)/,
+    new RegExp(`of its time in \`${SERIES}\` \\(\\d+ calls, [\\d.]+ ms each\\)`),
   );
   expect(Array.isArray(s.stores.redis.commands)).toBe(true);
 }, 300000);

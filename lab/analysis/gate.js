@@ -1,7 +1,7 @@
 'use strict';
 
 const { labError } = require('../../common/errors');
-const { t95 } = require('../analysis/student-t');
+const { t95 } = require('./student-t');
 
 // compare as a CI gate (--fail-if 'p99>+10%'): is the new run worse than the base by more than
 // a margin? Each side is one run or several (repetitions: a study's runs, a folder of runs).

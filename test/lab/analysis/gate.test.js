@@ -1,6 +1,6 @@
 'use strict';
 
-const { parseCondition, gate } = require('../../../lab/out/gate');
+const { parseCondition, gate } = require('../../../lab/analysis/gate');
 
 const run = (p99, extra = {}) => ({
   responseTimeMs: { p99 },

@@ -2,13 +2,13 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { startOtlp } = require('../out/otlp');
-const { junitXml } = require('../out/junit');
-const { stepSummary, appendStepSummary } = require('../out/step-summary');
+const { startOtlp } = require('./otlp');
+const { junitXml } = require('./junit');
+const { stepSummary, appendStepSummary } = require('./step-summary');
 const { own } = require('../ownership/cleanups');
 const { requestNames } = require('../scenario/model');
 
-// Where the run's results go besides its folder (lab/out/): the OTLP exporters, started with
+// Where the run's results go besides its folder (lab/outputs/): the OTLP exporters, started with
 // the load (they read the records as they are written) and ended before the summary, which
 // says what each delivered; then the JUnit file and $GITHUB_STEP_SUMMARY from the summary.
 

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-// The pipeline flags (lab/out/flags.js), as every command that takes them parses them: a bad
+// The pipeline flags (lab/outputs/flags.js), as every command that takes them parses them: a bad
 // --out or an unwritable --junit is one usage line (exit 2) before anything runs. (--out
 // otlp= gave "unexpected failure", exit 1; --junit naming a folder failed after the whole run.)
 const COMMANDS = {

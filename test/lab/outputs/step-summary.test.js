@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { stepSummary, appendStepSummary } = require('../../../lab/out/step-summary');
+const { stepSummary, appendStepSummary } = require('../../../lab/outputs/step-summary');
 
 const s = {
   status: 'completed',

@@ -1,6 +1,6 @@
 'use strict';
 
-const { junitXml } = require('../../../lab/out/junit');
+const { junitXml } = require('../../../lab/outputs/junit');
 
 // A summary with thresholds as lab/results/thresholds.js evaluates them.
 const summary = (thresholds, extra = {}) => ({
