@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { claimDir, kept } = require('../ownership/dirs');
-const { runDirOf } = require('../results/run-dir');
+const { runDirOf, pathSlug } = require('../results/run-dir');
 const { labError } = require('../../common/errors');
 const { NO_ANSWER } = require('../results/exit-code');
 const { judgeLevel } = require('./level');
@@ -67,7 +67,7 @@ function settingsOf(p) {
 // something else (a scenario run) is refused: it was once reset, its run deleted.
 const SEARCH_FILE = 'search.json';
 function openSearchDir(p, log) {
-  const dir = runDirOf(p.values, `capacity-${p.word.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root'}`);
+  const dir = runDirOf(p.values, `capacity-${pathSlug(p.word)}`);
   const fresh = { settings: settingsOf(p), written: [SEARCH_FILE] };
   if (!p.values['run-dir']) {
     if (p.values.restart) throw labError('LAB_ERR_USAGE', '--restart starts over the search of a --run-dir: give one');

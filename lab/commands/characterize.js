@@ -19,7 +19,7 @@ const { sweep, analyze } = require('../analysis/black-box-model');
 const { get } = require('../http');
 const { planPorts, assertFree } = require('../topology/ports');
 const { resolveDeployment } = require('../topology/deployments');
-const LocalRuntime = require('../runtime/local');
+const { runtimeFor } = require('../runtime');
 const table = require('../terminal/table');
 const characterizeHtml = require('../report/characterize-html');
 const { characterizeBody } = characterizeHtml;
@@ -153,7 +153,7 @@ async function startBoxes(p, log) {
 }
 
 async function startThroughService(p, log) {
-  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   own(() => runtime.down());
   const deployment = resolveDeployment('single');
@@ -166,7 +166,7 @@ async function startThroughService(p, log) {
 
 // Your service, as `single` behind nginx in this state folder, until the command ends.
 async function startApp(p, log) {
-  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   own(() => runtime.down());
   const state = await runtime.up(resolveDeployment('single', { app: p.app }), p.ports, {

@@ -10,7 +10,7 @@ const { rollout } = require('../elastic/replicas');
 const { resolveApp } = require('../app/contract');
 const { APP_FLAGS } = require('../app/flags');
 const { installApp } = require('../app/install');
-const processTable = require('./process-table');
+const processTable = require('../terminal/process-table');
 
 const USAGE = `usage: npm run rollout -- [--app-next DIR [--app-cmd CMD]] [--max-surge N|P%] [--max-unavailable N|P%]
        [--grace D] [--pre-stop D] [--state-dir DIR] [--json]

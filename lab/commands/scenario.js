@@ -15,7 +15,8 @@ const { ensureFdsFor } = require('../runtime/fd-limit');
 const { allNames, METHOD_NAMES } = require('../topology/deployments');
 const { pick } = require('../names');
 const { runtimeFor } = require('../runtime');
-const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('./deploy');
+const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('../runtime/deploy-plan');
+const { writeReport } = require('../report/write-run');
 const { GENERATORS, GENERATOR_FLAGS, assertRuns, generatorHelp } = require('../generators');
 const { sleep } = require('../ownership/procs');
 const { parseThreshold } = require('../results/thresholds');
@@ -483,7 +484,7 @@ function keepPartial(run) {
     if (!interrupted() || !run.genPlan) return;
     const s = summarizeRun(run, { status: 'interrupted', dashboard: run.feed ? run.feed.stats() : null });
     try {
-      require('./report').writeReport(run.dir);
+      writeReport(run.dir);
     } catch (err) {
       run.log(`no report for the partial run: ${err.message}`);
     }
@@ -533,7 +534,7 @@ async function runScenario(p, dashboard, log) {
     workers: generation.gen.workers,
     dashboard: run.feed ? run.feed.stats() : null,
   });
-  const reportFile = require('./report').writeReport(run.dir);
+  const reportFile = writeReport(run.dir);
   log(`report: ${reportFile}`);
   // The JUnit file and the step summary, from the summary; said in it too.
   const written = writeOutputs(run, summary, reportFile);

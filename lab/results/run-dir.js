@@ -18,4 +18,13 @@ function runDirOf(values, name) {
   return values['run-dir'] ?? path.join(values['results-dir'] ?? path.join(ROOT, 'results'), `${stamp()}-${name}`);
 }
 
-module.exports = { stamp, runDirOf };
+// A URL path as a folder name's words: /api/items -> api-items, / -> root.
+function pathSlug(urlPath) {
+  return (
+    String(urlPath)
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'root'
+  );
+}
+
+module.exports = { stamp, runDirOf, pathSlug };

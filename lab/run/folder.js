@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const describeMachine = require('../../common/machine');
 const { claimDir, resetDir } = require('../ownership/dirs');
-const { runDirOf } = require('../results/run-dir');
+const { runDirOf, pathSlug } = require('../results/run-dir');
 const { adoptStateDir } = require('../ownership/adopt');
 const { isPath } = require('../../artillery/scenarios');
 
@@ -13,9 +13,7 @@ const { isPath } = require('../../artillery/scenarios');
 function openRun(p, log) {
   const { values } = p;
   // (A path endpoint names its folder by its words: /api/items -> api-items.)
-  const what = isPath(p.endpoint)
-    ? p.endpoint.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root'
-    : p.endpoint;
+  const what = isPath(p.endpoint) ? pathSlug(p.endpoint) : p.endpoint;
   const dir = runDirOf(
     values,
     `${what.replace(/[^A-Za-z0-9_.-]+/g, '-')}-${p.scenario}-${p.target ? 'external' : p.deployment.name}`,

@@ -13,6 +13,7 @@ const { observations } = require('../report/study-report');
 const { capacityHttpBody, capacityText } = require('../report/capacity-http-html');
 const { html: h } = require('../report/html');
 const { readJson, YOUR_SERVICE_FLAGS } = require('./kit');
+const { pathSlug } = require('../results/run-dir');
 const page = require('../report/page');
 
 // Your service in the four deployments (the course study, for the service you bring): each of
@@ -24,7 +25,7 @@ const SCENARIOS = ['load', 'spikes', 'endurance'];
 // A run's cost besides its phases: deploy, the generator's start, the last answers, teardown.
 const RUN_OVERHEAD_S = 12;
 const TIMEOUT_TAIL_S = 10;
-// The capacity search of four deployments at default settings (lab/capacity/http.js --plan).
+// The capacity search of four deployments at default settings (lab/commands/capacity/http.js --plan).
 const CAPACITY_S_PER_DEPLOYMENT = 230;
 
 // What the study assumes for the user, said before it starts (and under --plan): with no
@@ -78,9 +79,7 @@ function plan(o) {
       const names = src.script ? requestNames(readScript(src.script)) : [`GET ${src.path}`];
       assertSloNames(o.slos.map(parseSlo), names, src.script ? `the script ${source}` : `the path ${source}`);
     }
-    const slug = src.script
-      ? source.replace(/\.\w+$/, '')
-      : src.path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';
+    const slug = src.script ? source.replace(/\.\w+$/, '') : pathSlug(src.path);
     for (const scenario of src.script ? ['script'] : (o.scenarios ?? SCENARIOS)) {
       const phases = src.script
         ? readScript(src.script, { scale: o.scale, rateScale: o.rateScale }).phases

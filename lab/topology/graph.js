@@ -105,4 +105,7 @@ const proxyHostOf = (node) => (OWN_KINDS.includes(node.kind) ? null : kindOf(nod
 const capNames = (graph) => [...new Set(graph.nodes.flatMap((n) => [...n.roles, n.name]))];
 const describeEntry = (deployment) => kindOf(deployment.balancer.kind).what;
 
-module.exports = { buildGraph, nodeOf, proxyNodes, proxyHostOf, capNames, describeEntry, needsHub, OWN_KINDS };
+// The name of a deployment's entry node (the balancer's, per its kind), or null when it has none.
+const entryOf = (deployment) => buildGraph(deployment).entry;
+
+module.exports = { buildGraph, entryOf, nodeOf, proxyNodes, proxyHostOf, capNames, describeEntry, needsHub, OWN_KINDS };

@@ -2,28 +2,28 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand, flag } = require('../terminal/flags');
-const { contextOf, CONTEXT } = require('../topology/context');
-const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
-const { runDirOf } = require('../results/run-dir');
-const { own } = require('../ownership/cleanups');
-const { holdDir } = require('../ownership/lock');
-const { labError } = require('../../common/errors');
-const { planPorts } = require('../topology/ports');
-const { resolveDeployment } = require('../topology/deployments');
-const LocalRuntime = require('../runtime/local');
-const { GENERATORS } = require('../generators');
-const { SIGNAL, REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
-const { parseMemory, mib } = require('../topology/caps');
-const { detect } = require('../runtime/cgroups');
-const { estimateOf, SEED } = require('../analysis/memory-fit');
-const { raiseOwnFdLimit } = require('../runtime/fd-limit');
-const { get } = require('../http');
-const { capacityRows, capacityPage, capacityBody } = require('../report/capacity-html');
-const { DASHBOARD_FLAGS } = require('../dashboard/flag');
-const { serveLive } = require('../dashboard/live');
-const describeMachine = require('../../common/machine');
-const { clock } = require('../terminal/progress');
+const { defineCommand, flag } = require('../../terminal/flags');
+const { contextOf, CONTEXT } = require('../../topology/context');
+const { assertClaimable, claimDir, resetDir } = require('../../ownership/dirs');
+const { runDirOf } = require('../../results/run-dir');
+const { own } = require('../../ownership/cleanups');
+const { holdDir } = require('../../ownership/lock');
+const { labError } = require('../../../common/errors');
+const { planPorts } = require('../../topology/ports');
+const { resolveDeployment } = require('../../topology/deployments');
+const { runtimeFor } = require('../../runtime');
+const { GENERATORS } = require('../../generators');
+const { SIGNAL, REQUEST_TIMEOUT_S } = require('../../../artillery/scenarios');
+const { parseMemory, mib } = require('../../topology/caps');
+const { detect } = require('../../runtime/cgroups');
+const { estimateOf, SEED } = require('../../analysis/memory-fit');
+const { raiseOwnFdLimit } = require('../../runtime/fd-limit');
+const { get } = require('../../http');
+const { capacityRows, capacityPage, capacityBody } = require('../../report/capacity-html');
+const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
+const { serveLive } = require('../../dashboard/live');
+const describeMachine = require('../../../common/machine');
+const { clock } = require('../../terminal/progress');
 
 const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
 How many signaling connections one service process holds under a memory limit, two ways
@@ -132,7 +132,7 @@ function participants(url, stages, dir, onSecond = () => {}) {
 }
 
 async function deploySingle(p, log, caps, serviceEnv) {
-  const runtime = new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   const release = own(() => runtime.down());
   const state = await runtime.up(resolveDeployment('single'), planPorts(p.ctx.portBase, 1), { caps, serviceEnv });

@@ -1,6 +1,6 @@
 'use strict';
 
-const table = require('../terminal/table');
+const table = require('./table');
 
 // The table `deploy` and `status` print: one row per process the lab owns.
 function processTable(status) {

@@ -3,46 +3,46 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { defineCommand, flag } = require('../terminal/flags');
-const { contextOf, CONTEXT } = require('../topology/context');
-const { assertClaimable } = require('../ownership/dirs');
-const { holdDir } = require('../ownership/lock');
-const { labError } = require('../../common/errors');
-const { planPorts } = require('../topology/ports');
-const { resolveDeployment, COURSE, names } = require('../topology/deployments');
-const { BALANCERS } = require('../kinds');
-const LocalRuntime = require('../runtime/local');
-const { adoptStateDir } = require('../ownership/adopt');
-const { pick } = require('../names');
-const { ENDPOINTS, isPath, pathOf } = require('../../artillery/scenarios');
-const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
-const { parseExpect } = require('../results/expect-status');
-const { parseMethod, parseHeader, METHODS } = require('../scenario/request');
-const { readScript } = require('../scenario/from-artillery');
-const { clock } = require('../terminal/progress');
-const { DASHBOARD_FLAGS } = require('../dashboard/flag');
-const { serveLive } = require('../dashboard/live');
-const describeMachine = require('../../common/machine');
-const { parseSlo, samplesFor, assertSloNames } = require('./slo');
-const { requestNames } = require('../scenario/model');
-const { requestName } = require('../scenario/naming');
-const { searchCapacity } = require('./search');
-const { verdictOf, perCore, machineLimit } = require('./verdict');
-const { verify, MAX_TRIES, RULE: VERIFY_RULE } = require('./verify');
-const { PROBE_S, WAIT_S, RULE: RECOVERY_RULE } = require('./recovery');
-const { openSearchDir, noteWritten } = require('./search-dir');
-const { deploymentSession } = require('./session');
-const { scalingOf, MIN_POINTS } = require('./scaling');
-const { scalingText } = require('../report/scaling-text');
-const { fitUsl, predict } = require('./usl');
-const { parseCap, resolveCaps, checkCapsFit, describeCap } = require('../topology/caps');
-const { buildGraph } = require('../topology/graph');
-const { capacityHttpPage, capacityHttpBody, capacityText } = require('../report/capacity-http-html');
-const { OUT_FLAGS, outArgs } = require('../outputs/flags');
-const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
-const { TLS_FLAGS, tlsOf } = require('../tls/flags');
-const { GENERATOR_FLAGS } = require('../generators');
-const { appendStepSummary } = require('../outputs/step-summary');
+const { defineCommand, flag } = require('../../terminal/flags');
+const { contextOf, CONTEXT } = require('../../topology/context');
+const { assertClaimable } = require('../../ownership/dirs');
+const { holdDir } = require('../../ownership/lock');
+const { labError } = require('../../../common/errors');
+const { resolveDeployment, COURSE, names } = require('../../topology/deployments');
+const { BALANCERS } = require('../../kinds');
+const { runtimeFor } = require('../../runtime');
+const { adoptStateDir } = require('../../ownership/adopt');
+const { pick } = require('../../names');
+const { ENDPOINTS, isPath, pathOf } = require('../../../artillery/scenarios');
+const { APP_FLAGS, APP_HELP, appOf } = require('../../app/flags');
+const { parseExpect } = require('../../results/expect-status');
+const { parseMethod, parseHeader, METHODS } = require('../../scenario/request');
+const { readScript } = require('../../scenario/from-artillery');
+const { clock } = require('../../terminal/progress');
+const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
+const { serveLive } = require('../../dashboard/live');
+const describeMachine = require('../../../common/machine');
+const { parseSlo, samplesFor, assertSloNames } = require('../../capacity/slo');
+const { requestNames } = require('../../scenario/model');
+const { requestName } = require('../../scenario/naming');
+const { searchCapacity } = require('../../capacity/search');
+const { verdictOf, perCore, machineLimit } = require('../../capacity/verdict');
+const { verify, MAX_TRIES, RULE: VERIFY_RULE } = require('../../capacity/verify');
+const { PROBE_S, WAIT_S, RULE: RECOVERY_RULE } = require('../../capacity/recovery');
+const { openSearchDir, noteWritten } = require('../../capacity/search-dir');
+const { deploymentSession } = require('../../capacity/session');
+const { scalingOf, MIN_POINTS } = require('../../capacity/scaling');
+const { scalingText } = require('../../report/scaling-text');
+const { fitUsl, predict } = require('../../capacity/usl');
+const { parseCap, checkCapsFit, describeCap } = require('../../topology/caps');
+const { entryOf } = require('../../topology/graph');
+const { portsAndCaps } = require('../../runtime/deploy-plan');
+const { capacityHttpPage, capacityHttpBody, capacityText } = require('../../report/capacity-http-html');
+const { OUT_FLAGS, outArgs } = require('../../outputs/flags');
+const { PROFILE_FLAGS, profileOf, profileArgs } = require('../../profile/flags');
+const { TLS_FLAGS, tlsOf } = require('../../tls/flags');
+const { GENERATOR_FLAGS } = require('../../generators');
+const { appendStepSummary } = require('../../outputs/step-summary');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
        npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
@@ -218,7 +218,7 @@ function plan(argv) {
         d,
         countsOf(values, n, { ...storeFlags(values), balancer: values.balancer, app, tls }),
       );
-      checkCapsFit(resolveCaps(values.cap || [], buildGraph(dep, planPorts(ctx0.portBase, dep.replicas, dep.edges))));
+      checkCapsFit(portsAndCaps(values.cap, dep, ctx0.portBase).caps);
     }
     const dep = resolveDeployment(
       d,
@@ -373,10 +373,9 @@ async function searchDeployment(p, name, dir, log, seen, count = null) {
   );
   // (A sweep's counts each their own name: replicated x3.)
   const tag = count ? `${name} x${count}` : name;
-  const ports = planPorts(p.ctx.portBase, deployment.replicas, deployment.edges);
-  const caps = resolveCaps(p.values.cap || [], buildGraph(deployment, ports));
+  const { ports, caps } = portsAndCaps(p.values.cap, deployment, p.ctx.portBase);
   const session = deploymentSession({
-    newRuntime: () => new LocalRuntime({ stateDir: p.ctx.stateDir, host: p.ctx.host, log }),
+    newRuntime: () => runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log }),
     deploy: (runtime) => {
       log(`${tag}: deploying ${deployment.label}`);
       for (const [node, cap] of Object.entries(caps)) log(`${tag}: capping ${node}: ${describeCap(cap)}`);
@@ -458,7 +457,7 @@ const storeFlags = (v) => ({
 
 // The scaling of the counts searched so far (the live page's, and an interrupted sweep's).
 function scalingNow(p, results) {
-  const entry = buildGraph(resolveDeployment(p.deployments[0], { balancer: p.values.balancer })).entry;
+  const entry = entryOf(resolveDeployment(p.deployments[0], { balancer: p.values.balancer }));
   return scalingOf(
     results.map((v) => ({ replicas: v.replicas, verdict: v })),
     {

@@ -1,13 +1,13 @@
 'use strict';
 
-const httpCapacity = require('../capacity/http');
-const signalCapacity = require('../capacity/signal');
+const httpCapacity = require('./http');
+const signalCapacity = require('./signal');
 
 // `npm run capacity`: what a deployment can take. Two questions, two forms:
 //   an endpoint, a path of your service or --script: the highest arrival rate each deployment
-//   holds under an SLO (lab/capacity/http.js);
+//   holds under an SLO (lab/commands/capacity/http.js);
 //   otherwise (--memory, --levels...): how many signaling connections one process holds under a
-//   memory limit, seed 002's question (lab/capacity/signal.js).
+//   memory limit, seed 002's question (lab/commands/capacity/signal.js).
 const SIGNAL_FLAGS = ['--memory', '--levels', '--ramp-per-s', '--max', '--no-verify'];
 
 function isHttp(argv) {

@@ -3,14 +3,14 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const httpCapacity = require('../../../lab/capacity/http');
-const { claimDir } = require('../../../lab/ownership/dirs');
-const { codeOf } = require('../../helper');
+const httpCapacity = require('../../../../lab/commands/capacity/http');
+const { claimDir } = require('../../../../lab/ownership/dirs');
+const { codeOf } = require('../../../helper');
 
 // The search's folder (--run-dir, --restart): the lab deletes only what the search wrote.
 // (A scenario run given as --run-dir was once reset, its summary, report and records gone;
 // --restart deleted the notes a user had put beside the search.)
-const SHOP = path.join(__dirname, '..', '..', 'fixtures', 'apps', 'shop');
+const SHOP = path.join(__dirname, '..', '..', '..', 'fixtures', 'apps', 'shop');
 const planOf = (dir, ...more) =>
   httpCapacity.plan(['/api/items', '--app', SHOP, '--deployments', 'single', '--run-dir', dir, ...more]);
 const log = () => {};
