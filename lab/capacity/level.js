@@ -1,9 +1,8 @@
 'use strict';
 
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
-const { CLI } = require('../paths');
+const { labChild, reasonOf, stopChild } = require('../run/child');
 const { own } = require('../ownership/cleanups');
 const { summarize } = require('../results/summary');
 const { SATURATION } = require('../generators/judge');
@@ -43,7 +42,7 @@ async function runLevel(o) {
   try {
     summary = JSON.parse(r.stdout);
   } catch {
-    throw labError('LAB_ERR_PROCESS', `the level at ${o.rate}/s`, lastLine(r.stderr) || `exited ${r.code}`);
+    throw labError('LAB_ERR_PROCESS', `the level at ${o.rate}/s`, reasonOf(r.tail, r.code));
   }
   return judgeLevel(summary, o);
 }
@@ -218,38 +217,12 @@ function costOf(summary) {
 
 // A lab command as a child: its stdout kept, its stderr's last lines for a reason; stopped
 // with the command (Ctrl-C reaches it with the terminal's process group too).
-function child(args) {
-  // (A level's own step summary would be one of dozens: the search writes its own.)
-  const proc = spawn(process.execPath, [CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
-  });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout.on('data', (d) => (stdout += d));
-  proc.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-  const release = own(
-    () =>
-      new Promise((resolve) => {
-        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-        proc.once('exit', resolve);
-        return proc.kill('SIGINT');
-      }),
-  );
-  return new Promise((resolve) =>
-    proc.once('exit', (code) => {
-      release();
-      resolve({ code, stdout, stderr });
-    }),
-  );
+async function child(args) {
+  const { child: proc, done } = labChild(args, { keepStdout: true });
+  const release = own(() => stopChild(proc));
+  const r = await done;
+  release();
+  return r;
 }
-
-const lastLine = (text) =>
-  text
-    .trim()
-    .split('\n')
-    .filter((l) => /LAB_ERR|error/i.test(l))
-    .pop()
-    ?.replace(/^lab:\s*/, '');
 
 module.exports = { runLevel, judgeLevel, judgePooled, costOf };

@@ -2,7 +2,6 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { STUDIES, DEFAULT_STUDY } = require('../studies');
 const { BALANCERS, kindOf } = require('../kinds');
 
@@ -22,7 +21,8 @@ const { clock } = require('../terminal/progress');
 const table = require('../terminal/table');
 const describeMachine = require('../../common/machine');
 
-const { CLI } = require('../paths');
+const { labChild, reasonOf, stopChild } = require('../run/child');
+const { isDone, writeRunRecord, checkSettings } = require('../studies/resume');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const { studyBody } = require('../dashboard/study-body');
@@ -137,81 +137,6 @@ const list = (kind, raw, valid) =>
   raw === undefined
     ? undefined
     : raw.split(',').map((v) => pick(kind, v.trim(), Array.isArray(valid) ? valid : Object.keys(valid)));
-
-// Whether a run's results are complete: what each kind of lab command writes last.
-function isDone(dir, step) {
-  try {
-    if (step.kind === 'characterize') return fs.existsSync(path.join(dir, 'result.json'));
-    if (step.kind === 'capacity') return fs.existsSync(path.join(dir, 'capacity.json'));
-    return JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).status === 'completed';
-  } catch {
-    return false;
-  }
-}
-
-// What a run was made with, written into its folder once its command ended: the study, the
-// run's own command line (as planned, before a group's address is filled in) and the study's
-// settings.
-const RUN_RECORD = 'study-run.json';
-function writeRunRecord(dir, record) {
-  if (fs.existsSync(dir)) fs.writeFileSync(path.join(dir, RUN_RECORD), `${JSON.stringify(record, null, 2)}\n`);
-}
-function readRunRecord(dir) {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(dir, RUN_RECORD), 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-// Refuses a folder whose study or finished runs were made with other settings, saying which
-// and the way out; accepts one whose study.json is lost or damaged when every finished run
-// of the plan was made as this study would make it.
-function checkSettings(settingsFile, settings, plan, runDir, studyDir) {
-  const wayOut = 'give the same settings to go on with it, --fresh to start it over, or another --dir';
-  let before = null;
-  let unreadable = false;
-  if (fs.existsSync(settingsFile)) {
-    try {
-      before = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-      if (!before || typeof before !== 'object') throw new Error('not an object');
-    } catch {
-      before = null;
-      unreadable = true;
-    }
-  }
-  if (before) {
-    // (A setting a folder's older study.json does not have is its default: null.)
-    const differs = Object.keys(settings).filter((k) => (before[k] ?? null) !== settings[k]);
-    if (differs.length) {
-      throw labError(
-        'LAB_ERR_USAGE',
-        `${studyDir} holds the ${before.study} study with ${differs.map((k) => `${k} ${before[k]}`).join(', ')}; ${wayOut}`,
-      );
-    }
-  }
-  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-  for (const step of plan) {
-    const dir = runDir(step);
-    if (!isDone(dir, step)) continue;
-    const rec = readRunRecord(dir);
-    if (!rec) {
-      throw labError(
-        'LAB_ERR_USAGE',
-        `${dir} holds results without a record of what they were made with (${RUN_RECORD})${unreadable ? ' and study.json is unreadable' : ''}; ${wayOut}`,
-      );
-    }
-    if (rec.study !== settings.study || !same(rec.args, step.args)) {
-      const differs = Object.keys(settings).filter((k) => rec.settings && (rec.settings[k] ?? null) !== settings[k]);
-      throw labError(
-        'LAB_ERR_USAGE',
-        `${dir} was made by the ${rec.study} study with ${
-          differs.length ? differs.map((k) => `${k} ${rec.settings[k]}`).join(', ') : `\`${rec.args.join(' ')}\``
-        }; ${wayOut}`,
-      );
-    }
-  }
-}
 
 // --balancers: kinds of lab/kinds/, each able to run where the study runs it (lb-modes: on
 // this machine; balancers: here or on a swarm).
@@ -347,37 +272,6 @@ function listing() {
   ])}\n\nnpm run study -- <study> [--scale F] (--plan lists its runs)`;
 }
 
-// A lab command as a child, its stderr passed through (and its tail kept, for a reason to
-// give when it fails); stdout kept when asked.
-function runChild(args, { keepStdout = false } = {}) {
-  // (Each run's own step summary would be one of dozens: the study writes its own.)
-  const child = spawn(process.execPath, [CLI, ...args], {
-    stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'],
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
-  });
-  let stdout = '';
-  let tail = '';
-  if (keepStdout) child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => {
-    process.stderr.write(d);
-    tail = (tail + d).slice(-4000);
-  });
-  const done = new Promise((resolve) =>
-    child.once('exit', (code, sig) => resolve({ code: code ?? sig, stdout, tail })),
-  );
-  return { child, done };
-}
-
-// The lab's own error line ("... LAB_ERR_X: ...") from a child's stderr, else its last line.
-function reasonOf(tail, code) {
-  const lines = tail
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const err = [...lines].reverse().find((l) => /LAB_ERR_|error/i.test(l));
-  return (err || lines[lines.length - 1] || `exited ${code}`).replace(/^lab:\s*/, '');
-}
-
 // The study asked, its options from the flags given, and its runs after --runs: refused here,
 // before anything starts, when they cannot run.
 function studyPlan(values, positionals) {
@@ -471,7 +365,7 @@ async function runPlan(run, log) {
     if (!group) return;
     const g = group;
     group = null;
-    if (g.up) await runChild(['down', '--state-dir', ctx.stateDir]).done;
+    if (g.up) await labChild(['down', '--state-dir', ctx.stateDir], { passStderr: true }).done;
   };
   own(closeGroup);
   const openGroup = async (g) => {
@@ -490,14 +384,9 @@ async function runPlan(run, log) {
   // Ctrl-C reaches the run in progress too (same process group); wait for it to clean up.
   // An interrupt sent to the study alone (not to the terminal's process group) is passed on.
   let current = null;
-  own(() => {
-    if (!current || current.exitCode !== null || current.signalCode !== null) return null;
-    const gone = new Promise((r) => current.once('exit', r));
-    current.kill('SIGINT');
-    return gone;
-  });
+  own(() => stopChild(current));
   async function runOwned(args, opts) {
-    const { child, done } = runChild(args, opts);
+    const { child, done } = labChild(args, { ...opts, passStderr: true });
     current = child;
     const r = await done;
     current = null;
@@ -590,7 +479,7 @@ async function studyCommand(argv, { log }) {
 
   // The finished runs of a folder are only reused by the same study at the same settings:
   // a quick run is not a step of a full one. study.json says the folder's settings, and
-  // each run's own record (RUN_RECORD) what that run was made with, so a lost or damaged
+  // each run's own record (study-run.json, lab/studies/resume.js) what that run was made with, so a lost or damaged
   // study.json neither adopts runs of other settings nor refuses runs of the same ones.
   const settings = settingsOf(name, o);
   const settingsFile = path.join(studyDir, 'study.json');

@@ -1,0 +1,50 @@
+'use strict';
+
+const { spawn } = require('node:child_process');
+const { CLI } = require('../paths');
+
+// A lab command as a child process, for the commands made of other runs: a study's runs
+// (lab/commands/study.js) and a capacity search's levels (lab/capacity/level.js). Its stderr's
+// tail is kept for a reason to give when it fails (and passed through when asked), its stdout
+// kept when asked. (The child's own step summary would be one of dozens: the parent writes
+// its own, so the child gets none.)
+const TAIL = 4000;
+function labChild(args, { keepStdout = false, passStderr = false } = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'],
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+  });
+  let stdout = '';
+  let tail = '';
+  if (keepStdout) child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => {
+    if (passStderr) process.stderr.write(d);
+    tail = (tail + d).slice(-TAIL);
+  });
+  const done = new Promise((resolve) =>
+    child.once('exit', (code, sig) => resolve({ code: code ?? sig, stdout, tail })),
+  );
+  return { child, done };
+}
+
+// Why a child failed: the lab's own error line ("lab: ... [LAB_ERR_X]") from its stderr's
+// tail, else its last line, else how it exited.
+function reasonOf(tail, code) {
+  const lines = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const err = [...lines].reverse().find((l) => /LAB_ERR_|error/i.test(l));
+  return (err || lines[lines.length - 1] || `exited ${code}`).replace(/^lab:\s*/, '');
+}
+
+// On an interrupt, a child still running is sent SIGINT (its own cleanup runs: it stops what
+// it started) and waited for; null when it has already exited.
+function stopChild(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return null;
+  const gone = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  return gone;
+}
+
+module.exports = { labChild, reasonOf, stopChild };
