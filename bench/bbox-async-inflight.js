@@ -11,7 +11,7 @@
 const path = require('node:path');
 const { spawn, fork } = require('node:child_process');
 const summarize = require('../lab/measure/stats');
-const closedLoop = require('../lab/generators/concurrency-probe');
+const closedLoop = require('../lab/generators/closed-loop-client');
 const { bench, flag, withDefault, common } = require('./kit');
 
 function startBox(delay) {

@@ -505,7 +505,7 @@ async function runScenario(p, dashboard, log) {
   const profiling = startProfiling(run);
   const elastic = await startElastic(run);
   if (p.values['warm-cache']) await warm(run);
-  run.probe.start();
+  run.readings.start();
   startOutputs(run);
   if (dashboard) run.feed = feedLive(run, dashboard);
   let generation;
@@ -518,7 +518,7 @@ async function runScenario(p, dashboard, log) {
   // The replicas stop changing with the load (a change under way finishes first).
   if (elastic) run.elastic = await elastic.finish();
   // The nodes' window ends with the load.
-  run.probe.stop();
+  run.readings.stop();
   if (profiling) run.profiled = await profiling.finish();
   // Interrupted: the cleanup above writes the partial summary once the generator stopped.
   if (interrupted()) return null;

@@ -28,7 +28,7 @@ function startOutputs(run) {
       log: run.log,
       // The sampler's latest second, per node, and the runtime probe's figures so far.
       nodes: () => run.monitoring?.samples?.at(-1)?.nodes ?? {},
-      runtime: () => run.probe?.read()?.runtime?.nodes ?? {},
+      runtime: () => run.readings?.read()?.runtime?.nodes ?? {},
     }),
   );
   // Interrupted or failed: the last export is still attempted, bounded in time.

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { runtimeFor } = require('../runtime');
 const deploymentNodes = require('../runtime/nodes');
-const nodeProbe = require('../monitoring/node-probe');
+const nodeReadings = require('../monitoring/node-readings');
 const { own } = require('../ownership/cleanups');
 const { downHint } = require('../../common/errors');
 const { startCollector, statsdLines } = require('../probe/collector');
@@ -68,9 +68,9 @@ async function deploy(run) {
   run.collector = await collect(run, state ?? watched?.state ?? null);
   // Caps, cgroup accounting, edges' caches and the runtime probe's figures, over the run's own
   // window (after a warm-up).
-  run.probe = state
-    ? nodeProbe(runtime, state, run.collector)
-    : nodeProbe(watched?.runtime, watched?.state, run.collector);
+  run.readings = state
+    ? nodeReadings(runtime, state, run.collector)
+    : nodeReadings(watched?.runtime, watched?.state, run.collector);
   run.addressNames = addressNames(state ?? watched?.state);
 }
 

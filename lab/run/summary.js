@@ -204,7 +204,7 @@ function nameReplicas(summary, names) {
 // The node table (like docker stats), with each replica's answers as the entry named them,
 // and a generator row per load node.
 function nodesOf(run, summary, write = true) {
-  const extra = run.probe ? run.probe.read() : { limits: {} };
+  const extra = run.readings ? run.readings.read() : { limits: {} };
   const nodes = nodeTable(run.monitoring.samples || [], extra.limits, extra);
   // The data stores' own figures (--with): in the summary and their rows; each second of
   // them in stores.jsonl, for the report's charts.

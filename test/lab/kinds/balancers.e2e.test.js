@@ -7,7 +7,7 @@ const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
 const { tree } = require('../../../lab/ownership/procs');
 const { detect } = require('../../../lab/runtime/cgroups');
 const { BALANCERS } = require('../../../lab/kinds');
-const closedLoop = require('../../../lab/generators/concurrency-probe');
+const closedLoop = require('../../../lab/generators/closed-loop-client');
 
 const canCap = detect() && process.getuid() === 0;
 const pidOf = (state, name) => state.pids?.[name] ?? state.processes.find((p) => p.name === name)?.pid;

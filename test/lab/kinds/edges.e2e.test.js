@@ -5,7 +5,7 @@ const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
 const { isAlive, tree } = require('../../../lab/ownership/procs');
 const { detect, readGroup, existingGroups } = require('../../../lab/runtime/cgroups');
 const { EDGES } = require('../../../lab/kinds');
-const { withRatio } = require('../../../lab/monitoring/node-probe');
+const { withRatio } = require('../../../lab/monitoring/node-readings');
 
 const M = 2 ** 20;
 const canCap = detect() && process.getuid() === 0;

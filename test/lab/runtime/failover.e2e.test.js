@@ -1,7 +1,7 @@
 'use strict';
 
 const { lab, freePortBase, tmpStateDir, get } = require('../../helper');
-const closedLoop = require('../../../lab/generators/concurrency-probe');
+const closedLoop = require('../../../lab/generators/closed-loop-client');
 
 describe('replica failure behind nginx', () => {
   test('killing a replica under steady /ping traffic costs at most a handful of requests; pm2 brings it back', async () => {

@@ -14,7 +14,7 @@ const { runtimeFigures } = require('../probe/figures');
 // the last StatsD flush and the summary, is not the run's, and for a 2 s run would halve the
 // CPU a node got); read() when it is over (the deployment still up).
 // probe: { collector, note } of the runtime probe (lab/run/deployment.js), or none.
-function nodeProbe(runtime, state, probe = { collector: null, note: null }) {
+function nodeReadings(runtime, state, probe = { collector: null, note: null }) {
   const local = state?.runtime === 'local';
   // The caching edges and where their files are (state.paths, written by the local runtime);
   // each edge kind counts its own cache's verdicts (lab/kinds/).
@@ -128,5 +128,5 @@ function withRatio({ requests, verdicts }) {
   return { requests, verdicts, hitRatio: decided > 0 ? (verdicts.HIT || 0) / decided : null };
 }
 
-module.exports = nodeProbe;
+module.exports = nodeReadings;
 module.exports.withRatio = withRatio;

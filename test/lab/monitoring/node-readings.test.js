@@ -1,9 +1,9 @@
 'use strict';
 
 const { countVerdicts } = require('../../../lab/kinds/nginx-edge');
-const nodeProbe = require('../../../lab/monitoring/node-probe');
+const nodeReadings = require('../../../lab/monitoring/node-readings');
 
-const { withRatio } = nodeProbe;
+const { withRatio } = nodeReadings;
 const { nodeTable } = require('../../../lab/monitoring/node-table');
 const renderSummary = require('../../../lab/results/render-summary');
 
@@ -104,7 +104,7 @@ describe("edges' caches and caps in the node table", () => {
       },
     };
     const state = { runtime: 'local', caps: { 'replica-1': { cpuPct: 20, memoryBytes: null } } };
-    const probe = nodeProbe(runtime, state);
+    const probe = nodeReadings(runtime, state);
     probe.start();
     await new Promise((r) => setTimeout(r, 300));
     probe.stop();
