@@ -1,0 +1,74 @@
+'use strict';
+
+const { seconds, totals, errorsPerSecond } = require('../../../lab/measure/records');
+
+const sec = (at, o = {}) => ({ type: 'second', at, launched: 0, completed: 0, codes: {}, errors: {}, ...o });
+
+test('the seconds in time order; a second reported in two parts has its counts added, the fuller latency kept', () => {
+  const a = sec(2000, {
+    launched: 5,
+    completed: 4,
+    codes: { 200: 4 },
+    latencyMs: { count: 4 },
+    hist: { latency: 'A' },
+  });
+  const b = sec(2000, {
+    launched: 3,
+    completed: 3,
+    codes: { 200: 2, 500: 1 },
+    errors: { ETIMEDOUT: 1 },
+    latencyMs: { count: 3 },
+    hist: { latency: 'B' },
+  });
+  const out = seconds([{ type: 'phase', at: 0 }, sec(3000), b, a, sec(1000)]);
+  expect(out.map((s) => s.at)).toEqual([1000, 2000, 3000]);
+  expect(out[1]).toMatchObject({
+    launched: 8,
+    completed: 7,
+    codes: { 200: 6, 500: 1 },
+    errors: { ETIMEDOUT: 1 },
+    latencyMs: { count: 4 },
+  });
+  // two parts' histograms cannot be told apart once added: none kept, never a wrong one
+  expect(out[1].hist).toBeNull();
+});
+
+test("the run's totals: the engine's own when it kept them, else the seconds and intervals added", () => {
+  const records = [
+    sec(1000, { launched: 10, completed: 9, codes: { 200: 9 }, errors: { ECONNRESET: 1 } }),
+    sec(2000, { launched: 10, completed: 10, codes: { 200: 10 } }),
+    { type: 'interval', at: 1000, durationMs: 10000, codes: { 503: 2 }, errors: {} },
+  ];
+  expect(totals(records)).toEqual({
+    launched: 20,
+    completed: 19,
+    failed: 1,
+    codes: { 200: 19, 503: 2 },
+    errors: { ECONNRESET: 1 },
+  });
+  const own = { launched: 1, completed: 1, failed: 0, codes: { 200: 1 }, errors: {} };
+  expect(totals([...records, { type: 'done', totals: own }])).toBe(own);
+});
+
+test('virtual users when the engine ran flows', () => {
+  const t = totals([sec(1000, { launched: 4, completed: 4, arrivals: 2, vusCompleted: 1, vusFailed: 1 })]);
+  expect(t).toMatchObject({ arrivals: 2, vusCompleted: 1, vusFailed: 1 });
+});
+
+test("failures per second: exact from seconds; an interval's spread over its seconds, said to be inexact", () => {
+  const failed = (codes) => codes?.[500] || 0;
+  const exact = errorsPerSecond([sec(1000, { errors: { ETIMEDOUT: 2 }, codes: { 500: 1 } }), sec(2000)], failed);
+  expect([...exact.perSecond]).toEqual([[1000, 3]]);
+  expect(exact.exact).toBe(true);
+  const spread = errorsPerSecond(
+    [{ type: 'interval', at: 0, durationMs: 4000, codes: { 500: 8 }, errors: {} }],
+    failed,
+  );
+  expect([...spread.perSecond]).toEqual([
+    [0, 2],
+    [1000, 2],
+    [2000, 2],
+    [3000, 2],
+  ]);
+  expect(spread.exact).toBe(false);
+});
