@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, tmpStateDir, errorCode, startProgram, ownPlace } = require('../../helper');
+const { lab, tmpStateDir, errorCode, startProgram, ownPlace, until } = require('../../helper');
 const { identify } = require('../../../lab/ownership/identity');
 
 // `report` and `compare` on what a user may hand them: a folder as --out, a file of theirs,
@@ -123,7 +123,12 @@ describe('a run killed before it wrote its summary', () => {
       { ready: (err) => /running ping endurance/.test(err), timeoutMs: 90000 },
     );
     try {
-      await new Promise((r) => setTimeout(r, 3000));
+      // Killed once requests went out (a second of the records with one launched): a fixed 3 s
+      // after the start line was too early on a busy machine, the run then had sent nothing.
+      const records = path.join(runDir, 'records.jsonl');
+      const sent = () =>
+        fs.existsSync(records) && /"type":"second"[^\n]*"launched":[1-9]/.test(fs.readFileSync(records, 'utf8'));
+      expect(await until(sent, 30000)).toBe(true);
       run.child.kill('SIGKILL');
       await run.exited;
       const r = await lab(['report', runDir]);
