@@ -112,12 +112,14 @@ function byRequestName(secs) {
 // kept under `key`, and only the new seconds are merged into it.
 function mergedFigures(secs, which, cache = null, key = which) {
   if (!secs.length || secs.some((s) => s.launched + s.completed > 0 && !(s.hist && which in s.hist))) return null;
-  if (!cache) return figures(merge(secs.map((s) => s.hist[which])));
+  // (A second with nothing launched nor answered may carry no histogram at all: an engine that
+  // counts per interval, Artillery, writes such seconds; they add nothing.)
+  if (!cache) return figures(merge(secs.map((s) => s.hist?.[which])));
   let c = cache.get(key);
   const valid = c && secs.length >= c.n && secs[0].at === c.firstAt && secs[c.n - 1].at === c.lastAt;
   if (!valid) c = { n: 0, firstAt: secs[0].at, lastAt: null, hist: merge([]) };
   const fresh = secs.slice(c.n);
-  if (fresh.length) c.hist.add(merge(fresh.map((s) => s.hist[which])));
+  if (fresh.length) c.hist.add(merge(fresh.map((s) => s.hist?.[which])));
   c.n = secs.length;
   c.lastAt = secs[secs.length - 1].at;
   cache.set(key, c);

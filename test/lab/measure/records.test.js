@@ -72,3 +72,15 @@ test("failures per second: exact from seconds; an interval's spread over its sec
   ]);
   expect(spread.exact).toBe(false);
 });
+
+// A phase's window holding only empty seconds with no histograms (an engine that reports
+// counts per interval, as Artillery does): no figure, not a crash. It once failed a run with
+// "Cannot read properties of undefined (reading 'lag')", now and then, as the seconds fell.
+test('merged figures over empty seconds without histograms: none', () => {
+  const { mergedFigures } = require('../../../lab/measure/records');
+  const empty = [sec(1000), sec(2000)];
+  expect(mergedFigures(empty, 'lag')).toBeNull();
+  expect(mergedFigures(empty, 'latency', new Map(), 'k')).toBeNull();
+  // a second with answers and no histogram: not measured, so none either
+  expect(mergedFigures([sec(1000, { launched: 3 })], 'lag')).toBeNull();
+});
