@@ -266,3 +266,17 @@ function requireClosure(entry) {
   return { files: [...files].map((f) => path.relative(ROOT, f)), mods: [...mods] };
 }
 module.exports.requireClosure = requireClosure;
+
+// The rows of the tables in markup parsed by cheerio, as their cells' texts (a header row
+// too): what a person reads in them.
+function tableRows($) {
+  return $('table tr')
+    .toArray()
+    .map((tr) =>
+      $(tr)
+        .find('td,th')
+        .toArray()
+        .map((c) => $(c).text().trim()),
+    );
+}
+module.exports.tableRows = tableRows;

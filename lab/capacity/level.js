@@ -2,7 +2,7 @@
 
 const path = require('node:path');
 const { labError } = require('../../common/errors');
-const { labChild, reasonOf, stopChild } = require('../run/child');
+const { labChild, reasonOf, interruptChild } = require('../run/child');
 const { own } = require('../ownership/cleanups');
 const { summarize } = require('../results/summary');
 const { SATURATION } = require('../generators/judge');
@@ -219,7 +219,7 @@ function costOf(summary) {
 // with the command (Ctrl-C reaches it with the terminal's process group too).
 async function child(args) {
   const { child: proc, done } = labChild(args, { keepStdout: true });
-  const release = own(() => stopChild(proc));
+  const release = own(() => interruptChild(proc));
   const r = await done;
   release();
   return r;

@@ -21,7 +21,7 @@ const { clock } = require('../terminal/progress');
 const table = require('../terminal/table');
 const describeMachine = require('../../common/machine');
 
-const { labChild, reasonOf, stopChild } = require('../run/child');
+const { labChild, reasonOf, interruptChild } = require('../run/child');
 const { isDone, writeRunRecord, checkSettings } = require('../studies/resume');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
@@ -384,7 +384,7 @@ async function runPlan(run, log) {
   // Ctrl-C reaches the run in progress too (same process group); wait for it to clean up.
   // An interrupt sent to the study alone (not to the terminal's process group) is passed on.
   let current = null;
-  own(() => stopChild(current));
+  own(() => interruptChild(current));
   async function runOwned(args, opts) {
     const { child, done } = labChild(args, { ...opts, passStderr: true });
     current = child;

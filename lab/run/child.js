@@ -39,12 +39,13 @@ function reasonOf(tail, code) {
 }
 
 // On an interrupt, a child still running is sent SIGINT (its own cleanup runs: it stops what
-// it started) and waited for; null when it has already exited.
-function stopChild(child) {
+// it started) and waited for; null when it has already exited. (Not lab/ownership/procs.js
+// stopChild, whose SIGKILL after a grace would cut a child's own `down` short.)
+function interruptChild(child) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return null;
   const gone = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGINT');
   return gone;
 }
 
-module.exports = { labChild, reasonOf, stopChild };
+module.exports = { labChild, reasonOf, interruptChild };

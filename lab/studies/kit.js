@@ -4,7 +4,7 @@ const path = require('node:path');
 const { html: h, table: htmlTable, trusted } = require('../report/html');
 const page = require('../report/page');
 const { merge, buckets } = require('../measure/histogram');
-const { maybeJson, present, readJsonLines } = require('../results/files');
+const { maybeJson, readJsonLines } = require('../results/files');
 
 // What every study's report is made of: sections with computed facts, tables (HTML and
 // Markdown from the same rows) and optional charts; a header saying what ran and what did
@@ -34,9 +34,8 @@ function summaryOf(studyDir, id) {
 // The latency distribution of a scenario run the study made, as [ms, count] buckets merged
 // exactly from its seconds' histograms (lab/measure/histogram.js), or null.
 function latencyBuckets(studyDir, id) {
-  const file = path.join(studyDir, 'runs', id, 'records.jsonl');
-  if (!present(file)) return null;
-  const hists = readJsonLines(file)
+  // (A run not made has no records: no lines, so null below.)
+  const hists = readJsonLines(path.join(studyDir, 'runs', id, 'records.jsonl'))
     .filter((r) => r.type === 'second' && r.hist?.latency)
     .map((r) => r.hist.latency);
   return hists.length ? buckets(merge(hists)) : null;

@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startProgram, freePort, get, until } = require('../../helper');
+const { isAlive, parents } = require('../../../lab/ownership/procs');
 
 // Your service as node:cluster workers (lab/app/primary.js): a small app of the test's own,
 // never changed for it, run as 2 workers sharing one port; a worker that dies is replaced;
@@ -13,15 +14,6 @@ http.createServer((q, r) => r.end(String(process.pid))).listen(Number(process.en
   process.stderr.write('listening ' + process.pid + ' ' + (process.env.LAB_WORKER || '-') + '\\n'));
 `;
 const listening = (err) => [...err.matchAll(/listening (\d+) 1/g)].map((m) => Number(m[1]));
-const ppidOf = (pid) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('two workers of an unchanged app share its port; one that dies is replaced; SIGTERM stops them all', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'primary-'));
@@ -34,7 +26,7 @@ test('two workers of an unchanged app share its port; one that dies is replaced;
   try {
     const first = listening(primary.output().stderr);
     // Both workers are the primary's own children, and both answer on the one port.
-    expect(first.map(ppidOf)).toEqual([primary.pid, primary.pid]);
+    expect(first.map((pid) => parents().get(pid))).toEqual([primary.pid, primary.pid]);
     const answered = new Set();
     for (let i = 0; i < 20 && answered.size < 2; i++)
       answered.add(Number((await get(`http://127.0.0.1:${port}/`)).body));
@@ -45,11 +37,11 @@ test('two workers of an unchanged app share its port; one that dies is replaced;
     expect(await until(() => listening(primary.output().stderr).length >= 3, 10000)).toBe(true);
     expect(primary.output().stderr).toMatch(new RegExp(`worker ${first[0]} exited \\(SIGKILL\\); replacing it`));
     const now = listening(primary.output().stderr).filter((pid) => pid !== first[0]);
-    expect(now.every(alive)).toBe(true);
+    expect(now.every(isAlive)).toBe(true);
 
     const exit = await primary.stop('SIGTERM');
     expect(exit).toEqual({ code: 0, signal: null });
-    expect(await until(() => !now.some(alive), 5000)).toBe(true);
+    expect(await until(() => !now.some(isAlive), 5000)).toBe(true);
   } finally {
     // (A failed check above: SIGTERM still, so the primary stops its workers before it goes.)
     await primary.stop('SIGTERM');

@@ -6,6 +6,7 @@ const { startDistributed, clockOffset, nodeThreads } = require('../../../lab/gen
 const { localLauncher } = require('../../../lab/generators/local-launcher');
 const { totalArrivals } = require('../../../lab/generators/schedule');
 const { oneRequestModel, until } = require('../../helper');
+const { isAlive } = require('../../../lab/ownership/procs');
 
 // A plan as the scenario command makes it: its phases' one-request model travels with it.
 const withModel = (plan) => ({ ...plan, model: oneRequestModel(plan.phases, plan.path || '/') });
@@ -62,14 +63,6 @@ const run = (plan, o) => {
   });
   return { g, logs, launched, seconds };
 };
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 // Busy 2-core machine: the nodes are separate Node processes; the tolerances below are for
 // the clock (tens of ms against a 3 s skew) and none is on latency.
@@ -108,7 +101,7 @@ test('open loop on two nodes, one with its clock 3 s ahead: every arrival launch
   expect(done.loadNodes).toEqual(res.loadNodes);
   expect(logs.join('\n')).toMatch(/clocks: local-1 .* local-2 \+\d+/);
   // The launcher's processes are gone.
-  for (const pid of launched[0].pids) expect(alive(pid)).toBe(false);
+  for (const pid of launched[0].pids) expect(isAlive(pid)).toBe(false);
 }, 60000);
 
 test('closed loop with a request budget: the budget is shared exactly', async () => {
@@ -155,7 +148,7 @@ test('stop mid-run: interrupted, what was measured kept, the nodes stopped', asy
   expect(launchedCount).toBeGreaterThan(0);
   expect(launchedCount).toBeLessThan(60 * 50);
   expect(res.records.find((r) => r.type === 'done').interrupted).toBe(true);
-  for (const pid of launched[0].pids) expect(alive(pid)).toBe(false);
+  for (const pid of launched[0].pids) expect(isAlive(pid)).toBe(false);
 }, 90000);
 
 test("a connection without the run's token is closed, and nodes that never come fail the run with a reason", async () => {

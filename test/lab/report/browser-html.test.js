@@ -2,6 +2,7 @@
 
 const cheerio = require('cheerio');
 const { browserSection } = require('../../../lab/report/browser-html');
+const { tableRows } = require('../../helper');
 
 test('a browser run: its pages and codes, and a row per vital and page', () => {
   const $ = cheerio.load(
@@ -24,14 +25,7 @@ test('a browser run: its pages and codes, and a row per vital and page', () => {
   expect($('p').first().text().replace(/\s+/g, ' ')).toMatch(
     /4 page\(s\) loaded \(200: 3, 404: 1\); 9 request\(s\) made by the browser/,
   );
-  const rows = $('table tr')
-    .toArray()
-    .map((tr) =>
-      $(tr)
-        .find('td,th')
-        .toArray()
-        .map((c) => $(c).text().trim()),
-    );
+  const rows = tableRows($);
   expect(rows).toEqual([
     ['vital', 'page', 'count', 'p50', 'p95', 'p99', 'max'],
     ['FCP', 'http://127.0.0.1/', '2', '120', '280', '285', '285'],

@@ -2,16 +2,7 @@
 
 const cheerio = require('cheerio');
 const { tlsSection } = require('../../../lab/report/tls-html');
-
-const rowsOf = ($) =>
-  $('table tr')
-    .toArray()
-    .map((tr) =>
-      $(tr)
-        .find('td,th')
-        .toArray()
-        .map((c) => $(c).text().trim()),
-    );
+const { tableRows } = require('../../helper');
 
 test('a TLS run: the protocol, the resumed share, the entry cost and a row per timing', () => {
   const $ = cheerio.load(
@@ -34,7 +25,7 @@ test('a TLS run: the protocol, the resumed share, the entry cost and a row per t
   expect(text).toMatch(
     /h2; 40 new connection\(s\), 98% of them resuming a session; balancer: 0\.12 ms of CPU a request, 1\.5 ms a new connection\./,
   );
-  expect(rowsOf($)).toEqual([
+  expect(tableRows($)).toEqual([
     ['ms', 'count', 'p50', 'p90', 'p99', 'max'],
     ['connect (TCP)', '40', '0.2', '0.4', '0.9', '1.1'],
     ['TLS handshake', '40', '2', '3', '5', '6'],

@@ -1,7 +1,7 @@
 'use strict';
 
 const { EventEmitter } = require('node:events');
-const { reasonOf, stopChild } = require('../../../lab/run/child');
+const { reasonOf, interruptChild } = require('../../../lab/run/child');
 
 test("a child's reason: the lab's error line, else its last line, else how it exited", () => {
   const tail = 'deploying single\nlab: port 8080 is in use [LAB_ERR_PORT_IN_USE]\nstopping\n';
@@ -12,7 +12,7 @@ test("a child's reason: the lab's error line, else its last line, else how it ex
   expect(reasonOf('Error: first\nlab: second [LAB_ERR_X]\n', 1)).toBe('second [LAB_ERR_X]');
 });
 
-// A child as stopChild sees one: its exit state, kill and its exit event.
+// A child as interruptChild sees one: its exit state, kill and its exit event.
 function fakeChild({ exited = false } = {}) {
   const c = new EventEmitter();
   c.exitCode = exited ? 0 : null;
@@ -30,10 +30,10 @@ function fakeChild({ exited = false } = {}) {
 
 test('stopping a child: SIGINT and its exit waited for; nothing sent to one that has exited', async () => {
   const running = fakeChild();
-  await stopChild(running);
+  await interruptChild(running);
   expect(running.signals).toEqual(['SIGINT']);
   const gone = fakeChild({ exited: true });
-  expect(stopChild(gone)).toBeNull();
+  expect(interruptChild(gone)).toBeNull();
   expect(gone.signals).toEqual([]);
-  expect(stopChild(null)).toBeNull();
+  expect(interruptChild(null)).toBeNull();
 });
