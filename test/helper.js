@@ -213,6 +213,19 @@ async function ownPlace({ ports = 20 } = {}) {
   ];
 }
 
+// A lab command that prints JSON (--json), in a place of its own: { r (its exit, stdout,
+// stderr), out (its JSON, or null when it printed none) }. (The capacity tests each had a copy.)
+async function labJson(args, { ports = 70, timeoutMs = 400000 } = {}) {
+  const r = await lab([...args, '--json', ...(await ownPlace({ ports }))], { timeoutMs });
+  let out = null;
+  try {
+    out = JSON.parse(r.stdout);
+  } catch {
+    // printed nothing
+  }
+  return { r, out };
+}
+
 // The error code a lab command printed (its first line ends with [LAB_ERR_...]), or null.
 function errorCode(stderr) {
   const m = /\[(LAB_ERR_[A-Z_]+)\]/.exec(stderr);
@@ -245,6 +258,7 @@ module.exports.errorCode = errorCode;
 module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;
 module.exports.ownPlace = ownPlace;
+module.exports.labJson = labJson;
 
 // Every file of this repository `entry` requires, and every package, following its local
 // requires (static ones: require('...') with a literal).

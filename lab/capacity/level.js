@@ -81,6 +81,7 @@ function judgeLevel(summary, o) {
   const to = from + o.holdS * 1000;
   const inHold = window.filter((r) => r.type === 'second' && r.at < to).reduce((a, r) => a + (r.completed || 0), 0);
   const share = machineShare(summary);
+  const restarts = restartsOf(summary);
   return {
     rate: o.rate,
     dir: o.dir,
@@ -95,7 +96,10 @@ function judgeLevel(summary, o) {
     errorsPct: METRICS.errors(measured, true),
     perRequest: measured.requests,
     thresholds,
-    ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0,
+    // (A process that restarted under the level crashed: the level did not hold, whatever its
+    // figures say.)
+    ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0 && !restarts.length,
+    ...(restarts.length ? { restarts } : {}),
     // The generator could not launch the asked rate: what lies above cannot be measured here.
     // (Sending late is not that: latency is timed from each arrival's due time, so its lateness
     // is already in the figures the SLO judged, against the deployment.)
@@ -110,6 +114,19 @@ function judgeLevel(summary, o) {
     loops: loopsOf(summary),
     ...(summary.profile || summary.stores ? { profile: profileOf(summary) } : {}),
   };
+}
+
+// The deployment's processes that pm2 restarted during the run (its node table, from pm2's
+// own log): [{ node, restarts, exitCodes, kills }].
+function restartsOf(summary) {
+  return (summary.nodes?.rows || [])
+    .filter((r) => r.restarts > 0)
+    .map((r) => ({
+      node: r.node,
+      restarts: r.restarts,
+      exitCodes: r.exitCodes || {},
+      ...(r.kills ? { kills: r.kills } : {}),
+    }));
 }
 
 // Several runs at one rate judged as one measurement (a verification's repetitions): every

@@ -7,15 +7,18 @@
 // measures a different system at every step: a stateful service once got capacity "none" in
 // all four deployments, every bisection level breaking after the first overload, unnoticed.
 //
-// The rule: the probe had no more errors than the baseline's, and its median answer was at
-// most SLOWER times the baseline's, or BY_MS more: the smaller differences are a busy
-// machine's noise (at 2x or 20 ms, a replica sweep beside three other test files read a
-// service that had recovered as one that had not). A service that changed less than that is
-// still caught: the level that held is measured again before bisecting (./search.js). The
-// probes are repeated, back to back, for at most the wait (--recovery-wait, 60 s by default).
+// The rule: the probe had no more errors than the baseline's (a probe after the deployment's
+// warm-up, before any level), and its median answer was at most SLOWER times the baseline's, or
+// BY_MS more: a service back to where it was, give or take a busy machine's noise on a light
+// load. (It was once loosened to 3x and 50 ms so that the lab's own tests passed beside three
+// other test files on two cores: a rule set by a test harness. The tests now drive services
+// whose limits they set.) A service that changed less than that is still caught: the last
+// level that held is measured again before bisecting (./search.js), and a probe at rest after
+// the search is held against the baseline (./drift.js). The probes are repeated, back to back,
+// for at most the wait (--recovery-wait, 60 s by default).
 const PROBE_S = 2;
-const SLOWER = 3;
-const BY_MS = 50;
+const SLOWER = 2;
+const BY_MS = 20;
 const WAIT_S = 60;
 
 const RULE = `a probe of ${PROBE_S} s answered with no more errors than before the search and a median at most ${SLOWER}x the one before (or ${BY_MS} ms more)`;
@@ -33,17 +36,35 @@ function recoveredFrom(baseline, probe) {
   return now <= Math.max(SLOWER * before, before + BY_MS);
 }
 
-// Probes until the service answers as before, or the wait is over. Returns { ok, waitedS,
-// probes, last: { p50, errorsPct }, baseline: { p50, errorsPct }, text }.
-async function waitRecovery({ probe, baseline, maxWaitS = WAIT_S, now = Date.now }) {
+// A service at rest that answers slower than before, steadily: SETTLED probes in a row, none
+// with an error, their medians within SPREAD of each other. A queue that drains, or a window of
+// recent work emptying, answers faster probe after probe; a service whose state grew answers
+// the same, slower, however long it rests, and waiting out --recovery-wait tells nothing more
+// (a growing service once waited 60 s at 35 ms a probe, 11 ms before the search).
+const SETTLED = 3;
+const SPREAD = 0.2;
+function settledSlower(probes) {
+  const last = probes.slice(-SETTLED);
+  if (last.length < SETTLED || last.some((l) => (l.errorsPct ?? 0) > 0 || l.latencyMs?.p50 == null)) return false;
+  const medians = last.map((l) => l.latencyMs.p50);
+  return Math.max(...medians) <= (1 + SPREAD) * Math.min(...medians);
+}
+
+// Probes until the service answers as before, or the wait is over, or it has settled slower
+// than before (settledSlower: no wait helps), or `stop()` says no wait can help. Returns { ok,
+// waitedS, probes, last: { p50, errorsPct }, baseline: { p50, errorsPct }, settled, text, at:
+// the last probe }.
+async function waitRecovery({ probe, baseline, maxWaitS = WAIT_S, now = Date.now, stop = () => false }) {
   const t0 = now();
-  let probes = 0;
+  const seen = [];
   for (;;) {
     const last = await probe();
-    probes += 1;
+    seen.push(last);
+    const probes = seen.length;
     const waitedS = Math.round((now() - t0) / 100) / 10;
     const ok = recoveredFrom(baseline, last);
-    if (ok || waitedS >= maxWaitS) {
+    const settled = !ok && settledSlower(seen);
+    if (ok || settled || waitedS >= maxWaitS || stop()) {
       const fig = (l) => ({ p50: l?.latencyMs?.p50 ?? null, errorsPct: l?.errorsPct ?? null });
       return {
         ok,
@@ -51,12 +72,25 @@ async function waitRecovery({ probe, baseline, maxWaitS = WAIT_S, now = Date.now
         probes,
         last: fig(last),
         baseline: fig(baseline),
+        settled,
+        at: last,
         text: ok
           ? `recovered in ${waitedS} s (${probes} probe(s): median ${fig(last).p50} ms, ${fig(baseline).p50} ms before the search)`
-          : `not recovered after ${waitedS} s (${probes} probe(s): median ${fig(last).p50 ?? '-'} ms and ${fig(last).errorsPct ?? '-'}% errors, against ${fig(baseline).p50 ?? '-'} ms and ${fig(baseline).errorsPct ?? 0}% before the search)`,
+          : `not recovered after ${waitedS} s (${probes} probe(s)${settled ? `, the last ${SETTLED} steady` : ''}: median ${fig(last).p50 ?? '-'} ms and ${fig(last).errorsPct ?? '-'}% errors, against ${fig(baseline).p50 ?? '-'} ms and ${fig(baseline).errorsPct ?? 0}% before the search)`,
       };
     }
   }
 }
 
-module.exports = { recoveredFrom, waitRecovery, probeRate, PROBE_S, WAIT_S, RULE, SLOWER, BY_MS };
+module.exports = {
+  recoveredFrom,
+  settledSlower,
+  waitRecovery,
+  probeRate,
+  PROBE_S,
+  WAIT_S,
+  RULE,
+  SLOWER,
+  BY_MS,
+  SETTLED,
+};

@@ -49,6 +49,8 @@ function settingsOf(p) {
     repetitions: p.repetitions,
     warmupS: p.warmupS,
     hold: p.values.hold ?? null,
+    verifyHold: p.values['verify-hold'] ?? null,
+    maxLevels: p.maxLevels ?? null,
     caps: p.values.cap ?? [],
     replicas: p.sweep,
     workers: p.values.workers ?? null,
@@ -70,7 +72,6 @@ function openSearchDir(p, log) {
   const dir = runDirOf(p.values, `capacity-${pathSlug(p.word)}`);
   const fresh = { settings: settingsOf(p), written: [SEARCH_FILE] };
   if (!p.values['run-dir']) {
-    if (p.values.restart) throw labError('LAB_ERR_USAGE', '--restart starts over the search of a --run-dir: give one');
     claimDir(dir, 'the run folder');
   } else {
     claimDir(dir, '--run-dir');

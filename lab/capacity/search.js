@@ -2,8 +2,9 @@
 
 // The search for the highest arrival rate a deployment holds under its SLO, as a pure
 // function of `measure(rate) -> level` (./level.js) and, between levels, `recover()`:
-//   1. steps up (start, start x factor, ...) until a level breaks the SLO; when the very first
-//      level breaks, steps down instead, halving to `floor`, until one holds;
+//   1. steps up (start, start x factor, ... and --max-rate itself when a step would pass it)
+//      until a level breaks the SLO; when the very first level breaks, steps down instead,
+//      halving, and --min-rate itself last, until one holds;
 //   2. after every level that broke, waits for the service to recover (`recover()`: it answers
 //      a light probe as it did before the search) before anything else is measured;
 //   3. before bisecting, measures the last level that held again: a service that no longer
@@ -11,15 +12,26 @@
 //      state grew, its queue never drained), and bisecting it would search a different system
 //      at every step: the search stops there and says so (hysteresis);
 //   4. bisects between the last level that held and the first that broke until they are within
-//      `precision` of each other.
+//      `precision` of each other, or until the middle rounds (to 0.1/s, as every rate) to one of
+//      the two: a bracket of 1.0/s and 1.1/s has no rate between them.
 // A level the generator could not drive (it launched less than asked, or late) ends the
 // search: what lies above it cannot be measured here, and the answer is "at least" the last
-// level that held.
-//   level: { rate, ok (every SLO held), generatorBound (a reason, or null), ... }
-//   recover: async (brokeLevel) -> { ok, text, ... }, or null (no wait: a fresh deployment per
-//            level, or a search that does not check)
+// level that held. So does a level that could not run at all (level.failed), a process of the
+// deployment that restarted (level.restarts: the service crashed, and every level after it
+// would measure a reset service; with a fresh deployment per level it only breaks its level),
+// and the search's own bounds: at most `maxLevels` levels, and none started when `limit(rate)`
+// says it would not end in the time left.
+//   level: { rate, ok (every SLO held), generatorBound (a reason, or null), failed?, restarts?, ... }
+//   recover: async (brokeLevel) -> { ok, text, restarts?, drift?, ... }, or null (no wait: a
+//            fresh deployment per level, or a search that does not check)
+//   limit: (what) -> null, or the reason the next level or recovery may not start
 // Returns { held, broke, levels, stop, recoveries, again }: held and broke bracket the capacity
 // (broke null when no level broke it), stop says why the search ended.
+const MAX_LEVELS = 24;
+
+// Every rate the search asks is rounded to 0.1/s.
+const roundRate = (r) => Math.round(r * 10) / 10;
+
 async function searchCapacity(
   measure,
   {
@@ -28,49 +40,79 @@ async function searchCapacity(
     maxRate = 20000,
     precision = 0.05,
     floor = 1,
+    maxLevels = MAX_LEVELS,
     recover = null,
+    limit = () => null,
     onLevel = () => {},
     onRecovery = () => {},
   } = {},
 ) {
   const levels = [];
   const recoveries = [];
+  const result = (held, broke, stop, more = {}) => ({ held, broke, levels, stop, recoveries, ...more });
+  // Why the next level may not run (the search's bounds), or null.
+  const bounded = (rate) => {
+    if (levels.length >= maxLevels) return { kind: 'max-levels', maxLevels };
+    const why = limit({ what: 'level', rate });
+    return why ? { kind: 'time-limit', text: why } : null;
+  };
   const run = async (rate) => {
-    const level = await measure(Math.round(rate * 10) / 10);
+    const level = await measure(roundRate(rate));
     levels.push(level);
     onLevel(level, levels);
     return level;
   };
+  // A level that ends the search whatever it measured: it did not run, or the service
+  // restarted under it while its state is kept between levels.
+  const fatal = (level) => {
+    if (level.failed) return { kind: 'level-failed', level };
+    if (level.restarts?.length && recover) return { kind: 'restarted', level };
+    return null;
+  };
   // After a break: the service back to what it was, or the search ends on it.
   const recovered = async (after) => {
-    if (!recover) return true;
+    if (!recover) return null;
+    const why = limit({ what: 'recovery', rate: after.rate });
+    if (why) return { kind: 'time-limit', text: why };
     const r = await recover(after);
     recoveries.push({ after: after.rate, ...r });
     onRecovery(r, after);
-    return r.ok;
+    if (r.ok) return null;
+    if (r.restarts?.length) return { kind: 'restarted', level: after, recovery: r };
+    if (r.drift) return { kind: 'drift', level: after, recovery: r, drift: r.drift };
+    return { kind: 'no-recovery', level: after, recovery: r };
   };
-  const result = (held, broke, stop, more = {}) => ({ held, broke, levels, stop, recoveries, ...more });
 
-  // 1. Steps up from the start.
+  // 1. Steps up from the start, --max-rate measured when a step reaches it.
   let held = null;
-  let broke = null;
-  for (let rate = start; rate <= maxRate; rate *= factor) {
+  let broke;
+  for (let rate = Math.min(start, maxRate); ; rate = Math.min(rate * factor, maxRate)) {
+    const stop = bounded(rate);
+    if (stop) return result(held, null, stop);
     const level = await run(rate);
+    const end = fatal(level);
+    if (end) return result(held, null, end);
     if (level.generatorBound) return result(held, null, { kind: 'generator', level });
     if (!level.ok) {
       broke = level;
       break;
     }
     held = level;
+    if (rate >= maxRate) return result(held, null, { kind: 'max-rate', level: held });
   }
-  if (!broke) return result(held, null, { kind: 'max-rate', level: held });
 
-  // ... or down from a first level that broke, to the floor.
+  // ... or down from a first level that broke, to the floor, the floor itself measured.
   if (!held) {
     const first = broke;
-    for (let rate = broke.rate / factor; rate >= floor; rate /= factor) {
-      if (!(await recovered(broke))) return result(null, broke, noRecovery(broke, recoveries));
+    while (broke.rate > floor) {
+      const rate = Math.max(floor, broke.rate / factor);
+      const after = await recovered(broke);
+      if (after) return result(null, broke, after);
+      const stop = bounded(rate);
+      if (stop) return result(null, broke, stop);
       const level = await run(rate);
+      const end = fatal(level);
+      if (end) return result(null, broke, end);
       if (level.generatorBound) return result(null, broke, { kind: 'generator', level });
       if (level.ok) {
         held = level;
@@ -82,35 +124,54 @@ async function searchCapacity(
   } else if (recover) {
     // 3. The last level that held, again, once the service has recovered from the break.
     // (Not on a fresh deployment per level: each level is the system as it starts.)
-    if (!(await recovered(broke))) return result(held, broke, noRecovery(broke, recoveries));
-    let again = await run(held.rate);
+    const measureAgain = async (after) => {
+      const stopped = await recovered(after);
+      if (stopped) return { stopped };
+      const stop = bounded(held.rate);
+      if (stop) return { stopped: stop };
+      const level = await run(held.rate);
+      const end = fatal(level);
+      return end ? { stopped: end } : { level };
+    };
+    let again = await measureAgain(broke);
+    if (again.stopped) return result(held, broke, again.stopped);
     // Broken once may be a busy machine's stall (a stateless /ping once was, beside a VM
     // cluster booting): the service recovered again, the level measured once more, and only
     // twice broken is it a changed system.
-    if (!again.ok && !again.generatorBound) {
-      if (!(await recovered(again))) return result(held, broke, noRecovery(again, recoveries));
-      const once = again;
-      again = await run(held.rate);
-      if (!again.ok && !again.generatorBound) {
-        return result(held, broke, { kind: 'hysteresis', level: again, first: held, overload: broke }, { again, once });
+    if (!again.level.ok && !again.level.generatorBound) {
+      const once = again.level;
+      again = await measureAgain(once);
+      if (again.stopped) return result(held, broke, again.stopped);
+      if (!again.level.ok && !again.level.generatorBound) {
+        return result(
+          held,
+          broke,
+          { kind: 'hysteresis', level: again.level, first: held, overload: broke },
+          { again: again.level, once },
+        );
       }
     }
-    if (again.ok) held = again;
+    if (again.level.ok) held = again.level;
   }
 
-  // 4. Bisection.
+  // 4. Bisection, to the precision or to the rounding of rates, whichever comes first.
   while ((broke.rate - held.rate) / held.rate > precision) {
-    const level = await run((held.rate + broke.rate) / 2);
+    const mid = roundRate((held.rate + broke.rate) / 2);
+    if (mid <= held.rate || mid >= broke.rate) break;
+    const stop = bounded(mid);
+    if (stop) return result(held, broke, stop);
+    const level = await run(mid);
+    const end = fatal(level);
+    if (end) return result(held, broke, end);
     if (level.generatorBound) return result(held, broke, { kind: 'generator', level });
     if (level.ok) held = level;
     else {
       broke = level;
-      if (!(await recovered(broke))) return result(held, broke, noRecovery(broke, recoveries));
+      const after = await recovered(broke);
+      if (after) return result(held, broke, after);
     }
   }
   return result(held, broke, { kind: 'bracketed' });
 }
 
-const noRecovery = (broke, recoveries) => ({ kind: 'no-recovery', level: broke, recovery: recoveries.at(-1) });
-
-module.exports = { searchCapacity };
+module.exports = { searchCapacity, roundRate, MAX_LEVELS };

@@ -2,18 +2,29 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { own } = require('../ownership/cleanups');
+const { own, interrupted } = require('../ownership/cleanups');
 const { runLevel } = require('./level');
 const { noteWritten, measuredBefore } = require('./search-dir');
 const { waitRecovery, probeRate, PROBE_S } = require('./recovery');
+const { settledDrift } = require('./drift');
+const pm2Restarts = require('../runtime/pm2-restarts');
 
 // One deployment's search on this host: what the search (./search.js) and its verification
 // (./verify.js) call, over a runtime that deploys it when a level must be measured.
 //   measure(rate, holdS)  a level (read back from an earlier run of this search when its folder
 //                         holds it whole); with `fresh`, on a deployment of its own, made anew
-//                         (a fresh database with --with) for every level after the first
+//                         (a fresh database with --with) for every level after the first.
+//                         Each level says when it started (atS: seconds since its deployment
+//                         came up) and which of the deployment's processes pm2 restarted since
+//                         the level before (restarts: a crash; such a level never held). A
+//                         level that could not run (its child printed no result, or the
+//                         deployment did not come up) is returned as failed, with why.
 //   recover(level)        after a level that broke: probes until the service answers as it did
-//                         before the search (./recovery.js), or null with `fresh`
+//                         before the search (./recovery.js), or null with `fresh`; a process
+//                         restarted meanwhile is never a recovery (its state was reset)
+//   settle()              a probe once the search has bracketed the knee and the service has
+//                         recovered, against the baseline: the drift it shows (./drift.js) or
+//                         a restart, as a stop of the search, or null (and no settle with `fresh`)
 //   down()                takes the deployment down
 // o: { newRuntime: () => runtime (a runtime is down once: a fresh level gets a new one),
 //      deploy: async (runtime) => state, folder (the deployment's own folder in the search's),
@@ -22,6 +33,8 @@ const { waitRecovery, probeRate, PROBE_S } = require('./recovery');
 function deploymentSession(o) {
   let state = null;
   let baseline = null;
+  let deployedAt = 0;
+  let pm2Mark = 0;
   let levels = 0;
   // (A resumed search's probes go on after the earlier run's, beside them.)
   let probes = existing(o.folder, /^probe-\d+$/);
@@ -30,18 +43,41 @@ function deploymentSession(o) {
   const release = own(() => runtime.down());
   const bring = async () => {
     state = await o.deploy(runtime);
-    // What "recovered" is measured against: the service as it answered before any level.
-    if (!o.fresh) baseline = await probe();
+    deployedAt = Date.now();
+    pm2Mark = state.pm2Home ? pm2Restarts.mark(state.pm2Home) : 0;
+    // What "recovered" is measured against: the service as it answered before any level,
+    // after a warm-up (its first seconds are connections opening and the JIT warming).
+    if (!o.fresh) baseline = await probe(o.warmupS);
   };
-  const probe = () =>
-    runLevel({
+  // The deployment's processes pm2 restarted since the last look: [{ node, restarts,
+  // exitCodes, kills }].
+  const restartsNow = () => {
+    if (!state?.pm2Home) return [];
+    const since = pm2Restarts.restartsSince(state.pm2Home, pm2Mark);
+    pm2Mark = pm2Restarts.mark(state.pm2Home);
+    return Object.entries(since).map(([node, r]) => ({ node, ...r }));
+  };
+  // A level as measured, marked with its time and any restart under it.
+  const marked = (level, startedAt) => {
+    const restarts = restartsNow();
+    return {
+      ...level,
+      atS: Math.round((startedAt - deployedAt) / 100) / 10,
+      ...(restarts.length ? { restarts, ok: false } : {}),
+    };
+  };
+  const probe = async (warmupS = 0) => {
+    const startedAt = Date.now();
+    const level = await runLevel({
       ...o.level,
       rate: probeRate(o.start),
-      warmupS: 0,
+      warmupS,
       holdS: PROBE_S,
       dir: path.join(o.folder, `probe-${String(++probes).padStart(2, '0')}`),
       target: state.url,
     });
+    return marked(level, startedAt);
+  };
 
   const measure = async (rate, holdS = o.holdFor(rate)) => {
     const level = {
@@ -54,14 +90,23 @@ function deploymentSession(o) {
     noteWritten(o.dir, path.relative(o.dir, o.folder).split(path.sep)[0]);
     const before = measuredBefore(level);
     if (before) return before;
-    if (state && o.fresh) {
-      o.log(`${o.tag}: a fresh deployment for the level at ${rate}/s (--fresh-per-level)`);
-      await runtime.down();
-      state = null;
-      runtime = o.newRuntime();
+    try {
+      if (state && o.fresh) {
+        o.log(`${o.tag}: a fresh deployment for the level at ${rate}/s (--fresh-per-level)`);
+        await runtime.down();
+        state = null;
+        runtime = o.newRuntime();
+      }
+      if (!state) await bring();
+      const startedAt = Date.now();
+      return marked(await runLevel({ ...level, target: state.url }), startedAt);
+    } catch (err) {
+      // Ctrl-C: the command is stopping, and what stops it is not this level's failure.
+      if (interrupted()) throw err;
+      const why = state ? err.message : `the deployment did not come up: ${err.message}`;
+      o.log(`${o.tag}: the level at ${rate}/s could not run: ${why}`);
+      return { rate, holdS, dir: level.dir, ok: false, failed: why, thresholds: [] };
     }
-    if (!state) await bring();
-    return runLevel({ ...level, target: state.url });
   };
 
   const recover = o.fresh
@@ -70,7 +115,49 @@ function deploymentSession(o) {
         // A level read back from an earlier run: the deployment is a new one anyway.
         if (after.resumed || !state) return { ok: true, text: 'measured before: a new deployment from here' };
         o.log(`${o.tag}: waiting for the service to answer as before the search (a probe at ${probeRate(o.start)}/s)`);
-        return waitRecovery({ probe, baseline, maxWaitS: o.recoveryWaitS });
+        const seen = [];
+        const { at, ...r } = await waitRecovery({
+          probe: async () => {
+            const p = await probe();
+            if (p.restarts) seen.push(...p.restarts);
+            return p;
+          },
+          baseline,
+          maxWaitS: o.recoveryWaitS,
+          // (A restarted process answers like new: that is no recovery, and no wait helps.)
+          stop: () => seen.length > 0,
+        });
+        if (seen.length) {
+          return {
+            ...r,
+            ok: false,
+            restarts: seen,
+            text: `${pm2Restarts.restartText(seen)} while it recovered: a restart is no recovery`,
+          };
+        }
+        // Settled at rest, slower than before: the service changed (./drift.js), not a queue
+        // still draining.
+        const drift = r.settled ? settledDrift(baseline, at) : null;
+        return drift ? { ...r, drift } : r;
+      };
+
+  // A probe at rest, against the baseline (./drift.js rule 1): a stop ({ kind: 'drift', drift }
+  // or { kind: 'restarted', level }) or null. The recovery's own last probe serves when it is
+  // clear of drift (one probe fewer); one in the drift's band is confirmed by another, the
+  // service having rested the length of a probe more.
+  const settle = o.fresh
+    ? null
+    : async (recovered) => {
+        if (!state || !baseline) return null;
+        const last = recovered?.last;
+        if (last?.p50 != null) {
+          const seen = { rate: probeRate(o.start), latencyMs: { p50: last.p50 }, errorsPct: last.errorsPct };
+          if (!settledDrift(baseline, seen)) return null;
+        }
+        const now = await probe();
+        if (now.restarts) return { kind: 'restarted', level: now };
+        const drift = settledDrift(baseline, now);
+        return drift ? { kind: 'drift', drift, level: now } : null;
       };
 
   const down = async () => {
@@ -78,7 +165,7 @@ function deploymentSession(o) {
     state = null;
     release();
   };
-  return { measure, recover, down };
+  return { measure, recover, settle, down, baseline: () => baseline };
 }
 
 function existing(dir, re) {

@@ -29,6 +29,9 @@ function lateGenerator(broke, p) {
   return broke.sendLagP99Ms;
 }
 
+const { driftText } = require('./drift');
+const { restartText } = require('../runtime/pm2-restarts');
+
 const fig = (l) => ({
   rate: l.rate,
   answeredPerS: l.answeredPerS,
@@ -54,23 +57,57 @@ const brokeText = (l) =>
 const FRESH_HINT =
   '--fresh-per-level redeploys it (with a fresh database with --with) before each level, so each is measured on the system as it starts';
 
-// A search that ended on a service that did not come back from an overload: no rate is a
-// capacity of the system it started as. Returns the verdict's own fields, or null.
+// The bounds that say the service changed under its search: no rate it found is a capacity of
+// the system it started as, and deployments searched on it are not ranked against each other.
+const CHANGED = ['hysteresis', 'no-recovery', 'drift', 'restarted'];
+
+// What ended the search or its verification early, when it says the service changed: the
+// verdict's own fields ({ bound, text }), or null.
 function changedUnder(found, verification) {
-  const stop = found.stop;
+  const stops = [found.stop, found.settled, verification?.stop].filter(Boolean);
+  if (verification?.drift) stops.push({ kind: 'drift', drift: verification.drift });
+  const stop = stops.find((x) => CHANGED.includes(x.kind));
+  if (!stop) return null;
   if (stop.kind === 'hysteresis') {
     return {
       bound: 'hysteresis',
-      text: `${stop.first.rate}/s held at first but broke after the overload at ${stop.overload.rate}/s (${brokeText(stop.level)}): the service did not recover (its state grew, or its queue did not drain); ${FRESH_HINT}`,
+      text: `${stop.first.rate}/s held at first but broke after the overload at ${stop.overload.rate}/s, twice (${brokeText(stop.level)}): the service changed under the search (drift: its state grew, or its queue did not drain); ${FRESH_HINT}`,
     };
   }
-  const stuck = stop.kind === 'no-recovery' ? stop : verification?.find((a) => a.notRecovered);
-  if (!stuck) return null;
-  const after = stop.kind === 'no-recovery' ? stop.level.rate : stuck.runs.at(-1).rate;
-  const r = stop.kind === 'no-recovery' ? stop.recovery : stuck.notRecovered;
+  if (stop.kind === 'drift') return { bound: 'drift', drift: stop.drift, text: driftText(stop.drift) };
+  if (stop.kind === 'restarted') {
+    const restarts = stop.level?.restarts ?? stop.recovery?.restarts ?? [];
+    return {
+      bound: 'restarted',
+      text: `${restartText(restarts)} at ${stop.level.rate}/s: the service crashed under the search, and every level after it would measure a service that started over, so no rate is its capacity (its logs: logs/ of the state folder); ${FRESH_HINT}, so a crash breaks only its level`,
+    };
+  }
+  const r = stop.recovery;
   return {
     bound: 'no-recovery',
-    text: `after the overload at ${after}/s the service did not answer as it did before the search (${r?.text ?? 'no probe answered'}): the service did not recover (its state grew, or its queue did not drain); ${FRESH_HINT}`,
+    text: `after the overload at ${stop.level.rate}/s the service did not answer as it did before the search (${r?.text ?? 'no probe answered'}): the service did not recover (drift: its state grew, or its queue did not drain); ${FRESH_HINT}`,
+  };
+}
+
+// How long a rate held: "held for 40 s (3 runs pooled)".
+const heldFor = (v) => `held for ${v.holdS} s${v.runs > 1 ? ` (${v.runs} runs pooled)` : ''}`;
+
+// What ended a search early without a changed service: a level that could not run, the time
+// limit. -> the verdict's fields, or null.
+function endedEarly(found, verification, p) {
+  const stop = [found.stop, found.settled, verification?.stop].find(
+    (x) => x && ['level-failed', 'time-limit'].includes(x.kind),
+  );
+  if (!stop) return null;
+  const bracket = found.held
+    ? `; ${found.held.rate}/s held${found.broke ? ` and ${found.broke.rate}/s broke` : ''} before it, not verified`
+    : '';
+  if (stop.kind === 'level-failed') {
+    return { bound: 'failed', text: `the level at ${stop.level.rate}/s could not run: ${stop.level.failed}${bracket}` };
+  }
+  return {
+    bound: 'time-limit',
+    text: `the search stopped at its time limit after ${found.levels.length} level(s): ${stop.text}${bracket}; a longer --time-limit (now ${p.timeLimitS} s a deployment) lets it end`,
   };
 }
 
@@ -83,39 +120,43 @@ function verdictOf(name, deployment, found, verification, p) {
     // What a rate counts: arrivals of the scenario (a script's flow is several requests).
     unit: p.model ? 'scenarios' : 'requests',
     ...(found.recoveries?.length ? { recoveries: found.recoveries } : {}),
+    ...(found.levels.some((l) => l.restarts) ? { restarts: restartsSeen(found, verification) } : {}),
   };
-  const changed = changedUnder(found, verification);
+  const attempts = verification?.attempts ?? [];
+  const bracket = () => ({
+    ...(found.held ? { held: fig(found.held) } : {}),
+    broke: found.broke ? { ...fig(found.broke), failed: failedOf(found.broke) } : null,
+  });
   // --profile: the knee, what the processes and stores spent their time on at the last level
   // that held and the first that broke.
-  const knee = kneeOf(found, verification);
+  const knee = kneeOf(found, attempts);
   if (knee) base.knee = knee;
+  const changed = changedUnder(found, verification);
+  if (changed) return { ...base, maxRate: null, ...changed, ...bracket() };
+  const early = endedEarly(found, verification, p);
+  if (early) return { ...base, maxRate: null, ...early, ...bracket() };
   if (!found.held) {
     const l = (found.stop.kind === 'first-level' && found.stop.level) || found.broke || found.stop.level;
-    if (changed) return { ...base, maxRate: null, ...changed, broke: fig(found.broke || l) };
     const lowest = found.broke || l;
+    const texts = {
+      generator: () => `no rate measured: at ${found.stop.level.rate}/s ${found.stop.level.generatorBound}`,
+      'max-levels': () =>
+        `no level held in the search's ${found.stop.maxLevels} levels (--max-levels), down to ${lowest.rate}/s`,
+      'first-level': () =>
+        lowest.rate < l.rate
+          ? `no level held, from ${l.rate}/s down to ${lowest.rate}/s (the floor is ${found.stop.floor}/s, --min-rate): the lowest broke ${brokeText(lowest)}; try a looser --slo, or a lower --min-rate`
+          : `the first level (${l.rate}/s) already breaks ${brokeText(l)}: try --start lower, or a looser --slo`,
+    };
     return {
       ...base,
       maxRate: null,
-      bound: found.stop.kind === 'generator' ? 'generator' : 'first-level',
-      text:
-        found.stop.kind === 'generator'
-          ? `no rate measured: at ${found.stop.level.rate}/s ${found.stop.level.generatorBound}`
-          : lowest.rate < l.rate
-            ? `no level held, from ${l.rate}/s down to ${lowest.rate}/s (the floor is ${found.stop.floor}/s, --min-rate): the lowest broke ${brokeText(lowest)}; try a looser --slo, or a lower --min-rate`
-            : `the first level (${l.rate}/s) already breaks ${brokeText(l)}: try --start lower, or a looser --slo`,
-      broke: { ...fig(lowest), failed: failedOf(lowest) },
+      bound:
+        found.stop.kind === 'generator' ? 'generator' : found.stop.kind === 'max-levels' ? 'max-levels' : 'first-level',
+      text: (texts[found.stop.kind] ?? texts['first-level'])(),
+      broke: lowest ? { ...fig(lowest), failed: failedOf(lowest) } : null,
     };
   }
-  if (changed) {
-    return {
-      ...base,
-      maxRate: null,
-      ...changed,
-      held: fig(found.held),
-      broke: found.broke ? { ...fig(found.broke), failed: failedOf(found.broke) } : null,
-    };
-  }
-  const last = verification[verification.length - 1];
+  const last = attempts[attempts.length - 1];
   const verified = {
     rate: last.rate,
     ok: last.ok,
@@ -124,13 +165,21 @@ function verdictOf(name, deployment, found, verification, p) {
     p99: last.runs.map((r) => r.latencyMs?.p99 ?? null),
     errorsPct: last.runs.map((r) => r.errorsPct),
     holdS: last.runs[0].holdS,
-    steppedDown: verification.length - 1,
-    tries: verification.length,
+    steppedDown: attempts.length - 1,
+    tries: attempts.length,
     // The runs pooled (./verify.js's rule): their merged p99.
     pooledP99: last.pooled?.latencyMs?.p99 ?? null,
   };
+  // The rate the search held broke when held longer, and held again as the search held it:
+  // the knee moves with how long the load lasts (./verify.js).
+  const moves = verification.moves
+    ? {
+        ...verification.moves,
+        text: `${verification.moves.rate}/s held for ${verification.moves.heldS} s but not for ${verification.moves.brokeS} s: the knee moves with how long the load lasts (--verify-hold sets how long a capacity must hold)`,
+      }
+    : null;
   const at = last.runs[last.runs.length - 1];
-  const busy = Math.max(...[found.held, found.broke, ...last.runs].filter(Boolean).map((l) => l.machineShare ?? 0));
+  const busy = machineBusy([found.broke, ...last.runs]);
   const late = lateGenerator(found.broke, p);
   let bound = 'deployment';
   let why = null;
@@ -140,6 +189,9 @@ function verdictOf(name, deployment, found, verification, p) {
   } else if (found.stop.kind === 'max-rate') {
     bound = 'max-rate';
     why = `no level up to --max-rate ${p.maxRate}/s broke the SLO`;
+  } else if (found.stop.kind === 'max-levels' && !found.broke) {
+    bound = 'max-levels';
+    why = `the search's ${found.stop.maxLevels} levels (--max-levels) ended before a level broke the SLO`;
   } else if (busy >= MACHINE_BUSY) {
     // (A busy machine makes the generator late too: the cause is said, not the symptom.)
     bound = 'machine';
@@ -156,26 +208,35 @@ function verdictOf(name, deployment, found, verification, p) {
       ...base,
       maxRate: null,
       bound: 'unverified',
-      text: `no verified rate: ${found.held.rate}/s held in the search, but no verification held, ${verified.tries} tries down to ${verified.rate}/s (the last: ${verified.held} of ${verified.runs} runs held on their own, p99 ${verified.pooledP99 ?? '-'} ms pooled): the deployment is unsteady near its limit, or this machine was busy; try --repetitions, a longer --hold, or a looser --slo`,
+      text: `no verified rate: ${found.held.rate}/s held for ${found.held.holdS} s in the search, but no verification held for ${verified.holdS} s, ${verified.tries} tries down to ${verified.rate}/s (the last: ${verified.held} of ${verified.runs} runs held on their own, p99 ${verified.pooledP99 ?? '-'} ms pooled): the deployment is unsteady near its limit, or this machine was busy; try --repetitions, a longer --hold, or a looser --slo`,
       verified,
-      held: fig(found.held),
-      broke: found.broke ? { ...fig(found.broke), failed: failedOf(found.broke) } : null,
+      ...(moves ? { moves } : {}),
+      ...bracket(),
     };
   }
   const maxRate = verified.rate;
   const atLeast = bound !== 'deployment';
+  // A bracket wider than the precision: the search's bound on levels ended the bisection.
+  const coarse =
+    found.stop.kind === 'max-levels' && found.broke
+      ? `, bracketed only to ${found.held.rate}-${found.broke.rate}/s (the search's ${found.stop.maxLevels} levels, --max-levels)`
+      : '';
   const cost = at.cost;
   return {
     ...base,
     maxRate,
     atLeast,
     bound,
-    text: `${atLeast ? 'at least ' : ''}${rateText(maxRate, base.unit, at.answeredPerS)}${verified.tries > 1 ? `, verified at the ${ordinal(verified.tries)} try` : ''}${why ? ` (${why})` : ''}`,
+    text: `${atLeast ? 'at least ' : ''}${rateText(maxRate, base.unit, at.answeredPerS)} ${heldFor(verified)}${verified.tries > 1 ? `, verified at the ${ordinal(verified.tries)} try` : ''}${coarse}${why ? ` (${why})` : ''}${moves ? `; ${moves.text}` : ''}`,
+    // How long the capacity held: each verification run's hold.
+    heldS: verified.holdS,
+    // How busy this machine was where the limit was read (machineBusy).
+    busy: Math.round(busy * 1000) / 1000,
     // Requests answered a second at that rate (a script's scenarios send several each).
     requestsPerS: at.answeredPerS ?? null,
     verified,
-    held: fig(found.held),
-    broke: found.broke ? { ...fig(found.broke), failed: failedOf(found.broke) } : null,
+    ...(moves ? { moves } : {}),
+    ...bracket(),
     p50: at.latencyMs?.p50 ?? null,
     p99: at.latencyMs?.p99 ?? null,
     cpuMsPerRequest: cost.cpuMsPerRequest,
@@ -187,8 +248,16 @@ function verdictOf(name, deployment, found, verification, p) {
   };
 }
 
-function kneeOf(found, verification) {
-  const held = verification?.findLast?.((a) => a.ok)?.runs.at(-1) ?? found.held;
+// Every restart seen, with the rate of the level it happened under.
+function restartsSeen(found, verification) {
+  const all = [...found.levels, ...(verification?.attempts ?? []).flatMap((a) => a.runs)];
+  return all
+    .filter((l) => l.restarts)
+    .map((l) => ({ rate: l.rate, text: `${restartText(l.restarts)} at ${l.rate}/s` }));
+}
+
+function kneeOf(found, attempts) {
+  const held = attempts.findLast((a) => a.ok)?.runs.at(-1) ?? found.held;
   const at = (l) => (l?.profile ? { rate: l.rate, dir: l.dir, ...l.profile } : null);
   const knee = { held: at(held), broke: at(found.broke) };
   return knee.held || knee.broke ? knee : null;
@@ -204,8 +273,12 @@ function rateText(rate, unit, requestsPerS) {
   return `${rate} scenarios/s${requestsPerS != null ? ` (${requestsPerS} requests/s answered)` : ''}`;
 }
 
-// The deployment that holds the most per core of CPU it uses, named with its figure.
+// The deployment that holds the most per core of CPU it uses, named with its figure; none
+// when a deployment's search found the service changing under it (its figures depend on when
+// each search ran, not on the deployment: a study once ranked four deployments of a drifting
+// service by the order they were searched in).
 function perCore(results) {
+  if (notRanked(results)) return null;
   const ok = results.filter((r) => r.maxRate !== null && r.perCore);
   if (!ok.length) return null;
   const best = ok.reduce((a, r) => (r.perCore > a.perCore ? r : a));
@@ -216,12 +289,29 @@ function perCore(results) {
   };
 }
 
+// Why the deployments are not ranked, when a search found the service changing: the sentence.
+function notRanked(results) {
+  const changed = results.filter((r) => CHANGED.includes(r.bound));
+  if (!changed.length || results.length < 2) return null;
+  return `not ranked: the service changed under the search of ${changed.map((r) => r.deployment).join(', ')} (${[...new Set(changed.map((r) => r.bound))].join(', ')}), so the figures of each deployment depend on the state the service was in when it was searched, not on the deployment; ${FRESH_HINT}`;
+}
+
+// How busy this machine was at a level, 0 to 1: the run's processes' CPU (the generator's
+// included) or the whole machine's cores (every program, the kernel's work for the
+// connections included: /proc/stat), whichever is higher. One figure for each row's bound and
+// for the sentence over all rows (once the rows used one and the sentence the other, and they
+// disagreed).
+const levelBusy = (l) => Math.max(l?.machineShare ?? 0, l?.coresShare ?? 0);
+// Over the levels that tell a deployment's limit (the level that broke, the runs at the rate
+// verified).
+const machineBusy = (levels) => Math.max(0, ...levels.filter(Boolean).map(levelBusy));
+
 // Every deployment searched broke at about the same rate (within SAME_RATE of their middle
-// one) with this machine's cores MACHINE_BUSY busy or more where it broke (the run's processes,
-// or the whole machine's cores with the kernel's work for the connections): then the machine,
-// not the deployment, set every limit, and ranking them would rank noise. (Two deployments of
-// a real service's read path both bracketed about 1,000/s with the cores 87-91% busy, and the
-// lab said nothing of it.) Returns { rate, text, rule } or null.
+// one), and each was limited by this machine by the rows' own rule (MACHINE_BUSY busy or
+// more at the level that broke or at the rate verified): then the machine, not the
+// deployment, set every limit, and ranking them would rank noise. (Two deployments of a real
+// service's read path both bracketed about 1,000/s with the cores 87-91% busy, and the lab
+// said nothing of it.) Returns { rate, text, rule } or null.
 const SAME_RATE = 0.2;
 function machineLimit(results, cores) {
   const rows = results.map((r) => ({ r, at: r.broke ?? null })).filter((x) => x.at && Number.isFinite(x.at.rate));
@@ -229,8 +319,7 @@ function machineLimit(results, cores) {
   const rates = rows.map((x) => x.at.rate).sort((a, b) => a - b);
   const middle = rates[Math.floor(rates.length / 2)];
   if (rates.some((v) => Math.abs(v - middle) > SAME_RATE * middle)) return null;
-  const busy = (x) =>
-    Math.max(x.at.machineShare ?? 0, x.at.coresShare ?? 0, x.r.held?.machineShare ?? 0, x.r.held?.coresShare ?? 0);
+  const busy = (x) => Math.max(x.r.busy ?? 0, levelBusy(x.at));
   if (rows.some((x) => busy(x) < MACHINE_BUSY)) return null;
   const each = rows.map(
     (x) => `${x.r.deployment} broke at ${x.at.rate}/s, its cores ${Math.round(busy(x) * 100)}% busy`,
@@ -238,8 +327,19 @@ function machineLimit(results, cores) {
   return {
     rate: middle,
     text: `this machine's ${cores} cores set the limit at about ${middle}/s for every deployment (${each.join('; ')}): the deployments cannot be told apart on this machine; run the service on more cores, cap the replicas (--cap replica=50%) so that the deployment is what runs out, or use a swarm (--engine swarm)`,
-    rule: `every deployment broke within ${SAME_RATE * 100}% of the same rate, with the machine's cores ${MACHINE_BUSY * 100}% busy or more there (the run's processes' CPU, the generator's included, or the whole machine's, the kernel's included)`,
+    rule: MACHINE_RULE,
   };
 }
+const MACHINE_RULE = `a deployment is limited by this machine when its cores were ${MACHINE_BUSY * 100}% busy or more at the level that broke the SLO or at the rate verified (the run's processes' CPU, the generator's included, or the whole machine's, the kernel's included); every deployment so limited, within ${SAME_RATE * 100}% of the same rate, is the machine's limit, and nothing is ranked`;
 
-module.exports = { verdictOf, perCore, machineLimit, MACHINE_BUSY, FRESH_HINT };
+module.exports = {
+  verdictOf,
+  perCore,
+  notRanked,
+  machineLimit,
+  machineBusy,
+  MACHINE_BUSY,
+  MACHINE_RULE,
+  FRESH_HINT,
+  CHANGED,
+};

@@ -4,6 +4,8 @@ const { html, table } = require('./html');
 const page = require('./page');
 const { lineChart } = require('./chart');
 const { scalingText } = require('./scaling-text');
+const { restartText } = require('../runtime/pm2-restarts');
+const { clock } = require('../terminal/progress');
 
 // An HTTP capacity search's results (capacity.json, lab/capacity/) as a page and as text:
 // pure functions of that file. The live dashboard (capacity --dashboard) draws the same body
@@ -18,6 +20,8 @@ const latencySlos = (r) =>
 // p99 (and p50) against the rate asked, per deployment; the SLO's line and each deployment's
 // knee (the rate found) marked.
 function chart(r) {
+  // (The search's own levels: the verification's runs are longer, at the rates it found.)
+  r = { ...r, levels: r.levels.filter((l) => !l.role) };
   const deployments = [...new Set(r.levels.map((l) => l.deployment))];
   const series = [];
   for (const d of deployments) {
@@ -57,6 +61,7 @@ function chart(r) {
 // utilization climbing to 1 as the latency curve bends, or staying low while it bends (the
 // service waits on something else).
 function loopChart(r) {
+  r = { ...r, levels: r.levels.filter((l) => !l.role) };
   const deployments = [...new Set(r.levels.filter((l) => l.loops?.length).map((l) => l.deployment))];
   if (!deployments.length) return '';
   const series = [];
@@ -154,7 +159,7 @@ function rows(r) {
       ? 'none'
       : `${d.atLeast ? 'at least ' : ''}${d.maxRate}/s${d.unit === 'scenarios' ? ` scenarios (${d.requestsPerS ?? '-'} req/s)` : ''}`,
     d.verified
-      ? `${d.verified.ok ? 'held' : 'broke'} at ${d.verified.rate}/s${d.verified.tries > 1 ? ` (try ${d.verified.tries})` : ''}: ${d.verified.held} of ${d.verified.runs} runs of ${d.verified.holdS} s on their own`
+      ? `${d.verified.ok ? 'held' : 'broke'} at ${d.verified.rate}/s for ${d.verified.holdS} s${d.verified.tries > 1 ? ` (try ${d.verified.tries})` : ''}: ${d.verified.held} of ${d.verified.runs} runs on their own`
       : '-',
     d.broke
       ? `${d.broke.rate}/s: ${d.broke.failed ? d.broke.failed.join(', ') : ''} (p99 ${d.broke.p99 ?? '-'} ms, errors ${d.broke.errorsPct ?? '-'}%)`
@@ -174,7 +179,7 @@ function rows(r) {
 const HEAD = [
   'deployment',
   'capacity',
-  'verified (held)',
+  'verified (held for)',
   'broke at',
   'p50 ms at max',
   'p99 ms at max',
@@ -190,7 +195,8 @@ function method(r) {
   const between = st.freshPerLevel
     ? 'a fresh deployment before every level and verification run (--fresh-per-level)'
     : `after a level that broke, a light probe until the service answered as before the search (at most ${st.recoveryWaitS ?? '-'} s), and the last level that held measured again before bisecting`;
-  return `Under ${r.slos.join(' and ')}. Steps from ${st.start}/s doubling (halving to ${st.floor ?? '-'}/s when the first level broke), then bisection to within ${st.precision * 100}%; each level measured after ${st.warmupS} s of warm-up; between levels, ${between}; ${st.repetitions} verification run(s) at the rate found, twice as long, judged pooled, stepped down in growing steps until one held.`;
+  const verifyHold = st.verifyHoldS ? `each held for ${st.verifyHoldS} s` : 'each held twice as long as a level';
+  return `Under ${r.slos.join(' and ')}. Steps from ${st.start}/s doubling (halving to ${st.floor ?? '-'}/s when the first level broke), then bisection to within ${st.precision * 100}%; each level measured after ${st.warmupS} s of warm-up; between levels, ${between}; ${st.repetitions} verification run(s) at the rate found, ${verifyHold}, judged pooled, stepped down in growing steps until one held. A capacity is the rate the verification held, for the time it held it${st.maxLevels ? `; each search had at most ${st.maxLevels} levels and ${st.timeLimitS} s` : ''}.`;
 }
 
 // Per deployment, how it recovered from each overload (the probes of lab/capacity/recovery.js).
@@ -245,11 +251,13 @@ function kneeSection(r) {
 }
 
 function capacityHttpBody(r) {
-  const notes = (r.deployments || []).filter((d) => d.maxRate === null || d.atLeast);
+  const notes = (r.deployments || []).filter((d) => d.maxRate === null || d.atLeast || d.moves);
   const recoveries = recoveryRows(r);
   return html`<h1>What each deployment can take: ${r.what}${r.app ? html` (your service ${r.app})` : ''}</h1>
     <p>${method(r)}</p>
+    ${r.status && r.status !== 'completed' ? html`<p class="warn"><b>${statusText(r)}</b></p>` : ''}
     ${r.machineLimit ? html`<p class="warn"><b>${r.machineLimit.text}</b>.</p>` : ''}
+    ${r.notRanked ? html`<p class="warn"><b>${r.notRanked}</b>.</p>` : ''}
     ${r.best ? html`<p><b>${r.best.text}</b>.</p>` : ''}
     ${notes.map((d) => html`<p class="warn">${d.deployment}: ${d.text}.</p>`)}
     ${table(HEAD, rows(r), 'capacity')}
@@ -264,6 +272,7 @@ function capacityHttpBody(r) {
     ${table(
       [
         'deployment',
+        'level',
         'rate asked /s',
         'answered /s',
         'p50 ms',
@@ -276,12 +285,21 @@ function capacityHttpBody(r) {
       ],
       r.levels.map((l) => [
         l.deployment,
+        levelRole(l),
         l.rate,
         l.answeredPerS,
         l.latencyMs?.p50 ?? '-',
         l.latencyMs?.p99 ?? '-',
         l.errorsPct ?? '-',
-        l.generatorBound ? 'the generator was the limit' : l.ok ? 'yes' : 'no',
+        l.failed
+          ? `could not run: ${l.failed}`
+          : l.restarts
+            ? `no: ${restartText(l.restarts)}`
+            : l.generatorBound
+              ? 'the generator was the limit'
+              : l.ok
+                ? 'yes'
+                : 'no',
         l.machineShare === null ? '-' : `${Math.round(l.machineShare * 100)}%`,
         l.loops?.length ? `${Math.round(Math.max(...l.loops.map((x) => x.eventLoopUtilization ?? 0)) * 100)}%` : '-',
         l.holdS,
@@ -292,6 +310,21 @@ function capacityHttpBody(r) {
       machine's busy share counts the generator's CPU too. Percentiles come from each level's own histograms, never
       averaged.
     </p>`;
+}
+
+// What a level was for: a step of the search, a verification run, the rate held measured
+// again (./capacity/verify.js), and when it started after its deployment came up.
+const ROLES = { verification: 'verification', again: 'measured again' };
+function levelRole(l) {
+  const at = Number.isFinite(l.atS) && l.atS >= 0 ? ` at ${clock(l.atS)}` : '';
+  return `${ROLES[l.role] ?? 'search'}${at}`;
+}
+
+// A search that has not ended (its files are written after every level), or was cut short.
+function statusText(r) {
+  if (r.status === 'searching')
+    return `The search is still running${r.searching ? ` (${r.searching})` : ''}: these are the figures so far.`;
+  return `The search was ${r.status === 'interrupted' ? 'interrupted' : 'cut short by a failure'}${r.searching ? ` during ${r.searching}` : ''}: these are the figures measured before it.`;
 }
 
 function capacityHttpPage(r) {
@@ -308,17 +341,21 @@ function capacityText(r) {
       .map((i, k) => row[i].padEnd(w[k]))
       .join('  ')
       .trimEnd();
-  const notes = (r.deployments || [])
-    .filter((d) => d.maxRate === null || d.atLeast)
-    .map((d) => `${d.deployment}: ${d.text}`);
+  // Every deployment's answer in a sentence: the rate and how long it held, or why there is none.
+  const notes = (r.deployments || []).map((d) => `${d.deployment}: ${d.text}`);
+  const said = [
+    r.status && r.status !== 'completed' ? statusText(r) : null,
+    r.machineLimit?.text,
+    r.notRanked,
+    r.best?.text,
+  ].filter(Boolean);
   return [
     `Capacity of ${r.what} under ${r.slos.join(' and ')}`,
     '',
     ...all.map(line),
     '',
     ...notes,
-    r.machineLimit ? r.machineLimit.text : '',
-    r.best ? r.best.text : '',
+    ...said,
     ...kneeText(r),
   ]
     .join('\n')

@@ -57,4 +57,18 @@ function restartsSince(pm2Home, from = 0, { maxBytes = 8 << 20 } = {}) {
   return out;
 }
 
-module.exports = { mark, restartsSince };
+// Restarts in words: "replica-2 restarted (exit code 1)", "replica-1 restarted 2 times (killed by
+// SIGKILL)". restarts: [{ node, restarts, exitCodes, kills? }] (restartsSince's, by node).
+function restartText(restarts) {
+  return restarts
+    .map((r) => {
+      const why = [
+        ...Object.keys(r.exitCodes || {}).map((c) => `exit code ${c}`),
+        ...Object.keys(r.kills || {}).map((s) => `killed by ${s}`),
+      ].join(', ');
+      return `${r.node} restarted${r.restarts > 1 ? ` ${r.restarts} times` : ''}${why ? ` (${why})` : ''}`;
+    })
+    .join(', ');
+}
+
+module.exports = { mark, restartsSince, restartText };

@@ -11,6 +11,7 @@ const loadRun = require('../report/load-run');
 const { compareBody, label } = require('../report/run-report');
 const { observations } = require('../report/study-report');
 const { capacityHttpBody, capacityText } = require('../report/capacity-http-html');
+const { CHANGED } = require('../capacity/verdict');
 const { html: h } = require('../report/html');
 const { readJson, YOUR_SERVICE_FLAGS } = require('./kit');
 const { pathSlug } = require('../results/run-dir');
@@ -192,9 +193,9 @@ function render({ studyDir, plan: runs, machine, scale, failures = {} }) {
 // did not already redeploy per level: the way on, said once for the study.
 function freshAdvice(c) {
   if (c.settings?.freshPerLevel) return null;
-  const changed = (c.deployments || []).filter((d) => ['hysteresis', 'no-recovery'].includes(d.bound));
+  const changed = (c.deployments || []).filter((d) => CHANGED.includes(d.bound));
   if (!changed.length) return null;
-  return `${changed.map((d) => d.deployment).join(', ')} did not recover from an overload during the capacity search: its state grew, or its queue did not drain, so no rate measured after it is a capacity. Run the study again with --fresh-per-level: each level on a fresh deployment (and a fresh database with --with).`;
+  return `${changed.map((d) => d.deployment).join(', ')}: the service changed during the capacity search (drift: its state grew, its queue did not drain, or it restarted), so no rate measured after it is a capacity, and the deployments are not ranked on such figures. Run the study again with --fresh-per-level: each level on a fresh deployment (and a fresh database with --with).`;
 }
 
 function isDoneRun(studyDir, r) {

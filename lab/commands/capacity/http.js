@@ -25,10 +25,15 @@ const describeMachine = require('../../../common/machine');
 const { parseSlo, samplesFor, assertSloNames } = require('../../capacity/slo');
 const { requestNames } = require('../../scenario/model');
 const { requestName } = require('../../scenario/naming');
-const { searchCapacity } = require('../../capacity/search');
-const { verdictOf, perCore, machineLimit } = require('../../capacity/verdict');
-const { verify, MAX_TRIES, RULE: VERIFY_RULE } = require('../../capacity/verify');
-const { PROBE_S, WAIT_S, RULE: RECOVERY_RULE } = require('../../capacity/recovery');
+const { verdictOf, perCore, notRanked, machineLimit, MACHINE_RULE } = require('../../capacity/verdict');
+const { MAX_TRIES, RULE: VERIFY_RULE } = require('../../capacity/verify');
+const { searchDeployment: searchFlow } = require('../../capacity/flow');
+const { WAIT_S, RULE: RECOVERY_RULE } = require('../../capacity/recovery');
+const { RULE: DRIFT_RULE } = require('../../capacity/drift');
+const { MAX_LEVELS } = require('../../capacity/search');
+const budget = require('../../capacity/budget');
+const { own, interrupted } = require('../../ownership/cleanups');
+const { restartText } = require('../../runtime/pm2-restarts');
 const { openSearchDir, noteWritten } = require('../../capacity/search-dir');
 const { deploymentSession } = require('../../capacity/session');
 const { scalingOf, MIN_POINTS } = require('../../capacity/scaling');
@@ -72,6 +77,8 @@ How many replicas (docs/scaling.md):
   --precision P      bisect until the bracket is within P (default 0.05)
   --repetitions N    verification runs at the rate found (default 3), judged pooled; a rate
                      that does not hold is stepped down by P twice, then in growing steps
+  --verify-hold D    how long each verification run holds the rate (default: twice a level's
+                     hold): a capacity is a rate held for this long
   --recovery-wait D  after a level breaks, how long the service has to answer a light probe
                      as it did before the search (default 60s); one that does not has not
                      recovered from the overload, and the search says so and stops
@@ -80,6 +87,9 @@ How many replicas (docs/scaling.md):
   --hold D           how long each level is measured (default: long enough for the SLO's
                      percentile, 20 answers beyond it, from 6 s to 20 s); after --warmup
   --warmup D         the first seconds of a level, left out of its figures (default 2s)
+  --max-levels N     at most N levels in a deployment's search (default ${MAX_LEVELS})
+  --time-limit D     at most D for a deployment's search (default 30m): nothing is started
+                     that could end past it, and --plan's "at most" is this bound
   --plan             print the search's expected duration and exit
   --run-dir DIR      the search's folder: run again with the same settings, a search there
                      that was cut short resumes from its last measured level
@@ -148,7 +158,10 @@ const COMMAND = defineCommand({
     precision: { type: 'number', above: 0, max: 0.5 },
     repetitions: flag.int(1, 10),
     hold: flag.duration(),
+    'verify-hold': flag.duration(),
     warmup: flag.duration(),
+    'max-levels': flag.int(3, 200),
+    'time-limit': flag.duration(),
     plan: flag.bool(),
     restart: flag.bool(),
     'results-dir': flag.path(),
@@ -157,9 +170,6 @@ const COMMAND = defineCommand({
 });
 
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
-// What one child scenario run costs beyond its load: Node, the run folder, the sampler's
-// last flush, the report (measured here: 3-4 s).
-const OVERHEAD_S = 4;
 
 function plan(argv) {
   const { help, values, given, positionals } = COMMAND.parse(argv);
@@ -208,6 +218,18 @@ function plan(argv) {
       'LAB_ERR_USAGE',
       `--min-rate ${values['min-rate']} is above the first level's rate (--start ${values.start ?? 50})`,
     );
+  if (values['max-rate'] !== undefined && (values.start ?? 50) > values['max-rate'])
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--start ${values.start ?? 50} is above --max-rate ${values['max-rate']}: the first level's rate is at most the highest rate tried`,
+    );
+  if (values.restart && !values['run-dir'])
+    throw labError('LAB_ERR_USAGE', "--restart starts over the search of a --run-dir: give the search's --run-dir");
+  if (values['fresh-per-level'] && values['keep-data'])
+    throw labError(
+      'LAB_ERR_USAGE',
+      '--fresh-per-level gives every level a fresh database; --keep-data keeps the data between deploys: give one of them',
+    );
   const app = appOf(values);
   // Checked now: each deployment resolves (a shell start with workers is refused here), and
   // its caps name nodes it has and fit this machine.
@@ -249,7 +271,8 @@ function plan(argv) {
       "--method, --body and --header shape a path's request; your script (--script) says its own",
     );
   }
-  return {
+  const holdFor = (rate) => values.hold ?? Math.min(20, Math.max(6, Math.ceil(samplesFor(slos) / rate)));
+  const out = {
     word: word ?? path.basename(values.script),
     sweep,
     model,
@@ -258,6 +281,7 @@ function plan(argv) {
     slos,
     deployments,
     app,
+    tls,
     values,
     ctx,
     start: values.start ?? 50,
@@ -270,9 +294,25 @@ function plan(argv) {
     precision: values.precision ?? 0.05,
     repetitions: values.repetitions ?? 3,
     warmupS: values.warmup ?? 2,
-    holdFor: (rate) => values.hold ?? Math.min(20, Math.max(6, Math.ceil(samplesFor(slos) / rate))),
+    holdFor,
+    // (A verification's run holds twice a level's time unless said: a capacity is a rate held
+    // for a stated time, and a longer one finds a knee that moves with time.)
+    verifyHoldFor: (rate) => values['verify-hold'] ?? 2 * holdFor(rate),
+    maxLevels: values['max-levels'] ?? MAX_LEVELS,
+    timeLimitS: values['time-limit'] ?? TIME_LIMIT_S,
   };
+  // The time limit leaves room for the deployment, its baseline and one level at least.
+  const room = budget.deployS(out) + out.warmupS + budget.probeMaxS() + budget.levelMaxS(out, holdFor(out.start));
+  if (out.timeLimitS < room)
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--time-limit ${values['time-limit']} s leaves no room for a deployment and its first level (about ${room} s at most)`,
+    );
+  return out;
 }
+
+// A deployment's search, at most (--time-limit).
+const TIME_LIMIT_S = 30 * 60;
 
 // --replicas and what goes with it, checked together once.
 function checkSweep(values, sweep, deployments) {
@@ -313,37 +353,10 @@ const countsOf = (values, n, o) => ({
   ...(values.workers !== undefined ? { workers: values.workers } : {}),
 });
 
-// What a deployment takes to come up (measured here: 4-8 s; its stores add about as much).
-const DEPLOY_S = 8;
-
-// How long the search takes: per deployment, its deploy, the steps up to a break at `at`/s,
-// about log2(1/precision) bisections, the verification runs (twice as long) and their teardown;
-// with each break, a probe or two of the service's recovery (one before the search), and the
-// last level that held measured again; `tries` verifications (1, or the worst case); with
-// --fresh-per-level, a deploy for every level.
-function expectedS(p, at, tries = 1) {
-  let rate = p.start;
-  const levels = [];
-  while (rate <= Math.min(at, p.maxRate)) {
-    levels.push(rate);
-    rate *= 2;
-  }
-  levels.push(Math.min(rate, p.maxRate));
-  const bisections = Math.ceil(Math.log2(1 / p.precision));
-  const last = levels[levels.length - 1];
-  const redeploy = p.fresh ? DEPLOY_S * (p.values.with ? 2 : 1) : 0;
-  const level = (r) => p.warmupS + p.holdFor(r) + OVERHEAD_S + redeploy;
-  const probe = PROBE_S + OVERHEAD_S;
-  const recoveries = p.fresh ? 0 : probe * (1 + 2 * (1 + bisections / 2)) + level(levels.at(-2) ?? last);
-  const search = levels.reduce((a, r) => a + level(r), 0) + bisections * level(last) + recoveries;
-  const verify = tries * p.repetitions * (p.warmupS + 2 * p.holdFor(last) + OVERHEAD_S + redeploy);
-  return Math.round(15 + search + verify);
-}
-
 function planText(p) {
   const searches = p.sweep ? p.sweep.length + (p.values.predict ? 1 : 0) : p.deployments.length;
-  const typical = searches * expectedS(p, 640);
-  const worst = searches * expectedS(p, p.maxRate, MAX_TRIES);
+  const typical = searches * budget.typicalS(p, 640);
+  const most = searches * budget.maxS(p);
   const on = p.sweep
     ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
     : p.deployments.join(', ');
@@ -353,20 +366,21 @@ function planText(p) {
       ? `\nnote: ${p.sweep.length} replica count(s) give no fit of the scaling law (it needs ${MIN_POINTS} at least): each count's capacity is measured, but nothing is predicted`
       : '';
   const between = p.fresh
-    ? `a fresh deployment before every level and verification run (--fresh-per-level: about ${DEPLOY_S * (p.values.with ? 2 : 1)} s each)`
-    : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting`;
+    ? `a fresh deployment before every level and verification run (--fresh-per-level: about ${budget.deployS(p)} s each)`
+    : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting; the baseline is a probe after ${p.warmupS} s of warm-up`;
   return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}
-each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s (halving to ${p.floor}/s when the first level breaks), bisection to ${p.precision * 100}%
+each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate
 between levels: ${between}
-verification: ${p.repetitions} run(s) at the rate found, held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most
-expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(worst)} (to ${p.maxRate}/s, every verification stepped down)${noFit}`;
+verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s at ${p.start}/s (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
+bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search
+expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(most)} (${searches} search(es), each to its bounds)${noFit}`;
 }
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
 // must be measured: a level its folder already holds, whole, from a search that was cut short
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
-async function searchDeployment(p, name, dir, log, seen, count = null) {
+async function searchDeployment(p, name, dir, { log, seen, saved }, count = null) {
   const deployment = resolveDeployment(
     name,
     countsOf(p.values, count, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app, tls: p.tls }),
@@ -416,33 +430,40 @@ async function searchDeployment(p, name, dir, log, seen, count = null) {
       log(`${tag}: after ${after.rate}/s: ${r.text}`);
       return r;
     });
-  const found = await searchCapacity(session.measure, {
-    start: p.start,
-    maxRate: p.maxRate,
-    precision: p.precision,
-    floor: p.floor,
-    recover,
-    onLevel: (l) => {
-      seen.push({ deployment: tag, ...(count ? { replicas: count } : {}), ...l });
-      log(`${tag}: ${levelText(l)}`);
-    },
-  });
-  // (A system that changed under the search is not verified: it is not the one searched.)
-  const changed = ['hysteresis', 'no-recovery'].includes(found.stop.kind);
-  const verification =
-    found.held && !changed ? await verify(p, found, { measure: session.measure, recover, log, name: tag }) : null;
-  await session.down();
-  const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
-  // (A sweep's row names its count: the preset's own count leaves it out of the label.)
-  return count ? { ...v, label: `${tag}: ${deployment.label}`, replicas: count } : v;
+  // Every level measured, the search's and the verification's, kept as it comes (saved() writes
+  // the search's files: nothing measured is lost to a crash or a Ctrl-C).
+  const measured = (role) => async (rate, holdS) => {
+    const l = await session.measure(rate, holdS);
+    seen.push({ deployment: tag, ...(count ? { replicas: count } : {}), ...(role ? { role } : {}), ...l });
+    // (The rate held, measured again, is said by the verification: ./capacity/verify.js.)
+    if (role !== 'again') log(`${tag}: ${role ? `${role}: ` : ''}${levelText(l)}`);
+    saved(tag);
+    return l;
+  };
+  try {
+    const { found, verification } = await searchFlow(p, {
+      measure: measured,
+      recover,
+      settle: session.settle,
+      limit: budget.limiter(p, Date.now() + p.timeLimitS * 1000),
+      log,
+      tag,
+    });
+    const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
+    // (A sweep's row names its count: the preset's own count leaves it out of the label.)
+    return count ? { ...v, label: `${tag}: ${deployment.label}`, replicas: count } : v;
+  } finally {
+    await session.down();
+  }
 }
 
 // One level's line in the log.
 function levelText(l) {
-  const broke = l.thresholds
-    .filter((t) => !t.ok)
-    .map((t) => t.text)
-    .join(', ');
+  if (l.failed) return `${l.rate}/s: could not run: ${l.failed}`;
+  const broke = [
+    ...(l.thresholds || []).filter((t) => !t.ok).map((t) => t.text),
+    ...(l.restarts ? [restartText(l.restarts)] : []),
+  ].join(', ');
   const verdict = l.generatorBound ? 'the generator was the limit' : l.ok ? 'held' : `broke ${broke}`;
   return `${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${verdict}`;
 }
@@ -471,9 +492,13 @@ function scalingNow(p, results) {
 
 // capacity --replicas: the search at each count, the law fitted, a prediction at --predict N
 // said before N is measured (the log keeps it), then N searched to check it.
-async function sweepReplicas(p, dir, log, seen, results) {
+async function sweepReplicas(p, dir, kit, results) {
   const name = p.deployments[0];
-  for (const n of p.sweep) results.push(await searchDeployment(p, name, dir, log, seen, n));
+  for (const n of p.sweep) {
+    results.push(await searchDeployment(p, name, dir, kit, n));
+    kit.saved();
+  }
+  const { log } = kit;
   if (p.values.predict) {
     const good = scalingNow({ ...p, values: { ...p.values, predict: null, need: null } }, results);
     if (good.fit) {
@@ -490,7 +515,7 @@ async function sweepReplicas(p, dir, log, seen, results) {
         `${JSON.stringify({ at: new Date().toISOString(), ...pr, fit: { sigma: f.sigma, kappa: f.kappa, lambda: f.lambda } }, null, 2)}\n`,
       );
     } else log(`no prediction for ${p.values.predict} replicas: ${good.fitRefused}; measuring them anyway`);
-    results.push(await searchDeployment(p, name, dir, log, seen, p.values.predict));
+    results.push(await searchDeployment(p, name, dir, kit, p.values.predict));
   }
   return scalingNow(p, results);
 }
@@ -506,11 +531,17 @@ async function httpCapacity(argv, { log }) {
   const seen = [];
   const results = [];
   let scaling = null;
+  // What the search is doing: searching (its files written after every level), then completed
+  // or interrupted (Ctrl-C: the files keep what was measured, and say so).
+  let status = 'searching';
+  let current = null;
   const limit = () => (p.sweep ? null : machineLimit(results, os.cpus().length));
   const out = () => ({
     what: p.word,
     app: p.app ? p.app.name : null,
     slos: p.slos.map((s) => s.text),
+    status,
+    ...(status !== 'completed' && current ? { searching: current } : {}),
     settings: {
       start: p.start,
       floor: p.floor,
@@ -520,16 +551,46 @@ async function httpCapacity(argv, { log }) {
       precision: p.precision,
       repetitions: p.repetitions,
       warmupS: p.warmupS,
+      holdS: p.values.hold ?? null,
+      verifyHoldS: p.values['verify-hold'] ?? null,
+      maxLevels: p.maxLevels,
+      timeLimitS: p.timeLimitS,
     },
     levels: seen,
     deployments: results,
-    // The machine, not the deployments, set every limit: said, and nothing ranked.
+    // The machine, not the deployments, set every limit: said, and nothing ranked. Nor when
+    // the service changed under a search.
     ...(limit() ? { machineLimit: limit() } : {}),
+    ...(notRanked(results) ? { notRanked: notRanked(results) } : {}),
     best: limit() ? null : perCore(results),
+    machineRule: MACHINE_RULE,
     ...(p.sweep ? { scaling: scaling ?? scalingNow(p, results) } : {}),
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
     cores: os.cpus().length,
+  });
+  noteWritten(dir, 'capacity.json');
+  noteWritten(dir, 'capacity.html');
+  const write = () => {
+    const result = out();
+    fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(result, null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, 'capacity.html'), capacityHttpPage(result));
+    return result;
+  };
+  const kit = {
+    log,
+    seen,
+    saved: (tag) => {
+      current = tag ?? null;
+      write();
+    },
+  };
+  const keep = own(() => {
+    status = interrupted() ? 'interrupted' : 'failed';
+    write();
+    log(
+      `the search was ${status === 'failed' ? 'cut short by a failure' : 'interrupted'}; what it measured is in ${path.join(dir, 'capacity.json')}`,
+    );
   });
   const live = await serveLive({
     port: p.values.dashboard,
@@ -540,13 +601,16 @@ async function httpCapacity(argv, { log }) {
     render: () => ({ html: String(capacityHttpBody(out())), status: `${seen.length} level(s) measured` }),
   });
   log(planText(p));
-  if (p.sweep) scaling = await sweepReplicas(p, dir, log, seen, results);
-  else for (const name of p.deployments) results.push(await searchDeployment(p, name, dir, log, seen));
-  const result = out();
-  noteWritten(dir, 'capacity.json');
-  noteWritten(dir, 'capacity.html');
-  fs.writeFileSync(path.join(dir, 'capacity.json'), `${JSON.stringify(result, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, 'capacity.html'), capacityHttpPage(result));
+  if (p.sweep) scaling = await sweepReplicas(p, dir, kit, results);
+  else {
+    for (const name of p.deployments) {
+      results.push(await searchDeployment(p, name, dir, kit));
+      kit.saved();
+    }
+  }
+  keep();
+  status = 'completed';
+  const result = write();
   result.resultsDir = dir;
   if (live)
     await live.end(
@@ -565,5 +629,6 @@ async function httpCapacity(argv, { log }) {
 
 httpCapacity.usage = USAGE;
 httpCapacity.plan = plan;
+httpCapacity.planText = planText;
 httpCapacity.openSearchDir = openSearchDir;
 module.exports = httpCapacity;

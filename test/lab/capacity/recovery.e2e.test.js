@@ -1,47 +1,101 @@
 'use strict';
 
 const path = require('node:path');
-const { lab, ownPlace, ROOT } = require('../../helper');
+const { labJson, ROOT } = require('../../helper');
 
-// What it can take, on services of the tests' own that a stateless app's search never meets
-// (lab/capacity/search.js, recovery.js, verify.js): one whose state grows with every request
-// (test/fixtures/apps/growing: an overload leaves it slower), one slower than the search's
-// first level (loops, /spin?ms=40), one whose knee moves with how long the load is held
-// (tiring). Short levels (1 s of warm-up, 2 s held); CI runs this alone, after the other
-// end-to-end files (jest.config.js ALONE), and each asserts the search's form and its words,
-// with margins: a 2-core machine still has its own noise.
-const app = (name) => path.join(ROOT, 'test', 'fixtures', 'apps', name);
-const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1'];
+// A service that changes under its own search, on apps of the tests' own whose limits the
+// test sets (test/fixtures/apps/paced, service times on timers): one whose every request adds
+// to the time of the next (its state grows: drift), and one that exits at a given count of
+// requests (a crash pm2 restarts). Short levels (1 s of warm-up, 3 s held).
+const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
+const quick = ['--hold', '3s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.1'];
+const capacity = (args) => labJson(['capacity', ...args, '--app', PACED, ...quick]);
 
-async function capacity(args, timeoutMs = 400000) {
-  const r = await lab(['capacity', ...args, '--json', ...(await ownPlace({ ports: 70 }))], { timeoutMs });
-  let out = null;
-  try {
-    out = JSON.parse(r.stdout);
-  } catch {
-    // printed nothing
+// 10 ms a request, and each request served so far adds 20 us: after a thousand, it is 30 ms.
+const GROWING = ['/work?ms=10&grow=20', '--slo', 'p99<100', '--start', '20'];
+
+test('a service whose state grows: drift said for every deployment, none ranked; the way on named', async () => {
+  const { r, out } = await capacity([...GROWING, '--deployments', 'single,replicated']);
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  expect(r.code).toBe(1);
+  for (const d of out.deployments) {
+    expect({ deployment: d.deployment, maxRate: d.maxRate }).toEqual({ deployment: d.deployment, maxRate: null });
+    expect(['drift', 'hysteresis', 'no-recovery']).toContain(d.bound);
+    expect(d.text).toMatch(/\(drift: /);
+    expect(d.text).toMatch(/--fresh-per-level/);
   }
-  return { r, out };
-}
+  // At least one said by name: the probe at rest slower than before the search.
+  expect(out.deployments.some((d) => d.bound === 'drift')).toBe(true);
+  expect(out.best).toBeNull();
+  expect(out.notRanked).toMatch(/^not ranked: the service changed under the search of single, replicated/);
+  expect(r.stdout).toMatch(/not ranked: the service changed under the search/);
+}, 500000);
 
-test('a service whose state grows: it did not recover, said so; with --fresh-per-level, a verified rate', async () => {
-  const grow = ['/grow?us=50', '--app', app('growing'), '--deployments', 'single', '--slo', 'p99<200', ...quick];
-  const { r, out } = await capacity([...grow, '--precision', '0.25', '--start', '20', '--recovery-wait', '15s']);
+test('the same service with --fresh-per-level: each deployment a rate held for a stated time', async () => {
+  const { r, out } = await capacity([...GROWING, '--deployments', 'single', '--fresh-per-level']);
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  const [d] = out.deployments;
+  expect(d.maxRate).toBeGreaterThan(0);
+  expect(d.verified.ok).toBe(true);
+  expect(d.text).toMatch(/^[\d.]+\/s held for 6 s/);
+  expect(r.stderr).toMatch(/a fresh deployment for the level at/);
+  expect(out.settings.freshPerLevel).toBe(true);
+}, 500000);
+
+test('a service that crashes under the search: the restart is seen, named with its exit code and rate, and ends it', async () => {
+  // 5 ms a request; the process exits (code 3) at its 300th answer: in the third level.
+  const { r, out } = await capacity([
+    '/work?ms=5&exit=300',
+    '--slo',
+    'p99<100',
+    '--start',
+    '20',
+    '--deployments',
+    'single',
+  ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   expect(r.code).toBe(1);
   const [d] = out.deployments;
-  expect(d.maxRate).toBeNull();
-  expect(['hysteresis', 'no-recovery']).toContain(d.bound);
-  expect(d.text).toMatch(
-    /the service did not recover \(its state grew, or its queue did not drain\); --fresh-per-level/,
-  );
-  expect(r.stderr).toMatch(/waiting for the service to answer as before the search/);
+  expect(d).toMatchObject({ maxRate: null, bound: 'restarted' });
+  expect(d.text).toMatch(/^replica-1 restarted \(exit code 3\) at [\d.]+\/s: the service crashed under the search/);
+  const crashed = out.levels.find((l) => l.restarts);
+  expect(crashed.ok).toBe(false);
+  expect(r.stderr).toMatch(/broke replica-1 restarted \(exit code 3\)/);
+}, 300000);
 
-  const fresh = await capacity([...grow, '--precision', '0.25', '--start', '20', '--fresh-per-level']);
-  expect(fresh.r.stderr).not.toMatch(/LAB_ERR/);
-  const [f] = fresh.out.deployments;
-  expect(f.maxRate).toBeGreaterThan(0);
-  expect(f.verified.ok).toBe(true);
-  expect(fresh.r.stderr).toMatch(/a fresh deployment for the level at/);
-  expect(fresh.out.settings.freshPerLevel).toBe(true);
-}, 800000);
+test('Ctrl-C during a search: what it measured is kept in capacity.json and the page, said as interrupted; nothing left running', async () => {
+  const fs = require('node:fs');
+  const { startProgram, ownPlace, lab } = require('../../helper');
+  const place = await ownPlace({ ports: 70 });
+  const results = place[place.indexOf('--results-dir') + 1];
+  const stateDir = place[place.indexOf('--state-dir') + 1];
+  const run = await startProgram(
+    'lab/cli',
+    [
+      'capacity',
+      '/work?ms=10',
+      '--app',
+      PACED,
+      '--deployments',
+      'single,replicated',
+      ...quick,
+      '--start',
+      '20',
+      ...place,
+    ],
+    { ready: (err) => /single: 40\/s -> /.test(err), timeoutMs: 120000 },
+  );
+  const { code } = await run.stop('SIGINT');
+  expect(code).toBe(130);
+  const [dir] = fs.readdirSync(results).filter((n) => n.includes('capacity'));
+  const out = JSON.parse(fs.readFileSync(path.join(results, dir, 'capacity.json'), 'utf8'));
+  expect(out.status).toBe('interrupted');
+  expect(out.searching).toBe('single');
+  expect(out.levels.map((l) => l.rate).slice(0, 2)).toEqual([20, 40]);
+  expect(fs.readFileSync(path.join(results, dir, 'capacity.html'), 'utf8')).toMatch(
+    /The search was interrupted during single/,
+  );
+  expect(run.output().stderr).toMatch(/the search was interrupted; what it measured is in /);
+  const status = await lab(['status', '--state-dir', stateDir]);
+  expect(status.stdout).not.toMatch(/online/);
+}, 200000);

@@ -1,16 +1,19 @@
 'use strict';
 
-const { recoveredFrom, waitRecovery, probeRate } = require('../../../lab/capacity/recovery');
+const { recoveredFrom, settledSlower, waitRecovery, probeRate } = require('../../../lab/capacity/recovery');
 
 const probeOf = (p50, errorsPct = 0, answered = 10) => ({ latencyMs: { p50 }, errorsPct, answered });
 
-test('recovered: no more errors than before, and a median at most 3x (or 50 ms more than) the one before', () => {
+// The product's rule, documented in docs/signaling-and-capacity.md: 2x or 20 ms more (it was
+// once loosened to 3x and 50 ms so that tests passed beside others; the tests now set their
+// services' limits instead).
+test('recovered: no more errors than before, and a median at most 2x (or 20 ms more than) the one before', () => {
   const before = probeOf(4);
   expect(recoveredFrom(before, probeOf(7))).toBe(true);
-  expect(recoveredFrom(before, probeOf(54))).toBe(true); // 4 + 50 ms
-  expect(recoveredFrom(before, probeOf(55))).toBe(false);
-  expect(recoveredFrom(probeOf(100), probeOf(290))).toBe(true); // 3x
-  expect(recoveredFrom(probeOf(100), probeOf(310))).toBe(false);
+  expect(recoveredFrom(before, probeOf(24))).toBe(true); // 4 + 20 ms
+  expect(recoveredFrom(before, probeOf(25))).toBe(false);
+  expect(recoveredFrom(probeOf(100), probeOf(200))).toBe(true); // 2x
+  expect(recoveredFrom(probeOf(100), probeOf(201))).toBe(false);
   expect(recoveredFrom(before, probeOf(5, 3))).toBe(false); // errors the baseline did not have
   expect(recoveredFrom(before, probeOf(5, 0, 0))).toBe(false); // nothing answered
   expect(probeRate(50)).toBe(5);
@@ -41,4 +44,29 @@ test('the wait: probes until one answers as before, or the wait is over, each sa
   expect(never.text).toMatch(
     /^not recovered after 21 s \(3 probe\(s\): median 2000 ms and 40% errors, against 4 ms and 0% before the search\)$/,
   );
+});
+
+test('the wait ends at once when no wait can help (a process restarted meanwhile)', async () => {
+  let probes = 0;
+  const r = await waitRecovery({
+    probe: async () => (probes++, probeOf(900, 20)),
+    baseline: probeOf(4),
+    maxWaitS: 600,
+    stop: () => probes >= 1,
+  });
+  expect(r).toMatchObject({ ok: false, probes: 1 });
+});
+
+// A growing service once waited out 60 s of probes at 35 ms, 11 ms before the search: three
+// steady probes in a row say it settled slower, and no wait helps.
+test('a service that settled slower than before ends the wait early, said; one still draining waits on', async () => {
+  const medians = [90, 36, 35, 34, 35];
+  const r = await waitRecovery({ probe: async () => probeOf(medians.shift()), baseline: probeOf(11), maxWaitS: 600 });
+  expect(r).toMatchObject({ ok: false, settled: true, probes: 4 });
+  expect(r.text).toMatch(/^not recovered after [\d.]+ s \(4 probe\(s\), the last 3 steady: median 34 ms/);
+  expect(settledSlower([probeOf(90), probeOf(60), probeOf(40)])).toBe(false);
+  expect(settledSlower([probeOf(35, 2), probeOf(35), probeOf(35)])).toBe(false);
+  const draining = [300, 200, 120, 70, 30];
+  const d = await waitRecovery({ probe: async () => probeOf(draining.shift()), baseline: probeOf(11), maxWaitS: 600 });
+  expect(d).toMatchObject({ ok: true, probes: 5 });
 });

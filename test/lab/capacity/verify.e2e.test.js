@@ -1,28 +1,15 @@
 'use strict';
 
 const path = require('node:path');
-const { lab, ownPlace, ROOT } = require('../../helper');
+const { labJson, ROOT } = require('../../helper');
 const { browserTest, launch, openPage, available } = require('../../browser');
 
-// What it can take, on services of the tests' own that a stateless app's search never meets
-// (lab/capacity/search.js, recovery.js, verify.js): one whose state grows with every request
-// (test/fixtures/apps/growing: an overload leaves it slower), one slower than the search's
-// first level (loops, /spin?ms=40), one whose knee moves with how long the load is held
-// (tiring). Short levels (1 s of warm-up, 2 s held); CI runs this alone, after the other
-// end-to-end files (jest.config.js ALONE), and each asserts the search's form and its words,
-// with margins: a 2-core machine still has its own noise.
-const app = (name) => path.join(ROOT, 'test', 'fixtures', 'apps', name);
-
-async function capacity(args, timeoutMs = 400000) {
-  const r = await lab(['capacity', ...args, '--json', ...(await ownPlace({ ports: 70 }))], { timeoutMs });
-  let out = null;
-  try {
-    out = JSON.parse(r.stdout);
-  } catch {
-    // printed nothing
-  }
-  return { r, out };
-}
+// A knee that moves with how long the load lasts, on a service of the tests' own whose limit
+// the test sets (test/fixtures/apps/paced: each request served in the last 10 s adds 100 us to
+// a 5 ms service time on timers): 40/s holds for 3 s (1 of warm-up) and breaks for 6, whatever
+// else the machine does. The verification tells it from a service that changed (./drift.js):
+// the rate held, measured again for 3 s, holds.
+const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 
 let browser;
 beforeAll(async () => {
@@ -31,22 +18,25 @@ beforeAll(async () => {
 afterAll(async () => browser && browser.close());
 
 browserTest(
-  'a knee that moves with time: the verification steps down in growing steps until one holds, judged pooled; the page',
+  'a knee that moves with time: the verification says so, steps down to a rate held for its time; the page',
   async () => {
-    const { r, out } = await capacity([
-      '/work?us=40',
+    const { r, out } = await labJson([
+      'capacity',
+      '/work?ms=5&per=100&window=10',
       '--app',
-      app('tiring'),
+      PACED,
       '--deployments',
       'single',
       '--slo',
-      'p99<200',
+      'p99<100',
       '--hold',
-      '2s',
+      '3s',
       '--warmup',
       '1s',
+      '--verify-hold',
+      '6s',
       '--repetitions',
-      '2',
+      '1',
       '--precision',
       '0.1',
       '--start',
@@ -54,21 +44,22 @@ browserTest(
     ]);
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const [d] = out.deployments;
-    expect(d.maxRate).toBeGreaterThan(0);
-    expect(d.verified).toMatchObject({ ok: true, runs: 2 });
-    // The rate the short levels held did not hold longer: stepped down until one did. (How far
-    // depends on where the search's bisection landed on a busy machine; the growing steps
-    // themselves are test/lab/capacity/verify.test.js's.)
-    expect(d.verified.tries).toBeGreaterThanOrEqual(2);
-    expect(d.text).toMatch(/verified at the \d+(nd|rd|th) try/);
-    expect(r.stderr).toMatch(/verification at [\d.]+\/s: \d of 2 held on its own; pooled: broke/);
-    // The page, as a person meets it: the recoveries and the verification said.
-    const seen = await openPage(browser, path.join(out.resultsDir, 'capacity.html'), 'capacity-search-tiring');
+    expect(d.bound).toBe('deployment');
+    expect(d.moves).toMatchObject({ heldS: 3, brokeS: 6 });
+    expect(d.maxRate).toBeLessThan(d.moves.rate);
+    expect(d.text).toMatch(
+      /^[\d.]+\/s held for 6 s, verified at the \d+(nd|rd|th) try; [\d.]+\/s held for 3 s but not for 6 s: the knee moves with how long the load lasts/,
+    );
+    expect(r.stderr).toMatch(/[\d.]+\/s again for 3 s, as the search measured it: p99 [\d.]+ ms, held/);
+    // The page, as a person meets it: the sentence, the verification's runs among the levels.
+    const seen = await openPage(browser, path.join(out.resultsDir, 'capacity.html'), 'capacity-knee-moves');
     expect(seen.problems).toEqual([]);
     expect(seen.bad).toEqual([]);
-    expect(seen.text).toMatch(/Recovery after each overload/);
+    expect(seen.text).toMatch(/held for 3 s but not for 6 s: the knee moves with how long the load lasts/);
+    expect(seen.text).toMatch(/A capacity is the rate the verification held, for the time it held it/);
     expect(seen.tables.find((t) => t.heads.includes('recovered')).rows).toBeGreaterThan(0);
-    expect(seen.text).toMatch(/judged pooled, stepped down in growing steps/);
+    expect(seen.text).toMatch(/verification at \d+:\d\d/);
+    expect(seen.text).toMatch(/measured again at \d+:\d\d/);
   },
   500000,
 );

@@ -3,35 +3,108 @@
 const { verify, stepDown, MAX_TRIES } = require('../../../lab/capacity/verify');
 
 // A knee that the longer verification runs find lower than the search's short levels did.
-const knee = (holds) => async (rate) => ({ rate, ok: rate <= holds, holdS: 12, thresholds: [] });
-const p = { repetitions: 1, precision: 0.05, floor: 1, holdFor: () => 6, slos: [] };
+const knee = (holds) => async (rate, holdS) => ({ rate, ok: rate <= holds, holdS, thresholds: [] });
+const p = { repetitions: 1, precision: 0.05, floor: 1, holdFor: () => 6, verifyHoldFor: () => 12, slos: [] };
+const held = (rate) => ({ held: { rate, holdS: 6 } });
 
 test('a rate that does not hold is stepped down by the precision twice, then in growing steps until one holds', async () => {
-  const attempts = await verify(p, { held: { rate: 1000 } }, { measure: knee(700), name: 'single' });
+  const { attempts } = await verify(p, held(1000), { measure: knee(700), name: 'single' });
   expect(attempts.map((a) => a.rate)).toEqual([1000, 950, 902.5, 812.3, 649.8]);
   expect(attempts.at(-1).ok).toBe(true);
+  // Each run held for the verification's own time (--verify-hold), not a level's.
+  expect(attempts.every((a) => a.runs[0].holdS === 12)).toBe(true);
   expect([0, 1, 2, 3, 4, 5, 6].map((t) => stepDown(0.05, t))).toEqual([0.05, 0.05, 0.1, 0.2, 0.4, 0.5, 0.5]);
 });
 
 test('at most MAX_TRIES tries, never below the floor', async () => {
-  const none = await verify(p, { held: { rate: 1000 } }, { measure: knee(1), name: 'single' });
-  expect(none).toHaveLength(MAX_TRIES);
-  expect(none.every((a) => !a.ok)).toBe(true);
-  const floored = await verify({ ...p, floor: 600 }, { held: { rate: 1000 } }, { measure: knee(1), name: 'x' });
-  expect(floored.map((a) => a.rate)).toEqual([1000, 950, 902.5, 812.3, 649.8]);
+  const none = await verify(p, held(1000), { measure: knee(1), name: 'single' });
+  expect(none.attempts).toHaveLength(MAX_TRIES);
+  expect(none.attempts.every((a) => !a.ok)).toBe(true);
+  const floored = await verify({ ...p, floor: 600 }, held(1000), { measure: knee(1), name: 'x' });
+  expect(floored.attempts.map((a) => a.rate)).toEqual([1000, 950, 902.5, 812.3, 649.8]);
 });
 
 test('a run that broke is followed by the recovery check; a service that does not recover ends it', async () => {
+  const r = await verify({ ...p, repetitions: 2 }, held(100), {
+    measure: knee(10),
+    recover: async () => ({ ok: false, text: 'not recovered after 60 s' }),
+    name: 'single',
+  });
+  expect(r.attempts).toHaveLength(1);
+  expect(r.attempts[0]).toMatchObject({ ok: false, notRecovered: { text: 'not recovered after 60 s' } });
+  expect(r.attempts[0].runs).toHaveLength(1);
+  expect(r.stop.kind).toBe('no-recovery');
+});
+
+// The first run breaks at the very rate the search held: measured again as the search measured
+// it, it tells a knee that moves with time from a service that changed.
+test('the rate held broke for longer but holds again for the search hold: the knee moves with time, said, stepped down', async () => {
+  const asked = [];
+  // Holds 100/s for 6 s, only 91/s for 12 s: a knee that moves with how long the load lasts.
+  const measure = async (rate, holdS) => {
+    asked.push([rate, holdS]);
+    return { rate, holdS, ok: holdS <= 6 ? rate <= 100 : rate <= 91, thresholds: [] };
+  };
+  const r = await verify(p, held(100), { measure, recover: async () => ({ ok: true }), name: 'single' });
+  expect(r.moves).toEqual({ rate: 100, heldS: 6, brokeS: 12 });
+  expect(r.drift).toBeNull();
+  expect(asked).toEqual([
+    [100, 12],
+    [100, 6],
+    [95, 12],
+    [90.3, 12],
+  ]);
+  expect(r.attempts.at(-1)).toMatchObject({ rate: 90.3, ok: true });
+});
+
+test('the rate held broke for longer and breaks again, twice, for the search hold: the service changed (drift), no step down', async () => {
+  let t = 0;
+  const measure = async (rate, holdS) => ({ rate, holdS, atS: (t += 60), ok: false, thresholds: [] });
   const r = await verify(
-    { ...p, repetitions: 2 },
-    { held: { rate: 100 } },
-    {
-      measure: knee(10),
-      recover: async () => ({ ok: false, text: 'not recovered after 60 s' }),
-      name: 'single',
-    },
+    p,
+    { held: { rate: 50, holdS: 6, atS: 120 } },
+    { measure, recover: async () => ({ ok: true }), name: 'single' },
   );
-  expect(r).toHaveLength(1);
-  expect(r[0]).toMatchObject({ ok: false, notRecovered: { text: 'not recovered after 60 s' } });
-  expect(r[0].runs).toHaveLength(1);
+  expect(r.attempts.map((a) => a.rate)).toEqual([50]);
+  expect(r.again).toHaveLength(2);
+  expect(r.drift).toMatchObject({ rule: 'again', rate: 50 });
+  expect(r.drift.text).toBe('50/s held for 6 s at 2:00 but not for 12 s at 1:00, nor again for 6 s at 3:00');
+  // Broken once, then held: not drift (a busy machine's stall), the knee moved.
+  let n = 0;
+  const once = await verify(p, held(50), {
+    measure: async (rate, holdS) => ({ rate, holdS, ok: holdS === 6 && n++ > 0, thresholds: [] }),
+    recover: async () => ({ ok: true }),
+    name: 'single',
+  });
+  expect(once.drift).toBeNull();
+  expect(once.moves).toMatchObject({ rate: 50 });
+  expect(once.again.map((l) => l.ok)).toEqual([false, true]);
+});
+
+test('on a fresh deployment per level nothing changed under it: a break at the rate held is a knee that moves', async () => {
+  const r = await verify(p, held(100), { measure: knee(90), name: 'single' });
+  expect(r.moves).toEqual({ rate: 100, heldS: 6, brokeS: 12 });
+  expect(r.again).toEqual([]);
+});
+
+test('the time limit ends the verification before a run that may not end in it; a restart or a failed run ends it', async () => {
+  let runs = 0;
+  const r = await verify(p, held(100), {
+    measure: knee(1),
+    limit: () => (runs++ >= 2 ? 'no time left' : null),
+    name: 'x',
+  });
+  expect(r.stop).toEqual({ kind: 'time-limit', text: 'no time left' });
+  expect(r.attempts).toHaveLength(2);
+  const crashed = await verify(p, held(100), {
+    measure: async (rate, holdS) => ({ rate, holdS, ok: false, restarts: [{ node: 'replica-1' }] }),
+    recover: async () => ({ ok: true }),
+    name: 'x',
+  });
+  expect(crashed.stop.kind).toBe('restarted');
+  const failed = await verify(p, held(100), {
+    measure: async (rate) => ({ rate, ok: false, failed: 'no JSON' }),
+    name: 'x',
+  });
+  expect(failed.stop).toMatchObject({ kind: 'level-failed', level: { failed: 'no JSON' } });
 });

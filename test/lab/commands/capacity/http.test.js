@@ -70,3 +70,41 @@ test('an empty folder, or none, is a new search; resuming keeps the list of what
   httpCapacity.openSearchDir(planOf(dir), log);
   expect(codeOf(() => httpCapacity.openSearchDir(planOf(dir, '--precision', '0.2'), log))).toBe('LAB_ERR_USAGE');
 });
+
+// What the run refuses, --plan refuses: both read the same plan (it once took --start above
+// --max-rate, then crashed with "Cannot read properties of null (reading 'rate')").
+test('refused before anything runs, --plan included: --start above --max-rate, --restart alone, --fresh-per-level with --keep-data, a time limit with no room', () => {
+  const refused = (...argv) => {
+    const messages = [[], ['--plan']].map((more) => {
+      let err = null;
+      try {
+        httpCapacity.plan(['/api/items', '--app', SHOP, ...argv, ...more]);
+      } catch (e) {
+        err = e;
+      }
+      expect({ argv, code: err?.code, exit: err?.exitCode }).toEqual({ argv, code: 'LAB_ERR_USAGE', exit: 2 });
+      return err.message;
+    });
+    expect(messages[1]).toBe(messages[0]);
+    return messages[0];
+  };
+  expect(refused('--start', '100', '--max-rate', '50')).toMatch(/^--start 100 is above --max-rate 50/);
+  expect(refused('--max-rate', '20')).toMatch(/^--start 50 is above --max-rate 20/);
+  expect(refused('--restart')).toMatch(/^--restart starts over the search of a --run-dir: give/);
+  expect(refused('--fresh-per-level', '--with', 'postgres', '--keep-data')).toMatch(
+    /^--fresh-per-level gives every level a fresh database; --keep-data keeps the data between deploys/,
+  );
+  expect(refused('--time-limit', '20s')).toMatch(
+    /^--time-limit 20 s leaves no room for a deployment and its first level/,
+  );
+  // Their edges are taken.
+  expect(httpCapacity.plan(['/api/items', '--app', SHOP, '--start', '50', '--max-rate', '50']).maxRate).toBe(50);
+});
+
+test('the verification holds for a stated time: twice a level by default, --verify-hold when given; in the plan', () => {
+  const p = httpCapacity.plan(['/api/items', '--app', SHOP, '--hold', '10s']);
+  expect(p.verifyHoldFor(50)).toBe(20);
+  const q = httpCapacity.plan(['/api/items', '--app', SHOP, '--hold', '10s', '--verify-hold', '2m']);
+  expect(q.verifyHoldFor(50)).toBe(120);
+  expect(httpCapacity.planText(q)).toMatch(/each held for 120 s at 50\/s \(--verify-hold\)/);
+});

@@ -1,0 +1,60 @@
+'use strict';
+
+const { searchCapacity } = require('./search');
+const { verify } = require('./verify');
+const { CHANGED } = require('./verdict');
+
+// One deployment's whole search, over a session's measure, recover and settle
+// (./session.js, or a simulated one in the tests): the search (./search.js); then, once the
+// knee is bracketed and the service has recovered, a probe at rest against the baseline
+// (drift: ./drift.js); then the verification (./verify.js). A search that ended on a changed
+// service, a level that could not run or its time limit is not verified: it did not find the
+// system it started on, or has no time left. -> { found, verification }.
+//   o: { measure(role) -> measure(rate, holdS) (role: null for the search's levels,
+//        'verification', 'again'), recover, settle, limit, log, tag, pool? (./verify.js) }
+async function searchDeployment(p, o) {
+  const found = await searchCapacity(o.measure(null), {
+    start: p.start,
+    maxRate: p.maxRate,
+    precision: p.precision,
+    floor: p.floor,
+    maxLevels: p.maxLevels,
+    recover: o.recover,
+    limit: o.limit,
+  });
+  const ended = CHANGED.includes(found.stop.kind) || ['level-failed', 'time-limit'].includes(found.stop.kind);
+  if (!found.held || ended) return { found, verification: null };
+  if (o.settle) {
+    found.settled = await settled(found, o);
+    if (found.settled) return { found, verification: null };
+  }
+  const verification = await verify(p, found, {
+    measure: o.measure('verification'),
+    again: o.measure('again'),
+    recover: o.recover,
+    limit: o.limit,
+    log: o.log,
+    name: o.tag,
+    ...(o.pool ? { pool: o.pool } : {}),
+  });
+  return { found, verification };
+}
+
+// The service at rest once the knee is bracketed: recovered from the last level (a level at
+// the knee leaves a queue, or a window of recent work, behind it), then probed against the
+// baseline. -> a stop ({ kind: 'drift' | 'restarted' | 'no-recovery' | 'time-limit', ... }) or null.
+async function settled(found, o) {
+  const last = found.levels.at(-1);
+  const why = o.limit({ what: 'settle', rate: last.rate });
+  if (why) return { kind: 'time-limit', text: why };
+  const r = await o.recover(last);
+  if (!r.ok) {
+    const kind = r.restarts?.length ? 'restarted' : 'no-recovery';
+    return { kind, level: { ...last, ...(r.restarts ? { restarts: r.restarts } : {}) }, recovery: r };
+  }
+  const stop = await o.settle(r);
+  if (stop) o.log(`${o.tag}: ${stop.kind === 'drift' ? stop.drift.text : 'a process restarted while at rest'}`);
+  return stop;
+}
+
+module.exports = { searchDeployment };

@@ -1,0 +1,91 @@
+'use strict';
+
+const budget = require('../../../lab/capacity/budget');
+const { searchDeployment } = require('../../../lab/capacity/flow');
+const httpCapacity = require('../../../lab/commands/capacity/http');
+
+// A search's settings as the capacity command makes them (lab/commands/capacity/http.js plan).
+const planOf = (...flags) => httpCapacity.plan(['/ping', '--deployments', 'single', ...flags]);
+
+// One deployment's search on a simulated clock: every level, probe and recovery takes the
+// longest time the budget allows it (./budget.js), and the service answers as `verdict` says.
+async function simulate(p, verdict, { recovered = () => true } = {}) {
+  let t = 0;
+  const now = () => t * 1000;
+  const limit = budget.limiter(p, p.timeLimitS * 1000, now);
+  // The deployment and its baseline, before the first level.
+  t += budget.deployS(p) + (p.fresh ? 0 : p.warmupS + budget.probeMaxS());
+  let n = 0;
+  const measure =
+    () =>
+    async (rate, holdS = p.holdFor(rate)) => {
+      t += budget.levelMaxS(p, holdS);
+      return { rate, holdS, ok: verdict(rate, holdS, n++), thresholds: [] };
+    };
+  const recover = p.fresh
+    ? null
+    : async () => {
+        t += budget.recoveryMaxS(p);
+        return recovered() ? { ok: true } : { ok: false, text: 'not recovered' };
+      };
+  const settle = p.fresh ? null : async () => ((t += budget.probeMaxS()), null);
+  const pool = (runs) => ({ ok: runs.every((x) => x.ok) });
+  const r = await searchDeployment(p, { measure, recover, settle, limit, pool, log: () => {}, tag: 'single' });
+  t += budget.T.teardown;
+  return { seconds: t, ...r };
+}
+
+let seed = 11;
+const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+
+test("the plan's maximum is a real maximum: no simulated search, however its service answers, takes longer", async () => {
+  const settings = [
+    [],
+    ['--precision', '0.01', '--repetitions', '5'],
+    ['--fresh-per-level', '--start', '5', '--min-rate', '0.5'],
+    ['--time-limit', '10m', '--hold', '20s', '--verify-hold', '60s'],
+    ['--max-levels', '40', '--recovery-wait', '2m', '--time-limit', '24h'],
+  ];
+  for (const flags of settings) {
+    const p = planOf(...flags);
+    const most = budget.maxS(p);
+    const patterns = [
+      () => true, // never breaks: up to --max-rate
+      () => false, // always breaks: down to the floor, every verification stepped down
+      (rate, holdS) => holdS <= p.holdFor(rate) && rate < 300, // a knee that moves with the hold
+      () => random() < 0.5, // noise
+      () => random() < 0.5,
+      () => random() < 0.5,
+    ];
+    for (const verdict of patterns) {
+      const { seconds } = await simulate(p, verdict);
+      expect(Number.isFinite(seconds) && seconds > 0).toBe(true);
+      expect({ flags, seconds: Math.min(seconds, most) }).toEqual({ flags, seconds });
+    }
+  }
+});
+
+test('the time limit is kept: nothing starts that could end past it, and the search says so', async () => {
+  const p = planOf('--time-limit', '3m');
+  const { seconds, found } = await simulate(p, () => random() < 0.5);
+  expect(seconds).toBeLessThanOrEqual(180 + budget.T.teardown);
+  expect(['time-limit', 'bracketed', 'max-levels']).toContain(found.stop.kind);
+  const slow = await simulate(p, () => true, { recovered: () => true });
+  expect(slow.found.stop).toMatchObject({ kind: 'time-limit' });
+  expect(slow.found.stop.text).toMatch(
+    /^the search's time limit \(--time-limit 180 s a deployment\) left \d+ s, and the level at [\d.]+\/s may take \d+ s$/,
+  );
+  expect(slow.seconds).toBeLessThanOrEqual(180 + budget.T.teardown);
+});
+
+test('the plan says its bounds, and its "at most" is the bound', () => {
+  const p = planOf('--time-limit', '10m', '--max-levels', '12');
+  const text = httpCapacity.planText(p);
+  expect(text).toMatch(
+    /bounds: at most 12 levels \(--max-levels\) and 10:00 \(--time-limit\) for each deployment's search/,
+  );
+  expect(text).toMatch(new RegExp(`at most 10:05 \\(1 search\\(es\\), each to its bounds\\)`));
+  // Four deployments: four times one.
+  const four = httpCapacity.plan(['/ping', '--time-limit', '10m']);
+  expect(httpCapacity.planText(four)).toMatch(/at most 40:20 \(4 search\(es\)/);
+});
