@@ -23,7 +23,14 @@ const table = {
     exit: 2,
     message: (flag, owners, generator) => `--${flag} is for ${owners}, not --generator ${generator}`,
   },
-  LAB_ERR_FLAG_NEEDS: { exit: 2, message: (flag, needs) => `--${flag} needs --${needs}` },
+  LAB_ERR_FLAG_NEEDS: {
+    exit: 2,
+    message: (flag, needs, why) =>
+      `--${flag} needs ${[]
+        .concat(needs)
+        .map((n) => `--${n}`)
+        .join(' or ')}${why ? `: ${why}` : ''}`,
+  },
   LAB_ERR_GENERATOR_ASK: { exit: 2, message: (ask, owners) => `${ask} needs ${owners}` },
   LAB_ERR_GENERATOR_FEATURE: {
     exit: 2,
@@ -75,7 +82,7 @@ const table = {
   LAB_ERR_KIND_MISSING: {
     exit: 1,
     message: (kind, bin, pkg, detail) =>
-      `${kind} needs ${bin}, which is not installed${detail ? ` (${detail})` : ''}: run \`sudo apt-get install -y ${pkg}\` (or run the lab as root, which installs it)`,
+      `${kind} needs ${bin}, which is not installed${detail ? ` (${detail})` : ''}: ${installHint(pkg)}`,
   },
   LAB_ERR_PROXY_CONFIG: {
     exit: 1,
@@ -92,7 +99,9 @@ const table = {
   LAB_ERR_NOT_UP: { exit: 1, message: () => 'no deployment is up: start one with `npm run deploy -- <deployment>`' },
   LAB_ERR_UNHEALTHY: { exit: 1, message: (what, detail) => `${what} did not become healthy: ${detail}` },
   // Your service (--app) did not start: its own doing (its code, its PORT), yours to fix.
-  LAB_ERR_APP: { exit: 2, message: (what, detail) => `your service ${what} did not start: ${detail}` },
+  // (Exit 1: a deployment that did not come up, once things ran; 2 is for what is refused
+  // before anything starts.)
+  LAB_ERR_APP: { exit: 1, message: (what, detail) => `your service ${what} did not start: ${detail}` },
   LAB_ERR_PROCESS: { exit: 1, message: (what, detail) => `${what} failed: ${detail}` },
   LAB_ERR_ARTILLERY: { exit: 1, message: (detail) => `Artillery failed: ${detail}` },
   LAB_ERR_SCENARIO_FILE: { exit: 2, message: (file, detail) => `malformed scenario file ${file}: ${detail}` },
@@ -170,11 +179,20 @@ const table = {
   },
   // Your service's own set-up (--app-setup) failed: its doing, yours to fix.
   LAB_ERR_APP_SETUP: {
-    exit: 2,
+    exit: 1,
     message: (cmd, detail) => `your service's set-up (--app-setup "${cmd}") failed: ${detail}`,
   },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
 };
+
+// How to install a Debian package, for who runs the lab: as root, apt-get itself (the set-up
+// installs the optional ones with `npm run setup`); otherwise sudo. (As root it once said "or
+// run the lab as root, which installs it".)
+function installHint(pkg) {
+  return process.getuid?.() === 0
+    ? `run \`apt-get install -y ${pkg}\` (or \`npm run setup\`, which installs it with the rest)`
+    : `run \`sudo apt-get install -y ${pkg}\` (or run the lab as root, which installs it)`;
+}
 
 class LabError extends Error {
   constructor(code, ...details) {
@@ -191,4 +209,4 @@ function labError(code, ...details) {
   return new LabError(code, ...details);
 }
 
-module.exports = { LabError, labError, downHint, codes: Object.freeze(Object.keys(table)) };
+module.exports = { LabError, labError, downHint, installHint, codes: Object.freeze(Object.keys(table)) };

@@ -10,7 +10,7 @@ const { RUNTIME_RULES } = require('./runtime-findings');
 const { elasticFindings } = require('../elastic/results');
 
 // (The tier first, then the reason: the runtime's own rules, ./runtime-findings.js.)
-const RULES = [restarted, connectionLimit, storeLimit, heaviestStatements, ...RUNTIME_RULES];
+const RULES = [restarted, connectionLimit, storeLimit, heaviestStatements, profileNotes, ...RUNTIME_RULES];
 
 // A tier's CPU over the run: each node's mean (% of one core), the tier's busiest node.
 const tierCpu = (rows, pick) => rows.filter((r) => pick(r.node)).map((r) => r.cpuPctMean ?? 0);
@@ -115,6 +115,23 @@ function restarted(s) {
     id: 'restarts',
     text: `${each.join('; ')} during the run${share}: a service that crashes under load, not the deployment, may be what failed them (its logs: logs/ of the state folder)`,
     rule: "a process is reported when its supervisor (pm2) restarted it between the run's start and end, counted from the supervisor's own log",
+  };
+}
+
+// A profile asked for (--profile) that could not be taken whole, said among the findings as
+// well as in the profile's own lines: no window, no process answered, statements read early.
+function profileNotes(s) {
+  const notes = [...(s.profile?.notes || [])];
+  const nodes = Object.keys(s.profile?.nodes || {});
+  if (s.profile && !nodes.length && !notes.length)
+    notes.push(
+      'no process of the service sent a profile (the profiler runs in Node processes, through the runtime probe)',
+    );
+  if (!notes.length) return null;
+  return {
+    id: 'profile',
+    text: `the profile (--profile): ${notes.join('; ')}`,
+    rule: 'said whenever the profile asked for was not taken whole (its window, its processes, its statements)',
   };
 }
 

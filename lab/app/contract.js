@@ -16,22 +16,25 @@ const { nodeCommand } = require('./words');
 //        lab can also run as node:cluster workers; else { shell: 'the line' }, one process.
 //   health: the path whose answer below 500 says ready, or null: any HTTP answer does.
 //   install: 'ci' (a lock file), 'install' (none) or null (nothing to install).
-function resolveApp({ dir, cmd = null, health = null, setupTimeoutS = null, startTimeoutS = null }) {
+// (`flag`: the flag that named the folder, said in every refusal: --app, or --app-next for a
+// rollout's new version.)
+function resolveApp({ dir, cmd = null, health = null, setupTimeoutS = null, startTimeoutS = null, flag = 'app' }) {
   const abs = path.resolve(dir);
   let stat;
   try {
     stat = fs.statSync(abs);
   } catch {
-    throw labError('LAB_ERR_USAGE', `--app ${dir}: no such folder`);
+    throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: no such folder`);
   }
-  if (!stat.isDirectory()) throw labError('LAB_ERR_USAGE', `--app ${dir}: not a folder (the folder of your service)`);
+  if (!stat.isDirectory())
+    throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: not a folder (the folder of your service)`);
   const pkgFile = path.join(abs, 'package.json');
   let pkg = null;
   if (fs.existsSync(pkgFile)) {
     try {
       pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
     } catch (err) {
-      throw labError('LAB_ERR_USAGE', `--app ${dir}: its package.json is not valid JSON (${err.message})`);
+      throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: its package.json is not valid JSON (${err.message})`);
     }
   }
   if (cmd !== null && !cmd.trim()) {
@@ -45,8 +48,8 @@ function resolveApp({ dir, cmd = null, health = null, setupTimeoutS = null, star
     throw labError(
       'LAB_ERR_USAGE',
       pkg
-        ? `--app ${dir}: its package.json has no "start" script and no "main", and there is no index.js: add one, or say how it starts with --app-cmd "node server.js"`
-        : `--app ${dir}: no package.json, so the lab cannot tell how it starts: give --app-cmd "node server.js"`,
+        ? `--${flag} ${dir}: its package.json has no "start" script and no "main", and there is no index.js: add one, or say how it starts with --app-cmd "node server.js"`
+        : `--${flag} ${dir}: no package.json, so the lab cannot tell how it starts: give --app-cmd "node server.js"`,
     );
   }
   const node = nodeCommand(line);
@@ -54,7 +57,7 @@ function resolveApp({ dir, cmd = null, health = null, setupTimeoutS = null, star
   if (node) {
     const entry = path.resolve(abs, node.entry);
     const found = [entry, `${entry}.js`].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
-    if (!found) throw labError('LAB_ERR_USAGE', `--app ${dir}: "${line}" starts ${node.entry}, which is not there`);
+    if (!found) throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: "${line}" starts ${node.entry}, which is not there`);
     run = { node: { ...node, entry: found } };
   } else run = { shell: line };
   if (health !== null && !/^\/[^\s]*$/.test(health)) {

@@ -41,7 +41,7 @@ const APP_HELP = `  --app DIR     your own Node service in place of the lab's: i
                 for a service that forbids preloading code; those figures are then left out`;
 
 // The resolved app of parsed flags, or null; --app-cmd and --health without --app are refused.
-function appOf(values) {
+function appOf(values, { flag = 'app' } = {}) {
   if (!values.app) {
     for (const f of ['app-cmd', 'health', 'with', 'app-setup', 'app-setup-timeout', 'app-start-timeout']) {
       if (values[f] !== undefined) throw labError('LAB_ERR_USAGE', `--${f} is for your own service: add --app DIR`);
@@ -63,6 +63,7 @@ function appOf(values) {
     health: values.health ?? null,
     setupTimeoutS: values['app-setup-timeout'] ?? null,
     startTimeoutS: values['app-start-timeout'] ?? null,
+    flag,
   });
 }
 

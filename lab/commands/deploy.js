@@ -38,10 +38,12 @@ const COMMAND = defineCommand({
   positionals: { names: ['deployment'] },
   flags: { ...CONTEXT, ...DEPLOY_FLAGS },
 });
+// The usage, with the flags that take effect only beside another (the flag schema's needs).
+const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
 
 async function deploy(argv, { log }) {
   const { help, values, positionals } = COMMAND.parse(argv);
-  if (help) return { stdout: USAGE };
+  if (help) return { stdout: HELP };
   const p = planDeploy(values, positionals[0]);
   const { deployment, ctx, ports, caps } = p;
   holdDir(ctx.stateDir, '--state-dir');
@@ -69,5 +71,5 @@ async function deploy(argv, { log }) {
   };
 }
 
-deploy.usage = USAGE;
+deploy.usage = HELP;
 module.exports = deploy;

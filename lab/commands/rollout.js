@@ -5,7 +5,8 @@ const { defineCommand } = require('../terminal/flags');
 const { STATE } = require('../topology/context');
 const { labError } = require('../../common/errors');
 const { holdDir } = require('../ownership/lock');
-const { ELASTIC_FLAGS } = require('../elastic/flags');
+const { ELASTIC_FLAGS, standalone } = require('../elastic/flags');
+const { own } = require('../ownership/cleanups');
 const { rollout } = require('../elastic/replicas');
 const { resolveApp } = require('../app/contract');
 const { APP_FLAGS } = require('../app/flags');
@@ -30,12 +31,13 @@ const COMMAND = defineCommand({
   usage: USAGE,
   flags: {
     ...STATE,
-    'app-next': ELASTIC_FLAGS['app-next'],
+    // (Here the command is the rollout: the flags that tune one need nothing more.)
+    'app-next': standalone(ELASTIC_FLAGS['app-next']),
     'app-cmd': APP_FLAGS['app-cmd'],
-    'max-surge': ELASTIC_FLAGS['max-surge'],
-    'max-unavailable': ELASTIC_FLAGS['max-unavailable'],
-    grace: ELASTIC_FLAGS.grace,
-    'pre-stop': ELASTIC_FLAGS['pre-stop'],
+    'max-surge': standalone(ELASTIC_FLAGS['max-surge']),
+    'max-unavailable': standalone(ELASTIC_FLAGS['max-unavailable']),
+    grace: standalone(ELASTIC_FLAGS.grace),
+    'pre-stop': standalone(ELASTIC_FLAGS['pre-stop']),
   },
 });
 
@@ -64,18 +66,34 @@ async function rolloutCommand(argv, { log }) {
       cmd: values['app-cmd'] ?? null,
       health: yours.health,
       startTimeoutS: yours.startTimeoutS,
+      flag: 'app-next',
     });
     await installApp(app, log);
   }
   const t0 = Date.now();
-  const r = await rollout(runtime, {
+  // Ctrl-C: the step under way finishes (a replica being added joins the entry, one being
+  // removed is stopped), then the rollout ends there, the state, the entry and the running
+  // replicas in agreement. (It once left a new replica running outside the entry, the state
+  // counting 4 where the entry had 3.)
+  let stopping = false;
+  let pending = null;
+  const release = own(async () => {
+    stopping = true;
+    log('stopping the rollout once the replica being added or removed is done');
+    await pending?.catch(() => {});
+    log(`the rollout was interrupted: ${runtime.replicaNames().join(', ')} up and in the entry`);
+  });
+  pending = rollout(runtime, {
     app,
     maxSurge: values['max-surge'],
     maxUnavailable: values['max-unavailable'],
     graceS: values.grace ?? 30,
     preStopS: values['pre-stop'] ?? 0,
     log,
+    stop: () => stopping,
   });
+  const r = await pending;
+  release();
   const seconds = (Date.now() - t0) / 1000;
   log(`${r.replaced.length} replica(s) replaced in ${seconds.toFixed(1)} s`);
   const s = await runtime.status();

@@ -8,7 +8,7 @@ const { labError } = require('../../common/errors');
 const processTable = require('../terminal/process-table');
 const { holdDir } = require('../ownership/lock');
 const { scaleTo } = require('../elastic/replicas');
-const { ELASTIC_FLAGS } = require('../elastic/flags');
+const { ELASTIC_FLAGS, standalone } = require('../elastic/flags');
 
 const USAGE = `usage: npm run scale -- replica=N [--grace D] [--state-dir DIR] [--json]
 Sets the number of service replicas of the deployment that is up. Locally and on compose, one
@@ -20,7 +20,8 @@ nginx finds them by DNS.`;
 const COMMAND = defineCommand({
   usage: USAGE,
   positionals: { names: ['replica=N'] },
-  flags: { ...STATE, grace: ELASTIC_FLAGS.grace },
+  // (Here the command removes replicas itself: --grace needs nothing more.)
+  flags: { ...STATE, grace: standalone(ELASTIC_FLAGS.grace) },
 });
 
 function parseTarget(word) {

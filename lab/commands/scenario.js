@@ -55,6 +55,9 @@ const { ELASTIC_FLAGS, ELASTIC_HELP, elasticOf, assertElastic } = require('../el
 const { appOf } = require('../app/flags');
 const { startElastic } = require('../run/elastic');
 const { startProfiling } = require('../run/profile');
+const { profileWindow } = require('../profile/window');
+const { rolloutBounds } = require('../elastic/replicas');
+const { CHROMIUM, available: chromiumAvailable } = require('../report/chromium');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
        npm run scenario -- --script FILE <deployment> [options]    (your Artillery script)
@@ -170,6 +173,8 @@ const COMMAND = defineCommand({
     'expect-status': { type: 'custom', parse: parseExpect, expected: 'statuses or ranges, like 200,404 or 2xx' },
   },
 });
+// The usage, with the flags that take effect only beside another (the flag schema's needs).
+const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
 
 // --method: an HTTP method (GET, POST, ...) for the request, or the balancer's (round-robin,
 // least_conn, hash). -> { http } or { balancer }.
@@ -383,6 +388,13 @@ function plan(argv) {
   if (values.shutdown !== undefined && (values.engine ?? 'local') !== 'local')
     refuse("--shutdown sets the lab's service on the local engine (its containers drain)");
   const target = values.target ? new URL(values.target).origin : null;
+  // (A target already up speaks what it speaks: TLS's flags for an https:// one only.)
+  if (target && !target.startsWith('https:'))
+    for (const f of ['tls-resume', 'streams'])
+      if (given.has(f))
+        refuse(
+          `--${f} is for an https:// target (TLS${f === 'streams' ? ' with HTTP/2' : ''}); --target ${target} is plain HTTP`,
+        );
   const elastic = elasticPlan(values, what);
   // (--autoscale starts at MIN replicas unless --replicas says otherwise.)
   const deployValues = {
@@ -395,7 +407,30 @@ function plan(argv) {
     words.deploymentName ?? 'single',
   );
   if (elastic) assertElastic(deployment, runtime);
+  // (The rollout's room, against the replicas the run starts with.)
+  if (elastic?.rollout)
+    rolloutBounds(deployment.replicas, {
+      maxSurge: elastic.rollout.maxSurge,
+      maxUnavailable: elastic.rollout.maxUnavailable,
+    });
   const generator = generatorOf(values, given, what, { runtime });
+  // (Artillery's HTTP engine has no HTTP/2 client: the entry would answer it in HTTP/1.1 and the
+  // run would be labelled http2. Refused, naming both.)
+  if (values.http2 && generator === 'artillery')
+    refuse(
+      "--http2 with --generator artillery: Artillery's HTTP engine speaks HTTP/1.1 only, so the entry would answer it in HTTP/1.1; use --generator fast or closed for HTTP/2, or --tls for HTTPS with Artillery",
+    );
+  const profile = profilePlan(values, what, generator);
+  // A browser's scenario (Artillery's Playwright engine) needs Debian's Chromium: refused now,
+  // with the command that installs it (a run once deployed, then said so).
+  if (what.model?.foreign?.some((f) => f.feature === 'the playwright engine') && !chromiumAvailable())
+    throw labError(
+      'LAB_ERR_KIND_MISSING',
+      "the script's Playwright engine",
+      CHROMIUM,
+      'chromium',
+      'its browser; or LAB_CHROMIUM=/path/to/chromium',
+    );
   if (values.print && what.signal) refuse('the signal endpoint has no Artillery script to print');
   if (what.signal && values.balancer === 'none') {
     refuse('--balancer none: the signal generator reaches one address; choose a balancer, or the single deployment');
@@ -430,11 +465,50 @@ function plan(argv) {
     connections,
     participants,
     thresholds: thresholdsOf(what.model, values, generator),
-    profile: profileOf(values),
+    profile,
     elastic,
-    appNext: elastic?.rollout?.appNext ? appOf({ ...values, app: elastic.rollout.appNext }) : null,
+    appNext: elastic?.rollout?.appNext
+      ? appOf({ ...values, app: elastic.rollout.appNext }, { flag: 'app-next' })
+      : null,
     sloMs: values['slo-p99'] ?? 500,
   };
+}
+
+// How long the load lasts, in seconds, as the generator will run it (null: until its requests
+// are answered): the closed loop's --duration, else the phases'. (A rollout after the end of
+// a closed loop's --duration was once taken, then failed with "the rollout did not finish".)
+function loadSeconds(values, what) {
+  if (what.signal) return what.signalPlan.phases.reduce((a, ph) => a + ph.duration, 0);
+  const scripted = what.model.phases.reduce((a, ph) => a + ph.duration, 0);
+  if (values.generator === 'closed') return values.duration ?? (values.requests ? null : scripted);
+  return scripted;
+}
+
+// The phases the profile's window is found in: those the generator runs (lab/generators/
+// plugins: the closed loop's one phase of its length).
+function loadPhases(values, what, generator) {
+  if (what.signal) return what.signalPlan.phases;
+  if (GENERATORS[generator].loop === 'closed') {
+    const s = loadSeconds({ ...values, generator: 'closed' }, what);
+    return [{ name: 'closed loop', duration: s ?? what.model.phases.reduce((a, ph) => a + ph.duration, 0) }];
+  }
+  return what.model.phases;
+}
+
+// --profile, with its window found now, in the load as planned: a window past the load's end
+// is refused here, with the load's length (it once ran, "completed", with no profile and one
+// line on stderr).
+function profilePlan(values, what, generator) {
+  const profile = profileOf(values);
+  if (!profile) return null;
+  try {
+    return {
+      ...profile,
+      at: profileWindow(loadPhases(values, what, generator), { given: profile.window, seconds: profile.seconds }),
+    };
+  } catch (err) {
+    refuse(`--profile-window ${values['profile-window'].fromS}-${values['profile-window'].toS}: ${err.message}`);
+  }
 }
 
 // --autoscale, --rollout-at (lab/elastic/flags.js), with what only the scenario knows: the
@@ -444,7 +518,7 @@ function elasticPlan(values, what) {
     runtime: values.engine ?? 'local',
     probe: !values['no-probe'],
     scale: values.scale ?? 1,
-    durationS: what.model ? what.model.phases.reduce((a, ph) => a + ph.duration, 0) : null,
+    durationS: what.model ? loadSeconds(values, what) : null,
     hasApp: Boolean(values.app),
   });
   if (!e) return null;
@@ -455,7 +529,8 @@ function elasticPlan(values, what) {
 
 // --print: the script as Artillery runs it (yours with the lab's changes, or the catalogue's).
 function printScript(p) {
-  const target = p.target || `http://${p.ctx.host}:${p.ctx.portBase}`;
+  // (The entry's scheme: https with --tls, as the generator will be given it.)
+  const target = p.target || `${p.deployment.tls ? 'https' : 'http'}://${p.ctx.host}:${p.ctx.portBase}`;
   if (p.model.source.kind === 'artillery') {
     return toYaml(artilleryScript(p.model, { target }).script, [`${p.model.source.file}, as the lab runs it`]);
   }
@@ -556,7 +631,7 @@ async function runScenario(p, dashboard, log) {
 
 async function scenarioCommand(argv, { log }) {
   const p = plan(argv);
-  if (p.help) return { stdout: USAGE };
+  if (p.help) return { stdout: HELP };
   // Held connections need open files in every process on their path: raised (or refused)
   // before anything starts.
   if (p.signal) ensureFdsFor(p.participants, log);
@@ -573,6 +648,6 @@ async function scenarioCommand(argv, { log }) {
   return { stdout: renderSummary(summary), exitCode };
 }
 
-scenarioCommand.usage = USAGE;
+scenarioCommand.usage = HELP;
 scenarioCommand.plan = plan;
 module.exports = scenarioCommand;

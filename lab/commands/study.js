@@ -125,6 +125,9 @@ const COMMAND = defineCommand({
     ...OUT_FLAGS,
   },
 });
+// The usage, with the flags that take effect only beside another (the flag schema's needs).
+const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
+
 // Flags that belong to some studies; the others refuse them.
 const OWN_FLAGS = {
   engine: ['balancers'],
@@ -458,7 +461,7 @@ async function runPlan(run, log) {
 
 async function studyCommand(argv, { log }) {
   const { help, values, positionals } = COMMAND.parse(argv);
-  if (help) return { stdout: USAGE };
+  if (help) return { stdout: HELP };
   if (values.list) return { stdout: listing() };
   const { name, study, o, plan } = studyPlan(values, positionals);
   const ctx = contextOf(values);
@@ -569,5 +572,5 @@ function writeStudyOutputs(values, { plan, runDir, studyDir, title, done, failur
   );
 }
 
-studyCommand.usage = USAGE;
+studyCommand.usage = HELP;
 module.exports = studyCommand;

@@ -31,28 +31,56 @@ function parsePolicies(raw) {
     });
 }
 
+// What the tuning flags need (the flag schema refuses them alone: lab/terminal/flags.js).
+const TUNES_AUTOSCALE = { flags: ['autoscale'], why: 'it tunes the autoscaler' };
+const TUNES_ROLLOUT = { flags: ['rollout-at'], why: 'it tunes a rollout' };
+const REMOVES = {
+  flags: ['rollout-at', 'autoscale'],
+  why: 'it is how a replica the lab removes is stopped, and none is removed without a rollout or the autoscaler',
+};
+
 const ELASTIC_FLAGS = {
   autoscale: flag.pattern(/^\d{1,2}-\d{1,2}$/, 'MIN-MAX replicas, like 1-4'),
-  'autoscale-metric': flag.enum(Object.keys(METRICS), 'autoscale metric'),
-  'autoscale-target': flag.pattern(
-    /^((cpu|loop|rps)=)?\d+(\.\d+)?%?$/,
-    'the value wanted per replica: cpu=50%, loop=60%, rps=40',
-  ),
-  'autoscale-sync': flag.duration(),
-  'autoscale-tolerance': { type: 'number', min: 0, max: 1 },
+  'autoscale-metric': { ...flag.enum(Object.keys(METRICS), 'autoscale metric'), needs: TUNES_AUTOSCALE },
+  'autoscale-target': {
+    ...flag.pattern(/^((cpu|loop|rps)=)?\d+(\.\d+)?%?$/, 'the value wanted per replica: cpu=50%, loop=60%, rps=40'),
+    needs: TUNES_AUTOSCALE,
+  },
+  'autoscale-sync': { ...flag.duration(), needs: TUNES_AUTOSCALE },
+  'autoscale-tolerance': { type: 'number', min: 0, max: 1, needs: TUNES_AUTOSCALE },
   'autoscale-up-window': {
     type: 'custom',
     parse: seconds0,
     expected: 'a duration (0, 30s, 5m)',
+    needs: TUNES_AUTOSCALE,
   },
-  'autoscale-down-window': { type: 'custom', parse: seconds0, expected: 'a duration (0, 30s, 5m)' },
-  'autoscale-up-policy': { type: 'custom', parse: parsePolicies, expected: 'policies like 100%/15s,4/15s' },
-  'autoscale-down-policy': { type: 'custom', parse: parsePolicies, expected: 'policies like 100%/15s' },
+  'autoscale-down-window': {
+    type: 'custom',
+    parse: seconds0,
+    expected: 'a duration (0, 30s, 5m)',
+    needs: TUNES_AUTOSCALE,
+  },
+  'autoscale-up-policy': {
+    type: 'custom',
+    parse: parsePolicies,
+    expected: 'policies like 100%/15s,4/15s',
+    needs: TUNES_AUTOSCALE,
+  },
+  'autoscale-down-policy': {
+    type: 'custom',
+    parse: parsePolicies,
+    expected: 'policies like 100%/15s',
+    needs: TUNES_AUTOSCALE,
+  },
   'rollout-at': flag.duration(),
-  'max-surge': flag.pattern(/^\d+%?$/, 'a count or a percent of the replicas (1, 25%)'),
-  'max-unavailable': flag.pattern(/^\d+%?$/, 'a count or a percent of the replicas (0, 25%)'),
-  'app-next': flag.path(),
+  'max-surge': { ...flag.pattern(/^\d+%?$/, 'a count or a percent of the replicas (1, 25%)'), needs: TUNES_ROLLOUT },
+  'max-unavailable': {
+    ...flag.pattern(/^\d+%?$/, 'a count or a percent of the replicas (0, 25%)'),
+    needs: TUNES_ROLLOUT,
+  },
+  'app-next': { ...flag.path(), needs: TUNES_ROLLOUT },
   'pre-stop': {
+    needs: REMOVES,
     type: 'custom',
     parse: (raw) => {
       const s = seconds0(raw);
@@ -62,6 +90,7 @@ const ELASTIC_FLAGS = {
     expected: 'a duration of at most 120 s (0: none)',
   },
   grace: {
+    needs: REMOVES,
     type: 'custom',
     parse: (raw) => {
       const s = parseDuration(raw);
@@ -107,25 +136,23 @@ function targetOf(values, metric) {
     throw labError('LAB_ERR_USAGE', `--autoscale-target ${raw}: rps is a rate, not a percent`);
   const v = Number(m[2]);
   if (!(v > 0)) throw labError('LAB_ERR_USAGE', `--autoscale-target ${raw}: expected above 0`);
+  // (A replica's CPU is a share of what it may use, its cap or a core a worker; its loop busy a
+  // share of its time: neither passes 100%, and a target above it never scales up.)
+  if (metric !== 'rps' && v > 100)
+    throw labError('LAB_ERR_USAGE', `--autoscale-target ${raw}: ${metric} is a share of at most 100%`);
   return v;
 }
 
 // -> { autoscale, rollout } (each null when not asked), or null. { deployment, runtime,
 // probe (the runtime probe on), app (--app's), appNext (--app-next's, read), scale (--scale),
 // durationS (the load's) }.
-function elasticOf(values, { runtime = 'local', probe = true, scale = 1, durationS = null, hasApp = false } = {}) {
+function elasticOf(
+  values,
+  { runtime = 'local', probe = true, scale = 1, durationS = null, hasApp = false, replicas = null } = {},
+) {
   const given = (f) => values[f] !== undefined;
-  const autoscaleFlags = Object.keys(ELASTIC_FLAGS).filter((f) => f.startsWith('autoscale-') && given(f));
-  const rolloutFlags = ['max-surge', 'max-unavailable', 'app-next'].filter(given);
-  if (!given('autoscale') && autoscaleFlags.length)
-    throw labError('LAB_ERR_USAGE', `--${autoscaleFlags[0]} tunes --autoscale MIN-MAX: add it`);
-  if (!given('rollout-at') && rolloutFlags.length)
-    throw labError('LAB_ERR_USAGE', `--${rolloutFlags[0]} tunes a rollout: add --rollout-at T`);
-  if (!given('autoscale') && !given('rollout-at')) {
-    if (given('grace'))
-      throw labError('LAB_ERR_USAGE', '--grace is for replicas that are removed: --autoscale or --rollout-at');
-    return null;
-  }
+  // (The tuning flags alone are refused by their needs, in the flag schema.)
+  if (!given('autoscale') && !given('rollout-at')) return null;
   if (given('autoscale') && given('rollout-at'))
     throw labError(
       'LAB_ERR_USAGE',
@@ -145,6 +172,11 @@ function elasticOf(values, { runtime = 'local', probe = true, scale = 1, duratio
       throw labError(
         'LAB_ERR_USAGE',
         `--autoscale ${values.autoscale}: expected 1 <= MIN <= MAX <= ${LIMITS.replicas.max}`,
+      );
+    if (values.replicas !== undefined && (values.replicas < min || values.replicas > max))
+      throw labError(
+        'LAB_ERR_USAGE',
+        `--replicas ${values.replicas} is outside --autoscale ${values.autoscale}: the autoscaler starts at --replicas, between MIN and MAX (MIN when not given)`,
       );
     const metric = values['autoscale-metric'] ?? 'cpu';
     if (METRICS[metric].probe && !probe)
@@ -178,8 +210,8 @@ function elasticOf(values, { runtime = 'local', probe = true, scale = 1, duratio
       throw labError('LAB_ERR_USAGE', `--rollout-at ${values['rollout-at']} s: the load lasts ${durationS} s`);
     if (given('app-next') && !hasApp)
       throw labError('LAB_ERR_USAGE', '--app-next is the new version of --app: add --app');
-    // (Checked against the replicas the run starts with, once it knows them.)
-    rolloutBounds(4, { maxSurge: values['max-surge'], maxUnavailable: values['max-unavailable'] });
+    // (Checked again against the replicas the run starts with, once it knows them.)
+    rolloutBounds(replicas, { maxSurge: values['max-surge'], maxUnavailable: values['max-unavailable'] });
     rollout = {
       atS: values['rollout-at'],
       maxSurge: values['max-surge'] ?? '25%',
@@ -210,4 +242,16 @@ function assertElastic(deployment, runtime) {
     );
 }
 
-module.exports = { ELASTIC_FLAGS, ELASTIC_HELP, METRICS, elasticOf, assertElastic, parsePolicies, targetOf };
+// A flag's spec for a command that is itself what the flag tunes (npm run rollout, scale).
+const standalone = ({ needs: _needs, ...spec }) => spec;
+
+module.exports = {
+  standalone,
+  ELASTIC_FLAGS,
+  ELASTIC_HELP,
+  METRICS,
+  elasticOf,
+  assertElastic,
+  parsePolicies,
+  targetOf,
+};

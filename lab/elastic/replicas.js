@@ -32,18 +32,19 @@ async function scaleTo(runtime, replicas, { graceS = 30, preStopS = 0, log = () 
 
 // --max-surge and --max-unavailable as Kubernetes reads them: a count, or a percent of the
 // replicas, surge rounded up and unavailable rounded down (defaults 25% each); not both 0.
+// (`replicas` null: the count is not known yet; checked again once it is.)
 function rolloutBounds(replicas, { maxSurge = '25%', maxUnavailable = '25%' } = {}) {
   const of = (v, round) => {
     const m = /^(\d+)(%?)$/.exec(String(v).trim());
     if (!m) throw labError('LAB_ERR_USAGE', `expected a count or a percent (like 1 or 25%), got "${v}"`);
-    return m[2] ? round((Number(m[1]) * replicas) / 100) : Number(m[1]);
+    return m[2] ? round((Number(m[1]) * (replicas ?? 4)) / 100) : Number(m[1]);
   };
   const surge = of(maxSurge, Math.ceil);
   const unavailable = of(maxUnavailable, Math.floor);
   if (surge === 0 && unavailable === 0) {
     throw labError(
       'LAB_ERR_USAGE',
-      `--max-surge ${maxSurge} and --max-unavailable ${maxUnavailable} leave no room to replace a replica among ${replicas}: one of them must allow at least 1`,
+      `--max-surge ${maxSurge} and --max-unavailable ${maxUnavailable} leave no room to replace a replica${replicas === null ? '' : ` among ${replicas}`}: one of them must allow at least 1`,
     );
   }
   return { surge, unavailable };
@@ -52,10 +53,22 @@ function rolloutBounds(replicas, { maxSurge = '25%', maxUnavailable = '25%' } = 
 // Replaces every replica that is up, one at a time, as a Deployment's RollingUpdate: a new
 // one is added while there are fewer than replicas + surge, an old one removed while at
 // least replicas - unavailable remain. app: the new version (--app-next), else the same.
-// -> { replicas, surge, unavailable, replaced: [{ old, new }], steps: [{ added } | { removed }] }
+// `stop()` true ends it between two steps: the step under way finishes (a replica added is in
+// the entry, one removed is gone), so the state, the entry and the processes agree.
+// -> { replicas, surge, unavailable, replaced: [{ old, new }], steps: [{ added } | { removed }],
+// stopped (ended by stop() before every replica was replaced) }
 async function rollout(
   runtime,
-  { app = null, maxSurge, maxUnavailable, graceS = 30, preStopS = 0, log = () => {}, onChange = () => {} },
+  {
+    app = null,
+    maxSurge,
+    maxUnavailable,
+    graceS = 30,
+    preStopS = 0,
+    log = () => {},
+    onChange = () => {},
+    stop = () => false,
+  },
 ) {
   const old = [...runtime.replicaNames()];
   const n = old.length;
@@ -63,7 +76,8 @@ async function rollout(
   log(`rolling out ${n} replica(s): at most ${n + surge} at once, at least ${n - unavailable} answering`);
   const fresh = [];
   const steps = [];
-  while (old.length) {
+  let stopped = false;
+  while (old.length && !(stopped = stop())) {
     const total = old.length + fresh.length;
     if (fresh.length < n && total < n + surge) {
       const added = await runtime.addReplica({ app, log });
@@ -80,7 +94,7 @@ async function rollout(
     }
   }
   // (With surge 0 the last new ones come after the last old one left.)
-  while (fresh.length < n) {
+  while (fresh.length < n && !(stopped = stopped || stop())) {
     const added = await runtime.addReplica({ app, log });
     fresh.push(added.name);
     steps.push({ added });
@@ -94,6 +108,7 @@ async function rollout(
     unavailable,
     replaced: removed.map((o, i) => ({ old: o, new: added[i] })),
     steps,
+    stopped,
   };
 }
 

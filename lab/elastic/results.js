@@ -204,7 +204,16 @@ function rolloutResults(elastic, { secs, expect, names }) {
     failed,
     causes,
     ...(r.error ? { error: r.error } : {}),
+    ...(r.underWay ? { error: underWay(r, elastic) } : {}),
   };
+}
+
+// A rollout the run ended in the middle of (a Ctrl-C): how far it got, from its changes.
+function underWay(r, elastic) {
+  const since = elastic.changes.filter((c) => c.at >= r.startedAt);
+  const removed = since.filter((c) => c.removed).length;
+  const added = since.filter((c) => c.added).length;
+  return `the run ended during the rollout, ${Math.round((Date.now() - r.startedAt) / 100) / 10} s in: ${removed} of ${r.replicas} replica(s) replaced, ${added} new one(s) started`;
 }
 
 // The findings of the changes, by stated rules, in words.

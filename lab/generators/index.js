@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { FEATURES } = require('../scenario/model');
+const { needsOf } = require('../terminal/flags');
 
 // The load generators, one file each in ./plugins (./plugin.js says what a file declares),
 // in one table that the scenario command, its help and its refusals read.
@@ -45,9 +46,13 @@ function refusal(g, { given = new Set(), model = null, asks = [] }) {
       return labError('LAB_ERR_GENERATOR_FLAG', name, either(owners((x) => x.flags[name])), g.name);
     }
   }
+  // (The command's flag schema refuses these first: lab/terminal/flags.js; a plan made in
+  // code, a study's, is checked here too.)
   for (const name of given) {
     const needs = GENERATOR_FLAGS[name]?.needs;
-    if (needs && !given.has(needs)) return labError('LAB_ERR_FLAG_NEEDS', name, needs);
+    if (!needs) continue;
+    const { flags, why } = needsOf(needs);
+    if (!flags.some((f) => given.has(f))) return labError('LAB_ERR_FLAG_NEEDS', name, flags, why);
   }
   for (const { needs, text } of asks) {
     if (!g.supports.includes(needs))

@@ -9,7 +9,7 @@ const OWN_FLAGS = Object.freeze({
   keepalive: { ...flag.bool(), help: 'reuse connections (default: a new one per request, as Artillery)' },
   pipelining: {
     ...flag.int(1, 64),
-    needs: 'keepalive',
+    needs: { flags: ['keepalive'], why: 'requests are pipelined on a connection that stays open' },
     help: 'up to N requests in flight on a kept-alive connection (default 1; as autocannon -p)',
   },
   'generator-workers': {
@@ -20,10 +20,19 @@ const OWN_FLAGS = Object.freeze({
   requests: { ...flag.int(1, 100000000), help: 'stop after N virtual users (N requests of a one-request scenario)' },
   'tls-resume': {
     ...flag.enum(['on', 'off'], 'TLS resumption'),
+    // (--target: an https:// one, checked by the command: a capacity search's levels run so.)
+    needs: {
+      flags: ['tls', 'http2', 'tls-cert', 'target'],
+      why: 'resumption is of TLS sessions, and the entry speaks plain HTTP',
+    },
     help: "on an https:// target: resume the last handshake's session (on, the default, as clients do), or a full handshake every time (off)",
   },
   streams: {
     ...flag.int(1, 1000),
+    needs: {
+      flags: ['http2', 'target'],
+      why: "streams are HTTP/2's; over HTTP/1.1 a connection carries one request at a time",
+    },
     help: 'on an HTTP/2 target (--http2): N requests in flight on each connection, as streams (default 1)',
   },
 });

@@ -8,8 +8,16 @@ const { parseWindow, SECONDS } = require('./window');
 // parsed once, checked together, and passed on to the runs a command makes.
 const PROFILE_FLAGS = {
   profile: flag.bool(),
-  'profile-window': { type: 'custom', parse: parseWindow, expected: 'FROM-TO, seconds into the load (like 20-30)' },
-  'profile-interval': flag.int(100, 100000),
+  'profile-window': {
+    type: 'custom',
+    parse: parseWindow,
+    expected: 'FROM-TO, seconds into the load (like 20-30)',
+    needs: { flags: ['profile'], why: 'it is the window of the profile' },
+  },
+  'profile-interval': {
+    ...flag.int(100, 100000),
+    needs: { flags: ['profile'], why: "it is the profiler's sampling interval" },
+  },
 };
 
 const PROFILE_HELP = `  --profile        CPU profiles of every Node process of the service over a window of the load
@@ -21,12 +29,8 @@ const PROFILE_HELP = `  --profile        CPU profiles of every Node process of t
 // -> { window, seconds, us } or null; a flag of the profile without --profile, or with
 // --no-probe (the profiles come through the runtime probe), is refused.
 function profileOf(values) {
-  if (!values.profile) {
-    for (const f of ['profile-window', 'profile-interval']) {
-      if (values[f] !== undefined) throw labError('LAB_ERR_USAGE', `--${f} is for --profile: add it`);
-    }
-    return null;
-  }
+  // (--profile-window and --profile-interval without --profile: refused by their flags' needs.)
+  if (!values.profile) return null;
   if (values['no-probe'])
     throw labError(
       'LAB_ERR_USAGE',

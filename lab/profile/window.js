@@ -60,7 +60,9 @@ const round = (v) => Math.round(v * 10) / 10;
 // --profile-window FROM-TO (seconds into the run).
 function parseWindow(text) {
   const m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(String(text).trim());
-  if (!m || !(Number(m[2]) > Number(m[1]))) throw Object.assign(new Error('no window'), { reason: 'like 20-30' });
+  if (!m) throw Object.assign(new Error('no window'), { reason: 'not FROM-TO' });
+  if (!(Number(m[2]) > Number(m[1])))
+    throw Object.assign(new Error('no window'), { reason: `it ends at ${m[2]} s, before it begins at ${m[1]} s` });
   if (Number(m[2]) - Number(m[1]) > 600) throw Object.assign(new Error('too long'), { reason: 'at most 600 s' });
   return { fromS: Number(m[1]), toS: Number(m[2]) };
 }

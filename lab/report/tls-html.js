@@ -14,8 +14,11 @@ function tlsSection(s) {
       ${t.protocol}; ${t.handshakes} new connection(s), ${t.resumedShare === null ? '-' : `${Math.round(t.resumedShare * 100)}%`}
       of them resuming a session${
         t.entry
-          ? html`; ${t.entry.node}: ${t.entry.cpuMsPerRequest ?? '-'} ms of CPU a request, ${t.entry.cpuMsPerConnection ?? '-'} ms
-            a new connection`
+          ? html`; ${t.entry.node}: ${t.entry.cpuMsPerRequest ?? '-'} ms of CPU a request${
+              t.entry.cpuMsPerConnection != null
+                ? html`, ${t.entry.cpuMsPerConnection} ms a new connection`
+                : ' (connections kept: no figure a new connection)'
+            }`
           : ''
       }.
     </p>

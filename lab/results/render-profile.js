@@ -18,10 +18,18 @@ function profileLines(s) {
   const p = s.profile;
   if (p) {
     const w = p.window;
+    const nodes = Object.entries(p.nodes || {});
     lines.push(
-      `Where the CPU went (--profile, ${w.fromS}-${w.toS} s of the load; shares of each node's busy samples, by self time):`,
+      w
+        ? `Where the CPU went (--profile, ${w.fromS}-${w.toS} s of the load; shares of each node's busy samples, by self time):`
+        : 'Where the CPU went (--profile):',
     );
-    for (const [node, n] of Object.entries(p.nodes || {})) {
+    // (A service whose processes are not Node's sends no profile: said, not an empty heading.)
+    if (!nodes.length && !(p.notes || []).length)
+      lines.push(
+        "  no process of the service sent a profile: the profiler runs in Node processes, through the runtime probe (a service that is not Node's has none)",
+      );
+    for (const [node, n] of nodes) {
       const procs = n.processes.length > 1 ? `, ${n.processes.length} processes merged` : '';
       lines.push(`  ${node} (busy ${n.busyShare === null ? '-' : pct(n.busyShare)} of its samples${procs}; ${n.file})`);
       for (const f of n.top.slice(0, TOP)) lines.push(`    ${pct(f.selfShare).padStart(6)}  ${f.name}  ${placeOf(f)}`);

@@ -157,7 +157,7 @@ function tlsLines(s) {
   ];
   if (t.entry)
     lines.push(
-      `  ${t.entry.node}: ${t.entry.cpuMsPerRequest ?? '-'} ms of CPU a request, ${t.entry.cpuMsPerConnection ?? '-'} ms a new connection`,
+      `  ${t.entry.node}: ${t.entry.cpuMsPerRequest ?? '-'} ms of CPU a request${t.entry.cpuMsPerConnection != null ? `, ${t.entry.cpuMsPerConnection} ms a new connection` : ' (connections kept: no figure a new connection)'}`,
     );
   return lines;
 }

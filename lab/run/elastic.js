@@ -91,6 +91,9 @@ async function startElastic(run) {
     if (stopped) return;
     const begin = Date.now();
     log(`rollout at ${e.rollout.atS} s: replacing every replica`);
+    // (Under way until it ends: a summary written meanwhile, a Ctrl-C's, says so; it once said
+    // "the load ended before the rollout began" while replicas were being replaced.)
+    out.rollout = { startedAt: begin, underWay: true, replicas: out.initial.length };
     busy = rollout(run.runtime, { ...e.rollout, app, log, onChange })
       .then((r) => {
         out.rollout = { startedAt: begin, endedAt: Date.now(), ...r };

@@ -20,7 +20,14 @@ function planText(p) {
     lines.push(`participants: up to ${p.participants}`);
     for (const st of p.signalPlan.stages) lines.push(`  ${st.name}  ${st.duration} s`);
   } else {
-    lines.push(`requests: ${requestNames(p.model).join(', ')}`);
+    // (A script whose scenarios are another engine's, a browser's: said, not an empty list.)
+    const names = requestNames(p.model);
+    const others = (p.model.foreign || []).map((f) => `${f.feature} (${f.where})`);
+    lines.push(
+      names.length
+        ? `requests: ${names.join(', ')}`
+        : `requests: none of the lab's to list${others.length ? `; the script's scenarios run on ${[...new Set(others)].join(', ')}, by Artillery` : ''}`,
+    );
     if (p.closed) {
       const v = p.values;
       const length = v.requests ? `${v.requests} requests` : `${v.duration ?? total(p.model.phases)} s`;
@@ -31,6 +38,7 @@ function planText(p) {
     }
   }
   if (p.thresholds.length) lines.push(`thresholds: ${p.thresholds.map((t) => t.text).join(', ')}`);
+  lines.push(...scriptLines(p.model), ...entryLines(p), ...elasticLines(p), ...profileLines(p));
   for (const n of scriptNotes(p.model, p.generator)) lines.push(`note: ${n}`);
   const loadS = p.signal
     ? total(p.signalPlan.stages)
@@ -46,6 +54,82 @@ function planText(p) {
   );
   lines.push('nothing was started (--plan)');
   return lines.join('\n');
+}
+
+// A script's scenarios, variables, payload and environment as read with its flags (-e,
+// --overrides, -p, -v, --dotenv, --scenario-name): what each changed is in these lines.
+// (--dotenv's values stay off the screen: names only.)
+function scriptLines(model) {
+  if (model?.source?.kind !== 'artillery') return [];
+  const lines = [];
+  const flows = model.flows || [];
+  lines.push(
+    `script: ${model.source.file}; ${flows.length} scenario(s): ${flows.map((f) => `${f.name ?? 'unnamed'} (weight ${f.weight ?? 1})`).join(', ')}`,
+  );
+  const vars = Object.keys(model.variables || {});
+  if (vars.length) lines.push(`variables: ${vars.join(', ')}`);
+  for (const pl of model.payload || [])
+    lines.push(
+      `payload: ${pl.file} (fields ${(pl.fields || []).join(', ') || '-'}; ${pl.rows?.length ?? 0} row(s), ${pl.order ?? 'random'})`,
+    );
+  if (model.env) lines.push(`environment of the generator: ${Object.keys(model.env).join(', ')} (from --dotenv)`);
+  if (model.source.options?.environment) lines.push(`environment: ${model.source.options.environment} (-e)`);
+  return lines;
+}
+
+// The entry's protocol (--tls, --http2, a certificate of yours), and what the generator does
+// with it (--tls-resume, --streams).
+function entryLines(p) {
+  const tls = p.deployment?.tls;
+  if (!tls) return [];
+  const cert = tls.cert
+    ? `your certificate ${tls.cert}${tls.ca ? ` (signed by ${tls.ca})` : ''}`
+    : "a certificate the lab makes, signed by a CA of the deployment's";
+  const lines = [
+    `entry: https, TLS${tls.http2 ? ' with HTTP/2 (ALPN h2)' : ''}, ${cert}; the replicas plain HTTP behind it`,
+  ];
+  const v = p.values;
+  const client = [
+    v['tls-resume'] === 'off'
+      ? 'a full handshake every new connection (--tls-resume off)'
+      : "resuming the last handshake's session",
+    ...(v.streams ? [`${v.streams} stream(s) in flight a connection (--streams)`] : []),
+  ];
+  lines.push(`the generator: ${client.join(', ')}`);
+  return lines;
+}
+
+// The autoscaler with its bounds and rule, the rollout with its time and surge.
+function elasticLines(p) {
+  const e = p.elastic;
+  if (!e) return [];
+  const lines = [];
+  if (e.autoscale) {
+    const a = e.autoscale;
+    const r = a.rule;
+    lines.push(
+      `autoscale: ${a.min} to ${a.max} replicas on ${a.metric} at ${a.target}${a.unit} a replica (Kubernetes' HPA rule: desired = ceil(replicas x metric / target), tolerance ${r.tolerance}, sync every ${r.syncS} s, up window ${r.upWindowS} s, down window ${r.downWindowS} s, up ${policies(r.upPolicies)}, down ${policies(r.downPolicies)}); a removed replica: pre-stop ${a.preStopS} s, grace ${a.graceS} s`,
+    );
+  }
+  if (e.rollout) {
+    const r = e.rollout;
+    lines.push(
+      `rollout: at ${r.atS} s into the load, every replica replaced one at a time (max surge ${r.maxSurge}, max unavailable ${r.maxUnavailable})${r.appNext ? ` by the new version in ${r.appNext}` : ''}; each old one: pre-stop ${r.preStopS} s, grace ${r.graceS} s`,
+    );
+  }
+  return lines;
+}
+const policies = (list) =>
+  (list || []).map((x) => `${x.value}${x.type === 'Percent' ? '%' : ''}/${x.periodS}s`).join(',');
+
+// The profile's window and sampling.
+function profileLines(p) {
+  const pr = p.profile;
+  if (!pr) return [];
+  const w = pr.at;
+  return [
+    `profile: ${w ? `${w.fromS}-${w.toS} s of the load (${w.rule})` : 'its window found when the load is known'}, sampled every ${pr.us} µs; the stores' statements over the same window`,
+  ];
 }
 
 // What a run of a script says before it starts: where the lab differs from Artillery on

@@ -66,6 +66,7 @@ function planDeploy(values, positional) {
   const tls = tlsOf(values, {
     balancer: values.balancer ?? resolveDeployment(positional).balancer.kind,
     runtime: values.engine ?? 'local',
+    host: values.host,
   });
   const deployment = resolveDeployment(positional, { ...values, edgeKind: values['edge-kind'], app, tls });
   if (app && deployment.workers > 1 && !app.run.node) {

@@ -13,6 +13,7 @@ const path = require('node:path');
 // once said to have exited with code 0.)
 const LOG = 'pm2.log';
 const EXIT = /App \[([^\]:]+):\d+\] exited with code \[([^\]]*)\] via signal \[([^\]]*)\]/;
+const STOPPING = /PM2 log: Stopping app:(\S+) id:\d+/;
 
 function mark(pm2Home) {
   try {
@@ -44,9 +45,20 @@ function restartsSince(pm2Home, from = 0, { maxBytes = 8 << 20 } = {}) {
     return {};
   }
   const out = {};
+  // Apps the lab stopped on purpose (a rollout's old replica, a scale down, the autoscaler's,
+  // `down`): pm2 says "Stopping app:NAME" before their exit, which is no crash. (A rollout's
+  // replaced replicas were once reported as "exited and was restarted ... a service that
+  // crashes under load".)
+  const stopping = new Set();
   for (const line of text.split('\n')) {
+    const stop = STOPPING.exec(line);
+    if (stop) {
+      stopping.add(stop[1]);
+      continue;
+    }
     const m = EXIT.exec(line);
     if (!m) continue;
+    if (stopping.delete(m[1])) continue;
     const a = (out[m[1]] ??= { restarts: 0, exitCodes: {} });
     a.restarts++;
     if (m[2] === '0' && m[3] && m[3] !== 'SIGINT') {

@@ -1,5 +1,6 @@
 'use strict';
 
+const fs = require('node:fs');
 const path = require('node:path');
 const YAML = require('yaml');
 const mergeWith = require('lodash/mergeWith');
@@ -11,6 +12,7 @@ const { REQUEST_TIMEOUT_S } = require('../../artillery/scenarios');
 const { checkModel, featuresOf, METHODS } = require('./model');
 const { requestName } = require('./naming');
 const { readPayloads } = require('./payload');
+const { jsonMapping } = require('./script-flags');
 const { artilleryEnsure } = require('./ensure');
 const { LIMITS, readBounded, fileProblem } = require('./limits');
 const { template } = require('./template');
@@ -131,12 +133,7 @@ function prepare(r, o, notes, configDoc = null) {
     if (fileProblem(beside) === null) r.js.config.processor = beside;
   }
   if (overrides) {
-    let ov;
-    try {
-      ov = JSON.parse(overrides);
-    } catch (err) {
-      throw labError('LAB_ERR_USAGE', `--overrides: not JSON (${err.message})`);
-    }
+    const ov = jsonMapping('overrides', overrides);
     mergeWith(r.js, ov, (objVal, srcVal) => (Array.isArray(srcVal) ? srcVal : undefined));
     if (!isMap(r.js.config)) r.fail(['config'], 'a mapping (after --overrides)');
   }
@@ -167,6 +164,7 @@ function withPayloadFile(r, payload, scriptFile, notes) {
     });
     return;
   }
+  const from = p.path === undefined ? 'the working folder' : "the script's folder";
   if (p.path === undefined) p.path = path.resolve(payload);
   else {
     notes.push({
@@ -175,6 +173,14 @@ function withPayloadFile(r, payload, scriptFile, notes) {
     });
     p.path = path.resolve(path.dirname(scriptFile || '.'), payload);
   }
+  // (Named as typed: a missing -p file was once "malformed scenario file ...: config.payload.path".)
+  let why = null;
+  try {
+    if (!fs.statSync(p.path).isFile()) why = 'not a file';
+  } catch (err) {
+    why = err.code === 'ENOENT' ? 'no such file' : `cannot read it (${err.code})`;
+  }
+  if (why !== null) throw labError('LAB_ERR_USAGE', `--payload ${payload}: ${why} (${p.path}, from ${from})`);
 }
 
 // --scenario-name NAME: the scenario named NAME, or the one whose name the regex NAME matches

@@ -38,15 +38,18 @@ const DOTENV_BYTES = 64 * 1024;
 const usage = (text) => labError('LAB_ERR_USAGE', text);
 
 // A JSON mapping given on the command line (--variables, --overrides).
+// (The value typed is named, cut to 80 characters: `--overrides '[1,2]'` was once reported as
+// a field of the script.)
 function jsonMapping(name, raw) {
+  const typed = `--${name} '${String(raw).length > 80 ? `${String(raw).slice(0, 77)}...` : raw}'`;
   let v;
   try {
     v = JSON.parse(raw);
   } catch (err) {
-    throw usage(`--${name}: not JSON (${err.message})`);
+    throw usage(`${typed}: not JSON (${err.message})`);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v))
-    throw usage(`--${name}: a JSON object, like '{"name": "value"}'`);
+    throw usage(`${typed}: expected a JSON object, like '{"name": "value"}'`);
   return v;
 }
 

@@ -1,6 +1,6 @@
 'use strict';
 
-const { labError } = require('../../common/errors');
+const { labError, installHint } = require('../../common/errors');
 const { aptInstall } = require('../programs/install');
 
 // A store's programs (lab/stores/): found, or installed from Debian's packages when the lab
@@ -19,7 +19,7 @@ async function ensureStore(store, log = () => {}) {
   throw labError(
     'LAB_ERR_STORE',
     store.name,
-    `${store.program} is not installed${output ? ` (apt-get: ${output.trim().split('\n').pop()})` : ''}: run \`sudo apt-get install -y ${store.package}\` (or run the lab as root, which installs it)`,
+    `${store.program} is not installed${output ? ` (apt-get: ${output.trim().split('\n').pop()})` : ''}: ${installHint(store.package)}`,
   );
 }
 

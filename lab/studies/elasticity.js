@@ -17,7 +17,10 @@ function plan(o) {
   const range = o.autoscale ?? RANGE;
   const [min, max] = range.split('-').map(Number);
   if (!(min >= 1 && max > min))
-    throw labError('LAB_ERR_USAGE', `--autoscale ${range}: the study compares MIN and MAX, so MIN < MAX`);
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--autoscale ${range}: expected 1 <= MIN < MAX (the study compares MIN replicas with MAX, and autoscaling between them)`,
+    );
   const yours = Boolean(o.app);
   if (yours && o.paths?.length > 1)
     throw labError(

@@ -115,6 +115,12 @@ const usageError = (text, usage) => labError('LAB_ERR_USAGE', usage ? `${text}\n
 // command does anything and returns { values (frozen, by flag name), positionals, help }.
 function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
   const all = { ...COMMON, ...flags };
+  // (A flag that needs one the command does not take could never be given: a mistake here.)
+  for (const [name, spec] of Object.entries(all)) {
+    const missing = spec.needs ? needsOf(spec.needs).flags.filter((f) => !all[f]) : [];
+    if (missing.length === needsOf(spec.needs ?? []).flags.length && missing.length)
+      throw new Error(`--${name} needs --${missing.join(' or --')}, which this command does not take`);
+  }
   const parseOptions = {};
   for (const [name, spec] of Object.entries(all)) {
     parseOptions[name] = {
@@ -198,9 +204,35 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     }
     // Which flags the user actually gave, for checks like "this flag needs that scenario".
     const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
+    checkNeeds(all, given);
     return { help: false, values: Object.freeze(values), given, positionals: words };
   }
-  return { parse, usage };
+  return { parse, usage, needsHelp: () => needsHelp(all) };
+}
+
+// A flag that means something only beside another declares it: `needs: { flags: [...], why }`
+// (any one of them will do), or the one flag's name. Given without it, it is refused before
+// anything runs (it was once taken and ignored: --pre-stop without a rollout, --streams
+// without HTTP/2), naming both and the reason. One table, read by the parse and by --help.
+const needsOf = (needs) =>
+  typeof needs === 'string' ? { flags: [needs], why: null } : { flags: [].concat(needs.flags), why: needs.why ?? null };
+function checkNeeds(all, given) {
+  for (const [name, spec] of Object.entries(all)) {
+    if (!spec.needs || !given.has(name)) continue;
+    const { flags, why } = needsOf(spec.needs);
+    if (!flags.some((f) => given.has(f))) throw labError('LAB_ERR_FLAG_NEEDS', name, flags, why);
+  }
+}
+
+// The help's lines for them: "  --pre-stop needs --rollout-at or --autoscale".
+function needsHelp(all) {
+  const lines = Object.entries(all)
+    .filter(([, spec]) => spec.needs)
+    .map(([name, spec]) => {
+      const { flags } = needsOf(spec.needs);
+      return `  --${name} needs ${flags.map((f) => `--${f}`).join(' or ')}`;
+    });
+  return lines.length ? `Flags that take effect only beside another (refused alone):\n${lines.join('\n')}` : '';
 }
 
 // One value of a repeatable flag: its parser's own LabError, or one usage line that says
@@ -226,4 +258,4 @@ function commandOf(usage) {
   return script ? `node ${script[1]}` : 'node lab/cli <command>';
 }
 
-module.exports = { defineCommand, flag, ROOT, usageError };
+module.exports = { defineCommand, flag, ROOT, usageError, needsOf };

@@ -65,10 +65,30 @@ const ADD = {
   onError: 'labError',
 };
 
+// A scenario of another engine that runs a function of the processor (Playwright's
+// testFunction or flowFunction) has no beforeScenario hook: its virtual users are counted as
+// they start by a function of the lab's in front of the script's own, looked up when called.
+// (A browser run once said "Scenarios launched: 2" beside "achieved 0 (0%)" for its phase.)
+const BROWSER_FUNCTIONS = ['testFunction', 'flowFunction'];
+function countArrivals(processor, scenario) {
+  for (const key of BROWSER_FUNCTIONS) {
+    const own = scenario[key];
+    if (typeof own !== 'string') continue;
+    const name = `labArrivalThen_${own}`;
+    processor[name] = function labArrivalThen(...args) {
+      const events = args[2];
+      if (events && typeof events.emit === 'function') events.emit('counter', `lab.arrivals.${second()}`, 1);
+      return processor[own].apply(this, args);
+    };
+    scenario[key] = name;
+  }
+}
+
 function addHooks(script) {
   if (!script.config.processor || typeof script.config.processor !== 'object') script.config.processor = {};
   Object.assign(script.config.processor, hooks);
   for (const scenario of script.scenarios || []) {
+    countArrivals(script.config.processor, scenario);
     nameSteps(scenario.flow);
     for (const [hook, fn] of Object.entries(ADD)) scenario[hook] = [].concat(scenario[hook] || [], fn);
   }

@@ -168,6 +168,8 @@ const COMMAND = defineCommand({
     'run-dir': flag.path(),
   },
 });
+// The usage, with the flags that take effect only beside another (the flag schema's needs).
+const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
 
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
@@ -206,7 +208,7 @@ function plan(argv) {
     throw labError('LAB_ERR_USAGE', '--deployments names one twice');
   checkSweep(values, sweep, deployments);
   // --tls / --http2: the entry of every deployment searched (checked against its kind here).
-  const tls = tlsOf(values, { balancer: values.balancer ?? 'nginx' });
+  const tls = tlsOf(values, { balancer: values.balancer ?? 'nginx', host: contextOf(values).host });
   if (values['tls-resume'] !== undefined && !tls) throw labError('LAB_ERR_USAGE', '--tls-resume is for a --tls entry');
   if (values['fresh-per-level'] && values['recovery-wait'] !== undefined)
     throw labError(
@@ -522,7 +524,7 @@ async function sweepReplicas(p, dir, kit, results) {
 
 async function httpCapacity(argv, { log }) {
   const p = plan(argv);
-  if (p.help) return { stdout: USAGE };
+  if (p.help) return { stdout: HELP };
   if (p.values.plan) return { stdout: planText(p) };
   holdDir(p.ctx.stateDir, '--state-dir');
   adoptStateDir(p.ctx.stateDir);
@@ -627,7 +629,7 @@ async function httpCapacity(argv, { log }) {
   return { stdout: `${capacityText(result)}${scaled}\n\nResults: ${dir}`, exitCode };
 }
 
-httpCapacity.usage = USAGE;
+httpCapacity.usage = HELP;
 httpCapacity.plan = plan;
 httpCapacity.planText = planText;
 httpCapacity.openSearchDir = openSearchDir;

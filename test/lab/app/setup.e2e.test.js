@@ -82,7 +82,7 @@ test('a set-up past --app-setup-timeout is stopped, and the message names the li
     '2s',
     ...place,
   ]);
-  expect(r.code).toBe(2);
+  expect(r.code).toBe(1);
   expect(errorCode(r.stderr)).toBe('LAB_ERR_APP_SETUP');
   expect(r.stderr).toMatch(
     /it ran past its limit of 2s and was stopped \(SIGTERM\); give it longer with --app-setup-timeout/,
@@ -104,7 +104,7 @@ test("a failing set-up's output comes back as its last lines, each cut to a stat
     `node -e "process.stdout.write('x'.repeat(3e6) + '\\\\nthe cause\\\\n')"; exit 4`,
     ...place,
   ]);
-  expect(r.code).toBe(2);
+  expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/exit code 4; its last lines:/);
   expect(r.stderr).toMatch(/x{240}\.\.\. \(\d+ more characters\)\n {2}the cause/);
   expect(r.stderr.length).toBeLessThan(2000);

@@ -215,6 +215,80 @@ test('a deployment whose replicas cannot change is refused before anything start
   const cdn = await lab(['scenario', 'asset', 'endurance', 'cdn', '--rollout-at', '5', '--duration', '20', ...place]);
   expect([cdn.code, errorCode(cdn.stderr)]).toEqual([2, 'LAB_ERR_ELASTIC']);
   const tuned = await lab(['scenario', 'ping', 'spikes', 'replicated', '--max-surge', '1', ...place]);
-  expect([tuned.code, errorCode(tuned.stderr)]).toEqual([2, 'LAB_ERR_USAGE']);
+  expect([tuned.code, errorCode(tuned.stderr)]).toEqual([2, 'LAB_ERR_FLAG_NEEDS']);
   expect((await lab(['status', '--json', '--state-dir', stateOf(place)])).stdout).toMatch(/"up": false/);
 });
+
+// Ctrl-C during npm run rollout, just after a new replica joined the entry: the step under way
+// finishes, and the state, the entry and the processes agree. (It once left the state at 4
+// replicas, the entry at 3, one running outside it.)
+test('npm run rollout: a version that exits at start is exit 1; Ctrl-C leaves the state, the entry and the running replicas in agreement', async () => {
+  const { startProgram } = require('../../helper');
+  const place = forDeploy(await ownPlace({ ports: 70 }));
+  const sd = stateOf(place);
+  const up = await lab(['deploy', 'replicated', '--app', apps('rolling'), '--json', ...place]);
+  expect(up.stderr).not.toMatch(/LAB_ERR/);
+  try {
+    // A new version that exits at start: the rollout did not finish, a failure of the run (exit
+    // 1), not a usage refusal (it once exited 2 after things ran).
+    const broken = await lab(['rollout', '--app-next', apps('rolling-broken'), '--grace', '3', '--state-dir', sd]);
+    expect({ code: broken.code, error: errorCode(broken.stderr) }).toEqual({ code: 1, error: 'LAB_ERR_APP' });
+    const run = await startProgram('lab/cli', ['rollout', '--grace', '3', '--state-dir', sd], {
+      ready: (err) => /in the entry after/.test(err),
+      timeoutMs: 60000,
+    });
+    const { code } = await run.stop('SIGINT');
+    expect(code).toBe(130);
+    expect(run.output().stderr).toMatch(/the rollout was interrupted: (replica-\d+, )+replica-\d+ up and in the entry/);
+    const s = JSON.parse((await lab(['status', '--json', '--state-dir', sd])).stdout);
+    const replicas = s.graph.nodes.filter((n) => n.kind === 'service').map((n) => n.name);
+    const entry = s.graph.nodes.find((n) => n.name === s.graph.entry).upstreams;
+    expect([...entry].sort()).toEqual([...replicas].sort());
+    const online = s.live.filter((p) => p.name.startsWith('replica-') && p.status === 'online').map((p) => p.name);
+    expect(online.sort()).toEqual([...replicas].sort());
+  } finally {
+    await lab(['down', '--state-dir', sd]);
+  }
+}, 240000);
+
+test('Ctrl-C during a scenario rollout: the partial summary says the rollout was under way, how far it got', async () => {
+  const fs2 = require('node:fs');
+  const { startProgram } = require('../../helper');
+  const place = await ownPlace({ ports: 70 });
+  const results = place[place.indexOf('--results-dir') + 1];
+  const run = await startProgram(
+    'lab/cli',
+    [
+      'scenario',
+      '/sleep?ms=300',
+      'endurance',
+      'replicated',
+      '--app',
+      apps('rolling'),
+      '--rate',
+      '10',
+      '--duration',
+      '30',
+      '--rollout-at',
+      '2',
+      '--max-surge',
+      '1',
+      '--max-unavailable',
+      '0',
+      '--generator',
+      'fast',
+      '--no-graphite',
+      ...place,
+    ],
+    { ready: (err) => /in the entry after/.test(err), timeoutMs: 120000 },
+  );
+  const { code } = await run.stop('SIGINT');
+  expect(code).toBe(130);
+  const [dir] = fs2.readdirSync(results);
+  const s = JSON.parse(fs2.readFileSync(path.join(results, dir, 'summary.json'), 'utf8'));
+  expect(s.status).toBe('interrupted');
+  expect(s.rollout.error).toMatch(
+    /^the run ended during the rollout, [\d.]+ s in: \d of 3 replica\(s\) replaced, [1-9] new one\(s\) started/,
+  );
+  expect((await lab(['status', '--json', '--state-dir', stateOf(place)])).stdout).toMatch(/"up": false/);
+}, 240000);

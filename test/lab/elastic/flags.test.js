@@ -44,7 +44,6 @@ describe('--autoscale and --rollout-at, checked before anything starts', () => {
     expect(codeOf(() => elasticOf({ autoscale: '4-2' }))).toMatch(
       /LAB_ERR_USAGE: --autoscale 4-2: expected 1 <= MIN <= MAX <= 32/,
     );
-    expect(codeOf(() => elasticOf({ 'autoscale-metric': 'loop' }))).toMatch(/--autoscale-metric tunes --autoscale/);
     expect(codeOf(() => elasticOf({ autoscale: '1-4', 'autoscale-metric': 'rps' }))).toMatch(
       /rps has no default target: give --autoscale-target rps=N/,
     );
@@ -54,8 +53,6 @@ describe('--autoscale and --rollout-at, checked before anything starts', () => {
     expect(codeOf(() => elasticOf({ autoscale: '1-4', 'autoscale-metric': 'loop' }, { probe: false }))).toMatch(
       /reads the runtime probe: drop --no-probe/,
     );
-    expect(codeOf(() => elasticOf({ 'max-surge': '1' }))).toMatch(/--max-surge tunes a rollout: add --rollout-at T/);
-    expect(codeOf(() => elasticOf({ grace: 5 }))).toMatch(/--grace is for replicas that are removed/);
     expect(codeOf(() => elasticOf({ 'rollout-at': 70 }, { durationS: 60 }))).toMatch(/the load lasts 60 s/);
     expect(codeOf(() => elasticOf({ 'rollout-at': 5, 'app-next': '/x' }))).toMatch(
       /--app-next is the new version of --app/,
@@ -65,6 +62,26 @@ describe('--autoscale and --rollout-at, checked before anything starts', () => {
       /one change of the replicas at a time/,
     );
     expect(codeOf(() => elasticOf({ autoscale: '1-2' }, { runtime: 'swarm' }))).toMatch(/--engine local or compose/);
+  });
+
+  // The tuning flags alone: refused by the command's flag schema, naming what they need.
+  test('a flag that tunes an autoscaler or a rollout, alone, is refused by the command (exit 2), naming what it needs', () => {
+    const scenario = require('../../../lab/commands/scenario');
+    const refused = (...flags) => codeOf(() => scenario.plan(['ping', 'load', 'replicated', ...flags]));
+    expect(refused('--autoscale-metric', 'loop')).toBe(
+      'LAB_ERR_FLAG_NEEDS: --autoscale-metric needs --autoscale: it tunes the autoscaler',
+    );
+    expect(refused('--max-surge', '1')).toBe('LAB_ERR_FLAG_NEEDS: --max-surge needs --rollout-at: it tunes a rollout');
+    for (const f of [
+      ['--grace', '5'],
+      ['--pre-stop', '5s'],
+    ])
+      expect(refused(...f)).toMatch(
+        new RegExp(
+          `^LAB_ERR_FLAG_NEEDS: ${f[0]} needs --rollout-at or --autoscale: it is how a replica the lab removes is stopped`,
+        ),
+      );
+    expect(refused('--pre-stop', '5s', '--rollout-at', '5')).toBe('no error');
   });
 
   test('a deployment whose replicas cannot change is refused with its reason (exit 2)', () => {

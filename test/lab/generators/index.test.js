@@ -25,7 +25,7 @@ test.each([
     'closed',
     { given: new Set(['pipelining']) },
     'LAB_ERR_FLAG_NEEDS',
-    /^--pipelining needs --keepalive$/,
+    /^--pipelining needs --keepalive: requests are pipelined on a connection that stays open$/,
   ],
   [
     'an ask it does not support',

@@ -31,6 +31,6 @@ test('an https:// target: its CA, resumption on unless --tls-resume off, HTTP/2 
 
 test('their flags each with a help line; --pipelining only with --keepalive; load nodes and several targets', () => {
   for (const spec of Object.values(OWN_FLAGS)) expect(spec.help).toBeTruthy();
-  expect(OWN_FLAGS.pipelining.needs).toBe('keepalive');
+  expect(OWN_FLAGS.pipelining.needs.flags).toEqual(['keepalive']);
   expect(OWN_SUPPORTS).toEqual(expect.arrayContaining(['targets', 'load-nodes']));
 });

@@ -104,6 +104,11 @@ browserTest(
       expect(r.code).toBe(0);
       const s = JSON.parse(r.stdout);
       expect(s.status).toBe('completed');
+      // The virtual users launched, counted alike in the totals and in the phase (it once said
+      // "Scenarios launched: 2" beside "achieved 0 (0%)").
+      expect(s.scenariosLaunched).toBe(2);
+      expect(s.phases.reduce((a, ph) => a + ph.launched, 0)).toBe(2);
+      expect(r.stdout).not.toMatch(/launched 0 arrivals/);
       // The same pages and files, by the same two virtual users.
       expect(pagesOf(srv.seen)).toEqual(reference);
       // Pages and their codes as Artillery's own report counts them (the favicon's, fetched
@@ -176,3 +181,36 @@ browserTest(
   },
   300000,
 );
+
+// A browser's script planned on a machine without Chromium: refused before anything starts,
+// with the command to install it as this user would run it (as root it once said "or run the
+// lab as root"); with Chromium, the plan says the scenarios are the browser's, not an empty list.
+test("a Playwright script's --plan: what the browser runs, or the missing browser named before anything starts", async () => {
+  const file = scriptDir('http://127.0.0.1:1');
+  const plan = await lab([
+    'scenario',
+    '--script',
+    file,
+    'single',
+    '--generator',
+    'artillery',
+    '--plan',
+    ...(await ownPlace()),
+  ]);
+  expect(plan.stdout).toMatch(
+    /^requests: none of the lab's to list; the script's scenarios run on .*the playwright engine \(scenarios\[0\]\.engine\), by Artillery$/m,
+  );
+  const none = await lab(
+    ['scenario', '--script', file, 'single', '--generator', 'artillery', '--plan', ...(await ownPlace())],
+    {
+      env: { LAB_CHROMIUM: '/nonexistent/chromium' },
+    },
+  );
+  expect(none.code).toBe(1);
+  expect(errorCode(none.stderr)).toBe('LAB_ERR_KIND_MISSING');
+  expect(none.stderr).toMatch(
+    process.getuid() === 0
+      ? /run `apt-get install -y chromium` \(or `npm run setup`/
+      : /run `sudo apt-get install -y chromium` \(or run the lab as root/,
+  );
+});

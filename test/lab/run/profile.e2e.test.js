@@ -145,13 +145,45 @@ test("a database's heaviest statement named first, in the summary and the findin
   expect(Array.isArray(s.stores.redis.commands)).toBe(true);
 }, 300000);
 
+// A load ramp's busiest seconds are its last: the window ends with the load, whose end once
+// cleared the statements' timer before it fired (no statements, no commands, no note).
+test("a ramp profiled to its end: the database's statements and the cache's commands are read", async () => {
+  const { r, s } = await scenario([
+    '/crunch?n=100000',
+    'load',
+    'single',
+    '--app',
+    app('ledger'),
+    '--with',
+    'postgres,redis',
+    '--app-setup',
+    'npm run migrate',
+    '--scale',
+    '0.1',
+    '--rate-scale',
+    '0.2',
+  ]);
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  expect(s.profile.window.toS).toBe(12);
+  expect(s.stores.postgres.statements.length).toBeGreaterThan(0);
+  expect(s.stores.postgres.statements[0].calls).toBeGreaterThan(10);
+  expect(Array.isArray(s.stores.redis.commands)).toBe(true);
+}, 300000);
+
 test('bad input: --profile with --no-probe, a window without --profile, a window past the run', async () => {
   const where = ['--state-dir', require('../../helper').tmpStateDir()];
   const bad = [
     [['ping', 'load', 'single', '--profile', '--no-probe'], /cannot go with --no-probe/],
-    [['ping', 'load', 'single', '--profile-window', '1-5'], /--profile-window is for --profile/],
+    [['ping', 'load', 'single', '--profile-window', '1-5'], /--profile-window needs --profile/],
     [['ping', 'load', 'single', '--profile', '--profile-window', 'soon'], /expected FROM-TO/],
     [['ping', 'load', 'single', '--profile', '--profile-interval', '5'], /--profile-interval/],
+    // A window past the load's end, refused before anything starts (it once ran, "completed",
+    // with no profile): the load's length said.
+    [
+      ['ping', 'endurance', 'single', '--rate', '5', '--duration', '6', '--profile', '--profile-window', '100-110'],
+      /--profile-window 100-110: the window ends at 110 s, after the run's 6 s/,
+    ],
+    [['ping', 'load', 'single', '--profile', '--profile-window', '30-20'], /it ends at 20 s, before it begins at 30 s/],
   ];
   for (const [args, re] of bad) {
     const r = await lab(['scenario', ...args, '--plan', ...where]);

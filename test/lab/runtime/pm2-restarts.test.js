@@ -40,3 +40,16 @@ test('no log: no restarts counted, and no error', () => {
   expect(mark('/no/such/home')).toBe(0);
   expect(restartsSince('/no/such/home', 0)).toEqual({});
 });
+
+// A rollout replaces replicas on purpose: pm2 says "Stopping app" before each exit (seen in a
+// state folder's pm2.log after --rollout-at). Those are no restarts; a crash after is one.
+test('an app the lab stopped on purpose is no restart; one that exited on its own after is', () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pm2-'));
+  const stopped = (name, id) =>
+    `2026-11-28T03:42:01: PM2 log: Deleting process ${id}\n2026-11-28T03:42:01: PM2 log: Stopping app:${name} id:${id}\n2026-11-28T03:42:01: PM2 log: App [${name}:${id}] exited with code [0] via signal [SIGTERM]\n2026-11-28T03:42:01: PM2 log: pid=12919 msg=process tree killed (1 pids)\n`;
+  fs.writeFileSync(
+    path.join(home, 'pm2.log'),
+    stopped('replica-1', 0) + stopped('replica-2', 1) + lines(1, 'replica-2', 1),
+  );
+  expect(restartsSince(home, 0)).toEqual({ 'replica-2': { restarts: 1, exitCodes: { 1: 1 } } });
+});

@@ -173,7 +173,7 @@ test("a lock file out of sync: npm's own cause, exit 2, nothing left", async () 
   });
   const place = forDeploy(await ownPlace());
   const r = await lab(['deploy', 'single', '--app', dir, ...place]);
-  expect(r.code).toBe(2);
+  expect(r.code).toBe(1);
   expect(errorCode(r.stderr)).toBe('LAB_ERR_APP');
   expect(r.stderr).toMatch(/Missing: left-pad@1\.3\.0 from lock file/);
   expect(r.stderr).not.toMatch(/npm help ci/);
@@ -229,7 +229,7 @@ test('a service slow to start: the time-out names its setting, and its last line
     '2s',
     ...place,
   ]);
-  expect(r.code).toBe(2);
+  expect(r.code).toBe(1);
   expect(errorCode(r.stderr)).toBe('LAB_ERR_APP');
   expect(r.stderr).toMatch(
     /did not answer HTTP within 2s \(ECONNREFUSED\), the limit of --app-start-timeout\. If it is still starting, give it longer/,
@@ -247,7 +247,7 @@ test('a service slow to start: the time-out names its setting, and its last line
     `node --experimental-permission --allow-fs-read=${path.join(strict, 'server.js')} server.js`,
     ...place,
   ]);
-  expect(denied.code).toBe(2);
+  expect(denied.code).toBe(1);
   expect(denied.stderr).toMatch(/ERR_ACCESS_DENIED/);
   expect(denied.stderr).toMatch(/deploys with --no-probe/);
 }, 120000);

@@ -144,7 +144,7 @@ test('--environment and --overrides, as Artillery applies them; config templates
   expect(readScript(file).variables).toEqual({ who: 'ann' });
   delete process.env.LAB_TEST_WHO;
   expect(readScript(file, { environment: 'nope' }).notes[0].note).toMatch(/environment nope is not defined/);
-  expect(() => readScript(file, { overrides: '{bad' })).toThrow(/--overrides: not JSON/);
+  expect(() => readScript(file, { overrides: '{bad' })).toThrow(/--overrides '{bad': not JSON/);
 });
 
 test("Artillery's order: --overrides after the environment (they win), --variables over config.variables", () => {

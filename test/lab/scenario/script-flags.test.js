@@ -48,8 +48,10 @@ test('refused with a usage error (exit 2): a script flag without a script, --cou
     message: expect.stringMatching(/--config is for a script \(--script FILE\)/),
   });
   expect(refusal({ script: '/s.yml', count: '4' }).message).toMatch(/--count: .*--load-nodes N/);
-  expect(refusal({ script: '/s.yml', variables: '{nope' }).message).toMatch(/--variables: not JSON/);
-  expect(refusal({ script: '/s.yml', variables: '[1]' }).message).toMatch(/--variables: a JSON object/);
+  expect(refusal({ script: '/s.yml', variables: '{nope' }).message).toMatch(/--variables '{nope': not JSON/);
+  expect(refusal({ script: '/s.yml', variables: '[1]' }).message).toMatch(
+    /--variables '\[1\]': expected a JSON object/,
+  );
   expect(refusal({ script: '/s.yml', dotenv: '/nonexistent/x.env' }).message).toMatch(
     /--dotenv \/nonexistent\/x.env: cannot read it \(ENOENT\)/,
   );

