@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # npm test: lint, then the unit tests (no process started, as many workers as cores), then the
-# end-to-end tests (*.e2e.test.js: the real CLI, deployments, browsers), four at a time, then
-# those that find a knee against time, one at a time (jest.config.js's ALONE). Each step runs even
-# when one before failed, so one run says everything; the last line is `N passed, N failed`
-# for all of them (test-output/summary.txt, read by .ci/run).
+# end-to-end tests (*.e2e.test.js: the real CLI, deployments, browsers), six at a time
+# (jest.config.js). Each step runs even when one before failed, so one run says everything;
+# the last line is `N passed, N failed, N skipped` for all of them (test-output/summary.txt,
+# read by .ci/run). The container and cluster suites are .ci/run's (npm run test:containers,
+# test:cluster).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-output
@@ -15,16 +16,17 @@ export LAB_TEST_RUN
 rc=0
 passed=0
 failed=0
+skipped=0
 count() {
-  local sp sf
-  read -r sp _ sf _ < test-output/summary.txt
+  local sp sf ss
+  read -r sp _ sf _ ss _ < test-output/summary.txt
   passed=$((passed + sp))
   failed=$((failed + sf))
+  skipped=$((skipped + ${ss:-0}))
 }
 
-# Which steps (LAB_TEST_SETS, default all: lint unit e2e alone); npm run test:busy runs the
-# last two.
-sets=" ${LAB_TEST_SETS:-lint unit e2e alone} "
+# Which steps (LAB_TEST_SETS, default all: lint unit e2e); npm run test:busy runs the last.
+sets=" ${LAB_TEST_SETS:-lint unit e2e} "
 
 # Lint: ESLint, Prettier, and no import cycle between lab/'s folders, three checks.
 if [[ $sets == *" lint "* ]]; then
@@ -35,12 +37,11 @@ fi
 
 # (Unit tests start no process: as many workers as cores. The end-to-end ones keep the
 # configured count, most of their time spent waiting on the processes they start.)
-for project in unit e2e alone; do
+for project in unit e2e; do
   [[ $sets == *" $project "* ]] || continue
   rm -f test-output/summary.txt
   workers=()
   [ "$project" = unit ] && workers=(--maxWorkers=100%)
-  [ "$project" = alone ] && workers=(--runInBand)
   LAB_TESTS=$project npx --no-install jest "${workers[@]}" "$@" || rc=1
   if [ -f test-output/summary.txt ]; then count; else failed=$((failed + 1)); rc=1; fi
 done
@@ -48,6 +49,6 @@ done
 # Last: nothing of the suite's may still run (one more check, counted like a test).
 if node test/leftovers.js; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; fi
 
-echo "$passed passed, $failed failed" > test-output/summary.txt
+echo "$passed passed, $failed failed, $skipped skipped" > test-output/summary.txt
 cat test-output/summary.txt
 exit "$rc"

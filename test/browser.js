@@ -7,11 +7,11 @@ const path = require('node:path');
 // need it call `browserTest`, which skips with the reason printed (never passes silently)
 // where there is none.
 const { CHROMIUM, available, SKIP_REASON, launch } = require('../lab/report/chromium');
+const { onlyWith } = require('./requires');
 
+// (Its skip counted, and a failure where the set-up ran as root: ./requires.js.)
 function browserTest(name, fn, timeoutMs) {
-  if (available()) return test(name, fn, timeoutMs);
-  process.stderr.write(`skipped "${name}": ${SKIP_REASON}\n`);
-  return test.skip(`${name} [skipped: ${SKIP_REASON}]`, fn);
+  return onlyWith('chromium')(name, fn, timeoutMs);
 }
 
 // What a person meets on a page, read from the rendered DOM (not from the HTML text):
@@ -138,7 +138,20 @@ async function openPage(browser, file, shot) {
   }
 }
 
+// One browser for a file's tests, launched before them where there is one and closed after:
+// `const browser = sharedBrowser();` then `browser()` in a test. (The same block stood in nine
+// files.)
+function sharedBrowser() {
+  let browser = null;
+  beforeAll(async () => {
+    if (available()) browser = await launch();
+  });
+  afterAll(async () => browser && browser.close());
+  return () => browser;
+}
+
 module.exports = {
+  sharedBrowser,
   browserTest,
   launch,
   readPage,

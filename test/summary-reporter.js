@@ -3,14 +3,17 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-// Ends every jest run with the plain line CI reads, `N passed, N failed`, and keeps it in
-// test-output/summary.txt so .ci/run can print it last whatever npm prints after.
+// Ends every jest run with the plain line CI reads, `N passed, N failed, N skipped`, and keeps
+// it in test-output/summary.txt so .ci/run can print it last whatever npm prints after. A skip
+// is counted, never silent: a test skipped for what the machine lacks says why in its name
+// (test/requires.js).
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     // A suite that could not run counts once, unless its tests were already counted.
     const broken = results.testResults.filter((r) => r.testExecError && r.numFailingTests === 0).length;
     const failed = results.numFailedTests + broken;
-    const line = `${results.numPassedTests} passed, ${failed} failed`;
+    const skipped = results.numPendingTests + (results.numTodoTests || 0);
+    const line = `${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped`;
     const dir = path.join(__dirname, '..', 'test-output');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'summary.txt'), `${line}\n`);

@@ -3,6 +3,7 @@
 const { searchCapacity } = require('./search');
 const { verify } = require('./verify');
 const { CHANGED } = require('./verdict');
+const { othersRose } = require('./machine');
 
 // One deployment's whole search, over a session's measure, recover and settle
 // (./session.js, or a simulated one in the tests): the search (./search.js); then, once the
@@ -21,6 +22,7 @@ async function searchDeployment(p, o) {
     maxLevels: p.maxLevels,
     recover: o.recover,
     limit: o.limit,
+    noisy: othersRose,
   });
   const ended = CHANGED.includes(found.stop.kind) || ['level-failed', 'time-limit'].includes(found.stop.kind);
   if (!found.held || ended) return { found, verification: null };

@@ -5,11 +5,7 @@
 // whether this deployment was what set the limit. Where the generator could not go higher, or
 // this machine's cores were all busy (generator included), the answer is "at least": a floor
 // of what the deployment takes on a machine of its own, not its capacity.
-// The machine counts as the limit from this share of its cores busy (every node's CPU and the
-// generator's): past it, the kernel's own work for the connections (loopback TCP, not counted
-// in any process) takes the rest. /ping on single broke at 3,100/s with the processes' CPU at
-// 86% of both cores, the generator 85% of one.
-const MACHINE_BUSY = 0.85;
+const { MACHINE_BUSY, levelBusy, machineBusy } = require('./machine');
 
 // The generator was late enough at the rate that broke the SLO for its lateness (which the
 // latency, timed from due times, includes) to be part of the break: a p99 send lag over 5 ms
@@ -193,9 +189,15 @@ function verdictOf(name, deployment, found, verification, p) {
     bound = 'max-levels';
     why = `the search's ${found.stop.maxLevels} levels (--max-levels) ended before a level broke the SLO`;
   } else if (busy >= MACHINE_BUSY) {
-    // (A busy machine makes the generator late too: the cause is said, not the symptom.)
+    // (A busy machine makes the generator late too: the cause is said, not the symptom. Busy
+    // with the run's own processes, the machine was the limit; busy with other work, the
+    // deployment may hold more on a machine of its own.)
     bound = 'machine';
-    why = `this machine was the limit: its cores were ${Math.round(busy * 100)}% busy, the generator's ${at.generatorCpuPct ?? '-'}% of a core included`;
+    const own = Math.max(0, ...[found.broke, ...last.runs].filter(Boolean).map((l) => l.machineShare ?? 0));
+    why =
+      own >= MACHINE_BUSY
+        ? `this machine was the limit: its cores were ${Math.round(busy * 100)}% busy, the generator's ${at.generatorCpuPct ?? '-'}% of a core included`
+        : `this machine was busy with other work: its cores were ${Math.round(busy * 100)}% busy, this run's own processes ${Math.round(own * 100)}%; on a machine of its own the deployment may hold more`;
   } else if (late !== null) {
     bound = 'generator';
     why = `the generator was late at ${found.broke.rate}/s (p99 send lag ${late} ms, which the latency that broke the SLO includes): the break is its as much as the deployment's`;
@@ -295,16 +297,6 @@ function notRanked(results) {
   if (!changed.length || results.length < 2) return null;
   return `not ranked: the service changed under the search of ${changed.map((r) => r.deployment).join(', ')} (${[...new Set(changed.map((r) => r.bound))].join(', ')}), so the figures of each deployment depend on the state the service was in when it was searched, not on the deployment; ${FRESH_HINT}`;
 }
-
-// How busy this machine was at a level, 0 to 1: the run's processes' CPU (the generator's
-// included) or the whole machine's cores (every program, the kernel's work for the
-// connections included: /proc/stat), whichever is higher. One figure for each row's bound and
-// for the sentence over all rows (once the rows used one and the sentence the other, and they
-// disagreed).
-const levelBusy = (l) => Math.max(l?.machineShare ?? 0, l?.coresShare ?? 0);
-// Over the levels that tell a deployment's limit (the level that broke, the runs at the rate
-// verified).
-const machineBusy = (levels) => Math.max(0, ...levels.filter(Boolean).map(levelBusy));
 
 // Every deployment searched broke at about the same rate (within SAME_RATE of their middle
 // one), and each was limited by this machine by the rows' own rule (MACHINE_BUSY busy or

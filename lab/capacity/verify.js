@@ -78,7 +78,10 @@ async function verify(
     );
     if (ok || out.stop) break;
     if (tries === 0 && rate === found.held.rate) {
-      const told = await tellApart(p, found.held, runs.find((r) => !r.ok) ?? runs[0], {
+      // (How often the search held this rate: twice, its level and the measure again before
+      // bisecting, is evidence it held; once, at the knee's edge, is not.)
+      const heldTimes = (found.levels || []).filter((l) => l.rate === rate && l.ok).length;
+      const told = await tellApart(p, found.held, runs.find((r) => !r.ok) ?? runs[0], heldTimes, {
         measure: again,
         recover: recover && recovered,
         limit,
@@ -96,7 +99,7 @@ async function verify(
 // The first verification broke at the rate the search held: measured again as the search
 // measured it (its hold), twice at most; both broke is drift, one held is a knee that moves
 // with the hold. On a fresh deployment per level (no `recover`) nothing changed under it.
-async function tellApart(p, held, broke, { measure, recover, limit, log, name }) {
+async function tellApart(p, held, broke, heldTimes, { measure, recover, limit, log, name }) {
   const moves = { rate: held.rate, heldS: held.holdS, brokeS: broke.holdS };
   if (!recover) return { moves };
   const again = [];
@@ -114,7 +117,9 @@ async function tellApart(p, held, broke, { measure, recover, limit, log, name })
     const stopped = await recover(level);
     if (stopped) return { again, stop: stopped };
   }
-  return { again, drift: againDrift(held, broke, again) };
+  // (Broken again twice, but held only once in the search or on a machine too busy to tell: no
+  // claim, the verification steps down.)
+  return { again, drift: againDrift(held, broke, again, heldTimes) };
 }
 
 module.exports = { verify, stepDown, MAX_TRIES, RULE };

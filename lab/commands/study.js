@@ -114,6 +114,9 @@ const COMMAND = defineCommand({
     script: flag.path(),
     slo: flag.list((v) => parseSlo(v).text),
     'fresh-per-level': flag.bool(),
+    // The highest rate a study's capacity searches try (capacity --max-rate): a ceiling its
+    // deployments are said to hold "at least".
+    'max-rate': { type: 'number', above: 0, max: 1000000 },
     tls: TLS_FLAGS.tls,
     http2: TLS_FLAGS.http2,
     autoscale: ELASTIC_FLAGS.autoscale,
@@ -218,8 +221,10 @@ function options(study, values) {
         values[f] !== undefined ? [`--${f}`, `${values[f]}s`] : [],
       ),
     ],
-    // The capacity runs' own: a fresh deployment per level (a service whose state grows).
+    // The capacity runs' own: a fresh deployment per level (a service whose state grows), and
+    // the highest rate tried.
     freshPerLevel: values['fresh-per-level'],
+    maxRate: values['max-rate'],
     // --profile, passed on to every run (checked here: not with --no-probe); --tls and
     // --http2 too (checked against each --balancers kind).
     profileArgs: [

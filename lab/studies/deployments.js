@@ -126,6 +126,7 @@ function plan(o) {
         ...appArgs,
         ...(o.slos ?? []).flatMap((s) => ['--slo', s]),
         ...(o.freshPerLevel ? ['--fresh-per-level'] : []),
+        ...(o.maxRate ? ['--max-rate', String(o.maxRate)] : []),
         // A quick study verifies once, and a very quick one holds short levels (a smoke run).
         ...(o.scale < 1 ? ['--repetitions', '1'] : []),
         ...(o.scale <= 0.2 ? ['--hold', '3s', '--warmup', '1s', '--precision', '0.2', '--start', '100'] : []),

@@ -231,10 +231,12 @@ module.exports = {
     "the course's spikes asked of a deployment whose replicas change: Kubernetes' autoscaling rule replayed on the lab's own deployment",
     'a rollout under load, which no load tester does: it does not deploy',
   ],
-  // (Your service's own, but --fresh-per-level and --profile, which are the capacity runs'.)
+  // (Your service's own, but --fresh-per-level, --max-rate and --profile, which are the capacity
+  // runs'.)
   flags: [
     ...YOUR_SERVICE_FLAGS.filter(
-      (f) => !['fresh-per-level', 'profile', 'profile-interval', 'slo', 'script', 'tls', 'http2'].includes(f),
+      (f) =>
+        !['fresh-per-level', 'max-rate', 'profile', 'profile-interval', 'slo', 'script', 'tls', 'http2'].includes(f),
     ),
     'autoscale',
     'autoscale-metric',

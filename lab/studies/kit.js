@@ -201,6 +201,7 @@ const YOUR_SERVICE_FLAGS = Object.freeze([
   'app-setup-timeout',
   'app-start-timeout',
   'fresh-per-level',
+  'max-rate',
   'profile',
   'profile-interval',
   'tls',

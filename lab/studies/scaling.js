@@ -62,6 +62,7 @@ function plan(o) {
       ...appArgs,
       ...(o.slos ?? []).flatMap((s) => ['--slo', s]),
       ...(o.freshPerLevel ? ['--fresh-per-level'] : []),
+      ...(o.maxRate ? ['--max-rate', String(o.maxRate)] : []),
       // A quick study verifies once, with short levels.
       ...(o.scale < 1 ? ['--repetitions', '1', '--hold', '3s', '--warmup', '1s', '--precision', '0.1'] : []),
     ],

@@ -74,6 +74,7 @@ function plan(o) {
           ...slos.flatMap((s) => ['--slo', s]),
           '--start',
           '100',
+          ...(o.maxRate ? ['--max-rate', String(o.maxRate)] : []),
           ...quick,
         ],
       });
@@ -198,7 +199,7 @@ module.exports = {
     "the course's deployment question asked of the entry: the same three replicas of the lab's service, the entry's kind and TLS mode the only change between cells",
     "the certificate is the lab's own (ECDSA P-256), made for the run; clients open a new connection for every arrival, as Artillery does",
   ],
-  flags: ['slo', 'rate-scale', 'profile', 'profile-interval'],
+  flags: ['slo', 'rate-scale', 'profile', 'profile-interval', 'max-rate'],
   plan,
   sections,
   MODES,

@@ -1,5 +1,6 @@
 'use strict';
 
+const { onlyWith } = require('../requires');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -25,7 +26,7 @@ function withFakeApt(aptExit) {
   return { ...r, log };
 }
 
-const asRoot = process.getuid && process.getuid() === 0 ? test : test.skip;
+const asRoot = onlyWith('root');
 
 asRoot("apt's progress goes to a log file: one line for the group of packages", () => {
   const r = withFakeApt(0);

@@ -36,3 +36,21 @@ test('what held no longer holds, twice, as the search measured it: drift; held o
     /: the service changed under its search \(drift: what held at first no longer holds\), so its capacity depends on its state and no rate measured now is it\. Measure it with --fresh-per-level .*, or reset its data with --app-setup$/,
   );
 });
+
+test('on a machine too busy to tell, neither rule claims drift; held once in the search, neither does the second', () => {
+  // (Others busy: the machine's cores less the run's own processes, more than at the baseline.)
+  expect(settledDrift(probe(4.9), probe(12.6, 0, { coresShare: 0.96, machineShare: 0.1 }))).toBeNull();
+  // The service's own processes busy are no such doubt; nor other work as busy at the baseline.
+  expect(settledDrift(probe(4.9), probe(12.6, 0, { coresShare: 0.96, machineShare: 0.9 }))).not.toBeNull();
+  const busyBoth = { coresShare: 0.9, machineShare: 0.1 };
+  expect(settledDrift(probe(4.9, 0, busyBoth), probe(12.6, 0, busyBoth))).not.toBeNull();
+  const held = { rate: 50, holdS: 20 };
+  const broke = { rate: 50, holdS: 40, ok: false };
+  const again = [
+    { rate: 50, holdS: 20, ok: false },
+    { rate: 50, holdS: 20, ok: false, coresShare: 0.9, machineShare: 0.2 },
+  ];
+  expect(againDrift(held, broke, again)).toBeNull();
+  expect(againDrift(held, broke, [again[0], again[0]], 1)).toBeNull();
+  expect(againDrift(held, broke, [again[0], again[0]], 2)).not.toBeNull();
+});

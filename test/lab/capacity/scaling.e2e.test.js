@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, ownPlace, errorCode, tmpStateDir, ROOT } = require('../../helper');
-const { browserTest, launch, openPage } = require('../../browser');
+const { browserTest, openPage, sharedBrowser } = require('../../browser');
 
 // How many replicas (issue 53): capacity --replicas on a CPU-bound service the lab has never
 // seen (test/fixtures/apps/loops, /spin?ms=5), each replica capped at 15% of a core, the law
@@ -16,13 +16,9 @@ const { browserTest, launch, openPage } = require('../../browser');
 const LOOPS = path.join(ROOT, 'test', 'fixtures', 'apps', 'loops');
 // (--start 40: one capped replica cannot take it, and the search steps down from it; it once
 // stopped there, with no figure at one replica, no fit and no prediction.)
-const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.2', '--start', '40'];
+const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.3', '--start', '40'];
 
-let browser;
-beforeAll(async () => {
-  if (require('../../browser').available()) browser = await launch();
-});
-afterAll(async () => browser && browser.close());
+const browser = sharedBrowser();
 
 browserTest(
   'a sweep of 1 to 4 capped replicas: each capacity, the law fitted, 5 predicted then measured, the need; its page',
@@ -75,7 +71,7 @@ browserTest(
     expect(s.measured).toMatchObject({ replicas: 5 });
     expect(out.deployments.map((d) => d.replicas)).toEqual([1, 2, 3, 4, 5]);
     // The page, as a person meets it: the scaling chart drawn with its points.
-    const seen = await openPage(browser, path.join(out.resultsDir, 'capacity.html'), 'capacity-scaling-run');
+    const seen = await openPage(browser(), path.join(out.resultsDir, 'capacity.html'), 'capacity-scaling-run');
     expect(seen.problems).toEqual([]);
     const chart = seen.charts.find((c) => /with N replicas/.test(c.title));
     expect(chart.marks).toBeGreaterThanOrEqual(1);

@@ -204,3 +204,29 @@ test('SLOs: latency and errors, whole or by request; a rate is refused; samples 
   expect(samplesFor([parseSlo('p99<200'), parseSlo('errors<1%')])).toBe(2000);
   expect(samplesFor([parseSlo('p50<20')])).toBe(100);
 });
+
+// Twice broken while other work kept the machine busy is no evidence the service changed: the
+// bisection goes on from what held.
+test('the level that held, broken twice again on a machine other work kept busy: no hysteresis claimed', async () => {
+  let overloaded = false;
+  const measure = async (rate) => {
+    if (rate > 110) overloaded = true;
+    return {
+      rate,
+      ok: rate <= 110 && !(overloaded && rate === 100),
+      coresShare: 0.95,
+      machineShare: 0.3,
+      thresholds: [],
+    };
+  };
+  const recover = async () => ({ ok: true });
+  const busy = await searchCapacity(measure, {
+    start: 50,
+    recover,
+    noisy: (_reference, ls) => ls.every((l) => l.coresShare - l.machineShare >= 0.25),
+  });
+  expect(busy.stop.kind).toBe('bracketed');
+  overloaded = false;
+  const quiet = await searchCapacity(measure, { start: 50, recover, noisy: () => false });
+  expect(quiet.stop.kind).toBe('hysteresis');
+});

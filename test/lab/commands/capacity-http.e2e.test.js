@@ -8,11 +8,13 @@ const { lab, ownPlace, tmpStateDir, errorCode, ROOT } = require('../../helper');
 // lab has never seen (test/fixtures/apps/shop, /api/items: about 2 ms of CPU a request). A
 // short search here (levels of 2 s, one verification, a 25% bracket); the full one, at
 // default settings, is bench/capacity.js's (its results in bench/results/capacity.json).
-// (The bracket test starts at 50/s under p99<500: alone here p99 is 9 ms at 100/s, 24 ms at
-// 400/s and over a second at 500/s, but CI runs it beside three other end-to-end files on two
-// cores, where one stall made a 2 s level at 100/s break p99<100 and the test lose its bracket.
-// A stall of half a second does not break it; saturation, where the queue grows, still does.)
+// The bracket is set by the test: the replica capped at a quarter of a core (--cap), about
+// 125 answers a second of 2 ms each, whatever else the machine runs; under the default SLO.
+// (It was once the machine's free CPU, and its SLO was loosened to p99<500 to hold beside
+// three other files.) The resumed search's test runs a service whose limit is a timer's
+// (test/fixtures/apps/paced).
 const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.25'];
 
 test('a bracketed, verified capacity for single: the rate, the run that broke the SLO, its cost', async () => {
@@ -24,11 +26,11 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
       SHOP,
       '--deployments',
       'single',
-      '--slo',
-      'p99<500',
+      '--cap',
+      'replica=25%',
       ...quick,
       '--start',
-      '50',
+      '80',
       '--json',
       ...(await ownPlace({ ports: 70 })),
     ],
@@ -38,14 +40,17 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
   const out = JSON.parse(r.stdout);
   const [d] = out.deployments;
   expect(d.deployment).toBe('single');
-  expect(d.maxRate).toBeGreaterThan(50);
+  // (Capped at a quarter of a core, 2 ms a request: about 125/s; a busy machine's replica may
+  // get less than its quarter, never more.)
+  expect(d.maxRate).toBeGreaterThan(40);
+  expect(d.maxRate).toBeLessThan(200);
   expect(d.broke.rate).toBeGreaterThan(d.maxRate);
-  expect(d.broke.failed).toEqual(['p99<500']);
+  expect(d.broke.failed.some((f) => ['p99<200', 'errors<1%'].includes(f))).toBe(true);
   expect(d.verified).toMatchObject({ rate: d.maxRate, runs: 1 });
-  expect(d.p99).toBeLessThanOrEqual(500);
+  expect(d.p99).toBeLessThanOrEqual(200);
   expect(d.cpuMsPerRequest).toBeGreaterThan(0.5);
   expect(Object.keys(d.cpuMsPerRequestByTier).sort()).toEqual(['nginx', 'replicas']);
-  expect(out.best.deployment).toBe('single');
+  expect(out.best?.deployment ?? out.deployments[0].deployment).toBe('single');
   expect(fs.existsSync(path.join(out.resultsDir, 'capacity.html'))).toBe(true);
   // Every level is a run of its own, with its report.
   expect(out.levels.length).toBeGreaterThanOrEqual(3);
@@ -143,22 +148,21 @@ test('capacity --dashboard: the levels as they are measured, then the results', 
   expect(last.html).toMatch(/What each deployment can take: \/api\/items/);
 }, 150000);
 
-// What this test checks is the search's folder read back, not where the SLO breaks: its SLO is
-// loose (p99<5000) so that 50/s holds even on a busy CI machine. Under p99<500 a stall of over
-// 2 s once broke the first level, the search ended there, and the level measured again was the
-// only one, so nothing was read back.
+// What this test checks is the search's folder read back, not where the SLO breaks: on a
+// service whose limit is a timer's (15 ms a request, one at a time: about 66/s), 50/s holds and
+// 100/s breaks whatever else the machine runs, under the default SLO. (On a CPU-bound service
+// under p99<500 a stall of over 2 s once broke the first level, the search ended there, and
+// nothing was read back; its SLO was then loosened to p99<5000.)
 test('the same --run-dir again: the search is read back, not deleted; other settings are refused; --restart starts over', async () => {
   const runDir = path.join(tmpStateDir(), 'search');
   const place = await ownPlace({ ports: 70 });
   const args = (more = []) => [
     'capacity',
-    '/api/items',
+    '/work?ms=15',
     '--app',
-    SHOP,
+    PACED,
     '--deployments',
     'single',
-    '--slo',
-    'p99<5000',
     ...quick,
     '--start',
     '50',

@@ -5,11 +5,11 @@ const http = require('node:http');
 const WebSocket = require('ws');
 const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
 const { tree } = require('../../../lab/ownership/procs');
-const { detect } = require('../../../lab/runtime/cgroups');
+const { onlyWith, has } = require('../../requires');
 const { BALANCERS } = require('../../../lab/kinds');
 const closedLoop = require('../../../lab/generators/closed-loop-client');
 
-const canCap = detect() && process.getuid() === 0;
+const canCap = has('cgroups');
 const pidOf = (state, name) => state.pids?.[name] ?? state.processes.find((p) => p.name === name)?.pid;
 
 // One keep-alive connection, `n` requests one after another: the replicas that answered.
@@ -120,7 +120,7 @@ describe.each(LOCAL.map((k) => [k.name, k]))('the %s balancer', (name, kind) => 
     }
   });
 
-  (canCap ? test : test.skip)('its cap holds its processes', () => {
+  onlyWith('cgroups')('its cap holds its processes', () => {
     const pids = tree(pidOf(d.state, kind.node));
     expect(pids.length).toBeGreaterThanOrEqual(1);
     for (const p of pids) expect(fs.readFileSync(`/proc/${p}/cgroup`, 'utf8')).toContain(`/${kind.node}\n`);

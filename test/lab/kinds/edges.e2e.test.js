@@ -4,11 +4,12 @@ const fs = require('node:fs');
 const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
 const { isAlive, tree } = require('../../../lab/ownership/procs');
 const { detect, readGroup, existingGroups } = require('../../../lab/runtime/cgroups');
+const { onlyWith, has } = require('../../requires');
 const { EDGES } = require('../../../lab/kinds');
 const { withRatio } = require('../../../lab/monitoring/node-readings');
 
 const M = 2 ** 20;
-const canCap = detect() && process.getuid() === 0;
+const canCap = has('cgroups');
 const pidOf = (state, name) => state.pids?.[name] ?? state.processes.find((p) => p.name === name)?.pid;
 
 // The same contract for every kind of caching edge (lab/kinds/, role "edge"), so a new kind
@@ -92,7 +93,7 @@ describe.each(EDGES.map((k) => [k.flag || k.name, k]))('caching edges of %s', (f
     expect(Object.values(counts).reduce((s, c) => s + c.requests, 0)).toBe(2);
   });
 
-  (canCap ? test : test.skip)('the caps are read back from the kernel, with the nodes inside them', () => {
+  onlyWith('cgroups')('the caps are read back from the kernel, with the nodes inside them', () => {
     const sys = detect();
     const token = d.state.cgroups.token;
     expect(readGroup(sys, token, 'edge-3')).toMatchObject({ cpuPct: 50, memoryLimitBytes: 64 * M });

@@ -9,10 +9,10 @@ const { spawn } = require('node:child_process');
 const { listen, freePortBase, tmpStateDir, ROOT } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
-const { findCarbon } = require('../../../lab/monitoring/carbon');
+const { onlyWith } = require('../../requires');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const maybe = findCarbon() ? test : test.skip;
+const maybe = onlyWith('carbon');
 
 maybe(
   'Ctrl-C while the run is starting its carbon-cache leaves no carbon-cache running',

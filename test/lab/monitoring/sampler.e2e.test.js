@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { lab, freePortBase, tmpStateDir, chartSpecs } = require('../../helper');
-const { findCarbon } = require('../../../lab/monitoring/carbon');
+const { onlyWith } = require('../../requires');
 
 const FAST = ['--scale', '0.05', '--rate-scale', '0.1'];
 
@@ -72,7 +72,7 @@ describe('monitoring of a run', () => {
     expect(Object.keys(nodes[nodes.length - 2].nodes)).toEqual(expect.arrayContaining(['nginx', 'replica-1', 'bbox']));
   });
 
-  const carbon = findCarbon() && fs.existsSync('/usr/bin/whisper-fetch') ? test : test.skip;
+  const carbon = onlyWith('carbon');
   carbon('with carbon installed, whisper files appear and hold the same counts', () => {
     const { summary } = withStatsd;
     expect(summary.monitoring.graphite.ok).toBe(true);

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, ownPlace, ROOT } = require('../../helper');
-const { browserTest, launch, openPage } = require('../../browser');
+const { browserTest, openPage, sharedBrowser } = require('../../browser');
 
 // The runtime probe (probe/preload.js, lab/probe/) in a service the lab has never seen and
 // that is not changed for it (test/fixtures/apps/loops: /spin computes, /wait waits on a
@@ -27,11 +27,7 @@ async function scenario(args) {
 const replicas = (s) => s.nodes.rows.filter((r) => /^replica-\d+$/.test(r.node));
 
 describe('your service, unchanged', () => {
-  let browser;
-  beforeAll(async () => {
-    if (require('../../browser').available()) browser = await launch();
-  });
-  afterAll(async () => browser && browser.close());
+  const browser = sharedBrowser();
 
   browserTest(
     'a CPU-bound path on single: its loop busy 70% or more, said in words on the page',
@@ -47,12 +43,12 @@ describe('your service, unchanged', () => {
         /^the event loop of replica-1 was busy \d+% of the time( \(part of it GC: see below\))?: CPU-bound in JavaScript/,
       );
       // The page as a person meets it: the finding, the figures in the node table, the charts drawn.
-      const seen = await openPage(browser, path.join(dir, 'report.html'), 'probe-spin-single');
+      const seen = await openPage(browser(), path.join(dir, 'report.html'), 'probe-spin-single');
       expect(seen.problems).toEqual([]);
       const charts = seen.charts.filter((c) => /Event-loop|GC time|Heap used/.test(c.title));
       expect(charts.map((c) => c.marks > 0)).toEqual([true, true, true, true]);
       expect(seen.tables.some((t) => t.heads.includes('event loop busy'))).toBe(true);
-      const context = await browser.newContext({ offline: true });
+      const context = await browser().newContext({ offline: true });
       const page = await context.newPage();
       await page.goto(`file://${path.join(dir, 'report.html')}`);
       const text = await page.evaluate(() => document.body.innerText); // eslint-disable-line no-undef

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { browserTest, launch, openPage, roundTicks } = require('../../browser');
+const { browserTest, openPage, roundTicks, sharedBrowser } = require('../../browser');
 const { lab, ownPlace } = require('../../helper');
 const loadRun = require('../../../lab/report/load-run');
 const { renderRunReport, renderCompare } = require('../../../lab/report/run-report');
@@ -192,11 +192,7 @@ const GOOD = {
 const good = (seen) => ({ ...GOOD, explored: seen.charts.length ? EXPLORED : null });
 
 describe('the pages the lab writes, in Chromium', () => {
-  let browser;
-  beforeAll(async () => {
-    if (require('../../browser').available()) browser = await launch();
-  });
-  afterAll(async () => browser && browser.close());
+  const browser = sharedBrowser();
 
   browserTest('every page kind from the fixtures shows its tables as tables and draws its charts', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pages-'));
@@ -205,7 +201,7 @@ describe('the pages the lab writes, in Chromium', () => {
     for (const [name, [text, expected]] of Object.entries(pages())) {
       const file = path.join(dir, `${name}.html`);
       fs.writeFileSync(file, text);
-      const seen = await openPage(browser, file, name);
+      const seen = await openPage(browser(), file, name);
       out[name] = verdict(seen, expected);
       goods[name] = good(seen);
     }
@@ -229,7 +225,7 @@ describe('the pages the lab writes, in Chromium', () => {
       );
       expect(r.code).toBe(0);
       const report = path.join(JSON.parse(r.stdout).resultsDir, 'report.html');
-      const seen = await openPage(browser, report, 'run-report-live');
+      const seen = await openPage(browser(), report, 'run-report-live');
       expect(verdict(seen, { tables: 3, charts: 6 })).toEqual(GOOD);
       const series = seen.charts.filter((c) => c.marks > 0);
       expect(series.length).toBeGreaterThanOrEqual(5);

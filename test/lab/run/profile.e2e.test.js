@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, ownPlace, ROOT } = require('../../helper');
-const { browserTest, launch, available } = require('../../browser');
+const { browserTest, sharedBrowser } = require('../../browser');
 
 // --profile (lab/run/profile.js): what to change, on services the lab has never seen. The
 // tests' pricing app spends most of a price's CPU in computeDiscount (src/pricing.js, line 4):
@@ -29,11 +29,7 @@ async function scenario(args, { json = true } = {}) {
   return { r, s: json && r.stdout.trim().startsWith('{') ? JSON.parse(r.stdout) : null };
 }
 
-let browser;
-beforeAll(async () => {
-  if (available()) browser = await launch();
-});
-afterAll(async () => browser && browser.close());
+const browser = sharedBrowser();
 
 browserTest(
   'single: the hot function first, with its file and line, in the terminal, the summary and a flame graph',
@@ -63,7 +59,7 @@ browserTest(
     );
 
     // The report as a person meets it: a flame graph drawn, and its search finds the function.
-    const context = await browser.newContext({ offline: true, viewport: { width: 1100, height: 900 } });
+    const context = await browser().newContext({ offline: true, viewport: { width: 1100, height: 900 } });
     try {
       const page = await context.newPage();
       const problems = [];

@@ -1,5 +1,6 @@
 'use strict';
 
+const { onlyWith } = require('../../requires');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -117,7 +118,7 @@ describe('control groups (lab/runtime/cgroups.js)', () => {
 
   // The machine's own cgroups: as root only (CI runs as root; elsewhere this says why).
   const real = detect();
-  const asRoot = real && process.getuid() === 0 ? test : test.skip;
+  const asRoot = onlyWith('cgroups');
   asRoot('on this kernel: a group capped, joined, read back and removed', async () => {
     const token = `test${process.pid}`;
     const procs = createGroup(real, token, 'probe', { cpuPct: 10, memoryBytes: 64 * M });

@@ -3,12 +3,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { detect } = require('../../../lab/runtime/cgroups');
+const { onlyWith } = require('../../requires');
 const { lab, freePortBase, tmpStateDir, ROOT } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.
-const canCap = detect() && process.getuid() === 0;
-const asRoot = canCap ? test : test.skip;
+const asRoot = onlyWith('cgroups');
 
 // Whether anything is up in a state folder, as `npm run status` sees it.
 async function isUp(stateDir) {

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+'use strict';
+
+// How long `npm test` takes, by set (issue 71): lint, the unit tests and the end-to-end ones,
+// each run as `npm test` runs it (scripts/test.sh with LAB_TEST_SETS), its wall time and its
+// counts, on a quiet machine and, with --busy, beside four CPU hogs (`npm run test:busy`'s).
+// The goal: the whole `npm test` within 15 minutes on a 2-core machine, its installs made. The
+// speed is judged here, with the machine written beside it, never by a timed assertion.
+// Writes bench/results/tests.json (tests-busy.json with --busy).
+//   node bench/tests.js [--busy] [--sets lint,unit,e2e]
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { bench, flag } = require('./kit');
+
+const ROOT = path.join(__dirname, '..');
+const SETS = ['lint', 'unit', 'e2e'];
+
+// One set as scripts/test.sh runs it: -> { set, seconds, passed, failed, skipped }.
+function runSet(set, log) {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const child = spawn('bash', ['scripts/test.sh'], {
+      cwd: ROOT,
+      env: { ...process.env, LAB_TEST_SETS: set },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', () => {
+      const seconds = Math.round((Date.now() - t0) / 100) / 10;
+      const line = fs.readFileSync(path.join(ROOT, 'test-output', 'summary.txt'), 'utf8').trim();
+      const m = /^(\d+) passed, (\d+) failed, (\d+) skipped$/.exec(line);
+      if (!m) return reject(new Error(`${set}: no summary line (${line})`));
+      const [passed, failed, skipped] = m.slice(1).map(Number);
+      log(`${set}: ${seconds} s, ${line}`);
+      return resolve({ set, seconds, passed, failed, skipped });
+    });
+  });
+}
+
+// Four CPU hogs, as scripts/test-busy.sh starts them; stopped by their pids.
+function startHogs() {
+  const hogs = [1, 2, 3, 4].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  return () => hogs.forEach((h) => h.kill('SIGKILL'));
+}
+
+let stop = null;
+module.exports = bench(
+  {
+    name: process.argv.includes('--busy') ? 'tests-busy' : 'tests',
+    usage: 'node bench/tests.js [--busy] [--sets lint,unit,e2e]',
+    flags: {
+      busy: flag.bool(),
+      sets: { ...flag.string(), default: SETS.join(',') },
+    },
+    async run(values, { log }) {
+      const sets = values.sets.split(',').map((s) => s.trim());
+      for (const s of sets) if (!SETS.includes(s)) throw new Error(`--sets ${values.sets}: ${s} is not one of ${SETS}`);
+      stop = values.busy ? startHogs() : null;
+      const rows = [];
+      try {
+        for (const set of sets) rows.push(await runSet(set, log));
+      } finally {
+        stop?.();
+      }
+      const seconds = Math.round(rows.reduce((a, r) => a + r.seconds, 0) * 10) / 10;
+      return {
+        goal: 'the whole npm test within 15 minutes (900 s) on a 2-core machine, its installs made; green beside four CPU hogs',
+        busy: Boolean(values.busy),
+        sets: rows,
+        seconds,
+        headline: { seconds, sets: Object.fromEntries(rows.map((r) => [r.set, r.seconds])) },
+      };
+    },
+    cleanup: async () => stop?.(),
+  },
+  module,
+);
