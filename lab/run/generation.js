@@ -142,7 +142,7 @@ async function generate(run, extra = {}) {
   run.monitoring.watch(() => ({ ...run.nodesOf(), ...(gen.pid ? { generator: gen.pid } : {}) }));
   if (gen.samples) run.loadNodeSamples = gen.samples;
   // Ctrl-C: the generator stops and reports what it measured; the summary is written by
-  // the interrupt's cleanup (lab/commands/scenario.js).
+  // the interrupt's cleanup (lab/commands/scenario/index.js).
   const release = own(() => gen.stop());
   let result;
   try {

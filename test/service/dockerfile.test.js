@@ -26,5 +26,5 @@ test.each(['service/index.js', 'lab/generators/remote-shard.js'])('the image hol
 
 test('the check sees a missing file', () => {
   expect(isCopied('lab/measure/merge.js')).toBe(true);
-  expect(isCopied('lab/commands/scenario.js')).toBe(false);
+  expect(isCopied('lab/commands/scenario/index.js')).toBe(false);
 });

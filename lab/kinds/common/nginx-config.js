@@ -32,7 +32,7 @@ const TEMP_PATHS = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'];
 // stack's replicas come and go, so there `resolver` names the DNS nginx re-asks (below).
 // `edge` names a caching edge (lab/topology/graph.js): its own template, round-robin over the
 // backends, whatever the entry balancer's method.
-// `connections`: worker_connections, 8192 unless a run holds more (lab/commands/scenario.js).
+// `connections`: worker_connections, 8192 unless a run holds more (lab/commands/scenario/plan.js).
 // `workerUser`: the user an edge's workers run as when the master is root: they write the
 // cache inside the state folder, which may be closed to nginx's default `nobody`.
 function renderNginxConfig({

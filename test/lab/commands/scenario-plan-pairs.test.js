@@ -9,7 +9,7 @@ const { makeCerts } = require('../../../lab/tls/certs');
 const { ROOT } = require('../../helper');
 
 // Nothing taken and then ignored: every new flag, alone and beside every other, either changes
-// what `--plan` says (the plan the run is made from: lab/commands/scenario.js) or is refused
+// what `--plan` says (the plan the run is made from: lab/commands/scenario/plan.js) or is refused
 // (exit 2, or the kind's own refusal). It once took --pre-stop without a rollout, --streams
 // without HTTP/2, --tls-resume without TLS, a --tls-ca with no --tls-cert, --autoscale
 // 2-4 with --replicas 6, and ran as if they were not there.

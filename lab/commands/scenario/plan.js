@@ -1,5 +1,9 @@
 'use strict';
 
+// `npm run scenario`: its words and flags, the whole command line checked once before anything
+// is created, started or deleted, and turned into the plan the run's stages read (./index.js
+// runs it; --plan and --print say it).
+
 const path = require('node:path');
 const {
   ENDPOINTS,
@@ -9,55 +13,33 @@ const {
   endpointOf,
   isPath,
   pathOf,
-} = require('../../artillery/scenarios');
-const { signalStages } = require('../../artillery/stages');
-const { ensureFdsFor } = require('../runtime/fd-limit');
-const { allNames, METHOD_NAMES } = require('../topology/deployments');
-const { pick } = require('../names');
-const { runtimeFor } = require('../runtime');
-const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('../runtime/deploy-plan');
-const { writeReport } = require('../report/write-run');
-const { GENERATORS, GENERATOR_FLAGS, assertRuns, generatorHelp } = require('../generators');
-const { sleep } = require('../ownership/procs');
-const { parseThreshold } = require('../results/thresholds');
-const renderSummary = require('../results/render-summary');
-const { defineCommand, flag } = require('../terminal/flags');
-const { CONTEXT } = require('../topology/context');
-const { DASHBOARD_FLAGS } = require('../dashboard/flag');
-const { startDashboard } = require('../dashboard/server');
-const { assertClaimable } = require('../ownership/dirs');
-const { own, interrupted } = require('../ownership/cleanups');
-const { holdDir } = require('../ownership/lock');
-const { labError } = require('../../common/errors');
-const { requestOf, parseMethod, parseHeader, METHODS } = require('../scenario/request');
-const { LIMITS } = require('../scenario/limits');
-const { catalogueModel } = require('../scenario/catalogue');
-const { readScript } = require('../scenario/from-artillery');
-const { SCRIPT_FLAGS, SCRIPT_HELP, scriptOptionsOf } = require('../scenario/script-flags');
-const { requestNames, checkModel } = require('../scenario/model');
-const { scalePhase } = require('../../artillery/phases');
-const { toArtillery, toYaml } = require('../scenario/to-artillery');
-const { artilleryScript } = require('../generators/artillery-script');
-const { parseExpect } = require('../results/expect-status');
-const { exitCodeOf } = require('../results/exit-code');
-const { OUT_FLAGS, OUT_HELP } = require('../outputs/flags');
-const { startOutputs, endOutputs, writeOutputs } = require('../outputs');
-const { openRun } = require('../run/folder');
-const { monitor } = require('../run/monitoring');
-const { deploy } = require('../run/deployment');
-const { planGeneration, generate } = require('../run/generation');
-const { warm } = require('../run/warm');
-const { summarizeRun } = require('../run/summary');
-const { feedLive } = require('../run/live');
-const { planText } = require('../run/plan-text');
-const { PROFILE_FLAGS, PROFILE_HELP, profileOf } = require('../profile/flags');
-const { ELASTIC_FLAGS, ELASTIC_HELP, elasticOf, assertElastic } = require('../elastic/flags');
-const { appOf } = require('../app/flags');
-const { startElastic } = require('../run/elastic');
-const { startProfiling } = require('../run/profile');
-const { profileWindow } = require('../profile/window');
-const { rolloutBounds } = require('../elastic/replicas');
-const { CHROMIUM, available: chromiumAvailable } = require('../report/chromium');
+} = require('../../../artillery/scenarios');
+const { signalStages } = require('../../../artillery/stages');
+const { allNames, METHOD_NAMES } = require('../../topology/deployments');
+const { pick } = require('../../names');
+const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('../../runtime/deploy-plan');
+const { GENERATORS, GENERATOR_FLAGS, assertRuns, generatorHelp } = require('../../generators');
+const { parseThreshold } = require('../../results/thresholds');
+const { defineCommand, flag } = require('../../terminal/flags');
+const { CONTEXT } = require('../../topology/context');
+const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
+const { assertClaimable } = require('../../ownership/dirs');
+const { labError } = require('../../../common/errors');
+const { requestOf, parseMethod, parseHeader, METHODS } = require('../../scenario/request');
+const { LIMITS } = require('../../scenario/limits');
+const { catalogueModel } = require('../../scenario/catalogue');
+const { readScript } = require('../../scenario/from-artillery');
+const { SCRIPT_FLAGS, SCRIPT_HELP, scriptOptionsOf } = require('../../scenario/script-flags');
+const { requestNames, checkModel } = require('../../scenario/model');
+const { scalePhase } = require('../../../artillery/phases');
+const { parseExpect } = require('../../results/expect-status');
+const { OUT_FLAGS, OUT_HELP } = require('../../outputs/flags');
+const { PROFILE_FLAGS, PROFILE_HELP, profileOf } = require('../../profile/flags');
+const { ELASTIC_FLAGS, ELASTIC_HELP, elasticOf, assertElastic } = require('../../elastic/flags');
+const { appOf } = require('../../app/flags');
+const { profileWindow } = require('../../profile/window');
+const { rolloutBounds } = require('../../elastic/replicas');
+const { CHROMIUM, available: chromiumAvailable } = require('../../report/chromium');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
        npm run scenario -- --script FILE <deployment> [options]    (your Artillery script)
@@ -527,127 +509,4 @@ function elasticPlan(values, what) {
   return e;
 }
 
-// --print: the script as Artillery runs it (yours with the lab's changes, or the catalogue's).
-function printScript(p) {
-  // (The entry's scheme: https with --tls, as the generator will be given it.)
-  const target = p.target || `${p.deployment.tls ? 'https' : 'http'}://${p.ctx.host}:${p.ctx.portBase}`;
-  if (p.model.source.kind === 'artillery') {
-    return toYaml(artilleryScript(p.model, { target }).script, [`${p.model.source.file}, as the lab runs it`]);
-  }
-  return toYaml(toArtillery(p.model, { target }), [
-    `${p.endpoint} ${p.scenario}: generated by the lab from artillery/scenarios.js`,
-  ]);
-}
-
-// The live page listens before anything starts: its port in use stops the run here.
-async function openDashboard(p, log) {
-  if (p.values.dashboard === undefined) return null;
-  const dashboard = await startDashboard({
-    host: p.ctx.host,
-    port: p.values.dashboard,
-    title: `${p.endpoint} ${p.scenario}`,
-  });
-  own(() => dashboard.close());
-  log(`live dashboard: ${dashboard.url}`);
-  if (dashboard.exposed) log(dashboard.exposed);
-  return dashboard;
-}
-
-// An interrupt keeps what was gathered: a partial summary and its report.
-function keepPartial(run) {
-  return own(() => {
-    if (!interrupted() || !run.genPlan) return;
-    const s = summarizeRun(run, { status: 'interrupted', dashboard: run.feed ? run.feed.stats() : null });
-    try {
-      writeReport(run.dir);
-    } catch (err) {
-      run.log(`no report for the partial run: ${err.message}`);
-    }
-    run.log(`interrupted: partial results in ${s.resultsDir}`);
-  });
-}
-
-// The run, stage after stage, over one run context (lab/run/): folder, monitoring,
-// deployment, the generator's plan, an optional warm-up, the load, the summary and report.
-async function runScenario(p, dashboard, log) {
-  const run = openRun(p, log);
-  run.runtime = p.target ? null : runtimeFor(p.runtime, { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
-  if (run.runtime) run.runtime.assertNotUp();
-  await monitor(run);
-  await deploy(run);
-  const releasePartial = keepPartial(run);
-  planGeneration(run);
-  const profiling = startProfiling(run);
-  const elastic = await startElastic(run);
-  if (p.values['warm-cache']) await warm(run);
-  run.readings.start();
-  startOutputs(run);
-  if (dashboard) run.feed = feedLive(run, dashboard);
-  let generation;
-  try {
-    generation = await generate(run, { dashboardUrl: dashboard?.url });
-  } catch (err) {
-    if (!interrupted()) summarizeRun(run, { status: 'failed' });
-    throw err;
-  }
-  // The replicas stop changing with the load (a change under way finishes first).
-  if (elastic) run.elastic = await elastic.finish();
-  // The nodes' window ends with the load.
-  run.readings.stop();
-  if (profiling) run.profiled = await profiling.finish();
-  // Interrupted: the cleanup above writes the partial summary once the generator stopped.
-  if (interrupted()) return null;
-  releasePartial();
-  // One more StatsD flush, so the service's last second is in the series; then stop the
-  // sampling before the deployment goes down (its exit is not part of the run).
-  await sleep(1200);
-  await run.monitoring.stop();
-  await endOutputs(run);
-  const status = generation.result.status;
-  const summary = summarizeRun(run, {
-    status,
-    workers: generation.gen.workers,
-    dashboard: run.feed ? run.feed.stats() : null,
-  });
-  const reportFile = writeReport(run.dir);
-  log(`report: ${reportFile}`);
-  // The JUnit file and the step summary, from the summary; said in it too.
-  const written = writeOutputs(run, summary, reportFile);
-  if (written.length) {
-    summary.outputs = [...(summary.outputs || []), ...written];
-    run.writeJson('summary.json', summary);
-  }
-  if (run.feed) {
-    run.feed.stop({
-      html: String(require('../report/run-report').runBody(require('../report/load-run')(run.dir))),
-      status: `the run has ended (${status}); its report: ${reportFile}`,
-    });
-    // A moment for the last event to reach the open tabs.
-    await sleep(300);
-    await dashboard.close();
-  }
-  return summary;
-}
-
-async function scenarioCommand(argv, { log }) {
-  const p = plan(argv);
-  if (p.help) return { stdout: HELP };
-  // Held connections need open files in every process on their path: raised (or refused)
-  // before anything starts.
-  if (p.signal) ensureFdsFor(p.participants, log);
-  if (p.values.print) return { stdout: printScript(p) };
-  if (p.values.plan) return { stdout: planText(p) };
-  // One command at a time on this state folder; refused before anything is created: a
-  // deployment (or its leftovers) already up here.
-  holdDir(p.ctx.stateDir, '--state-dir');
-  const dashboard = await openDashboard(p, log);
-  const summary = await runScenario(p, dashboard, log);
-  if (!summary) return {};
-  const exitCode = exitCodeOf(summary);
-  if (p.values.json) return { stdout: JSON.stringify(summary, null, 2), exitCode };
-  return { stdout: renderSummary(summary), exitCode };
-}
-
-scenarioCommand.usage = HELP;
-scenarioCommand.plan = plan;
-module.exports = scenarioCommand;
+module.exports = { USAGE, HELP, plan };

@@ -1,0 +1,375 @@
+'use strict';
+
+// `npm run capacity -- <endpoint|path>`: its flags, the whole command line checked once before
+// anything starts (what the run refuses, --plan refuses), and the plan's text with its bounds
+// (./http.js runs it).
+
+const path = require('node:path');
+const { defineCommand, flag } = require('../../terminal/flags');
+const { contextOf, CONTEXT } = require('../../topology/context');
+const { assertClaimable } = require('../../ownership/dirs');
+const { labError } = require('../../../common/errors');
+const { resolveDeployment, COURSE, names } = require('../../topology/deployments');
+const { BALANCERS } = require('../../kinds');
+const { pick } = require('../../names');
+const { ENDPOINTS, isPath, pathOf } = require('../../../artillery/scenarios');
+const { APP_FLAGS, APP_HELP, appOf } = require('../../app/flags');
+const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
+const { parseExpect } = require('../../results/expect-status');
+const { parseMethod, parseHeader, METHODS } = require('../../scenario/request');
+const { readScript } = require('../../scenario/from-artillery');
+const { clock } = require('../../terminal/progress');
+const { parseSlo, samplesFor, assertSloNames } = require('../../capacity/slo');
+const { requestNames } = require('../../scenario/model');
+const { requestName } = require('../../scenario/naming');
+const { MAX_TRIES, RULE: VERIFY_RULE } = require('../../capacity/verify');
+const { WAIT_S, RULE: RECOVERY_RULE } = require('../../capacity/recovery');
+const { RULE: DRIFT_RULE } = require('../../capacity/drift');
+const { MAX_LEVELS } = require('../../capacity/search');
+const budget = require('../../capacity/budget');
+const { MIN_POINTS } = require('../../capacity/scaling');
+const { parseCap, checkCapsFit } = require('../../topology/caps');
+const { portsAndCaps } = require('../../runtime/deploy-plan');
+const { OUT_FLAGS } = require('../../outputs/flags');
+const { PROFILE_FLAGS, profileOf, profileArgs } = require('../../profile/flags');
+const { TLS_FLAGS, tlsOf } = require('../../tls/flags');
+const { GENERATOR_FLAGS } = require('../../generators');
+
+const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
+       npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
+What each deployment can take: the highest arrival rate that holds every SLO, found by steps
+then bisection, verified by longer runs at that rate, and bracketed by a run above it that
+breaks it. Where the generator or this machine is the limit, it says "at least" and why.
+  --slo EXPR         an SLO, repeatable: p99<200, errors<1%, p99{POST /api/cart}<300
+                     (default: p99<200 and errors<1%)
+  --deployments a,b  the deployments to search (default ${COURSE.map((p) => p.name).join(',')})
+  --script FILE      an Artillery script: its flow at each rate (npm run scenario -- --help)
+  --method M, --body B, --header H, --expect-status S   the request of a path (as for scenario)
+${APP_HELP}
+  --balancer B       the entry of every deployment (default nginx)
+  --cap NODE=CPU[,MEMORY]  caps a node of every deployment searched, repeatable (as for deploy):
+                     --cap replica=15% holds each replica to 15% of a core
+How many replicas (docs/scaling.md):
+  --replicas 1,2,3,4 the search at each replica count of one deployment (--deployments
+                     replicated, the default, or multi-replicated with --workers), the Universal
+                     Scalability Law fitted to the capacities (4 good points at least)
+  --workers W        each replica's workers (multi-replicated)
+  --predict N        predict the capacity at N replicas from the fit, then measure N to check it
+  --need R           the fewest replicas predicted to hold R arrivals a second
+  --start R          the first level's rate (default 50/s); each step doubles it, and when
+                     the first level breaks, each step halves it until one holds
+  --min-rate R       the lowest rate a search steps down to (default 1/s)
+  --max-rate R       the highest rate tried (default 20000/s)
+  --precision P      bisect until the bracket is within P (default 0.05)
+  --repetitions N    verification runs at the rate found (default 3), judged pooled; a rate
+                     that does not hold is stepped down by P twice, then in growing steps
+  --verify-hold D    how long each verification run holds the rate (default: twice a level's
+                     hold): a capacity is a rate held for this long
+  --recovery-wait D  after a level breaks, how long the service has to answer a light probe
+                     as it did before the search (default 60s); one that does not has not
+                     recovered from the overload, and the search says so and stops
+  --fresh-per-level  redeploy before every level (a fresh database with --with): for a
+                     service whose state grows under load, each level on the system as it starts
+  --hold D           how long each level is measured (default: long enough for the SLO's
+                     percentile, 20 answers beyond it, from 6 s to 20 s); after --warmup
+  --warmup D         the first seconds of a level, left out of its figures (default 2s)
+  --max-levels N     at most N levels in a deployment's search (default ${MAX_LEVELS})
+  --time-limit D     at most D for a deployment's search (default 30m): nothing is started
+                     that could end past it, and --plan's "at most" is this bound
+  --plan             print the search's expected duration and exit
+  --run-dir DIR      the search's folder: run again with the same settings, a search there
+                     that was cut short resumes from its last measured level
+  --restart          with --run-dir: start its search over (its levels are deleted)
+  --profile          every level's Node processes profiled in its middle, and its stores'
+                     statements counted: the page shows, for each deployment, what they spent
+                     their time on at the knee (the last level that held, the first that broke)
+  --profile-interval US  the profiler's sampling interval (default 1000 µs)
+  --out otlp=URL, --out-interval D   each level's metrics to an OpenTelemetry collector (as
+                     for scenario; docs/pipelines.md); with $GITHUB_STEP_SUMMARY set, the search's
+                     table is appended there
+  --results-dir DIR, --dashboard [PORT], --port-base P, --host H, --state-dir DIR, --json
+The WebSocket signaling capacity keeps its own form: npm run capacity -- --memory 500M`;
+
+// --replicas 1,2,3,4: distinct counts from 1 to 32, in increasing order.
+function parseCounts(text) {
+  const counts = String(text)
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
+    .map(Number);
+  if (!counts.length || counts.some((n) => !Number.isInteger(n) || n < 1 || n > 32)) throw new Error('bad counts');
+  if (new Set(counts).size !== counts.length) throw new Error('a count twice');
+  return counts.sort((a, b) => a - b);
+}
+
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { min: 0, max: 1, name: 'endpoint' },
+  flags: {
+    ...CONTEXT,
+    ...APP_FLAGS,
+    ...DASHBOARD_FLAGS,
+    slo: flag.list(parseSlo),
+    deployments: flag.string(),
+    script: flag.path(),
+    // Passed on to each level's scenario as typed; checked here first.
+    method: { type: 'custom', parse: (v) => (parseMethod(v), v), expected: `one of ${METHODS.join(', ')}` },
+    body: flag.string(),
+    header: flag.list((v) => (parseHeader(v), v)),
+    'expect-status': {
+      type: 'custom',
+      parse: (v) => (parseExpect(v), v),
+      expected: 'statuses or ranges, like 200,404 or 2xx',
+    },
+    balancer: flag.enum(
+      BALANCERS.map((k) => k.name),
+      'balancer',
+    ),
+    start: { type: 'number', above: 0, max: 1000000 },
+    'max-rate': { type: 'number', above: 0, max: 1000000 },
+    'min-rate': { type: 'number', above: 0, max: 1000000 },
+    'recovery-wait': flag.duration(),
+    'fresh-per-level': flag.bool(),
+    out: OUT_FLAGS.out,
+    ...TLS_FLAGS,
+    'tls-resume': GENERATOR_FLAGS['tls-resume'],
+    profile: PROFILE_FLAGS.profile,
+    'profile-interval': PROFILE_FLAGS['profile-interval'],
+    'out-interval': OUT_FLAGS['out-interval'],
+    cap: flag.list(parseCap),
+    replicas: { type: 'custom', parse: parseCounts, expected: 'replica counts, like 1,2,3,4 (each from 1 to 32)' },
+    workers: flag.int(1, 64),
+    predict: flag.int(1, 32),
+    need: { type: 'number', above: 0, max: 10000000 },
+    precision: { type: 'number', above: 0, max: 0.5 },
+    repetitions: flag.int(1, 10),
+    hold: flag.duration(),
+    'verify-hold': flag.duration(),
+    warmup: flag.duration(),
+    'max-levels': flag.int(3, 200),
+    'time-limit': flag.duration(),
+    plan: flag.bool(),
+    restart: flag.bool(),
+    'results-dir': flag.path(),
+    'run-dir': flag.path(),
+  },
+});
+// The usage, with the flags that take effect only beside another (the flag schema's needs).
+const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
+
+const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
+
+function plan(argv) {
+  const { help, values, given, positionals } = COMMAND.parse(argv);
+  if (help) return { help: true };
+  const [word] = positionals;
+  if (!word && !values.script) {
+    throw labError('LAB_ERR_USAGE', `give an endpoint, a path of your service or --script FILE\n${USAGE}`);
+  }
+  if (word && values.script)
+    throw labError('LAB_ERR_USAGE', '--script brings its own requests: give no endpoint with it');
+  if (word && !isPath(word))
+    pick(
+      'endpoint',
+      word,
+      Object.keys(ENDPOINTS).filter((e) => !ENDPOINTS[e].participants),
+    );
+  const model = values.script ? readScript(values.script) : null;
+  const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
+  // The requests the levels send: the script's, or the path's one (named as the scenario names it).
+  const sent = model
+    ? requestNames(model)
+    : [
+        requestName({
+          method: values.method ? parseMethod(values.method) : values.body !== undefined ? 'POST' : 'GET',
+          url: pathOf(word),
+        }),
+      ];
+  assertSloNames(slos, sent, model ? `the script ${values.script}` : `the path ${word}`);
+  const sweep = values.replicas ?? null;
+  const deployments = (values.deployments ?? (sweep ? 'replicated' : COURSE.map((p) => p.name).join(',')))
+    .split(',')
+    .map((d) => pick('deployment', d.trim(), names()));
+  if (new Set(deployments).size !== deployments.length)
+    throw labError('LAB_ERR_USAGE', '--deployments names one twice');
+  checkSweep(values, sweep, deployments);
+  // --tls / --http2: the entry of every deployment searched (checked against its kind here).
+  const tls = tlsOf(values, { balancer: values.balancer ?? 'nginx', host: contextOf(values).host });
+  if (values['tls-resume'] !== undefined && !tls) throw labError('LAB_ERR_USAGE', '--tls-resume is for a --tls entry');
+  if (values['fresh-per-level'] && values['recovery-wait'] !== undefined)
+    throw labError(
+      'LAB_ERR_USAGE',
+      '--recovery-wait is how long a deployment has to recover between levels; --fresh-per-level deploys a new one instead: give one of them',
+    );
+  if (values['min-rate'] !== undefined && values['min-rate'] > (values.start ?? 50))
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--min-rate ${values['min-rate']} is above the first level's rate (--start ${values.start ?? 50})`,
+    );
+  if (values['max-rate'] !== undefined && (values.start ?? 50) > values['max-rate'])
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--start ${values.start ?? 50} is above --max-rate ${values['max-rate']}: the first level's rate is at most the highest rate tried`,
+    );
+  if (values.restart && !values['run-dir'])
+    throw labError('LAB_ERR_USAGE', "--restart starts over the search of a --run-dir: give the search's --run-dir");
+  if (values['fresh-per-level'] && values['keep-data'])
+    throw labError(
+      'LAB_ERR_USAGE',
+      '--fresh-per-level gives every level a fresh database; --keep-data keeps the data between deploys: give one of them',
+    );
+  const app = appOf(values);
+  // Checked now: each deployment resolves (a shell start with workers is refused here), and
+  // its caps name nodes it has and fit this machine.
+  const ctx0 = contextOf(values);
+  for (const d of deployments) {
+    for (const n of sweep ? [...sweep, ...(values.predict ? [values.predict] : [])] : [null]) {
+      const dep = resolveDeployment(
+        d,
+        countsOf(values, n, { ...storeFlags(values), balancer: values.balancer, app, tls }),
+      );
+      checkCapsFit(portsAndCaps(values.cap, dep, ctx0.portBase).caps);
+    }
+    const dep = resolveDeployment(
+      d,
+      countsOf(values, null, { ...storeFlags(values), balancer: values.balancer, app, tls }),
+    );
+    if (app && dep.workers > 1 && !app.run.node) {
+      throw labError(
+        'LAB_ERR_USAGE',
+        `${d} runs node:cluster workers of your service, which needs a plain \`node file.js\` start: give --app-cmd`,
+      );
+    }
+  }
+  const ctx = contextOf(values);
+  assertClaimable(ctx.stateDir, '--state-dir');
+  if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
+  // The child runs' own words and flags.
+  const words = values.script ? ['--script', values.script] : [word, 'endurance'];
+  const extra = [];
+  for (const f of ['method', 'body', 'expect-status']) if (values[f] !== undefined) extra.push(`--${f}`, values[f]);
+  for (const h of values.header) extra.push('--header', h);
+  // (--profile: every level profiled in its middle; the page shows the knee's.)
+  extra.push(...profileArgs(values));
+  // (--tls-resume off: each level's new connections make full handshakes.)
+  if (values['tls-resume'] !== undefined) extra.push('--tls-resume', values['tls-resume']);
+  if (values.script && ['method', 'body', 'header'].some((f) => given.has(f))) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      "--method, --body and --header shape a path's request; your script (--script) says its own",
+    );
+  }
+  const holdFor = (rate) => values.hold ?? Math.min(20, Math.max(6, Math.ceil(samplesFor(slos) / rate)));
+  const out = {
+    word: word ?? path.basename(values.script),
+    sweep,
+    model,
+    words,
+    extra,
+    slos,
+    deployments,
+    app,
+    tls,
+    values,
+    ctx,
+    start: values.start ?? 50,
+    maxRate: values['max-rate'] ?? 20000,
+    floor: values['min-rate'] ?? 1,
+    recoveryWaitS: values['recovery-wait'] ?? WAIT_S,
+    fresh: values['fresh-per-level'],
+    expect: parseExpect(values['expect-status']),
+    profile: profileOf(values),
+    precision: values.precision ?? 0.05,
+    repetitions: values.repetitions ?? 3,
+    warmupS: values.warmup ?? 2,
+    holdFor,
+    // (A verification's run holds twice a level's time unless said: a capacity is a rate held
+    // for a stated time, and a longer one finds a knee that moves with time.)
+    verifyHoldFor: (rate) => values['verify-hold'] ?? 2 * holdFor(rate),
+    maxLevels: values['max-levels'] ?? MAX_LEVELS,
+    timeLimitS: values['time-limit'] ?? TIME_LIMIT_S,
+  };
+  // The time limit leaves room for the deployment, its baseline and one level at least.
+  const room = budget.deployS(out) + out.warmupS + budget.probeMaxS() + budget.levelMaxS(out, holdFor(out.start));
+  if (out.timeLimitS < room)
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--time-limit ${values['time-limit']} s leaves no room for a deployment and its first level (about ${room} s at most)`,
+    );
+  return out;
+}
+
+// A deployment's search, at most (--time-limit).
+const TIME_LIMIT_S = 30 * 60;
+
+// --replicas and what goes with it, checked together once.
+function checkSweep(values, sweep, deployments) {
+  if (!sweep) {
+    for (const f of ['predict', 'need', 'workers']) {
+      if (values[f] !== undefined)
+        throw labError('LAB_ERR_USAGE', `--${f} is for a sweep of replica counts: add --replicas 1,2,3,4`);
+    }
+    return;
+  }
+  if (deployments.length !== 1)
+    throw labError('LAB_ERR_USAGE', '--replicas sweeps one deployment: give one with --deployments (replicated)');
+  const d = resolveDeployment(deployments[0]);
+  if (d.replicas < 2 && !['replicated', 'multi-replicated'].includes(d.name)) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--replicas sweeps a deployment of replicas: ${d.name} has one process; use --deployments replicated or multi-replicated`,
+    );
+  }
+  if (values.predict !== undefined && sweep.includes(values.predict)) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--predict ${values.predict} is one of the counts measured: a prediction is checked at a count the fit did not see`,
+    );
+  }
+  if ((values.predict !== undefined || values.need !== undefined) && sweep.length < MIN_POINTS) {
+    throw labError(
+      'LAB_ERR_USAGE',
+      `--${values.predict !== undefined ? 'predict' : 'need'} needs a fit, and a fit needs ${MIN_POINTS} replica counts at least: --replicas ${sweep.join(',')} has ${sweep.length}`,
+    );
+  }
+}
+
+// A deployment's overrides at replica count n (null: its own), with --workers.
+const countsOf = (values, n, o) => ({
+  ...o,
+  ...(n ? { replicas: n } : {}),
+  ...(values.workers !== undefined ? { workers: values.workers } : {}),
+});
+
+function planText(p) {
+  const searches = p.sweep ? p.sweep.length + (p.values.predict ? 1 : 0) : p.deployments.length;
+  const typical = searches * budget.typicalS(p, 640);
+  const most = searches * budget.maxS(p);
+  const on = p.sweep
+    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
+    : p.deployments.join(', ');
+  // (Said before the search, not found after it: a sweep of too few counts gets no fit.)
+  const noFit =
+    p.sweep && p.sweep.length < MIN_POINTS
+      ? `\nnote: ${p.sweep.length} replica count(s) give no fit of the scaling law (it needs ${MIN_POINTS} at least): each count's capacity is measured, but nothing is predicted`
+      : '';
+  const between = p.fresh
+    ? `a fresh deployment before every level and verification run (--fresh-per-level: about ${budget.deployS(p)} s each)`
+    : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting; the baseline is a probe after ${p.warmupS} s of warm-up`;
+  return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}
+each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate
+between levels: ${between}
+verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s at ${p.start}/s (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
+bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search
+expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(most)} (${searches} search(es), each to its bounds)${noFit}`;
+}
+
+// Your service's stores and set-up (--with...), as resolveDeployment reads them.
+const storeFlags = (v) => ({
+  with: v.with,
+  'keep-data': v['keep-data'],
+  'app-setup': v['app-setup'],
+  'db-max-connections': v['db-max-connections'],
+});
+
+module.exports = { USAGE, HELP, plan, planText, countsOf, storeFlags };
