@@ -23,6 +23,7 @@ async function searchDeployment(p, o) {
     recover: o.recover,
     limit: o.limit,
     noisy: othersRose,
+    atRest: o.atRest ?? (() => ({ text: 'no check at rest' })),
   });
   const ended = CHANGED.includes(found.stop.kind) || ['level-failed', 'time-limit'].includes(found.stop.kind);
   if (!found.held || ended) return { found, verification: null };
@@ -38,6 +39,7 @@ async function searchDeployment(p, o) {
     log: o.log,
     name: o.tag,
     ...(o.pool ? { pool: o.pool } : {}),
+    ...(o.atRest ? { atRest: o.atRest } : {}),
   });
   return { found, verification };
 }

@@ -28,6 +28,9 @@
 //   noisy: (reference, levels) -> whether other work took more of the machine while these
 //          levels ran than at the reference, so that breaking them is no evidence the service
 //          changed (./machine.js)
+//   atRest: () -> the service at rest slower than before the search (./drift.js rule 1), or
+//          null: what the level that held, broken twice after the overload, must agree with to
+//          be called a change
 // Returns { held, broke, levels, stop, recoveries, again }: held and broke bracket the capacity
 // (broke null when no level broke it), stop says why the search ended.
 const MAX_LEVELS = 24;
@@ -47,6 +50,7 @@ async function searchCapacity(
     recover = null,
     limit = () => null,
     noisy = () => false,
+    atRest = () => ({ text: 'no check at rest' }),
     onLevel = () => {},
     onRecovery = () => {},
   } = {},
@@ -149,11 +153,12 @@ async function searchCapacity(
       // (On a machine other work kept busy, twice broken is no evidence: the bisection goes on
       // from what held. /ping behind nginx with HTTP/2 once broke 100/s twice, p99 955 ms, on a
       // machine running three CPU hogs and four other test files, and was called changed.)
-      if (!again.level.ok && !again.level.generatorBound && !noisy(held, [once, again.level])) {
+      const rest = !again.level.ok && !again.level.generatorBound && !noisy(held, [once, again.level]) && atRest();
+      if (rest) {
         return result(
           held,
           broke,
-          { kind: 'hysteresis', level: again.level, first: held, overload: broke },
+          { kind: 'hysteresis', level: again.level, first: held, overload: broke, atRest: rest },
           { again: again.level, once },
         );
       }

@@ -33,6 +33,7 @@ const pm2Restarts = require('../runtime/pm2-restarts');
 function deploymentSession(o) {
   let state = null;
   let baseline = null;
+  let lastProbe = null;
   let deployedAt = 0;
   let pm2Mark = 0;
   let levels = 0;
@@ -76,7 +77,8 @@ function deploymentSession(o) {
       dir: path.join(o.folder, `probe-${String(++probes).padStart(2, '0')}`),
       target: state.url,
     });
-    return marked(level, startedAt);
+    lastProbe = marked(level, startedAt);
+    return lastProbe;
   };
 
   const measure = async (rate, holdS = o.holdFor(rate)) => {
@@ -165,7 +167,11 @@ function deploymentSession(o) {
     state = null;
     release();
   };
-  return { measure, recover, settle, down, baseline: () => baseline };
+  // The service at rest, by its last probe against the baseline (./drift.js rule 1): the
+  // evidence the level-based drift rules ask for, or null. (None with `fresh`.)
+  const atRest = () => (o.fresh ? null : settledDrift(baseline, lastProbe));
+
+  return { measure, recover, settle, atRest, down, baseline: () => baseline };
 }
 
 function existing(dir, re) {

@@ -67,7 +67,7 @@ function changedUnder(found, verification) {
   if (stop.kind === 'hysteresis') {
     return {
       bound: 'hysteresis',
-      text: `${stop.first.rate}/s held at first but broke after the overload at ${stop.overload.rate}/s, twice (${brokeText(stop.level)}): the service changed under the search (drift: its state grew, or its queue did not drain); ${FRESH_HINT}`,
+      text: `${stop.first.rate}/s held at first but broke after the overload at ${stop.overload.rate}/s, twice (${brokeText(stop.level)})${stop.atRest?.rule ? `, and ${stop.atRest.text}` : ''}: the service changed under the search (drift: its state grew, or its queue did not drain); ${FRESH_HINT}`,
     };
   }
   if (stop.kind === 'drift') return { bound: 'drift', drift: stop.drift, text: driftText(stop.drift) };

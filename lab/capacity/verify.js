@@ -38,7 +38,16 @@ function stepDown(precision, tries) {
 async function verify(
   p,
   found,
-  { measure, again = measure, recover = null, limit = () => null, log = () => {}, name, pool = judgePooled },
+  {
+    measure,
+    again = measure,
+    recover = null,
+    limit = () => null,
+    log = () => {},
+    name,
+    pool = judgePooled,
+    atRest = () => null,
+  },
 ) {
   let rate = found.held.rate;
   const attempts = [];
@@ -87,6 +96,7 @@ async function verify(
         limit,
         log,
         name,
+        atRest,
       });
       Object.assign(out, told);
       if (out.drift || out.stop) break;
@@ -99,7 +109,7 @@ async function verify(
 // The first verification broke at the rate the search held: measured again as the search
 // measured it (its hold), twice at most; both broke is drift, one held is a knee that moves
 // with the hold. On a fresh deployment per level (no `recover`) nothing changed under it.
-async function tellApart(p, held, broke, heldTimes, { measure, recover, limit, log, name }) {
+async function tellApart(p, held, broke, heldTimes, { measure, recover, limit, log, name, atRest }) {
   const moves = { rate: held.rate, heldS: held.holdS, brokeS: broke.holdS };
   if (!recover) return { moves };
   const again = [];
@@ -119,7 +129,7 @@ async function tellApart(p, held, broke, heldTimes, { measure, recover, limit, l
   }
   // (Broken again twice, but held only once in the search or on a machine too busy to tell: no
   // claim, the verification steps down.)
-  return { again, drift: againDrift(held, broke, again, heldTimes) };
+  return { again, drift: againDrift(held, broke, again, heldTimes, atRest()) };
 }
 
 module.exports = { verify, stepDown, MAX_TRIES, RULE };

@@ -97,6 +97,7 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
       measure: measured,
       recover,
       settle: session.settle,
+      atRest: session.atRest,
       limit: budget.limiter(p, Date.now() + p.timeLimitS * 1000),
       log,
       tag,

@@ -229,4 +229,8 @@ test('the level that held, broken twice again on a machine other work kept busy:
   overloaded = false;
   const quiet = await searchCapacity(measure, { start: 50, recover, noisy: () => false });
   expect(quiet.stop.kind).toBe('hysteresis');
+  // Nor when the service at rest answers as before the search: what broke was the load's.
+  overloaded = false;
+  const asBefore = await searchCapacity(measure, { start: 50, recover, atRest: () => null });
+  expect(asBefore.stop.kind).toBe('bracketed');
 });

@@ -102,7 +102,11 @@ describe.each(OPEN)('%s (open loop)', (engine) => {
         expect(summary.responseTimeMs[k]).toBeLessThanOrEqual(summary.responseTimeMs.max);
       expect(summary.phases[0].launched).toBeGreaterThanOrEqual(54);
       expect(summary.phases[0].launched).toBeLessThanOrEqual(66);
-      expect(ms).toBeLessThan(5000 + (engine === 'artillery' ? 15000 : 2500));
+      // Ended by its plan (5 s) and its stated drain: no request outlives its time-out (10 s),
+      // and Artillery waits out its own ~13 s telemetry retry offline (MACHINE-NOTES). (2.5 s
+      // for fast's start and drain held on a quiet machine; beside four CPU hogs its start took
+      // 5.3 s more.)
+      expect(ms).toBeLessThan(5000 + 10000 + (engine === 'artillery' ? 5000 : 0));
     } finally {
       await srv.close();
     }
