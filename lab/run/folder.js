@@ -14,12 +14,14 @@ function openRun(p, log) {
   const { values } = p;
   // (A path endpoint names its folder by its words: /api/items -> api-items.)
   const what = isPath(p.endpoint) ? pathSlug(p.endpoint) : p.endpoint;
+  // From here on every process started carries the state folder's token (lab/ownership).
+  // (Claimed before the run folder is made: a --results-dir inside a new --state-dir would
+  // otherwise make the state folder look like someone else's.)
+  adoptStateDir(p.ctx.stateDir);
   const dir = runDirOf(
     values,
     `${what.replace(/[^A-Za-z0-9_.-]+/g, '-')}-${p.scenario}-${p.target ? 'external' : p.deployment.name}`,
   );
-  // From here on every process started carries the state folder's token (lab/ownership).
-  adoptStateDir(p.ctx.stateDir);
   // --run-dir is emptied only when the lab made it (lab/ownership/dirs.js).
   if (values['run-dir']) resetDir(dir, '--run-dir');
   else claimDir(dir, 'the run folder');

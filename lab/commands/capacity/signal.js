@@ -8,6 +8,7 @@ const { assertClaimable, claimDir, resetDir } = require('../../ownership/dirs');
 const { runDirOf } = require('../../results/run-dir');
 const { own } = require('../../ownership/cleanups');
 const { holdDir } = require('../../ownership/lock');
+const { adoptStateDir } = require('../../ownership/adopt');
 const { labError } = require('../../../common/errors');
 const { planPorts } = require('../../topology/ports');
 const { resolveDeployment } = require('../../topology/deployments');
@@ -343,6 +344,8 @@ async function capacityCommand(argv, { log }) {
   if (p.help) return { stdout: USAGE };
   if (p.values.plan) return { stdout: planText(p) };
   holdDir(p.ctx.stateDir, '--state-dir');
+  // The state folder is the lab's before the run folder is made (a --results-dir inside it).
+  adoptStateDir(p.ctx.stateDir);
   // What the run has gathered so far: the live page draws capacity.html's body from it.
   const timeline = [];
   const sofar = {
