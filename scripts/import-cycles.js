@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 'use strict';
 
-// No folder of lab/ in an import cycle (issue 55): every relative require of lab/'s files,
-// counted between its folders (a file directly in lab/ is the folder "(root)"), and any set of
-// folders that reach one another (a strongly connected component of more than one, by
-// Tarjan's algorithm) fails, naming for each of its edges the first requires that make it.
+// No folder of lab/ in an import cycle (issue 55), and no file either (issue 72): every
+// relative require of lab/'s files (lazy ones inside functions too), counted between its
+// folders (a file directly in lab/ is the folder "(root)") and between its files; any set of
+// folders or of files that reach one another (a strongly connected component of more than
+// one, by Tarjan's algorithm) fails, naming for each of its edges the first requires that
+// make it.
 // Run by npm test as a lint step (scripts/test.sh); exits 1 on a cycle.
 //   node scripts/import-cycles.js [DIR]   (default: lab/ of this checkout)
 const fs = require('node:fs');
@@ -18,12 +20,14 @@ function jsFiles(dir) {
     );
 }
 
-// { edges: Map(folder -> Set(folder)), why: Map('a->b' -> ['file -> file', ...]) }
-function folderGraph(root) {
-  const folderOf = (f) => {
-    const parts = path.relative(root, f).split(path.sep);
-    return parts.length > 1 ? parts[0] : '(root)';
-  };
+// { edges: Map(node -> Set(node)), why: Map('a->b' -> ['file -> file', ...]) }, a node being a
+// folder of root (nodeOf = folderOf) or a file (nodeOf = fileOf).
+const folderOf = (root) => (f) => {
+  const parts = path.relative(root, f).split(path.sep);
+  return parts.length > 1 ? parts[0] : '(root)';
+};
+const fileOf = (root) => (f) => path.relative(root, f);
+function folderGraph(root, nodeOf = folderOf(root)) {
   const edges = new Map();
   const why = new Map();
   for (const file of jsFiles(root)) {
@@ -34,8 +38,8 @@ function folderGraph(root) {
         (c) => fs.existsSync(c) && fs.statSync(c).isFile(),
       );
       if (!target || !target.startsWith(root + path.sep)) continue;
-      const a = folderOf(file);
-      const b = folderOf(target);
+      const a = nodeOf(file);
+      const b = nodeOf(target);
       if (a === b) continue;
       if (!edges.has(a)) edges.set(a, new Set());
       edges.get(a).add(b);
@@ -83,29 +87,38 @@ function cycles(edges) {
   return out;
 }
 
+// { cycles: between folders, fileCycles: between files, text: each named with its edges }.
 function report(root) {
-  const { edges, why } = folderGraph(root);
-  const found = cycles(edges);
   const lines = [];
-  for (const scc of found) {
-    lines.push(`import cycle between the folders ${scc.join(', ')} of ${root}:`);
-    for (const a of scc) {
-      for (const b of [...(edges.get(a) || [])].filter((x) => scc.includes(x)).sort()) {
-        lines.push(`  ${a} -> ${b}: ${why.get(`${a}->${b}`).slice(0, 3).join(' | ')}`);
+  const found = {};
+  for (const [key, what, nodeOf] of [
+    ['cycles', 'folders', folderOf(root)],
+    ['fileCycles', 'files', fileOf(root)],
+  ]) {
+    const { edges, why } = folderGraph(root, nodeOf);
+    found[key] = cycles(edges);
+    for (const scc of found[key]) {
+      lines.push(`import cycle between the ${what} ${scc.join(', ')} of ${root}:`);
+      for (const a of scc) {
+        for (const b of [...(edges.get(a) || [])].filter((x) => scc.includes(x)).sort()) {
+          lines.push(`  ${a} -> ${b}: ${why.get(`${a}->${b}`).slice(0, 3).join(' | ')}`);
+        }
       }
     }
   }
-  return { cycles: found, text: lines.join('\n') };
+  return { ...found, text: lines.join('\n') };
 }
 
 if (require.main === module) {
   const root = path.resolve(process.argv[2] || path.join(__dirname, '..', 'lab'));
   const r = report(root);
-  if (r.cycles.length) {
+  if (r.cycles.length || r.fileCycles.length) {
     process.stderr.write(`${r.text}\n`);
     process.exit(1);
   }
-  process.stdout.write(`no import cycle between the folders of ${path.relative(process.cwd(), root) || '.'}\n`);
+  process.stdout.write(
+    `no import cycle between the folders or the files of ${path.relative(process.cwd(), root) || '.'}\n`,
+  );
 }
 
 module.exports = { folderGraph, cycles, report };

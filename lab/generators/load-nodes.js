@@ -9,7 +9,7 @@ const { IMAGES } = require('../topology/compose-file');
 const { startDistributed } = require('./distributed');
 const { swarmLauncher } = require('./swarm-launcher');
 const { localLauncher } = require('./local-launcher');
-const { run } = require('../runtime/compose');
+const { run } = require('../runtime/engine-run');
 
 // The manager's address, from DOCKER_HOST (tcp:// or ssh://), else what the engine says.
 async function managerAddress(env) {

@@ -6,7 +6,7 @@
 // network (no overlay or NAT between the generator and what it measures). The service is
 // named and labelled for this run, and `stop` removes that service only.
 const crypto = require('node:crypto');
-const { run, tail } = require('../runtime/compose');
+const { run, tail } = require('../runtime/engine-run');
 const { labError } = require('../../common/errors');
 const { IMAGES } = require('../topology/compose-file');
 

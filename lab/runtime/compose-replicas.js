@@ -10,6 +10,7 @@ const { INNER } = require('../kinds/common/proxy');
 const { get } = require('../http');
 const { upstreamOf } = require('./readiness');
 const { ROOT } = require('../paths');
+const { run } = require('./engine-run');
 
 // Replicas that come and go in a compose project (npm run scale, --autoscale, a rollout), as
 // lab/runtime/local-replicas.js does them locally: a new replica is a new service of the
@@ -69,7 +70,6 @@ async function containerOf(rt, state, name) {
 }
 
 async function inspect(rt, id, format) {
-  const { run } = require('./compose');
   const r = await run('docker', ['inspect', '-f', format, id], { env: rt.env, timeoutMs: 15000 });
   return r.code === 0 ? r.out.trim() : null;
 }

@@ -3,7 +3,6 @@
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
 const { assertFree } = require('../topology/ports');
@@ -19,51 +18,11 @@ const { waitFor } = require('../http');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir } = require('../ownership/dirs');
 const { addReplica, removeReplica, elasticWhy } = require('./compose-replicas');
+const { run, tail, engineSilent, ENGINE_CHECK_MS } = require('./engine-run');
 
 const { ROOT } = require('../paths');
 
 const APP_PRIMARY = path.join(ROOT, 'lab', 'app', 'primary.js');
-
-// Runs docker-compose or docker; resolves { code, out, timedOut } (stdout and stderr
-// together). The promise carries the child, so a long `up` can be stopped when the run is
-// interrupted. Every call has a time-out: builds may take minutes, a question to the engine
-// (ENGINE_CHECK_MS) only seconds.
-const ENGINE_CHECK_MS = 15000;
-function run(cmd, args, { env = process.env, timeoutMs = 600000 } = {}) {
-  let child;
-  const done = new Promise((resolve, reject) => {
-    child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err.code === 'ENOENT' ? labError('LAB_ERR_ENGINE', `${cmd} is not installed`) : err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, timedOut });
-    });
-  });
-  done.child = child;
-  return done;
-}
-
-// The engine did not answer, or said no: one message naming what to run to see why.
-function engineSilent(r, env, command) {
-  const where = env.DOCKER_HOST ? `DOCKER_HOST=${env.DOCKER_HOST}` : 'the default socket';
-  return labError(
-    'LAB_ERR_ENGINE',
-    r.timedOut
-      ? `no answer from the engine at ${where} within ${ENGINE_CHECK_MS / 1000} s (\`${command}\` hung; \`docker info\` shows what is wrong)`
-      : `no engine answers at ${where} (${tail(r.out, 1)})`,
-  );
-}
 
 // The same deployments as LocalRuntime, as containers on the engine DOCKER_HOST names
 // (the user's own, or the private one the container smoke test starts). nginx is
@@ -274,12 +233,4 @@ class ComposeRuntime extends EngineRuntime {
 // One compose project per state folder and deployment.
 const projectName = (stateDir, deployment) => engineName(stateDir, `-${deployment.name}`);
 
-function tail(text, lines = 8) {
-  return text.trim().split('\n').slice(-lines).join('\n');
-}
-
 module.exports = ComposeRuntime;
-module.exports.run = run;
-module.exports.tail = tail;
-module.exports.engineSilent = engineSilent;
-module.exports.ENGINE_CHECK_MS = ENGINE_CHECK_MS;

@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, get, freePortBase, startProgram, tmpStateDir, ROOT } = require('../helper');
-const { run } = require('../../lab/runtime/compose');
+const { run } = require('../../lab/runtime/engine-run');
 const { totalArrivals } = require('../../lab/generators/schedule');
 
 function unavailable() {

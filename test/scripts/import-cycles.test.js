@@ -16,10 +16,11 @@ function tree(files) {
   return dir;
 }
 
-test('lab/ has no import cycle between its folders', () => {
+test('lab/ has no import cycle between its folders, nor between its files', () => {
   const r = report(path.join(ROOT, 'lab'));
   expect(r.text).toBe('');
   expect(r.cycles).toEqual([]);
+  expect(r.fileCycles).toEqual([]);
 });
 
 test('a cycle through three folders is found, each edge named with the require that makes it', () => {
@@ -42,10 +43,31 @@ test('a cycle through three folders is found, each edge named with the require t
   }
 });
 
-test('requires inside one folder, and of packages, are no edges', () => {
+test('requires inside one folder are no folder edges, and of packages no edges; two files of one folder that import each other are a file cycle', () => {
   const dir = tree({ 'a/x.js': "require('./y'); require('express');", 'a/y.js': "require('./x');" });
   try {
-    expect(report(dir).cycles).toEqual([]);
+    const r = report(dir);
+    expect(r.cycles).toEqual([]);
+    expect(r.fileCycles).toEqual([['a/x.js', 'a/y.js']]);
+    expect(r.text).toContain('import cycle between the files a/x.js, a/y.js');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// (lab/runtime/compose.js and compose-replicas.js once imported each other, the second
+// lazily inside a function: a require inside a function is an edge too.)
+test('a lazy require inside a function closes a file cycle', () => {
+  const dir = tree({
+    'r/compose.js': "const { add } = require('./replicas');",
+    'r/replicas.js': "function f() { const { run } = require('./compose'); return run; }",
+    'r/other.js': "require('./compose');",
+  });
+  try {
+    const r = report(dir);
+    expect(r.fileCycles).toEqual([['r/compose.js', 'r/replicas.js']]);
+    expect(r.text).toContain('r/replicas.js -> r/compose.js');
+    expect(r.text).not.toContain('r/other.js ->');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
