@@ -11,7 +11,7 @@ const { assertClaimable } = require('../ownership/dirs');
 const { labError } = require('../../common/errors');
 const { parseCap, resolveCaps, checkCapsFit } = require('../topology/caps');
 const { buildGraph } = require('../topology/graph');
-const { PLACEMENTS } = require('../topology/compose-file');
+const { PLACEMENTS } = require('../topology/stack-file');
 const { APP_FLAGS, appOf } = require('../app/flags');
 const { TLS_FLAGS, tlsOf } = require('../tls/flags');
 

@@ -4,14 +4,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const yaml = require('js-yaml');
 const { PRESETS, resolveDeployment } = require('./deployments');
-const {
-  composeProject,
-  stackProject,
-  stackPublishProject,
-  containerConfig,
-  configNodes,
-  statsdConfig,
-} = require('./compose-file');
+const { composeProject, containerConfig, configNodes, statsdConfig } = require('./compose-file');
+const { stackProject, stackPublishProject } = require('./stack-file');
 const { SCHEMAS, AGGREGATION } = require('./graphite-config');
 
 const STACK_DEPLOYMENT = 'multi-replicated';

@@ -110,7 +110,8 @@ describe('compose/', () => {
   });
 
   test('caps become cpus and mem_limit in compose, deploy.resources.limits in the stack', () => {
-    const { composeProject, stackProject } = require('../../lab/topology/compose-file');
+    const { composeProject } = require('../../lab/topology/compose-file');
+    const { stackProject } = require('../../lab/topology/stack-file');
     const { resolveDeployment } = require('../../lab/topology/deployments');
     const { parseCap, resolveCaps } = require('../../lab/topology/caps');
     const { buildGraph } = require('../../lab/topology/graph');
