@@ -151,11 +151,11 @@ function deploymentSession(o) {
     ? null
     : async (recovered) => {
         if (!state || !baseline) return null;
-        const last = recovered?.last;
-        if (last?.p50 != null) {
-          const seen = { rate: probeRate(o.start), latencyMs: { p50: last.p50 }, errorsPct: last.errorsPct };
-          if (!settledDrift(baseline, seen)) return null;
-        }
+        // (The recovery's last probe whole: drift is judged by a probe's fastest answer, which
+        // its summary { p50, errorsPct } does not carry; read from that summary, every
+        // recovered service was once taken as clear of drift without another probe.)
+        const last = recovered?.at;
+        if (last?.latencyMs && !settledDrift(baseline, last)) return null;
         const now = await probe();
         if (now.restarts) return { kind: 'restarted', level: now };
         const drift = settledDrift(baseline, now);

@@ -3,6 +3,12 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+// (The levels are made up where a test says what they measured: runLevel replaced.)
+jest.mock('../../../lab/capacity/level', () => ({
+  ...jest.requireActual('../../../lab/capacity/level'),
+  runLevel: jest.fn(),
+}));
+const level = require('../../../lab/capacity/level');
 const { deploymentSession } = require('../../../lab/capacity/session');
 const { cleanup } = require('../../../lab/ownership/cleanups');
 
@@ -40,4 +46,63 @@ test('a deployment that does not come up: the level is a failed one, with why', 
     await cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// The probe at rest once the knee is bracketed (settle): the recovery's last probe serves when
+// it is clear of drift; one slower at its fastest answer is confirmed by another probe, and
+// two in a row are drift.
+describe('settle: the service at rest against its baseline', () => {
+  const answers = [];
+  const spy = level.runLevel;
+  beforeEach(() => {
+    spy.mockReset();
+    spy.mockImplementation(async (l) => ({
+      rate: l.rate,
+      holdS: l.holdS,
+      ok: true,
+      errorsPct: 0,
+      latencyMs: answers.shift(),
+    }));
+  });
+
+  const session = (dir) =>
+    deploymentSession({
+      newRuntime: () => ({ assertNotUp: () => {}, down: async () => {} }),
+      deploy: async () => ({ url: 'http://127.0.0.1:1' }),
+      dir,
+      folder: path.join(dir, 'single'),
+      level: { words: ['/x'], slos: [], extra: [], context: [] },
+      start: 50,
+      warmupS: 1,
+      holdFor: () => 3,
+      fresh: false,
+      recoveryWaitS: 10,
+      log: () => {},
+      tag: 'single',
+    });
+  const probe = (min, p50) => ({ rate: 5, ok: true, errorsPct: 0, latencyMs: { min, p50 } });
+
+  test.each([
+    ['clear of drift: no other probe', probe(11, 14), [], null, 0],
+    ['slower at its fastest, and the next probe too: drift', probe(40, 45), [{ min: 42, p50: 47 }], 'drift', 1],
+    ['slower once, then as before: no drift', probe(40, 45), [{ min: 11, p50: 14 }], null, 1],
+  ])('%s', async (_what, at, next, kind, probes) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-session-'));
+    try {
+      const s = session(dir);
+      // The deployment and its baseline (fastest 10 ms), then a level.
+      answers.push({ min: 10, p50: 12 }, { min: 12, p50: 20 });
+      await s.measure(50);
+      const before = spy.mock.calls.length;
+      answers.push(...next);
+      const stop = await s.settle({ ok: true, settled: true, last: { p50: at.latencyMs.p50, errorsPct: 0 }, at });
+      expect(spy.mock.calls.length - before).toBe(probes);
+      expect(stop?.kind ?? null).toBe(kind);
+      if (kind) expect(stop.drift.text).toMatch(/its fastest answer went from 10 ms to 42 ms/);
+      await s.down();
+    } finally {
+      await cleanup();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
