@@ -149,8 +149,9 @@ test('capacity --dashboard: the levels as they are measured, then the results', 
 }, 150000);
 
 // What this test checks is the search's folder read back, not where the SLO breaks: on a
-// service whose limit is a timer's (15 ms a request, one at a time: about 66/s), 50/s holds and
-// 100/s breaks whatever else the machine runs, under the default SLO. (On a CPU-bound service
+// service whose limit is a timer's (15 ms a request, one at a time: about 66/s), 25/s holds and
+// 100/s breaks whatever else the machine runs, under the default SLO. (50/s, three quarters of
+// its limit, once broke beside four CPU hogs: each timer there fires late.) (On a CPU-bound service
 // under p99<500 a stall of over 2 s once broke the first level, the search ended there, and
 // nothing was read back; its SLO was then loosened to p99<5000.)
 test('the same --run-dir again: the search is read back, not deleted; other settings are refused; --restart starts over', async () => {
@@ -165,7 +166,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
     'single',
     ...quick,
     '--start',
-    '50',
+    '25',
     '--max-rate',
     '100',
     '--run-dir',
@@ -178,7 +179,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   expect(first.stderr).not.toMatch(/LAB_ERR/);
   const a = JSON.parse(first.stdout);
   // More than one folder, or the one measured again would be the only one (and nothing read back).
-  expect(a.levels[0]).toMatchObject({ rate: 50, ok: true });
+  expect(a.levels[0]).toMatchObject({ rate: 25, ok: true });
   // (Each level's folder, and the verification runs'; the probes of recovery apart.)
   const levelDirs = () =>
     fs
@@ -195,7 +196,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   fs.rmSync(path.join(runDir, 'single', levels[levels.length - 1], 'summary.json'));
   const again = await lab(args(), { timeoutMs: 200000 });
   expect(again.stderr).toMatch(/resuming the search/);
-  expect(again.stderr).toMatch(/50\/s \(measured before\)/);
+  expect(again.stderr).toMatch(/25\/s \(measured before\)/);
   const b = JSON.parse(again.stdout);
   expect(b.levels.map((l) => [l.rate, l.ok])).toEqual(a.levels.map((l) => [l.rate, l.ok]));
   // The folders kept, and one for each level this run measured beyond them (a busy CI machine
@@ -204,13 +205,13 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   expect(kept.slice(0, levels.length)).toEqual(levels);
   expect(kept.length).toBe(b.levels.length);
   // Other settings: refused, and the search kept.
-  const other = await lab(args(['--start', '60']), { timeoutMs: 60000 });
+  const other = await lab(args(['--start', '30']), { timeoutMs: 60000 });
   expect(other.code).toBe(2);
   expect(other.stderr).toMatch(/holds a capacity search with other settings \(start\): add --restart/);
   expect(levelDirs()).toEqual(kept);
-  const restarted = await lab(args(['--start', '60', '--restart']), { timeoutMs: 200000 });
+  const restarted = await lab(args(['--start', '30', '--restart']), { timeoutMs: 200000 });
   expect(restarted.stderr).not.toMatch(/resuming|LAB_ERR/);
-  expect(JSON.parse(restarted.stdout).levels[0].rate).toBe(60);
+  expect(JSON.parse(restarted.stdout).levels[0].rate).toBe(30);
 }, 400000);
 
 test('an SLO on a request the source does not send is refused by capacity and the study, as scenario refuses it', async () => {

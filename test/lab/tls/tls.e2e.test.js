@@ -101,7 +101,10 @@ describe.each([['nginx'], ['haproxy'], ['caddy'], ['node']])('%s', (kind) => {
         const s = JSON.parse(run.stdout);
         expect(s.requestsCompleted).toBe(60);
         expect(s.tls).toMatchObject({ protocol, handshakes: 60 });
-        expect(s.tls.resumedShare).toBeGreaterThan(0.8);
+        // Resumed, most of them: a connection resumes with a ticket an earlier one received,
+        // which a busy machine delivers late (47 of 60 beside four CPU hogs; all but the
+        // first few on a quiet machine); without resumption, none (the test below).
+        expect(s.tls.resumedShare).toBeGreaterThan(0.5);
         expect(s.tls.handshakeMs.p50).toBeGreaterThan(0);
         expect(s.tls.firstByteMs.count).toBe(60);
         expect(s.tls.handshakeMs.p99).toBeLessThanOrEqual(s.tls.handshakeMs.max);
