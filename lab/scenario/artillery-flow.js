@@ -1,0 +1,212 @@
+'use strict';
+
+const ms = require('ms');
+const { METHODS } = require('./model');
+const { requestName } = require('./naming');
+const { LIMITS } = require('./limits');
+const { ONLY_ARTILLERY } = require('./artillery-features');
+const {
+  isMap,
+  isNum,
+  lowKeys,
+  SCENARIO_KEYS,
+  FLOW_ENGINES,
+  REQUEST_KEYS,
+  FOREIGN_REQUEST,
+  FOREIGN_STEP,
+} = require('./artillery-fields');
+
+// An Artillery script's scenarios as the lab's engines run them: each scenario's flow, its
+// steps (requests, loops, think times, conditions, captures) read with the script reader's `r`
+// (from-artillery.js), whose fail() names the field's line.
+
+function readScenario(r, sc, at, seen) {
+  if (!isMap(sc)) r.fail(at, 'a scenario is a mapping with a flow');
+  for (const k of Object.keys(sc)) if (!SCENARIO_KEYS.includes(k)) seen.odd([...at, k]);
+  const engine = sc.engine ?? 'http';
+  if (engine !== 'http') seen.note([...at, 'engine'], `the ${engine} engine`);
+  if (sc.weight !== undefined && !(Number(sc.weight) > 0)) r.fail([...at, 'weight'], 'a number above 0');
+  if (
+    FLOW_ENGINES.includes(engine)
+      ? !Array.isArray(sc.flow) || (!sc.flow.length && engine === 'http')
+      : sc.flow !== undefined && !Array.isArray(sc.flow)
+  )
+    r.fail([...at, 'flow'], 'a list of one or more steps');
+  const names = (k) => [].concat(sc[k] ?? []).map(String);
+  // Scenario hooks, as Artillery's HTTP engine runs them: before/after the flow as function
+  // steps; around every request; on an error.
+  const steps =
+    engine === 'http'
+      ? [
+          ...names('beforeScenario').map((f) => ({ function: f })),
+          ...readSteps(r, sc.flow, [...at, 'flow'], seen),
+          ...names('afterScenario').map((f) => ({ function: f })),
+        ]
+      : [];
+  if (requestsPerRun(steps) > LIMITS.requestsPerFlow)
+    r.fail(
+      [...at, 'flow'],
+      `a virtual user sends at most ${LIMITS.requestsPerFlow} requests, loops multiplied out (the lab's limit)`,
+    );
+  return {
+    name: sc.name !== undefined ? String(sc.name) : `scenario ${at[1] + 1}`,
+    weight: Number(sc.weight ?? 1),
+    steps,
+    hooks: { beforeRequest: names('beforeRequest'), afterResponse: names('afterResponse'), onError: names('onError') },
+  };
+}
+
+function readSteps(r, flow, at, seen) {
+  const steps = [];
+  flow.forEach((step, i) => {
+    const here = [...at, i];
+    if (!isMap(step)) r.fail(here, 'a step is a mapping of one action: get, post, think, loop, function, log...');
+    const keys = Object.keys(step);
+    if (keys.length !== 1 && !('loop' in step)) {
+      r.fail(here, `a step is one action, here ${keys.length ? keys.join(' and ') : 'none'} (as Artillery checks it)`);
+    }
+    const action = 'loop' in step ? 'loop' : keys[0];
+    const value = step[action];
+    if (action === 'think') {
+      steps.push({ think: readThink(r, value, [...here, 'think'], seen) });
+    } else if (action === 'loop') {
+      for (const k of keys)
+        if (!['loop', 'count', 'over', 'whileTrue', 'loopValue', 'loopElement'].includes(k)) seen.odd([...here, k]);
+      if (!Array.isArray(value)) r.fail([...here, 'loop'], 'a list of steps');
+      const count = step.count ?? null;
+      if (count !== null && typeof count !== 'string' && !isNum(count))
+        r.fail([...here, 'count'], 'a number, a range like 1-15, or a template');
+      if (isNum(count) && count > LIMITS.loopCount)
+        r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
+      if (step.over === undefined && count === null && step.whileTrue === undefined)
+        seen.note([...here], ONLY_ARTILLERY.endless);
+      steps.push({
+        loop: {
+          count,
+          over: step.over ?? null,
+          whileTrue: step.whileTrue ?? null,
+          loopValue: step.loopValue ?? '$loopCount',
+          loopElement: step.loopElement ?? '$loopElement',
+          steps: readSteps(r, value, [...here, 'loop'], seen),
+        },
+      });
+    } else if (action === 'log') {
+      steps.push({ log: value });
+    } else if (action === 'function') {
+      if (typeof value !== 'string') r.fail([...here, 'function'], 'the name of a function of config.processor');
+      steps.push({ function: value });
+    } else if (METHODS.includes(action.toUpperCase())) {
+      steps.push({ request: readRequest(r, action.toUpperCase(), value, [...here, action], seen) });
+    } else if (FOREIGN_STEP[action]) {
+      seen.note(here, FOREIGN_STEP[action]);
+    } else {
+      // Artillery's HTTP engine would take it for a request of an unknown method and fail it.
+      seen.odd([...here, action]);
+    }
+  });
+  return steps;
+}
+
+// A think time: seconds, or a duration or template read when it runs. Artillery 2.0.21 reads
+// a fractional number of seconds as milliseconds (0.2 waits 1 ms): the lab waits what the
+// script says, and says that it differs.
+function readThink(r, value, at, seen) {
+  if (!isNum(value) && typeof value !== 'string') r.fail(at, 'seconds, or a duration like 500ms');
+  if (isNum(value)) {
+    if (value < 0) r.fail(at, 'seconds, 0 or more');
+    if (value > LIMITS.thinkS) r.fail(at, `at most ${LIMITS.thinkS} s (the lab's limit)`);
+    if (!Number.isInteger(value)) {
+      seen.say(
+        r.field(at),
+        `think ${value}: Artillery 2.0.21 reads a fractional number of seconds as milliseconds (it waits about 1 ms); the lab waits ${value} s, as the script says`,
+      );
+    }
+    return value;
+  }
+  if (!value.includes('{{')) {
+    const s = Number.isInteger(Number(value)) ? Number(value) : ms(value) / 1000;
+    if (!Number.isFinite(s) || s < 0) r.fail(at, 'seconds, or a duration like 500ms');
+    if (s > LIMITS.thinkS) r.fail(at, `at most ${LIMITS.thinkS} s (the lab's limit)`);
+    return s;
+  }
+  return value;
+}
+
+function readRequest(r, method, spec, at, seen) {
+  if (typeof spec === 'string') spec = { url: spec };
+  if (!isMap(spec)) r.fail(at, 'a request is a mapping with a url');
+  // A field of its own, with a processor: its hooks may read it (Artillery hands them every
+  // field of the request), so it goes to them, said; without one it is unknown.
+  const extra = {};
+  for (const k of Object.keys(spec)) {
+    if (!REQUEST_KEYS.includes(k)) {
+      if (seen.processor) {
+        extra[k] = spec[k];
+        seen.say(
+          r.field([...at, k]),
+          "not a field the lab knows: handed to the processor's hooks, as Artillery does",
+          false,
+        );
+      } else seen.odd([...at, k]);
+    }
+    if (FOREIGN_REQUEST[k]) seen.note([...at, k], FOREIGN_REQUEST[k]);
+  }
+  const url = spec.url ?? spec.uri;
+  if (typeof url !== 'string' || !url) r.fail([...at, 'url'], 'a path like /api/items (Artillery requires a url)');
+  for (const k of ['headers', 'qs', 'cookie', 'auth', 'form']) {
+    if (spec[k] !== undefined && !isMap(spec[k])) r.fail([...at, k], 'a mapping');
+  }
+  const list = (v, k) => {
+    if (v === undefined) return [];
+    const l = Array.isArray(v) ? v : [v];
+    l.forEach((c, i) => {
+      if (!isMap(c)) r.fail([...at, k, ...(Array.isArray(v) ? [i] : [])], 'a mapping');
+    });
+    return l;
+  };
+  const capture = list(spec.capture, 'capture');
+  capture.forEach((c, i) => {
+    if (typeof c.as !== 'string')
+      r.fail(
+        [...at, 'capture', ...(Array.isArray(spec.capture) ? [i] : [])],
+        'a capture names the variable it sets (as:)',
+      );
+  });
+  const match = list(spec.match, 'match');
+  const hooks = (k) => [].concat(spec[k] ?? []).map(String);
+  return {
+    name: requestName({ name: spec.name, method, url }),
+    nameGiven: spec.name !== undefined,
+    method,
+    url,
+    headers: lowKeys(spec.headers || {}),
+    ...(spec.qs ? { query: spec.qs } : {}),
+    ...(spec.json !== undefined ? { json: spec.json } : spec.body !== undefined ? { body: spec.body } : {}),
+    ...(spec.form ? { form: spec.form } : {}),
+    capture,
+    match,
+    ...(spec.expect !== undefined ? { expect: spec.expect } : {}),
+    ...(spec.cookie ? { cookie: spec.cookie } : {}),
+    ...(spec.auth ? { auth: { user: spec.auth.user, pass: spec.auth.pass } } : {}),
+    ...(spec.followRedirect !== undefined ? { followRedirect: spec.followRedirect !== false } : {}),
+    ...(spec.gzip !== undefined ? { gzip: spec.gzip !== false } : {}),
+    ...(spec.ifTrue !== undefined ? { ifTrue: String(spec.ifTrue) } : {}),
+    // (Artillery's: Number(p) || 0, at most 100; the request is sent when an integer drawn
+    // from 0 to 100 inclusive is under it, so 100 still skips 1 in 101, as there.)
+    ...(spec.probability !== undefined ? { probability: Math.min(100, Number(spec.probability) || 0) } : {}),
+    ...(spec.beforeRequest !== undefined ? { beforeRequest: hooks('beforeRequest') } : {}),
+    ...(spec.afterResponse !== undefined ? { afterResponse: hooks('afterResponse') } : {}),
+    ...(Object.keys(extra).length ? { extra } : {}),
+  };
+}
+
+// The requests one run of these steps sends, loops multiplied out (a count from a template
+// or a list counts once).
+const requestsPerRun = (steps) =>
+  steps.reduce(
+    (a, st) =>
+      a + (st.request ? 1 : st.loop ? (isNum(st.loop.count) ? st.loop.count : 1) * requestsPerRun(st.loop.steps) : 0),
+    0,
+  );
+
+module.exports = { readScenario, readSteps, readThink, readRequest, requestsPerRun };
