@@ -2,7 +2,6 @@
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 const StateFile = require('./state-file');
@@ -16,14 +15,8 @@ const { identify, check } = require('../ownership/identity');
 const { findOwned } = require('../ownership/scan');
 const { adoptStateDir } = require('../ownership/adopt');
 const { resetDir, removeOwnedDir } = require('../ownership/dirs');
-const { waitFor, get } = require('../http');
-const { entryProbe, appAccepts, upstreamOf } = require('./readiness');
 const { installApp } = require('../app/install');
-const { appSetup } = require('../app/setup');
 const { STORES, storesEnv } = require('../stores');
-const { ensureStore } = require('../stores/install');
-const storeFolders = require('../stores/folders');
-const { sleep } = require('../ownership/procs');
 const { kindOf, DAEMON_HOSTS } = require('../kinds');
 const { buildGraph, nodeOf, proxyNodes, proxyHostOf } = require('../topology/graph');
 const {
@@ -39,9 +32,12 @@ const {
 } = require('./cgroups');
 
 const { replicaEnvOf, replicaStarter } = require('./replica-start');
-const { text: durationText } = require('../terminal/duration');
-const { lastLines } = require('../terminal/last-lines');
 const { makeCerts, userCerts } = require('../tls/certs');
+const { prepareStores, assertNoKeptData, removeStores } = require('./local/stores');
+const { proxyPrograms, ownedDaemons, renderProxies } = require('./local/proxies');
+const { startersOf, startTiers } = require('./local/tiers');
+const { initialState } = require('./local/initial-state');
+const { waitHealthy, waitApp } = require('./local/ready');
 
 // The embedded default: the replicas and the black boxes are local processes supervised by
 // pm2, nginx is the lab's own process, all of it owned through one state folder
@@ -76,7 +72,7 @@ class LocalRuntime {
       : [];
     const alive = new Set(entries.filter((e) => e.is === 'alive').map((e) => e.pid));
     const found = findOwned(this.state.token(), { helpers });
-    for (const pid of this.ownedDaemons()) found.push(...tree(pid));
+    for (const pid of ownedDaemons(this)) found.push(...tree(pid));
     const aliveTrees = new Set([...alive].flatMap((p) => tree(p)));
     const unrecorded = [...new Set(found)].filter((p) => !aliveTrees.has(p));
     return { state, error, entries, unrecorded };
@@ -130,213 +126,6 @@ class LocalRuntime {
     this.writeState(state);
   }
 
-  // Each proxy kind's program (lab/kinds/, its host.program): found, or installed when the
-  // lab may. Returns { kind's name: its program }.
-  async proxyPrograms(proxies) {
-    const bins = {};
-    for (const { kind } of proxies) bins[kind.name] ??= await kind.host.program(this.log);
-    return bins;
-  }
-
-  // The kinds' own daemons of this folder still running (the lab's nginx masters), found by
-  // their kind (host.owned): their proof is in the folder, not in a token.
-  ownedDaemons() {
-    return DAEMON_HOSTS.flatMap((h) => h.owned(this.stateDir));
-  }
-
-  // Every proxy's config, rendered by its kind into its prefix and checked by the program
-  // itself, before anything starts. Returns { node: its kind's context }.
-  async renderProxies(proxies, { deployment, address, options, bins, tls = null }) {
-    const contexts = {};
-    for (const { node, kind } of proxies) {
-      const paths = kind.host.paths(this.stateDir, node);
-      const ctx = {
-        deployment,
-        node,
-        listen: { host: this.host, port: node.port },
-        upstreams: node.upstreams.map(address),
-        paths,
-        container: false,
-        connections: options.connections ?? 8192,
-        bin: bins[kind.name],
-        // An nginx edge's workers write the cache inside the state folder, which root's
-        // default worker user (nobody) may not enter.
-        workerUser: process.getuid() === 0 ? os.userInfo().username : null,
-        // The entry terminates TLS (--tls); the nodes behind it stay plain HTTP.
-        tls: tls && tls.node === node.name ? tls : null,
-      };
-      contexts[node.name] = ctx;
-      fs.mkdirSync(paths.prefix, { recursive: true });
-      if (paths.tempDir) fs.mkdirSync(paths.tempDir, { recursive: true });
-      if (paths.workDir) fs.mkdirSync(paths.workDir, { recursive: true });
-      if (kind.config) fs.writeFileSync(paths.confFile, kind.config(ctx));
-      await kind.host.check(ctx);
-    }
-    return contexts;
-  }
-
-  // How each kind of node starts under pm2 (app: pm2AppOf's); a proxy kind that is a daemon
-  // of its own (the nginx kinds) starts apart, as its kind says (host.start).
-  startersOf({ pm2, app, options, hubToken, replicaStart, stores }) {
-    return {
-      bbox: (node) =>
-        pm2.start(
-          app(node.name, 'bbox/index.js', {
-            args: [
-              '--port',
-              String(node.port),
-              '--host',
-              this.host,
-              '--key',
-              options.bbox?.key ?? '',
-              ...(options.bbox?.args || []),
-            ],
-          }),
-        ),
-      // A replica (the lab's service, or yours: --app) as lab/runtime/replica-start.js says;
-      // a replica added later (npm run scale, --autoscale, a rollout) starts the same way.
-      service: (node) => pm2.start(app(node.name, ...replicaStart(node))),
-      app: (node) => pm2.start(app(node.name, ...replicaStart(node))),
-      // A data store (--with, lab/stores/): its server in the foreground, from its folder.
-      store: (node) => {
-        const s = stores[node.name];
-        const { command, args } = s.store.command({ ...s.ctx, fresh: s.fresh });
-        return pm2.start(app(node.name, null, { command, args, cwd: s.ctx.dir, kill_timeout: 10000 }));
-      },
-      hub: (node) =>
-        pm2.start(
-          app(node.name, 'hub/index.js', {
-            env: { HOST: '127.0.0.1', PORT: String(node.port), HUB_TOKEN: hubToken },
-            // It stops at once on SIGTERM (hub/index.js).
-            kill_timeout: 2000,
-          }),
-        ),
-    };
-  }
-
-  // The nodes in order, each tier healthy before the next: the data stores (--with), your
-  // service's set-up (--app-setup), the black boxes, the hub, the replicas, the caching
-  // edges, then the entry balancer.
-  async startTiers(state, { startNode, pm2, stores, storeEnv, address, urlOf }) {
-    const { deployment, graph, ports } = state;
-    const tier = (kind) => graph.nodes.filter((n) => n.kind === kind);
-
-    const yours = deployment.app;
-    // The data stores first (--with), ready before anything that uses them; then your
-    // service's own set-up (--app-setup) once, with their addresses.
-    for (const name of deployment.stores || []) {
-      const node = nodeOf(graph, name);
-      this.log(`starting ${STORES[name].what} (${name}) on port ${node.port}`);
-      await startNode(node);
-      await this.recordProcesses(state, pm2);
-      await this.waitStore(name, stores[name], pm2);
-    }
-    if (deployment.appSetup) await this.step(() => appSetup(yours, deployment.appSetup, storeEnv, this.log));
-    for (const node of tier('bbox')) await startNode(node);
-    for (const node of tier('hub')) {
-      await startNode(node);
-      await this.waitHealthy(node.name, `tcp://${address(node.name)}`);
-    }
-    for (const node of tier('service')) await startNode(node);
-    this.log(`waiting for every replica${yours ? ` of ${yours.name}` : ''} to be healthy`);
-    for (const node of tier('service')) {
-      if (yours) await this.waitApp(yours, node, urlOf(node.name), pm2, !state.probe?.off);
-      else
-        await this.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
-          return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
-        });
-    }
-    if (!yours) {
-      await this.waitHealthy('bbox1', `http://${this.host}:${ports.bbox1}/`);
-      await this.waitHealthy('bbox2', `http://${this.host}:${ports.bbox2}/`, () => true, 30000);
-    }
-
-    // Through each caching edge, then the entry (lab/runtime/readiness.js): the lab's
-    // service says which replica answered (X-Instance); for yours, the kinds at L7 name the
-    // upstream they used (X-Lab-Upstream, lab/kinds/).
-    const probe = entryProbe(deployment);
-    const instances = (a) => new Set(a.map((r) => (yours ? upstreamOf(r) : r.headers['x-instance']))).size;
-    const edges = graph.nodes.filter((n) => n.roles.includes('edge'));
-    if (edges.length) this.log(`starting ${edges.length} caching edge(s) (${kindOf(edges[0].kind).what})`);
-    for (const node of edges) await startNode(node);
-    for (const node of edges) {
-      await this.waitHealthy(
-        node.name,
-        (i) => probe.url(urlOf(node.name), i),
-        (a) => instances(a) >= deployment.replicas,
-        20000,
-        yours,
-      );
-    }
-
-    if (graph.entry) {
-      const entry = nodeOf(graph, graph.entry);
-      this.log(`starting the balancer: ${kindOf(entry.kind).what}`);
-      await startNode(entry);
-      await this.waitHealthy(entry.name, (i) => probe.url(state.url, i), probe.until, 20000, yours);
-    }
-  }
-
-  // The deployment's state as state.json keeps it from its start: what was asked, where each
-  // node listens, where its files are, and (filled in as they start) its processes.
-  initialState({ deployment, graph, caps, cgroups, token, ports, urlOf, contexts, probe, stores }) {
-    return {
-      runtime: 'local',
-      deployment,
-      graph,
-      caps,
-      cgroups: cgroups ? { version: cgroups.version, token } : null,
-      host: this.host,
-      ports,
-      url: urlOf(graph.front[0]),
-      // Every address a client may use: the entry, or each front node when there is none.
-      urls: graph.front.map(urlOf),
-      startedAt: new Date().toISOString(),
-      // Where each proxy node keeps its files (its edges' cache counts are read there).
-      paths: Object.fromEntries(Object.entries(contexts).map(([n, c]) => [n, c.paths])),
-      // Each proxy's context but its upstreams, for the configs rendered again when replicas
-      // come and go (lab/runtime/local-replicas.js).
-      proxyContexts: Object.fromEntries(
-        Object.entries(contexts).map(([n, c]) => [
-          n,
-          {
-            listen: c.listen,
-            paths: c.paths,
-            connections: c.connections,
-            bin: c.bin,
-            workerUser: c.workerUser,
-            tls: c.tls,
-          },
-        ]),
-      ),
-      // The number the next replica added gets (a name is never used twice in a deployment).
-      replicaSeq: deployment.replicas + 1,
-      // The entry's rendered config, kept with a run's results.
-      // (The lab's own node balancer has none: it is configured by its environment. A path
-      // to no file once failed `scenario --balancer node`, copying it: ENOENT.)
-      entryConf:
-        graph.entry && contexts[graph.entry]?.paths.confFile && fs.existsSync(contexts[graph.entry].paths.confFile)
-          ? contexts[graph.entry].paths.confFile
-          : null,
-      pm2Home: path.join(this.stateDir, 'pm2'),
-      probe,
-      // The entry's TLS (--tls): the CA its clients trust, and whether it speaks HTTP/2.
-      tls: deployment.tls ? { ca: this.ca, http2: deployment.tls.http2, own: Boolean(deployment.tls.cert) } : null,
-      // Each store's folder, whether down keeps its data (--keep-data), and whether it counts
-      // its statements (--profile: lab/stores/statements.js).
-      stores: Object.fromEntries(
-        Object.entries(stores).map(([n, s]) => [
-          n,
-          { dir: s.ctx.dir, outside: s.outside, keepData: !s.fresh, statements: s.ctx.profile },
-        ]),
-      ),
-      pids: {},
-      processes: [],
-      // name -> identity of every process the lab started here.
-      owned: {},
-    };
-  }
-
   // deployment: from lab/topology/deployments.js; ports: from planPorts (lab/topology/ports.js);
   // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null,
   //            caps: { [node]: { cpuPct, memoryBytes } } (lab/topology/caps.js) }
@@ -344,7 +133,7 @@ class LocalRuntime {
   // replicas, the caching edges, then the entry balancer, each healthy before the next tier.
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
-    this.assertNoKeptData(deployment);
+    assertNoKeptData(this, deployment);
     const graph = buildGraph(deployment, ports);
     const caps = options.caps || {};
     // Caps need control groups; without caps, your service's replicas still get one each
@@ -352,7 +141,7 @@ class LocalRuntime {
     // daemon that left its process tree and the lab's token behind (lab/runtime/cgroups.js).
     const cgroups = Object.keys(caps).length ? requireCgroups() : deployment.app ? usableCgroups() : null;
     const proxies = proxyNodes(graph);
-    const bins = await this.proxyPrograms(proxies);
+    const bins = await proxyPrograms(this, proxies);
     await assertFree(
       graph.nodes.flatMap((n) =>
         (n.ports || [n.port]).map((port, i) => ({ port, role: n.ports ? `bbox${i + 1}` : n.name })),
@@ -383,7 +172,7 @@ class LocalRuntime {
     // The data stores' programs and folders (lab/stores/), each prepared before anything
     // starts: installed when missing (as root), a fresh database unless --keep-data.
     // (options.statements: the stores count what they spend their time on, for --profile.)
-    const stores = await this.prepareStores(deployment, graph, token, { profile: options.statements === true });
+    const stores = await prepareStores(this, deployment, graph, token, { profile: options.statements === true });
     const storeEnv = storesEnv(deployment.stores || [], (name) => ({
       host: this.host,
       port: nodeOf(graph, name).port,
@@ -395,7 +184,7 @@ class LocalRuntime {
     // The entry's certificate (--tls: lab/tls/certs.js), made fresh in tls/ of the folder.
     const tls = deployment.tls ? prepareTls(this.stateDir, deployment.tls, this.host) : null;
     this.ca = tls?.ca ?? null;
-    const contexts = await this.renderProxies(proxies, {
+    const contexts = await renderProxies(this, proxies, {
       deployment,
       address,
       options,
@@ -410,7 +199,18 @@ class LocalRuntime {
       options.probe === false
         ? { off: 'deployed with --no-probe' }
         : { address: `${this.host}:${ports.probe}`, listen: [{ host: this.host, port: ports.probe }] };
-    const state = this.initialState({ deployment, graph, caps, cgroups, token, ports, urlOf, contexts, probe, stores });
+    const state = initialState(this, {
+      deployment,
+      graph,
+      caps,
+      cgroups,
+      token,
+      ports,
+      urlOf,
+      contexts,
+      probe,
+      stores,
+    });
     // What a replica's start needs besides its node, kept for the replicas added later.
     state.replicaEnv = replicaEnvOf({
       options,
@@ -438,7 +238,7 @@ class LocalRuntime {
 
       const logs = path.join(this.stateDir, 'logs');
       const app = pm2AppOf(state, joins, logs);
-      const starters = this.startersOf({ pm2, app, options, hubToken, replicaStart, stores });
+      const starters = startersOf(this, { pm2, app, options, hubToken, replicaStart, stores });
       // A proxy of a kind that runs in the foreground: its program under pm2.
       const startProxy = (node, kind) => {
         const { command, args, env = {} } = kind.local(contexts[node.name]);
@@ -457,7 +257,7 @@ class LocalRuntime {
           await this.recordProcesses(state, pm2);
         }
       };
-      await this.startTiers(state, { startNode, pm2, stores, storeEnv, address, urlOf });
+      await startTiers(this, state, { startNode, pm2, stores, storeEnv, address, urlOf });
       await this.recordProcesses(state, pm2);
       state.ready = true;
       this.writeState(state);
@@ -467,115 +267,13 @@ class LocalRuntime {
     }
   }
 
-  // Each store's program (found, or installed as root) and its folder (lab/stores/folders.js):
-  // a fresh one unless --keep-data, whose data is marked kept once it is made.
-  async prepareStores(deployment, graph, token, { profile = false } = {}) {
-    const out = {};
-    const keep = deployment.storeOptions?.keepData === true;
-    for (const name of deployment.stores || []) {
-      const store = STORES[name];
-      const bin = await this.step(() => ensureStore(store, this.log));
-      const { dir, outside } = storeFolders.folderOf(store, this.stateDir, token);
-      storeFolders.claimFolder({ dir, outside });
-      const ctx = {
-        bin,
-        dir,
-        host: this.host,
-        port: nodeOf(graph, name).port,
-        maxConnections: deployment.storeOptions?.maxConnections ?? 100,
-        // Profiled (--profile): what each store spent its time on (lab/stores/statements.js).
-        profile,
-      };
-      const had = keep && storeFolders.keptData(this.stateDir, token, [name]).length > 0;
-      if (!had) this.log(`${name}: making a new database in ${dir}`);
-      const prepared = await this.step(() => store.prepare({ ...ctx, fresh: !had }));
-      if (had && prepared.kept) this.log(`${name}: its data kept from the last deploy (--keep-data), in ${dir}`);
-      else if (keep) this.log(`${name}: its data will be kept after down (--keep-data)`);
-      if (keep) storeFolders.markKept(dir);
-      out[name] = { store, ctx, fresh: !keep, outside };
-    }
-    return out;
+  // When a node is ready (./local/ready.js): for the tiers and the replicas added later.
+  waitHealthy(...args) {
+    return waitHealthy(this, ...args);
   }
 
-  // Refuses, before anything starts, a deploy that would start over data an earlier deploy
-  // kept (--keep-data): dropped without a word, it was a user's lost work.
-  assertNoKeptData(deployment) {
-    if (!deployment.stores?.length || deployment.storeOptions?.keepData) return;
-    const kept = storeFolders.keptData(this.stateDir, this.state.token(), deployment.stores);
-    if (kept.length) throw labError('LAB_ERR_KEPT_DATA', kept, this.stateDir);
-  }
-
-  // A store is ready when it answers (30 s at most), then made ready for your service.
-  async waitStore(name, s, pm2) {
-    const deadline = Date.now() + (Number(process.env.LAB_STORE_START_MS) || 30000);
-    for (;;) {
-      if (await this.step(() => s.store.ready(s.ctx))) break;
-      const p = (await this.step(() => pm2.list())).find((x) => x.name === name);
-      const env = p?.pm2_env || {};
-      if (!p || env.restart_time > 0 || ['errored', 'stopped'].includes(env.status) || Date.now() > deadline) {
-        throw labError(
-          'LAB_ERR_STORE',
-          name,
-          `${p && Date.now() <= deadline ? 'it exited at start' : `it did not answer within ${(Number(process.env.LAB_STORE_START_MS) || 30000) / 1000} s`}; its last lines:\n${logTail(this.stateDir, name)}`,
-        );
-      }
-      await sleep(200);
-    }
-    await this.step(() => s.store.init(s.ctx));
-  }
-
-  // (app: your service, whose answers count when below 500 with --health, else any.)
-  async waitHealthy(what, url, until, timeoutMs = 20000, app = null) {
-    try {
-      await this.step(() => waitFor(url, { until, timeoutMs, accept: app ? appAccepts(app) : undefined, ca: this.ca }));
-    } catch (err) {
-      if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
-      const shown = typeof url === 'function' ? url('N') : url;
-      throw labError(
-        'LAB_ERR_UNHEALTHY',
-        what,
-        `${shown}: ${err.message} (logs in ${path.join(this.stateDir, 'logs')})`,
-      );
-    }
-  }
-
-  // One replica of your service: ready when its port answers HTTP (or --health answers below
-  // 500). It exiting meanwhile, or never answering, is said with what it wrote last: a user
-  // sees why their service did not start, not a time-out of the lab's.
-  async waitApp(app, node, url, pm2, probed = false) {
-    const timeoutMs = appStartMs(app);
-    const target = `${url}${app.health ?? '/'}`;
-    const accept = appAccepts(app);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      let last;
-      try {
-        const r = await this.step(() => get(target, { timeoutMs: 2000 }));
-        if (accept(r.status)) return;
-        last = `HTTP ${r.status}`;
-      } catch (err) {
-        if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
-        last = err.code || err.message;
-      }
-      const p = (await this.step(() => pm2.list())).find((x) => x.name === node.name);
-      const env = p?.pm2_env || {};
-      if (!p || env.restart_time > 0 || ['errored', 'stopped'].includes(env.status)) {
-        const tail = logTail(this.stateDir, node.name);
-        throw labError(
-          'LAB_ERR_APP',
-          `${app.name} (${node.name})`,
-          `it exited at start (${env.exit_code !== undefined ? `exit code ${env.exit_code}` : env.status || 'gone'}); its last lines:\n${tail}${probed && REFUSED_PRELOAD.test(tail) ? `\n${PRELOAD_HINT}` : ''}`,
-        );
-      }
-      if (Date.now() > deadline) {
-        throw labError(
-          'LAB_ERR_APP',
-          `${app.name} (${node.name})`,
-          `${target} did not answer${app.health ? ' below 500' : ' HTTP'} within ${durationText(timeoutMs / 1000)} (${last}), the limit of ${app.startTimeoutS ? '--app-start-timeout' : process.env.LAB_APP_START_MS ? 'LAB_APP_START_MS' : '--app-start-timeout (default 30s)'}. If it is still starting, give it longer (--app-start-timeout 2m); if not, does it listen on process.env.PORT (${node.port} here)? Its last lines:\n${logTail(this.stateDir, node.name)}`,
-        );
-      }
-      await sleep(200);
-    }
+  waitApp(...args) {
+    return waitApp(this, ...args);
   }
 
   // Records each pm2 app's pid (its cluster workers are its children) and identity.
@@ -696,7 +394,7 @@ class LocalRuntime {
     const stoppedAll = new Set([...stopped, ...leftovers]);
     stale.splice(0, stale.length, ...stale.filter((e) => !stoppedAll.has(e.pid)));
     const groups = await this.removeGroups();
-    const storesRemoved = this.removeStores({ deleteData });
+    const storesRemoved = removeStores(this, { deleteData });
     // The entry's certificate and keys (--tls): made for the deployment, gone with it.
     removeOwnedDir(path.join(this.stateDir, 'tls'));
     this.state.remove();
@@ -709,13 +407,6 @@ class LocalRuntime {
       groups,
       stores: storesRemoved,
     };
-  }
-
-  // The stores' folders, once their servers are gone (lab/stores/folders.js): all but kept
-  // data, and that too with deleteData (down --delete-data). Found on disk, not in the state:
-  // a deploy interrupted during initdb had written no state yet, and left 39 MB behind.
-  removeStores({ deleteData = false } = {}) {
-    return storeFolders.removeFolders(this.stateDir, this.state.token(), { deleteKept: deleteData });
   }
 
   groupMembers() {
@@ -786,12 +477,6 @@ class LocalRuntime {
   }
 }
 
-// Node's refusal of a file it may not read (--experimental-permission, a policy): the first
-// file it is refused is the runtime probe the lab preloads, and the way on is --no-probe.
-const REFUSED_PRELOAD = /Access to this API has been restricted|ERR_ACCESS_DENIED|ERR_MANIFEST/;
-const PRELOAD_HINT =
-  "  (the lab preloads its runtime probe into your service's Node processes, and this one refused to read it: a service run with --experimental-permission or a policy deploys with --no-probe)";
-
 // The entry's certificate in tls/ of the state folder: the lab's own, made fresh, or the user's
 // (--tls-cert, --tls-key), copied there; its keys readable by the lab's user only.
 function prepareTls(stateDir, tls, host) {
@@ -801,33 +486,7 @@ function prepareTls(stateDir, tls, host) {
   return tls.cert ? userCerts(dir, tls) : makeCerts(dir, { hosts: [host] });
 }
 
-// How long a replica of your service may take to answer its first request: --app-start-timeout,
-// else LAB_APP_START_MS (milliseconds), else 30 s.
-const appStartMs = (app) =>
-  app.startTimeoutS ? app.startTimeoutS * 1000 : Number(process.env.LAB_APP_START_MS) || 30000;
-
 const rank = (order, name) => (order.includes(name) ? order.indexOf(name) : order.length);
-
-// The last lines a process of the deployment wrote (its pm2 logs), for a message.
-function logTail(stateDir, name, lines = 8) {
-  let text = '';
-  for (const f of [`${name}.err.log`, `${name}.out.log`]) {
-    const file = path.join(stateDir, 'logs', f);
-    try {
-      // (Its end only: a service may have logged megabytes.)
-      const fd = fs.openSync(file, 'r');
-      const size = fs.fstatSync(fd).size;
-      const buf = Buffer.alloc(Math.min(size, 64 << 10));
-      fs.readSync(fd, buf, 0, buf.length, size - buf.length);
-      fs.closeSync(fd);
-      const part = buf.toString('utf8').trim();
-      if (part) text += `${part}\n`;
-    } catch {
-      // no such log
-    }
-  }
-  return lastLines(text, { lines });
-}
 
 function rssMiB(pids) {
   let pages = 0;
