@@ -1,5 +1,6 @@
 'use strict';
 
+const { jStat } = require('jstat');
 const { labError } = require('../../common/errors');
 const { t95 } = require('./student-t');
 
@@ -47,8 +48,10 @@ function parseCondition(text) {
   return { text: String(text).trim(), metric: m[1], op: m[2], margin: Number(m[4]), relative: Boolean(m[5]) };
 }
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const variance = (xs) => (xs.length > 1 ? xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1) : 0);
+// (The mean, the sample variance (n - 1) and Student's t (./student-t.js) are jStat's; only
+// Welch-Satterthwaite's two lines are written here.)
+const mean = (xs) => jStat.mean(xs);
+const variance = (xs) => (xs.length > 1 ? jStat.variance(xs, true) : 0);
 const r3 = (v) => (v === null || !Number.isFinite(v) ? null : Math.round(v * 1000) / 1000);
 
 // The line the new runs must not cross: base's figure moved by the margin, in the worse way.

@@ -5,16 +5,19 @@
 // N the replicas, X(N) what they hold; λ one replica's rate, σ the contention (the share of
 // the work that waits in line for something shared: a lock, the balancer, the database), κ the
 // coherency cost (each replica paying for every other: retrograde scaling when κ > 0, the peak
-// at N* = √((1−σ)/κ)). Pure functions; no dependency.
+// at N* = √((1−σ)/κ)). Pure functions.
 //
 // The fit: least squares on X, with σ in [0, 1] and κ >= 0. λ enters linearly, so for each
-// (σ, κ) its best value is closed-form; (σ, κ) are found by a grid over their whole range,
-// then refined by a shrinking pattern search inside the bounds (robust where Gauss-Newton
-// alone runs off to a negative κ). The uncertainty: the parameters' covariance s²(JᵀJ)⁻¹ at
+// (σ, κ) its best value is closed-form; (σ, κ) are first found by a grid over their whole
+// range (a start that does not depend on a guess), then refined by Levenberg-Marquardt
+// (ml-levenberg-marquardt) inside the bounds (where Gauss-Newton alone runs off to a negative
+// κ). The uncertainty: the parameters' covariance s²(JᵀJ)⁻¹ at
 // the solution (J the model's Jacobian, s² the residual variance over n−3 degrees of freedom),
 // and a prediction's interval by the delta method with Student's t (95%), for a new
 // measurement (the residual variance added).
 
+const { levenbergMarquardt } = require('ml-levenberg-marquardt');
+const { Matrix, inverse, determinant } = require('ml-matrix');
 const { t95 } = require('../analysis/student-t');
 
 const usl = (n, { sigma, kappa, lambda }) => (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1));
@@ -33,20 +36,12 @@ function profile(points, sigma, kappa) {
   return { lambda, rss };
 }
 
-// The inverse of a 3x3 matrix, or null when singular.
-function inverse3(m) {
-  const [[a, b, c], [d, e, f], [g, h, i]] = m;
-  const A = e * i - f * h;
-  const B = -(d * i - f * g);
-  const C = d * h - e * g;
-  const det = a * A + b * B + c * C;
+// The inverse of a matrix (ml-matrix), or null when it is singular.
+function inverseOf(m) {
+  const M = new Matrix(m);
+  const det = determinant(M);
   if (!Number.isFinite(det) || Math.abs(det) < 1e-300) return null;
-  const inv = [
-    [A, -(b * i - c * h), b * f - c * e],
-    [B, a * i - c * g, -(a * f - c * d)],
-    [C, -(a * h - b * g), a * e - b * d],
-  ];
-  return inv.map((row) => row.map((v) => v / det));
+  return inverse(M).to2DArray();
 }
 
 // The gradient of X(n) in (σ, κ, λ).
@@ -71,28 +66,34 @@ function fitUsl(input) {
       if (rss < best.rss) best = { sigma, kappa, rss };
     }
   }
-  // The pattern search: steps in σ and in κ (relative, and from 0), halved until tiny.
-  let step = { sigma: 0.01, kappa: Math.max(best.kappa, 1e-7) };
-  for (let iter = 0; iter < 2000 && (step.sigma > 1e-10 || step.kappa > 1e-14); iter++) {
-    let moved = false;
-    for (const [ds, dk] of [
-      [step.sigma, 0],
-      [-step.sigma, 0],
-      [0, step.kappa],
-      [0, -step.kappa],
-    ]) {
-      const sigma = Math.min(1, Math.max(0, best.sigma + ds));
-      const kappa = Math.max(0, best.kappa + dk);
-      const { rss } = profile(points, sigma, kappa);
-      if (rss < best.rss - 1e-15 * Math.max(1, best.rss)) {
-        best = { sigma, kappa, rss };
-        moved = true;
-      }
-    }
-    if (!moved) step = { sigma: step.sigma / 2, kappa: step.kappa / 2 };
-  }
-  const { lambda } = profile(points, best.sigma, best.kappa);
-  const fit = { sigma: best.sigma, kappa: best.kappa, lambda };
+  // The refinement: Levenberg-Marquardt (ml-levenberg-marquardt) from the grid's best, within
+  // the bounds, on (σ, κ, λ/λ₀) (λ scaled by the grid's, so that all three move on one scale);
+  // its answer is kept when it fits better than the grid's point.
+  const start = profile(points, best.sigma, best.kappa);
+  const l0 = start.lambda > 0 ? start.lambda : 1;
+  const lm = levenbergMarquardt(
+    { x: points.map((p) => p.n), y: points.map((p) => p.x) },
+    ([sigma, kappa, l]) =>
+      (n) =>
+        usl(n, { sigma, kappa, lambda: l * l0 }),
+    {
+      initialValues: [best.sigma, best.kappa, 1],
+      minValues: [0, 0, 0],
+      maxValues: [1, 1e6, 1e6],
+      damping: 1e-3,
+      gradientDifference: 1e-9,
+      maxIterations: 500,
+      errorTolerance: 1e-15,
+    },
+  );
+  const [ls, lk, ll] = lm.parameterValues;
+  const lmRss = points.reduce((a, { n, x }) => a + (x - usl(n, { sigma: ls, kappa: lk, lambda: ll * l0 })) ** 2, 0);
+  const refined =
+    [ls, lk, ll].every(Number.isFinite) && lmRss < best.rss
+      ? { sigma: ls, kappa: lk, lambda: ll * l0, rss: lmRss }
+      : { ...best, lambda: start.lambda };
+  best = refined;
+  const fit = { sigma: best.sigma, kappa: best.kappa, lambda: best.lambda };
   const dof = points.length - 3;
   const s2 = dof > 0 ? best.rss / dof : null;
   // JᵀJ in (σ, κ, λ); a parameter at its bound has the uncertainty of the others around it.
@@ -105,7 +106,7 @@ function fitUsl(input) {
     const g = gradient(n, fit);
     for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) jtj[a][b] += g[a] * g[b];
   }
-  const inv = inverse3(jtj);
+  const inv = inverseOf(jtj);
   const cov = s2 !== null && inv ? inv.map((row) => row.map((v) => v * s2)) : null;
   const se = cov
     ? {

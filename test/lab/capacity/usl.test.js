@@ -15,6 +15,17 @@ test("the usl package's published example: sigma 0.02, kappa 0.02", () => {
   expect(fit.peak.replicas).toBeCloseTo(7, 1);
 });
 
+// Off the grid the fit starts from (σ in hundredths, κ in tenths of a decade): the law's own
+// values, recovered to five places by the refinement (ml-levenberg-marquardt), not to the
+// grid's step.
+test('exact measurements off the starting grid: the parameters to five places', () => {
+  const truth = { sigma: 0.0237, kappa: 0.000313, lambda: 87.5 };
+  const fit = fitUsl([1, 2, 3, 4, 6, 8, 12].map((n) => ({ replicas: n, rate: usl(n, truth) })));
+  expect(fit.sigma).toBeCloseTo(truth.sigma, 5);
+  expect(fit.kappa).toBeCloseTo(truth.kappa, 6);
+  expect(fit.lambda).toBeCloseTo(truth.lambda, 3);
+});
+
 // A seeded generator, so the noise is the same on every run.
 function rng(seed) {
   let s = seed >>> 0;
