@@ -1,7 +1,7 @@
 'use strict';
 
 const { MAX_TRIES } = require('./verify');
-const { PROBE_S } = require('./recovery');
+const { PROBE_S, SETTLE_PROBES } = require('./recovery');
 
 // How long a capacity search takes: what `--plan` says before it starts, and the bound the
 // search keeps while it runs. Both read the same table, so the plan's "at most" is the bound
@@ -30,6 +30,8 @@ const probeMaxS = () => PROBE_S + T.overheadMax + T.drainMax;
 // The longest wait for a recovery: probes back to back until the wait is over, the last one
 // started just before it.
 const recoveryMaxS = (p) => p.recoveryWaitS + probeMaxS();
+// The probe at rest once the knee is bracketed: a recovery, then up to SETTLE_PROBES probes.
+const settleMaxS = (p) => recoveryMaxS(p) + SETTLE_PROBES * probeMaxS();
 // The longest hold of a level at any rate (a level's hold depends on its rate: ./slo.js).
 const longestHold = (p) => Math.max(p.holdFor(p.floor), p.holdFor(p.start), p.holdFor(p.maxRate));
 const longestVerifyHold = (p) =>
@@ -43,7 +45,7 @@ function worstS(p) {
   const recovering = p.fresh ? 0 : recoveryMaxS(p);
   const start = deployS(p) + (p.fresh ? 0 : p.warmupS + probeMaxS());
   const search = p.maxLevels * (levelMaxS(p, longestHold(p)) + recovering);
-  const settle = p.fresh ? 0 : recoveryMaxS(p) + probeMaxS();
+  const settle = p.fresh ? 0 : settleMaxS(p);
   const runs = MAX_TRIES * p.repetitions;
   const verification = runs * (levelMaxS(p, longestVerifyHold(p)) + recovering);
   const again = p.fresh ? 0 : 2 * (levelMaxS(p, longestHold(p)) + recovering);
@@ -81,7 +83,7 @@ function typicalS(p, at) {
 function limiter(p, deadlineMs, now = Date.now) {
   const NEED = {
     recovery: () => recoveryMaxS(p),
-    settle: () => recoveryMaxS(p) + probeMaxS(),
+    settle: () => settleMaxS(p),
     verification: (rate) => levelMaxS(p, p.verifyHoldFor(rate)),
     level: (rate) => levelMaxS(p, p.holdFor(rate)),
   };
@@ -101,6 +103,7 @@ module.exports = {
   limiter,
   levelMaxS,
   recoveryMaxS,
+  settleMaxS,
   probeMaxS,
   deployS,
   T,

@@ -19,8 +19,9 @@ const { othersRose, othersBusy } = require('./machine');
 // BUSY_SLOWER times and BUSY_BY_MS. (On a machine running four CPU hogs beside six test files,
 // /ping through TLS answered at rest 5.5 ms at its fastest before a search and 18.7 ms after it,
 // 3.4 times and 13 ms slower: unchanged.)
-//   1. settled: once the search has bracketed the knee and the service has recovered, two
-//      probes in a row slower at rest: the service changed;
+//   1. settled: once the search has bracketed the knee and the service has recovered, three
+//      probes in a row slower at rest, and steadily so (./recovery.js steadyFastest): the
+//      service changed;
 //   2. again: a rate the search held twice (the level and its measure again before bisecting),
 //      broken by the longer verification, then measured again as the search measured it (its
 //      short hold) and broken again, twice, while the service at rest is slower too (rule 1's
@@ -38,12 +39,12 @@ const BY_MS = 5;
 const BUSY_SLOWER = 3;
 const BUSY_BY_MS = 20;
 const BUSY_OTHERS = 0.5;
-const RULE = `the service changed under the search (its drift) when, after it recovered, a probe at rest answered ${SLOWER}x and ${BY_MS} ms slower than before the search at its fastest (${BUSY_SLOWER}x and ${BUSY_BY_MS} ms on a machine busy with other work), or with more errors; and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
+const RULE = `the service changed under the search (its drift) when, after it recovered, probes at rest answered ${SLOWER}x and ${BY_MS} ms slower than before the search at their fastest, steadily (${BUSY_SLOWER}x and ${BUSY_BY_MS} ms on a machine busy with other work), or with more errors; and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
 
 const fastest = (l) => l?.latencyMs?.min ?? null;
 
 // Rule 1: a probe at rest against the baseline. -> { from, to, rate, text } or null. (The
-// second probe in a row: the session asks for it when the first was in the band.)
+// session asks for more while they are in the band, until three in a row are steady.)
 function settledDrift(baseline, probe) {
   if (!baseline || !probe) return null;
   const before = fastest(baseline);

@@ -50,6 +50,20 @@ function settledSlower(probes) {
   return Math.max(...medians) <= (1 + SPREAD) * Math.min(...medians);
 }
 
+// The probe at rest once the knee is bracketed (./session.js settle): the recovery's last probe
+// and up to SETTLE_PROBES more, back to back; drift is claimed only when SETTLED of them in a
+// row answer slower than before the search and steadily, their fastest answers within SPREAD
+// of each other. A window of recent work emptying answers faster probe after probe, out of the
+// band before they run out: no claim. (A service whose requests cost more for each one of the
+// last 10 s was once called drifting two probes after its recovery, 4 s into its window.)
+const SETTLE_PROBES = 6;
+function steadyFastest(probes) {
+  const last = probes.slice(-SETTLED);
+  const mins = last.map((l) => l.latencyMs?.min);
+  if (last.length < SETTLED || mins.some((m) => m == null)) return false;
+  return Math.max(...mins) <= (1 + SPREAD) * Math.min(...mins);
+}
+
 // Probes until the service answers as before, or the wait is over, or it has settled slower
 // than before (settledSlower: no wait helps), or `stop()` says no wait can help. Returns { ok,
 // waitedS, probes, last: { p50, errorsPct }, baseline: { p50, errorsPct }, settled, text, at:
@@ -93,4 +107,6 @@ module.exports = {
   SLOWER,
   BY_MS,
   SETTLED,
+  SETTLE_PROBES,
+  steadyFastest,
 };

@@ -5,7 +5,7 @@ const path = require('node:path');
 const { own, interrupted } = require('../ownership/cleanups');
 const { runLevel } = require('./level');
 const { noteWritten, measuredBefore } = require('./search-dir');
-const { waitRecovery, probeRate, PROBE_S } = require('./recovery');
+const { waitRecovery, probeRate, PROBE_S, SETTLE_PROBES, steadyFastest } = require('./recovery');
 const { settledDrift } = require('./drift');
 const pm2Restarts = require('../runtime/pm2-restarts');
 
@@ -143,10 +143,11 @@ function deploymentSession(o) {
         return drift ? { ...r, drift } : r;
       };
 
-  // A probe at rest, against the baseline (./drift.js rule 1): a stop ({ kind: 'drift', drift }
+  // Probes at rest, against the baseline (./drift.js rule 1): a stop ({ kind: 'drift', drift }
   // or { kind: 'restarted', level }) or null. The recovery's own last probe serves when it is
-  // clear of drift (one probe fewer); one in the drift's band is confirmed by another, the
-  // service having rested the length of a probe more.
+  // clear of drift (no probe more); one in the drift's band is followed by more, back to back,
+  // up to SETTLE_PROBES: drift when SETTLED in a row are in the band and steady (./recovery.js
+  // steadyFastest), none as soon as one is out of it or when they run out still changing.
   const settle = o.fresh
     ? null
     : async (recovered) => {
@@ -155,11 +156,20 @@ function deploymentSession(o) {
         // its summary { p50, errorsPct } does not carry; read from that summary, every
         // recovered service was once taken as clear of drift without another probe.)
         const last = recovered?.at;
-        if (last?.latencyMs && !settledDrift(baseline, last)) return null;
-        const now = await probe();
-        if (now.restarts) return { kind: 'restarted', level: now };
-        const drift = settledDrift(baseline, now);
-        return drift ? { kind: 'drift', drift, level: now } : null;
+        const seen = [];
+        if (last?.latencyMs) {
+          if (!settledDrift(baseline, last)) return null;
+          seen.push(last);
+        }
+        for (let i = 0; i < SETTLE_PROBES; i++) {
+          const now = await probe();
+          if (now.restarts) return { kind: 'restarted', level: now };
+          const drift = settledDrift(baseline, now);
+          if (!drift) return null;
+          seen.push(now);
+          if (steadyFastest(seen)) return { kind: 'drift', drift, level: now };
+        }
+        return null;
       };
 
   const down = async () => {

@@ -28,7 +28,8 @@ async function simulate(p, verdict, { recovered = () => true } = {}) {
         t += budget.recoveryMaxS(p);
         return recovered() ? { ok: true } : { ok: false, text: 'not recovered' };
       };
-  const settle = p.fresh ? null : async () => ((t += budget.probeMaxS()), null);
+  // (The probe at rest at its longest: a recovery, then every probe it may take.)
+  const settle = p.fresh ? null : async () => ((t += budget.settleMaxS(p) - budget.recoveryMaxS(p)), null);
   const pool = (runs) => ({ ok: runs.every((x) => x.ok) });
   const r = await searchDeployment(p, { measure, recover, settle, limit, pool, log: () => {}, tag: 'single' });
   t += budget.T.teardown;

@@ -84,8 +84,31 @@ describe('settle: the service at rest against its baseline', () => {
 
   test.each([
     ['clear of drift: no other probe', probe(11, 14), [], null, 0],
-    ['slower at its fastest, and the next probe too: drift', probe(40, 45), [{ min: 42, p50: 47 }], 'drift', 1],
+    [
+      'slower at its fastest, and steadily so, three probes in a row: drift',
+      probe(40, 45),
+      [
+        { min: 42, p50: 47 },
+        { min: 41, p50: 46 },
+      ],
+      'drift',
+      2,
+    ],
     ['slower once, then as before: no drift', probe(40, 45), [{ min: 11, p50: 14 }], null, 1],
+    [
+      'a window of recent work emptying: faster probe after probe, then out of the band: no drift',
+      probe(40, 45),
+      [32, 25, 19, 12].map((min) => ({ min, p50: min + 3 })),
+      null,
+      4,
+    ],
+    [
+      'slower but never steady, the probes run out: no claim',
+      probe(40, 45),
+      [60, 40, 60, 40, 60, 40].map((min) => ({ min, p50: min + 3 })),
+      null,
+      6,
+    ],
   ])('%s', async (_what, at, next, kind, probes) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-session-'));
     try {
@@ -98,7 +121,7 @@ describe('settle: the service at rest against its baseline', () => {
       const stop = await s.settle({ ok: true, settled: true, last: { p50: at.latencyMs.p50, errorsPct: 0 }, at });
       expect(spy.mock.calls.length - before).toBe(probes);
       expect(stop?.kind ?? null).toBe(kind);
-      if (kind) expect(stop.drift.text).toMatch(/its fastest answer went from 10 ms to 42 ms/);
+      if (kind) expect(stop.drift.text).toMatch(/its fastest answer went from 10 ms to 41 ms/);
       await s.down();
     } finally {
       await cleanup();

@@ -198,7 +198,14 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   expect(again.stderr).toMatch(/resuming the search/);
   expect(again.stderr).toMatch(/25\/s \(measured before\)/);
   const b = JSON.parse(again.stdout);
-  expect(b.levels.map((l) => [l.rate, l.ok])).toEqual(a.levels.map((l) => [l.rate, l.ok]));
+  // Every level read back as it was; the one cut short measured again at its rate (what it
+  // measures then is a new run's, at a knee's noisy edge: 62.5/s of a 66/s service once held,
+  // then broke, measured again).
+  const readBack = a.levels.length - 1;
+  expect(b.levels.slice(0, readBack).map((l) => [l.rate, l.ok])).toEqual(
+    a.levels.slice(0, readBack).map((l) => [l.rate, l.ok]),
+  );
+  expect(b.levels[readBack].rate).toBe(a.levels[readBack].rate);
   // The folders kept, and one for each level this run measured beyond them (a busy CI machine
   // once made the second verification step down where the first had held).
   const kept = levelDirs();
