@@ -43,12 +43,14 @@ function recoveredFrom(baseline, probe) {
 // (a growing service once waited 60 s at 35 ms a probe, 11 ms before the search).
 const SETTLED = 3;
 const SPREAD = 0.2;
-function settledSlower(probes) {
-  const last = probes.slice(-SETTLED);
-  if (last.length < SETTLED || last.some((l) => (l.errorsPct ?? 0) > 0 || l.latencyMs?.p50 == null)) return false;
-  const medians = last.map((l) => l.latencyMs.p50);
-  return Math.max(...medians) <= (1 + SPREAD) * Math.min(...medians);
+// Whether the last SETTLED probes' figure `read` (a latency) is known and within SPREAD.
+function steady(probes, read) {
+  const figs = probes.slice(-SETTLED).map(read);
+  if (figs.length < SETTLED || figs.some((v) => v == null)) return false;
+  return Math.max(...figs) <= (1 + SPREAD) * Math.min(...figs);
 }
+const settledSlower = (probes) =>
+  !probes.slice(-SETTLED).some((l) => (l.errorsPct ?? 0) > 0) && steady(probes, (l) => l.latencyMs?.p50);
 
 // The probe at rest once the knee is bracketed (./session.js settle): the recovery's last probe
 // and up to SETTLE_PROBES more, back to back; drift is claimed only when SETTLED of them in a
@@ -57,12 +59,7 @@ function settledSlower(probes) {
 // band before they run out: no claim. (A service whose requests cost more for each one of the
 // last 10 s was once called drifting two probes after its recovery, 4 s into its window.)
 const SETTLE_PROBES = 6;
-function steadyFastest(probes) {
-  const last = probes.slice(-SETTLED);
-  const mins = last.map((l) => l.latencyMs?.min);
-  if (last.length < SETTLED || mins.some((m) => m == null)) return false;
-  return Math.max(...mins) <= (1 + SPREAD) * Math.min(...mins);
-}
+const steadyFastest = (probes) => steady(probes, (l) => l.latencyMs?.min);
 
 // Probes until the service answers as before, or the wait is over, or it has settled slower
 // than before (settledSlower: no wait helps), or `stop()` says no wait can help. Returns { ok,

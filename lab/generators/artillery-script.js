@@ -1,9 +1,8 @@
 'use strict';
 
-const fs = require('node:fs');
 const path = require('node:path');
-const { labError } = require('../../common/errors');
 const { CHROMIUM } = require('../paths');
+const { assertChromiumForPlaywright } = require('../chromium');
 const { toArtillery } = require('../scenario/to-artillery');
 const { prepareScript } = require('../scenario/from-artillery');
 
@@ -44,14 +43,7 @@ function withChromium(script) {
     script.config.engines?.playwright !== undefined ||
     (Array.isArray(script.scenarios) && script.scenarios.some((sc) => sc?.engine === 'playwright'));
   if (!usesBrowser) return;
-  if (!fs.existsSync(CHROMIUM))
-    throw labError(
-      'LAB_ERR_KIND_MISSING',
-      "the script's Playwright engine",
-      CHROMIUM,
-      'chromium',
-      'its browser; or LAB_CHROMIUM=/path/to/chromium',
-    );
+  assertChromiumForPlaywright();
   const engines = { ...(script.config.engines || {}) };
   const pw = { ...(engines.playwright || {}) };
   const launch = { ...(pw.launchOptions || {}) };

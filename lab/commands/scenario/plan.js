@@ -39,7 +39,7 @@ const { ELASTIC_FLAGS, ELASTIC_HELP, elasticOf, assertElastic } = require('../..
 const { appOf } = require('../../app/flags');
 const { profileWindow } = require('../../profile/window');
 const { rolloutBounds } = require('../../elastic/replicas');
-const { CHROMIUM, available: chromiumAvailable } = require('../../report/chromium');
+const { assertChromiumForPlaywright } = require('../../chromium');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
        npm run scenario -- --script FILE <deployment> [options]    (your Artillery script)
@@ -405,14 +405,7 @@ function plan(argv) {
   const profile = profilePlan(values, what, generator);
   // A browser's scenario (Artillery's Playwright engine) needs Debian's Chromium: refused now,
   // with the command that installs it (a run once deployed, then said so).
-  if (what.model?.foreign?.some((f) => f.feature === 'the playwright engine') && !chromiumAvailable())
-    throw labError(
-      'LAB_ERR_KIND_MISSING',
-      "the script's Playwright engine",
-      CHROMIUM,
-      'chromium',
-      'its browser; or LAB_CHROMIUM=/path/to/chromium',
-    );
+  if (what.model?.foreign?.some((f) => f.feature === 'the playwright engine')) assertChromiumForPlaywright();
   if (values.print && what.signal) refuse('the signal endpoint has no Artillery script to print');
   if (what.signal && values.balancer === 'none') {
     refuse('--balancer none: the signal generator reaches one address; choose a balancer, or the single deployment');

@@ -12,6 +12,23 @@ const level = require('../../../lab/capacity/level');
 const { deploymentSession } = require('../../../lab/capacity/session');
 const { cleanup } = require('../../../lab/ownership/cleanups');
 
+// One deployment's session in `dir`, its runtime's down and its deploy given.
+const sessionOf = (dir, { down = async () => {}, deploy }) =>
+  deploymentSession({
+    newRuntime: () => ({ assertNotUp: () => {}, down }),
+    deploy,
+    dir,
+    folder: path.join(dir, 'single'),
+    level: { words: ['/x'], slos: [], extra: [], context: [] },
+    start: 50,
+    warmupS: 1,
+    holdFor: () => 3,
+    fresh: false,
+    recoveryWaitS: 10,
+    log: () => {},
+    tag: 'single',
+  });
+
 // A deployment's session over a runtime that does not come up: the level is recorded as failed,
 // with why, and nothing is thrown out of the whole command (a search once lost every
 // deployment already searched to one level that printed nothing).
@@ -19,21 +36,11 @@ test('a deployment that does not come up: the level is a failed one, with why', 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-session-'));
   const downs = [];
   try {
-    const s = deploymentSession({
-      newRuntime: () => ({ assertNotUp: () => {}, down: async () => downs.push('down') }),
+    const s = sessionOf(dir, {
+      down: async () => downs.push('down'),
       deploy: async () => {
         throw new Error('port 23000 (nginx) is already in use');
       },
-      dir,
-      folder: path.join(dir, 'single'),
-      level: { words: ['/x'], slos: [], extra: [], context: [] },
-      start: 50,
-      warmupS: 1,
-      holdFor: () => 3,
-      fresh: false,
-      recoveryWaitS: 10,
-      log: () => {},
-      tag: 'single',
     });
     const level = await s.measure(50);
     expect(level).toMatchObject({
@@ -65,21 +72,7 @@ describe('settle: the service at rest against its baseline', () => {
     }));
   });
 
-  const session = (dir) =>
-    deploymentSession({
-      newRuntime: () => ({ assertNotUp: () => {}, down: async () => {} }),
-      deploy: async () => ({ url: 'http://127.0.0.1:1' }),
-      dir,
-      folder: path.join(dir, 'single'),
-      level: { words: ['/x'], slos: [], extra: [], context: [] },
-      start: 50,
-      warmupS: 1,
-      holdFor: () => 3,
-      fresh: false,
-      recoveryWaitS: 10,
-      log: () => {},
-      tag: 'single',
-    });
+  const session = (dir) => sessionOf(dir, { deploy: async () => ({ url: 'http://127.0.0.1:1' }) });
   const probe = (min, p50) => ({ rate: 5, ok: true, errorsPct: 0, latencyMs: { min, p50 } });
 
   test.each([
