@@ -23,6 +23,11 @@ const table = {
     exit: 2,
     message: (flag, owners, generator) => `--${flag} is for ${owners}, not --generator ${generator}`,
   },
+  // A study's option given to a study that does not take it (lab/commands/study.js).
+  LAB_ERR_STUDY_FLAG: {
+    exit: 2,
+    message: (flag, owners, study) => `--${flag} is an option of the ${owners}, not of ${study}`,
+  },
   LAB_ERR_FLAG_NEEDS: {
     exit: 2,
     message: (flag, needs, why) =>
@@ -31,6 +36,38 @@ const table = {
         .map((n) => `--${n}`)
         .join(' or ')}${why ? `: ${why}` : ''}`,
   },
+  // A flag's value the command cannot use (its parser took it): which, what was typed, why.
+  LAB_ERR_FLAG_VALUE: {
+    exit: 2,
+    message: (flag, value, why) => `--${flag}${value === null || value === undefined ? '' : ` ${value}`}: ${why}`,
+  },
+  // A value its flag's own parser refused, in the parser's words ("invalid --rate=...: expected ...").
+  LAB_ERR_INVALID_VALUE: { exit: 2, message: (text) => text },
+  // Two flags given together that cannot be.
+  LAB_ERR_FLAGS_EXCLUDE: {
+    exit: 2,
+    message: (a, b, why) => `--${a} and --${b} exclude each other${why ? `: ${why}` : ''}`,
+  },
+  // A flag the command does not take, with the nearest it does.
+  LAB_ERR_UNKNOWN_FLAG: {
+    exit: 2,
+    message: (given, near, help) => `unknown option ${given}${near ? `; did you mean --${near}?` : ''} ${help}`,
+  },
+  // A word more than the command takes (its usage follows).
+  LAB_ERR_UNEXPECTED_ARG: {
+    exit: 2,
+    message: (word, usage) => `unexpected argument "${word}"${usage ? `\n${usage}` : ''}`,
+  },
+  // What the chosen engine (--engine) or this deployment cannot do, and what can.
+  LAB_ERR_NOT_ON_ENGINE: { exit: 2, message: (what, detail) => `${what}: ${detail}` },
+  // A folder given as a run's results (report, compare) that does not hold them.
+  LAB_ERR_RESULTS_FOLDER: { exit: 2, message: (dir, why) => `${dir}: ${why}` },
+  // What the lab does not do, said with what it does instead (Artillery's --count, ...).
+  LAB_ERR_UNSUPPORTED: { exit: 2, message: (text) => text },
+  // A results or study folder that holds something made with other settings.
+  LAB_ERR_DIR_SETTINGS: { exit: 2, message: (dir, detail, wayOut) => `${dir} ${detail}; ${wayOut}` },
+  // What the command needs and was not given (its usage follows).
+  LAB_ERR_MISSING_ARG: { exit: 2, message: (what, usage) => `give ${what}${usage ? `\n${usage}` : ''}` },
   LAB_ERR_GENERATOR_ASK: { exit: 2, message: (ask, owners) => `${ask} needs ${owners}` },
   LAB_ERR_GENERATOR_FEATURE: {
     exit: 2,
@@ -181,6 +218,12 @@ const table = {
   LAB_ERR_APP_SETUP: {
     exit: 1,
     message: (cmd, detail) => `your service's set-up (--app-setup "${cmd}") failed: ${detail}`,
+  },
+  // Files the lab built for another platform (npm run choose) that their schema refuses.
+  LAB_ERR_MANIFEST: {
+    exit: 1,
+    message: (detail) =>
+      `the manifests the lab built are not valid against their schemas (a defect of the lab's; nothing was written): ${detail}`,
   },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
 };

@@ -228,8 +228,17 @@ function costOf(summary) {
     cpuMsPerRequest: msPer(all),
     cpuCores: Math.round(all) / 100,
     tiers: Object.fromEntries(Object.entries(tiers).map(([t, pct]) => [t, msPer(pct)])),
+    // Each tier's cores, its mean over the run (a tier against what it is given: npm run choose).
+    tierCores: Object.fromEntries(Object.entries(tiers).map(([t, pct]) => [t, Math.round(pct) / 100])),
     memoryMiB: Math.round(rows.reduce((a, r) => a + (r.memMiBMax || 0), 0) * 10) / 10,
+    // One replica's memory at its largest (a Kubernetes request is per replica).
+    replicaMemoryMiB: replicaMemory(rows),
   };
+}
+
+function replicaMemory(rows) {
+  const replicas = rows.filter((r) => /^replica-/.test(r.node) && r.memMiBMax != null);
+  return replicas.length ? Math.round(Math.max(...replicas.map((r) => r.memMiBMax)) * 10) / 10 : null;
 }
 
 // A lab command as a child: its stdout kept, its stderr's last lines for a reason; stopped

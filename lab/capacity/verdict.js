@@ -245,6 +245,7 @@ function verdictOf(name, deployment, found, verification, p) {
     cpuMsPerRequestByTier: cost.tiers,
     cpuCores: cost.cpuCores,
     memoryMiB: cost.memoryMiB,
+    replicaMemoryMiB: cost.replicaMemoryMiB ?? null,
     // Answers a second for each core of CPU the deployment used at that rate.
     perCore: cost.cpuMsPerRequest ? Math.round(1000 / cost.cpuMsPerRequest) : null,
   };

@@ -102,6 +102,9 @@ function parseCounts(text) {
   return counts.sort((a, b) => a - b);
 }
 
+// --replicas, as a flag: choose takes it too.
+const COUNTS = { type: 'custom', parse: parseCounts, expected: 'replica counts, like 1,2,3,4 (each from 1 to 32)' };
+
 const COMMAND = defineCommand({
   usage: USAGE,
   positionals: { min: 0, max: 1, name: 'endpoint' },
@@ -137,7 +140,7 @@ const COMMAND = defineCommand({
     'profile-interval': PROFILE_FLAGS['profile-interval'],
     'out-interval': OUT_FLAGS['out-interval'],
     cap: flag.list(parseCap),
-    replicas: { type: 'custom', parse: parseCounts, expected: 'replica counts, like 1,2,3,4 (each from 1 to 32)' },
+    replicas: COUNTS,
     workers: flag.int(1, 64),
     predict: flag.int(1, 32),
     need: { type: 'number', above: 0, max: 10000000 },
@@ -164,7 +167,7 @@ function plan(argv) {
   if (help) return { help: true };
   const [word] = positionals;
   if (!word && !values.script) {
-    throw labError('LAB_ERR_USAGE', `give an endpoint, a path of your service or --script FILE\n${USAGE}`);
+    throw labError('LAB_ERR_MISSING_ARG', 'an endpoint, a path of your service or --script FILE', USAGE);
   }
   if (word && values.script)
     throw labError('LAB_ERR_USAGE', '--script brings its own requests: give no endpoint with it');
@@ -191,31 +194,45 @@ function plan(argv) {
     .split(',')
     .map((d) => pick('deployment', d.trim(), names()));
   if (new Set(deployments).size !== deployments.length)
-    throw labError('LAB_ERR_USAGE', '--deployments names one twice');
+    throw labError('LAB_ERR_FLAG_VALUE', 'deployments', values.deployments, 'names one twice');
   checkSweep(values, sweep, deployments);
   // --tls / --http2: the entry of every deployment searched (checked against its kind here).
   const tls = tlsOf(values, { balancer: values.balancer ?? 'nginx', host: contextOf(values).host });
-  if (values['tls-resume'] !== undefined && !tls) throw labError('LAB_ERR_USAGE', '--tls-resume is for a --tls entry');
+  if (values['tls-resume'] !== undefined && !tls)
+    throw labError('LAB_ERR_FLAG_NEEDS', 'tls-resume', 'tls', 'it is for a --tls entry');
   if (values['fresh-per-level'] && values['recovery-wait'] !== undefined)
     throw labError(
-      'LAB_ERR_USAGE',
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'recovery-wait',
+      'fresh-per-level',
       '--recovery-wait is how long a deployment has to recover between levels; --fresh-per-level deploys a new one instead: give one of them',
     );
   if (values['min-rate'] !== undefined && values['min-rate'] > (values.start ?? 50))
     throw labError(
-      'LAB_ERR_USAGE',
-      `--min-rate ${values['min-rate']} is above the first level's rate (--start ${values.start ?? 50})`,
+      'LAB_ERR_FLAG_VALUE',
+      'min-rate',
+      values['min-rate'],
+      `above the first level's rate (--start ${values.start ?? 50})`,
     );
   if (values['max-rate'] !== undefined && (values.start ?? 50) > values['max-rate'])
     throw labError(
-      'LAB_ERR_USAGE',
-      `--start ${values.start ?? 50} is above --max-rate ${values['max-rate']}: the first level's rate is at most the highest rate tried`,
+      'LAB_ERR_FLAG_VALUE',
+      'start',
+      values.start ?? 50,
+      `above --max-rate ${values['max-rate']}: the first level's rate is at most the highest rate tried`,
     );
   if (values.restart && !values['run-dir'])
-    throw labError('LAB_ERR_USAGE', "--restart starts over the search of a --run-dir: give the search's --run-dir");
+    throw labError(
+      'LAB_ERR_FLAG_NEEDS',
+      'restart',
+      'run-dir',
+      "it starts over the search of a --run-dir: give the search's --run-dir",
+    );
   if (values['fresh-per-level'] && values['keep-data'])
     throw labError(
-      'LAB_ERR_USAGE',
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'fresh-per-level',
+      'keep-data',
       '--fresh-per-level gives every level a fresh database; --keep-data keeps the data between deploys: give one of them',
     );
   const app = appOf(values);
@@ -255,7 +272,9 @@ function plan(argv) {
   if (values['tls-resume'] !== undefined) extra.push('--tls-resume', values['tls-resume']);
   if (values.script && ['method', 'body', 'header'].some((f) => given.has(f))) {
     throw labError(
-      'LAB_ERR_USAGE',
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'script',
+      ['method', 'body', 'header'].find((f) => given.has(f)),
       "--method, --body and --header shape a path's request; your script (--script) says its own",
     );
   }
@@ -293,8 +312,10 @@ function plan(argv) {
   const room = budget.deployS(out) + out.warmupS + budget.probeMaxS() + budget.levelMaxS(out, holdFor(out.start));
   if (out.timeLimitS < room)
     throw labError(
-      'LAB_ERR_USAGE',
-      `--time-limit ${values['time-limit']} s leaves no room for a deployment and its first level (about ${room} s at most)`,
+      'LAB_ERR_FLAG_VALUE',
+      'time-limit',
+      `${values['time-limit']} s`,
+      `leaves no room for a deployment and its first level (about ${room} s at most)`,
     );
   return out;
 }
@@ -307,29 +328,45 @@ function checkSweep(values, sweep, deployments) {
   if (!sweep) {
     for (const f of ['predict', 'need', 'workers']) {
       if (values[f] !== undefined)
-        throw labError('LAB_ERR_USAGE', `--${f} is for a sweep of replica counts: add --replicas 1,2,3,4`);
+        throw labError(
+          'LAB_ERR_FLAG_NEEDS',
+          f,
+          'replicas',
+          'it is for a sweep of replica counts: add --replicas 1,2,3,4',
+        );
     }
     return;
   }
   if (deployments.length !== 1)
-    throw labError('LAB_ERR_USAGE', '--replicas sweeps one deployment: give one with --deployments (replicated)');
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'deployments',
+      deployments.join(','),
+      'more than one, and --replicas sweeps one deployment: give one (replicated)',
+    );
   const d = resolveDeployment(deployments[0]);
   if (d.replicas < 2 && !['replicated', 'multi-replicated'].includes(d.name)) {
     throw labError(
-      'LAB_ERR_USAGE',
-      `--replicas sweeps a deployment of replicas: ${d.name} has one process; use --deployments replicated or multi-replicated`,
+      'LAB_ERR_FLAG_VALUE',
+      'deployments',
+      d.name,
+      `has one process, and --replicas sweeps a deployment of replicas: use --deployments replicated or multi-replicated`,
     );
   }
   if (values.predict !== undefined && sweep.includes(values.predict)) {
     throw labError(
-      'LAB_ERR_USAGE',
-      `--predict ${values.predict} is one of the counts measured: a prediction is checked at a count the fit did not see`,
+      'LAB_ERR_FLAG_VALUE',
+      'predict',
+      values.predict,
+      'one of the counts measured; a prediction is checked at a count the fit did not see',
     );
   }
   if ((values.predict !== undefined || values.need !== undefined) && sweep.length < MIN_POINTS) {
     throw labError(
-      'LAB_ERR_USAGE',
-      `--${values.predict !== undefined ? 'predict' : 'need'} needs a fit, and a fit needs ${MIN_POINTS} replica counts at least: --replicas ${sweep.join(',')} has ${sweep.length}`,
+      'LAB_ERR_FLAG_VALUE',
+      'replicas',
+      sweep.join(','),
+      `${sweep.length} count(s), and --${values.predict !== undefined ? 'predict' : 'need'} needs a fit: a fit needs ${MIN_POINTS} replica counts at least`,
     );
   }
 }
@@ -372,4 +409,4 @@ const storeFlags = (v) => ({
   'db-max-connections': v['db-max-connections'],
 });
 
-module.exports = { USAGE, HELP, plan, planText, countsOf, storeFlags };
+module.exports = { USAGE, HELP, COUNTS, plan, planText, countsOf, storeFlags };

@@ -79,21 +79,67 @@ browserTest(
     expect(seen.problems).toEqual([]);
     const chart = seen.charts.find((c) => /with N replicas/.test(c.title));
     expect(chart.marks).toBeGreaterThanOrEqual(1);
+
+    // The deployment to choose from this sweep (npm run choose --from: nothing measured again):
+    // 20/s with 30% headroom, the count checked by a sustained run, and the next count when it
+    // does not hold (--tries 2).
+    const c = await lab(
+      [
+        'choose',
+        '/price?rounds=600000',
+        '--app',
+        PRICING,
+        '--rate',
+        '20',
+        '--cap',
+        'replica=15%',
+        '--from',
+        out.resultsDir,
+        '--hold',
+        '8s',
+        '--search-hold',
+        '2s',
+        '--warmup',
+        '1s',
+        '--json',
+        ...(await ownPlace({ ports: 70 })),
+      ],
+      { timeoutMs: 300000 },
+    );
+    expect(c.stderr).not.toMatch(/LAB_ERR/);
+    const choice = JSON.parse(c.stdout);
+    expect(choice.sweeps[0].dir).toBe(out.resultsDir);
+    const [candidate] = choice.candidates;
+    // The fewest replicas measured or predicted to hold 26/s, from this sweep's own figures.
+    const holding = s.points.filter((p) => p.maxRate !== null && p.maxRate >= 26).map((p) => p.replicas);
+    if (candidate.from === 'measured') expect(candidate.replicas).toBe(Math.min(...holding));
+    else expect(candidate.prediction.rate).toBeGreaterThanOrEqual(26);
+    if (s.fit) expect(candidate.fit).not.toBeNull();
+    // Checked, and held (by it, or by one replica more).
+    expect(c.code).toBe(0);
+    expect(choice.checks.at(-1).held).toBe(true);
+    expect(choice.choice.replicas).toBe(choice.checks.at(-1).replicas);
+    expect(choice.choice.replicas - candidate.replicas).toBeLessThanOrEqual(1);
+    expect(choice.files).toEqual(expect.arrayContaining(['compose/docker-compose.yml', 'kubernetes/deployment.yml']));
   },
-  960000,
+  1260000,
 );
 
 test('bad input: a sweep of one-process deployments, a prediction at a count measured, too few counts', async () => {
   const where = ['--state-dir', tmpStateDir()];
-  for (const [args, re] of [
-    [['--replicas', '1,2,3,4', '--deployments', 'single'], /single has one process/],
-    [['--replicas', '1,2,3,4', '--predict', '4'], /--predict 4 is one of the counts measured/],
-    [['--replicas', '1,2', '--need', '100'], /a fit needs 4 replica counts at least/],
-    [['--predict', '6'], /add --replicas 1,2,3,4/],
-    [['--replicas', '0,1'], /expected replica counts/],
+  for (const [args, re, code] of [
+    [
+      ['--replicas', '1,2,3,4', '--deployments', 'single'],
+      /--deployments single: has one process/,
+      'LAB_ERR_FLAG_VALUE',
+    ],
+    [['--replicas', '1,2,3,4', '--predict', '4'], /--predict 4: one of the counts measured/, 'LAB_ERR_FLAG_VALUE'],
+    [['--replicas', '1,2', '--need', '100'], /a fit needs 4 replica counts at least/, 'LAB_ERR_FLAG_VALUE'],
+    [['--predict', '6'], /--predict needs --replicas: .*add --replicas 1,2,3,4/, 'LAB_ERR_FLAG_NEEDS'],
+    [['--replicas', '0,1'], /expected replica counts/, 'LAB_ERR_INVALID_VALUE'],
   ]) {
     const r = await lab(['capacity', 'ping', ...args, ...where]);
-    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+    expect({ args, exit: r.code, code: errorCode(r.stderr) }).toEqual({ args, exit: 2, code });
     expect(r.stderr).toMatch(re);
   }
 });

@@ -3,7 +3,7 @@
 // What --help and --plan say (each command's usage): read as a user reads them. (The help of
 // --ensure said "exit 1" where it is 99; a flag's name ran into its text: "--generator-workers
 // Nthe engine threads"; a sweep of 2 replica counts did not say it gives no fit.)
-const COMMANDS = ['scenario', 'deploy', 'capacity', 'study', 'down', 'compare', 'characterize', 'report'];
+const COMMANDS = ['scenario', 'deploy', 'capacity', 'study', 'down', 'compare', 'characterize', 'report', 'choose'];
 const help = async (command) =>
   (await require(`../../../lab/commands/${command}`)(['--help'], { log: () => {} })).stdout;
 

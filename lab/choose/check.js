@@ -1,0 +1,96 @@
+'use strict';
+
+const path = require('node:path');
+const { resolveDeployment } = require('../topology/deployments');
+const { runtimeFor } = require('../runtime');
+const { portsAndCaps } = require('../runtime/deploy-plan');
+const { describeCap } = require('../topology/caps');
+const { own } = require('../ownership/cleanups');
+const { runLevel } = require('../capacity/level');
+
+// The choice checked (npm run choose): the candidate deployed, capped as it was measured, and
+// held at the target rate for the stated time with the SLO judged on the whole window after
+// its warm-up (one level of the capacity search's kind: lab/capacity/level.js); then, when it
+// held, one level at the rate its count is expected to hold (its knee), profiled, to say what
+// sets it. The deployment is taken down after, whatever happened.
+//   p: the choice's plan (lab/commands/choose/plan.js); c: the candidate; sweep: its sweep's
+//   capacity plan (words, extra, expect, warmup); dir: where the levels' runs go.
+async function checkCandidate(p, c, sweep, dir, log) {
+  const deployment = resolveDeployment(c.shape, {
+    with: p.values.with,
+    'keep-data': p.values['keep-data'],
+    'app-setup': p.values['app-setup'],
+    'db-max-connections': p.values['db-max-connections'],
+    balancer: c.balancer,
+    app: sweep.app,
+    replicas: c.replicas,
+    ...(c.workers > 1 ? { workers: c.workers } : {}),
+  });
+  const { ports, caps } = portsAndCaps(p.caps, deployment, p.ctx.portBase);
+  const tag = `${c.label} x${c.replicas}`;
+  const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
+  runtime.assertNotUp();
+  const release = own(() => runtime.down());
+  const level = (rate, holdS, name, extra = []) =>
+    runLevel({
+      words: sweep.words,
+      target: state.url,
+      rate,
+      warmupS: sweep.warmupS,
+      holdS,
+      dir: path.join(dir, name),
+      slos: p.slos,
+      expect: sweep.expect,
+      extra: [...sweep.extra, ...extra],
+      context: ['--state-dir', p.ctx.stateDir, '--port-base', String(p.ctx.portBase), '--host', p.ctx.host],
+    });
+  let state = null;
+  try {
+    log(`check: deploying ${tag}`);
+    for (const [node, cap] of Object.entries(caps)) log(`check: capping ${node}: ${describeCap(cap)}`);
+    state = await runtime.up(deployment, ports, {
+      caps,
+      probe: !p.values['no-probe'],
+      statements: Boolean(deployment.stores?.length),
+    });
+    log(`check: ${tag} at ${p.rate}/s for ${p.holdS} s (after ${sweep.warmupS} s of warm-up)`);
+    const held = await level(p.rate, p.holdS, 'check');
+    const verdict = checkVerdict(held, p);
+    log(`check: ${verdict.text}`);
+    let knee = null;
+    // (The profile is the runtime probe's: without it, nothing says what sets the knee.)
+    if (verdict.held && p.values['no-probe']) log('why: no profile at the knee (--no-probe)');
+    if (verdict.held && !p.values['no-probe']) {
+      const rate = Math.round(c.holds * 10) / 10;
+      const holdS = sweep.holdFor(rate);
+      log(`why: one level at ${rate}/s, what ${c.replicas} replica(s) are expected to hold, profiled for ${holdS} s`);
+      knee = await level(rate, holdS, 'knee', ['--profile']);
+    }
+    return { candidate: c, check: held, verdict, knee, deployment };
+  } finally {
+    await runtime.down();
+    release();
+  }
+}
+
+// Held or not, and the sentence: the SLO's thresholds on the whole window, the answers
+// counted, no process restarted; a generator that could not launch the rate makes the check
+// say nothing of the deployment.
+function checkVerdict(l, p) {
+  const broke = (l.thresholds || []).filter((t) => !t.ok).map((t) => t.text);
+  const figures = `p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%, ${l.answeredPerS}/s answered`;
+  if (l.generatorBound)
+    return { held: false, inconclusive: true, text: `no check: ${l.generatorBound}; the rate was never offered` };
+  if (l.ok)
+    return {
+      held: true,
+      text: `held ${p.rate}/s for ${l.holdS} s under ${p.slos.map((s) => s.text).join(' and ')} (${figures})`,
+    };
+  const why = [...broke, ...(l.restarts ? ['a process restarted'] : []), ...(l.answered ? [] : ['nothing answered'])];
+  return {
+    held: false,
+    text: `did not hold ${p.rate}/s for ${l.holdS} s: ${why.join(', ') || 'the SLO broke'} (${figures})`,
+  };
+}
+
+module.exports = { checkCandidate, checkVerdict };

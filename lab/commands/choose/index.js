@@ -1,0 +1,249 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { holdDir } = require('../../ownership/lock');
+const { adoptStateDir } = require('../../ownership/adopt');
+const { claimDir } = require('../../ownership/dirs');
+const { own, interrupted } = require('../../ownership/cleanups');
+const { runDirOf, pathSlug } = require('../../results/run-dir');
+const { labChild, reasonOf, interruptChild } = require('../../run/child');
+const { maybeJson } = require('../../results/files');
+const describeMachine = require('../../../common/machine');
+const { rankCandidates, checkOrder } = require('../../choose/candidates');
+const { candidateText } = require('../../report/choice-text');
+const { checkCandidate } = require('../../choose/check');
+const { whyOf } = require('../../choose/why');
+const { writeManifests, hpaOf } = require('../../choose/manifests');
+const { need } = require('../../capacity/usl');
+const { portsAndCaps } = require('../../runtime/deploy-plan');
+const { choicePage } = require('../../report/choice-html');
+const { USAGE, plan, planText } = require('./plan');
+
+// `npm run choose`: the deployment to choose for a service, an SLO and a target rate
+// (docs/choose.md). Measure: one capacity sweep a shape (`capacity --replicas`, a child
+// command: its folder, page and resumption are a search's like any other). Predict: the
+// candidates ranked (lab/choose/candidates.js). Check: the first held at the rate, the next
+// when it does not hold (lab/choose/check.js). Write: choice.json, its page, the compose file
+// and the Kubernetes manifests (lab/choose/manifests.js). choice.json is written after every
+// step: an interrupted choice keeps what it measured.
+
+// choice.json's version (docs/choice.schema.json): a reader checks it.
+const VERSION = 1;
+
+// One sweep's points from its capacity.json: the counts measured, what each held, the
+// replicas' memory; its sentence when the search found the service changing under it.
+function sweepOf(s, result) {
+  const points = (result.scaling?.points || []).map((pt) => {
+    const v = (result.deployments || []).find((d) => d.replicas === pt.replicas) || {};
+    return { ...pt, memoryMiB: v.replicaMemoryMiB ?? null };
+  });
+  return { ...s, points, notRanked: result.notRanked ?? null };
+}
+
+async function choose(argv, { log }) {
+  const p = plan(argv);
+  if (p.help) return { stdout: USAGE };
+  if (p.values.plan) return { stdout: planText(p) };
+  holdDir(p.ctx.stateDir, '--state-dir');
+  adoptStateDir(p.ctx.stateDir);
+  const dir = runDirOf(p.values, `choose-${pathSlug(p.word)}`);
+  claimDir(dir, p.values['run-dir'] ? '--run-dir' : 'the run folder');
+  const started = Date.now();
+  const out = {
+    version: VERSION,
+    what: p.word,
+    app: p.values.app ? path.basename(p.values.app) : null,
+    slos: p.slos.map((s) => s.text),
+    rate: p.rate,
+    headroomPct: Math.round(p.headroom * 100),
+    want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
+    cpuPerReplica: p.capPct / 100,
+    counts: p.counts,
+    from: p.from,
+    status: 'measuring',
+    sweeps: [],
+    candidates: [],
+    choice: null,
+    checks: [],
+    why: null,
+    files: [],
+    text: 'measuring',
+    machine: describeMachine(),
+  };
+  const write = () => {
+    out.seconds = Math.round((Date.now() - started) / 100) / 10;
+    fs.writeFileSync(path.join(dir, 'choice.json'), `${JSON.stringify(out, null, 2)}\n`);
+    fs.writeFileSync(path.join(dir, 'choice.html'), choicePage(out));
+  };
+  let current = null;
+  const keep = own(async () => {
+    await interruptChild(current);
+    out.status = interrupted() ? 'interrupted' : 'failed';
+    write();
+    log(`the choice was ${out.status}; what it measured is in ${path.join(dir, 'choice.json')}`);
+  });
+  log(planText(p));
+
+  // Measure (or read, --from).
+  const sweeps = [];
+  for (const s of p.sweeps) {
+    let result;
+    if (p.from) result = s.fromResult;
+    else {
+      const sdir = path.join(dir, 'sweeps', s.id);
+      log(`measure ${s.id}: capacity at ${p.counts.join(', ')} replicas (its folder: ${sdir})`);
+      const { child, done } = labChild(['capacity', ...s.argv(sdir)], { keepStdout: true, passStderr: true });
+      current = child;
+      const r = await done;
+      current = null;
+      result = maybeJson(path.join(sdir, 'capacity.json'));
+      // A sweep cut short (a failure) gives its shape no candidate, with why: its figures
+      // were not all measured. (An interrupt stops the choice itself.)
+      if (result?.status !== 'completed') {
+        const why = `its capacity sweep ${result ? `was ${result.status}` : 'wrote nothing'}: ${reasonOf(r.tail, r.code)}`;
+        log(`measure ${s.id}: ${why}`);
+        out.sweeps.push({ id: s.id, dir: sdir, failed: why });
+        sweeps.push({ ...s, points: [], failed: why });
+        write();
+        continue;
+      }
+    }
+    const sw = sweepOf(s, result);
+    sweeps.push(sw);
+    out.sweeps.push({
+      id: s.id,
+      dir: s.dir ?? (p.from ? path.join(p.from, 'sweeps', s.id) : path.join(dir, 'sweeps', s.id)),
+      points: sw.points,
+      ...(sw.notRanked ? { notRanked: sw.notRanked } : {}),
+    });
+    write();
+  }
+
+  // Predict.
+  const ranked = rankCandidates(sweeps, { rate: p.rate, headroom: p.headroom, maxReplicas: p.maxReplicas });
+  out.candidates = ranked.candidates;
+  for (const c of ranked.candidates) log(`candidate: ${candidateText(c)}`);
+  if (!ranked.choice) {
+    out.status = 'completed';
+    out.text = ranked.none;
+    keep();
+    write();
+    return done(out, dir, p, 1);
+  }
+
+  // Check, in rank order, up to --tries.
+  out.status = 'checking';
+  write();
+  let chosen = null;
+  for (const c of checkOrder(ranked.candidates, p.maxReplicas).slice(0, p.tries)) {
+    const s = p.sweeps.find((x) => x.shape === c.shape && x.balancer === c.balancer);
+    const r = await checkCandidate(
+      p,
+      { ...c, rate: p.rate },
+      s.plan,
+      path.join(dir, 'checks', `${s.id}-x${c.replicas}`),
+      log,
+    );
+    out.checks.push({
+      label: c.label,
+      shape: c.shape,
+      replicas: c.replicas,
+      held: r.verdict.held,
+      ...(r.verdict.inconclusive ? { inconclusive: true } : {}),
+      text: r.verdict.text,
+      dir: r.check.dir,
+      p99: r.check.latencyMs?.p99 ?? null,
+      errorsPct: r.check.errorsPct,
+      answeredPerS: r.check.answeredPerS,
+      replicaMemoryMiB: r.check.cost?.replicaMemoryMiB ?? null,
+      replicaCpuPct: replicaCpuPct(r.check, c),
+    });
+    write();
+    if (r.verdict.held) {
+      chosen = { ...c, result: r };
+      break;
+    }
+  }
+  if (!chosen) {
+    out.status = 'completed';
+    out.text = `no candidate held ${p.rate}/s in its check (${out.checks.map((k) => `${k.label} x${k.replicas}: ${k.text}`).join('; ')}): the prediction was too kind; try more --tries, a larger --headroom, or more counts (--replicas)`;
+    keep();
+    write();
+    return done(out, dir, p, 1);
+  }
+
+  // Say why, and write it out.
+  const check = out.checks.at(-1);
+  out.choice = { ...chosen, result: undefined };
+  out.why = whyOf(chosen.result.knee, { replicas: chosen.replicas * chosen.cpuPerReplica });
+  const hpa = hpaOf(
+    { replicas: chosen.replicas, rate: p.rate, holds: chosen.holds },
+    { utilizationPct: check.replicaCpuPct, maxReplicas: maxFor(chosen, 2 * p.rate * (1 + p.headroom), p.maxReplicas) },
+  );
+  out.hpa = hpa;
+  const memoryMiB = check.replicaMemoryMiB ?? chosen.memoryMiB;
+  const written = writeManifests(dir, {
+    deployment: chosen.result.deployment,
+    caps: portsCaps(chosen.result.deployment, p),
+    replicas: chosen.replicas,
+    cpuPerReplica: chosen.cpuPerReplica,
+    memoryMiB,
+    hpa,
+  });
+  out.files = written.files;
+  out.status = 'completed';
+  out.text = `${chosen.label} x${chosen.replicas}: ${chosen.cores} cores (${chosen.replicas} replica${chosen.replicas > 1 ? 's' : ''} of ${chosen.cpuPerReplica} of a core) ${expectedText(chosen)}, and it ${check.text}`;
+  keep();
+  write();
+  return done(out, dir, p, 0);
+}
+
+// What the chosen count is expected to hold, and why: measured, predicted with its interval, or
+// (one replica more than a candidate, with no fit) at least what the candidate holds.
+function expectedText(c) {
+  if (c.from === 'measured' && c.measured)
+    return `measured to hold ${c.measured.atLeast ? 'at least ' : ''}${c.measured.rate}/s`;
+  if (c.prediction)
+    return `predicted to hold ${c.prediction.rate}/s${c.prediction.low !== null ? ` (95%: ${c.prediction.low} to ${c.prediction.high})` : ''}`;
+  return `one replica more than a count expected to hold ${c.holds}/s`;
+}
+
+// The replicas' CPU in the check, as a share of what they are given (an HPA's utilization):
+// their mean over the run.
+function replicaCpuPct(level, c) {
+  const cores = level.cost?.tierCores?.replicas;
+  if (cores == null) return null;
+  return Math.round((cores / (c.replicas * c.cpuPerReplica)) * 1000) / 10;
+}
+
+// The fewest replicas of the chosen shape predicted to hold `rate` (the HPA's maximum), or the
+// most the curve is worth (its peak, else --max-replicas).
+function maxFor(c, rate, maxReplicas) {
+  if (!c.fit) return c.replicas;
+  const f = { sigma: c.fit.sigma, kappa: c.fit.kappa, lambda: c.fit.lambda, peak: c.fit.peak };
+  return need(f, rate, maxReplicas) ?? (f.peak ? Math.floor(f.peak.replicas) : maxReplicas);
+}
+
+// The caps of the chosen deployment, per node, as the check applied them.
+function portsCaps(deployment, p) {
+  return portsAndCaps(p.caps, deployment, p.ctx.portBase).caps;
+}
+
+function done(out, dir, p, exitCode) {
+  const result = { ...out, resultsDir: dir };
+  if (p.values.json) return { stdout: JSON.stringify(result, null, 2), exitCode };
+  const lines = [
+    out.text,
+    '',
+    ...out.candidates.map((c) => `  ${c.rank ? `${c.rank}.` : '- '} ${candidateText(c)}`),
+    ...(out.why ? ['', `why: ${out.why.text}`] : []),
+    ...(out.files.length ? ['', `written: ${out.files.map((f) => path.join(dir, f)).join(', ')}`] : []),
+    '',
+    `Results: ${dir} (choice.html)`,
+  ];
+  return { stdout: lines.join('\n'), exitCode };
+}
+
+choose.usage = USAGE;
+module.exports = choose;

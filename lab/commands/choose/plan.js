@@ -1,0 +1,369 @@
+'use strict';
+
+// `npm run choose`: its flags, checked once before anything starts (what the run refuses,
+// --plan refuses), the capacity sweeps it runs (one `capacity --replicas` a shape, each
+// checked by capacity's own plan now), and the plan's text with its bounds.
+
+const path = require('node:path');
+const { defineCommand, flag } = require('../../terminal/flags');
+const { contextOf, CONTEXT } = require('../../topology/context');
+const { assertClaimable } = require('../../ownership/dirs');
+const { labError } = require('../../../common/errors');
+const { BALANCERS } = require('../../kinds');
+const { pick } = require('../../names');
+const { APP_FLAGS, APP_HELP } = require('../../app/flags');
+const { parseSlo } = require('../../capacity/slo');
+const { parseCap, describeCap } = require('../../topology/caps');
+const { MIN_POINTS } = require('../../capacity/scaling');
+const { MAX_REPLICAS } = require('../../choose/candidates');
+const { clock } = require('../../terminal/progress');
+const budget = require('../../capacity/budget');
+const capacityPlan = require('../capacity/plan');
+const { maybeJson } = require('../../results/files');
+
+const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
+       npm run choose -- --script FILE --rate R [--slo ...] [options]
+The deployment to choose: for your service, an SLO and a target rate, the cheapest deployment
+that holds it. Each replica is held to a stated CPU share (--cap, the unit of cost); each shape's
+capacity is measured at a few replica counts (npm run capacity -- --replicas), the Universal
+Scalability Law fitted to them, and the fewest replicas predicted to hold the rate with its
+headroom ranked by cores. The first is deployed and held at the rate (--hold) with the SLO
+judged on the whole window; a level at its predicted knee is profiled to say what sets it.
+The choice is written out as a compose file and Kubernetes manifests (docs/choose.md).
+  --rate R           the target rate, arrivals a second (required)
+  --slo EXPR         an SLO, repeatable (default: p99<200 and errors<1%)
+  --headroom P       the margin a count must hold above the rate (default 30%)
+  --cap NODE=CPU[,MEMORY]  a replica's CPU share, the unit of cost (default replica=25%);
+                     repeatable, other nodes as for capacity
+  --shapes a,b       the shapes compared (default replicated,multi-replicated)
+  --workers W        each multi-replicated replica's workers (default 2)
+  --balancers a,b    the balancers compared (default nginx)
+  --replicas 1,2,3,4 the counts measured for each shape (${MIN_POINTS} at least for a fit)
+  --max-replicas N   the most replicas a prediction may name (default ${MAX_REPLICAS})
+  --hold D           how long the check holds the rate (default 2m)
+  --tries N          candidates checked at most, in rank order, until one holds (default 2)
+  --from DIR         the sweeps of an earlier choose (its folder): nothing is measured again,
+                     only predicted and checked (the same SLO and caps)
+  --script FILE, --method M, --body B, --header H, --expect-status S   the requests (as for capacity)
+${APP_HELP}
+The capacity search's own settings, passed on to every sweep (npm run capacity -- --help):
+  --start R, --min-rate R, --max-rate R, --precision P, --repetitions N, --verify-hold D,
+  --recovery-wait D, --fresh-per-level, --warmup D, --max-levels N, --time-limit D,
+  --search-hold D    (capacity's --hold: how long each level of a search is measured)
+  --plan             print the sweeps, the check and the expected duration, and exit
+  --run-dir DIR      the choice's folder: run again with the same settings, its sweeps resume
+  --results-dir DIR, --port-base P, --host H, --state-dir DIR, --json`;
+
+const parseShapes = (text) => {
+  const shapes = String(text)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!shapes.length) throw new Error('no shape');
+  return shapes.map((s) => pick('shape', s, SHAPES));
+};
+const parseBalancers = (text) => {
+  const all = String(text)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!all.length) throw new Error('no balancer');
+  return all.map((b) =>
+    pick(
+      'balancer',
+      b,
+      BALANCERS.map((k) => k.name),
+    ),
+  );
+};
+const parsePercent = (text) => {
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(String(text).trim());
+  if (!m || Number(m[1]) > 500) throw new Error('not a percentage');
+  return Number(m[1]) / 100;
+};
+
+// The shapes a choice compares: a deployment of replicas, each a process or a Node cluster.
+const SHAPES = ['replicated', 'multi-replicated'];
+
+// The capacity search's flags, passed on to every sweep as the user typed them (choose's
+// --search-hold is capacity's --hold); capacity's own parse checks each.
+const PASSED = {
+  start: { type: 'number', above: 0, max: 1000000 },
+  'min-rate': { type: 'number', above: 0, max: 1000000 },
+  'max-rate': { type: 'number', above: 0, max: 1000000 },
+  precision: { type: 'number', above: 0, max: 0.5 },
+  repetitions: flag.int(1, 10),
+  'verify-hold': flag.duration(),
+  'recovery-wait': flag.duration(),
+  warmup: flag.duration(),
+  'max-levels': flag.int(3, 200),
+  'time-limit': flag.duration(),
+  'fresh-per-level': flag.bool(),
+  method: flag.string(),
+  body: flag.string(),
+  'expect-status': flag.string(),
+  header: flag.list((v) => v),
+  ...APP_FLAGS,
+};
+const RENAMED = { 'search-hold': 'hold' };
+
+const COMMAND_FLAGS = {
+  ...CONTEXT,
+  ...APP_FLAGS,
+  ...PASSED,
+  script: flag.path(),
+  rate: { type: 'number', above: 0, max: 10000000 },
+  slo: flag.list(parseSlo),
+  headroom: { type: 'custom', parse: parsePercent, expected: 'a percentage, like 30%' },
+  cap: flag.list(parseCap),
+  shapes: { type: 'custom', parse: parseShapes, expected: `shapes, like ${SHAPES.join(',')}` },
+  workers: flag.int(2, 64),
+  balancers: { type: 'custom', parse: parseBalancers, expected: 'balancers, like nginx,haproxy' },
+  replicas: capacityPlan.COUNTS,
+  'max-replicas': flag.int(1, MAX_REPLICAS),
+  hold: flag.duration(),
+  tries: flag.int(1, 5),
+  from: flag.path(),
+  'search-hold': flag.duration(),
+  plan: flag.bool(),
+  'results-dir': flag.path(),
+  'run-dir': flag.path(),
+};
+const COMMAND = defineCommand({
+  usage: USAGE,
+  positionals: { min: 0, max: 1, name: 'endpoint' },
+  flags: COMMAND_FLAGS,
+});
+
+const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', workers: 2, replicas: [1, 2, 3, 4], holdS: 120, tries: 2 };
+const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
+
+function plan(argv) {
+  const { help, values, positionals } = COMMAND.parse(argv);
+  const passed = passedTokens(argv);
+  if (help) return { help: true };
+  const [word] = positionals;
+  if (!word && !values.script)
+    throw labError('LAB_ERR_MISSING_ARG', 'an endpoint, a path of your service or --script FILE', USAGE);
+  if (values.rate === undefined)
+    throw labError('LAB_ERR_MISSING_ARG', 'the target rate: --rate R (arrivals a second)', USAGE);
+  const caps = values.cap.length ? values.cap : [parseCap(DEFAULTS.cap)];
+  const replicaCap = caps.filter((c) => c.node === 'replica' && c.cpuPct !== null).at(-1);
+  if (!replicaCap)
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'cap',
+      values.cap.map((c) => c.node).join(','),
+      "a choice's unit of cost is a replica's CPU share: give --cap replica=CPU (like replica=25%)",
+    );
+  // --from a `capacity --replicas` folder: its one sweep, its shape, balancer and counts.
+  const single = values.from ? capacitySweepAt(values) : null;
+  const shapes = single ? [single.shape] : (values.shapes ?? SHAPES);
+  if (values.workers !== undefined && !shapes.includes('multi-replicated'))
+    throw labError(
+      'LAB_ERR_FLAG_NEEDS',
+      'workers',
+      'shapes',
+      'the workers are those of a multi-replicated replica: add it to --shapes',
+    );
+  const balancers = single ? [single.balancer] : (values.balancers ?? ['nginx']);
+  const counts = single ? single.counts : (values.replicas ?? DEFAULTS.replicas);
+  const maxReplicas = values['max-replicas'] ?? MAX_REPLICAS;
+  if (values.from && values['run-dir'] && path.resolve(values.from) === path.resolve(values['run-dir']))
+    throw labError('LAB_ERR_FLAGS_EXCLUDE', 'from', 'run-dir', 'a choice reads an earlier one, never writes over it');
+  const ctx = contextOf(values);
+  assertClaimable(ctx.stateDir, '--state-dir');
+  if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
+  const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
+  const sweeps = [];
+  for (const balancer of balancers) {
+    for (const shape of shapes) {
+      const workers = shape === 'multi-replicated' ? (single?.workers ?? values.workers ?? DEFAULTS.workers) : 1;
+      const id = `${shape}${balancers.length > 1 || balancer !== 'nginx' ? `-${balancer}` : ''}`;
+      sweeps.push({ id, shape, workers, balancer, capPct: replicaCap.cpuPct, ...(single ? { dir: values.from } : {}) });
+    }
+  }
+  const out = {
+    word: word ?? path.basename(values.script),
+    values,
+    slos,
+    rate: values.rate,
+    headroom: values.headroom ?? DEFAULTS.headroom,
+    caps,
+    capPct: replicaCap.cpuPct,
+    counts,
+    maxReplicas,
+    sweeps,
+    holdS: values.hold ?? DEFAULTS.holdS,
+    tries: values.tries ?? DEFAULTS.tries,
+    from: values.from ?? null,
+    passed,
+    ctx,
+  };
+  // Each sweep's command line, through capacity's own checks now: what a sweep would refuse
+  // is refused before the first one starts.
+  for (const s of sweeps) {
+    s.argv = (dir) => capacityArgs(out, s, dir);
+    s.plan = capacityPlan.plan(s.argv(path.join(ctx.stateDir, 'choose-check', s.id)));
+    if (out.from) s.fromResult = fromSweep(out, s);
+  }
+  return out;
+}
+
+// An earlier choice's sweep, read for --from: refused when it measured something else.
+function fromSweep(p, s) {
+  const dir = s.dir ?? path.join(p.from, 'sweeps', s.id);
+  const result = maybeJson(path.join(dir, 'capacity.json'));
+  const search = maybeJson(path.join(dir, 'search.json'));
+  if (!result || !search?.settings)
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      p.from,
+      `it holds no sweep of ${s.id} (sweeps/${s.id}/capacity.json): give the folder of an earlier choose with the same --shapes and --balancers`,
+    );
+  const was = search.settings;
+  const now = s.plan;
+  const differs = [
+    ['the SLO', was.slos, now.slos.map((t) => t.text)],
+    ['the caps', was.caps, now.values.cap],
+    ['the counts (--replicas)', was.replicas, now.sweep],
+    ['the workers', was.workers, now.values.workers ?? null],
+    ['the requests', was.words, now.words],
+  ].filter(([, a, b]) => JSON.stringify(a) !== JSON.stringify(b));
+  if (differs.length)
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      p.from,
+      `its ${s.id} sweep was measured with other settings (${differs.map(([n]) => n).join(', ')}): a choice reads only sweeps of its own settings`,
+    );
+  if (result.status !== 'completed')
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      p.from,
+      `its ${s.id} sweep is ${result.status}, not completed: run that choose again with --run-dir to finish it`,
+    );
+  return result;
+}
+
+// A `capacity --replicas` search folder given to --from (its search.json names a sweep), or
+// null: then it is an earlier choice's folder. Its shape and counts are the choice's; flags
+// that would name others are refused.
+function capacitySweepAt(values) {
+  const was = maybeJson(path.join(values.from, 'search.json'))?.settings;
+  if (!was) return null;
+  if (!was.replicas)
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      values.from,
+      'its search is not a sweep of replica counts (capacity --replicas)',
+    );
+  for (const f of ['shapes', 'balancers', 'replicas', 'workers']) {
+    if (values[f] !== undefined)
+      throw labError(
+        'LAB_ERR_FLAGS_EXCLUDE',
+        'from',
+        f,
+        `the sweep of ${values.from} says its own (${f === 'replicas' ? was.replicas.join(',') : f})`,
+      );
+  }
+  const shape = was.deployments?.[0];
+  if (!SHAPES.includes(shape))
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      values.from,
+      `its sweep is of ${shape}, not one of the shapes a choice compares (${SHAPES.join(', ')})`,
+    );
+  return { shape, balancer: was.balancer ?? 'nginx', counts: was.replicas, workers: was.workers };
+}
+
+// The capacity command line of one sweep, its folder `dir`.
+function capacityArgs(p, s, dir) {
+  const v = p.values;
+  const args = [
+    ...(v.script ? ['--script', v.script] : [p.word]),
+    '--deployments',
+    s.shape,
+    '--replicas',
+    p.counts.join(','),
+    ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
+    '--balancer',
+    s.balancer,
+  ];
+  for (const c of p.caps) args.push('--cap', capText(c));
+  for (const slo of p.slos) args.push('--slo', slo.text);
+  args.push(
+    ...p.passed,
+    '--run-dir',
+    dir,
+    '--state-dir',
+    p.ctx.stateDir,
+    '--port-base',
+    String(p.ctx.portBase),
+    '--host',
+    p.ctx.host,
+    '--json',
+  );
+  return args;
+}
+
+// The tokens of the flags passed on, as typed (--flag value, --flag=value, --flag), renamed
+// where choose names them otherwise. (The command line was parsed already: a flag of
+// choose's own that takes a value takes the next word.)
+function passedTokens(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) continue;
+    const [name, inline] = a.slice(2).split(/=(.*)/s);
+    const spec = COMMAND_FLAGS[name];
+    const takesValue = spec && !spec.boolean;
+    const value = inline !== undefined ? inline : takesValue ? argv[++i] : undefined;
+    const target = RENAMED[name] ?? (PASSED[name] ? name : null);
+    if (!target) continue;
+    out.push(`--${target}`, ...(value !== undefined ? [value] : []));
+  }
+  return out;
+}
+
+// A cap as --cap takes it.
+const capText = (c) =>
+  `${c.node}=${c.cpuPct !== null ? `${c.cpuPct}%` : ''}${c.periodUs ? `/${c.periodUs / 1000}ms` : ''}${c.memoryBytes !== null ? `,${Math.round(c.memoryBytes / 2 ** 20)}M` : ''}`;
+
+// The sweeps' bound, the check's and the knee's.
+function planText(p) {
+  const searches = p.counts.length;
+  const lines = [
+    `choose a deployment of ${p.word} for ${p.rate}/s under ${p.slos.map((s) => s.text).join(' and ')}, with ${Math.round(p.headroom * 100)}% headroom (a count must be predicted to hold ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s)`,
+    `the unit of cost: each replica held to ${describeCap({ cpuPct: p.capPct, periodUs: null, memoryBytes: null })} (--cap replica=${p.capPct}%), so a figure measured here holds for a replica of that size anywhere`,
+  ];
+  let most = 0;
+  let typical = 0;
+  if (p.from) lines.push(`measure: nothing; the sweeps of ${p.from} are read (the same SLO and caps)`);
+  else {
+    for (const s of p.sweeps) {
+      const sp = s.plan;
+      const m = searches * budget.maxS(sp);
+      const t = searches * budget.typicalS(sp, 640);
+      most += m;
+      typical += t;
+      lines.push(
+        `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''} behind ${s.balancer}: capacity at ${p.counts.join(', ')} replicas, about ${clock(t)}, at most ${clock(m)} (npm run capacity -- ${s.argv('DIR').join(' ')})`,
+      );
+    }
+  }
+  const checkS = p.holdS + (p.values.warmup ?? 2) + 60;
+  lines.push(
+    `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ranked by cores`,
+    `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold), the SLO judged on the whole window; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
+    `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
+    `expected: about ${clock(typical + checkS)}, at most ${clock(most + p.tries * checkS + 60)}`,
+  );
+  return lines.join('\n');
+}
+
+module.exports = { USAGE, plan, planText, capacityArgs, SHAPES };

@@ -1,0 +1,120 @@
+'use strict';
+
+const { html, table } = require('./html');
+const page = require('./page');
+const { lineChart } = require('./chart');
+const { candidateText } = require('./choice-text');
+
+// The page of a choice (npm run choose): the sentence, the candidates' curves against the
+// target line, the candidates and their costs, the check, what sets the knee, the files
+// written. A pure function of choice.json.
+
+function curvesChart(r) {
+  const series = [];
+  let top = 1;
+  for (const c of r.candidates) {
+    const good = c.points.filter((p) => !p.leftOut && p.maxRate !== null);
+    const out = c.points.filter((p) => p.leftOut && p.maxRate !== null);
+    if (good.length)
+      series.push({ name: `${c.label}: measured`, points: good.map((p) => [p.replicas, p.maxRate]), scatter: true });
+    // (Held, but not a knee: the generator, the machine or --max-rate stopped the search.)
+    if (out.length)
+      series.push({
+        name: `${c.label}: held at least (left out of the fit)`,
+        points: out.map((p) => [p.replicas, p.maxRate]),
+        scatter: true,
+      });
+    if (c.curve) series.push({ name: `${c.label}: the law, fitted`, points: c.curve.map((x) => [x.replicas, x.rate]) });
+    top = Math.max(top, ...c.points.map((p) => p.replicas), ...(c.curve || []).map((x) => x.replicas));
+  }
+  series.push(
+    {
+      name: `target ${r.rate}/s`,
+      points: [
+        [1, r.rate],
+        [top, r.rate],
+      ],
+      dashed: true,
+    },
+    {
+      name: `with ${r.headroomPct}% headroom`,
+      points: [
+        [1, r.want],
+        [top, r.want],
+      ],
+      dashed: true,
+    },
+  );
+  if (r.choice) series.push({ name: 'the choice', points: [[r.choice.replicas, r.choice.holds]], scatter: true });
+  const markers = r.choice ? [{ x: r.choice.replicas, label: `${r.choice.label} x${r.choice.replicas}` }] : [];
+  return lineChart(series, {
+    title: `What each shape holds with N replicas, each held to ${r.cpuPerReplica} of a core (arrivals a second under the SLO)`,
+    xLabel: 'replicas',
+    yLabel: 'arrivals a second',
+    xMin: 0,
+    markers,
+  });
+}
+
+function candidateRows(r) {
+  return r.candidates.map((c) => [
+    c.rank ?? '-',
+    c.label,
+    c.replicas ?? '-',
+    c.cores ?? '-',
+    c.memoryMiB ?? '-',
+    c.replicas === null
+      ? c.refused
+      : c.prediction
+        ? `${c.prediction.rate}/s${c.prediction.low !== null ? ` (95%: ${c.prediction.low} to ${c.prediction.high})` : ''}`
+        : '-',
+    c.measured ? `${c.measured.atLeast ? 'at least ' : ''}${c.measured.rate}/s` : '-',
+    c.fit
+      ? `σ ${c.fit.sigma}, κ ${c.fit.kappa}, λ ${c.fit.lambda}${c.fit.peak ? `, peak ${c.fit.peak.replicas} replicas` : ''}`
+      : 'no fit',
+  ]);
+}
+
+function checkRows(r) {
+  return (r.checks || []).map((k) => [`${k.label} x${k.replicas}`, k.held ? 'held' : 'not held', k.text, k.dir]);
+}
+
+function choiceBody(r) {
+  return html`<h1>The deployment to choose for ${r.what}</h1>
+    <p class="headline">${r.text}</p>
+    <p class="note">
+      Status: ${r.status}. For ${r.rate}/s under ${r.slos.join(' and ')}, with ${r.headroomPct}% headroom (a count must be
+      predicted to hold ${r.want}/s). Each replica is held to ${r.cpuPerReplica} of a core: the figures hold for a
+      replica of that CPU share and this version of the service, measured on this machine.
+    </p>
+    ${curvesChart(r)}
+    <h2>Candidates</h2>
+    ${table(['rank', 'shape', 'replicas', 'cores', 'MiB a replica', 'predicted', 'measured', 'fit'], candidateRows(r))}
+    <h2>The check</h2>
+    ${
+      (r.checks || []).length
+        ? table(['candidate', 'verdict', 'what was seen', 'its run'], checkRows(r))
+        : html`<p>No candidate was checked${r.choice ? ' yet' : ''}.</p>`
+    }
+    ${r.why ? html`<h2>What sets its knee</h2><p>${r.why.text}</p>` : ''}
+    ${
+      (r.files || []).length
+        ? html`<h2>Written for your platform</h2>
+          <ul>
+            ${r.files.map((f) => html`<li><code>${f}</code></li>`)}
+          </ul>`
+        : ''
+    }
+    <h2>How</h2>
+    <p class="note">
+      Each shape's capacity was searched at ${r.counts.join(', ')} replicas (npm run capacity -- --replicas, verified
+      runs), the Universal Scalability Law fitted to them, and the fewest replicas predicted to hold the rate with its
+      headroom taken (a count measured to hold it is taken as measured). Candidates are ranked by the cores they are
+      given, then memory. The first is deployed and held at the rate; docs/choose.md says the method and its limits.
+    </p>
+    <pre>${r.candidates.map(candidateText).join('\n')}</pre>`;
+}
+
+const choicePage = (r) => page(`the deployment to choose for ${r.what}`, choiceBody(r), r.machine);
+
+module.exports = { choicePage, choiceBody };

@@ -1,0 +1,150 @@
+'use strict';
+
+const { rankCandidates, candidateOf, checkOrder } = require('../../../lab/choose/candidates');
+const { candidateText } = require('../../../lab/report/choice-text');
+const { usl } = require('../../../lab/capacity/usl');
+
+// A shape's sweep whose capacities follow the law exactly (a little noise so the fit has a
+// residual), as capacity --replicas would measure them.
+function sweep(
+  shape,
+  law,
+  { counts = [1, 2, 3, 4], capPct = 25, workers = 1, noise = [0.01, -0.01, 0.005, -0.005] } = {},
+) {
+  return {
+    shape,
+    workers,
+    balancer: 'nginx',
+    capPct,
+    points: counts.map((n, i) => ({
+      replicas: n,
+      maxRate: Math.round(usl(n, law) * (1 + (noise[i] ?? 0)) * 10) / 10,
+      memoryMiB: 60 + n,
+    })),
+  };
+}
+
+test('the fewest replicas predicted to hold the rate with its headroom; ranked by cores', () => {
+  const one = sweep('replicated', { lambda: 30, sigma: 0.05, kappa: 0 });
+  const two = sweep('multi-replicated', { lambda: 25, sigma: 0.05, kappa: 0 }, { workers: 2 });
+  const r = rankCandidates([two, one], { rate: 60, headroom: 0.3 });
+  // 78/s wanted: 3 replicas of 30/s hold about 81.8/s; 4 of 25/s about 87/s.
+  expect(r.choice).toMatchObject({ shape: 'replicated', replicas: 3, cores: 0.75, rank: 1 });
+  expect(r.candidates[1]).toMatchObject({ shape: 'multi-replicated', replicas: 4, cores: 1, rank: 2 });
+  // Measured at 3 (a count of the sweep): its measurement is what it holds, the curve beside.
+  expect(r.choice.from).toBe('measured');
+  expect(r.choice.holds).toBe(r.choice.measured.rate);
+  expect(r.choice.prediction.rate).toBeCloseTo(81.8, 0);
+  expect(r.choice.memoryMiB).toBe(63);
+  expect(r.none).toBeNull();
+  expect(candidateText(r.choice)).toMatch(/^replicated x3: 0.75 cores \(3 x 0.25\), measured to hold/);
+});
+
+test('a count past the ones measured comes from the curve, with its interval; sure when its low end holds the rate', () => {
+  const c = candidateOf(sweep('replicated', { lambda: 20, sigma: 0.02, kappa: 0 }), {
+    rate: 100,
+    headroom: 0.3,
+    maxReplicas: 32,
+  });
+  // 130/s wanted: 20N / (1 + 0.02(N-1)) >= 130 at N = 8.
+  expect(c.replicas).toBe(8);
+  expect(c.from).toBe('predicted');
+  expect(c.prediction.low).toBeLessThan(c.prediction.rate);
+  expect(c.prediction.high).toBeGreaterThan(c.prediction.rate);
+  expect(c.holds).toBe(c.prediction.rate);
+  expect(typeof c.sure).toBe('boolean');
+  expect(candidateText(c)).toMatch(/predicted to hold [\d.]+\/s \(95%: [\d.]+ to [\d.]+\)/);
+});
+
+test('a target beyond the peak is refused with where the peak is; no choice, and why', () => {
+  const law = { lambda: 30, sigma: 0.1, kappa: 0.05 };
+  const r = rankCandidates([sweep('replicated', law, { counts: [1, 2, 3, 4, 5] })], { rate: 100, headroom: 0.3 });
+  expect(r.choice).toBeNull();
+  const [c] = r.candidates;
+  expect(c.replicas).toBeNull();
+  expect(c.refused).toMatch(
+    /beyond this shape's peak: the curve peaks at 4\.\d replicas, 6\d(\.\d)?\/s.*more replicas will not get there/,
+  );
+  expect(r.none).toMatch(/^no deployment is predicted to hold 100\/s with 30% headroom: replicated: 130\/s is beyond/);
+});
+
+test('past the most replicas allowed, and with no fit, each says so', () => {
+  const far = candidateOf(sweep('replicated', { lambda: 10, sigma: 0, kappa: 0 }, { noise: [] }), {
+    rate: 1000,
+    headroom: 0.3,
+    maxReplicas: 32,
+  });
+  expect(far.refused).toMatch(
+    /^1300\/s needs more than 32 replicas of 25% of a core \(32 are predicted to hold 320\/s\)/,
+  );
+  const few = candidateOf(sweep('replicated', { lambda: 10, sigma: 0, kappa: 0 }, { counts: [1, 2] }), {
+    rate: 100,
+    headroom: 0.3,
+    maxReplicas: 32,
+  });
+  expect(few.refused).toMatch(/no fit \(2 good point\(s\) of the 4 the law needs\).*the most: 19.8\/s at 2 replica/);
+  // With no fit, a count measured to hold it is still a measurement.
+  const held = candidateOf(sweep('replicated', { lambda: 100, sigma: 0, kappa: 0 }, { counts: [1, 2] }), {
+    rate: 100,
+    headroom: 0.3,
+    maxReplicas: 32,
+  });
+  expect(held).toMatchObject({ replicas: 2, from: 'measured', prediction: null, sure: true });
+});
+
+test('points left out of the fit are not in it, but what they held is a measurement (at least)', () => {
+  const s = sweep('replicated', { lambda: 30, sigma: 0, kappa: 0 }, { counts: [1, 2, 3, 4, 5] });
+  s.points[4] = { ...s.points[4], maxRate: 500, leftOut: 'the generator was the limit' };
+  const c = candidateOf(s, { rate: 140, headroom: 0, maxReplicas: 32 });
+  // The fit is the four others' (30/s a replica), not pulled up by 500/s at 5.
+  expect(c.fit.lambda).toBeCloseTo(30, 0);
+  // 5 replicas held at least 500/s: measured to hold 140/s.
+  expect(c).toMatchObject({ replicas: 5, from: 'measured', measured: { rate: 500 } });
+  expect(c.prediction.rate).toBeCloseTo(150, -1);
+  const drift = { ...s, notRanked: 'not ranked: the service changed under the search' };
+  expect(candidateOf(drift, { rate: 10, headroom: 0.3, maxReplicas: 32 })).toMatchObject({
+    replicas: null,
+    refused: drift.notRanked,
+  });
+});
+
+test('checked in order of cores: each candidate, then one replica more of it', () => {
+  const one = sweep('replicated', { lambda: 30, sigma: 0.05, kappa: 0 });
+  const two = sweep('multi-replicated', { lambda: 25, sigma: 0.05, kappa: 0 }, { workers: 2 });
+  const r = rankCandidates([one, two], { rate: 60, headroom: 0.3 });
+  const order = checkOrder(r.candidates).map((c) => `${c.shape} x${c.replicas}${c.stepUp ? ' (up)' : ''}`);
+  // replicated x3 (0.75 cores); then x4 of each at 1 core, the candidate before the step up.
+  expect(order).toEqual(['replicated x3', 'multi-replicated x4', 'replicated x4 (up)', 'multi-replicated x5 (up)']);
+  const up = checkOrder(r.candidates)[2];
+  expect(up).toMatchObject({ from: 'measured', cores: 1 });
+  expect(up.holds).toBe(up.measured.rate);
+});
+
+test('with no fit, one replica more is a measurement when its count held at least its rate; its line says so either way', () => {
+  const s = {
+    shape: 'replicated',
+    workers: 1,
+    balancer: 'nginx',
+    capPct: 50,
+    points: [
+      { replicas: 1, maxRate: 20, leftOut: 'nothing broke up to --max-rate' },
+      { replicas: 2, maxRate: 20, leftOut: 'nothing broke up to --max-rate' },
+    ],
+  };
+  const r = rankCandidates([s], { rate: 10, headroom: 0.3 });
+  expect(r.choice).toMatchObject({
+    replicas: 1,
+    from: 'measured',
+    measured: { rate: 20, atLeast: 'nothing broke up to --max-rate' },
+  });
+  const [first, up] = checkOrder(r.candidates);
+  expect(first.replicas).toBe(1);
+  expect(up).toMatchObject({ replicas: 2, from: 'measured', stepUp: true, measured: { rate: 20 } });
+  expect(candidateText(up)).toBe('replicated x2: 1 cores (2 x 0.5), measured to hold at least 20/s');
+  // A count past the ones measured, with no fit: said as what it is.
+  const past = checkOrder(r.candidates.map((c) => ({ ...c, replicas: 2, cores: 1 })))[1];
+  expect(past).toMatchObject({ replicas: 3, from: 'predicted', prediction: null });
+  expect(candidateText(past)).toBe(
+    'replicated x3: 1.5 cores (3 x 0.5), one replica more than a count expected to hold 20/s',
+  );
+});

@@ -1,0 +1,129 @@
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const yaml = require('js-yaml');
+const { kubernetesObjects, composeOf, hpaOf, writeManifests } = require('../../../lab/choose/manifests');
+const { composeProblems, kubernetesProblems } = require('../../../lab/choose/validate');
+const { resolveDeployment } = require('../../../lab/topology/deployments');
+const { portsAndCaps } = require('../../../lab/runtime/deploy-plan');
+const { parseCap } = require('../../../lab/topology/caps');
+const { resolveApp } = require('../../../lab/app/contract');
+const { ROOT } = require('../../helper');
+
+const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
+
+const objects = (o = {}) =>
+  kubernetesObjects({
+    name: 'Pricing App',
+    image: 'pricing:1',
+    port: 3000,
+    command: ['node', '/app/server.js'],
+    env: { PORT: 3000 },
+    replicas: 3,
+    cpuPerReplica: 0.15,
+    memoryMiB: 50,
+    health: '/health',
+    hpa: { minReplicas: 3, maxReplicas: 6, target: 62 },
+    ...o,
+  });
+
+test('the Kubernetes objects are schema-valid and carry the replicas, CPU, memory, probes and the HPA', () => {
+  const [deployment, service, hpa] = objects();
+  for (const o of [deployment, service, hpa]) expect(kubernetesProblems(o)).toEqual([]);
+  expect(deployment.metadata.name).toBe('pricing-app');
+  expect(deployment.spec.replicas).toBe(3);
+  const [c] = deployment.spec.template.spec.containers;
+  // 15% of a core; memory: 1.25x and 2x the 50 MiB measured, rounded up to 8 MiB.
+  expect(c.resources).toEqual({ requests: { cpu: '150m', memory: '64Mi' }, limits: { cpu: '150m', memory: '104Mi' } });
+  expect(c.readinessProbe.httpGet).toEqual({ path: '/health', port: 3000 });
+  expect(c.livenessProbe.httpGet.path).toBe('/health');
+  expect(service.spec.selector).toEqual({ app: 'pricing-app' });
+  expect(hpa.spec).toMatchObject({
+    minReplicas: 3,
+    maxReplicas: 6,
+    scaleTargetRef: { kind: 'Deployment', name: 'pricing-app' },
+  });
+  expect(hpa.spec.metrics[0].resource.target).toEqual({ type: 'Utilization', averageUtilization: 62 });
+  // No health path: the port answering is what a probe can ask.
+  const [bare] = objects({ health: null });
+  expect(bare.spec.template.spec.containers[0].readinessProbe.tcpSocket).toEqual({ port: 3000 });
+});
+
+test('the schemas refuse what is wrong: a count as text, an HPA without its target', () => {
+  const [deployment, , hpa] = objects();
+  deployment.spec.replicas = '3';
+  expect(kubernetesProblems(deployment).join()).toMatch(/replicas must be integer/);
+  delete hpa.spec.scaleTargetRef;
+  expect(kubernetesProblems(hpa).join()).toMatch(/scaleTargetRef/);
+  expect(composeProblems({ services: { a: { imag: 'x' } } }).join()).toMatch(/additional properties/);
+});
+
+test("the HPA's numbers: the count chosen at least, the utilization measured at the rate, within 20-90%", () => {
+  expect(hpaOf({ replicas: 3, rate: 50, holds: 80 }, { utilizationPct: 58.4, maxReplicas: 6 })).toEqual({
+    minReplicas: 3,
+    maxReplicas: 6,
+    target: 58,
+  });
+  // Without a measurement: the rate over what the count holds.
+  expect(hpaOf({ replicas: 3, rate: 50, holds: 80 }, { utilizationPct: null, maxReplicas: 2 })).toEqual({
+    minReplicas: 3,
+    maxReplicas: 3,
+    target: 63,
+  });
+  expect(hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 3, maxReplicas: 4 }).target).toBe(20);
+});
+
+test('the compose project of the chosen deployment: schema-valid, its caps as deploy.resources limits, no monitoring', () => {
+  const app = resolveApp({ dir: PRICING });
+  const d = resolveDeployment('replicated', { app, replicas: 3 });
+  const { caps } = portsAndCaps([parseCap('replica=15%,64M')], d, 9000);
+  const { project, files } = composeOf(d, caps, '/tmp/x');
+  expect(composeProblems(project)).toEqual([]);
+  const replicas = Object.keys(project.services).filter((n) => /^replica-/.test(n));
+  expect(replicas).toHaveLength(3);
+  for (const n of replicas) {
+    expect(project.services[n].deploy.resources.limits).toEqual({ cpus: '0.15', memory: `${64 * 2 ** 20}b` });
+    expect(project.services[n].cpus).toBeUndefined();
+  }
+  expect(project.services.graphite).toBeUndefined();
+  expect(Object.keys(files)).toContain('nginx.conf');
+});
+
+test('written out: the files, each parsed back and valid', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'choose-manifests-'));
+  try {
+    const app = resolveApp({ dir: PRICING });
+    const d = resolveDeployment('replicated', { app, replicas: 2 });
+    const { caps } = portsAndCaps([parseCap('replica=25%')], d, 9000);
+    const w = writeManifests(dir, {
+      deployment: d,
+      caps,
+      replicas: 2,
+      cpuPerReplica: 0.25,
+      memoryMiB: 40,
+      hpa: { minReplicas: 2, maxReplicas: 4, target: 60 },
+    });
+    expect(w.files).toEqual(
+      expect.arrayContaining([
+        'compose/docker-compose.yml',
+        'compose/nginx.conf',
+        'compose/app/',
+        'kubernetes/deployment.yml',
+      ]),
+    );
+    const compose = yaml.load(fs.readFileSync(path.join(dir, 'compose/docker-compose.yml'), 'utf8'));
+    expect(composeProblems(compose)).toEqual([]);
+    expect(compose.services['replica-2'].deploy.resources.limits.cpus).toBe('0.25');
+    const docs = yaml.loadAll(fs.readFileSync(path.join(dir, 'kubernetes/deployment.yml'), 'utf8'));
+    expect(docs.map((o) => o.kind)).toEqual(['Deployment', 'Service', 'HorizontalPodAutoscaler']);
+    for (const o of docs) expect(kubernetesProblems(o)).toEqual([]);
+    expect(docs[0].spec.replicas).toBe(2);
+    expect(docs[0].spec.template.spec.containers[0].resources.limits.cpu).toBe('250m');
+    // The app's image is built from the copy written beside the compose file.
+    expect(fs.existsSync(path.join(dir, 'compose/app/Dockerfile'))).toBe(true);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
