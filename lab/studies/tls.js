@@ -90,6 +90,9 @@ function cellOf(studyDir, kind, mode) {
   const d = c?.deployments?.[0];
   return {
     capacity: d ? d.maxRate : undefined,
+    // A search stopped by --max-rate, the generator or the machine held at least its rate:
+    // a lower bound, never compared as a capacity.
+    atLeast: Boolean(d?.atLeast),
     capacityText: d?.text ?? null,
     p99: s?.responseTimeMs?.p99 ?? null,
     cpuPerRequest: s?.tls?.entry?.cpuMsPerRequest ?? entryCpuPerRequest(s, kind),
@@ -121,9 +124,16 @@ function findingsOf(cells, kinds) {
     const parts = [
       `TLS with a new connection per request cost ${kind} ${num(full.cpuPerConnection, 3)} ms of CPU each`,
     ];
-    if (plainC.capacity && full.capacity)
+    // (Capacities that are lower bounds say nothing of what TLS cost: a study whose searches
+    // all stopped at --max-rate once said resumption "gave back -13%".)
+    const bounded = [plainC, full, resumed].filter((c) => c.atLeast);
+    if (bounded.length && plainC.capacity && full.capacity)
+      parts.push(
+        `its capacities are not compared: ${bounded.length === 3 ? 'each' : 'some'} held at least the rate its search stopped at, not a knee`,
+      );
+    else if (plainC.capacity && full.capacity)
       parts.push(`its capacity fell from ${num(plainC.capacity)}/s to ${num(full.capacity)}/s`);
-    if (plainC.capacity && full.capacity && resumed.capacity && plainC.capacity > full.capacity) {
+    if (!bounded.length && plainC.capacity && full.capacity && resumed.capacity && plainC.capacity > full.capacity) {
       const back = (resumed.capacity - full.capacity) / (plainC.capacity - full.capacity);
       parts.push(`resumption gave back ${Math.round(back * 100)}% of it (${num(resumed.capacity)}/s)`);
     }
@@ -155,7 +165,7 @@ function sections({ studyDir, plan: runs }) {
           ? '-'
           : c.capacity === null
             ? `none (${c.capacityText ?? ''})`
-            : `${num(c.capacity, 1)}/s`,
+            : `${c.atLeast ? 'at least ' : ''}${num(c.capacity, 1)}/s`,
         num(c.p99, 1),
         num(c.cpuPerRequest, 3),
         num(c.cpuPerConnection, 3),
@@ -204,4 +214,5 @@ module.exports = {
   sections,
   MODES,
   DEFAULT_KINDS,
+  findingsOf,
 };

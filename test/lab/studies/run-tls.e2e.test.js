@@ -40,11 +40,13 @@ browserTest(
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     expect(r.code).toBe(0);
     const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
-    expect(md).toMatch(/\| nginx \| plain HTTP \| [\d.,]+\/s \|/);
+    // (Each search stops at --max-rate 200 on most machines: "at least", and not compared.)
+    expect(md).toMatch(/\| nginx \| plain HTTP \| (at least )?[\d.,]+\/s \|/);
     expect(md).toMatch(
-      /\| nginx \| TLS, full handshakes \| [\d.,]+\/s \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 0% \| http\/1\.1 \|/,
+      /\| nginx \| TLS, full handshakes \| (at least )?[\d.,]+\/s \| [\d.]+ \| [\d.]+ \| [\d.]+ \| 0% \| http\/1\.1 \|/,
     );
-    expect(md).toMatch(/\| nginx \| HTTP\/2 \(TLS, resumed\) \| [\d.,]+\/s \| .* \| h2 \|/);
+    expect(md).toMatch(/\| nginx \| HTTP\/2 \(TLS, resumed\) \| (at least )?[\d.,]+\/s \| .* \| h2 \|/);
+    expect(md).not.toMatch(/gave back -/);
     expect(md).toMatch(/- TLS with a new connection per request cost nginx [\d.]+ ms of CPU each/);
     const full = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'nginx-full-at-rate', 'summary.json'), 'utf8'));
     expect(full.tls).toMatchObject({ resumed: 0, protocol: 'http/1.1' });
