@@ -24,32 +24,35 @@ function resolveApp({ dir, cmd = null, health = null, setupTimeoutS = null, star
   try {
     stat = fs.statSync(abs);
   } catch {
-    throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: no such folder`);
+    throw labError('LAB_ERR_FLAG_VALUE', flag, dir, 'no such folder');
   }
-  if (!stat.isDirectory())
-    throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: not a folder (the folder of your service)`);
+  if (!stat.isDirectory()) throw labError('LAB_ERR_FLAG_VALUE', flag, dir, 'not a folder (the folder of your service)');
   const pkgFile = path.join(abs, 'package.json');
   let pkg = null;
   if (fs.existsSync(pkgFile)) {
     try {
       pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
     } catch (err) {
-      throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: its package.json is not valid JSON (${err.message})`);
+      throw labError('LAB_ERR_FLAG_VALUE', flag, dir, `its package.json is not valid JSON (${err.message})`);
     }
   }
   if (cmd !== null && !cmd.trim()) {
     throw labError(
-      'LAB_ERR_USAGE',
-      `--app-cmd is empty: give the line that starts your service, like "node server.js"`,
+      'LAB_ERR_FLAG_VALUE',
+      'app-cmd',
+      null,
+      'empty; give the line that starts your service, like "node server.js"',
     );
   }
   const line = cmd ?? startLine(pkg, abs);
   if (!line) {
     throw labError(
-      'LAB_ERR_USAGE',
+      'LAB_ERR_FLAG_VALUE',
+      flag,
+      dir,
       pkg
-        ? `--${flag} ${dir}: its package.json has no "start" script and no "main", and there is no index.js: add one, or say how it starts with --app-cmd "node server.js"`
-        : `--${flag} ${dir}: no package.json, so the lab cannot tell how it starts: give --app-cmd "node server.js"`,
+        ? 'its package.json has no "start" script and no "main", and there is no index.js: add one, or say how it starts with --app-cmd "node server.js"'
+        : 'no package.json, so the lab cannot tell how it starts: give --app-cmd "node server.js"',
     );
   }
   const node = nodeCommand(line);
@@ -57,11 +60,11 @@ function resolveApp({ dir, cmd = null, health = null, setupTimeoutS = null, star
   if (node) {
     const entry = path.resolve(abs, node.entry);
     const found = [entry, `${entry}.js`].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
-    if (!found) throw labError('LAB_ERR_USAGE', `--${flag} ${dir}: "${line}" starts ${node.entry}, which is not there`);
+    if (!found) throw labError('LAB_ERR_FLAG_VALUE', flag, dir, `"${line}" starts ${node.entry}, which is not there`);
     run = { node: { ...node, entry: found } };
   } else run = { shell: line };
   if (health !== null && !/^\/[^\s]*$/.test(health)) {
-    throw labError('LAB_ERR_USAGE', `--health ${health}: a path starting with /, like /health`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'health', health, 'a path starting with /, like /health');
   }
   const deps = pkg ? Object.keys({ ...pkg.dependencies }).length : 0;
   const lock = ['package-lock.json', 'npm-shrinkwrap.json'].some((f) => fs.existsSync(path.join(abs, f)));

@@ -44,19 +44,20 @@ const APP_HELP = `  --app DIR     your own Node service in place of the lab's: i
 function appOf(values, { flag = 'app' } = {}) {
   if (!values.app) {
     for (const f of ['app-cmd', 'health', 'with', 'app-setup', 'app-setup-timeout', 'app-start-timeout']) {
-      if (values[f] !== undefined) throw labError('LAB_ERR_USAGE', `--${f} is for your own service: add --app DIR`);
+      if (values[f] !== undefined)
+        throw labError('LAB_ERR_FLAG_NEEDS', f, 'app', 'it is for your own service (--app DIR)');
     }
     return null;
   }
   for (const f of ['keep-data', 'db-max-connections']) {
-    if (values[f] && !values.with) throw labError('LAB_ERR_USAGE', `--${f} is for the stores of --with`);
+    if (values[f] && !values.with) throw labError('LAB_ERR_FLAG_NEEDS', f, 'with', 'it is for the stores of --with');
   }
   if (values['db-max-connections'] !== undefined && !values.with.includes('postgres'))
-    throw labError('LAB_ERR_USAGE', "--db-max-connections is PostgreSQL's: add --with postgres");
+    throw labError('LAB_ERR_FLAG_NEEDS', 'db-max-connections', 'with', "it is PostgreSQL's (--with postgres)");
   if (values['app-setup'] !== undefined && !String(values['app-setup']).trim())
-    throw labError('LAB_ERR_USAGE', '--app-setup is empty: give the line to run, like "npm run migrate"');
+    throw labError('LAB_ERR_FLAG_VALUE', 'app-setup', null, 'empty; give the line to run, like "npm run migrate"');
   if (values['app-setup-timeout'] !== undefined && values['app-setup'] === undefined)
-    throw labError('LAB_ERR_USAGE', '--app-setup-timeout is for the set-up of --app-setup');
+    throw labError('LAB_ERR_FLAG_NEEDS', 'app-setup-timeout', 'app-setup', 'it is for the set-up of --app-setup');
   return resolveApp({
     dir: values.app,
     cmd: values['app-cmd'] ?? null,

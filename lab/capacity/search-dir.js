@@ -84,8 +84,10 @@ function openSearchDir(p, log) {
       const differ = Object.keys(now).filter((k) => JSON.stringify(now[k]) !== JSON.stringify(before.settings?.[k]));
       if (differ.length) {
         throw labError(
-          'LAB_ERR_USAGE',
-          `--run-dir ${dir} holds a capacity search with other settings (${differ.join(', ')}): add --restart to delete it and start over, or give another --run-dir`,
+          'LAB_ERR_DIR_SETTINGS',
+          `--run-dir ${dir}`,
+          `holds a capacity search with other settings (${differ.join(', ')})`,
+          'add --restart to delete it and start over, or give another --run-dir',
         );
       }
       log(`resuming the search in ${dir}: the levels it measured are read back, the rest measured`);

@@ -11,13 +11,23 @@ function parseSlo(text) {
   try {
     t = parseThreshold(text);
   } catch {
-    throw labError('LAB_ERR_USAGE', `--slo "${text}": expected like p99<200, errors<1% or p99{GET /api/items}<300`);
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'slo',
+      `"${text}"`,
+      'expected like p99<200, errors<1% or p99{GET /api/items}<300',
+    );
   }
   if (['rate', 'rps'].includes(t.metric)) {
-    throw labError('LAB_ERR_USAGE', `--slo "${text}": the rate is what capacity finds; an SLO holds latency or errors`);
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'slo',
+      `"${text}"`,
+      'the rate is what capacity finds; an SLO holds latency or errors',
+    );
   }
   if (!['<', '<='].includes(t.op)) {
-    throw labError('LAB_ERR_USAGE', `--slo "${text}": an SLO is an upper bound (< or <=)`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'slo', `"${text}"`, 'an SLO is an upper bound (< or <=)');
   }
   return t;
 }
@@ -43,8 +53,10 @@ function assertSloNames(slos, names, source) {
   for (const t of slos) {
     if (t.name !== undefined && !names.includes(t.name)) {
       throw labError(
-        'LAB_ERR_USAGE',
-        `--slo "${t.text}": ${source} has no request named "${t.name}"; its requests: ${names.join(', ')}`,
+        'LAB_ERR_FLAG_VALUE',
+        'slo',
+        `"${t.text}"`,
+        `${source} has no request named "${t.name}"; its requests: ${names.join(', ')}`,
       );
     }
   }

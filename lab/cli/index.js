@@ -15,6 +15,7 @@ const COMMANDS = {
   scenario: () => require('../commands/scenario'),
   characterize: () => require('../commands/characterize'),
   capacity: () => require('../commands/capacity'),
+  choose: () => require('../commands/choose'),
   scale: () => require('../commands/scale'),
   rollout: () => require('../commands/rollout'),
   report: () => require('../commands/report'),
@@ -67,7 +68,7 @@ async function main(argv) {
       process.stdout.write(`${USAGE}\n`);
       return process.exit(0);
     }
-    if (argv[0] === undefined) throw labError('LAB_ERR_USAGE', `no command given\n${USAGE}`);
+    if (argv[0] === undefined) throw labError('LAB_ERR_MISSING_ARG', 'a command', USAGE);
     const name = pick('command', argv[0], COMMANDS);
     const result = await name()(argv.slice(1), { log });
     if (result && result.stdout) process.stdout.write(`${result.stdout}\n`);

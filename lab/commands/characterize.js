@@ -69,11 +69,16 @@ function plan(argv) {
   const app = appOf(values);
   if (app || target.startsWith('/')) {
     if (!app)
-      throw labError('LAB_ERR_USAGE', `${target} is a path of your service: add --app DIR (or give a whole URL)`);
+      throw labError('LAB_ERR_MISSING_ARG', `--app DIR: ${target} is a path of your service (or give a whole URL)`);
     if (!target.startsWith('/'))
       throw labError('LAB_ERR_USAGE', `with --app, give a path of your service (like /api/items), not "${target}"`);
     if (['key', 'delay-scale', 'via'].some((f) => given.has(f)))
-      throw labError('LAB_ERR_USAGE', '--key, --via and --delay-scale apply to the named black boxes only');
+      throw labError(
+        'LAB_ERR_FLAGS_EXCLUDE',
+        'app',
+        ['key', 'delay-scale', 'via'].find((f) => given.has(f)),
+        '--key, --via and --delay-scale apply to the named black boxes only',
+      );
   } else if (!named) {
     let url;
     try {
@@ -84,7 +89,12 @@ function plan(argv) {
     if (!/^https?:$/.test(url.protocol))
       throw labError('LAB_ERR_USAGE', `the target URL must be http:// or https://, got "${target}"`);
     if (['key', 'delay-scale', 'via'].some((f) => given.has(f)))
-      throw labError('LAB_ERR_USAGE', '--key, --via and --delay-scale apply to the named black boxes only');
+      throw labError(
+        'LAB_ERR_FLAG_VALUE',
+        ['key', 'delay-scale', 'via'].find((f) => given.has(f)),
+        null,
+        'it applies to the named black boxes only, not a URL',
+      );
   }
   const ctx = contextOf(values);
   if (named || app) assertClaimable(ctx.stateDir, '--state-dir');

@@ -61,18 +61,18 @@ function plan(argv) {
   const action = pick('cluster action', positionals[0], ACTIONS);
   const nodeArg = positionals[1];
   if (['stop-node', 'start-node'].includes(action) !== (nodeArg !== undefined)) {
-    throw labError(
-      'LAB_ERR_USAGE',
-      `${action === 'stop-node' || action === 'start-node' ? `${action} needs a node (1, 2, ... or node2)` : `unexpected argument "${nodeArg}"`}\n${USAGE}`,
-    );
+    throw action === 'stop-node' || action === 'start-node'
+      ? labError('LAB_ERR_MISSING_ARG', `a node to ${action} (1, 2, ... or node2)`, USAGE)
+      : labError('LAB_ERR_UNEXPECTED_ARG', nodeArg, USAGE);
   }
   for (const f of ['nodes', 'cpus', 'memory', 'accel']) {
-    if (given.has(f) && action !== 'up') throw labError('LAB_ERR_USAGE', `--${f} is for \`cluster up\``);
+    if (given.has(f) && action !== 'up') throw labError('LAB_ERR_FLAG_VALUE', f, null, 'it is for `cluster up`');
   }
-  if (given.has('purge') && action !== 'down') throw labError('LAB_ERR_USAGE', '--purge is for `cluster down`');
+  if (given.has('purge') && action !== 'down')
+    throw labError('LAB_ERR_FLAG_VALUE', 'purge', null, 'it is for `cluster down`');
   const memoryBytes = values.memory ?? 1024 * 2 ** 20;
   if (memoryBytes < 768 * 2 ** 20)
-    throw labError('LAB_ERR_USAGE', '--memory must be at least 768M (Debian, dockerd and the tasks)');
+    throw labError('LAB_ERR_FLAG_VALUE', 'memory', values.memory, 'at least 768M (Debian, dockerd and the tasks)');
   const nodes = values.nodes ?? 2;
   if (action === 'up' && nodes * (memoryBytes + 2 ** 30) > os.totalmem() * 0.8) {
     throw labError(

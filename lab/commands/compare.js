@@ -40,7 +40,7 @@ function sideOf(dir) {
     .sort()
     .map((d) => ({ dir: d, summary: readJson(summary(d)) }));
   if (!runs.length)
-    throw labError('LAB_ERR_USAGE', `${dir} holds no run's results (no summary.json in it or its folders)`);
+    throw labError('LAB_ERR_RESULTS_FOLDER', dir, "it holds no run's results (no summary.json in it or its folders)");
   const tests = new Map();
   for (const r of runs) {
     const t = testOf(r.summary);
@@ -51,8 +51,9 @@ function sideOf(dir) {
       ([t, names]) => `${t}: ${names.slice(0, 3).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''}`,
     );
     throw labError(
-      'LAB_ERR_USAGE',
-      `${dir} holds runs of ${tests.size} different tests, which are not repetitions of one another (${list.join('; ')}): give a folder that holds only repetitions of one test (the same endpoint or script, scenario and deployment)`,
+      'LAB_ERR_RESULTS_FOLDER',
+      dir,
+      `it holds runs of ${tests.size} different tests, which are not repetitions of one another (${list.join('; ')}): give a folder that holds only repetitions of one test (the same endpoint or script, scenario and deployment)`,
     );
   }
   return runs;
@@ -72,10 +73,14 @@ function folderArg(d) {
   try {
     stat = fs.statSync(dir);
   } catch {
-    throw labError('LAB_ERR_USAGE', `no such folder: ${dir}`);
+    throw labError('LAB_ERR_RESULTS_FOLDER', dir, 'no such folder');
   }
   if (!stat.isDirectory())
-    throw labError('LAB_ERR_USAGE', `${dir} is a file: give a run's folder (results/<run>) or a folder of runs`);
+    throw labError(
+      'LAB_ERR_RESULTS_FOLDER',
+      dir,
+      "it is a file: give a run's folder (results/<run>) or a folder of runs",
+    );
   return dir;
 }
 
@@ -133,8 +138,8 @@ async function compare(argv) {
 function failIf(values, positionals) {
   if (positionals.length !== 2)
     throw labError(
-      'LAB_ERR_USAGE',
-      '--fail-if compares two sides: give the base and the new (each a run or a folder of runs)',
+      'LAB_ERR_MISSING_ARG',
+      'the base and the new to --fail-if, which compares two sides (each a run or a folder of runs)',
     );
   const [base, fresh] = positionals.map(folderArg).map((dir) => sideOf(dir).map((r) => r.summary));
   const result = gate(values['fail-if'], base, fresh);

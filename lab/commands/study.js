@@ -149,7 +149,8 @@ const list = (kind, raw, valid) =>
 function balancerList(study, raw) {
   if (raw === undefined) return undefined;
   const names = list('balancer', raw, BALANCER_NAMES);
-  if (new Set(names).size !== names.length) throw labError('LAB_ERR_USAGE', '--balancers names a kind twice');
+  if (new Set(names).size !== names.length)
+    throw labError('LAB_ERR_FLAG_VALUE', 'balancers', raw, 'names a kind twice');
   if (study.name === 'tls') {
     // (Only an L7 kind terminates TLS: lab/kinds/ says why another cannot.)
     for (const n of names) if (!kindOf(n).tls) throw labError('LAB_ERR_TLS', kindOf(n).tlsWhy);
@@ -157,7 +158,12 @@ function balancerList(study, raw) {
   if (study.name === 'lb-modes') {
     for (const n of names) {
       if (!kindOf(n).runtimes.includes('local'))
-        throw labError('LAB_ERR_USAGE', `--balancers: ${n} does not run on this machine (lb-modes runs locally)`);
+        throw labError(
+          'LAB_ERR_FLAG_VALUE',
+          'balancers',
+          raw,
+          `${n} does not run on this machine (lb-modes runs locally)`,
+        );
     }
   }
   return names;
@@ -182,15 +188,14 @@ function options(study, values) {
     const owners = Object.values(STUDIES).filter((s) => (s.flags || []).includes(name));
     if (owners.length && !owners.includes(study)) {
       const list = owners.map((s) => s.name);
-      throw labError(
-        'LAB_ERR_USAGE',
-        `--${name} is an option of the ${words(list)} stud${list.length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
-      );
+      throw labError('LAB_ERR_STUDY_FLAG', name, `${words(list)} stud${list.length > 1 ? 'ies' : 'y'}`, study.name);
     }
     if (OWN_FLAGS[name] && !OWN_FLAGS[name].includes(study.name)) {
       throw labError(
-        'LAB_ERR_USAGE',
-        `--${name} is an option of the ${words(OWN_FLAGS[name])} stud${OWN_FLAGS[name].length > 1 ? 'ies' : 'y'}, not of ${study.name}`,
+        'LAB_ERR_STUDY_FLAG',
+        name,
+        `${words(OWN_FLAGS[name])} stud${OWN_FLAGS[name].length > 1 ? 'ies' : 'y'}`,
+        study.name,
       );
     }
   }
@@ -252,7 +257,7 @@ function paths(raw) {
   const out = raw.split(',').map((p) => p.trim());
   for (const p of out)
     if (!p.startsWith('/'))
-      throw labError('LAB_ERR_USAGE', `--endpoints: your service's paths start with /, got "${p}"`);
+      throw labError('LAB_ERR_FLAG_VALUE', 'endpoints', `"${p}"`, "your service's paths start with /");
   return out;
 }
 
@@ -300,24 +305,35 @@ function studyPlan(values, positionals) {
   const o = options(study, given);
   for (const need of study.needs || []) {
     if (given[need] === undefined)
-      throw labError('LAB_ERR_USAGE', `the ${name} study needs --${need} (npm run study -- --help)`);
+      throw labError('LAB_ERR_MISSING_ARG', `--${need}: the ${name} study needs it (npm run study -- --help)`);
   }
   // Your service is checked before anything starts (its folder, how it starts).
   if (o.app) appOf(given);
   if (o.script && o.paths)
-    throw labError('LAB_ERR_USAGE', '--script brings its own requests: give no --endpoints with it');
+    throw labError('LAB_ERR_FLAGS_EXCLUDE', 'script', 'endpoints', '--script brings its own requests');
   let plan = study.plan(o);
   if (values.runs !== undefined) {
     const prefixes = values.runs.split(',').map((x) => x.trim());
     for (const pre of prefixes) {
       if (!pre || !plan.some((r) => r.id.startsWith(pre)))
-        throw labError('LAB_ERR_USAGE', `--runs: no run of ${name} starts with "${pre}" (--plan lists them)`);
+        throw labError(
+          'LAB_ERR_FLAG_VALUE',
+          'runs',
+          values.runs,
+          `no run of ${name} starts with "${pre}" (--plan lists them)`,
+        );
     }
     plan = plan.filter((r) => prefixes.some((pre) => r.id.startsWith(pre)));
   }
-  if (!plan.length) throw labError('LAB_ERR_USAGE', 'the filters leave no run in the study');
+  if (!plan.length)
+    throw labError('LAB_ERR_FLAG_VALUE', 'runs', values.runs ?? null, 'the filters leave no run in the study');
   if (o.durationS !== undefined && !plan.some((r) => r.scenario && SCENARIOS[r.scenario].usesDuration)) {
-    throw labError('LAB_ERR_USAGE', "--duration sets the endurance runs' length, and the filters leave none");
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'duration',
+      null,
+      "it sets the endurance runs' length, and the filters leave none",
+    );
   }
   return { name, study, o, plan };
 }

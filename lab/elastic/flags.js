@@ -121,25 +121,29 @@ function targetOf(values, metric) {
   if (raw === undefined) {
     if (METRICS[metric].target === null)
       throw labError(
-        'LAB_ERR_USAGE',
-        `--autoscale-metric ${metric} has no default target: give --autoscale-target ${metric}=N`,
+        'LAB_ERR_FLAG_NEEDS',
+        'autoscale-metric',
+        'autoscale-target',
+        `${metric} has no default target: give --autoscale-target ${metric}=N`,
       );
     return METRICS[metric].target;
   }
   const m = /^(?:(cpu|loop|rps)=)?(\d+(?:\.\d+)?)(%?)$/.exec(raw);
   if (m[1] && m[1] !== metric)
     throw labError(
-      'LAB_ERR_USAGE',
-      `--autoscale-target ${raw} is for ${m[1]}, and the metric is ${metric} (--autoscale-metric)`,
+      'LAB_ERR_FLAG_VALUE',
+      'autoscale-target',
+      raw,
+      `is for ${m[1]}, and the metric is ${metric} (--autoscale-metric)`,
     );
   if (m[3] && metric === 'rps')
-    throw labError('LAB_ERR_USAGE', `--autoscale-target ${raw}: rps is a rate, not a percent`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'autoscale-target', raw, 'rps is a rate, not a percent');
   const v = Number(m[2]);
-  if (!(v > 0)) throw labError('LAB_ERR_USAGE', `--autoscale-target ${raw}: expected above 0`);
+  if (!(v > 0)) throw labError('LAB_ERR_FLAG_VALUE', 'autoscale-target', raw, 'expected above 0');
   // (A replica's CPU is a share of what it may use, its cap or a core a worker; its loop busy a
   // share of its time: neither passes 100%, and a target above it never scales up.)
   if (metric !== 'rps' && v > 100)
-    throw labError('LAB_ERR_USAGE', `--autoscale-target ${raw}: ${metric} is a share of at most 100%`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'autoscale-target', raw, `${metric} is a share of at most 100%`);
   return v;
 }
 
@@ -154,13 +158,11 @@ function elasticOf(
   // (The tuning flags alone are refused by their needs, in the flag schema.)
   if (!given('autoscale') && !given('rollout-at')) return null;
   if (given('autoscale') && given('rollout-at'))
-    throw labError(
-      'LAB_ERR_USAGE',
-      '--autoscale and --rollout-at together: one change of the replicas at a time, for now',
-    );
+    throw labError('LAB_ERR_FLAGS_EXCLUDE', 'autoscale', 'rollout-at', 'one change of the replicas at a time, for now');
   if (runtime === 'swarm')
     throw labError(
-      'LAB_ERR_USAGE',
+      'LAB_ERR_NOT_ON_ENGINE',
+      '--engine swarm',
       'replicas that change under load run on --engine local or compose (the swarm scales itself)',
     );
   const graceS = values.grace ?? 30;
@@ -170,17 +172,26 @@ function elasticOf(
     const [min, max] = values.autoscale.split('-').map(Number);
     if (!(min >= 1 && max >= min && max <= LIMITS.replicas.max))
       throw labError(
-        'LAB_ERR_USAGE',
-        `--autoscale ${values.autoscale}: expected 1 <= MIN <= MAX <= ${LIMITS.replicas.max}`,
+        'LAB_ERR_FLAG_VALUE',
+        'autoscale',
+        values.autoscale,
+        `expected 1 <= MIN <= MAX <= ${LIMITS.replicas.max}`,
       );
     if (values.replicas !== undefined && (values.replicas < min || values.replicas > max))
       throw labError(
-        'LAB_ERR_USAGE',
-        `--replicas ${values.replicas} is outside --autoscale ${values.autoscale}: the autoscaler starts at --replicas, between MIN and MAX (MIN when not given)`,
+        'LAB_ERR_FLAG_VALUE',
+        'replicas',
+        values.replicas,
+        `outside --autoscale ${values.autoscale}: the autoscaler starts at --replicas, between MIN and MAX (MIN when not given)`,
       );
     const metric = values['autoscale-metric'] ?? 'cpu';
     if (METRICS[metric].probe && !probe)
-      throw labError('LAB_ERR_USAGE', `--autoscale-metric ${metric} reads the runtime probe: drop --no-probe`);
+      throw labError(
+        'LAB_ERR_FLAGS_EXCLUDE',
+        'autoscale-metric',
+        'no-probe',
+        `${metric} reads the runtime probe: drop --no-probe`,
+      );
     const rule = scaledRule(
       {
         ...DEFAULTS,
@@ -207,9 +218,9 @@ function elasticOf(
   let rollout = null;
   if (given('rollout-at')) {
     if (durationS !== null && values['rollout-at'] >= durationS)
-      throw labError('LAB_ERR_USAGE', `--rollout-at ${values['rollout-at']} s: the load lasts ${durationS} s`);
+      throw labError('LAB_ERR_FLAG_VALUE', 'rollout-at', `${values['rollout-at']} s`, `the load lasts ${durationS} s`);
     if (given('app-next') && !hasApp)
-      throw labError('LAB_ERR_USAGE', '--app-next is the new version of --app: add --app');
+      throw labError('LAB_ERR_FLAG_NEEDS', 'app-next', 'app', 'it is the new version of --app');
     // (Checked again against the replicas the run starts with, once it knows them.)
     rolloutBounds(replicas, { maxSurge: values['max-surge'], maxUnavailable: values['max-unavailable'] });
     rollout = {

@@ -76,7 +76,12 @@ function planDeploy(values, positional) {
     );
   }
   if (values['edge-kind'] !== undefined && !deployment.edges) {
-    throw labError('LAB_ERR_USAGE', '--edge-kind sets the kind of the caching edges: add --edges N (cdn has 4)');
+    throw labError(
+      'LAB_ERR_FLAG_NEEDS',
+      'edge-kind',
+      'edges',
+      'it sets the kind of the caching edges: add --edges N (cdn has 4)',
+    );
   }
   assertSane(deployment, values.force);
   // Each kind says where it runs (lab/kinds/): the images' nginx has no stream module, the
@@ -88,8 +93,9 @@ function planDeploy(values, positional) {
   ]) {
     if (!kind.runtimes.includes(runtime)) {
       throw labError(
-        'LAB_ERR_USAGE',
-        `${flagName} ${kind.flag || kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not ${runtime} (--engine)`,
+        'LAB_ERR_NOT_ON_ENGINE',
+        `${flagName} ${kind.flag || kind.name}`,
+        `it runs on the ${kind.runtimes.join(' or ')} engine, not ${runtime} (--engine)`,
       );
     }
   }
@@ -97,18 +103,25 @@ function planDeploy(values, positional) {
   // image cannot be made: said before anything starts.
   if (app && runtime === 'swarm' && process.env.LAB_IMAGES === 'preloaded' && !process.env.LAB_CLUSTER_DIR) {
     throw labError(
-      'LAB_ERR_USAGE',
-      "--app on this swarm: its images are preloaded (LAB_IMAGES=preloaded) and nothing is built there, so your service's image cannot be made; unset LAB_IMAGES to build it on the manager, or use the lab's cluster (npm run cluster), which shares your folder with its nodes",
+      'LAB_ERR_NOT_ON_ENGINE',
+      '--app on this swarm',
+      "its images are preloaded (LAB_IMAGES=preloaded) and nothing is built there, so your service's image cannot be made; unset LAB_IMAGES to build it on the manager, or use the lab's cluster (npm run cluster), which shares your folder with its nodes",
     );
   }
   if (deployment.appSetup && runtime === 'swarm') {
     throw labError(
-      'LAB_ERR_USAGE',
-      "--app-setup on a swarm: swarm starts its services in no order, so nothing could run before your replicas; run your set-up at your service's start, or use --engine local or compose",
+      'LAB_ERR_NOT_ON_ENGINE',
+      '--app-setup on a swarm',
+      "swarm starts its services in no order, so nothing could run before your replicas; run your set-up at your service's start, or use --engine local or compose",
     );
   }
   if (values.placement !== undefined && runtime !== 'swarm') {
-    throw labError('LAB_ERR_USAGE', '--placement says where tasks run on a swarm: add --engine swarm');
+    throw labError(
+      'LAB_ERR_FLAG_NEEDS',
+      'placement',
+      'engine',
+      'it says where tasks run on a swarm: add --engine swarm',
+    );
   }
   const ctx = contextOf(values);
   const { ports, caps } = portsAndCaps(values.cap, deployment, ctx.portBase);
@@ -117,8 +130,9 @@ function planDeploy(values, positional) {
   const withPeriod = Object.entries(caps).filter(([, c]) => c.periodUs);
   if (runtime === 'swarm' && withPeriod.length)
     throw labError(
-      'LAB_ERR_USAGE',
-      `--cap ${withPeriod[0][0]}: a CFS period (/${withPeriod[0][1].periodUs / 1000}ms) cannot be set on a swarm (its services take a CPU limit only); use --engine local or compose`,
+      'LAB_ERR_NOT_ON_ENGINE',
+      `--cap ${withPeriod[0][0]}`,
+      `a CFS period (/${withPeriod[0][1].periodUs / 1000}ms) cannot be set on a swarm (its services take a CPU limit only); use --engine local or compose`,
     );
   assertClaimable(ctx.stateDir, '--state-dir');
   return { deployment, ctx, ports, caps, runtime, placement: values.placement };

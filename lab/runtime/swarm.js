@@ -93,14 +93,15 @@ class SwarmRuntime extends EngineRuntime {
   async assertDeployable(deployment, ports, { placement, app, onCluster }) {
     this.assertNotUp();
     if (deployment.edges)
-      throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
+      throw labError('LAB_ERR_NOT_ON_ENGINE', 'caching edges', 'they run on the local and compose engines, for now');
     await this.assertManager();
     if (kindOf(deployment.balancer.kind).needsIpvs) this.assertMesh();
     await this.assertPortFree(ports.entry);
     if (placement === 'apart' && !(await this.hasWorkers())) {
       throw labError(
-        'LAB_ERR_USAGE',
-        '--placement apart puts the servers on workers, and this swarm has none (npm run cluster -- up --nodes 2)',
+        'LAB_ERR_NOT_ON_ENGINE',
+        '--placement apart',
+        'it puts the servers on workers, and this swarm has none (npm run cluster -- up --nodes 2)',
       );
     }
 
@@ -109,8 +110,9 @@ class SwarmRuntime extends EngineRuntime {
     // app's folder is shared with every node.
     if (app && !onCluster && !this.env.LAB_REGISTRY && (await this.nodeCount()) > 1) {
       throw labError(
-        'LAB_ERR_USAGE',
-        `--app on a swarm of ${await this.nodeCount()} nodes: your service's image would be built on the manager only, and no registry (LAB_REGISTRY) takes it to the others; push through a registry, or use the lab's cluster (npm run cluster -- up), which shares your folder with its nodes`,
+        'LAB_ERR_NOT_ON_ENGINE',
+        `--app on a swarm of ${await this.nodeCount()} nodes`,
+        `your service's image would be built on the manager only, and no registry (LAB_REGISTRY) takes it to the others; push through a registry, or use the lab's cluster (npm run cluster -- up), which shares your folder with its nodes`,
       );
     }
   }

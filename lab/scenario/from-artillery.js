@@ -59,7 +59,7 @@ function readFile(file, options) {
 
 function readYaml(abs, flagName) {
   const text = readBounded(abs, LIMITS.scriptBytes, (why) => {
-    throw labError('LAB_ERR_USAGE', `${flagName} ${abs}: ${why}`);
+    throw labError('LAB_ERR_FLAG_VALUE', flagName.replace(/^--/, ''), abs, why);
   });
   const lines = new YAML.LineCounter();
   // (Not uniqueKeys: Artillery's own YAML reader takes a repeated key, the last one winning.)
@@ -176,7 +176,7 @@ function withPayloadFile(r, payload, scriptFile, notes) {
   } catch (err) {
     why = err.code === 'ENOENT' ? 'no such file' : `cannot read it (${err.code})`;
   }
-  if (why !== null) throw labError('LAB_ERR_USAGE', `--payload ${payload}: ${why} (${p.path}, from ${from})`);
+  if (why !== null) throw labError('LAB_ERR_FLAG_VALUE', 'payload', payload, `${why} (${p.path}, from ${from})`);
 }
 
 // --scenario-name NAME: the scenario named NAME, or the one whose name the regex NAME matches
@@ -187,19 +187,23 @@ function pickScenario(r, name) {
   try {
     re = new RegExp(name);
   } catch (err) {
-    throw labError('LAB_ERR_USAGE', `--scenario-name ${name}: not a regular expression (${err.message})`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'scenario-name', name, `not a regular expression (${err.message})`);
   }
   const found = list.filter((sc) => isMap(sc) && (sc.name === name || re.test(String(sc.name))));
   const names = list.map((sc) => (isMap(sc) && sc.name !== undefined ? String(sc.name) : '(no name)'));
   if (!found.length)
     throw labError(
-      'LAB_ERR_USAGE',
-      `--scenario-name ${name}: no scenario of the script has that name (${names.join(', ')})`,
+      'LAB_ERR_FLAG_VALUE',
+      'scenario-name',
+      name,
+      `no scenario of the script has that name (${names.join(', ')})`,
     );
   if (found.length > 1)
     throw labError(
-      'LAB_ERR_USAGE',
-      `--scenario-name ${name}: ${found.length} scenarios match it (${found.map((sc) => sc.name).join(', ')}); give one name exactly`,
+      'LAB_ERR_FLAG_VALUE',
+      'scenario-name',
+      name,
+      `${found.length} scenarios match it (${found.map((sc) => sc.name).join(', ')}); give one name exactly`,
     );
   r.js.scenarios = found;
 }

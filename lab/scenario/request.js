@@ -10,7 +10,7 @@ const METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 
 
 function parseMethod(raw) {
   const m = String(raw).toUpperCase();
-  if (!METHODS.includes(m)) throw labError('LAB_ERR_USAGE', `--method ${raw}: one of ${METHODS.join(', ')}`);
+  if (!METHODS.includes(m)) throw labError('LAB_ERR_FLAG_VALUE', 'method', raw, `one of ${METHODS.join(', ')}`);
   return m;
 }
 
@@ -18,7 +18,12 @@ function parseMethod(raw) {
 function parseHeader(raw) {
   const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(String(raw));
   if (!m || /[\r\n]/.test(m[2])) {
-    throw labError('LAB_ERR_USAGE', `--header "${raw}": expected 'Name: value', like 'authorization: Bearer x'`);
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'header',
+      `"${raw}"`,
+      "expected 'Name: value', like 'authorization: Bearer x'",
+    );
   }
   return [m[1].toLowerCase(), m[2]];
 }
@@ -29,7 +34,7 @@ function readBody(raw) {
   if (!String(raw).startsWith('@')) return String(raw);
   const file = path.resolve(String(raw).slice(1));
   return readBounded(file, LIMITS.bodyBytes, (why) => {
-    throw labError('LAB_ERR_USAGE', `--body ${raw}: ${file}: ${why}`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'body', raw, `${file}: ${why}`);
   });
 }
 
@@ -50,7 +55,7 @@ function requestOf({ path: p, method, body, headers = [] }) {
   }
   const m = method ?? (text !== null ? 'POST' : 'GET');
   if (text !== null && ['GET', 'HEAD'].includes(m)) {
-    throw labError('LAB_ERR_USAGE', `--body with --method ${m}: a ${m} carries no body (add --method POST)`);
+    throw labError('LAB_ERR_FLAGS_EXCLUDE', 'body', `method ${m}`, `a ${m} carries no body (add --method POST)`);
   }
   return Object.freeze({ method: m, path: p, headers: Object.freeze(h), body: text });
 }

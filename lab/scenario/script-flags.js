@@ -35,8 +35,6 @@ const SCRIPT_HELP = `  Artillery's run flags, with Artillery's meaning, for --sc
 
 const DOTENV_BYTES = 64 * 1024;
 
-const usage = (text) => labError('LAB_ERR_USAGE', text);
-
 // A JSON mapping given on the command line (--variables, --overrides).
 // (The value typed is named, cut to 80 characters: `--overrides '[1,2]'` was once reported as
 // a field of the script.)
@@ -46,17 +44,17 @@ function jsonMapping(name, raw) {
   try {
     v = JSON.parse(raw);
   } catch (err) {
-    throw usage(`${typed}: not JSON (${err.message})`);
+    throw labError('LAB_ERR_INVALID_VALUE', `${typed}: not JSON (${err.message})`);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v))
-    throw usage(`${typed}: expected a JSON object, like '{"name": "value"}'`);
+    throw labError('LAB_ERR_INVALID_VALUE', `${typed}: expected a JSON object, like '{"name": "value"}'`);
   return v;
 }
 
 // A .env file as Artillery reads it (dotenv's own parser): KEY=VALUE lines.
 function readDotenv(file) {
   const text = readBounded(file, DOTENV_BYTES, (why) => {
-    throw usage(`--dotenv ${file}: ${why}`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'dotenv', file, why);
   });
   return require('dotenv').parse(text);
 }
@@ -65,9 +63,11 @@ function readDotenv(file) {
 // -> { environment, overrides, config, payload, variables, env, scenarioName } (null: not given)
 function scriptOptionsOf(values, given = new Set(Object.keys(values))) {
   const names = Object.keys(SCRIPT_FLAGS).filter((f) => given.has(f));
-  if (!values.script && names.length) throw usage(`--${names[0]} is for a script (--script FILE)`);
+  if (!values.script && names.length)
+    throw labError('LAB_ERR_FLAG_NEEDS', names[0], 'script', 'it is for a script (--script FILE)');
   if (given.has('count'))
-    throw usage(
+    throw labError(
+      'LAB_ERR_UNSUPPORTED',
       "--count: Artillery's workers sharing the load on this machine, or copies of it in a cloud; here --load-nodes N spreads the load over N load nodes (the lab's own engines use every core of one already)",
     );
   return {

@@ -108,7 +108,6 @@ const flag = {
 // Every command has these.
 const COMMON = { json: flag.bool(), help: { ...flag.bool(), short: 'h' } };
 
-const usageError = (text, usage) => labError('LAB_ERR_USAGE', usage ? `${text}\n${usage}` : text);
 
 // A command's declaration: { usage, positionals: { names: [...] } or { min, max, name },
 // flags: { name: spec } }. `parse(argv, env)` checks the whole command line before the
@@ -141,13 +140,13 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     if (unknown) {
       const given = unknown[1].replace(/^-+/, '');
       const near = suggest(given, Object.keys(all));
-      return usageError(`unknown option ${unknown[1]}${near ? `; did you mean --${near}?` : ''} ${help}`);
+      return labError('LAB_ERR_UNKNOWN_FLAG', unknown[1], near, help);
     }
     const missing = /^Option '(--[^ ']+)[^']*' argument missing/.exec(err.message);
-    if (missing) return usageError(`${missing[1]} needs a value ${help}`);
+    if (missing) return labError('LAB_ERR_FLAG_VALUE', missing[1].slice(2), null, `needs a value ${help}`);
     const noValue = /^Option '(--[^ ']+)' does not take an argument/.exec(err.message);
-    if (noValue) return usageError(`${noValue[1]} takes no value ${help}`);
-    return usageError(`${err.message} ${help}`);
+    if (noValue) return labError('LAB_ERR_FLAG_VALUE', noValue[1].slice(2), null, `takes no value ${help}`);
+    return labError('LAB_ERR_INVALID_VALUE', `${err.message} ${help}`);
   }
 
   function parse(argv, env = process.env) {
@@ -168,13 +167,13 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     const raw = parsed.values;
     if (raw.help) return { help: true, values: {}, positionals: [] };
     const words = parsed.positionals;
-    if (words.length > max) throw usageError(`unexpected argument "${words[max]}"`, usage);
-    if (words.length < min) throw usageError(`expected ${wanted}`, usage);
+    if (words.length > max) throw labError('LAB_ERR_UNEXPECTED_ARG', words[max], usage);
+    if (words.length < min) throw labError('LAB_ERR_MISSING_ARG', wanted, usage);
 
     for (const [name, spec] of Object.entries(all)) {
       if (spec.multiple || spec.boolean) continue;
       if (spec.type !== 'string' && raw[name] !== undefined && raw[name].trim() === '') {
-        throw usageError(`--${name} needs a value (see --help)`);
+        throw labError('LAB_ERR_FLAG_VALUE', name, null, 'needs a value (see --help)');
       }
     }
     for (const [name, spec] of Object.entries(all)) {
@@ -196,7 +195,7 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
       values = { ...parseSettings(schema, source) };
     } catch (err) {
       if (err.code !== 'LAB_ERR_CONFIG') throw err;
-      throw usageError(`${err.message} (see --help)`);
+      throw labError('LAB_ERR_INVALID_VALUE', `${err.message} (see --help)`);
     }
     for (const [name, spec] of Object.entries(all)) {
       if (spec.boolean) values[name] = raw[name] === true;
@@ -243,7 +242,8 @@ function parseEach(name, spec, value) {
   } catch (err) {
     if (err.code && String(err.code).startsWith('LAB_ERR_')) throw err;
     const why = err.message ? ` (${err.message})` : '';
-    throw usageError(
+    throw labError(
+      'LAB_ERR_INVALID_VALUE',
       `invalid --${name}=${JSON.stringify(value)}${why}: expected ${spec.expected ?? 'another value'} (see --help)`,
     );
   }
@@ -258,4 +258,4 @@ function commandOf(usage) {
   return script ? `node ${script[1]}` : 'node lab/cli <command>';
 }
 
-module.exports = { defineCommand, flag, ROOT, usageError, needsOf };
+module.exports = { defineCommand, flag, ROOT, needsOf };

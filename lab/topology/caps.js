@@ -59,12 +59,12 @@ function parseCpu(text, whole) {
   return pct;
 }
 
-// One --cap value -> { node, cpuPct, memoryBytes }; a bad one is LAB_ERR_USAGE.
+// One --cap value -> { node, cpuPct, memoryBytes }; a bad one is LAB_ERR_INVALID_VALUE.
 function parseCap(text) {
   try {
     return parseCapText(text);
   } catch (err) {
-    throw labError('LAB_ERR_USAGE', `--cap ${err.message} (see --help)`);
+    throw labError('LAB_ERR_INVALID_VALUE', `--cap ${err.message} (see --help)`);
   }
 }
 
@@ -110,14 +110,18 @@ function checkCapsFit(caps, machine = { cores: os.cpus().length, memoryBytes: os
   for (const [node, c] of Object.entries(caps)) {
     if (c.cpuPct !== null && c.cpuPct > machine.cores * 100) {
       throw labError(
-        'LAB_ERR_USAGE',
-        `--cap ${node}: ${c.cpuPct}% of a core is more than this machine's ${machine.cores} core(s) (at most ${machine.cores * 100}%)`,
+        'LAB_ERR_FLAG_VALUE',
+        'cap',
+        node,
+        `${c.cpuPct}% of a core is more than this machine's ${machine.cores} core(s) (at most ${machine.cores * 100}%)`,
       );
     }
     if (c.memoryBytes !== null && c.memoryBytes > machine.memoryBytes) {
       throw labError(
-        'LAB_ERR_USAGE',
-        `--cap ${node}: ${mib(c.memoryBytes)} MiB is more memory than this machine has (${mib(machine.memoryBytes)} MiB)`,
+        'LAB_ERR_FLAG_VALUE',
+        'cap',
+        node,
+        `${mib(c.memoryBytes)} MiB is more memory than this machine has (${mib(machine.memoryBytes)} MiB)`,
       );
     }
   }

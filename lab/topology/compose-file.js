@@ -173,8 +173,9 @@ function composeProject(deployment, { root = '..', confs = {}, caps = {}, appCon
   const proxyService = (node, kind) => {
     if (!kind.runtimes.includes('compose')) {
       throw labError(
-        'LAB_ERR_USAGE',
-        `--balancer ${kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not compose`,
+        'LAB_ERR_NOT_ON_ENGINE',
+        `--balancer ${kind.name}`,
+        `it runs on the ${kind.runtimes.join(' or ')} engine, not compose`,
       );
     }
     const own = kind.compose

@@ -75,7 +75,7 @@ function checkCount(kind, value) {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw labError('LAB_ERR_USAGE', `--${kind} must be an integer from ${min} to ${max}, got "${value}"`);
+    throw labError('LAB_ERR_FLAG_VALUE', kind, `"${value}"`, `an integer from ${min} to ${max}`);
   }
   return n;
 }

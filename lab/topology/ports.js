@@ -36,7 +36,7 @@ const MAX_EDGES = 16;
 function planPorts(base, replicas, edges = 0) {
   const top = FIRST_EDGE + MAX_EDGES;
   if (!Number.isInteger(base) || base < 1024 || base + top > 32767) {
-    throw labError('LAB_ERR_USAGE', `port base must be an integer from 1024 to ${32767 - top}, got "${base}"`);
+    throw labError('LAB_ERR_FLAG_VALUE', 'port-base', `"${base}"`, `an integer from 1024 to ${32767 - top}`);
   }
   const plan = { base };
   for (const [role, off] of Object.entries(OFFSETS)) plan[role] = base + off;

@@ -144,11 +144,13 @@ function stackProject(
   const kind = kindOf(deployment.balancer.kind);
   if (!kind.runtimes.includes('swarm')) {
     throw labError(
-      'LAB_ERR_USAGE',
-      `--balancer ${kind.name} runs on the ${kind.runtimes.join(' or ')} engine, not swarm`,
+      'LAB_ERR_NOT_ON_ENGINE',
+      `--balancer ${kind.name}`,
+      `it runs on the ${kind.runtimes.join(' or ')} engine, not swarm`,
     );
   }
-  if (deployment.edges) throw labError('LAB_ERR_USAGE', 'caching edges run on the local and compose engines, for now');
+  if (deployment.edges)
+    throw labError('LAB_ERR_NOT_ON_ENGINE', 'caching edges', 'they run on the local and compose engines, for now');
   const app = deployment.app ?? null;
   const service = stackService(deployment, { registry, hub, limits: limitsOf('replica', limits), yoursMount });
   const services = {

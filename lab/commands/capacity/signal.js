@@ -80,16 +80,20 @@ function plan(argv) {
   const max = values.max ?? ceiling;
   if (Math.max(...levels) > ceiling) {
     throw labError(
-      'LAB_ERR_USAGE',
-      `--levels go up to ${Math.max(...levels)}; this machine's generator opens at most ${ceiling}${fds.note ? ` (${fds.note})` : ''}`,
+      'LAB_ERR_FLAG_VALUE',
+      'levels',
+      levels.join(','),
+      `they go up to ${Math.max(...levels)}; this machine's generator opens at most ${ceiling}${fds.note ? ` (${fds.note})` : ''}`,
     );
   }
   // A line through two points always fits (r² 1): it says nothing of how well memory grows
   // linearly, and two levels once gave "356 connections for 500 MiB".
   if (new Set(levels).size < 3) {
     throw labError(
-      'LAB_ERR_USAGE',
-      '--levels needs at least three different counts: a fit of two always looks perfect',
+      'LAB_ERR_FLAG_VALUE',
+      'levels',
+      levels.join(','),
+      'at least three different counts are needed: a fit of two always looks perfect',
     );
   }
   const ctx = contextOf(values);

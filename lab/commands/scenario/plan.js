@@ -180,8 +180,9 @@ function methodsOf(values) {
   return { http: http[0], balancer: balancer[0] };
 }
 
-const refuse = (text) => {
-  throw labError('LAB_ERR_USAGE', text);
+// A refusal of the command line, with the code of its situation (common/errors.js).
+const refuse = (code, ...details) => {
+  throw labError(code, ...details);
 };
 
 // The words of the command line: <endpoint> <scenario> <deployment>, or with --script the
@@ -189,34 +190,42 @@ const refuse = (text) => {
 // stands for the endpoint (the path is kept, never dropped: a run once measured /ping when
 // told /api/items).
 function wordsOf(positionals, values) {
-  const usage = (text) => labError('LAB_ERR_USAGE', `${text}\n${USAGE}`);
+  const usage = (text) => labError('LAB_ERR_MISSING_ARG', text, USAGE);
   const target = values.target ? new URL(values.target) : null;
   const targetPath = target && (target.pathname !== '/' || target.search) ? `${target.pathname}${target.search}` : null;
   if (values.script) {
     if (positionals.length > (target ? 0 : 1) || (!target && positionals.length !== 1)) {
       throw usage(
-        `with --script, give ${target ? 'no other word' : 'the deployment alone'}: npm run scenario -- --script FILE ${target ? '--target URL' : '<deployment>'}`,
+        `${target ? 'no other word' : 'the deployment alone'} with --script: npm run scenario -- --script FILE ${target ? '--target URL' : '<deployment>'}`,
       );
     }
     if (targetPath)
-      refuse(`--target ${values.target}: the script's requests name their own paths; give the target's origin`);
+      refuse(
+        'LAB_ERR_FLAG_VALUE',
+        'target',
+        values.target,
+        "the script's requests name their own paths; give the target's origin",
+      );
     return { endpoint: path.basename(values.script), scenario: 'script', deploymentName: positionals[0] ?? null };
   }
   if (!target) {
-    if (positionals.length !== 3) throw usage('expected <endpoint> <scenario> <deployment>');
+    if (positionals.length !== 3) throw usage('<endpoint> <scenario> <deployment>');
     const [endpoint, scenario, deploymentName] = positionals;
     return { endpoint, scenario, deploymentName };
   }
   let [endpoint, scenario, deploymentName = null] = positionals;
   if (positionals.length <= 1) {
     if (!targetPath || !positionals.length)
-      throw usage('expected <endpoint> <scenario> (or a --target URL whose path is the endpoint)');
+      throw usage('<endpoint> <scenario> (or a --target URL whose path is the endpoint)');
     [scenario, endpoint] = [positionals[0], targetPath];
   }
   const asked = targetPath && endpointOf(endpoint)?.path;
   if (targetPath && asked !== undefined && asked !== targetPath) {
     refuse(
-      `--target ${values.target} names the path ${targetPath}, and the endpoint ${endpoint} asks ${asked}: give the path once (npm run scenario -- ${scenario} --target ${values.target})`,
+      'LAB_ERR_FLAG_VALUE',
+      'target',
+      values.target,
+      `it names the path ${targetPath}, and the endpoint ${endpoint} asks ${asked}: give the path once (npm run scenario -- ${scenario} --target ${values.target})`,
     );
   }
   return { endpoint, scenario, deploymentName };
@@ -225,7 +234,8 @@ function wordsOf(positionals, values) {
 // --rate N: the model with one constant phase of N arrivals a second instead of its own.
 function atRate(model, values) {
   if (values.rate === undefined) return model;
-  if (values['rate-scale'] !== undefined) refuse('--rate sets the arrival rate itself: drop --rate-scale');
+  if (values['rate-scale'] !== undefined)
+    refuse('LAB_ERR_FLAGS_EXCLUDE', 'rate', 'rate-scale', '--rate sets the arrival rate itself: drop --rate-scale');
   const durationS = (values.duration ?? 60) * (values.scale ?? 1);
   const phase = scalePhase({ name: `constant ${values.rate}/s`, duration: durationS, arrivalRate: values.rate });
   return checkModel({ ...model, phases: [phase] });
@@ -236,7 +246,7 @@ function atRate(model, values) {
 function scenarioOf(words, values, given) {
   const what = scenarioOfWords(words, values, given);
   if (values.rate !== undefined && what.signal)
-    refuse('--rate is arrivals a second; the signal endpoint has participants');
+    refuse('LAB_ERR_FLAG_VALUE', 'rate', values.rate, 'it is arrivals a second; the signal endpoint has participants');
   return { ...what, model: what.model && atRate(what.model, values) };
 }
 
@@ -245,7 +255,12 @@ function scenarioOfWords(words, values, given) {
   if (values.script) {
     for (const f of ['method', 'body', 'header', 'work-n', 'warm-cache']) {
       if (f === 'method' ? methodsOf(values).http : given.has(f))
-        refuse(`--${f} shapes the lab's own request; your script (--script) says its own`);
+        refuse(
+          'LAB_ERR_FLAGS_EXCLUDE',
+          f,
+          'script',
+          `--${f} shapes the lab's own request; your script (--script) says its own`,
+        );
     }
     return {
       model: readScript(values.script, { ...options, ...scriptOptionsOf(values, given) }),
@@ -261,7 +276,10 @@ function scenarioOfWords(words, values, given) {
   if (signal) {
     if (values.app || methodsOf(values).http || ['body', 'header'].some((f) => given.has(f))) {
       refuse(
-        "the signal endpoint is the lab's own WebSocket signaling: --app, --method, --body and --header are for HTTP",
+        'LAB_ERR_FLAG_VALUE',
+        ['app', 'method', 'body', 'header'].find((f) => given.has(f)),
+        null,
+        "it is for HTTP, and the signal endpoint is the lab's own WebSocket signaling (--app, --method, --body and --header)",
       );
     }
     const stages = signalStages(scenario, options);
@@ -276,10 +294,15 @@ function scenarioOfWords(words, values, given) {
     return { model: null, options, signal: true, signalPlan, participants: Math.max(...stages.map((st) => st.target)) };
   }
   if (values['warm-cache'] && !endpointOf(endpoint)?.objects) {
-    refuse(`--warm-cache is for endpoints of many cacheable objects (asset), not ${endpoint}`);
+    refuse(
+      'LAB_ERR_FLAG_VALUE',
+      'warm-cache',
+      null,
+      `it is for endpoints of many cacheable objects (asset), not ${endpoint}`,
+    );
   }
   if (values['work-n'] !== undefined && endpoint !== 'work')
-    refuse(`--work-n is for the work endpoint, not ${endpoint}`);
+    refuse('LAB_ERR_FLAG_VALUE', 'work-n', values['work-n'], `it is for the work endpoint, not ${endpoint}`);
   // The request every arrival sends (lab/scenario/request.js); the lab's own endpoints keep
   // their path (and query) and may change the method, headers or body too.
   const request = requestOf({
@@ -298,9 +321,12 @@ function generatorOf(values, given, what, { runtime }) {
   const g = GENERATORS[name];
   if (what.signal !== (g.drives === 'participants')) {
     refuse(
+      'LAB_ERR_FLAG_VALUE',
+      'generator',
+      name,
       what.signal
         ? 'the signal endpoint runs with --generator signal (the default for it)'
-        : `--generator ${name} is for the signal endpoint`,
+        : 'it is for the signal endpoint',
     );
   }
   const asks = [];
@@ -317,21 +343,34 @@ function generatorOf(values, given, what, { runtime }) {
   const usesDuration = values.rate !== undefined || (!values.script && SCENARIOS[what.words.scenario]?.usesDuration);
   if (given.has('duration') && g.loop === 'open' && !usesDuration && !what.signal) {
     refuse(
-      `--duration sets the length of the endurance scenario (or of a closed loop); ${values.script ? "the script's phases set its length" : `${what.words.scenario} has fixed phases`} (use --scale to stretch or shrink them)`,
+      'LAB_ERR_FLAG_VALUE',
+      'duration',
+      null,
+      `it sets the length of the endurance scenario (or of a closed loop); ${values.script ? "the script's phases set its length" : `${what.words.scenario} has fixed phases`} (use --scale to stretch or shrink them)`,
     );
   }
   if (values['load-nodes'] !== undefined) {
     // (LAB_LOAD_NODES=local: the nodes are processes of this machine, to try the coordination.)
     if (!values.target && runtime !== 'swarm' && process.env.LAB_LOAD_NODES !== 'local') {
       refuse(
-        `--load-nodes runs the generator as tasks of a swarm, and --engine ${runtime} has none: deploy with --engine swarm (the lab's VM cluster: npm run cluster -- up, then eval "$(npm run -s cluster -- env)"), or give --target with DOCKER_HOST naming a swarm manager`,
+        'LAB_ERR_NOT_ON_ENGINE',
+        `--load-nodes with --engine ${runtime}`,
+        `it runs the generator as tasks of a swarm, and --engine ${runtime} has none: deploy with --engine swarm (the lab's VM cluster: npm run cluster -- up, then eval "$(npm run -s cluster -- env)"), or give --target with DOCKER_HOST naming a swarm manager`,
       );
     }
     if (values.balancer === 'none')
-      refuse('--load-nodes: the nodes reach the deployment through its entry, and --balancer none has none');
+      refuse(
+        'LAB_ERR_FLAGS_EXCLUDE',
+        'load-nodes',
+        'balancer none',
+        'the nodes reach the deployment through its entry, and --balancer none has none',
+      );
     if (what.model?.features.includes('hooks'))
       refuse(
-        "--load-nodes: the script's before and after sections run once, on one machine: run it without --load-nodes",
+        'LAB_ERR_FLAG_VALUE',
+        'load-nodes',
+        values['load-nodes'],
+        "the script's before and after sections run once, on one machine: run it without --load-nodes",
       );
   }
   return name;
@@ -347,7 +386,12 @@ function thresholdsOf(model, values, generator) {
   const names = model ? requestNames(model) : [];
   for (const t of thresholds) {
     if (t.name !== undefined && !names.includes(t.name)) {
-      refuse(`--ensure "${t.text}": the scenario has no request named "${t.name}"; its requests: ${names.join(', ')}`);
+      refuse(
+        'LAB_ERR_FLAG_VALUE',
+        'ensure',
+        `"${t.text}"`,
+        `the scenario has no request named "${t.name}"; its requests: ${names.join(', ')}`,
+      );
     }
   }
   return thresholds;
@@ -362,20 +406,38 @@ function plan(argv) {
   const what = { ...scenarioOf(words, values, given), words };
   if (values.app) {
     for (const f of ['heavy-ms', 'work-n', 'key', 'shutdown'])
-      if (given.has(f)) refuse(`--${f} is for the lab's own service, not --app`);
+      if (given.has(f)) refuse('LAB_ERR_FLAGS_EXCLUDE', f, 'app', `--${f} is for the lab's own service, not --app`);
   }
   if (values.balancer === 'none' && values.target)
-    refuse('--balancer none deploys; --target is for a system already up');
-  if (values.target && values.app) refuse('--app deploys your service; --target is for a system already up: give one');
+    refuse(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'balancer none',
+      'target',
+      '--balancer none deploys; --target is for a system already up',
+    );
+  if (values.target && values.app)
+    refuse(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'app',
+      'target',
+      '--app deploys your service; --target is for a system already up: give one',
+    );
   if (values.shutdown !== undefined && (values.engine ?? 'local') !== 'local')
-    refuse("--shutdown sets the lab's service on the local engine (its containers drain)");
+    refuse(
+      'LAB_ERR_NOT_ON_ENGINE',
+      '--shutdown',
+      "it sets the lab's service on the local engine (its containers drain)",
+    );
   const target = values.target ? new URL(values.target).origin : null;
   // (A target already up speaks what it speaks: TLS's flags for an https:// one only.)
   if (target && !target.startsWith('https:'))
     for (const f of ['tls-resume', 'streams'])
       if (given.has(f))
         refuse(
-          `--${f} is for an https:// target (TLS${f === 'streams' ? ' with HTTP/2' : ''}); --target ${target} is plain HTTP`,
+          'LAB_ERR_FLAG_VALUE',
+          'target',
+          target,
+          `plain HTTP, and --${f} is for an https:// target (TLS${f === 'streams' ? ' with HTTP/2' : ''})`,
         );
   const elastic = elasticPlan(values, what);
   // (--autoscale starts at MIN replicas unless --replicas says otherwise.)
@@ -400,15 +462,24 @@ function plan(argv) {
   // run would be labelled http2. Refused, naming both.)
   if (values.http2 && generator === 'artillery')
     refuse(
-      "--http2 with --generator artillery: Artillery's HTTP engine speaks HTTP/1.1 only, so the entry would answer it in HTTP/1.1; use --generator fast or closed for HTTP/2, or --tls for HTTPS with Artillery",
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'http2',
+      'generator artillery',
+      "Artillery's HTTP engine speaks HTTP/1.1 only, so the entry would answer it in HTTP/1.1; use --generator fast or closed for HTTP/2, or --tls for HTTPS with Artillery",
     );
   const profile = profilePlan(values, what, generator);
   // A browser's scenario (Artillery's Playwright engine) needs Debian's Chromium: refused now,
   // with the command that installs it (a run once deployed, then said so).
   if (what.model?.foreign?.some((f) => f.feature === 'the playwright engine')) assertChromiumForPlaywright();
-  if (values.print && what.signal) refuse('the signal endpoint has no Artillery script to print');
+  if (values.print && what.signal)
+    refuse('LAB_ERR_FLAG_VALUE', 'print', null, 'the signal endpoint has no Artillery script to print');
   if (what.signal && values.balancer === 'none') {
-    refuse('--balancer none: the signal generator reaches one address; choose a balancer, or the single deployment');
+    refuse(
+      'LAB_ERR_FLAG_VALUE',
+      'balancer',
+      'none',
+      'the signal generator reaches one address; choose a balancer, or the single deployment',
+    );
   }
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const participants = what.participants ?? 0;
@@ -482,7 +553,12 @@ function profilePlan(values, what, generator) {
       at: profileWindow(loadPhases(values, what, generator), { given: profile.window, seconds: profile.seconds }),
     };
   } catch (err) {
-    refuse(`--profile-window ${values['profile-window'].fromS}-${values['profile-window'].toS}: ${err.message}`);
+    refuse(
+      'LAB_ERR_FLAG_VALUE',
+      'profile-window',
+      `${values['profile-window'].fromS}-${values['profile-window'].toS}`,
+      err.message,
+    );
   }
 }
 
@@ -497,8 +573,20 @@ function elasticPlan(values, what) {
     hasApp: Boolean(values.app),
   });
   if (!e) return null;
-  if (values.target) refuse('--autoscale and --rollout-at change the deployment the lab deploys: not with --target');
-  if (what.signal) refuse("--autoscale and --rollout-at are for HTTP loads, not the signal endpoint's participants");
+  if (values.target)
+    refuse(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      values.autoscale !== undefined ? 'autoscale' : 'rollout-at',
+      'target',
+      '--autoscale and --rollout-at change the deployment the lab deploys',
+    );
+  if (what.signal)
+    refuse(
+      'LAB_ERR_FLAG_VALUE',
+      values.autoscale !== undefined ? 'autoscale' : 'rollout-at',
+      null,
+      "it is for HTTP loads, not the signal endpoint's participants",
+    );
   return e;
 }
 

@@ -94,7 +94,7 @@ test('bad input: one line each, exit 2', () => {
   const withMain = folder({ 'package.json': '{"main":"a.js"}', 'a.js': '' });
   expect(refusal({ dir: withMain, cmd: '' })).toMatchObject({
     exit: 2,
-    message: expect.stringMatching(/--app-cmd is empty/),
+    message: expect.stringMatching(/--app-cmd: empty; give the line that starts your service/),
   });
-  expect(refusal({ dir: withMain, cmd: '   ' }).message).toMatch(/--app-cmd is empty/);
+  expect(refusal({ dir: withMain, cmd: '   ' }).message).toMatch(/--app-cmd: empty/);
 });

@@ -84,7 +84,7 @@ test("an SLO no level breaks down to the floor: said with the lowest level's fig
 
 test('bad input: an SLO that cannot be parsed, an unknown deployment; --plan says how long', async () => {
   const bad = await lab(['capacity', '/x', '--slo', 'p99 under 3', '--state-dir', tmpStateDir()]);
-  expect({ exit: bad.code, code: errorCode(bad.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+  expect({ exit: bad.code, code: errorCode(bad.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_FLAG_VALUE' });
   expect(bad.stderr).toMatch(/--slo "p99 under 3": expected like p99<200/);
   const dep = await lab(['capacity', '/x', '--deployments', 'single,replicatd', '--state-dir', tmpStateDir()]);
   expect({ exit: dep.code, code: errorCode(dep.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_UNKNOWN_NAME' });
@@ -214,7 +214,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   // Other settings: refused, and the search kept.
   const other = await lab(args(['--start', '30']), { timeoutMs: 60000 });
   expect(other.code).toBe(2);
-  expect(other.stderr).toMatch(/holds a capacity search with other settings \(start\): add --restart/);
+  expect(other.stderr).toMatch(/holds a capacity search with other settings \(start\); add --restart/);
   expect(levelDirs()).toEqual(kept);
   const restarted = await lab(args(['--start', '30', '--restart']), { timeoutMs: 200000 });
   expect(restarted.stderr).not.toMatch(/resuming|LAB_ERR/);
@@ -242,5 +242,5 @@ test('an SLO on a request the source does not send is refused by capacity and th
     '--plan',
   ]);
   expect(study.code).toBe(2);
-  expect(errorCode(study.stderr)).toBe('LAB_ERR_USAGE');
+  expect(errorCode(study.stderr)).toBe('LAB_ERR_FLAG_VALUE');
 });

@@ -8,20 +8,20 @@ const { tcpFree } = require('../../../lab/topology/ports');
 describe('npm run capacity: bad input', () => {
   // Each row: the arguments and the word the message must name. Nothing is deployed.
   test.each([
-    [['--memory', 'lots'], '--memory'],
-    [['--memory', '1M'], '--memory'],
-    [['--levels', '1000'], '--levels'],
-    [['--levels', '1000,1000'], '--levels'],
+    [['--memory', 'lots'], '--memory', 'LAB_ERR_INVALID_VALUE'],
+    [['--memory', '1M'], '--memory', 'LAB_ERR_INVALID_VALUE'],
+    [['--levels', '1000'], '--levels', 'LAB_ERR_INVALID_VALUE'],
+    [['--levels', '1000,1000'], '--levels', 'LAB_ERR_FLAG_VALUE'],
     // Two levels always fit a line perfectly: refused.
-    [['--levels', '1000,2000'], 'at least three'],
-    [['--levels', '1000,9000000'], '--levels'],
-    [['--hold', '0'], '--hold'],
-    [['--ramp-per-s', '0'], '--ramp-per-s'],
-    [['--memory', '500M', 'stray'], 'stray'],
-  ])('%j exits 2 naming %s', async (args, named) => {
+    [['--levels', '1000,2000'], 'at least three', 'LAB_ERR_FLAG_VALUE'],
+    [['--levels', '1000,9000000'], '--levels', 'LAB_ERR_FLAG_VALUE'],
+    [['--hold', '0'], '--hold', 'LAB_ERR_INVALID_VALUE'],
+    [['--ramp-per-s', '0'], '--ramp-per-s', 'LAB_ERR_INVALID_VALUE'],
+    [['--memory', '500M', 'stray'], 'stray', 'LAB_ERR_UNEXPECTED_ARG'],
+  ])('%j exits 2 naming %s', async (args, named, code) => {
     const r = await lab(['capacity', ...args, '--state-dir', tmpStateDir()]);
     expect(r.code).toBe(2);
-    expect(errorCode(r.stderr)).toBe('LAB_ERR_USAGE');
+    expect(errorCode(r.stderr)).toBe(code);
     expect(r.stderr).toContain(named);
   });
 

@@ -6,17 +6,17 @@ const { lab, tmpStateDir, errorCode } = require('../../helper');
 // test:cluster's).
 describe('npm run cluster: bad input', () => {
   test.each([
-    [['cluster'], 'LAB_ERR_USAGE'],
+    [['cluster'], 'LAB_ERR_MISSING_ARG'],
     [['cluster', 'upp'], 'LAB_ERR_UNKNOWN_NAME'],
-    [['cluster', 'up', '--nodes', '0'], 'LAB_ERR_USAGE'],
-    [['cluster', 'up', '--nodes', '9'], 'LAB_ERR_USAGE'],
-    [['cluster', 'up', '--memory', '100M'], 'LAB_ERR_USAGE'],
-    [['cluster', 'up', '--memory', 'lots'], 'LAB_ERR_USAGE'],
+    [['cluster', 'up', '--nodes', '0'], 'LAB_ERR_INVALID_VALUE'],
+    [['cluster', 'up', '--nodes', '9'], 'LAB_ERR_INVALID_VALUE'],
+    [['cluster', 'up', '--memory', '100M'], 'LAB_ERR_FLAG_VALUE'],
+    [['cluster', 'up', '--memory', 'lots'], 'LAB_ERR_INVALID_VALUE'],
     [['cluster', 'up', '--accel', 'hvf'], 'LAB_ERR_UNKNOWN_NAME'],
-    [['cluster', 'stop-node'], 'LAB_ERR_USAGE'],
-    [['cluster', 'status', '--nodes', '3'], 'LAB_ERR_USAGE'],
-    [['cluster', 'up', '--purge'], 'LAB_ERR_USAGE'],
-    [['cluster', 'up', 'extra'], 'LAB_ERR_USAGE'],
+    [['cluster', 'stop-node'], 'LAB_ERR_MISSING_ARG'],
+    [['cluster', 'status', '--nodes', '3'], 'LAB_ERR_FLAG_VALUE'],
+    [['cluster', 'up', '--purge'], 'LAB_ERR_FLAG_VALUE'],
+    [['cluster', 'up', 'extra'], 'LAB_ERR_UNEXPECTED_ARG'],
   ])('%j exits 2 with %s', async (args, code) => {
     const dir = tmpStateDir();
     const r = await lab([...args, '--dir', dir]);
@@ -37,7 +37,7 @@ describe('npm run cluster: bad input', () => {
 
   test('--placement is for a swarm; apart needs workers', async () => {
     const r = await lab(['deploy', 'replicated', '--placement', 'apart', '--state-dir', tmpStateDir()]);
-    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_FLAG_NEEDS' });
     expect(r.stderr).toContain('--engine swarm');
   });
 });

@@ -44,7 +44,7 @@ test('a folder of runs of different tests is refused as a side, each test named'
   run(results, 'b', { endpoint: 'heavy' });
   run(results, 'c', { deployment: 'replicated' });
   const r = await refusal([base, results, '--fail-if', 'p99>+10%']);
-  expect(r).toMatchObject({ code: 'LAB_ERR_USAGE', exit: 2 });
+  expect(r).toMatchObject({ code: 'LAB_ERR_RESULTS_FOLDER', exit: 2 });
   expect(r.message).toMatch(/holds runs of 3 different tests, which are not repetitions of one another/);
   expect(r.message).toMatch(/ping load on single: a; heavy load on single: b; ping load on replicated: c/);
 });
@@ -68,8 +68,8 @@ test('a file, or a path that is not there, as a side is a usage error', async ()
     [base, file],
   ]) {
     const r = await refusal(argv);
-    expect(r).toMatchObject({ code: 'LAB_ERR_USAGE', exit: 2 });
-    expect(r.message).toMatch(/summary\.json is a file: give a run's folder/);
+    expect(r).toMatchObject({ code: 'LAB_ERR_RESULTS_FOLDER', exit: 2 });
+    expect(r.message).toMatch(/summary\.json: it is a file: give a run's folder/);
   }
-  expect((await refusal([base, path.join(root, 'nope')])).message).toMatch(/^no such folder: /);
+  expect((await refusal([base, path.join(root, 'nope')])).message).toMatch(/nope: no such folder$/);
 });

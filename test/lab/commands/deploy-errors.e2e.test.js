@@ -14,17 +14,17 @@ describe('deploy: bad input and failures', () => {
   });
 
   test.each([
-    [['deploy'], 'LAB_ERR_USAGE', '<deployment>'],
-    [['deploy', 'single', '--replicas', '0'], 'LAB_ERR_USAGE', '--replicas'],
-    [['deploy', 'single', '--bogus'], 'LAB_ERR_USAGE', '--bogus'],
-    [['deploy', 'single', '--port-base', 'x'], 'LAB_ERR_USAGE', '--port-base'],
+    [['deploy'], 'LAB_ERR_MISSING_ARG', '<deployment>'],
+    [['deploy', 'single', '--replicas', '0'], 'LAB_ERR_INVALID_VALUE', '--replicas'],
+    [['deploy', 'single', '--bogus'], 'LAB_ERR_UNKNOWN_FLAG', '--bogus'],
+    [['deploy', 'single', '--port-base', 'x'], 'LAB_ERR_INVALID_VALUE', '--port-base'],
     [['depoly', 'single'], 'LAB_ERR_UNKNOWN_NAME', '"deploy"'],
     // Each balancer kind names the engines it runs on.
-    [['deploy', 'single', '--balancer', 'mesh'], 'LAB_ERR_USAGE', 'swarm engine'],
-    [['deploy', 'single', '--balancer', 'nginx-l4', '--engine', 'swarm'], 'LAB_ERR_USAGE', 'local engine'],
-    [['deploy', 'single', '--balancer', 'none', '--engine', 'compose'], 'LAB_ERR_USAGE', 'local engine'],
-    [['deploy', 'cdn', '--edge-kind', 'varnish', '--engine', 'swarm'], 'LAB_ERR_USAGE', 'local or compose'],
-    [['deploy', 'single', '--edge-kind', 'varnish'], 'LAB_ERR_USAGE', '--edges'],
+    [['deploy', 'single', '--balancer', 'mesh'], 'LAB_ERR_NOT_ON_ENGINE', 'swarm engine'],
+    [['deploy', 'single', '--balancer', 'nginx-l4', '--engine', 'swarm'], 'LAB_ERR_NOT_ON_ENGINE', 'local engine'],
+    [['deploy', 'single', '--balancer', 'none', '--engine', 'compose'], 'LAB_ERR_NOT_ON_ENGINE', 'local engine'],
+    [['deploy', 'cdn', '--edge-kind', 'varnish', '--engine', 'swarm'], 'LAB_ERR_NOT_ON_ENGINE', 'local or compose'],
+    [['deploy', 'single', '--edge-kind', 'varnish'], 'LAB_ERR_FLAG_NEEDS', '--edges'],
     [['deploy', 'cdn', '--edge-kind', 'squid'], 'LAB_ERR_UNKNOWN_NAME', 'varnish'],
   ])('%j is a usage error (exit 2, %s naming %s)', async (args, code, named) => {
     const r = await lab([...args, '--state-dir', tmpStateDir()]);

@@ -146,7 +146,7 @@ describe('nginx at L4 (the stream module)', () => {
     const stateDir = tmpStateDir();
     const r = await lab(['deploy', 'single', '--balancer', 'nginx-l4', '--engine', 'compose', '--state-dir', stateDir]);
     expect(r.code).toBe(2);
-    expect(errorCode(r.stderr)).toBe('LAB_ERR_USAGE');
+    expect(errorCode(r.stderr)).toBe('LAB_ERR_NOT_ON_ENGINE');
     expect(fs.readdirSync(stateDir)).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ describe('npm run scale: bad input', () => {
     [['replica=0'], 'LAB_ERR_USAGE', 2],
     [['replicas=x'], 'LAB_ERR_USAGE', 2],
     [['workers=3'], 'LAB_ERR_USAGE', 2],
-    [[], 'LAB_ERR_USAGE', 2],
+    [[], 'LAB_ERR_MISSING_ARG', 2],
     [['replica=3'], 'LAB_ERR_NOT_UP', 1],
   ])('%j exits %s', async (args, code, exit) => {
     const r = await lab(['scale', ...args, '--state-dir', tmpStateDir()]);

@@ -73,7 +73,7 @@ test("--load-nodes needs a swarm and the lab's own generator: usage errors that 
     tmpStateDir(),
   ]);
   expect(noSwarm.code).toBe(2);
-  expect(errorCode(noSwarm.stderr)).toBe('LAB_ERR_USAGE');
+  expect(errorCode(noSwarm.stderr)).toBe('LAB_ERR_NOT_ON_ENGINE');
   expect(noSwarm.stderr).toMatch(/--engine swarm .*npm run cluster -- up/);
   const artillery = await lab([
     'scenario',

@@ -24,8 +24,10 @@ const refusal = (...argv) => {
 
 test('--http2 with Artillery, which speaks HTTP/1.1 only: refused, not labelled http2', () => {
   const r = refusal('ping', 'load', 'single', '--http2');
-  expect(r).toMatchObject({ code: 'LAB_ERR_USAGE', exit: 2 });
-  expect(r.message).toMatch(/^--http2 with --generator artillery: Artillery's HTTP engine speaks HTTP\/1\.1 only/);
+  expect(r).toMatchObject({ code: 'LAB_ERR_FLAGS_EXCLUDE', exit: 2 });
+  expect(r.message).toMatch(
+    /^--http2 and --generator artillery exclude each other: Artillery's HTTP engine speaks HTTP\/1\.1 only/,
+  );
   expect(refusal('ping', 'load', 'single', '--http2', '--generator', 'fast').code).toBe('taken');
 });
 
@@ -109,8 +111,8 @@ test('your certificate: its CA read and checked, its names checked against the a
 
 test('the autoscaler: --replicas outside its bounds, a share over 100%; a rollout after the load; the room said without a made-up count', () => {
   const outside = refusal('ping', 'load', 'replicated', '--autoscale', '2-4', '--replicas', '6');
-  expect(outside).toMatchObject({ code: 'LAB_ERR_USAGE', exit: 2 });
-  expect(outside.message).toMatch(/^--replicas 6 is outside --autoscale 2-4/);
+  expect(outside).toMatchObject({ code: 'LAB_ERR_FLAG_VALUE', exit: 2 });
+  expect(outside.message).toMatch(/^--replicas 6: outside --autoscale 2-4/);
   for (const target of ['loop=250%', '150']) {
     const metric = target.startsWith('loop') ? ['--autoscale-metric', 'loop'] : [];
     const over = refusal('ping', 'load', 'replicated', '--autoscale', '1-4', ...metric, '--autoscale-target', target);
@@ -143,7 +145,7 @@ test('--print under --tls names the https:// target the generator is given', asy
 test('names the flag typed: -p missing.csv, --overrides not an object, --app-next not a folder', () => {
   const script = path.join(FIX, 'conformance', 'cli-payload.yml');
   const p = refusal('--script', script, 'single', '-p', 'missing.csv');
-  expect(p).toMatchObject({ code: 'LAB_ERR_USAGE', exit: 2 });
+  expect(p).toMatchObject({ code: 'LAB_ERR_FLAG_VALUE', exit: 2 });
   expect(p.message).toMatch(/^--payload missing\.csv: no such file \(.*missing\.csv, from the working folder\)/);
   const o = refusal(
     '--script',

@@ -93,7 +93,7 @@ test('a per-request threshold that cannot hold fails the run, exit 99; one on no
     '--state-dir',
     tmpStateDir(),
   ]);
-  expect({ exit: none.code, code: errorCode(none.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+  expect({ exit: none.code, code: errorCode(none.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_FLAG_VALUE' });
   expect(none.stderr).toMatch(/no request named "GET \/nope"; its requests: GET \/api\/items, POST \/api\/cart/);
 }, 200000);
 

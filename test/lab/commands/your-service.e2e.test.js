@@ -192,7 +192,7 @@ describe('a scenario on a path of your service', () => {
         '--state-dir',
         tmpStateDir(),
       ]);
-      expect({ exit: clash.code, code: errorCode(clash.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+      expect({ exit: clash.code, code: errorCode(clash.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_FLAG_VALUE' });
       expect(clash.stderr).toMatch(/names the path \/api\/items, and the endpoint ping asks \/ping/);
     } finally {
       await lab(['down', '--state-dir', stateDir]);
@@ -246,13 +246,13 @@ describe('bad input: one clear message, exit 2 (1 for a service that did not com
     const r = await lab(['deploy', 'replicated', '--app', SHOP, '--engine', 'swarm', '--state-dir', tmpStateDir()], {
       env: { LAB_IMAGES: 'preloaded', LAB_CLUSTER_DIR: '' },
     });
-    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_USAGE' });
+    expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_NOT_ON_ENGINE' });
     expect(r.stderr).toMatch(/your service's image cannot be made/);
   });
 
   test('--app-cmd or --health without --app; --heavy-ms with --app', async () => {
     const a = await lab(['deploy', 'single', '--health', '/health', '--state-dir', tmpStateDir()]);
-    expect([a.code, errorCode(a.stderr)]).toEqual([2, 'LAB_ERR_USAGE']);
+    expect([a.code, errorCode(a.stderr)]).toEqual([2, 'LAB_ERR_FLAG_NEEDS']);
     const b = await lab([
       'scenario',
       '/x',
@@ -265,6 +265,8 @@ describe('bad input: one clear message, exit 2 (1 for a service that did not com
       '--state-dir',
       tmpStateDir(),
     ]);
-    expect(b.stderr).toMatch(/--heavy-ms is for the lab's own service, not --app/);
+    expect(b.stderr).toMatch(
+      /--heavy-ms and --app exclude each other: --heavy-ms is for the lab's own service, not --app/,
+    );
   });
 });

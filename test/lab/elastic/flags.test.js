@@ -42,7 +42,7 @@ describe('--autoscale and --rollout-at, checked before anything starts', () => {
 
   test('every bad combination is one usage line', () => {
     expect(codeOf(() => elasticOf({ autoscale: '4-2' }))).toMatch(
-      /LAB_ERR_USAGE: --autoscale 4-2: expected 1 <= MIN <= MAX <= 32/,
+      /LAB_ERR_FLAG_VALUE: --autoscale 4-2: expected 1 <= MIN <= MAX <= 32/,
     );
     expect(codeOf(() => elasticOf({ autoscale: '1-4', 'autoscale-metric': 'rps' }))).toMatch(
       /rps has no default target: give --autoscale-target rps=N/,
@@ -55,7 +55,7 @@ describe('--autoscale and --rollout-at, checked before anything starts', () => {
     );
     expect(codeOf(() => elasticOf({ 'rollout-at': 70 }, { durationS: 60 }))).toMatch(/the load lasts 60 s/);
     expect(codeOf(() => elasticOf({ 'rollout-at': 5, 'app-next': '/x' }))).toMatch(
-      /--app-next is the new version of --app/,
+      /--app-next needs --app: it is the new version of --app/,
     );
     expect(codeOf(() => elasticOf({ 'rollout-at': 5, 'max-surge': '0', 'max-unavailable': '0' }))).toMatch(/no room/);
     expect(codeOf(() => elasticOf({ autoscale: '1-2', 'rollout-at': 5 }))).toMatch(

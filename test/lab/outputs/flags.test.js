@@ -27,7 +27,7 @@ describe.each(Object.keys(COMMANDS))('%s', (command) => {
     '--out %s is a usage error that says what was expected',
     async (value) => {
       const r = await refusal(command, ['--out', value]);
-      expect(r).toMatchObject({ code: 'LAB_ERR_USAGE', exit: 2 });
+      expect(r).toMatchObject({ code: 'LAB_ERR_INVALID_VALUE', exit: 2 });
       expect(r.message).toMatch(/^invalid --out=".*" \(.+\): expected otlp=URL/);
     },
   );
@@ -38,7 +38,7 @@ test.each(['scenario', 'study'])(
   async (command) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'junit-'));
     const folder = await refusal(command, ['--junit', dir]);
-    expect(folder).toMatchObject({ code: 'LAB_ERR_USAGE', exit: 2 });
+    expect(folder).toMatchObject({ code: 'LAB_ERR_INVALID_VALUE', exit: 2 });
     expect(folder.message).toMatch(/expected a file the lab can write; it is a folder/);
     const proc = await refusal(command, ['--junit', '/proc/lab-junit.xml']);
     expect(proc.message).toMatch(/nothing can be written in \/proc/);

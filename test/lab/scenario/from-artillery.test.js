@@ -195,7 +195,7 @@ test('--config FILE merged over the script; its processor found beside it; --pay
   );
   expect(refusal(script, { config: path.join(dir, 'none.yml') })).toEqual(
     expect.objectContaining({
-      code: 'LAB_ERR_USAGE',
+      code: 'LAB_ERR_FLAG_VALUE',
       message: expect.stringMatching(/--config .*none\.yml: cannot read it/),
     }),
   );
@@ -212,7 +212,7 @@ test('--scenario-name: the one scenario named (or matched as Artillery matches i
     /no scenario of the script has that name \(browse, buy, buy-more\)/,
   );
   expect(refusal(file, { scenarioName: '(' })).toEqual(
-    expect.objectContaining({ code: 'LAB_ERR_USAGE', message: expect.stringMatching(/not a regular expression/) }),
+    expect.objectContaining({ code: 'LAB_ERR_FLAG_VALUE', message: expect.stringMatching(/not a regular expression/) }),
   );
 });
 

@@ -30,7 +30,7 @@ const script = (phase, flow = '[{ get: { url: "/" } }]', config = '') =>
 
 test('special files are refused, never read: a device, a pipe, a folder', () => {
   expect(refusal(() => readScript('/dev/zero'))).toMatchObject({
-    code: 'LAB_ERR_USAGE',
+    code: 'LAB_ERR_FLAG_VALUE',
     exit: 2,
     message: expect.stringMatching(/not a regular file/),
   });
@@ -49,7 +49,7 @@ test('special files are refused, never read: a device, a pipe, a folder', () => 
     message: expect.stringMatching(/payload\.path: \/dev\/zero: not a regular file/),
   });
   expect(refusal(() => readBody('@/dev/zero'))).toMatchObject({
-    code: 'LAB_ERR_USAGE',
+    code: 'LAB_ERR_FLAG_VALUE',
     message: expect.stringMatching(/not a regular file/),
   });
 });

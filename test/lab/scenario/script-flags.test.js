@@ -43,9 +43,9 @@ test('each flag becomes its option; --variables parsed; --dotenv read with doten
 
 test('refused with a usage error (exit 2): a script flag without a script, --count, bad JSON, an unreadable .env', () => {
   expect(refusal({ config: '/c.yml' })).toEqual({
-    code: 'LAB_ERR_USAGE',
+    code: 'LAB_ERR_FLAG_NEEDS',
     exit: 2,
-    message: expect.stringMatching(/--config is for a script \(--script FILE\)/),
+    message: expect.stringMatching(/--config needs --script: it is for a script \(--script FILE\)/),
   });
   expect(refusal({ script: '/s.yml', count: '4' }).message).toMatch(/--count: .*--load-nodes N/);
   expect(refusal({ script: '/s.yml', variables: '{nope' }).message).toMatch(/--variables '{nope': not JSON/);

@@ -208,16 +208,16 @@ test('runs name the tier: a saturated database, and the connection limit', async
 
 test('bad input: --with without --app, an unknown store, --db-max-connections without postgres', async () => {
   const bad = [
-    [['deploy', 'single', '--with', 'postgres'], /--with is for your own service: add --app DIR/],
+    [['deploy', 'single', '--with', 'postgres'], /--with needs --app: it is for your own service \(--app DIR\)/],
     [
       ['deploy', 'single', '--app', LEDGER, '--with', 'mysql'],
       /--with="mysql": expected the stores to run: postgres, redis/,
     ],
     [
       ['deploy', 'single', '--app', LEDGER, '--with', 'redis', '--db-max-connections', '5'],
-      /--db-max-connections is PostgreSQL's/,
+      /--db-max-connections needs --with: it is PostgreSQL's/,
     ],
-    [['deploy', 'single', '--app', LEDGER, '--app-setup', ' '], /--app-setup is empty/],
+    [['deploy', 'single', '--app', LEDGER, '--app-setup', ' '], /--app-setup: empty/],
   ];
   for (const [args, message] of bad) {
     const r = await lab([...args, '--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'st-'))]);

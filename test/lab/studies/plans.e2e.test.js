@@ -206,7 +206,7 @@ describe('npm run study: input', () => {
         ['study', 'cdn', '--endpoints', 'ping'],
         /--endpoints is an option of the course, deployments, scaling and elasticity studies, not of cdn/,
       ],
-      [['study', 'deployments', '--plan'], /the deployments study needs --app/],
+      [['study', 'deployments', '--plan'], /give --app: the deployments study needs it/],
       [['study', 'deployments', '--app', '/no/such'], /--app \/no\/such: no such folder/],
       [['study', 'deployments', '--app', SHOP, '--endpoints', 'api'], /your service's paths start with \//],
       [['study', 'signaling', '--engine', 'swarm'], /--engine is an option of the balancers study/],

@@ -33,20 +33,20 @@ describe('flag schema', () => {
   });
 
   test.each([
-    [['x', '--n', '6'], 'LAB_ERR_USAGE'],
-    [['x', '--n', '2.5'], 'LAB_ERR_USAGE'],
-    [['x', '--f', '0'], 'LAB_ERR_USAGE'],
-    [['x', '--d', '0'], 'LAB_ERR_USAGE'],
-    [['x', '--d', '25h'], 'LAB_ERR_USAGE'],
-    [['x', '--h2', 'a b'], 'LAB_ERR_USAGE'],
-    [['x', '--h2', '-bad-.example'], 'LAB_ERR_USAGE'],
-    [['x', '--u', 'javascript:alert(1)'], 'LAB_ERR_USAGE'],
+    [['x', '--n', '6'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--n', '2.5'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--f', '0'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--d', '0'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--d', '25h'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--h2', 'a b'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--h2', '-bad-.example'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--u', 'javascript:alert(1)'], 'LAB_ERR_INVALID_VALUE'],
     [['x', '--e', 'gren'], 'LAB_ERR_UNKNOWN_NAME'],
-    [['x', '--port-base', '80'], 'LAB_ERR_USAGE'],
-    [['x', '--zzz'], 'LAB_ERR_USAGE'],
-    [['x', 'y'], 'LAB_ERR_USAGE'],
-    [[], 'LAB_ERR_USAGE'],
-    [['x', '--b=yes'], 'LAB_ERR_USAGE'],
+    [['x', '--port-base', '80'], 'LAB_ERR_INVALID_VALUE'],
+    [['x', '--zzz'], 'LAB_ERR_UNKNOWN_FLAG'],
+    [['x', 'y'], 'LAB_ERR_UNEXPECTED_ARG'],
+    [[], 'LAB_ERR_MISSING_ARG'],
+    [['x', '--b=yes'], 'LAB_ERR_FLAG_VALUE'],
   ])('%j is refused with %s', (argv, code) => {
     expect(codeOf(() => cmd.parse(argv, {}))).toBe(code);
   });
@@ -56,7 +56,7 @@ describe('flag schema', () => {
       cmd.parse(['x'], { LAB_HOST: 'not a host' });
       throw new Error('accepted');
     } catch (err) {
-      expect(err.code).toBe('LAB_ERR_USAGE');
+      expect(err.code).toBe('LAB_ERR_INVALID_VALUE');
       expect(err.message).toContain('LAB_HOST');
     }
   });
@@ -79,13 +79,13 @@ test('an unknown or misused flag: one line naming it, the nearest flag and where
   const unknown = await lab(['scenario', 'ping', 'load', 'single', '--targt', 'http://x']);
   expect(unknown.code).toBe(2);
   expect(unknown.stderr).toBe(
-    'lab: unknown option --targt; did you mean --target? (npm run scenario -- --help) [LAB_ERR_USAGE]\n',
+    'lab: unknown option --targt; did you mean --target? (npm run scenario -- --help) [LAB_ERR_UNKNOWN_FLAG]\n',
   );
   const missing = await lab(['deploy', 'single', '--replicas']);
   expect([missing.code, missing.stderr]).toEqual([
     2,
-    'lab: --replicas needs a value (npm run deploy -- --help) [LAB_ERR_USAGE]\n',
+    'lab: --replicas: needs a value (npm run deploy -- --help) [LAB_ERR_FLAG_VALUE]\n',
   ]);
   const far = await lab(['report', '--zzzzzz']);
-  expect(far.stderr).toBe('lab: unknown option --zzzzzz (npm run report -- --help) [LAB_ERR_USAGE]\n');
+  expect(far.stderr).toBe('lab: unknown option --zzzzzz (npm run report -- --help) [LAB_ERR_UNKNOWN_FLAG]\n');
 });

@@ -53,7 +53,7 @@ describe('--cap NODE=CPU[,MEMORY]', () => {
     'edge=2%/fast',
     'edge=-/100ms,25M',
   ])('"%s" is a usage error', (text) => {
-    expect(codeOf(() => parseCap(text))).toBe('LAB_ERR_USAGE');
+    expect(codeOf(() => parseCap(text))).toBe('LAB_ERR_INVALID_VALUE');
   });
 
   test('roles reach every node of the role; a node name wins over its role; unknown names are refused', () => {

@@ -14,8 +14,8 @@ describe('ports', () => {
       carbon: 8085,
       replicas: [8090, 8091, 8092],
     });
-    expect(() => planPorts(80, 1)).toThrow(/port base/);
-    expect(() => planPorts(32760, 3)).toThrow(/port base/);
+    expect(() => planPorts(80, 1)).toThrow(/--port-base "80": an integer from 1024/);
+    expect(() => planPorts(32760, 3)).toThrow(/--port-base "32760": an integer from 1024/);
   });
 
   test('a busy port is named with its role', async () => {

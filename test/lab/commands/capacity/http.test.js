@@ -68,13 +68,13 @@ test('an empty folder, or none, is a new search; resuming keeps the list of what
   httpCapacity.openSearchDir(planOf(dir), log);
   expect(JSON.parse(fs.readFileSync(path.join(dir, 'search.json'), 'utf8')).written).toEqual(['search.json']);
   httpCapacity.openSearchDir(planOf(dir), log);
-  expect(codeOf(() => httpCapacity.openSearchDir(planOf(dir, '--precision', '0.2'), log))).toBe('LAB_ERR_USAGE');
+  expect(codeOf(() => httpCapacity.openSearchDir(planOf(dir, '--precision', '0.2'), log))).toBe('LAB_ERR_DIR_SETTINGS');
 });
 
 // What the run refuses, --plan refuses: both read the same plan (it once took --start above
 // --max-rate, then crashed with "Cannot read properties of null (reading 'rate')").
 test('refused before anything runs, --plan included: --start above --max-rate, --restart alone, --fresh-per-level with --keep-data, a time limit with no room', () => {
-  const refused = (...argv) => {
+  const refused = (code, ...argv) => {
     const messages = [[], ['--plan']].map((more) => {
       let err = null;
       try {
@@ -82,20 +82,23 @@ test('refused before anything runs, --plan included: --start above --max-rate, -
       } catch (e) {
         err = e;
       }
-      expect({ argv, code: err?.code, exit: err?.exitCode }).toEqual({ argv, code: 'LAB_ERR_USAGE', exit: 2 });
+      expect({ argv, code: err?.code, exit: err?.exitCode }).toEqual({ argv, code, exit: 2 });
       return err.message;
     });
     expect(messages[1]).toBe(messages[0]);
     return messages[0];
   };
-  expect(refused('--start', '100', '--max-rate', '50')).toMatch(/^--start 100 is above --max-rate 50/);
-  expect(refused('--max-rate', '20')).toMatch(/^--start 50 is above --max-rate 20/);
-  expect(refused('--restart')).toMatch(/^--restart starts over the search of a --run-dir: give/);
-  expect(refused('--fresh-per-level', '--with', 'postgres', '--keep-data')).toMatch(
-    /^--fresh-per-level gives every level a fresh database; --keep-data keeps the data between deploys/,
+  const VALUE = 'LAB_ERR_FLAG_VALUE';
+  expect(refused(VALUE, '--start', '100', '--max-rate', '50')).toMatch(/^--start 100: above --max-rate 50/);
+  expect(refused(VALUE, '--max-rate', '20')).toMatch(/^--start 50: above --max-rate 20/);
+  expect(refused('LAB_ERR_FLAG_NEEDS', '--restart')).toMatch(
+    /^--restart needs --run-dir: it starts over the search of a --run-dir/,
   );
-  expect(refused('--time-limit', '20s')).toMatch(
-    /^--time-limit 20 s leaves no room for a deployment and its first level/,
+  expect(refused('LAB_ERR_FLAGS_EXCLUDE', '--fresh-per-level', '--with', 'postgres', '--keep-data')).toMatch(
+    /^--fresh-per-level and --keep-data exclude each other: --fresh-per-level gives every level a fresh database/,
+  );
+  expect(refused(VALUE, '--time-limit', '20s')).toMatch(
+    /^--time-limit 20 s: leaves no room for a deployment and its first level/,
   );
   // Their edges are taken.
   expect(httpCapacity.plan(['/api/items', '--app', SHOP, '--start', '50', '--max-rate', '50']).maxRate).toBe(50);
