@@ -4,7 +4,7 @@
 // honoured, a known delay measured, errors counted by code, p99 <= max, a stop keeps what
 // was measured. Servers are local (127.0.0.1, port 0) and runs are a few seconds. Timing
 // tolerances are wide enough for a busy 2-core machine (the suite runs two files at once):
-// rates within 10%, a 100 ms delay read within +25 ms, a 5 s run within 2.5 s.
+// rates within 10%, a 100 ms delay read within +25 ms of what the server held, a 5 s run within 2.5 s.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -16,7 +16,21 @@ const { checkModel } = require('../../../lab/scenario/model');
 jest.setTimeout(120000);
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gen-'));
-const delayed = (ms, status = 200) => listen((req, res) => setTimeout(() => res.writeHead(status).end('ok'), ms));
+// A server that answers after `ms`, keeping how long it really held each request (`held`, ms):
+// on a busy machine its timers fire late, and that lateness is the server's, not the
+// generator's.
+async function delayed(ms, status = 200) {
+  const held = [];
+  const srv = await listen((req, res) => {
+    const t0 = process.hrtime.bigint();
+    setTimeout(() => {
+      held.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      res.writeHead(status).end('ok');
+    }, ms);
+  });
+  return { ...srv, held };
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // stopAfterSeconds: stop once the generator has reported that many seconds of sending (not
 // after a fixed time: on a busy machine its start alone can take a second or two).
@@ -91,12 +105,16 @@ describe.each(OPEN)('%s (open loop)', (engine) => {
       expect(summary.requestsCompleted).toBe(100);
       expect(summary.codes).toEqual({ 200: 100 });
       expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(99);
-      // The known delay, measured from each request's send: 100 ms, and 25 ms for loopback and
+      // The known delay, measured from each request's send: what the server really held it
+      // (100 ms, more when its timers fire late on a busy machine), and 25 ms for loopback and
       // the engine's own turn. (The lab's engines time from the due time too, which adds their
       // lateness: that is checked against the send's, never used to widen this bound.)
       const fromSend = summary.responseTimeFromSendMs ?? summary.responseTimeMs;
+      const held = median(srv.held);
+      expect(held).toBeGreaterThanOrEqual(99);
       expect(fromSend.p50).toBeGreaterThanOrEqual(99);
-      expect(fromSend.p50).toBeLessThan(125);
+      // (What the engine added to what the server held: its own turn and the loopback.)
+      expect(fromSend.p50 - held).toBeLessThan(25);
       expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(fromSend.p50);
       for (const k of ['p50', 'p95', 'p99'])
         expect(summary.responseTimeMs[k]).toBeLessThanOrEqual(summary.responseTimeMs.max);
