@@ -108,7 +108,6 @@ const flag = {
 // Every command has these.
 const COMMON = { json: flag.bool(), help: { ...flag.bool(), short: 'h' } };
 
-
 // A command's declaration: { usage, positionals: { names: [...] } or { min, max, name },
 // flags: { name: spec } }. `parse(argv, env)` checks the whole command line before the
 // command does anything and returns { values (frozen, by flag name), positionals, help }.
