@@ -176,11 +176,14 @@ async function freePortBase(count = 20) {
   // Each jest worker draws from its own slice of the range: two test files running at once
   // can then never pick overlapping ranges (seen once: a port of a deployment that had just
   // gone down was taken by a parallel file's deployment before the check).
+  // (One slice for each of the pool's six workers, jest.config.js's maxWorkers: with four
+  // slices workers 5 and 6 shared those of 1 and 2, and a busy run once found a replica's port
+  // taken by another file's deployment.)
   const worker = Math.max(1, Number(process.env.JEST_WORKER_ID) || 1);
-  const slices = 4;
-  const sliceBase = 20000 + ((worker - 1) % slices) * 3000;
+  const slices = 6;
+  const sliceBase = 20000 + ((worker - 1) % slices) * 2000;
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = sliceBase + Math.floor(Math.random() * 140) * 20; // headroom for base + 100
+    const base = sliceBase + Math.floor(Math.random() * 90) * 20; // headroom for base + 100
     let ok = true;
     for (let p = base; p < base + count && ok; p++) ok = await tcpFree(p, '127.0.0.1');
     if (ok) return base;
