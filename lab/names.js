@@ -33,4 +33,11 @@ function pick(kind, value, valid) {
   throw labError('LAB_ERR_UNKNOWN_NAME', kind, value, names, suggest(value, names));
 }
 
-module.exports = { pick, suggest, distance };
+// A comma-separated list of names from a table (--balancers nginx,haproxy), each picked as
+// pick() does: an unknown (or empty) one is refused with its nearest.
+const pickList = (kind, raw, valid) =>
+  String(raw)
+    .split(',')
+    .map((v) => pick(kind, v.trim(), Array.isArray(valid) ? valid : Object.keys(valid)));
+
+module.exports = { pick, pickList, suggest, distance };

@@ -1,7 +1,7 @@
 'use strict';
 
 const path = require('node:path');
-const { resolveDeployment } = require('../topology/deployments');
+const { contextArgs } = require('../topology/context');
 const { runtimeFor } = require('../runtime');
 const { portsAndCaps } = require('../runtime/deploy-plan');
 const { describeCap } = require('../topology/caps');
@@ -13,19 +13,11 @@ const { runLevel } = require('../capacity/level');
 // its warm-up (one level of the capacity search's kind: lab/capacity/level.js); then, when it
 // held, one level at the rate its count is expected to hold (its knee), profiled, to say what
 // sets it. The deployment is taken down after, whatever happened.
-//   p: the choice's plan (lab/commands/choose/plan.js); c: the candidate; sweep: its sweep's
-//   capacity plan (words, extra, expect, warmup); dir: where the levels' runs go.
-async function checkCandidate(p, c, sweep, dir, log) {
-  const deployment = resolveDeployment(c.shape, {
-    with: p.values.with,
-    'keep-data': p.values['keep-data'],
-    'app-setup': p.values['app-setup'],
-    'db-max-connections': p.values['db-max-connections'],
-    balancer: c.balancer,
-    app: sweep.app,
-    replicas: c.replicas,
-    ...(c.workers > 1 ? { workers: c.workers } : {}),
-  });
+//   p: the choice's plan (lab/commands/choose/plan.js); c: the candidate; deployment: its
+//   deployment at its count, resolved as its sweep resolved it; sweep: its sweep's capacity
+//   plan (words, extra, expect, warmup); dir: where the levels' runs go.
+// Returns { check, verdict, knee, caps (as applied, per node) }.
+async function checkCandidate(p, c, deployment, sweep, dir, log) {
   const { ports, caps } = portsAndCaps(p.caps, deployment, p.ctx.portBase);
   const tag = `${c.label} x${c.replicas}`;
   const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
@@ -42,7 +34,7 @@ async function checkCandidate(p, c, sweep, dir, log) {
       slos: p.slos,
       expect: sweep.expect,
       extra: [...sweep.extra, ...extra],
-      context: ['--state-dir', p.ctx.stateDir, '--port-base', String(p.ctx.portBase), '--host', p.ctx.host],
+      context: contextArgs(p.ctx),
     });
   let state = null;
   try {
@@ -66,7 +58,7 @@ async function checkCandidate(p, c, sweep, dir, log) {
       log(`why: one level at ${rate}/s, what ${c.replicas} replica(s) are expected to hold, profiled for ${holdS} s`);
       knee = await level(rate, holdS, 'knee', ['--profile']);
     }
-    return { candidate: c, check: held, verdict, knee, deployment };
+    return { check: held, verdict, knee, caps };
   } finally {
     await runtime.down();
     release();

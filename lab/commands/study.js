@@ -10,9 +10,9 @@ const { studyReport } = require('../studies/kit');
 const { COURSE } = require('../topology/deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { MATRIX } = require('../studies/course-plan');
-const { pick } = require('../names');
+const { pick, pickList } = require('../names');
 const { defineCommand, flag, ROOT } = require('../terminal/flags');
-const { contextOf, CONTEXT } = require('../topology/context');
+const { contextOf, contextArgs, CONTEXT } = require('../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { own, interrupted } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
@@ -139,10 +139,7 @@ const OWN_FLAGS = {
 };
 
 // A comma-separated list of names, each checked against the table's names.
-const list = (kind, raw, valid) =>
-  raw === undefined
-    ? undefined
-    : raw.split(',').map((v) => pick(kind, v.trim(), Array.isArray(valid) ? valid : Object.keys(valid)));
+const list = (kind, raw, valid) => (raw === undefined ? undefined : pickList(kind, raw, valid));
 
 // --balancers: kinds of lab/kinds/, each able to run where the study runs it (lb-modes: on
 // this machine; balancers: here or on a swarm).
@@ -381,7 +378,7 @@ function settingsOf(name, o) {
 //        settings, failures, progress, started, total }.
 async function runPlan(run, log) {
   const { study, name, plan, runDir, values, ctx, settings, failures, progress, started, total } = run;
-  const ctxArgs = ['--port-base', String(ctx.portBase), '--host', ctx.host, '--state-dir', ctx.stateDir];
+  const ctxArgs = contextArgs(ctx);
   // A group of runs sharing one deployment (balancers): deployed before its first run that
   // is not done, taken down after its last, and on Ctrl-C or a failure.
   let group = null;

@@ -20,4 +20,8 @@ function contextOf(values) {
   return { portBase: values['port-base'], host: values.host, stateDir: values['state-dir'] };
 }
 
-module.exports = { CONTEXT, STATE, contextOf };
+// The same context as flags again, for a lab command run as a child (a capacity level, a
+// study's run, a choice's sweep).
+const contextArgs = (ctx) => ['--state-dir', ctx.stateDir, '--port-base', String(ctx.portBase), '--host', ctx.host];
+
+module.exports = { CONTEXT, STATE, contextOf, contextArgs };

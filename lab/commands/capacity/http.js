@@ -21,6 +21,7 @@ const { scalingText } = require('../../report/scaling-text');
 const { fitUsl, predict } = require('../../capacity/usl');
 const { describeCap } = require('../../topology/caps');
 const { entryOf } = require('../../topology/graph');
+const { contextArgs } = require('../../topology/context');
 const { portsAndCaps } = require('../../runtime/deploy-plan');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../../report/capacity-http-html');
 const { appendStepSummary } = require('../../outputs/step-summary');
@@ -54,15 +55,7 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
       slos: p.slos,
       expect: p.expect,
       extra: p.extra,
-      context: [
-        '--state-dir',
-        p.ctx.stateDir,
-        '--port-base',
-        String(p.ctx.portBase),
-        '--host',
-        p.ctx.host,
-        ...outArgs(p.values),
-      ],
+      context: [...contextArgs(p.ctx), ...outArgs(p.values)],
     },
     start: p.start,
     warmupS: p.warmupS,

@@ -16,7 +16,8 @@ const { checkCandidate } = require('../../choose/check');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf } = require('../../choose/manifests');
 const { need } = require('../../capacity/usl');
-const { portsAndCaps } = require('../../runtime/deploy-plan');
+const { resolveDeployment } = require('../../topology/deployments');
+const { countsOf, storeFlags } = require('../capacity/plan');
 const { choicePage } = require('../../report/choice-html');
 const { USAGE, plan, planText } = require('./plan');
 
@@ -138,9 +139,16 @@ async function choose(argv, { log }) {
   let chosen = null;
   for (const c of checkOrder(ranked.candidates, p.maxReplicas).slice(0, p.tries)) {
     const s = p.sweeps.find((x) => x.shape === c.shape && x.balancer === c.balancer);
+    // (The count's deployment, resolved as the sweep's capacity search resolved its own.)
+    const sv = s.plan.values;
+    const deployment = resolveDeployment(
+      c.shape,
+      countsOf(sv, c.replicas, { ...storeFlags(sv), balancer: sv.balancer, app: s.plan.app, tls: s.plan.tls }),
+    );
     const r = await checkCandidate(
       p,
       { ...c, rate: p.rate },
+      deployment,
       s.plan,
       path.join(dir, 'checks', `${s.id}-x${c.replicas}`),
       log,
@@ -161,7 +169,7 @@ async function choose(argv, { log }) {
     });
     write();
     if (r.verdict.held) {
-      chosen = { ...c, result: r };
+      chosen = { ...c, result: { ...r, deployment } };
       break;
     }
   }
@@ -185,7 +193,7 @@ async function choose(argv, { log }) {
   const memoryMiB = check.replicaMemoryMiB ?? chosen.memoryMiB;
   const written = writeManifests(dir, {
     deployment: chosen.result.deployment,
-    caps: portsCaps(chosen.result.deployment, p),
+    caps: chosen.result.caps,
     replicas: chosen.replicas,
     cpuPerReplica: chosen.cpuPerReplica,
     memoryMiB,
@@ -223,11 +231,6 @@ function maxFor(c, rate, maxReplicas) {
   if (!c.fit) return c.replicas;
   const f = { sigma: c.fit.sigma, kappa: c.fit.kappa, lambda: c.fit.lambda, peak: c.fit.peak };
   return need(f, rate, maxReplicas) ?? (f.peak ? Math.floor(f.peak.replicas) : maxReplicas);
-}
-
-// The caps of the chosen deployment, per node, as the check applied them.
-function portsCaps(deployment, p) {
-  return portsAndCaps(p.caps, deployment, p.ctx.portBase).caps;
 }
 
 function done(out, dir, p, exitCode) {

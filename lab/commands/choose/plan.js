@@ -6,11 +6,11 @@
 
 const path = require('node:path');
 const { defineCommand, flag } = require('../../terminal/flags');
-const { contextOf, CONTEXT } = require('../../topology/context');
+const { contextOf, contextArgs, CONTEXT } = require('../../topology/context');
 const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
 const { BALANCERS } = require('../../kinds');
-const { pick } = require('../../names');
+const { pickList } = require('../../names');
 const { APP_FLAGS, APP_HELP } = require('../../app/flags');
 const { parseSlo } = require('../../capacity/slo');
 const { parseCap, describeCap } = require('../../topology/caps');
@@ -54,28 +54,19 @@ The capacity search's own settings, passed on to every sweep (npm run capacity -
   --run-dir DIR      the choice's folder: run again with the same settings, its sweeps resume
   --results-dir DIR, --port-base P, --host H, --state-dir DIR, --json`;
 
-const parseShapes = (text) => {
-  const shapes = String(text)
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (!shapes.length) throw new Error('no shape');
-  return shapes.map((s) => pick('shape', s, SHAPES));
+// --shapes, --balancers: names from their tables, each once (two sweeps of one shape would
+// share its folder).
+const names = (kind, valid) => (text) => {
+  const list = pickList(kind, text, valid);
+  if (new Set(list).size !== list.length) throw new Error(`names a ${kind} twice`);
+  return list;
 };
-const parseBalancers = (text) => {
-  const all = String(text)
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (!all.length) throw new Error('no balancer');
-  return all.map((b) =>
-    pick(
-      'balancer',
-      b,
-      BALANCERS.map((k) => k.name),
-    ),
-  );
-};
+const parseShapes = (text) => names('shape', SHAPES)(text);
+const parseBalancers = (text) =>
+  names(
+    'balancer',
+    BALANCERS.map((k) => k.name),
+  )(text);
 const parsePercent = (text) => {
   const m = /^(\d+(?:\.\d+)?)%?$/.exec(String(text).trim());
   if (!m || Number(m[1]) > 500) throw new Error('not a percentage');
@@ -296,18 +287,7 @@ function capacityArgs(p, s, dir) {
   ];
   for (const c of p.caps) args.push('--cap', capText(c));
   for (const slo of p.slos) args.push('--slo', slo.text);
-  args.push(
-    ...p.passed,
-    '--run-dir',
-    dir,
-    '--state-dir',
-    p.ctx.stateDir,
-    '--port-base',
-    String(p.ctx.portBase),
-    '--host',
-    p.ctx.host,
-    '--json',
-  );
+  args.push(...p.passed, '--run-dir', dir, ...contextArgs(p.ctx), '--json');
   return args;
 }
 
