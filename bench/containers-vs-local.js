@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { COURSE: PRESETS, resolveDeployment } = require('../lab/topology/deployments');
-const { planPorts } = require('../lab/topology/ports');
+const { placeDeployment } = require('../lab/runtime/deploy-plan');
 const { runtimeFor } = require('../lab/runtime');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
@@ -27,7 +27,8 @@ async function measureDeployment(engine, deployment, env, values) {
   const runtime = runtimeFor(engine, { stateDir, env, log: (m) => process.stderr.write(`  ${m}\n`) });
   const release = own(() => runtime.down());
   try {
-    const state = await runtime.up(deployment, planPorts(values['port-base'], deployment.replicas));
+    const { ports, graph } = placeDeployment(deployment, { portBase: values['port-base'], runtime: engine });
+    const state = await runtime.up(deployment, ports, { graph });
     const url = `${state.url}/ping`;
     await measure(url, values); // warm-up: JIT, nginx's upstream connections
     const runs = [];

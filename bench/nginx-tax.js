@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { bench, common } = require('./kit');
 const { COURSE: PRESETS, resolveDeployment } = require('../lab/topology/deployments');
-const { planPorts } = require('../lab/topology/ports');
+const { placeDeployment } = require('../lab/runtime/deploy-plan');
 const LocalRuntime = require('../lab/runtime/local');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const { wrkSplit } = require('./wrk');
@@ -28,10 +28,10 @@ async function run(values) {
   const rows = [];
   for (const preset of PRESETS) {
     const deployment = resolveDeployment(preset.name);
-    const ports = planPorts(values['port-base'], deployment.replicas);
+    const { ports, graph } = placeDeployment(deployment, { portBase: values['port-base'] });
     const runtime = new LocalRuntime({ stateDir });
     const release = own(() => runtime.down());
-    const state = await runtime.up(deployment, ports);
+    const state = await runtime.up(deployment, ports, { graph });
     try {
       const direct = ports.replicas.map((p) => `http://127.0.0.1:${p}/ping`);
       const viaNginx = [`${state.url}/ping`];

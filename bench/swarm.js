@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { resolveDeployment } = require('../lab/topology/deployments');
-const { planPorts } = require('../lab/topology/ports');
+const { placeDeployment } = require('../lab/runtime/deploy-plan');
 const SwarmRuntime = require('../lab/runtime/swarm');
 const { own, cleanup, trapSignals } = require('../lab/ownership/cleanups');
 const wrk = require('./wrk');
@@ -30,7 +30,8 @@ async function one(kind, replicas, env, values) {
   const deployment = resolveDeployment('replicated', { replicas, workers: 1, balancer: kind });
   try {
     const t0 = Date.now();
-    const state = await runtime.up(deployment, planPorts(values['port-base'], replicas));
+    const { ports, graph } = placeDeployment(deployment, { portBase: values['port-base'], runtime: 'swarm' });
+    const state = await runtime.up(deployment, ports, { graph });
     const deployS = (Date.now() - t0) / 1000;
     const url = `${state.url}/ping`;
     await wrk(url, { connections: C, seconds: 3 }); // warm-up

@@ -3,7 +3,7 @@
 const path = require('node:path');
 const { contextArgs } = require('../topology/context');
 const { runtimeFor } = require('../runtime');
-const { portsAndCaps } = require('../runtime/deploy-plan');
+const { placeDeployment } = require('../runtime/deploy-plan');
 const { describeCap } = require('../topology/caps');
 const { own } = require('../ownership/cleanups');
 const { runLevel } = require('../capacity/level');
@@ -18,7 +18,7 @@ const { runLevel } = require('../capacity/level');
 //   plan (words, extra, expect, warmup); dir: where the levels' runs go.
 // Returns { check, verdict, knee, caps (as applied, per node) }.
 async function checkCandidate(p, c, deployment, sweep, dir, log) {
-  const { ports, caps } = portsAndCaps(p.caps, deployment, p.ctx.portBase);
+  const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.caps });
   const tag = `${c.label} x${c.replicas}`;
   const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
@@ -41,6 +41,7 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
     log(`check: deploying ${tag}`);
     for (const [node, cap] of Object.entries(caps)) log(`check: capping ${node}: ${describeCap(cap)}`);
     state = await runtime.up(deployment, ports, {
+      graph,
       caps,
       probe: !p.values['no-probe'],
       statements: Boolean(deployment.stores?.length),

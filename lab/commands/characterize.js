@@ -18,6 +18,7 @@ const { serveLive } = require('../dashboard/live');
 const { sweep, analyze } = require('../analysis/black-box-model');
 const { get } = require('../http');
 const { planPorts, assertFree } = require('../topology/ports');
+const { placeDeployment } = require('../runtime/deploy-plan');
 const { resolveDeployment } = require('../topology/deployments');
 const { runtimeFor } = require('../runtime');
 const table = require('../terminal/table');
@@ -167,7 +168,9 @@ async function startThroughService(p, log) {
   runtime.assertNotUp();
   own(() => runtime.down());
   const deployment = resolveDeployment('single');
-  const state = await runtime.up(deployment, p.ports, {
+  const { ports, graph } = placeDeployment(deployment, { portBase: p.ctx.portBase });
+  const state = await runtime.up(deployment, ports, {
+    graph,
     bbox: { key: p.key, args: bboxArgs(p).slice(2) },
     probe: !p.values['no-probe'],
   });
@@ -179,7 +182,10 @@ async function startApp(p, log) {
   const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   own(() => runtime.down());
-  const state = await runtime.up(resolveDeployment('single', { app: p.app }), p.ports, {
+  const deployment = resolveDeployment('single', { app: p.app });
+  const { ports, graph } = placeDeployment(deployment, { portBase: p.ctx.portBase });
+  const state = await runtime.up(deployment, ports, {
+    graph,
     probe: !p.values['no-probe'],
   });
   return `${state.url}${p.target}`;

@@ -45,7 +45,7 @@ async function deploy(argv, { log }) {
   const { help, values, positionals } = COMMAND.parse(argv);
   if (help) return { stdout: HELP };
   const p = planDeploy(values, positionals[0]);
-  const { deployment, ctx, ports, caps } = p;
+  const { deployment, ctx, ports, graph, caps } = p;
   holdDir(ctx.stateDir, '--state-dir');
   const runtime = runtimeFor(p.runtime, { stateDir: ctx.stateDir, host: ctx.host, log });
 
@@ -58,6 +58,7 @@ async function deploy(argv, { log }) {
   );
   for (const [node, cap] of Object.entries(caps)) log(`capping ${node}: ${describeCap(cap)}`);
   const state = await runtime.up(deployment, ports, {
+    graph,
     bbox: { key: values.key ?? '' },
     caps,
     placement: p.placement,

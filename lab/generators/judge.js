@@ -58,8 +58,7 @@ function generatorFigures(samples) {
 }
 
 // CPU-seconds the generator used: its own account when it gives one, else the sampler's.
-function generatorCpuS(records, samples) {
-  const done = records.find((r) => r.type === 'done');
+function generatorCpuS(done, samples) {
   if (done && typeof done.cpuS === 'number') return done.cpuS;
   if (samples.length < 2) return null;
   let s = 0;
@@ -69,18 +68,20 @@ function generatorCpuS(records, samples) {
 }
 
 // The load generator's part of the summary: what it is, its start-up, its CPU per request,
-// its connections, its load nodes.
-function describeGenerator(run, records, { name, closed, samples, launched, done }) {
-  const cpuS = generatorCpuS(records, samples);
+// its connections, its load nodes. g: the run's records as gather() read them
+// (lab/measure/records.js).
+function describeGenerator(run, g, { name, closed, samples, launched }) {
+  const { start, done, firstPhaseAt } = g;
+  const cpuS = generatorCpuS(done, samples);
   // From asking the generator to start to its first phase: Artillery loading, load nodes
   // coming up (tens of seconds on emulated nodes). The run's clock starts after it.
-  const firstPhase = records.find((r) => r.type === 'phase' && r.index === 0);
   const asked = Date.parse(run.startedAt);
   const generator = {
     name,
-    startupS: firstPhase && Number.isFinite(asked) ? round1(Math.max(0, (firstPhase.at - asked) / 1000)) : null,
+    startupS:
+      firstPhaseAt !== undefined && Number.isFinite(asked) ? round1(Math.max(0, (firstPhaseAt - asked) / 1000)) : null,
     loop: closed ? 'closed' : 'open',
-    workers: run.generator?.workers ?? records.find((r) => r.type === 'start')?.workers ?? 1,
+    workers: run.generator?.workers ?? start?.workers ?? 1,
     // (Each generator says how it measures: its plugin's precision, lab/generators/plugins/.)
     latencyPrecision: run.generator?.precision ?? null,
     cpuS: round1(cpuS),
@@ -89,13 +90,13 @@ function describeGenerator(run, records, { name, closed, samples, launched, done
   };
   // The lab's own engines say how they used connections (kept alive, pipelined) and how
   // many they opened: a run with 50 kept-alive connections that opened 3,000 was not one.
-  const how = records.find((r) => r.type === 'start')?.connections;
+  const how = start?.connections;
   if (how) {
     generator.connections = { ...how, ...(done?.connectionsOpened ? { opened: done.connectionsOpened } : {}) };
     generator.connectionsText = connectionsText(generator.connections);
   }
   // A generator spread over load nodes (--load-nodes): a row per node, with its clock.
-  const loadNodes = done?.loadNodes ?? records.find((r) => r.type === 'start')?.loadNodes ?? null;
+  const loadNodes = done?.loadNodes ?? start?.loadNodes ?? null;
   if (loadNodes) {
     generator.nodes = loadNodes;
     generator.nodesNote =

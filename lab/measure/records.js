@@ -24,40 +24,65 @@ const add = (a, b) => {
   return out;
 };
 
+// A run's records read once (issue 72): its seconds (below), its intervals, its start and done
+// records and when each phase began. The summary's sections (lab/results/summary.js,
+// lab/run/summary.js) read what this one pass gathered, instead of each scanning the records
+// again for what it needs.
+function gather(records) {
+  const by = new Map();
+  const intervals = [];
+  // (Each phase's start: the last record of its index, as several workers each write one; the
+  // first phase's first record too, when the load began.)
+  const phaseStarts = new Map();
+  let firstPhaseAt;
+  let start = null;
+  let done = null;
+  for (const r of records) {
+    if (r.type === 'second') addSecond(by, r);
+    else if (r.type === 'interval') intervals.push(r);
+    else if (r.type === 'phase') {
+      phaseStarts.set(r.index, r.at);
+      if (r.index === 0) firstPhaseAt ??= r.at;
+    } else if (r.type === 'start') start ??= r;
+    else if (r.type === 'done') done ??= r;
+  }
+  const secs = [...by.values()].sort((a, b) => a.at - b.at);
+  return { secs, intervals, phaseStarts, firstPhaseAt, start, done };
+}
+
 // The seconds in time order, one per `at` (an engine that reports a second in two parts has
 // its counts added; its latency figures cannot be, and the part with more answers is kept).
 function seconds(records) {
   const by = new Map();
-  for (const r of records) {
-    if (r.type !== 'second') continue;
-    const prev = by.get(r.at);
-    if (!prev) {
-      by.set(r.at, { ...r, codes: { ...r.codes }, errors: { ...r.errors } });
-      continue;
-    }
-    const keep = (prev.latencyMs?.count ?? 0) >= (r.latencyMs?.count ?? 0) ? prev : r;
-    by.set(r.at, {
-      ...keep,
-      launched: prev.launched + r.launched,
-      completed: prev.completed + r.completed,
-      codes: add(prev.codes, r.codes),
-      errors: add(prev.errors, r.errors),
-      ...(prev.upstreams || r.upstreams ? { upstreams: add(prev.upstreams, r.upstreams) } : {}),
-      ...(prev.upstreamFails || r.upstreamFails ? { upstreamFails: add(prev.upstreamFails, r.upstreamFails) } : {}),
-      hist: prev.hist && r.hist ? null : keep.hist,
-    });
-  }
+  for (const r of records) if (r.type === 'second') addSecond(by, r);
   return [...by.values()].sort((a, b) => a.at - b.at);
+}
+
+function addSecond(by, r) {
+  const prev = by.get(r.at);
+  if (!prev) {
+    by.set(r.at, { ...r, codes: { ...r.codes }, errors: { ...r.errors } });
+    return;
+  }
+  const keep = (prev.latencyMs?.count ?? 0) >= (r.latencyMs?.count ?? 0) ? prev : r;
+  by.set(r.at, {
+    ...keep,
+    launched: prev.launched + r.launched,
+    completed: prev.completed + r.completed,
+    codes: add(prev.codes, r.codes),
+    errors: add(prev.errors, r.errors),
+    ...(prev.upstreams || r.upstreams ? { upstreams: add(prev.upstreams, r.upstreams) } : {}),
+    ...(prev.upstreamFails || r.upstreamFails ? { upstreamFails: add(prev.upstreamFails, r.upstreamFails) } : {}),
+    hist: prev.hist && r.hist ? null : keep.hist,
+  });
 }
 
 const sumOf = (list, key) => list.reduce((a, r) => a + (r[key] || 0), 0);
 
-// Launched, completed, codes and errors over the whole run.
+// Launched, completed, codes and errors over the whole run (records, or what gather() read).
 function totals(records) {
-  const done = records.find((r) => r.type === 'done');
+  const { done, secs, intervals } = Array.isArray(records) ? gather(records) : records;
   if (done && done.totals) return done.totals;
-  const secs = seconds(records);
-  const intervals = records.filter((r) => r.type === 'interval');
   let codes = {};
   let errors = {};
   for (const r of [...secs, ...intervals]) {
@@ -135,15 +160,17 @@ function presentFigures(secs, which) {
 
 // Failures per second: errors and, with `failedOf(codes)` (the answers whose status counts
 // as failed, lab/results/expect-status.js), failed answers; exact from the seconds, or an
-// interval's spread evenly over its seconds (then `exact` is false).
+// interval's spread evenly over its seconds (then `exact` is false). (records, or what
+// gather() read.)
 function errorsPerSecond(records, failedOf = () => 0) {
+  const { secs, intervals } = Array.isArray(records) ? gather(records) : records;
   const out = new Map();
   let exact = true;
-  for (const s of seconds(records)) {
+  for (const s of secs) {
     const n = Object.values(s.errors || {}).reduce((a, b) => a + b, 0) + failedOf(s.codes);
     if (n) out.set(s.at, (out.get(s.at) || 0) + n);
   }
-  for (const iv of records.filter((r) => r.type === 'interval')) {
+  for (const iv of intervals) {
     const n = Object.values(iv.errors || {}).reduce((a, b) => a + b, 0) + failedOf(iv.codes);
     if (!n) continue;
     exact = false;
@@ -154,6 +181,7 @@ function errorsPerSecond(records, failedOf = () => 0) {
 }
 
 module.exports = {
+  gather,
   presentFigures,
   seconds,
   totals,

@@ -1,6 +1,6 @@
 'use strict';
 
-const { seconds, totals, mergedFigures } = require('../measure/records');
+const { gather, totals, mergedFigures } = require('../measure/records');
 
 const round1 = (v) => Math.round(v * 10) / 10;
 
@@ -9,9 +9,11 @@ const round1 = (v) => Math.round(v * 10) / 10;
 // failures, relay latency. Percentiles come from the merged histograms of every second,
 // never averaged; relay latency is timed from the sender's stamp to the receiving
 // participant, both in the generator's process (one clock).
+// (records: the run's, or what gather() read of them.)
 function signalSummary(records, plan = {}) {
-  const secs = seconds(records);
-  const t = totals(records);
+  const g = Array.isArray(records) ? gather(records) : records;
+  const { secs } = g;
+  const t = totals(g);
   const durationS = secs.length ? (secs[secs.length - 1].at + 1000 - secs[0].at) / 1000 : 0;
   const sum = (key) => secs.reduce((a, s) => a + (s.signal?.[key] || 0), 0);
   const sent = sum('sent');

@@ -1,7 +1,7 @@
 'use strict';
 
 const { phaseRates } = require('../../artillery/phases');
-const { seconds, totals, mergedFigures, presentFigures, errorsPerSecond, byRequestName } = require('../measure/records');
+const { gather, totals, mergedFigures, presentFigures, errorsPerSecond, byRequestName } = require('../measure/records');
 const { parseExpect, failedAnswers } = require('./expect-status');
 const { describeGenerator, judgeGenerator } = require('../generators/judge');
 
@@ -25,9 +25,9 @@ function machineSamplesOf(samples) {
     });
 }
 
-// Phase windows [start, end) in epoch ms: from the generator's phase records, else planned.
-function phaseWindows(phases, records, fallbackStart) {
-  const starts = new Map(records.filter((r) => r.type === 'phase').map((r) => [r.index, r.at]));
+// Phase windows [start, end) in epoch ms: from the generator's phase records (when each
+// began, as gather() read them), else planned.
+function phaseWindows(phases, starts, fallbackStart) {
   let t = starts.get(0) ?? fallbackStart;
   return phases.map((ph, i) => {
     const start = starts.get(i) ?? t;
@@ -67,8 +67,8 @@ const SCHEMA = 'node-deploy-lab/summary/v1';
 
 // Each phase of the run: its asked and achieved rates, its send lag, and the generator's and
 // the machine's CPU over its window.
-function phaseFigures(run, records, { secs, active, closed, exact, done, cache, samples }) {
-  const windows = phaseWindows(run.phases, records, active.length ? active[0].at : Date.parse(run.startedAt));
+function phaseFigures(run, { secs, phaseStarts, active, closed, exact, done, cache, samples }) {
+  const windows = phaseWindows(run.phases, phaseStarts, active.length ? active[0].at : Date.parse(run.startedAt));
   // A closed loop stopped by its request count ends before its phase's nominal length.
   if (exact !== null) for (const w of windows) w.end = Math.min(w.end, done.at);
   const launched = launchedPerPhase(windows, secs);
@@ -116,22 +116,21 @@ function latencyTrendOf(active, cache) {
 }
 
 // run: { endpoint, scenario, deployment, target, phases, status, startedAt, endedAt,
-//        resultsDir, records, generator: { name, workers, loop, precision (its plugin's) }, generatorSamples, machine,
+//        resultsDir, records (or gathered: what gather() read of them), generator: { name, workers, loop, precision (its plugin's) }, generatorSamples, machine,
 //        expect (which statuses succeed: lab/results/expect-status.js; default below 400),
 //        requestNames (the scenario's request names, in order: lab/scenario/model.js) }
 function summarize(run) {
-  const records = run.records || [];
-  const secs = seconds(records);
-  const t = totals(records);
-  const done = records.find((r) => r.type === 'done');
+  // One pass over the records (lab/measure/records.js gather); every section reads from it.
+  const g = run.gathered ?? gather(run.records || []);
+  const { secs, done, start } = g;
+  const t = totals(g);
   const active = secs.filter((s) => s.launched + s.completed > 0);
   // The generator as the run said it (its plugin's name and loop); a run's own records name
   // it too (a rebuilt summary). A loop not said is open.
-  const name = run.generator?.name ?? records.find((r) => r.type === 'start')?.generator ?? null;
-  const closed = (run.generator?.loop ?? records.find((r) => r.type === 'start')?.loop ?? 'open') === 'closed';
+  const name = run.generator?.name ?? start?.generator ?? null;
+  const closed = (run.generator?.loop ?? start?.loop ?? 'open') === 'closed';
   // A closed loop records when it started and when its last answer came, to the ms: whole
   // seconds would put a 2.9 s run of 10,000 requests at 3,333/s instead of 3,424/s.
-  const start = records.find((r) => r.type === 'start');
   const exact = closed && start && done && done.at > start.at ? (done.at - start.at) / 1000 : null;
   const durationS = exact ?? (active.length ? (active[active.length - 1].at + 1000 - active[0].at) / 1000 : null);
 
@@ -142,10 +141,10 @@ function summarize(run) {
   const lagAll = mergedFigures(secs, 'lag', cache);
 
   const samples = run.generatorSamples || [];
-  const phases = phaseFigures(run, records, { secs, active, closed, exact, done, cache, samples });
+  const phases = phaseFigures(run, { secs, phaseStarts: g.phaseStarts, active, closed, exact, done, cache, samples });
   const latencyTrend = latencyTrendOf(active, cache);
 
-  const generator = describeGenerator(run, records, { name, closed, samples, launched: t.launched, done });
+  const generator = describeGenerator(run, g, { name, closed, samples, launched: t.launched });
   const saturation = judgeGenerator(phases, run.status, { closed, generator, cores: run.machine?.cores ?? null });
   // Answers whose status says they failed (by default 400 or more, lab/results/expect-status.js).
   const expect = run.expect ?? parseExpect();
@@ -217,7 +216,7 @@ function summarize(run) {
     phaseRateNote: 'achieved rates count arrivals per second, split between phases by time',
     // The busiest second: how far a ramp or a spike really got.
     peakLaunchedPerS: secs.reduce((a, r) => Math.max(a, r.launched || 0), 0),
-    outages: outages(records, secs.length ? secs[0].at : null, 5, (codes) => failedAnswers(codes, expect).count),
+    outages: outages(g, secs.length ? secs[0].at : null, 5, (codes) => failedAnswers(codes, expect).count),
     generator,
     saturation,
     // Artillery's own verdict, where it ran a user's script: its exit code and its checks.
@@ -300,7 +299,7 @@ function requestTable(secs, t, latency, names = null, expect, done = null) {
 // The stretches of a run where requests failed (a node that went away, a replica killed):
 // seconds with errors, joined when under `gapS` apart, each with when it began and ended
 // (seconds since the first), how long it lasted and how many failed. Its end is when the
-// system answered everything again, to the second.
+// system answered everything again, to the second. (records: or what gather() read of them.)
 function outages(records, t0, gapS = 5, failedOf = undefined) {
   if (t0 === null) return [];
   const { perSecond } = errorsPerSecond(records, failedOf);

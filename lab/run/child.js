@@ -4,7 +4,7 @@ const { spawn } = require('node:child_process');
 const { CLI } = require('../paths');
 
 // A lab command as a child process, for the commands made of other runs: a study's runs
-// (lab/commands/study.js) and a capacity search's levels (lab/capacity/level.js). Its stderr's
+// (lab/commands/study/) and a capacity search's levels (lab/capacity/level.js). Its stderr's
 // tail is kept for a reason to give when it fails (and passed through when asked), its stdout
 // kept when asked. (The child's own step summary would be one of dozens: the parent writes
 // its own, so the child gets none.)

@@ -22,6 +22,7 @@ async function deploy(run) {
     const releaseDeployment = own(() => runtime.down().then(() => log('deployment stopped')));
     log(`deploying ${deployment.label}${p.runtime === 'local' ? '' : ` on ${p.runtime}`}`);
     state = await runtime.up(deployment, p.ports, {
+      graph: p.graph,
       caps: p.caps,
       bbox: { key: values.key ?? '' },
       statsd: run.monitoring.statsd,

@@ -12,7 +12,7 @@ const { runFindings } = require('../analysis/run-findings');
 const { noAnswer } = require('../results/no-answer');
 const { readJsonLines } = require('../results/files');
 const { kindOf } = require('../kinds');
-const { seconds } = require('../measure/records');
+const { gather } = require('../measure/records');
 const { autoscaleResults, rolloutResults, spikeResults } = require('../elastic/results');
 
 // The generator's CPU, second by second: its own process's samples, or the busiest load
@@ -27,7 +27,9 @@ function generatorSamples(run) {
 // workers, write (false: the live page's, not written), dashboard }.
 function summarizeRun(run, { status, workers = null, write = true, dashboard = null }) {
   const { p } = run;
-  const records = readJsonLines(run.file('records.jsonl'));
+  // The records read once; the summary's sections, the signal's and the replicas' changes
+  // read what that pass gathered (lab/measure/records.js).
+  const g = gather(readJsonLines(run.file('records.jsonl')));
   const summary = summarize({
     endpoint: p.endpoint,
     scenario: p.scenario,
@@ -38,7 +40,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
     startedAt: run.startedAt ?? new Date().toISOString(),
     endedAt: new Date().toISOString(),
     resultsDir: run.dir,
-    records,
+    gathered: g,
     generator: {
       name: p.generator,
       loop: GENERATORS[p.generator].loop,
@@ -52,7 +54,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
     expect: p.expect,
     requestNames: p.model ? requestNames(p.model) : null,
   });
-  if (p.signal) signalVerdict(summary, records, run.genPlan);
+  if (p.signal) signalVerdict(summary, g, run.genPlan);
   else noAnswer(summary);
   const cluster =
     run.state?.cluster ??
@@ -70,7 +72,7 @@ function summarizeRun(run, { status, workers = null, write = true, dashboard = n
   }
   // (Replicas that came and went are named too: each change says its port.)
   nameReplicas(summary, { ...(run.addressNames || {}), ...elasticNames(run) });
-  withElastic(summary, run, records);
+  withElastic(summary, run, g);
   summary.thresholds = [...evaluate(p.thresholds, summary), ...artilleryChecks(summary)];
   summary.monitoring = run.monitoring.sources;
   summary.nodes = nodesOf(run, summary, write);
@@ -134,8 +136,8 @@ function withProfile(summary, profiled) {
 
 // A participants' run has no arrival rate to miss: what the generator could not hold, the
 // deployment did not take, unless the generator's own CPU ran out (judged in the summary).
-function signalVerdict(summary, records, genPlan) {
-  summary.signal = signalSummary(records, genPlan);
+function signalVerdict(summary, g, genPlan) {
+  summary.signal = signalSummary(g, genPlan);
   if (!summary.saturation.saturated) {
     const { peak, target } = summary.signal.participants;
     summary.saturation.verdict = `participants: ${peak} of the ${target} asked were connected at the peak; ${closedLoopCpu(summary.phases, summary.generator)}`;
@@ -169,10 +171,8 @@ function elasticNames(run) {
 
 // What the replicas' changes did (lab/elastic/results.js): summary.autoscale, summary.rollout.
 // (A plan with spikes, its replicas fixed or not, says when each was absorbed: summary.spikes.)
-function withElastic(summary, run, records) {
-  const secs = seconds(records);
+function withElastic(summary, run, { secs, firstPhaseAt: firstPhase }) {
   const endMs = secs.length ? secs.at(-1).at + 1000 : Date.now();
-  const firstPhase = records.find((r) => r.type === 'phase' && r.index === 0)?.at;
   const sloMs = run.p.sloMs ?? 500;
   if (firstPhase !== undefined && !run.p.signal) {
     const spikes = spikeResults({

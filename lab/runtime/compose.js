@@ -6,7 +6,7 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
 const { assertFree } = require('../topology/ports');
-const { buildGraph } = require('../topology/graph');
+const { plannedGraph } = require('../topology/graph');
 const { composeProject, containerConfig, configNodes } = require('../topology/compose-file');
 const { entryProbe, gatewayHint } = require('./readiness');
 const { installApp } = require('../app/install');
@@ -55,7 +55,8 @@ class ComposeRuntime extends EngineRuntime {
     };
   }
 
-  // options: { bbox: { key }, serviceEnv: { HEAVY_MS } } as for LocalRuntime.
+  // options: { graph (the plan's, its nodes without host ports), bbox: { key }, serviceEnv } as
+  // for LocalRuntime.
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
     await run('docker-compose', ['version', '--short'], { env: this.env, timeoutMs: ENGINE_CHECK_MS });
@@ -68,7 +69,7 @@ class ComposeRuntime extends EngineRuntime {
 
     adoptStateDir(this.stateDir);
     resetDir(this.dir, 'compose/ in --state-dir');
-    const graph = buildGraph(deployment);
+    const graph = plannedGraph(options);
     // One config per proxy node of the graph (lab/kinds/): the entry's, each caching edge's.
     const confs = {};
     for (const { node, file } of configNodes(deployment)) {

@@ -45,11 +45,16 @@ const DEPLOY_FLAGS = {
   ...TLS_FLAGS,
 };
 
-// A deployment's ports from the base, and its --cap list resolved against its graph: caps name
-// the graph's nodes (a role or one node), so they are checked here, before anything starts.
-function portsAndCaps(capList, deployment, portBase) {
+// Where a deployment runs and what it is made of, worked out once for the whole command: its
+// ports from the base; its graph (lab/topology/graph.js), built here and nowhere else for this
+// deployment, then handed to the runtime's up() (on the container engines every node listens
+// on the same inner port, so their graph's nodes carry none); and its --cap list resolved
+// against that graph: caps name its nodes (a role or one node), so they are checked here,
+// before anything starts.
+function placeDeployment(deployment, { portBase, caps: capList = [], runtime = 'local' }) {
   const ports = planPorts(portBase, deployment.replicas, deployment.edges);
-  return { ports, caps: resolveCaps(capList || [], buildGraph(deployment, ports)) };
+  const graph = buildGraph(deployment, runtime === 'local' ? ports : null);
+  return { ports, graph, caps: resolveCaps(capList || [], graph) };
 }
 
 // More service processes than 8 per core is a typo more often than an experiment: it needs
@@ -124,7 +129,7 @@ function planDeploy(values, positional) {
     );
   }
   const ctx = contextOf(values);
-  const { ports, caps } = portsAndCaps(values.cap, deployment, ctx.portBase);
+  const { ports, graph, caps } = placeDeployment(deployment, { portBase: ctx.portBase, caps: values.cap, runtime });
   if (runtime !== 'swarm') checkCapsFit(caps);
   // A swarm service's limits have no CFS period (docker service create has --limit-cpu only).
   const withPeriod = Object.entries(caps).filter(([, c]) => c.periodUs);
@@ -135,7 +140,7 @@ function planDeploy(values, positional) {
       `a CFS period (/${withPeriod[0][1].periodUs / 1000}ms) cannot be set on a swarm (its services take a CPU limit only); use --engine local or compose`,
     );
   assertClaimable(ctx.stateDir, '--state-dir');
-  return { deployment, ctx, ports, caps, runtime, placement: values.placement };
+  return { deployment, ctx, ports, graph, caps, runtime, placement: values.placement };
 }
 
-module.exports = { KIND_HELP, DEPLOY_FLAGS, planDeploy, portsAndCaps, assertSane };
+module.exports = { KIND_HELP, DEPLOY_FLAGS, planDeploy, placeDeployment, assertSane };

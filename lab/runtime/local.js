@@ -18,7 +18,7 @@ const { resetDir, removeOwnedDir } = require('../ownership/dirs');
 const { installApp } = require('../app/install');
 const { STORES, storesEnv } = require('../stores');
 const { kindOf, DAEMON_HOSTS } = require('../kinds');
-const { buildGraph, nodeOf, proxyNodes, proxyHostOf } = require('../topology/graph');
+const { plannedGraph, nodeOf, proxyNodes, proxyHostOf } = require('../topology/graph');
 const {
   requireCgroups,
   usableCgroups,
@@ -127,14 +127,15 @@ class LocalRuntime {
   }
 
   // deployment: from lab/topology/deployments.js; ports: from planPorts (lab/topology/ports.js);
-  // options: { bbox: { key, args }, serviceEnv, statsd: { host, port } | null,
+  // options: { graph (the plan's: placeDeployment, lab/runtime/deploy-plan.js),
+  //            bbox: { key, args }, serviceEnv, statsd: { host, port } | null,
   //            caps: { [node]: { cpuPct, memoryBytes } } (lab/topology/caps.js) }
   // The deployment's graph (lab/topology/graph.js) says what to start: the black boxes, the
   // replicas, the caching edges, then the entry balancer, each healthy before the next tier.
   async up(deployment, ports, options = {}) {
     this.assertNotUp();
     assertNoKeptData(this, deployment);
-    const graph = buildGraph(deployment, ports);
+    const graph = plannedGraph(options);
     const caps = options.caps || {};
     // Caps need control groups; without caps, your service's replicas still get one each
     // where this process may make them, so `down` stops whatever a replica forked, even a

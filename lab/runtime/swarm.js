@@ -7,7 +7,7 @@ const { labError } = require('../../common/errors');
 const { EngineRuntime, engineName } = require('./engine-runtime');
 const { run, tail, engineSilent, ENGINE_CHECK_MS } = require('./engine-run');
 const { assertFree, remoteTcpFree, addressTowards } = require('../topology/ports');
-const { buildGraph } = require('../topology/graph');
+const { buildGraph, plannedGraph } = require('../topology/graph');
 const { composeProject, containerConfig, configNodes } = require('../topology/compose-file');
 const { stackProject } = require('../topology/stack-file');
 const { kindOf } = require('../kinds');
@@ -120,7 +120,7 @@ class SwarmRuntime extends EngineRuntime {
   // The files of the deployment in swarm/: the entry's config (lab/kinds/), finding the tasks
   // through swarm's DNS; the compose project the images are built from; the stack.
   writeFiles(deployment, ports, options, { placement, app, onCluster }) {
-    const graph = buildGraph(deployment);
+    const graph = plannedGraph(options);
     const confs = {};
     for (const { node, file } of configNodes(deployment)) {
       confs[node] = path.join(this.dir, file);

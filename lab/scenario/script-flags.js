@@ -24,6 +24,15 @@ const SCRIPT_FLAGS = Object.freeze({
   count: flag.string(),
 });
 
+// Artillery's -k: an https:// target's certificate not checked, said in the run. (A flag of
+// its own: scenario takes it for a --target without a script too.)
+const INSECURE_FLAG = Object.freeze({ insecure: { ...flag.bool(), short: 'k' } });
+
+// The script flags of the commands that start scenario runs from a script (capacity, choose,
+// the studies of your service): Artillery's, and -k.
+const SCRIPT_RUN_FLAGS = Object.freeze({ ...SCRIPT_FLAGS, ...INSECURE_FLAG });
+const SCRIPT_FLAG_NAMES = Object.freeze(Object.keys(SCRIPT_RUN_FLAGS).filter((f) => f !== 'count'));
+
 const SCRIPT_HELP = `  Artillery's run flags, with Artillery's meaning, for --script:
   -e, --environment NAME  config.environments.NAME merged into config
   --overrides JSON        merged into the script (lists replaced)
@@ -32,6 +41,11 @@ const SCRIPT_HELP = `  Artillery's run flags, with Artillery's meaning, for --sc
   -v, --variables JSON    set in config.variables (and usable in config's templates)
   --dotenv FILE           KEY=VALUE lines, for {{ $env.KEY }} (the environment wins)
   --scenario-name NAME    every virtual user runs that scenario (its name, or a regex of it)`;
+
+// The same, for a command that passes them on to the runs it starts.
+const SCRIPT_RUN_HELP = `${SCRIPT_HELP}
+  -k, --insecure          an https:// target's certificate is not checked
+  (each run this command starts reads the script with them, as scenario --script would)`;
 
 const DOTENV_BYTES = 64 * 1024;
 
@@ -82,4 +96,48 @@ function scriptOptionsOf(values, given = new Set(Object.keys(values))) {
   };
 }
 
-module.exports = { SCRIPT_FLAGS, SCRIPT_HELP, scriptOptionsOf, jsonMapping };
+// The script options of a command that passes them on (capacity, choose, a study): as
+// scriptOptionsOf, and -k refused without a script too (the lab's own --tls entry is trusted
+// through its CA: -k would change nothing there).
+function runScriptOptionsOf(values, given = new Set(Object.keys(values))) {
+  const options = scriptOptionsOf(values, given);
+  if (values.insecure && !values.script)
+    throw labError(
+      'LAB_ERR_FLAG_NEEDS',
+      'insecure',
+      'script',
+      "it is for a script's https:// requests (--script FILE)",
+    );
+  return options;
+}
+
+// The script flags given, typed again for a child command (a capacity level's scenario run, a
+// study's run): each child reads the script as this command did. Paths were made absolute
+// when parsed; --payload stays as typed, as Artillery reads it from the working folder (the
+// children's too).
+function scriptArgs(values, given = new Set(Object.keys(values))) {
+  const out = [];
+  for (const name of SCRIPT_FLAG_NAMES) {
+    if (!given.has(name) || values[name] === undefined || values[name] === false) continue;
+    out.push(`--${name}`);
+    if (values[name] !== true) out.push(String(values[name]));
+  }
+  return out;
+}
+
+// In words for a --plan: "-e staging --dotenv /x/.env", or null when none were given.
+const scriptArgsText = (args) => (args.length ? args.map((a) => (/[\s'"{}]/.test(a) ? `'${a}'` : a)).join(' ') : null);
+
+module.exports = {
+  SCRIPT_FLAGS,
+  SCRIPT_HELP,
+  SCRIPT_RUN_FLAGS,
+  SCRIPT_RUN_HELP,
+  SCRIPT_FLAG_NAMES,
+  INSECURE_FLAG,
+  scriptOptionsOf,
+  runScriptOptionsOf,
+  scriptArgs,
+  scriptArgsText,
+  jsonMapping,
+};

@@ -77,13 +77,13 @@ function plan(o) {
     const source = src.script ? path.basename(src.script) : src.path;
     // An SLO on a request the source does not send is refused up front (lab/capacity/slo.js).
     if (o.slos?.length) {
-      const names = src.script ? requestNames(readScript(src.script)) : [`GET ${src.path}`];
+      const names = src.script ? requestNames(readScript(src.script, o.scriptOptions ?? {})) : [`GET ${src.path}`];
       assertSloNames(o.slos.map(parseSlo), names, src.script ? `the script ${source}` : `the path ${source}`);
     }
     const slug = src.script ? source.replace(/\.\w+$/, '') : pathSlug(src.path);
     for (const scenario of src.script ? ['script'] : (o.scenarios ?? SCENARIOS)) {
       const phases = src.script
-        ? readScript(src.script, { scale: o.scale, rateScale: o.rateScale }).phases
+        ? readScript(src.script, { ...o.scriptOptions, scale: o.scale, rateScale: o.rateScale }).phases
         : buildPhases(src.path, scenario, { scale: o.scale, rateScale: o.rateScale, durationS: o.durationS });
       const phaseS = phases.reduce((a, ph) => a + ph.duration, 0);
       for (const deployment of deployments) {
@@ -98,7 +98,9 @@ function plan(o) {
             expectedS: Math.round(phaseS + RUN_OVERHEAD_S + TIMEOUT_TAIL_S),
             args: [
               'scenario',
-              ...(src.script ? ['--script', src.script, deployment] : [src.path, scenario, deployment]),
+              ...(src.script
+                ? ['--script', src.script, ...(o.scriptArgs || []), deployment]
+                : [src.path, scenario, deployment]),
               ...appArgs,
               ...b,
               ...gen,
@@ -120,7 +122,7 @@ function plan(o) {
       ),
       args: [
         'capacity',
-        ...(src.script ? ['--script', src.script] : [src.path]),
+        ...(src.script ? ['--script', src.script, ...(o.scriptArgs || [])] : [src.path]),
         '--deployments',
         deployments.join(','),
         ...appArgs,

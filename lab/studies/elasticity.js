@@ -2,6 +2,7 @@
 
 const { num, summaryOf, YOUR_SERVICE_FLAGS } = require('./kit');
 const { labError } = require('../../common/errors');
+const { SCRIPT_FLAG_NAMES } = require('../scenario/script-flags');
 
 // Deployments that change under load: the same service and spikes (the course's, by default on
 // the lab's /work, a fixed amount of CPU a request) on MIN replicas held fixed, MAX held fixed,
@@ -236,7 +237,8 @@ module.exports = {
   flags: [
     ...YOUR_SERVICE_FLAGS.filter(
       (f) =>
-        !['fresh-per-level', 'max-rate', 'profile', 'profile-interval', 'slo', 'script', 'tls', 'http2'].includes(f),
+        !['fresh-per-level', 'max-rate', 'profile', 'profile-interval', 'slo', 'script', 'tls', 'http2'].includes(f) &&
+        !SCRIPT_FLAG_NAMES.includes(f),
     ),
     'autoscale',
     'autoscale-metric',

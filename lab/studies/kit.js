@@ -5,6 +5,7 @@ const { html: h, table: htmlTable, trusted } = require('../report/html');
 const page = require('../report/page');
 const { merge, buckets } = require('../measure/histogram');
 const { maybeJson, readJsonLines } = require('../results/files');
+const { SCRIPT_FLAG_NAMES } = require('../scenario/script-flags');
 
 // What every study's report is made of: sections with computed facts, tables (HTML and
 // Markdown from the same rows) and optional charts; a header saying what ran and what did
@@ -207,6 +208,7 @@ const YOUR_SERVICE_FLAGS = Object.freeze([
   'tls',
   'http2',
   'script',
+  ...SCRIPT_FLAG_NAMES,
   'slo',
   'endpoints',
 ]);

@@ -27,11 +27,11 @@ const idOf = (kind) => `sweep-${kind}`;
 function plan(o) {
   if (!o.app) return [];
   const kinds = o.balancers ?? KINDS;
-  const source = o.script ? ['--script', o.script] : [o.paths?.[0] ?? '/'];
+  const source = o.script ? ['--script', o.script, ...(o.scriptArgs || [])] : [o.paths?.[0] ?? '/'];
   if (o.paths && o.paths.length > 1)
     throw labError('LAB_ERR_USAGE', 'the scaling study sweeps one path: give one with --endpoints, or a --script');
   if (o.slos?.length) {
-    const names = o.script ? requestNames(readScript(o.script)) : [`GET ${source[0]}`];
+    const names = o.script ? requestNames(readScript(o.script, o.scriptOptions ?? {})) : [`GET ${source[0]}`];
     assertSloNames(o.slos.map(parseSlo), names, o.script ? `the script ${o.script}` : `the path ${source[0]}`);
   }
   const appArgs = [

@@ -108,4 +108,23 @@ const describeEntry = (deployment) => kindOf(deployment.balancer.kind).what;
 // The name of a deployment's entry node (the balancer's, per its kind), or null when it has none.
 const entryOf = (deployment) => buildGraph(deployment).entry;
 
-module.exports = { buildGraph, entryOf, nodeOf, proxyNodes, proxyHostOf, capNames, describeEntry, needsHub, OWN_KINDS };
+// The graph a runtime starts is the one its command's plan built (placeDeployment in
+// lab/runtime/deploy-plan.js): the caps were resolved against it, and the runtime, the sampler
+// and the reports read that same object, never one built again.
+function plannedGraph(options) {
+  if (!options?.graph) throw new Error("a runtime's up() takes the plan's graph (options.graph, from placeDeployment)");
+  return options.graph;
+}
+
+module.exports = {
+  buildGraph,
+  plannedGraph,
+  entryOf,
+  nodeOf,
+  proxyNodes,
+  proxyHostOf,
+  capNames,
+  describeEntry,
+  needsHub,
+  OWN_KINDS,
+};

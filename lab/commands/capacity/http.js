@@ -22,7 +22,7 @@ const { fitUsl, predict } = require('../../capacity/usl');
 const { describeCap } = require('../../topology/caps');
 const { entryOf } = require('../../topology/graph');
 const { contextArgs } = require('../../topology/context');
-const { portsAndCaps } = require('../../runtime/deploy-plan');
+const { placeDeployment } = require('../../runtime/deploy-plan');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../../report/capacity-http-html');
 const { appendStepSummary } = require('../../outputs/step-summary');
 
@@ -40,13 +40,18 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
   );
   // (A sweep's counts each their own name: replicated x3.)
   const tag = count ? `${name} x${count}` : name;
-  const { ports, caps } = portsAndCaps(p.values.cap, deployment, p.ctx.portBase);
+  const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.values.cap });
   const session = deploymentSession({
     newRuntime: () => runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log }),
     deploy: (runtime) => {
       log(`${tag}: deploying ${deployment.label}`);
       for (const [node, cap] of Object.entries(caps)) log(`${tag}: capping ${node}: ${describeCap(cap)}`);
-      return runtime.up(deployment, ports, { caps, probe: !p.values['no-probe'], statements: Boolean(p.profile) });
+      return runtime.up(deployment, ports, {
+        graph,
+        caps,
+        probe: !p.values['no-probe'],
+        statements: Boolean(p.profile),
+      });
     },
     dir,
     folder: path.join(dir, count ? `${name}-x${count}` : name),

@@ -29,11 +29,18 @@ const { MAX_LEVELS } = require('../../capacity/search');
 const budget = require('../../capacity/budget');
 const { MIN_POINTS } = require('../../capacity/scaling');
 const { parseCap, checkCapsFit } = require('../../topology/caps');
-const { portsAndCaps } = require('../../runtime/deploy-plan');
+const { placeDeployment } = require('../../runtime/deploy-plan');
 const { OUT_FLAGS } = require('../../outputs/flags');
 const { PROFILE_FLAGS, profileOf, profileArgs } = require('../../profile/flags');
 const { TLS_FLAGS, tlsOf } = require('../../tls/flags');
 const { GENERATOR_FLAGS } = require('../../generators');
+const {
+  SCRIPT_RUN_FLAGS,
+  SCRIPT_RUN_HELP,
+  runScriptOptionsOf,
+  scriptArgs,
+  scriptArgsText,
+} = require('../../scenario/script-flags');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
        npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
@@ -88,6 +95,8 @@ How many replicas (docs/scaling.md):
                      for scenario; docs/pipelines.md); with $GITHUB_STEP_SUMMARY set, the search's
                      table is appended there
   --results-dir DIR, --dashboard [PORT], --port-base P, --host H, --state-dir DIR, --json
+With --script:
+${SCRIPT_RUN_HELP}
 The WebSocket signaling capacity keeps its own form: npm run capacity -- --memory 500M`;
 
 // --replicas 1,2,3,4: distinct counts from 1 to 32, in increasing order.
@@ -115,6 +124,8 @@ const COMMAND = defineCommand({
     slo: flag.list(parseSlo),
     deployments: flag.string(),
     script: flag.path(),
+    // Artillery's run flags for the script (and -k), passed on to every level's run.
+    ...SCRIPT_RUN_FLAGS,
     // Passed on to each level's scenario as typed; checked here first.
     method: { type: 'custom', parse: (v) => (parseMethod(v), v), expected: `one of ${METHODS.join(', ')}` },
     body: flag.string(),
@@ -177,7 +188,10 @@ function plan(argv) {
       word,
       Object.keys(ENDPOINTS).filter((e) => !ENDPOINTS[e].participants),
     );
-  const model = values.script ? readScript(values.script) : null;
+  // The script as every level's run will read it: with Artillery's run flags given (-e, -c,
+  // --overrides...), which a flag without --script is refused by.
+  const scriptOptions = runScriptOptionsOf(values, given);
+  const model = values.script ? readScript(values.script, scriptOptions) : null;
   const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
   // The requests the levels send: the script's, or the path's one (named as the scenario names it).
   const sent = model
@@ -245,7 +259,7 @@ function plan(argv) {
         d,
         countsOf(values, n, { ...storeFlags(values), balancer: values.balancer, app, tls }),
       );
-      checkCapsFit(portsAndCaps(values.cap, dep, ctx0.portBase).caps);
+      checkCapsFit(placeDeployment(dep, { portBase: ctx0.portBase, caps: values.cap }).caps);
     }
     const dep = resolveDeployment(
       d,
@@ -262,7 +276,7 @@ function plan(argv) {
   assertClaimable(ctx.stateDir, '--state-dir');
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   // The child runs' own words and flags.
-  const words = values.script ? ['--script', values.script] : [word, 'endurance'];
+  const words = values.script ? ['--script', values.script, ...scriptArgs(values, given)] : [word, 'endurance'];
   const extra = [];
   for (const f of ['method', 'body', 'expect-status']) if (values[f] !== undefined) extra.push(`--${f}`, values[f]);
   for (const h of values.header) extra.push('--header', h);
@@ -281,6 +295,8 @@ function plan(argv) {
   const holdFor = (rate) => values.hold ?? Math.min(20, Math.max(6, Math.ceil(samplesFor(slos) / rate)));
   const out = {
     word: word ?? path.basename(values.script),
+    // (Artillery's run flags for the script, as each level's run is given them.)
+    scriptFlags: values.script ? scriptArgsText(scriptArgs(values, given)) : null,
     sweep,
     model,
     words,
@@ -393,7 +409,7 @@ function planText(p) {
   const between = p.fresh
     ? `a fresh deployment before every level and verification run (--fresh-per-level: about ${budget.deployS(p)} s each)`
     : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting; the baseline is a probe after ${p.warmupS} s of warm-up`;
-  return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}
+  return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}${p.scriptFlags ? `\nthe script read with ${p.scriptFlags}, as every level's run reads it` : ''}
 each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate
 between levels: ${between}
 verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s at ${p.start}/s (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}

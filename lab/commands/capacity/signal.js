@@ -10,7 +10,7 @@ const { own } = require('../../ownership/cleanups');
 const { holdDir } = require('../../ownership/lock');
 const { adoptStateDir } = require('../../ownership/adopt');
 const { labError } = require('../../../common/errors');
-const { planPorts } = require('../../topology/ports');
+const { placeDeployment } = require('../../runtime/deploy-plan');
 const { resolveDeployment } = require('../../topology/deployments');
 const { runtimeFor } = require('../../runtime');
 const { GENERATORS } = require('../../generators');
@@ -140,7 +140,9 @@ async function deploySingle(p, log, caps, serviceEnv) {
   const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   const release = own(() => runtime.down());
-  const state = await runtime.up(resolveDeployment('single'), planPorts(p.ctx.portBase, 1), { caps, serviceEnv });
+  const deployment = resolveDeployment('single');
+  const { ports, graph } = placeDeployment(deployment, { portBase: p.ctx.portBase });
+  const state = await runtime.up(deployment, ports, { graph, caps, serviceEnv });
   // Participants reach the service process itself, as the seed's clients reached its
   // server: through nginx each would hold two more descriptors there, and nginx's own
   // limits, not the service's memory, would end the verification.

@@ -20,6 +20,7 @@ const { clock } = require('../../terminal/progress');
 const budget = require('../../capacity/budget');
 const capacityPlan = require('../capacity/plan');
 const { maybeJson } = require('../../results/files');
+const { SCRIPT_RUN_FLAGS, runScriptOptionsOf, scriptArgs } = require('../../scenario/script-flags');
 
 const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
        npm run choose -- --script FILE --rate R [--slo ...] [options]
@@ -45,6 +46,8 @@ The choice is written out as a compose file and Kubernetes manifests (docs/choos
   --from DIR         the sweeps of an earlier choose (its folder): nothing is measured again,
                      only predicted and checked (the same SLO and caps)
   --script FILE, --method M, --body B, --header H, --expect-status S   the requests (as for capacity)
+  -e, -c, -p, -v, --overrides, --dotenv, --scenario-name, -k   Artillery's run flags for --script,
+                     passed on to every sweep and the check (npm run scenario -- --help)
 ${APP_HELP}
 The capacity search's own settings, passed on to every sweep (npm run capacity -- --help):
   --start R, --min-rate R, --max-rate R, --precision P, --repetitions N, --verify-hold D,
@@ -103,6 +106,8 @@ const COMMAND_FLAGS = {
   ...APP_FLAGS,
   ...PASSED,
   script: flag.path(),
+  // Artillery's run flags for the script (and -k), passed on to every sweep and the check.
+  ...SCRIPT_RUN_FLAGS,
   rate: { type: 'number', above: 0, max: 10000000 },
   slo: flag.list(parseSlo),
   headroom: { type: 'custom', parse: parsePercent, expected: 'a percentage, like 30%' },
@@ -130,9 +135,10 @@ const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', workers: 2, replicas: [1, 
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
 function plan(argv) {
-  const { help, values, positionals } = COMMAND.parse(argv);
+  const { help, values, given, positionals } = COMMAND.parse(argv);
   const passed = passedTokens(argv);
   if (help) return { help: true };
+  runScriptOptionsOf(values, given);
   const [word] = positionals;
   if (!word && !values.script)
     throw labError('LAB_ERR_MISSING_ARG', 'an endpoint, a path of your service or --script FILE', USAGE);
@@ -189,6 +195,7 @@ function plan(argv) {
     tries: values.tries ?? DEFAULTS.tries,
     from: values.from ?? null,
     passed,
+    scriptArgs: scriptArgs(values, given),
     ctx,
   };
   // Each sweep's command line, through capacity's own checks now: what a sweep would refuse
@@ -276,7 +283,7 @@ function capacitySweepAt(values) {
 function capacityArgs(p, s, dir) {
   const v = p.values;
   const args = [
-    ...(v.script ? ['--script', v.script] : [p.word]),
+    ...(v.script ? ['--script', v.script, ...p.scriptArgs] : [p.word]),
     '--deployments',
     s.shape,
     '--replicas',

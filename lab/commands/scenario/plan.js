@@ -29,7 +29,7 @@ const { requestOf, parseMethod, parseHeader, METHODS } = require('../../scenario
 const { LIMITS } = require('../../scenario/limits');
 const { catalogueModel } = require('../../scenario/catalogue');
 const { readScript } = require('../../scenario/from-artillery');
-const { SCRIPT_FLAGS, SCRIPT_HELP, scriptOptionsOf } = require('../../scenario/script-flags');
+const { SCRIPT_FLAGS, SCRIPT_HELP, INSECURE_FLAG, scriptOptionsOf } = require('../../scenario/script-flags');
 const { requestNames, checkModel } = require('../../scenario/model');
 const { scalePhase } = require('../../../artillery/phases');
 const { parseExpect } = require('../../results/expect-status');
@@ -126,8 +126,7 @@ const COMMAND = defineCommand({
     script: flag.path(),
     ...SCRIPT_FLAGS,
     'warm-cache': flag.bool(),
-    // Artillery's -k: an https:// target's certificate not checked, said in the run.
-    insecure: { ...flag.bool(), short: 'k' },
+    ...INSECURE_FLAG,
     'load-nodes': flag.int(1, 64),
     ensure: flag.list(parseThreshold),
     scale: flag.factor(),
@@ -446,7 +445,7 @@ function plan(argv) {
     method: methodsOf(values).balancer,
     ...(elastic?.autoscale && values.replicas === undefined ? { replicas: elastic.autoscale.min } : {}),
   };
-  const { deployment, ctx, ports, caps, runtime, placement } = planDeploy(
+  const { deployment, ctx, ports, graph, caps, runtime, placement } = planDeploy(
     deployValues,
     words.deploymentName ?? 'single',
   );
@@ -498,6 +497,7 @@ function plan(argv) {
     target,
     ctx,
     ports,
+    graph,
     caps,
     values,
     serviceEnv: {

@@ -7,7 +7,7 @@ const yaml = require('js-yaml');
 const { kubernetesObjects, composeOf, hpaOf, writeManifests } = require('../../../lab/choose/manifests');
 const { composeProblems, kubernetesProblems } = require('../../../lab/choose/validate');
 const { resolveDeployment } = require('../../../lab/topology/deployments');
-const { portsAndCaps } = require('../../../lab/runtime/deploy-plan');
+const { placeDeployment } = require('../../../lab/runtime/deploy-plan');
 const { parseCap } = require('../../../lab/topology/caps');
 const { resolveApp } = require('../../../lab/app/contract');
 const { ROOT } = require('../../helper');
@@ -78,7 +78,7 @@ test("the HPA's numbers: the count chosen at least, the utilization measured at 
 test('the compose project of the chosen deployment: schema-valid, its caps as deploy.resources limits, no monitoring', () => {
   const app = resolveApp({ dir: PRICING });
   const d = resolveDeployment('replicated', { app, replicas: 3 });
-  const { caps } = portsAndCaps([parseCap('replica=15%,64M')], d, 9000);
+  const { caps } = placeDeployment(d, { portBase: 9000, caps: [parseCap('replica=15%,64M')] });
   const { project, files } = composeOf(d, caps, '/tmp/x');
   expect(composeProblems(project)).toEqual([]);
   const replicas = Object.keys(project.services).filter((n) => /^replica-/.test(n));
@@ -96,7 +96,7 @@ test('written out: the files, each parsed back and valid', () => {
   try {
     const app = resolveApp({ dir: PRICING });
     const d = resolveDeployment('replicated', { app, replicas: 2 });
-    const { caps } = portsAndCaps([parseCap('replica=25%')], d, 9000);
+    const { caps } = placeDeployment(d, { portBase: 9000, caps: [parseCap('replica=25%')] });
     const w = writeManifests(dir, {
       deployment: d,
       caps,

@@ -1,6 +1,6 @@
 'use strict';
 
-const { seconds, totals, errorsPerSecond } = require('../../../lab/measure/records');
+const { gather, seconds, totals, errorsPerSecond } = require('../../../lab/measure/records');
 
 const sec = (at, o = {}) => ({ type: 'second', at, launched: 0, completed: 0, codes: {}, errors: {}, ...o });
 
@@ -83,4 +83,35 @@ test('merged figures over empty seconds without histograms: none', () => {
   expect(mergedFigures(empty, 'latency', new Map(), 'k')).toBeNull();
   // a second with answers and no histogram: not measured, so none either
   expect(mergedFigures([sec(1000, { launched: 3 })], 'lag')).toBeNull();
+});
+
+test('one pass over the records gathers what every section reads, the same as reading them apart', () => {
+  const records = [
+    { type: 'start', at: 900, generator: 'fast', workers: 2 },
+    { type: 'start', at: 950, generator: 'other' },
+    { type: 'phase', index: 0, name: 'a', at: 1000 },
+    sec(1000, { launched: 3, completed: 2, codes: { 200: 2 }, errors: { ECONNRESET: 1 } }),
+    { type: 'phase', index: 0, name: 'a', at: 1010 },
+    { type: 'interval', at: 1000, durationMs: 2000, codes: { 500: 2 }, errors: {} },
+    sec(2000, { launched: 1, completed: 1, codes: { 200: 1 } }),
+    { type: 'phase', index: 1, name: 'b', at: 2000 },
+    { type: 'done', at: 3000, cpuS: 0.5 },
+    { type: 'done', at: 3100, cpuS: 9 },
+  ];
+  const g = gather(records);
+  expect(g.secs).toEqual(seconds(records));
+  expect(g.intervals).toHaveLength(1);
+  // The first start and done records; each phase's last record (one a worker), the first phase's first.
+  expect(g.start.generator).toBe('fast');
+  expect(g.done.cpuS).toBe(0.5);
+  expect([...g.phaseStarts]).toEqual([
+    [0, 1010],
+    [1, 2000],
+  ]);
+  expect(g.firstPhaseAt).toBe(1000);
+  // What totals and the failures per second make of it is the same from either.
+  expect(totals(g)).toEqual(totals(records));
+  expect(totals(g)).toMatchObject({ launched: 4, completed: 3, failed: 1, codes: { 200: 3, 500: 2 } });
+  const failedOf = (codes) => codes[500] || 0;
+  expect(errorsPerSecond(g, failedOf)).toEqual(errorsPerSecond(records, failedOf));
 });

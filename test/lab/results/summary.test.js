@@ -10,6 +10,7 @@ const recordsOf = (events, report, interrupted = false) => [
   doneRecord(report, interrupted),
 ];
 const { create, encode } = require('../../../lab/measure/histogram');
+const { gather } = require('../../../lab/measure/records');
 
 const T = 1_700_000_000_000; // a whole second
 
@@ -113,6 +114,8 @@ describe('run summary from neutral records', () => {
     expect(s.phases[0].achievedRate).toBe(10);
     expect(s.peakLaunchedPerS).toBe(10);
     expect(s.saturation.saturated).toBe(false);
+    // The records gathered once by the caller (lab/run/summary.js) make the same summary.
+    expect(summarize({ ...base, status: 'completed', gathered: gather(records) })).toEqual(s);
   });
 
   test('a closed loop stopped by its request count: its rate over the exact time it ran, not whole seconds or the nominal phase', () => {
