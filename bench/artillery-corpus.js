@@ -1,39 +1,72 @@
 #!/usr/bin/env node
 'use strict';
 
-// How many of a folder of Artillery scripts each generator takes (issue 50): every .yml,
-// .yaml and .json file under DIR is planned (`scenario --script FILE --target ... --plan`,
-// nothing started) with --generator artillery, fast and closed; a refusal is counted with its
-// reason. Goal, on Artillery's own example and test scripts: artillery refuses at most those
-// that need command-line input; fast at most 50 of 130 (other engines, and what no HTTP
-// engine can do). The scripts are not this repository's: give their folder.
-// Writes bench/results/artillery-corpus.json with the machine it ran on (file names and
-// reasons only).
-//   node bench/artillery-corpus.js DIR [--source 'what DIR is']
+// How many of a folder of Artillery scripts each generator takes (issues 50, 74): every
+// Artillery script under DIR (a .yml, .yaml or .json file holding a mapping with `config` or
+// `scenarios`; other files are listed apart, not counted) is planned (`scenario --script FILE
+// --target ... --plan`, nothing started) with --generator artillery, fast and closed; a
+// refusal is counted with its reason, and the reasons are grouped by what is missing. Goal,
+// on Artillery's own example and test scripts: artillery refuses at most 10, fast at most 30.
+// The scripts are not this repository's: give their folder (Artillery's repository, e.g.
+// its examples/ and packages/artillery/test/, as the tool library's fetch brings it).
+// Writes bench/results/artillery-corpus.json (or --name) with the machine it ran on (file
+// names and reasons only).
+//   node bench/artillery-corpus.js DIR [--source 'what DIR is'] [--name artillery-corpus]
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const YAML = require('yaml');
 const { bench } = require('./kit');
 
 const CLI = path.join(__dirname, '..', 'lab', 'cli');
 const GENERATORS = ['artillery', 'fast', 'closed'];
 
-function scriptsUnder(dir) {
+// The files under dir that may be scripts (no package.json, tsconfig or node_modules).
+function filesUnder(dir) {
   const files = [];
   (function walk(d) {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(ya?ml|json)$/.test(e.name)) files.push(p);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules') walk(p);
+      } else if (/\.(ya?ml|json)$/.test(e.name) && !/^(package(-lock)?|tsconfig)\.json$/.test(e.name)) files.push(p);
     }
   })(dir);
   return files.sort();
 }
 
+// An Artillery script: a mapping with config or scenarios (a CI file, a dashboard or a data
+// file is not one).
+function isScript(file) {
+  try {
+    const d = YAML.parse(fs.readFileSync(file, 'utf8'));
+    return Boolean(d) && typeof d === 'object' && !Array.isArray(d) && ('scenarios' in d || 'config' in d);
+  } catch {
+    return false;
+  }
+}
+
+// A refusal's kind, from its words (what is missing), for the counts by reason.
+const KINDS = [
+  [/socketio|Socket\.IO/i, 'the socketio engine'],
+  [/\bws engine|WebSocket/i, 'the ws engine'],
+  [/the \S+ engine|engines other than HTTP/, 'another engine'],
+  [/plugin/i, 'a plugin'],
+  [/TypeScript|\.ts\b/, 'a TypeScript processor'],
+  [/formData|multipart/, 'formData'],
+  [/without end|no count, over/, 'a loop without end'],
+  [/payload|CSV/i, 'a payload (given by -p)'],
+  [/no scenarios|has no scenario|config file|scenarios/i, 'config only (given by -c)'],
+  [/./, 'other'],
+];
+const kindOf = (reason) => KINDS.find(([re]) => re.test(reason))[1];
+
 async function run(values, { log, positionals: [dir] }) {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
   const rows = [];
-  for (const file of scriptsUnder(dir)) {
+  const all = filesUnder(dir);
+  const notScripts = all.filter((f) => !isScript(f)).map((f) => path.relative(dir, f));
+  for (const file of all.filter(isScript)) {
     const row = { file: path.relative(dir, file) };
     for (const g of GENERATORS) {
       const r = spawnSync(
@@ -46,23 +79,33 @@ async function run(values, { log, positionals: [dir] }) {
     rows.push(row);
   }
   const refused = Object.fromEntries(GENERATORS.map((g) => [g, rows.filter((r) => r[g] !== 'taken').length]));
+  const byReason = Object.fromEntries(
+    GENERATORS.map((g) => {
+      const counts = {};
+      for (const r of rows) if (r[g] !== 'taken') counts[kindOf(r[g])] = (counts[kindOf(r[g])] || 0) + 1;
+      return [g, Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]))];
+    }),
+  );
   for (const r of rows) for (const g of GENERATORS) if (r[g] !== 'taken') log(`  ${g} ${r.file}: ${r[g]}`);
   return {
     headline: { scripts: rows.length, refused },
     question: 'how many of a folder of Artillery scripts each generator takes (--plan)',
+    goal: "of Artillery's own example and test scripts, --generator artillery refuses at most 10 and fast at most 30",
     source: values.source || dir,
     scripts: rows.length,
     refused,
+    byReason,
+    notScripts,
     rows,
   };
 }
 
 module.exports = bench(
   {
-    name: 'artillery-corpus',
-    usage: "node bench/artillery-corpus.js DIR [--source 'what DIR is']",
+    name: process.argv.includes('--name') ? process.argv[process.argv.indexOf('--name') + 1] : 'artillery-corpus',
+    usage: "node bench/artillery-corpus.js DIR [--source 'what DIR is'] [--name artillery-corpus]",
     positionals: { names: ['dir'] },
-    flags: { source: { type: 'string', default: '' } },
+    flags: { source: { type: 'string', default: '' }, name: { type: 'string', default: 'artillery-corpus' } },
     run,
   },
   module,

@@ -39,6 +39,7 @@ const DEPS = [
   'csv-parse',
   'filtrex',
   'tough-cookie',
+  'form-data',
 ];
 // Node, and the programs of every kind that runs on a swarm, as each kind declares them.
 const BINARIES = [

@@ -31,8 +31,29 @@ function artilleryScript(model, ctx) {
       ? script.config.payload.map(fix)
       : fix(script.config.payload);
   }
+  for (const sc of Array.isArray(script.scenarios) ? script.scenarios : []) fromFilesAt(sc?.flow, dir);
   withChromium(script);
   return { script, from: file };
+}
+
+// A formData's files, named from the script's folder (Artillery reads fromFile from the
+// folder of the script it runs, the lab's copy): made absolute, in every step of a flow,
+// loops and parallel steps included. (One that begins with a template is left as written.)
+function fromFilesAt(steps, dir) {
+  if (!Array.isArray(steps)) return;
+  for (const step of steps) {
+    if (!step || typeof step !== 'object') continue;
+    fromFilesAt(step.loop, dir);
+    fromFilesAt(step.parallel, dir);
+    for (const spec of Object.values(step)) {
+      const form = spec && typeof spec === 'object' ? spec.formData : null;
+      if (!form || typeof form !== 'object') continue;
+      for (const v of Object.values(form)) {
+        if (v && typeof v.fromFile === 'string' && !v.fromFile.startsWith('{{'))
+          v.fromFile = path.resolve(dir, v.fromFile);
+      }
+    }
+  }
 }
 
 // The Playwright engine's browser: Debian's Chromium (never one a tool downloads), headless,

@@ -17,6 +17,7 @@ const https = require('node:https');
 const { isMainThread, parentPort, workerData } = require('node:worker_threads');
 const { arrivals } = require('./schedule');
 const { Seconds, add } = require('./seconds');
+const { pathToFileURL } = require('node:url');
 const { prepareFlows, CUT } = require('./vu/flow');
 const { requestNames } = require('../scenario/model');
 const { createEngine } = require('./keepalive');
@@ -36,7 +37,29 @@ const HORIZON_MS = 250;
 // Runs one shard of the plan; `port` carries its messages (a thread's parentPort, or an
 // in-process pair when the generator runs a single shard on its main thread).
 function runShard(data, port) {
-  new Shard(data, port).start();
+  const file = data.model.processor;
+  if (!file?.endsWith('.mjs')) return new Shard(data, port, loadProcessor(file)).start();
+  // An ES module is imported, which only an async step can do: the shard starts once it is in,
+  // a stop asked meanwhile kept for it; one that fails to load fails the thread, as a
+  // require that throws does.
+  const held = [];
+  let deliver = (m) => held.push(m);
+  port.on('message', (m) => deliver(m));
+  const relay = {
+    postMessage: (m) => port.postMessage(m),
+    on: (event, fn) => {
+      if (event !== 'message') return port.on(event, fn);
+      deliver = fn;
+      return held.splice(0).forEach(fn);
+    },
+  };
+  return import(pathToFileURL(file).href).then(
+    (mod) => new Shard(data, relay, { ...mod }).start(),
+    (err) =>
+      process.nextTick(() => {
+        throw err;
+      }),
+  );
 }
 
 // This thread's share of the run, in steps: the flows prepared (constructor), then a before
@@ -44,7 +67,7 @@ function runShard(data, port) {
 // connections (closedLoop), each virtual user (runVu) sending its requests (send), every
 // second posted (flush), and the end (finish).
 class Shard {
-  constructor(data, port) {
+  constructor(data, port, processor) {
     this.data = data;
     this.port = port;
     const { mode, keepalive, timeoutMs, durationMs, t0 } = data;
@@ -55,7 +78,7 @@ class Shard {
     this.origin = this.urls[0].origin;
     this.flows = prepareFlows(data.model, {
       target: this.urls[0].href,
-      processor: loadProcessor(data.model.processor),
+      processor,
       baseVars: data.baseVars || {},
     });
     // Connections (./keepalive/): with --keepalive, the open loop's arrivals share a pool of
@@ -421,7 +444,8 @@ function nodeSend(step, url, { path, headers, body, method }, timeoutMs, answere
 
 // The script's processor (config.processor), loaded in this thread: its functions run here,
 // with Artillery's signatures (./vu/flow.js). None: an empty one (a function step then
-// counts Artillery's "Undefined function" error).
+// counts Artillery's "Undefined function" error). Required (CommonJS); an ES module (.mjs) is
+// imported instead, its exports the processor, as Artillery loads one (runShard).
 function loadProcessor(file) {
   if (!file) return {};
   return require(file);

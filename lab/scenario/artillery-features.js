@@ -28,15 +28,14 @@ const ALWAYS = Object.freeze([
 const ONLY_ARTILLERY = Object.freeze({
   engine: 'engines other than HTTP (socketio, ws, playwright...)',
   plugin: 'plugins other than ensure, expect, metrics-by-endpoint, apdex and publish-metrics',
-  parallel: 'parallel steps',
-  formData: 'multipart bodies (formData)',
+  contentLength: "setContentLengthHeader (a formData upload's length said to be its file's size)",
   pool: 'a pool of connections shared by virtual users (http.pool)',
   jitter: 'a default think jitter',
   endless: 'loops without end (no count, over or whileTrue)',
   ensureMetric: 'checks on metrics the lab does not measure',
   socketio: 'Socket.IO emit steps',
   ws: 'WebSocket connect and send steps',
-  esmProcessor: 'a processor that is an ES module or TypeScript (.mjs, .ts)',
+  tsProcessor: 'a processor in TypeScript (.ts), which Artillery compiles first',
 });
 
 // The markdown table of the docs: a row per feature, a column per generator that runs

@@ -87,9 +87,8 @@ const REQUEST_KEYS = [
   'setContentLengthHeader',
   'probability',
 ];
-const FOREIGN_REQUEST = { formData: ONLY_ARTILLERY.formData, setContentLengthHeader: ONLY_ARTILLERY.formData };
+const FOREIGN_REQUEST = { setContentLengthHeader: ONLY_ARTILLERY.contentLength };
 const FOREIGN_STEP = {
-  parallel: ONLY_ARTILLERY.parallel,
   emit: ONLY_ARTILLERY.socketio,
   send: ONLY_ARTILLERY.ws,
   connect: ONLY_ARTILLERY.ws,

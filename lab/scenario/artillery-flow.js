@@ -3,7 +3,9 @@
 const ms = require('ms');
 const { METHODS } = require('./model');
 const { requestName } = require('./naming');
-const { LIMITS } = require('./limits');
+const fs = require('node:fs');
+const path = require('node:path');
+const { LIMITS, fileProblem } = require('./limits');
 const { ONLY_ARTILLERY } = require('./artillery-features');
 const {
   isMap,
@@ -19,6 +21,10 @@ const {
 // An Artillery script's scenarios as the lab's engines run them: each scenario's flow, its
 // steps (requests, loops, think times, conditions, captures) read with the script reader's `r`
 // (from-artillery.js), whose fail() names the field's line.
+
+// How many of a parallel step's steps run at once: Artillery's engine's default (async's
+// parallelLimit of 100), the only one its script check lets through.
+const PARALLEL_LIMIT = 100;
 
 function readScenario(r, sc, at, seen) {
   if (!isMap(sc)) r.fail(at, 'a scenario is a mapping with a flow');
@@ -90,6 +96,12 @@ function readSteps(r, flow, at, seen) {
           steps: readSteps(r, value, [...here, 'loop'], seen),
         },
       });
+    } else if (action === 'parallel') {
+      // Artillery's: its steps at once (100 at most, its engine's default limit: its script
+      // check refuses a `limit` beside them, "must have 1 key"), sharing the virtual user's
+      // variables; the flow goes on when all have ended.
+      if (!Array.isArray(value) || !value.length) r.fail([...here, 'parallel'], 'a list of one or more steps');
+      steps.push({ parallel: { limit: PARALLEL_LIMIT, steps: readSteps(r, value, [...here, 'parallel'], seen) } });
     } else if (action === 'log') {
       steps.push({ log: value });
     } else if (action === 'function') {
@@ -153,7 +165,7 @@ function readRequest(r, method, spec, at, seen) {
   }
   const url = spec.url ?? spec.uri;
   if (typeof url !== 'string' || !url) r.fail([...at, 'url'], 'a path like /api/items (Artillery requires a url)');
-  for (const k of ['headers', 'qs', 'cookie', 'auth', 'form']) {
+  for (const k of ['headers', 'qs', 'cookie', 'auth', 'form', 'formData']) {
     if (spec[k] !== undefined && !isMap(spec[k])) r.fail([...at, k], 'a mapping');
   }
   const list = (v, k) => {
@@ -183,6 +195,7 @@ function readRequest(r, method, spec, at, seen) {
     ...(spec.qs ? { query: spec.qs } : {}),
     ...(spec.json !== undefined ? { json: spec.json } : spec.body !== undefined ? { body: spec.body } : {}),
     ...(spec.form ? { form: spec.form } : {}),
+    ...(spec.formData ? { formData: readFormData(r, spec.formData, [...at, 'formData'], seen.scriptDir) } : {}),
     capture,
     match,
     ...(spec.expect !== undefined ? { expect: spec.expect } : {}),
@@ -200,12 +213,42 @@ function readRequest(r, method, spec, at, seen) {
   };
 }
 
+// A formData mapping as Artillery's engine appends it: a value (text or number), or
+// { value | fromFile, contentType }; a list is refused as the form-data library refuses it. A
+// file named without a template is checked now (from the script's folder), before anything
+// starts; one read at run time fails its virtual users if it cannot be read.
+function readFormData(r, formData, at, scriptDir) {
+  for (const [k, v] of Object.entries(formData)) {
+    if (Array.isArray(v) || v === null || typeof v === 'boolean')
+      r.fail([...at, k], 'a value, or a mapping with value or fromFile (and contentType)');
+    if (isMap(v) && v.value === undefined && v.fromFile === undefined)
+      r.fail([...at, k], 'a mapping with value or fromFile (and contentType)');
+    if (isMap(v) && v.fromFile !== undefined && typeof v.fromFile !== 'string')
+      r.fail([...at, k, 'fromFile'], "a file's path, from the script's folder");
+    if (isMap(v) && typeof v.fromFile === 'string' && !v.fromFile.includes('{{') && scriptDir) {
+      const file = path.resolve(scriptDir, v.fromFile);
+      const why = fileProblem(file);
+      if (why) r.fail([...at, k, 'fromFile'], `${file}: ${why}`);
+      if (fs.statSync(file).size > LIMITS.formFileBytes)
+        r.fail([...at, k, 'fromFile'], `${file}: more than ${LIMITS.formFileBytes / 2 ** 20} MiB (the lab's limit)`);
+    }
+  }
+  return formData;
+}
+
 // The requests one run of these steps sends, loops multiplied out (a count from a template
 // or a list counts once).
 const requestsPerRun = (steps) =>
   steps.reduce(
     (a, st) =>
-      a + (st.request ? 1 : st.loop ? (isNum(st.loop.count) ? st.loop.count : 1) * requestsPerRun(st.loop.steps) : 0),
+      a +
+      (st.request
+        ? 1
+        : st.loop
+          ? (isNum(st.loop.count) ? st.loop.count : 1) * requestsPerRun(st.loop.steps)
+          : st.parallel
+            ? requestsPerRun(st.parallel.steps)
+            : 0),
     0,
   );
 

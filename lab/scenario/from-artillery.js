@@ -225,7 +225,8 @@ function buildModel(r, file, options, notes) {
   const say = (where, text, engines = true) => {
     if (!notes.some((n) => n.note === text)) notes.push({ where, note: text, ...(engines ? { engines: true } : {}) });
   };
-  const seen = { note, odd, say, processor: s.config?.processor !== undefined };
+  // (scriptDir: where a formData's fromFile is read, as Artillery reads it.)
+  const seen = { note, odd, say, processor: s.config?.processor !== undefined, scriptDir: path.dirname(file) };
   for (const k of Object.keys(s)) if (!TOP.includes(k)) odd([k]);
   const config = s.config;
   if (config.target !== undefined && typeof config.target !== 'string') r.fail(['config', 'target'], 'a URL');
@@ -250,8 +251,9 @@ function buildModel(r, file, options, notes) {
     const why = fileProblem(processor);
     if (why) r.fail(['config', 'processor'], `${processor}: ${why}`);
   }
-  // (The lab's engine threads load a processor with require: CommonJS only.)
-  if (processor && /\.(mjs|ts|mts)$/.test(processor)) note(['config', 'processor'], ONLY_ARTILLERY.esmProcessor);
+  // (The lab's engine threads require a processor, or import an ES module (.mjs), as Artillery
+  // does; a TypeScript one Artillery compiles first, which they do not.)
+  if (processor && /\.(ts|mts)$/.test(processor)) note(['config', 'processor'], ONLY_ARTILLERY.tsProcessor);
   // Judged as Artillery 2 judges it: config.ensure (or the plugin's own settings) when the
   // ensure plugin is on; without it Artillery 2 does not judge config.ensure, and neither do
   // the lab's engines (said, not silent).

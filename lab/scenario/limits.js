@@ -21,6 +21,7 @@ const LIMITS = Object.freeze({
   requestsPerFlow: 1000000, // one virtual user's requests, loops multiplied out
   thinkS: 3600, // one think step
   capturedBodyBytes: 16 * 2 ** 20, // an answer kept whole for a capture
+  formFileBytes: 16 * 2 ** 20, // a formData's file (fromFile), sent from memory
 });
 
 // A file's text, read only when it is a regular file of at most maxBytes (a device, a pipe
@@ -48,11 +49,11 @@ function readBounded(file, maxBytes, refuse) {
   }
 }
 
-// Why a file the run will load (a processor) cannot be, or null when it is a regular file
-// this process may read. (Not read here: Node loads it.)
+// Why a file the run will load (a processor, a formData's file) cannot be, or null when it is
+// a regular file this process may read. (Not read here: Node loads it, or the engine sends it.)
 function fileProblem(file) {
   try {
-    if (!fs.statSync(file).isFile()) return 'not a regular file: give a JavaScript file';
+    if (!fs.statSync(file).isFile()) return 'not a regular file';
     fs.accessSync(file, fs.constants.R_OK);
     return null;
   } catch (err) {

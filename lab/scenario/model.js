@@ -22,11 +22,12 @@ const { LIMITS } = require('./limits');
 //     foreign: [{ feature, where }],  what no lab engine runs (Artillery's own may)
 //     unknown: [{ where, line }],     fields neither the lab nor Artillery's HTTP engine knows
 //     notes: [{ where, note }] }      where the lab differs from Artillery, on purpose
-//   step: { request: { name, method, url, headers, query?, json | body | form, capture,
+//   step: { request: { name, method, url, headers, query?, json | body | form | formData, capture,
 //                      match, expect?, cookie?, auth?, followRedirect?, gzip?, ifTrue?, probability?,
 //                      beforeRequest?, afterResponse?, objects? } }
 //       | { think: seconds | 'a duration or template' }
 //       | { loop: { count, over, whileTrue, loopValue, loopElement, steps } }
+//       | { parallel: { steps, limit } }               its steps at once, `limit` at most
 //       | { log: text } | { function: name }
 //
 // A request's name is its `name:`, else METHOD and its URL as written (templates unexpanded).
@@ -35,6 +36,8 @@ const FEATURES = Object.freeze({
   weights: 'several weighted flows',
   think: 'think times',
   loop: 'loops',
+  parallel:
+    "parallel steps (made at once, sent one at a time on the virtual user's one connection, as Artillery's client sends them)",
   capture: 'captures from answers (json, regexp, header, selector) and match',
   templates: 'variables in URLs, headers or bodies',
   payload: 'a CSV payload',
@@ -47,9 +50,10 @@ const FEATURES = Object.freeze({
   ifTrue: 'conditional requests (ifTrue)',
   probability: "a request's probability",
   log: 'log steps',
-  processor: 'processor functions (beforeRequest, afterResponse, function steps)',
+  processor: 'processor functions (beforeRequest, afterResponse, function steps), CommonJS or an ES module (.mjs)',
   maxVusers: 'a cap on virtual users (maxVusers)',
   form: 'form bodies',
+  formData: 'multipart bodies (formData), files included',
 });
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -60,6 +64,7 @@ function requestsOf(steps = []) {
   for (const s of steps) {
     if (s.request) out.push(s.request);
     else if (s.loop) out.push(...requestsOf(s.loop.steps));
+    else if (s.parallel) out.push(...requestsOf(s.parallel.steps));
   }
   return out;
 }
@@ -71,8 +76,8 @@ function checkStep(step, where) {
   const bad = (what) => {
     throw labError('LAB_ERR_SCENARIO_FILE', where, what);
   };
-  const kinds = ['request', 'think', 'loop', 'log', 'function'].filter((k) => step[k] !== undefined);
-  if (kinds.length !== 1) bad('a step is one of request, think, loop, log or function');
+  const kinds = ['request', 'think', 'loop', 'parallel', 'log', 'function'].filter((k) => step[k] !== undefined);
+  if (kinds.length !== 1) bad('a step is one of request, think, loop, parallel, log or function');
   if (
     typeof step.think === 'number' &&
     !(Number.isFinite(step.think) && step.think >= 0 && step.think <= LIMITS.thinkS)
@@ -83,6 +88,10 @@ function checkStep(step, where) {
     if (typeof c === 'number' && !(Number.isInteger(c) && c <= LIMITS.loopCount))
       bad(`loop.count is a whole number up to ${LIMITS.loopCount}`);
     step.loop.steps.forEach((s, i) => checkStep(s, `${where}.loop[${i}]`));
+  }
+  if (step.parallel) {
+    if (!(Number.isInteger(step.parallel.limit) && step.parallel.limit >= 1)) bad('parallel.limit is 1 or more');
+    step.parallel.steps.forEach((s, i) => checkStep(s, `${where}.parallel[${i}]`));
   }
   if (step.request) {
     const r = step.request;
@@ -160,7 +169,8 @@ function deepFreeze(o) {
 function featuresOf(model) {
   const out = new Set();
   const all = model.flows.flatMap((f) => requestsOf(f.steps));
-  if (model.flows.some((f) => requestsOf(f.steps).length > 1 || f.steps.some((s) => s.loop))) out.add('flows');
+  if (model.flows.some((f) => requestsOf(f.steps).length > 1 || f.steps.some((s) => s.loop || s.parallel)))
+    out.add('flows');
   if (model.flows.length > 1) out.add('weights');
   const walk = (steps) => {
     for (const s of steps) {
@@ -172,6 +182,10 @@ function featuresOf(model) {
         if (s.loop.whileTrue) out.add('processor');
         walk(s.loop.steps);
       }
+      if (s.parallel) {
+        out.add('parallel');
+        walk(s.parallel.steps);
+      }
     }
   };
   model.flows.forEach((f) => walk(f.steps));
@@ -181,7 +195,7 @@ function featuresOf(model) {
   }
   const has = (pred) => all.some(pred);
   if (has((r) => r.capture?.length || r.match?.length)) out.add('capture');
-  const text = JSON.stringify(all.map((r) => [r.url, r.headers, r.json, r.body, r.query, r.form]));
+  const text = JSON.stringify(all.map((r) => [r.url, r.headers, r.json, r.body, r.query, r.form, r.formData]));
   if (text.includes('{{')) out.add('templates');
   if (model.payload?.length) out.add('payload');
   if (Object.keys(model.variables || {}).length) out.add('variables');
@@ -192,6 +206,7 @@ function featuresOf(model) {
   if (has((r) => r.ifTrue)) out.add('ifTrue');
   if (has((r) => r.probability !== undefined)) out.add('probability');
   if (has((r) => r.form)) out.add('form');
+  if (has((r) => r.formData)) out.add('formData');
   if (has((r) => r.beforeRequest?.length || r.afterResponse?.length)) out.add('processor');
   if (model.flows.some((f) => f.hooks && Object.values(f.hooks).some((l) => l.length))) out.add('processor');
   if (model.phases.some((p) => p.maxVusers !== undefined)) out.add('maxVusers');

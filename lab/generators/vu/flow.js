@@ -1,15 +1,17 @@
 'use strict';
 
+const path = require('node:path');
 const querystring = require('node:querystring');
 const { EventEmitter } = require('node:events');
 const ms = require('ms');
-const get = require('lodash/get');
 const { template, hasTemplate, funcsFor } = require('../../scenario/template');
 const { captureOrMatch } = require('./checks');
 const { judge } = require('./expect');
 const { rowPicker } = require('../../scenario/payload');
 const { pathPicker } = require('../../../artillery/objects');
 const { LIMITS } = require('../../scenario/limits');
+const { runLoop, runParallel } = require('./control');
+const { multipart } = require('./form-data');
 
 // A scenario model's flows as the lab's engines run them (lab/generators/fast-worker.js),
 // with the semantics of Artillery's HTTP engine (its engine_http), so that a script sends
@@ -51,6 +53,8 @@ const lowKeys = (h) => Object.fromEntries(Object.entries(h || {}).map(([k, v]) =
 class Flows {
   constructor(model, o = {}) {
     this.model = model;
+    // (Where a formData's fromFile is read: the script's folder, as Artillery reads it.)
+    this.scriptDir = model.source?.file ? path.dirname(model.source.file) : process.cwd();
     this.o = o;
     this.random = o.random || Math.random;
     this.base = String(o.target || '').replace(/\/$/, '');
@@ -79,6 +83,7 @@ class Flows {
       return { kind: 'think', ms: typeof s.think === 'number' ? s.think * 1000 : null, spec: s.think };
     }
     if (s.loop) return { kind: 'loop', ...s.loop, steps: this.prepare(s.loop.steps) };
+    if (s.parallel) return { kind: 'parallel', limit: s.parallel.limit, steps: this.prepare(s.parallel.steps) };
     if (s.log !== undefined) return { kind: 'log', text: s.log };
     return { kind: 'function', name: s.function };
   }
@@ -93,6 +98,7 @@ class Flows {
       hasTemplate(r.body) ||
       hasTemplate(r.query) ||
       hasTemplate(r.form) ||
+      hasTemplate(r.formData) ||
       hasTemplate(r.auth);
     const expecting = Boolean(this.model.expect);
     const after = (r.afterResponse || []).length > 0 || this.hasScenarioHooks;
@@ -132,7 +138,7 @@ class Flows {
       const value = t(v);
       if (value !== undefined && value !== null) headers[k] = String(value);
     }
-    const body = bodyOf(rp, t, headers);
+    const body = bodyOf(rp, t, headers, this.scriptDir);
     if (rp.auth) {
       headers.authorization = `Basic ${Buffer.from(`${t(rp.auth.user) ?? ''}:${t(rp.auth.pass) ?? ''}`).toString('base64')}`;
     }
@@ -202,7 +208,18 @@ class Flows {
           return setTimeout(() => next(i + 1, at + waitMs), Math.max(0, at + waitMs - Date.now()));
         }
         case 'loop':
-          return this.loop(
+          return runLoop(
+            this,
+            step,
+            ctx,
+            at,
+            io,
+            (ok, end, code) => (ok === true ? next(i + 1, end) : done(ok, end, code)),
+            flow,
+          );
+        case 'parallel':
+          return runParallel(
+            this,
             step,
             ctx,
             at,
@@ -235,47 +252,6 @@ class Flows {
       },
       then,
     );
-  }
-
-  // Artillery's loop: count (a number, a range "1-15", a template), over (a list, or the name
-  // of a variable holding one), whileTrue (a processor function); $loopCount and
-  // $loopElement (or their loopValue/loopElement names) set each round.
-  loop(step, ctx, due, io, done, flow) {
-    const [from, to] = loopRange(step, ctx);
-    let over = null;
-    let abort = false;
-    if (step.over !== null) {
-      over = Array.isArray(step.over) ? step.over : get(ctx.vars, step.over);
-      if (!Array.isArray(over)) abort = true;
-    }
-    let i = from;
-    ctx.vars[step.loopElement] = over ? over[i] : i;
-    ctx.vars[step.loopValue] = i;
-    const whileTrue = step.whileTrue ? this.processor[step.whileTrue] : null;
-    let go = true;
-    const round = (at) => {
-      const more = abort ? false : whileTrue ? go : over ? i !== over.length : i < to;
-      if (!more) return done(true, at);
-      return this.run(
-        step.steps,
-        ctx,
-        at,
-        io,
-        (ok, end, code) => {
-          if (ok !== true) return done(ok, end, code);
-          i += 1;
-          ctx.vars[step.loopValue] += 1;
-          if (over) ctx.vars[step.loopElement] = over[i];
-          if (!whileTrue) return round(end);
-          return whileTrue(ctx, (b) => {
-            go = b;
-            round(end);
-          });
-        },
-        flow,
-      );
-    };
-    round(due);
   }
 
   // A function step: Artillery's (context, events, done), or an async one.
@@ -439,7 +415,7 @@ function prepareFlows(model, o = {}) {
 
 // The request's body from its json, body or form (a form or json one names its type when
 // the headers do not).
-function bodyOf(rp, t, headers) {
+function bodyOf(rp, t, headers, scriptDir) {
   if (rp.json !== undefined && rp.json !== null && rp.json !== false && rp.json !== '') {
     headers['content-type'] ??= 'application/json';
     return Buffer.from(JSON.stringify(t(rp.json)));
@@ -447,6 +423,11 @@ function bodyOf(rp, t, headers) {
   if (rp.body !== undefined && rp.body !== null && rp.body !== '') {
     const b = t(rp.body);
     return Buffer.from(typeof b === 'string' ? b : JSON.stringify(b));
+  }
+  if (rp.formData) {
+    const { body, contentType } = multipart(rp.formData, t, scriptDir);
+    headers['content-type'] ??= contentType;
+    return body;
   }
   if (rp.form) {
     const form = Object.fromEntries(Object.entries(rp.form).map(([k, v]) => [k, t(v)]));
@@ -480,20 +461,6 @@ function thinkMs(step, ctx) {
   const n = Number(v);
   const waitMs = Number.isInteger(n) ? n * 1000 : typeof v === 'string' ? ms(v) : n * 1000;
   return Number.isFinite(waitMs) && waitMs >= 0 ? Math.min(waitMs, LIMITS.thinkS * 1000) : 0;
-}
-
-// A loop's count as [from, to): a number, a range "1-15", a template; none: the limit's.
-function loopRange(step, ctx) {
-  let from = 0;
-  let to = -1;
-  if (step.count !== null) {
-    const c = typeof step.count === 'string' ? template(step.count, ctx) : step.count;
-    if (typeof c === 'number') to = c;
-    else if (typeof c === 'string' && !Number.isNaN(Number(c))) to = Number(c);
-    else if (typeof c === 'string' && /\d-\d/.test(c)) [from, to] = c.split('-').map(Number);
-    else to = 0;
-  }
-  return [from, Math.min(to === -1 ? LIMITS.loopCount : to, LIMITS.loopCount)];
 }
 
 function withCookies(ctx, parts) {

@@ -16,6 +16,8 @@ const { lab, ownPlace, ROOT, pool, artilleryRun } = require('../../helper');
 // expectation). A difference here is a load tester measuring the wrong traffic.
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'conformance');
 
+const SLOW_MS = 300;
+
 // (Headers of the transport, not of the script: how each client keeps its connection.)
 const TRANSPORT = new Set(['connection', 'keep-alive']);
 
@@ -29,7 +31,13 @@ function recorder(https = false) {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !TRANSPORT.has(k)));
-      seen.push({ method: req.method, url: req.url, headers, body: Buffer.concat(chunks).toString('utf8') });
+      seen.push({
+        method: req.method,
+        url: req.url,
+        headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
       const json = (status, body, extra = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', ...extra });
         res.end(JSON.stringify(body));
@@ -48,6 +56,8 @@ function recorder(https = false) {
       if (route === '/pets') return json(200, [{ id: 1, name: 'rex' }]);
       if (route === '/pets/7') return json(200, { id: 7 });
       if (route === '/token') return json(200, { token: 'tok' });
+      // (Answered after 300 ms: parallel steps overlap on it, steps in sequence do not.)
+      if (route === '/slow') return setTimeout(() => json(200, { slow: true }), SLOW_MS);
       if (route === '/fail') return json(500, { error: 'no' });
       if (route === '/missing') return json(404, {});
       if (route === '/page') {
@@ -119,12 +129,14 @@ async function labRun(file, generator, target, vus, args = []) {
 }
 
 // A request as the comparison reads it: one line, its headers sorted (the Host's port is
-// each recorder's own).
+// each recorder's own, a multipart body's boundary each request's own: the form-data
+// library's 26 dashes and 24 random hex digits).
+const BOUNDARY = /-{26}[0-9a-f]{24}/g;
 const line = (q) => {
   const headers = Object.entries(q.headers)
-    .map(([k, v]) => [k, k === 'host' ? v.replace(/:\d+$/, ':PORT') : v])
+    .map(([k, v]) => [k, k === 'host' ? v.replace(/:\d+$/, ':PORT') : v.replace(BOUNDARY, 'BOUNDARY')])
     .sort(([a], [b]) => a.localeCompare(b));
-  return `${q.method} ${q.url} ${JSON.stringify(headers)} ${q.body}`;
+  return `${q.method} ${q.url} ${JSON.stringify(headers)} ${q.body.replace(BOUNDARY, 'BOUNDARY')}`;
 };
 
 // fixture, virtual users it asks, its expected exit code (Artillery's: checked too)
@@ -138,11 +150,14 @@ const CASES = [
   ['checks', 1, 0],
   ['hooks', 1, 0],
   ['processor', 1, 0],
+  ['processor-esm', 1, 0],
   ['expect', 1, 21],
   ['ensure', 2, 1],
   ['no-phases', 1, 0],
   ['insecure', 1, 0],
   ['probability', 1, 0],
+  ['parallel', 1, 0],
+  ['formdata', 1, 0],
   // Artillery's command line (its run flags), given the same to both.
   ['cli-config', 1, 0, ['-c', '{dir}/cli-config.config.yml']],
   ['cli-payload', 1, 0, ['--payload', '{dir}/rows.csv']],
@@ -160,7 +175,25 @@ const SHOWS = {
   'cli-dotenv': [/"x-token","from-dotenv"/, /raw=quoted/],
   'cli-scenario-name': [/^GET \/pets\/7 /m],
   probability: [/^GET \/pets\/7 /m, /\{"b":2\}$/m],
+  formdata: [
+    /"content-type","multipart\/form-data; boundary=BOUNDARY"/,
+    /name="file"; filename="upload\.json"\r\nContent-Type: application\/json\r\n\r\n\{ "rows"/,
+    /name="note"\r\nContent-Type: text\/html\r\n\r\n<b>hi<\/b>/,
+    /name="owner"\r\n\r\nann\r\n/,
+  ],
 };
+// Timing the lines do not show: a parallel step's requests, made at once, wait for one another
+// on Artillery's one socket a virtual user (each after the slow one before it is answered),
+// and the flow goes on after the last.
+function parallelTiming(seen) {
+  const at = (url) => seen.find((q) => q.url === url)?.at;
+  const late = SLOW_MS - 50;
+  return {
+    oneAtATime: at('/slow?n=2') - at('/slow?n=1') >= late && at('/token') - at('/slow?n=2') >= late,
+    afterOne: at('/me') - at('/slow?n=3') >= late,
+  };
+}
+const TIMING = { parallel: parallelTiming };
 // (The insecure cases' target is https://, its certificate trusted by no one.)
 const HTTPS = new Set(['insecure', 'cli-insecure']);
 
@@ -173,7 +206,12 @@ beforeAll(async () => {
     const srv = await recorder(HTTPS.has(name));
     try {
       const run = await artilleryRunOf(copyFixture(name, srv.url), args);
-      reference[name] = { code: run.code, out: run.out, lines: srv.seen.map(line) };
+      reference[name] = {
+        code: run.code,
+        out: run.out,
+        lines: srv.seen.map(line),
+        timing: TIMING[name]?.(srv.seen) ?? null,
+      };
     } finally {
       await srv.close();
     }
@@ -188,6 +226,7 @@ describe.each(CASES)('%s', (name, vus, exitCode, args = []) => {
     for (const re of SHOWS[name] || []) expect(text).toMatch(re);
     if (name === 'cli-scenario-name' || name === 'probability') expect(text).not.toMatch(/^GET \/pets /m);
     if (name === 'probability') expect(text).not.toMatch(/"a":1/);
+    if (TIMING[name]) expect(reference[name].timing).toEqual({ oneAtATime: true, afterOne: true });
   });
 
   test.concurrent.each([['artillery'], ['fast'], ['closed']])(
@@ -200,9 +239,11 @@ describe.each(CASES)('%s', (name, vus, exitCode, args = []) => {
         expect(run.stderr).not.toMatch(/LAB_ERR/);
         const lines = srv.seen.map(line);
         const ref = reference[name];
-        // One virtual user: the same sequence; several (alike): the same requests.
+        // One virtual user: the same sequence; several (alike): the same requests. And the same
+        // timing where the case judges it.
         if (vus === 1) expect(lines).toEqual(ref.lines);
         else expect([...lines].sort()).toEqual([...ref.lines].sort());
+        if (TIMING[name]) expect(TIMING[name](srv.seen)).toEqual(ref.timing);
         // The same verdict; a crossed threshold exits 99 in the lab (pipelines' convention:
         // lab/results/exit-code.js) where Artillery exits 1.
         // (On a different code, the lab's last words say why: this once read 1 for the processor

@@ -256,3 +256,87 @@ test('config.ensure as Artillery judges it: only with its plugin, strict compari
     where: 'config.ensure.thresholds[0]',
   });
 });
+
+test("parallel steps are read (100 at once, Artillery's engine's limit; a limit beside them refused, as Artillery's check refuses it); an ES module processor is taken, a TypeScript one is Artillery's", () => {
+  const m = readScript(
+    write(`config:
+  target: http://127.0.0.1:1
+  phases: [{ duration: 1, arrivalRate: 1 }]
+scenarios:
+  - flow:
+      - parallel:
+          - get: { url: /a }
+          - post: { url: /b }
+      - parallel:
+          - get: { url: /c }
+`),
+  );
+  expect(m.flows[0].steps.map((s) => s.parallel.limit)).toEqual([100, 100]);
+  expect(requestNames(m)).toEqual(['GET /a', 'POST /b', 'GET /c']);
+  expect(m.foreign).toEqual([]);
+  const bad = refusal(
+    write(`config:
+  target: http://127.0.0.1:1
+scenarios:
+  - flow:
+      - parallel:
+          - get: { url: /a }
+        limit: 2
+`),
+  );
+  expect(bad).toMatchObject({ code: 'LAB_ERR_SCENARIO_FILE', exit: 2 });
+  expect(bad.message).toMatch(/scenarios\[0\]\.flow\[0\].*a step is one action, here parallel and limit/);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'script-processor-'));
+  for (const f of ['p.mjs', 'p.ts']) fs.writeFileSync(path.join(dir, f), 'export const x = 1;\n');
+  const withProcessor = (f) =>
+    readScript(
+      write(
+        `config:\n  target: http://127.0.0.1:1\n  processor: ${path.join(dir, f)}\nscenarios:\n  - flow:\n      - function: x\n`,
+      ),
+    );
+  expect(withProcessor('p.mjs').foreign).toEqual([]);
+  expect(withProcessor('p.ts').foreign.map((f) => f.feature)).toEqual([
+    'a processor in TypeScript (.ts), which Artillery compiles first',
+  ]);
+});
+
+test("formData is read for the lab's engines: values, typed values and files from the script's folder; a missing file refused now", () => {
+  const script = (fromFile) =>
+    write(`config:
+  target: http://127.0.0.1:1
+scenarios:
+  - flow:
+      - post:
+          url: /up
+          formData:
+            a: one
+            n: 2
+            f: { fromFile: ${fromFile}, contentType: application/json }
+`);
+  const file = script('./data.json');
+  fs.writeFileSync(path.join(path.dirname(file), 'data.json'), '{}\n');
+  const m = readScript(file);
+  expect(m.foreign).toEqual([]);
+  expect(m.features).toEqual(expect.arrayContaining(['formData']));
+  expect(m.flows[0].steps[0].request.formData).toEqual({
+    a: 'one',
+    n: 2,
+    f: { fromFile: './data.json', contentType: 'application/json' },
+  });
+  const missing = refusal(script('./nowhere.json'));
+  expect(missing).toMatchObject({ code: 'LAB_ERR_SCENARIO_FILE', exit: 2 });
+  expect(missing.message).toMatch(/formData\.f\.fromFile.*nowhere\.json: cannot read it \(ENOENT\)/);
+  // A fromFile that is not a path; Artillery's length quirk, by name.
+  expect(refusal(script('[1]'))).toMatchObject({ code: 'LAB_ERR_SCENARIO_FILE' });
+  const quirk = readScript(
+    write(`config:
+  target: http://127.0.0.1:1
+scenarios:
+  - flow:
+      - post: { url: /up, formData: { a: one }, setContentLengthHeader: true }
+`),
+  );
+  expect(quirk.foreign.map((f) => f.feature)).toEqual([
+    "setContentLengthHeader (a formData upload's length said to be its file's size)",
+  ]);
+});

@@ -160,3 +160,52 @@ test("a request's probability, as Artillery draws it: an integer from 0 to 100 u
   expect(await paths(0.995)).toEqual(['/always']);
   expect(model.features).toContain('probability');
 });
+
+test("parallel steps: made at once, on the wire one at a time (Artillery's one socket a virtual user), the flow on after the last, a capture shared; a failure ends it", async () => {
+  const model = modelOf(`scenarios:
+  - flow:
+      - parallel:
+          - get: { url: /a }
+          - get: { url: /b, capture: { json: "$.t", as: t } }
+          - get: { url: /c }
+      - get: { url: "/d/{{ t }}" }
+      - parallel:
+          - get: { url: /e }
+`);
+  expect(model.features).toEqual(expect.arrayContaining(['parallel', 'flows']));
+  // Each answer comes 100 ms after its due time; what was on the wire when each was sent is kept.
+  const flows = prepareFlows(model, { target: TARGET, random: () => 0.5 });
+  const sent = [];
+  let inFlight = 0;
+  const io = {
+    closedEnd: Infinity,
+    send(step, vu, due, parts, then) {
+      inFlight += 1;
+      sent.push({ path: parts.path, due, inFlight });
+      setImmediate(() => {
+        inFlight -= 1;
+        then(true, due + 100, json({ t: 'x' }));
+      });
+    },
+    vuError() {},
+    custom() {},
+    expected() {},
+  };
+  const r = await new Promise((resolve) => {
+    const flow = flows.pick();
+    flows.run(flow.steps, flows.context(), 1000, io, (ok, at) => resolve({ ok, at }), flow);
+  });
+  expect(r).toEqual({ ok: true, at: 1300 });
+  expect(sent).toEqual([
+    { path: '/a', due: 1000, inFlight: 1 },
+    { path: '/b', due: 1000, inFlight: 1 },
+    { path: '/c', due: 1000, inFlight: 1 },
+    { path: '/d/x', due: 1100, inFlight: 1 },
+    { path: '/e', due: 1200, inFlight: 1 },
+  ]);
+  // A failed one fails the virtual user, as async's parallelLimit ends on the first error.
+  const failing = await runOne(model, (parts) => (parts.path === '/b' ? 'ECONNRESET' : json({ t: 'x' })));
+  expect(failing.ok).toBe(false);
+  expect(failing.code).toBe('ECONNRESET');
+  expect(failing.sent.map((s) => s.path)).toEqual(['/a', '/b', '/c']);
+});
