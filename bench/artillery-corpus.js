@@ -2,8 +2,8 @@
 'use strict';
 
 // How many of a folder of Artillery scripts each generator takes (issues 50, 74): every
-// Artillery script under DIR (a .yml, .yaml or .json file holding a mapping with `config` or
-// `scenarios`; other files are listed apart, not counted) is planned (`scenario --script FILE
+// Artillery script under DIR (a .yml, .yaml or .json file holding a mapping with `scenarios`;
+// config files for -c and other files are listed apart, not counted) is planned (`scenario --script FILE
 // --target ... --plan`, nothing started) with --generator artillery, fast and closed; a
 // refusal is counted with its reason, and the reasons are grouped by what is missing. Goal,
 // on Artillery's own example and test scripts: artillery refuses at most 10, fast at most 30.
@@ -35,14 +35,16 @@ function filesUnder(dir) {
   return files.sort();
 }
 
-// An Artillery script: a mapping with config or scenarios (a CI file, a dashboard or a data
-// file is not one).
-function isScript(file) {
+// What a file is: 'script' (a mapping with scenarios), 'config' (a config alone, which
+// Artillery's tests give to `run -c` beside a script and which neither Artillery nor the lab
+// runs on its own), or null (a CI file, a dashboard, a data file).
+function kindOfFile(file) {
   try {
     const d = YAML.parse(fs.readFileSync(file, 'utf8'));
-    return Boolean(d) && typeof d === 'object' && !Array.isArray(d) && ('scenarios' in d || 'config' in d);
+    if (!d || typeof d !== 'object' || Array.isArray(d)) return null;
+    return 'scenarios' in d ? 'script' : 'config' in d ? 'config' : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -65,8 +67,11 @@ async function run(values, { log, positionals: [dir] }) {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
   const rows = [];
   const all = filesUnder(dir);
-  const notScripts = all.filter((f) => !isScript(f)).map((f) => path.relative(dir, f));
-  for (const file of all.filter(isScript)) {
+  const kinds = new Map(all.map((f) => [f, kindOfFile(f)]));
+  const named = (kind) => all.filter((f) => kinds.get(f) === kind).map((f) => path.relative(dir, f));
+  const configs = named('config');
+  const notScripts = named(null);
+  for (const file of all.filter((f) => kinds.get(f) === 'script')) {
     const row = { file: path.relative(dir, file) };
     for (const g of GENERATORS) {
       const r = spawnSync(
@@ -95,6 +100,8 @@ async function run(values, { log, positionals: [dir] }) {
     scripts: rows.length,
     refused,
     byReason,
+    configs,
+    configsNote: 'config files alone (no scenarios), for `artillery run -c` beside a script: not counted',
     notScripts,
     rows,
   };

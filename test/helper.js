@@ -145,14 +145,14 @@ async function pool(items, limit, fn) {
 // its report written beside it (FILE.json), with Artillery's own flags before the file:
 // { code, out } once it has ended. (Its phase, then its telemetry's wait at exit: far under
 // the 180 s limit, even on a busy machine.)
-function artilleryRun(file, args = []) {
+function artilleryRun(file, args = [], env = {}) {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
       [require.resolve('artillery/bin/run'), 'run', ...args, '-o', `${file}.json`, file],
       {
         cwd: path.dirname(file),
-        env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1' },
+        env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -40,6 +40,7 @@ const DEPS = [
   'filtrex',
   'tough-cookie',
   'form-data',
+  'esbuild-wasm',
 ];
 // Node, and the programs of every kind that runs on a swarm, as each kind declares them.
 const BINARIES = [

@@ -189,6 +189,7 @@ function startArtillery(plan, { dir, onRecord = () => {} }) {
     caFile: plan.caFile ?? null,
     insecure: Boolean(plan.insecure),
     env: plan.env,
+    scriptDir: plan.from ? path.dirname(plan.from) : null,
     onEvent: (e) => {
       events.push(e);
       for (const r of recordsOfEvent(e)) emit(r);

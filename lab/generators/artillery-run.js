@@ -11,13 +11,36 @@ const PLUGIN_PATH = path.join(__dirname, '..', '..', 'artillery', 'plugins');
 // How long past its report the lab waits for Artillery's verdict (its checks run then).
 const VERDICT_WAIT_MS = 8000;
 
+// Where Artillery looks for a script's plugins (artillery-plugin-NAME): the lab's own plugin
+// folder, then the user's ARTILLERY_PLUGIN_PATH, then the node_modules of the script's folder
+// and of each folder above it, as Node would resolve them from there. (A user's own `npx
+// artillery run` finds a plugin installed beside Artillery in their project; the lab's
+// Artillery is the lab's, and runs its copy of the script from the run folder, so a plugin
+// installed beside the script is named to it.)
+function pluginPath(scriptDir, userPath = '') {
+  const dirs = [
+    PLUGIN_PATH,
+    ...String(userPath || '')
+      .split(':')
+      .filter(Boolean),
+  ];
+  for (let d = scriptDir ? path.resolve(scriptDir) : null; d;) {
+    const modules = path.join(d, 'node_modules');
+    if (fs.existsSync(modules)) dirs.push(modules);
+    const up = path.dirname(d);
+    d = up === d ? null : up;
+  }
+  return [...new Set(dirs)].join(':');
+}
+
 // Runs `artillery run` on a script file. Artillery's events (phases, each 10 s interval,
 // done) arrive through the lab plugin's JSON-lines file and are passed to onEvent as they
 // come. The run is over as soon as the -o report is complete: offline, Artillery 2 then
 // waited ~13 s on telemetry before it exited (11.5 s against 23.5 s in a probe here), so the lab ends it
 // itself instead of making users wait. Resolves { report, pid }.
 // caFile: the CA of a --tls deployment, which Artillery's HTTP client trusts through Node's
-// NODE_EXTRA_CA_CERTS; insecure: Artillery's own -k (no certificate checked).
+// NODE_EXTRA_CA_CERTS; insecure: Artillery's own -k (no certificate checked); scriptDir: the
+// user's script's folder, whose plugins Artillery is to find (pluginPath).
 function runArtillery({
   scriptFile,
   outFile,
@@ -28,6 +51,7 @@ function runArtillery({
   caFile = null,
   insecure = false,
   env = null,
+  scriptDir = null,
 }) {
   fs.writeFileSync(eventsFile, '');
   const log = fs.openSync(logFile, 'w');
@@ -39,7 +63,7 @@ function runArtillery({
       // (--dotenv's values: under the environment, as dotenv loads them into Artillery's.)
       ...(env || {}),
       ...helperEnv(),
-      ARTILLERY_PLUGIN_PATH: PLUGIN_PATH,
+      ARTILLERY_PLUGIN_PATH: pluginPath(scriptDir, process.env.ARTILLERY_PLUGIN_PATH),
       ARTILLERY_DISABLE_TELEMETRY: 'true',
       DO_NOT_TRACK: '1',
       ...(caFile ? { NODE_EXTRA_CA_CERTS: caFile } : {}),
@@ -128,3 +152,4 @@ function runArtillery({
 }
 
 module.exports = runArtillery;
+module.exports.pluginPath = pluginPath;

@@ -19,6 +19,7 @@ const { arrivals } = require('./schedule');
 const { Seconds, add } = require('./seconds');
 const { pathToFileURL } = require('node:url');
 const { prepareFlows, CUT } = require('./vu/flow');
+const { loadProcessor } = require('./vu/processor');
 const { requestNames } = require('../scenario/model');
 const { createEngine } = require('./keepalive');
 const { tlsClient } = require('./tls-client');
@@ -38,7 +39,8 @@ const HORIZON_MS = 250;
 // in-process pair when the generator runs a single shard on its main thread).
 function runShard(data, port) {
   const file = data.model.processor;
-  if (!file?.endsWith('.mjs')) return new Shard(data, port, loadProcessor(file)).start();
+  if (!file?.endsWith('.mjs'))
+    return new Shard(data, port, loadProcessor(file, { external: data.model.bundlingExternal || [] })).start();
   // An ES module is imported, which only an async step can do: the shard starts once it is in,
   // a stop asked meanwhile kept for it; one that fails to load fails the thread, as a
   // require that throws does.
@@ -440,15 +442,6 @@ function nodeSend(step, url, { path, headers, body, method }, timeoutMs, answere
   req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
   req.on('error', (err) => ko(err.code || 'EREQUEST'));
   req.end(body);
-}
-
-// The script's processor (config.processor), loaded in this thread: its functions run here,
-// with Artillery's signatures (./vu/flow.js). None: an empty one (a function step then
-// counts Artillery's "Undefined function" error). Required (CommonJS); an ES module (.mjs) is
-// imported instead, its exports the processor, as Artillery loads one (runShard).
-function loadProcessor(file) {
-  if (!file) return {};
-  return require(file);
 }
 
 if (!isMainThread) runShard(workerData, parentPort);

@@ -35,7 +35,6 @@ const ONLY_ARTILLERY = Object.freeze({
   ensureMetric: 'checks on metrics the lab does not measure',
   socketio: 'Socket.IO emit steps',
   ws: 'WebSocket connect and send steps',
-  tsProcessor: 'a processor in TypeScript (.ts), which Artillery compiles first',
 });
 
 // The markdown table of the docs: a row per feature, a column per generator that runs

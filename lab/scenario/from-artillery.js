@@ -251,9 +251,13 @@ function buildModel(r, file, options, notes) {
     const why = fileProblem(processor);
     if (why) r.fail(['config', 'processor'], `${processor}: ${why}`);
   }
-  // (The lab's engine threads require a processor, or import an ES module (.mjs), as Artillery
-  // does; a TypeScript one Artillery compiles first, which they do not.)
-  if (processor && /\.(ts|mts)$/.test(processor)) note(['config', 'processor'], ONLY_ARTILLERY.tsProcessor);
+  // (The lab's engine threads require a processor, import an ES module (.mjs), or compile a
+  // TypeScript one (.ts) first, as Artillery loads each: lab/generators/vu/processor.js.)
+  if (
+    config.bundling !== undefined &&
+    (!isMap(config.bundling) || (config.bundling.external !== undefined && !Array.isArray(config.bundling.external)))
+  )
+    r.fail(['config', 'bundling'], 'a mapping, its external a list of package names');
   // Judged as Artillery 2 judges it: config.ensure (or the plugin's own settings) when the
   // ensure plugin is on; without it Artillery 2 does not judge config.ensure, and neither do
   // the lab's engines (said, not silent).
@@ -284,8 +288,14 @@ function buildModel(r, file, options, notes) {
   const flows = s.scenarios.map((sc, i) => readScenario(r, sc, ['scenarios', i], seen));
   const hook = (k) => {
     if (s[k] === undefined) return null;
+    // (Another engine's section, Playwright's, may have a flowFunction and no flow: Artillery
+    // runs it.)
+    const engine = isMap(s[k]) ? (s[k].engine ?? 'http') : 'http';
+    if (engine !== 'http') {
+      note([k, 'engine'], `the ${engine} engine`);
+      if (s[k].flow === undefined) return { steps: [] };
+    }
     if (!isMap(s[k]) || !Array.isArray(s[k].flow)) r.fail([k], 'a mapping with a flow');
-    if (s[k].engine !== undefined && s[k].engine !== 'http') note([k, 'engine'], `the ${s[k].engine} engine`);
     return { steps: readSteps(r, s[k].flow, [k, 'flow'], seen) };
   };
   return {
@@ -300,6 +310,8 @@ function buildModel(r, file, options, notes) {
     after: hook('after'),
     http,
     processor,
+    // (A TypeScript processor's packages left out of its bundle, config.bundling.external.)
+    ...(config.bundling?.external?.length ? { bundlingExternal: config.bundling.external.map(String) } : {}),
     expect,
     ensure,
     timeoutS: http.timeoutS,

@@ -50,7 +50,8 @@ const FEATURES = Object.freeze({
   ifTrue: 'conditional requests (ifTrue)',
   probability: "a request's probability",
   log: 'log steps',
-  processor: 'processor functions (beforeRequest, afterResponse, function steps), CommonJS or an ES module (.mjs)',
+  processor:
+    'processor functions (beforeRequest, afterResponse, function steps): CommonJS, an ES module (.mjs), or TypeScript (.ts) compiled as Artillery compiles it',
   maxVusers: 'a cap on virtual users (maxVusers)',
   form: 'form bodies',
   formData: 'multipart bodies (formData), files included',

@@ -151,6 +151,7 @@ const CASES = [
   ['hooks', 1, 0],
   ['processor', 1, 0],
   ['processor-esm', 1, 0],
+  ['processor-ts', 1, 0],
   ['expect', 1, 21],
   ['ensure', 2, 1],
   ['no-phases', 1, 0],
@@ -175,6 +176,8 @@ const SHOWS = {
   'cli-dotenv': [/"x-token","from-dotenv"/, /raw=quoted/],
   'cli-scenario-name': [/^GET \/pets\/7 /m],
   probability: [/^GET \/pets\/7 /m, /\{"b":2\}$/m],
+  'processor-esm': [/"x-from-esm","m-4"/, /^GET \/seen\/200\/esm /m],
+  'processor-ts': [/"x-from-ts","ts-10"/, /^GET \/seen\/typed /m],
   formdata: [
     /"content-type","multipart\/form-data; boundary=BOUNDARY"/,
     /name="file"; filename="upload\.json"\r\nContent-Type: application\/json\r\n\r\n\{ "rows"/,
