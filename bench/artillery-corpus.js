@@ -50,9 +50,10 @@ function kindOfFile(file) {
 
 // A refusal's kind, from its words (what is missing), for the counts by reason.
 const KINDS = [
-  [/socketio|Socket\.IO/i, 'the socketio engine'],
-  [/\bws engine|WebSocket/i, 'the ws engine'],
-  [/the \S+ engine|engines other than HTTP/, 'another engine'],
+  [/the socketio engine|Socket\.IO emit/, 'the socketio engine'],
+  [/WebSocket proxy|a connect function/, 'a ws feature'],
+  [/the playwright engine|engines other than HTTP/, 'another engine (playwright...)'],
+  [/the \S+ engine/, 'another engine'],
   [/plugin/i, 'a plugin'],
   [/TypeScript|\.ts\b/, 'a TypeScript processor'],
   [/formData|multipart/, 'formData'],

@@ -22,7 +22,11 @@ function artilleryScript(model, ctx) {
   const environment = options.environment;
   const script = prepareScript(file, { ...options, env: model.env ?? null });
   delete script.config.environments;
-  script.config = { ...script.config, target: ctx.target, phases: model.phases.map(artilleryPhase) };
+  // (A script of ws scenarios only: its target as a WebSocket URL, which Artillery's ws engine
+  // asks for, where the lab's is the deployment's http:// one.)
+  const wsOnly = model.flows.length > 0 && model.flows.every((f) => f.engine === 'ws');
+  const target = wsOnly ? ctx.target.replace(/^http/, 'ws') : ctx.target;
+  script.config = { ...script.config, target, phases: model.phases.map(artilleryPhase) };
   if (environment) script.config.variables = { ...script.config.variables, $environment: environment };
   if (typeof script.config.processor === 'string') script.config.processor = path.resolve(dir, script.config.processor);
   if (script.config.payload) {

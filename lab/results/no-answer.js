@@ -17,6 +17,8 @@ function noAnswer(summary) {
   const codes = Object.entries(summary.codes || {});
   const fromService = codes.filter(([c]) => !GATEWAY.includes(c)).reduce((a, [, n]) => a + n, 0);
   if (summary.requestsCompleted > 0 && fromService > 0) return;
+  // (WebSocket messages, a ws flow's, complete with no HTTP status: written, or answered.)
+  if (summary.requestsCompleted > 0 && !codes.length) return;
   const gateway = codes.filter(([c]) => GATEWAY.includes(c));
   const why = gateway.length
     ? `${gateway.map(([c, n]) => `HTTP ${c} ${n}`).join(', ')} from the entry, which reached no replica`

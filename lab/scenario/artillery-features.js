@@ -26,7 +26,7 @@ const ALWAYS = Object.freeze([
 // What only Artillery runs: a script using one is refused by the lab's engines, naming it
 // and `--generator artillery`. (key: what the reader notes; what: the words.)
 const ONLY_ARTILLERY = Object.freeze({
-  engine: 'engines other than HTTP (socketio, ws, playwright...)',
+  engine: 'engines other than HTTP and ws (socketio, playwright...)',
   plugin: 'plugins other than ensure, expect, metrics-by-endpoint, apdex and publish-metrics',
   contentLength: "setContentLengthHeader (a formData upload's length said to be its file's size)",
   pool: 'a pool of connections shared by virtual users (http.pool)',
@@ -34,7 +34,6 @@ const ONLY_ARTILLERY = Object.freeze({
   endless: 'loops without end (no count, over or whileTrue)',
   ensureMetric: 'checks on metrics the lab does not measure',
   socketio: 'Socket.IO emit steps',
-  ws: 'WebSocket connect and send steps',
 });
 
 // The markdown table of the docs: a row per feature, a column per generator that runs

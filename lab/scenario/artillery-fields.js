@@ -26,6 +26,8 @@ const CONFIG = {
     'environments',
     'engines',
     'tls',
+    // The ws engine's (./artillery-ws.js).
+    'ws',
     // Reporting and packaging only: nothing of them is traffic.
     'statsInterval',
     'includeFiles',
@@ -88,10 +90,10 @@ const REQUEST_KEYS = [
   'probability',
 ];
 const FOREIGN_REQUEST = { setContentLengthHeader: ONLY_ARTILLERY.contentLength };
+// (A ws engine's send or connect in an HTTP flow is not a field of it: Artillery's HTTP
+// engine would take it for a request of an unknown method.)
 const FOREIGN_STEP = {
   emit: ONLY_ARTILLERY.socketio,
-  send: ONLY_ARTILLERY.ws,
-  connect: ONLY_ARTILLERY.ws,
 };
 const lowKeys = (h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 

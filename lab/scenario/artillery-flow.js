@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { LIMITS, fileProblem } = require('./limits');
 const { ONLY_ARTILLERY } = require('./artillery-features');
+const { readWsFlow } = require('./artillery-ws');
 const {
   isMap,
   isNum,
@@ -30,7 +31,8 @@ function readScenario(r, sc, at, seen) {
   if (!isMap(sc)) r.fail(at, 'a scenario is a mapping with a flow');
   for (const k of Object.keys(sc)) if (!SCENARIO_KEYS.includes(k)) seen.odd([...at, k]);
   const engine = sc.engine ?? 'http';
-  if (engine !== 'http') seen.note([...at, 'engine'], `the ${engine} engine`);
+  // (The ws engine's flows the lab's engine runs too: ./artillery-ws.js.)
+  if (engine !== 'http' && engine !== 'ws') seen.note([...at, 'engine'], `the ${engine} engine`);
   if (sc.weight !== undefined && !(Number(sc.weight) > 0)) r.fail([...at, 'weight'], 'a number above 0');
   if (
     FLOW_ENGINES.includes(engine)
@@ -41,6 +43,7 @@ function readScenario(r, sc, at, seen) {
   const names = (k) => [].concat(sc[k] ?? []).map(String);
   // Scenario hooks, as Artillery's HTTP engine runs them: before/after the flow as function
   // steps; around every request; on an error.
+  const ws = engine === 'ws' ? readWsFlow(r, sc.flow, [...at, 'flow'], seen, readThink) : null;
   const steps =
     engine === 'http'
       ? [
@@ -48,7 +51,7 @@ function readScenario(r, sc, at, seen) {
           ...readSteps(r, sc.flow, [...at, 'flow'], seen),
           ...names('afterScenario').map((f) => ({ function: f })),
         ]
-      : [];
+      : (ws?.steps ?? []);
   if (requestsPerRun(steps) > LIMITS.requestsPerFlow)
     r.fail(
       [...at, 'flow'],
@@ -58,6 +61,7 @@ function readScenario(r, sc, at, seen) {
     name: sc.name !== undefined ? String(sc.name) : `scenario ${at[1] + 1}`,
     weight: Number(sc.weight ?? 1),
     steps,
+    ...(ws ? { engine: 'ws', connect: ws.connect } : {}),
     hooks: { beforeRequest: names('beforeRequest'), afterResponse: names('afterResponse'), onError: names('onError') },
   };
 }

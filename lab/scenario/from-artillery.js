@@ -13,6 +13,7 @@ const { artilleryEnsure } = require('./ensure');
 const { LIMITS, readBounded, fileProblem } = require('./limits');
 const { template } = require('./template');
 const { ONLY_ARTILLERY } = require('./artillery-features');
+const { readWsConfig } = require('./artillery-ws');
 const { isMap, TOP, CONFIG, PLUGINS_RUN } = require('./artillery-fields');
 const { readHttp, duration, readPhases, readVariables } = require('./artillery-config');
 const { readScenario, readSteps } = require('./artillery-flow');
@@ -310,6 +311,15 @@ function buildModel(r, file, options, notes) {
     after: hook('after'),
     http,
     processor,
+    // The ws engine's settings and how long a send waits for its answer (Artillery's default 10 s).
+    ...(flows.some((f) => f.engine === 'ws')
+      ? {
+          ws: {
+            ...(readWsConfig(r, config.ws, note) || {}),
+            timeoutS: Number(config.timeout ?? config.ws?.timeout ?? 10),
+          },
+        }
+      : {}),
     // (A TypeScript processor's packages left out of its bundle, config.bundling.external.)
     ...(config.bundling?.external?.length ? { bundlingExternal: config.bundling.external.map(String) } : {}),
     expect,

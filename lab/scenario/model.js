@@ -28,6 +28,7 @@ const { LIMITS } = require('./limits');
 //       | { think: seconds | 'a duration or template' }
 //       | { loop: { count, over, whileTrue, loopValue, loopElement, steps } }
 //       | { parallel: { steps, limit } }               its steps at once, `limit` at most
+//       | { ws: { payload?, capture, match } }        a ws flow's message (lab/scenario/artillery-ws.js)
 //       | { log: text } | { function: name }
 //
 // A request's name is its `name:`, else METHOD and its URL as written (templates unexpanded).
@@ -55,6 +56,7 @@ const FEATURES = Object.freeze({
   maxVusers: 'a cap on virtual users (maxVusers)',
   form: 'form bodies',
   formData: 'multipart bodies (formData), files included',
+  ws: "WebSocket scenarios (Artillery's ws engine: connect, send, capture and match on the next message)",
 });
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -77,8 +79,8 @@ function checkStep(step, where) {
   const bad = (what) => {
     throw labError('LAB_ERR_SCENARIO_FILE', where, what);
   };
-  const kinds = ['request', 'think', 'loop', 'parallel', 'log', 'function'].filter((k) => step[k] !== undefined);
-  if (kinds.length !== 1) bad('a step is one of request, think, loop, parallel, log or function');
+  const kinds = ['request', 'think', 'loop', 'parallel', 'ws', 'log', 'function'].filter((k) => step[k] !== undefined);
+  if (kinds.length !== 1) bad('a step is one of request, think, loop, parallel, ws, log or function');
   if (
     typeof step.think === 'number' &&
     !(Number.isFinite(step.think) && step.think >= 0 && step.think <= LIMITS.thinkS)
@@ -173,6 +175,7 @@ function featuresOf(model) {
   if (model.flows.some((f) => requestsOf(f.steps).length > 1 || f.steps.some((s) => s.loop || s.parallel)))
     out.add('flows');
   if (model.flows.length > 1) out.add('weights');
+  if (model.flows.some((f) => f.engine === 'ws')) out.add('ws');
   const walk = (steps) => {
     for (const s of steps) {
       if (s.think !== undefined) out.add('think');

@@ -15,7 +15,8 @@ module.exports = defineGenerator({
   drives: 'requests',
   precision: "microseconds, HdrHistogram, timed from each request's send",
   flags: OWN_FLAGS,
-  supports: OWN_SUPPORTS,
+  // (Not the ws engine's scenarios: a closed loop's connections are HTTP ones.)
+  supports: OWN_SUPPORTS.filter((f) => f !== 'ws'),
   plan(model, ctx) {
     const scripted = model.phases.reduce((a, ph) => a + ph.duration, 0);
     const durationS = ctx.values.duration ?? (ctx.values.requests ? undefined : scripted);

@@ -67,7 +67,13 @@ class Flows {
     this.withJar = Boolean(this.http.defaultCookie);
     this.hasScenarioHooks = (model.flows || []).some((f) => (f.hooks?.afterResponse || []).length);
     this.uid = 0;
-    this.flows = model.flows.map((f) => ({ name: f.name, steps: this.prepare(f.steps), hooks: f.hooks || {} }));
+    this.flows = model.flows.map((f) => ({
+      name: f.name,
+      steps: this.prepare(f.steps),
+      hooks: f.hooks || {},
+      // (A ws flow's: its socket is opened before it, lab/generators/fast-worker.js.)
+      ...(f.engine ? { engine: f.engine, connect: f.connect ?? null } : {}),
+    }));
     const total = model.flows.reduce((a, f) => a + f.weight, 0);
     let sum = 0;
     this.cumulative = model.flows.map((f) => (sum += f.weight / total));
@@ -84,6 +90,11 @@ class Flows {
     }
     if (s.loop) return { kind: 'loop', ...s.loop, steps: this.prepare(s.loop.steps) };
     if (s.parallel) return { kind: 'parallel', limit: s.parallel.limit, steps: this.prepare(s.parallel.steps) };
+    if (s.ws) {
+      const sends = s.ws.payload !== undefined;
+      const checks = s.ws.capture.length + s.ws.match.length > 0;
+      return { kind: 'ws', name: sends ? 'WS send' : 'WS wait', sends, checks, ...s.ws };
+    }
     if (s.log !== undefined) return { kind: 'log', text: s.log };
     return { kind: 'function', name: s.function };
   }
@@ -227,6 +238,10 @@ class Flows {
             (ok, end, code) => (ok === true ? next(i + 1, end) : done(ok, end, code)),
             flow,
           );
+        case 'ws':
+          return this.wsStep(step, ctx, at, io, (ok, end, code, wire) =>
+            ok ? next(i + 1, end) : wire ? fail(code, end) : own(code, end),
+          );
         case 'log':
           (this.o.log || console.log)(template(step.text, ctx));
           return next(i + 1, at);
@@ -252,6 +267,31 @@ class Flows {
       },
       then,
     );
+  }
+
+  // A ws flow's message, as Artillery's ws engine sends it: its payload rendered (a mapping
+  // as JSON, anything else as text), sent on the virtual user's socket (io.wsSend); with a
+  // capture or match, the next message read as an answer (JSON when it parses, else its
+  // text) and checked as an HTTP answer is. done(ok, end, code).
+  wsStep(step, ctx, due, io, done) {
+    let payload;
+    if (step.sends) {
+      payload = template(step.payload, ctx);
+      payload = payload !== null && typeof payload === 'object' ? JSON.stringify(payload) : String(payload ?? '');
+    }
+    io.wsSend(step, ctx, due, payload, step.checks, (ok, end, answer) => {
+      if (!ok) return done(false, end, answer, true);
+      if (!step.checks) return done(true, end);
+      const checked = captureOrMatch(
+        { capture: step.capture, match: step.match },
+        { status: 200, headers: {}, text: answer },
+        ctx,
+        {
+          strictDefault: true,
+        },
+      );
+      return checked.failed ? done(false, end, 'Failed capture or match') : done(true, end);
+    });
   }
 
   // A function step: Artillery's (context, events, done), or an async one.

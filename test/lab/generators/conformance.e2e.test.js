@@ -266,3 +266,96 @@ describe.each(CASES)('%s', (name, vus, exitCode, args = []) => {
     150000,
   );
 });
+
+// Artillery's ws engine (issue 74): the same upgrade (its path, the subprotocol agreed, a
+// header of config.ws) and the same messages, in order, from plain `artillery run` and from
+// the lab's engine; the closed loop refuses it by name. The test's server answers only the
+// messages that ask ("ask..."), so that a capture reads what it asked for.
+function wsRecorder() {
+  const { WebSocketServer } = require('ws');
+  const seen = [];
+  const server = http.createServer((req, res) => res.end('not a WebSocket'));
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (socket, req) => {
+    seen.push(`connect ${req.url} protocol=${socket.protocol || '-'} x-token=${req.headers['x-token'] ?? '-'}`);
+    socket.on('message', (data) => {
+      seen.push(`message ${String(data)}`);
+      if (String(data).startsWith('ask')) socket.send(JSON.stringify({ echo: String(data) }));
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        port: server.address().port,
+        seen,
+        close: () =>
+          new Promise((r) => {
+            for (const c of wss.clients) c.terminate();
+            server.close(r);
+          }),
+      }),
+    ),
+  );
+}
+
+describe('ws', () => {
+  const ref = {};
+  beforeAll(async () => {
+    const srv = await wsRecorder();
+    try {
+      const run = await artilleryRunOf(copyFixture('ws', `ws://127.0.0.1:${srv.port}`));
+      Object.assign(ref, { code: run.code, lines: [...srv.seen] });
+    } finally {
+      await srv.close();
+    }
+  }, 200000);
+
+  test("plain artillery run: one connection, every message (the reference is Artillery's own)", () => {
+    expect(ref.code).toBe(0);
+    expect(ref.lines).toEqual([
+      'connect / protocol=json x-token=abc',
+      'message hello',
+      'message {"zip":"35801"}',
+      'message ask',
+      'message said ask',
+      'message n 0',
+      'message n 1',
+    ]);
+  });
+
+  // (One after the other: concurrent tests do not wait for this describe's beforeAll.)
+  test.each([['artillery'], ['fast']])(
+    '--generator %s: the same upgrade and messages, the same verdict',
+    async (generator) => {
+      const srv = await wsRecorder();
+      try {
+        const run = await labRun(copyFixture('ws', 'ws://127.0.0.1:1'), generator, `http://127.0.0.1:${srv.port}`, 1);
+        expect(run.stderr).not.toMatch(/LAB_ERR/);
+        expect(srv.seen).toEqual(ref.lines);
+        expect(run.code).toBe(0);
+        // The lab's engine counts each message as a request: sent, and written or answered.
+        if (generator === 'fast') expect(run.summary).toMatchObject({ requestsSent: 6, requestsCompleted: 6 });
+      } finally {
+        await srv.close();
+      }
+    },
+    150000,
+  );
+
+  test('--generator closed refuses it by name', async () => {
+    const r = await lab([
+      'scenario',
+      '--script',
+      copyFixture('ws', 'ws://127.0.0.1:1'),
+      '--target',
+      'http://127.0.0.1:9',
+      '--generator',
+      'closed',
+      '--plan',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /WebSocket scenarios .*--generator closed does not run; --generator artillery or fast does \[LAB_ERR_GENERATOR_FEATURE\]/,
+    );
+  });
+});
