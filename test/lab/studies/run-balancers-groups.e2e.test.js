@@ -44,7 +44,7 @@ describe('npm run study -- balancers: groups of runs sharing a deployment', () =
       expect(r.stderr).toMatch(/bal-mesh-1 not run: .*LAB_ERR_ENGINE/);
       const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
       // The servers' CPU is read from the group's deployment, which each level's run watches.
-      expect(md).toMatch(/\| nginx \| 3 \| - \| [\d.]+ \| [\d.,]+ \| [\d.,]+ \| 0 \| \d+% \| \d+% \| - \|/);
+      expect(md).toMatch(/\| nginx \| 3 \| - \| [\d.,]+ \| [\d.,]+ \| [\d.,]+ \| 0 \| \d+% \| \d+% \| - \|/);
       expect(md).toMatch(/\| mesh \| 1 \| - \| not run \|/);
       expect(md).toMatch(/not run: mesh x 1: .*LAB_ERR_ENGINE/);
       expect(await isUp(stateDir)).toBe(false);

@@ -43,7 +43,7 @@ describe('npm run study -- cdn, end to end (quick version, on loopback)', () => 
       expect(r.stderr).toMatch(/warmed: \d+ of 1000 objects/);
       const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
       // Our rows are filled: a number of requests and a rate, not dashes.
-      expect(md).toMatch(/\| no caps \| this lab \| [\d.]+ \| [\d.]+ \| [\d,]+ \|/);
+      expect(md).toMatch(/\| no caps \| this lab \| [\d.,]+ \| [\d.,]+ \| [\d,]+ \|/);
       expect(md).toMatch(/\| 1% CPU, 15 MiB \| seed 000 \| 356\.2 \|/);
       expect(md).toMatch(/requests per second fell to [\d.]+x of the uncapped runs' median here, 0\.37x in the seed/);
       expect(fs.readFileSync(path.join(dir, 'study.html'), 'utf8')).toMatch(/<h2>Nodes, case by case<\/h2>/);
