@@ -245,6 +245,16 @@ function codeOf(fn) {
   return 'accepted';
 }
 
+// What `fn` throws, as a refusal reads: { code, exit, message }; null when it throws none.
+function refusalOf(fn) {
+  try {
+    fn();
+  } catch (err) {
+    return { code: err.code, exit: err.exitCode, message: err.message };
+  }
+  return null;
+}
+
 // The charts of a page the lab wrote, as their specs: each figure's data-chart attribute
 // (lab/report/chart.js), its HTML escapes undone.
 const UNESCAPE = { quot: '"', '#39': "'", lt: '<', gt: '>', amp: '&' };
@@ -257,6 +267,7 @@ function chartSpecs(html) {
 module.exports.freePortBase = freePortBase;
 module.exports.chartSpecs = chartSpecs;
 module.exports.codeOf = codeOf;
+module.exports.refusalOf = refusalOf;
 module.exports.errorCode = errorCode;
 module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;

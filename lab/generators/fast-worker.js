@@ -194,16 +194,8 @@ class Shard {
     if (this.stopped) return;
     const seconds = this.seconds;
     const byName = this.byName;
-    const sentAt = clock();
-    // Timed from the due time, or from the send when a timer fired a little early (Node's
-    // timers round to whole milliseconds either way): never crediting an early send.
-    const from = Math.min(due, sentAt);
-    const b = seconds.at(sentAt);
-    b.launched += 1;
-    // (The closed loop sends when it is due, by definition: no lag to record.)
-    if (this.open) b.lag.recordValue(us(Math.max(0, sentAt - due)));
+    const { sentAt, from, b } = this.launch(due);
     if (byName) seconds.named(b, step.name).launched += 1;
-    this.pending += 1;
     const answered = (res) => {
       this.pending -= 1;
       const end = clock();
@@ -339,6 +331,21 @@ class Shard {
     return undefined;
   }
 
+  // A request (or a ws message) going now, due at `due`: counted in this second, its send lag
+  // recorded, in flight. -> { sentAt, from (what its time is counted from), b (its second) }
+  launch(due) {
+    const sentAt = clock();
+    // Timed from the due time, or from the send when a timer fired a little early (Node's
+    // timers round to whole milliseconds either way): never crediting an early send.
+    const from = Math.min(due, sentAt);
+    const b = this.seconds.at(sentAt);
+    b.launched += 1;
+    // (The closed loop sends when it is due, by definition: no lag to record.)
+    if (this.open) b.lag.recordValue(us(Math.max(0, sentAt - due)));
+    this.pending += 1;
+    return { sentAt, from, b };
+  }
+
   // One message of a ws flow on the virtual user's socket, due at `due`: counted as a request
   // is (launched when sent, completed when written, or, with a capture or match, when the
   // next message came, which is then(ok, end, its text)), timed from its due time. A wait
@@ -348,12 +355,7 @@ class Shard {
     if (this.stopped) return;
     const { seconds } = this;
     const socket = vu.ws;
-    const sentAt = clock();
-    const from = Math.min(due, sentAt);
-    const b = seconds.at(sentAt);
-    b.launched += 1;
-    if (this.open) b.lag.recordValue(us(Math.max(0, sentAt - due)));
-    this.pending += 1;
+    const { sentAt, from } = this.launch(due);
     let over = false;
     let timer = null;
     const end = () => {

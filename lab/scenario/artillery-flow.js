@@ -43,7 +43,7 @@ function readScenario(r, sc, at, seen) {
   const names = (k) => [].concat(sc[k] ?? []).map(String);
   // Scenario hooks, as Artillery's HTTP engine runs them: before/after the flow as function
   // steps; around every request; on an error.
-  const ws = engine === 'ws' ? readWsFlow(r, sc.flow, [...at, 'flow'], seen, readThink) : null;
+  const ws = engine === 'ws' ? readWsFlow(r, sc.flow, [...at, 'flow'], seen, { readThink, readLoop }) : null;
   const steps =
     engine === 'http'
       ? [
@@ -80,26 +80,7 @@ function readSteps(r, flow, at, seen) {
     if (action === 'think') {
       steps.push({ think: readThink(r, value, [...here, 'think'], seen) });
     } else if (action === 'loop') {
-      for (const k of keys)
-        if (!['loop', 'count', 'over', 'whileTrue', 'loopValue', 'loopElement'].includes(k)) seen.odd([...here, k]);
-      if (!Array.isArray(value)) r.fail([...here, 'loop'], 'a list of steps');
-      const count = step.count ?? null;
-      if (count !== null && typeof count !== 'string' && !isNum(count))
-        r.fail([...here, 'count'], 'a number, a range like 1-15, or a template');
-      if (isNum(count) && count > LIMITS.loopCount)
-        r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
-      if (step.over === undefined && count === null && step.whileTrue === undefined)
-        seen.note([...here], ONLY_ARTILLERY.endless);
-      steps.push({
-        loop: {
-          count,
-          over: step.over ?? null,
-          whileTrue: step.whileTrue ?? null,
-          loopValue: step.loopValue ?? '$loopCount',
-          loopElement: step.loopElement ?? '$loopElement',
-          steps: readSteps(r, value, [...here, 'loop'], seen),
-        },
-      });
+      steps.push(readLoop(r, step, here, seen, (inner, where) => readSteps(r, inner, where, seen)));
     } else if (action === 'parallel') {
       // Artillery's: its steps at once (100 at most, its engine's default limit: its script
       // check refuses a `limit` beside them, "must have 1 key"), sharing the virtual user's
@@ -121,6 +102,33 @@ function readSteps(r, flow, at, seen) {
     }
   });
   return steps;
+}
+
+// A loop step as Artillery's engines read it (the HTTP engine's, the ws engine's): its count
+// (a number, a range like 1-15, a template; the lab's limit), over or whileTrue, the names of
+// its variables among `keys` (the ws engine has no loopElement), its steps read by
+// readInner(steps, where).
+const LOOP_KEYS = ['count', 'over', 'whileTrue', 'loopValue', 'loopElement'];
+function readLoop(r, step, here, seen, readInner, keys = LOOP_KEYS) {
+  for (const k of Object.keys(step)) if (k !== 'loop' && !keys.includes(k)) seen.odd([...here, k]);
+  if (!Array.isArray(step.loop)) r.fail([...here, 'loop'], 'a list of steps');
+  const count = step.count ?? null;
+  if (count !== null && typeof count !== 'string' && !isNum(count))
+    r.fail([...here, 'count'], 'a number, a range like 1-15, or a template');
+  if (isNum(count) && count > LIMITS.loopCount)
+    r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
+  if (step.over === undefined && count === null && step.whileTrue === undefined)
+    seen.note([...here], ONLY_ARTILLERY.endless);
+  return {
+    loop: {
+      count,
+      over: step.over ?? null,
+      whileTrue: step.whileTrue ?? null,
+      loopValue: step.loopValue ?? '$loopCount',
+      loopElement: step.loopElement ?? '$loopElement',
+      steps: readInner(step.loop, [...here, 'loop']),
+    },
+  };
 }
 
 // A think time: seconds, or a duration or template read when it runs. Artillery 2.0.21 reads

@@ -1,7 +1,6 @@
 'use strict';
 
-const { LIMITS } = require('./limits');
-const { isMap, isNum } = require('./artillery-fields');
+const { isMap } = require('./artillery-fields');
 
 // A scenario of Artillery's ws engine as the lab's engine runs it (its int-core engine_ws.js):
 // a WebSocket a virtual user, opened before its flow (to config.target, or to the first step's
@@ -10,11 +9,14 @@ const { isMap, isNum } = require('./artillery-fields');
 // config.timeout or config.ws.timeout, 10 s by default); `wait` { capture, match } reads the
 // next message without sending; think, loop (count, over), function and log as in an HTTP flow.
 //   -> { steps, connect: { target?, headers, subprotocols, options } | null }
-// readThink and the seen notes come from the HTTP flow's reader (./artillery-flow.js).
+// readThink, readLoop and the seen notes come from the HTTP flow's reader (./artillery-flow.js).
 
 const CONNECT_KEYS = ['target', 'headers', 'subprotocols'];
+// (Artillery's ws engine reads no loopElement.)
+const WS_LOOP_KEYS = ['count', 'over', 'whileTrue', 'loopValue'];
 
-function readWsFlow(r, flow, at, seen, readThink) {
+function readWsFlow(r, flow, at, seen, readers) {
+  const { readThink, readLoop } = readers;
   let connect = null;
   const steps = [];
   flow.forEach((step, i) => {
@@ -39,25 +41,8 @@ function readWsFlow(r, flow, at, seen, readThink) {
     } else if (action === 'think') {
       steps.push({ think: readThink(r, value, [...here, 'think'], seen) });
     } else if (action === 'loop') {
-      for (const k of keys)
-        if (!['loop', 'count', 'over', 'whileTrue', 'loopValue'].includes(k)) seen.odd([...here, k]);
-      if (!Array.isArray(value)) r.fail([...here, 'loop'], 'a list of steps');
-      const count = step.count ?? null;
-      if (isNum(count) && count > LIMITS.loopCount)
-        r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
-      if (step.over === undefined && count === null && step.whileTrue === undefined)
-        seen.note([...here], 'loops without end (no count, over or whileTrue)');
-      const inner = readWsFlow(r, value, [...here, 'loop'], seen, readThink);
-      steps.push({
-        loop: {
-          count,
-          over: step.over ?? null,
-          whileTrue: step.whileTrue ?? null,
-          loopValue: step.loopValue ?? '$loopCount',
-          loopElement: '$loopElement',
-          steps: inner.steps,
-        },
-      });
+      const inner = (loopSteps, where) => readWsFlow(r, loopSteps, where, seen, readers).steps;
+      steps.push(readLoop(r, step, here, seen, inner, WS_LOOP_KEYS));
     } else if (action === 'function') {
       if (typeof value !== 'string') r.fail([...here, 'function'], 'the name of a function of config.processor');
       steps.push({ function: value });

@@ -296,7 +296,7 @@ function plan(argv) {
   const out = {
     word: word ?? path.basename(values.script),
     // (Artillery's run flags for the script, as each level's run is given them.)
-    scriptFlags: values.script ? scriptArgsText(scriptArgs(values, given)) : null,
+    scriptFlags: values.script ? scriptArgsText(words.slice(2)) : null,
     sweep,
     model,
     words,

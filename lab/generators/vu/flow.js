@@ -11,6 +11,9 @@ const { rowPicker } = require('../../scenario/payload');
 const { pathPicker } = require('../../../artillery/objects');
 const { LIMITS } = require('../../scenario/limits');
 const { runLoop, runParallel } = require('./control');
+
+// The steps that hold other steps (./control.js), by kind.
+const CONTROL = { loop: runLoop, parallel: runParallel };
 const { multipart } = require('./form-data');
 
 // A scenario model's flows as the lab's engines run them (lab/generators/fast-worker.js),
@@ -219,17 +222,8 @@ class Flows {
           return setTimeout(() => next(i + 1, at + waitMs), Math.max(0, at + waitMs - Date.now()));
         }
         case 'loop':
-          return runLoop(
-            this,
-            step,
-            ctx,
-            at,
-            io,
-            (ok, end, code) => (ok === true ? next(i + 1, end) : done(ok, end, code)),
-            flow,
-          );
         case 'parallel':
-          return runParallel(
+          return CONTROL[step.kind](
             this,
             step,
             ctx,

@@ -7,7 +7,7 @@ const Module = require('node:module');
 // functions: required (CommonJS); a TypeScript one (.ts) compiled first, as Artillery compiles
 // it (esbuild, bundled for Node as CommonJS, `@playwright/test` and config.bundling.external
 // left out), here in memory rather than into a dist/ folder beside your file; an ES module
-// (.mjs) is imported instead (./../fast-worker.js, which only an async step can do).
+// (.mjs) is imported instead (../fast-worker.js, which only an async step can do).
 // None: an empty one (a function step then counts Artillery's "Undefined function" error).
 function loadProcessor(file, { external = [] } = {}) {
   if (!file) return {};

@@ -8,16 +8,7 @@ const choosePlan = require('../../../lab/commands/choose/plan');
 const { studyPlan, COMMAND: STUDY } = require('../../../lab/commands/study/plan');
 const scenarioPlan = require('../../../lab/commands/scenario/plan');
 const { readScript } = require('../../../lab/scenario/from-artillery');
-const { ROOT } = require('../../helper');
-
-const codeOf = (fn) => {
-  try {
-    fn();
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return null;
-};
+const { ROOT, refusalOf } = require('../../helper');
 
 // Artillery's run flags on every command that takes --script (issue 74): capacity, choose and
 // the studies of your service read the script with them, as scenario --script does, and pass
@@ -97,7 +88,7 @@ test.each([
   [['--script', SCRIPT, '--variables', '[1]'], 'LAB_ERR_INVALID_VALUE', /--variables '\[1\]': expected a JSON object/],
   [['--script', SCRIPT, '--scenario-name', 'nothing'], 'LAB_ERR_FLAG_VALUE', /nothing/],
 ])('capacity %j is refused (%s)', (argv, code, message) => {
-  const err = codeOf(() => capacityPlan.plan([...argv, '--app', APP, '--deployments', 'single', ...where()]));
+  const err = refusalOf(() => capacityPlan.plan([...argv, '--app', APP, '--deployments', 'single', ...where()]));
   expect(err).toMatchObject({ code, exit: 2 });
   expect(err.message).toMatch(message);
 });
@@ -111,7 +102,7 @@ test('choose --script: every sweep and so the check read the script with the fla
     expect(s.plan.words).toEqual(['--script', SCRIPT, ...TYPED]);
   }
   expect(
-    codeOf(() => choosePlan.plan(['/api/items', '--app', APP, '--rate', '20', '-e', 'staging', ...where()])),
+    refusalOf(() => choosePlan.plan(['/api/items', '--app', APP, '--rate', '20', '-e', 'staging', ...where()])),
   ).toMatchObject({
     code: 'LAB_ERR_FLAG_NEEDS',
     exit: 2,
@@ -132,11 +123,11 @@ test("the studies of your service: each run's command line carries the flags; th
   expect(plan.map((r) => r.args[0])).toEqual(expect.arrayContaining(['scenario', 'capacity']));
   const scaling = planOf(['scaling', '--app', APP, '--script', SCRIPT, '-e', 'staging', ...where()]);
   for (const run of scaling.plan) expect(run.args).toEqual(expect.arrayContaining(['--environment', 'staging']));
-  expect(codeOf(() => planOf(['deployments', '--app', APP, '-e', 'staging', ...where()]))).toMatchObject({
+  expect(refusalOf(() => planOf(['deployments', '--app', APP, '-e', 'staging', ...where()]))).toMatchObject({
     code: 'LAB_ERR_FLAG_NEEDS',
     exit: 2,
   });
-  expect(codeOf(() => planOf(['course', '-e', 'staging', ...where()]))).toMatchObject({
+  expect(refusalOf(() => planOf(['course', '-e', 'staging', ...where()]))).toMatchObject({
     code: 'LAB_ERR_STUDY_FLAG',
     exit: 2,
   });

@@ -5,18 +5,10 @@ const os = require('node:os');
 const path = require('node:path');
 const { plan, planText } = require('../../../../lab/commands/choose/plan');
 const capacityPlan = require('../../../../lab/commands/capacity/plan');
-const { ROOT } = require('../../../helper');
+const { ROOT, refusalOf } = require('../../../helper');
 
 const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
 const where = () => ['--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'choose-plan-'))];
-const codeOf = (fn) => {
-  try {
-    fn();
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return null;
-};
 
 test('one sweep a shape, each a capacity command line that capacity itself accepts, the flags passed as typed', () => {
   const p = plan([
@@ -114,7 +106,7 @@ test('refused before anything runs, each with its code', () => {
     ],
   ];
   for (const [args, code, re] of cases) {
-    const e = codeOf(() => plan([...args, ...where()]));
+    const e = refusalOf(() => plan([...args, ...where()]));
     expect({ args, code: e?.code, exit: e?.exit }).toEqual({ args, code, exit: 2 });
     expect(e.message).toMatch(re);
   }
@@ -137,7 +129,7 @@ test('--from reads only sweeps of its own settings', () => {
     fs.writeFileSync(path.join(dir, 'capacity.json'), JSON.stringify({ status: 'completed', scaling: { points: [] } }));
     const p = plan(['ping', '--rate', '5', '--shapes', 'replicated', '--from', from, ...where()]);
     expect(p.sweeps[0].fromResult.status).toBe('completed');
-    const e = codeOf(() =>
+    const e = refusalOf(() =>
       plan(['ping', '--rate', '5', '--shapes', 'replicated', '--from', from, '--slo', 'p99<100', ...where()]),
     );
     expect(e).toMatchObject({ code: 'LAB_ERR_FLAG_VALUE' });
