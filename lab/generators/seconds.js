@@ -61,8 +61,16 @@ class Seconds {
   // session, the protocol ALPN chose (./tls-client.js). Kept only by runs that have them.
   handshake(at, info) {
     const b = this.at(at);
-    const t = (b.tls ??= { handshakes: 0, resumed: 0, protocols: {}, connect: create(), handshake: create() });
+    const t = (b.tls ??= {
+      handshakes: 0,
+      offered: 0,
+      resumed: 0,
+      protocols: {},
+      connect: create(),
+      handshake: create(),
+    });
     t.handshakes += 1;
+    if (info.offered) t.offered += 1;
     if (info.resumed) t.resumed += 1;
     add(t.protocols, info.protocol);
     t.connect.recordValue(Math.max(1, Math.round(info.connectMs * 1000)));
@@ -116,7 +124,12 @@ function message(b, pending, countVus) {
     ...(b.requests ? { requests: encodeNamed(b.requests) } : {}),
     ...(b.tls
       ? {
-          tls: { handshakes: b.tls.handshakes, resumed: b.tls.resumed, protocols: b.tls.protocols },
+          tls: {
+            handshakes: b.tls.handshakes,
+            offered: b.tls.offered,
+            resumed: b.tls.resumed,
+            protocols: b.tls.protocols,
+          },
           connect: encode(b.tls.connect),
           handshake: encode(b.tls.handshake),
         }

@@ -17,11 +17,15 @@ function tlsClient(o = {}) {
     ALPNProtocols: o.alpn || ['http/1.1'],
   };
   return {
-    // A TLS socket to url; onReady({ connectMs, handshakeMs, resumed, protocol }) once its
+    // A TLS socket to url; onReady({ connectMs, handshakeMs, offered, resumed, protocol }) once its
     // handshake is done. `extra`: more of tls.connect's options (onread).
     connect(url, onReady = null, extra = {}) {
       const origin = url.origin;
       const started = performance.now();
+      // Whether this connection had a session to offer: a connection resumes only with a
+      // ticket an earlier one received, so connections opened before the first ticket came
+      // (a slow first handshake on a busy machine) cannot; the share is judged over these.
+      const offered = o.resume !== false && sessions.has(origin);
       let connected = null;
       const socket = tls.connect({
         ...base,
@@ -29,7 +33,7 @@ function tlsClient(o = {}) {
         host: url.hostname,
         port: Number(url.port) || 443,
         servername: isIp(url.hostname) ? undefined : url.hostname,
-        ...(o.resume !== false && sessions.has(origin) ? { session: sessions.get(origin) } : {}),
+        ...(offered ? { session: sessions.get(origin) } : {}),
       });
       // (No Nagle: a small request then a wait for an ACK the server delays held HTTP/2's
       // answers ~200 ms behind nginx.)
@@ -42,6 +46,7 @@ function tlsClient(o = {}) {
           onReady({
             connectMs: (connected ?? now) - started,
             handshakeMs: now - (connected ?? started),
+            offered,
             resumed: socket.isSessionReused(),
             protocol: socket.alpnProtocol || 'http/1.1',
           });

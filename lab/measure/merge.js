@@ -91,6 +91,7 @@ function mergeTls(parts) {
   return {
     counts: {
       handshakes: withTls.reduce((a, m) => a + (m.tls?.handshakes || 0), 0),
+      offered: withTls.reduce((a, m) => a + (m.tls?.offered || 0), 0),
       resumed: withTls.reduce((a, m) => a + (m.tls?.resumed || 0), 0),
       protocols: sum(withTls.map((m) => m.tls?.protocols)),
     },

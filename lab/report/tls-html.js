@@ -12,7 +12,7 @@ function tlsSection(s) {
   return html`<h2>TLS</h2>
     <p>
       ${t.protocol}; ${t.handshakes} new connection(s), ${t.resumedShare === null ? '-' : `${Math.round(t.resumedShare * 100)}%`}
-      of them resuming a session${
+      of them resuming a session${t.offered != null && t.handshakes ? ` (${t.offered} offered one, ${t.resumed} resumed)` : ''}${
         t.entry
           ? html`; ${t.entry.node}: ${t.entry.cpuMsPerRequest ?? '-'} ms of CPU a request${
               t.entry.cpuMsPerConnection != null

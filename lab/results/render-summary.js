@@ -143,6 +143,11 @@ function runtimeLines(nodes, lines) {
   if (nodes.runtimeNote) lines.push(`  ${nodes.runtimeNote}`);
 }
 
+// How many connections had a session to offer and how many of those the entry resumed
+// (empty when resumption was off or no connection offered one).
+const offeredText = (t) =>
+  t.offered == null || !t.handshakes ? '' : ` (${t.offered} offered one, ${t.resumed} resumed)`;
+
 // A TLS run (--tls): the protocol, the new connections and how many resumed, the times of a
 // connection's set-up and to an answer's first byte, the entry's CPU for them.
 function tlsLines(s) {
@@ -152,7 +157,7 @@ function tlsLines(s) {
   const lines = [
     `TLS: ${t.protocol} (${Object.entries(t.protocols)
       .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}), ${t.handshakes} new connection(s), ${t.resumedShare === null ? '-' : `${Math.round(t.resumedShare * 100)}%`} of them resumed a session`,
+      .join(', ')}), ${t.handshakes} new connection(s), ${t.resumedShare === null ? '-' : `${Math.round(t.resumedShare * 100)}%`} of them resumed a session${offeredText(t)}`,
     `  connect ms ${f(t.connectMs)}; TLS handshake ms ${f(t.handshakeMs)}; first byte ms (from the send) ${f(t.firstByteMs)}`,
   ];
   if (t.entry)

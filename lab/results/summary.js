@@ -230,7 +230,8 @@ function summarize(run) {
 }
 
 // A TLS run's figures (--tls, lab/generators/tls-client.js): the protocol ALPN chose (the most
-// used, and every one), the new connections and the share of them that resumed a session, and
+// used, and every one), the new connections, how many offered a session (one an earlier
+// connection's ticket gave) and the share of them that resumed one, and
 // the times to connect, to finish the handshake (for requests that opened a connection) and
 // to the answer's first byte (every request). Null for a plain HTTP run.
 function tlsOf(secs) {
@@ -239,8 +240,10 @@ function tlsOf(secs) {
   const protocols = {};
   let handshakes = 0;
   let resumed = 0;
+  let offered = 0;
   for (const s of withTls) {
     handshakes += s.tls?.handshakes || 0;
+    offered += s.tls?.offered || 0;
     resumed += s.tls?.resumed || 0;
     for (const [k, v] of Object.entries(s.tls?.protocols || {})) protocols[k] = (protocols[k] || 0) + v;
   }
@@ -249,8 +252,12 @@ function tlsOf(secs) {
     protocol,
     protocols,
     handshakes,
+    offered,
     resumed,
     resumedShare: handshakes ? Math.round((resumed / handshakes) * 1000) / 1000 : null,
+    // Of the connections that offered a session, the share the entry took: what the entry
+    // does, apart from how soon the first ticket came.
+    resumedOfOffered: offered ? Math.round((resumed / offered) * 1000) / 1000 : null,
     connectMs: presentFigures(withTls, 'connect'),
     handshakeMs: presentFigures(withTls, 'handshake'),
     firstByteMs: presentFigures(withTls, 'ttfb'),

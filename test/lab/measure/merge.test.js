@@ -106,19 +106,19 @@ test("a TLS run's seconds: new connections, resumed sessions and protocols added
     for (const v of us) x.recordValue(v);
     return encode(x);
   };
-  const part = (handshakes, resumed, proto) => ({
+  const part = (handshakes, resumed, proto, offered = resumed) => ({
     launched: handshakes,
     completed: handshakes,
     codes: { 200: handshakes },
     errors: {},
-    tls: { handshakes, resumed, protocols: { [proto]: handshakes } },
+    tls: { handshakes, offered, resumed, protocols: { [proto]: handshakes } },
     hist: { latency: h(1000), connect: h(300, 400), handshake: h(900, 1100), ttfb: h(500) },
   });
   const m = mergeSecond(
-    [part(2, 1, 'h2'), part(3, 3, 'http/1.1'), { launched: 0, completed: 0, codes: {}, errors: {}, hist: {} }],
+    [part(2, 1, 'h2', 2), part(3, 3, 'http/1.1'), { launched: 0, completed: 0, codes: {}, errors: {}, hist: {} }],
     0,
   );
-  expect(m.tls).toEqual({ handshakes: 5, resumed: 4, protocols: { h2: 2, 'http/1.1': 3 } });
+  expect(m.tls).toEqual({ handshakes: 5, offered: 5, resumed: 4, protocols: { h2: 2, 'http/1.1': 3 } });
   const { decode } = require('../../../lab/measure/histogram');
   expect(decode(m.hist.handshake).totalCount).toBe(4);
   expect(decode(m.hist.ttfb).totalCount).toBe(2);

@@ -11,6 +11,8 @@ test('a TLS run: the protocol, the resumed share, the entry cost and a row per t
         tls: {
           protocol: 'h2',
           handshakes: 40,
+          offered: 39,
+          resumed: 39,
           resumedShare: 0.975,
           entry: { node: 'balancer', cpuMsPerRequest: 0.12, cpuMsPerConnection: 1.5, note: 'over the whole run' },
           connectMs: { count: 40, p50: 0.2, p90: 0.4, p99: 0.9, max: 1.1 },
@@ -23,7 +25,7 @@ test('a TLS run: the protocol, the resumed share, the entry cost and a row per t
   expect($('h2').text()).toBe('TLS');
   const text = $('p').first().text().replace(/\s+/g, ' ');
   expect(text).toMatch(
-    /h2; 40 new connection\(s\), 98% of them resuming a session; balancer: 0\.12 ms of CPU a request, 1\.5 ms a new connection\./,
+    /h2; 40 new connection\(s\), 98% of them resuming a session \(39 offered one, 39 resumed\); balancer: 0\.12 ms of CPU a request, 1\.5 ms a new connection\./,
   );
   expect(tableRows($)).toEqual([
     ['ms', 'count', 'p50', 'p90', 'p99', 'max'],

@@ -151,6 +151,26 @@ describe('run summary from neutral records', () => {
     expect(s.saturation.verdict).toMatch(/send lag/);
   });
 
+  test('TLS: the share resumed over every new connection, and over those that offered a session', () => {
+    const tlsSecond = (at, handshakes, offered, resumed) => ({
+      ...second(at, handshakes, Array(handshakes).fill(1)),
+      tls: { handshakes, offered, resumed, protocols: { h2: handshakes } },
+    });
+    // The first second's connections opened before any ticket came: none could resume.
+    const records = [
+      { type: 'phase', index: 0, name: 'p', at: T },
+      tlsSecond(T, 20, 0, 0),
+      tlsSecond(T + 1000, 20, 20, 19),
+    ];
+    const s = summarize({ ...base, status: 'completed', records });
+    expect(s.tls).toMatchObject({ protocol: 'h2', handshakes: 40, offered: 20, resumed: 19 });
+    expect(s.tls.resumedShare).toBe(0.475);
+    expect(s.tls.resumedOfOffered).toBe(0.95);
+    // Resumption off: none offered, no share of them.
+    const off = summarize({ ...base, status: 'completed', records: [records[0], tlsSecond(T, 20, 0, 0)] });
+    expect(off.tls).toMatchObject({ offered: 0, resumedShare: 0, resumedOfOffered: null });
+  });
+
 });
 
 describe('outages: where requests failed', () => {
