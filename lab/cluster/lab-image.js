@@ -41,6 +41,8 @@ const DEPS = [
   'tough-cookie',
   'form-data',
   'esbuild-wasm',
+  'socket.io-client',
+  'socketio-wildcard',
 ];
 // Node, and the programs of every kind that runs on a swarm, as each kind declares them.
 const BINARIES = [

@@ -19,8 +19,9 @@ const { arrivals } = require('./schedule');
 const { Seconds, add } = require('./seconds');
 const { pathToFileURL } = require('node:url');
 const { prepareFlows, CUT } = require('./vu/flow');
+const { closeSockets } = require('./vu/socketio');
+const { wsConnect, wsSend, sioOptions, sioSocket, sioEmit } = require('./message-engines');
 const { loadProcessor } = require('./vu/processor');
-const { template } = require('../scenario/template');
 const { requestNames } = require('../scenario/model');
 const { createEngine } = require('./keepalive');
 const { tlsClient } = require('./tls-client');
@@ -29,7 +30,6 @@ const { LIMITS } = require('../scenario/limits');
 
 const clock = () => performance.timeOrigin + performance.now();
 const us = (ms) => Math.max(1, Math.round(ms * 1000));
-let WebSocket = null;
 const noop = () => {};
 // The open loop arms each arrival's timer this far ahead. One timer per arrival fires within
 // about a millisecond either side of its due time; a single timer re-armed for the next
@@ -139,7 +139,8 @@ class Shard {
     });
     return {
       send: (step, vu, due, parts, then) => this.send(step, vu, due, parts, then),
-      wsSend: (step, vu, due, payload, waits, then) => this.wsSend(step, vu, due, payload, waits, then),
+      wsSend: (step, vu, due, payload, waits, then) => wsSend(this, step, vu, due, payload, waits, then),
+      sioEmit: (step, vu, due, then) => sioEmit(this, step, vu, due, then),
       closedEnd,
       // A virtual user's own error (a failed capture, a hook's error): counted as Artillery
       // counts it, in the run's errors.
@@ -266,8 +267,21 @@ class Shard {
     };
     if (this.countVus) seconds.at(due).arrivals += 1;
     if (this.stopped) return finish(false, clock());
+    // (A socketio flow's virtual user connects to the default namespace first, and closes
+    // every socket it opened after: ./vu/socketio.js.)
+    if (flow.engine === 'socketio') {
+      ctx._socketio = sioOptions(this, flow);
+      return sioSocket(this, ctx, '', (ok, at) => {
+        if (!ok) return finish(false, at);
+        const after = (okFlow, end) => {
+          closeSockets(ctx);
+          finish(okFlow, end);
+        };
+        return flows.run(flow.steps, ctx, due, this.io, after, flow);
+      });
+    }
     if (flow.engine === 'ws')
-      return this.wsConnect(ctx, flow, (ok, at) => {
+      return wsConnect(this, ctx, flow, (ok, at) => {
         if (!ok) return finish(false, at);
         return flows.run(
           flow.steps,
@@ -284,53 +298,6 @@ class Shard {
     return flows.run(flow.steps, ctx, due, this.io, finish, flow);
   }
 
-  // A ws flow's socket, as Artillery's ws engine opens it before the flow: to the connect
-  // step's target, else to the run's target as ws:// (wss:// for https://); with config.ws's
-  // subprotocols (and those of a Sec-WebSocket-Protocol among its headers) and the rest of it
-  // as the client's options (its headers among them), the script's tls settings first. A
-  // connect step's own settings replace config.ws's. then(ok, at).
-  wsConnect(ctx, flow, then) {
-    WebSocket ??= require('ws');
-    const model = this.data.model;
-    const c = flow.connect;
-    const ws = Object.fromEntries(Object.entries(model.ws || {}).filter(([k]) => k !== 'timeoutS'));
-    const settings = c
-      ? { ...c.options, subprotocols: c.subprotocols ?? ws.subprotocols, headers: c.headers ?? ws.headers }
-      : ws;
-    const subprotocols = [...(settings.subprotocols || [])];
-    const named = Object.entries(settings.headers || {}).find(([k]) => k.toLowerCase() === 'sec-websocket-protocol');
-    if (named)
-      subprotocols.push(
-        ...String(named[1])
-          .split(',')
-          .map((s) => s.trim()),
-      );
-    const options = { ...(model.tls || {}), ...settings };
-    const base = new URL(this.urls[0].href);
-    base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
-    const target = c?.target ? String(template(c.target, ctx)) : base.href;
-    const failed = (err) => {
-      const at = clock();
-      this.seconds.failure(this.seconds.at(at), { name: 'WS connect' }, err.code || err.message);
-      then(false, at);
-    };
-    let socket;
-    try {
-      socket = new WebSocket(target, subprotocols, options);
-    } catch (err) {
-      return failed(err);
-    }
-    socket.once('error', failed);
-    socket.once('open', () => {
-      socket.off('error', failed);
-      // (Later errors fail the send they happen in; one between sends is not a virtual user's.)
-      socket.on('error', () => {});
-      ctx.ws = socket;
-      then(true, clock());
-    });
-    return undefined;
-  }
-
   // A request (or a ws message) going now, due at `due`: counted in this second, its send lag
   // recorded, in flight. -> { sentAt, from (what its time is counted from), b (its second) }
   launch(due) {
@@ -344,56 +311,6 @@ class Shard {
     if (this.open) b.lag.recordValue(us(Math.max(0, sentAt - due)));
     this.pending += 1;
     return { sentAt, from, b };
-  }
-
-  // One message of a ws flow on the virtual user's socket, due at `due`: counted as a request
-  // is (launched when sent, completed when written, or, with a capture or match, when the
-  // next message came, which is then(ok, end, its text)), timed from its due time. A wait
-  // (no payload) only reads the next message. Within the script's timeout (10 s by default,
-  // "response timeout" as Artillery calls it).
-  wsSend(step, vu, due, payload, waits, then) {
-    if (this.stopped) return;
-    const { seconds } = this;
-    const socket = vu.ws;
-    const { sentAt, from } = this.launch(due);
-    let over = false;
-    let timer = null;
-    const end = () => {
-      over = true;
-      clearTimeout(timer);
-      socket.off('message', onMessage);
-      this.pending -= 1;
-      return clock();
-    };
-    const answered = (text) => {
-      if (over) return;
-      const at = end();
-      const done = seconds.at(at);
-      done.completed += 1;
-      done.latency.recordValue(us(at - from));
-      done.fromSend.recordValue(us(at - sentAt));
-      then(true, at, text);
-    };
-    const failed = (code) => {
-      if (over) return;
-      const at = end();
-      seconds.failure(seconds.at(at), step, code);
-      then(false, at, code);
-    };
-    const onMessage = (data) => answered(String(data));
-    if (waits) {
-      socket.once('message', onMessage);
-      timer = setTimeout(() => failed('response timeout'), (this.data.model.ws?.timeoutS ?? 10) * 1000);
-    }
-    if (payload === undefined) return;
-    try {
-      socket.send(payload, (err) => {
-        if (err) return failed(err.code || err.message);
-        return waits ? undefined : answered(null);
-      });
-    } catch (err) {
-      failed(err.code || err.message);
-    }
   }
 
   flush(all) {

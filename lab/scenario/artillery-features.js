@@ -26,14 +26,14 @@ const ALWAYS = Object.freeze([
 // What only Artillery runs: a script using one is refused by the lab's engines, naming it
 // and `--generator artillery`. (key: what the reader notes; what: the words.)
 const ONLY_ARTILLERY = Object.freeze({
-  engine: 'engines other than HTTP and ws (socketio, playwright...)',
+  engine: 'engines other than HTTP, ws and socketio (playwright...)',
   plugin: 'plugins other than ensure, expect, metrics-by-endpoint, apdex and publish-metrics',
   contentLength: "setContentLengthHeader (a formData upload's length said to be its file's size)",
   pool: 'a pool of connections shared by virtual users (http.pool)',
   jitter: 'a default think jitter',
   endless: 'loops without end (no count, over or whileTrue)',
   ensureMetric: 'checks on metrics the lab does not measure',
-  socketio: 'Socket.IO emit steps',
+  socketio: 'Socket.IO emit steps in an HTTP flow (a scenario without engine: socketio)',
 });
 
 // The markdown table of the docs: a row per feature, a column per generator that runs

@@ -26,8 +26,9 @@ const CONFIG = {
     'environments',
     'engines',
     'tls',
-    // The ws engine's (./artillery-ws.js).
+    // The ws and socketio engines' (./artillery-ws.js, ./artillery-socketio.js).
     'ws',
+    'socketio',
     // Reporting and packaging only: nothing of them is traffic.
     'statsInterval',
     'includeFiles',
@@ -59,6 +60,8 @@ const SCENARIO_KEYS = [
   'beforeRequest',
   'afterResponse',
   'onError',
+  // The socketio engine's client options for this scenario (./artillery-socketio.js).
+  'socketio',
   // The Playwright engine's: its scenario is a function of the processor (run by Artillery).
   'testFunction',
   'flowFunction',

@@ -8,6 +8,7 @@ const path = require('node:path');
 const { LIMITS, fileProblem } = require('./limits');
 const { ONLY_ARTILLERY } = require('./artillery-features');
 const { readWsFlow } = require('./artillery-ws');
+const { readSocketioFlow, readSocketioConfig } = require('./artillery-socketio');
 const {
   isMap,
   isNum,
@@ -31,8 +32,9 @@ function readScenario(r, sc, at, seen) {
   if (!isMap(sc)) r.fail(at, 'a scenario is a mapping with a flow');
   for (const k of Object.keys(sc)) if (!SCENARIO_KEYS.includes(k)) seen.odd([...at, k]);
   const engine = sc.engine ?? 'http';
-  // (The ws engine's flows the lab's engine runs too: ./artillery-ws.js.)
-  if (engine !== 'http' && engine !== 'ws') seen.note([...at, 'engine'], `the ${engine} engine`);
+  // (The ws and socketio engines' flows the lab's engine runs too: ./artillery-ws.js,
+  // ./artillery-socketio.js.)
+  if (!FLOW_ENGINES.includes(engine)) seen.note([...at, 'engine'], `the ${engine} engine`);
   if (sc.weight !== undefined && !(Number(sc.weight) > 0)) r.fail([...at, 'weight'], 'a number above 0');
   if (
     FLOW_ENGINES.includes(engine)
@@ -44,6 +46,20 @@ function readScenario(r, sc, at, seen) {
   // Scenario hooks, as Artillery's HTTP engine runs them: before/after the flow as function
   // steps; around every request; on an error.
   const ws = engine === 'ws' ? readWsFlow(r, sc.flow, [...at, 'flow'], seen, { readThink, readLoop }) : null;
+  const sio =
+    engine === 'socketio'
+      ? readSocketioFlow(r, sc.flow, [...at, 'flow'], seen, { readThink, readLoop, readStep })
+      : null;
+  if (engine !== 'socketio' && sc.socketio !== undefined) seen.odd([...at, 'socketio']);
+  // (Artillery's socketio engine runs no scenario hooks: its requests are its HTTP engine's
+  // steps, without the scenario around them.)
+  if (engine === 'socketio')
+    for (const k of ['beforeScenario', 'afterScenario', 'beforeRequest', 'afterResponse', 'onError'])
+      if (sc[k] !== undefined)
+        seen.say(
+          r.field([...at, k]),
+          `${k}: Artillery's socketio engine does not run a scenario's hooks, nor does the lab`,
+        );
   const steps =
     engine === 'http'
       ? [
@@ -51,7 +67,7 @@ function readScenario(r, sc, at, seen) {
           ...readSteps(r, sc.flow, [...at, 'flow'], seen),
           ...names('afterScenario').map((f) => ({ function: f })),
         ]
-      : (ws?.steps ?? []);
+      : (ws?.steps ?? sio ?? []);
   if (requestsPerRun(steps) > LIMITS.requestsPerFlow)
     r.fail(
       [...at, 'flow'],
@@ -62,45 +78,50 @@ function readScenario(r, sc, at, seen) {
     weight: Number(sc.weight ?? 1),
     steps,
     ...(ws ? { engine: 'ws', connect: ws.connect } : {}),
-    hooks: { beforeRequest: names('beforeRequest'), afterResponse: names('afterResponse'), onError: names('onError') },
+    ...(sio ? { engine: 'socketio', socketio: readSocketioConfig(r, sc.socketio, [...at, 'socketio']) } : {}),
+    hooks: sio
+      ? { beforeRequest: [], afterResponse: [], onError: [] }
+      : { beforeRequest: names('beforeRequest'), afterResponse: names('afterResponse'), onError: names('onError') },
   };
 }
 
 function readSteps(r, flow, at, seen) {
+  return flow.flatMap((step, i) => readStep(r, step, [...at, i], seen));
+}
+
+// One step of an HTTP flow: [the model's step], or [] for one only Artillery runs.
+function readStep(r, step, here, seen) {
   const steps = [];
-  flow.forEach((step, i) => {
-    const here = [...at, i];
-    if (!isMap(step)) r.fail(here, 'a step is a mapping of one action: get, post, think, loop, function, log...');
-    const keys = Object.keys(step);
-    if (keys.length !== 1 && !('loop' in step)) {
-      r.fail(here, `a step is one action, here ${keys.length ? keys.join(' and ') : 'none'} (as Artillery checks it)`);
-    }
-    const action = 'loop' in step ? 'loop' : keys[0];
-    const value = step[action];
-    if (action === 'think') {
-      steps.push({ think: readThink(r, value, [...here, 'think'], seen) });
-    } else if (action === 'loop') {
-      steps.push(readLoop(r, step, here, seen, (inner, where) => readSteps(r, inner, where, seen)));
-    } else if (action === 'parallel') {
-      // Artillery's: its steps at once (100 at most, its engine's default limit: its script
-      // check refuses a `limit` beside them, "must have 1 key"), sharing the virtual user's
-      // variables; the flow goes on when all have ended.
-      if (!Array.isArray(value) || !value.length) r.fail([...here, 'parallel'], 'a list of one or more steps');
-      steps.push({ parallel: { limit: PARALLEL_LIMIT, steps: readSteps(r, value, [...here, 'parallel'], seen) } });
-    } else if (action === 'log') {
-      steps.push({ log: value });
-    } else if (action === 'function') {
-      if (typeof value !== 'string') r.fail([...here, 'function'], 'the name of a function of config.processor');
-      steps.push({ function: value });
-    } else if (METHODS.includes(action.toUpperCase())) {
-      steps.push({ request: readRequest(r, action.toUpperCase(), value, [...here, action], seen) });
-    } else if (FOREIGN_STEP[action]) {
-      seen.note(here, FOREIGN_STEP[action]);
-    } else {
-      // Artillery's HTTP engine would take it for a request of an unknown method and fail it.
-      seen.odd([...here, action]);
-    }
-  });
+  if (!isMap(step)) r.fail(here, 'a step is a mapping of one action: get, post, think, loop, function, log...');
+  const keys = Object.keys(step);
+  if (keys.length !== 1 && !('loop' in step)) {
+    r.fail(here, `a step is one action, here ${keys.length ? keys.join(' and ') : 'none'} (as Artillery checks it)`);
+  }
+  const action = 'loop' in step ? 'loop' : keys[0];
+  const value = step[action];
+  if (action === 'think') {
+    steps.push({ think: readThink(r, value, [...here, 'think'], seen) });
+  } else if (action === 'loop') {
+    steps.push(readLoop(r, step, here, seen, (inner, where) => readSteps(r, inner, where, seen)));
+  } else if (action === 'parallel') {
+    // Artillery's: its steps at once (100 at most, its engine's default limit: its script
+    // check refuses a `limit` beside them, "must have 1 key"), sharing the virtual user's
+    // variables; the flow goes on when all have ended.
+    if (!Array.isArray(value) || !value.length) r.fail([...here, 'parallel'], 'a list of one or more steps');
+    steps.push({ parallel: { limit: PARALLEL_LIMIT, steps: readSteps(r, value, [...here, 'parallel'], seen) } });
+  } else if (action === 'log') {
+    steps.push({ log: value });
+  } else if (action === 'function') {
+    if (typeof value !== 'string') r.fail([...here, 'function'], 'the name of a function of config.processor');
+    steps.push({ function: value });
+  } else if (METHODS.includes(action.toUpperCase())) {
+    steps.push({ request: readRequest(r, action.toUpperCase(), value, [...here, action], seen) });
+  } else if (FOREIGN_STEP[action]) {
+    seen.note(here, FOREIGN_STEP[action]);
+  } else {
+    // Artillery's HTTP engine would take it for a request of an unknown method and fail it.
+    seen.odd([...here, action]);
+  }
   return steps;
 }
 
@@ -260,7 +281,9 @@ const requestsPerRun = (steps) =>
           ? (isNum(st.loop.count) ? st.loop.count : 1) * requestsPerRun(st.loop.steps)
           : st.parallel
             ? requestsPerRun(st.parallel.steps)
-            : 0),
+            : st.sio
+              ? 1
+              : 0),
     0,
   );
 

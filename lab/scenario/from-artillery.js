@@ -14,6 +14,7 @@ const { LIMITS, readBounded, fileProblem } = require('./limits');
 const { template } = require('./template');
 const { ONLY_ARTILLERY } = require('./artillery-features');
 const { readWsConfig } = require('./artillery-ws');
+const { readSocketioConfig, keepUndefinedQuery } = require('./artillery-socketio');
 const { isMap, TOP, CONFIG, PLUGINS_RUN } = require('./artillery-fields');
 const { readHttp, duration, readPhases, readVariables } = require('./artillery-config');
 const { readScenario, readSteps } = require('./artillery-flow');
@@ -146,6 +147,7 @@ function prepare(r, o, notes, configDoc = null) {
     ...(variables || {}),
   };
   r.js.config = template(r.js.config, { vars, funcs: {} }) ?? {};
+  keepUndefinedQuery(r.js.config);
   if (o.scenarioName) pickScenario(r, o.scenarioName);
 }
 
@@ -317,6 +319,15 @@ function buildModel(r, file, options, notes) {
           ws: {
             ...(readWsConfig(r, config.ws, note) || {}),
             timeoutS: Number(config.timeout ?? config.ws?.timeout ?? 10),
+          },
+        }
+      : {}),
+    // The socketio engine's client options and how long an emit waits for its response.
+    ...(flows.some((f) => f.engine === 'socketio')
+      ? {
+          socketio: {
+            options: readSocketioConfig(r, config.socketio, ['config', 'socketio']),
+            timeoutS: Number(config.timeout ?? 10),
           },
         }
       : {}),

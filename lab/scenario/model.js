@@ -29,6 +29,8 @@ const { LIMITS } = require('./limits');
 //       | { loop: { count, over, whileTrue, loopValue, loopElement, steps } }
 //       | { parallel: { steps, limit } }               its steps at once, `limit` at most
 //       | { ws: { payload?, capture, match } }        a ws flow's message (lab/scenario/artillery-ws.js)
+//       | { sio: { namespace, emit, response, acknowledge } }  a socketio flow's event
+//                                                   (lab/scenario/artillery-socketio.js)
 //       | { log: text } | { function: name }
 //
 // A request's name is its `name:`, else METHOD and its URL as written (templates unexpanded).
@@ -57,6 +59,8 @@ const FEATURES = Object.freeze({
   form: 'form bodies',
   formData: 'multipart bodies (formData), files included',
   ws: "WebSocket scenarios (Artillery's ws engine: connect, send, capture and match on the next message)",
+  socketio:
+    "Socket.IO scenarios (Artillery's socketio engine: emit, responses on a channel, acknowledgements, namespaces, HTTP steps between)",
 });
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -79,8 +83,10 @@ function checkStep(step, where) {
   const bad = (what) => {
     throw labError('LAB_ERR_SCENARIO_FILE', where, what);
   };
-  const kinds = ['request', 'think', 'loop', 'parallel', 'ws', 'log', 'function'].filter((k) => step[k] !== undefined);
-  if (kinds.length !== 1) bad('a step is one of request, think, loop, parallel, ws, log or function');
+  const kinds = ['request', 'think', 'loop', 'parallel', 'ws', 'sio', 'log', 'function'].filter(
+    (k) => step[k] !== undefined,
+  );
+  if (kinds.length !== 1) bad('a step is one of request, think, loop, parallel, ws, sio, log or function');
   if (
     typeof step.think === 'number' &&
     !(Number.isFinite(step.think) && step.think >= 0 && step.think <= LIMITS.thinkS)
@@ -176,6 +182,7 @@ function featuresOf(model) {
     out.add('flows');
   if (model.flows.length > 1) out.add('weights');
   if (model.flows.some((f) => f.engine === 'ws')) out.add('ws');
+  if (model.flows.some((f) => f.engine === 'socketio')) out.add('socketio');
   const walk = (steps) => {
     for (const s of steps) {
       if (s.think !== undefined) out.add('think');

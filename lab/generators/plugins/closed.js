@@ -15,8 +15,8 @@ module.exports = defineGenerator({
   drives: 'requests',
   precision: "microseconds, HdrHistogram, timed from each request's send",
   flags: OWN_FLAGS,
-  // (Not the ws engine's scenarios: a closed loop's connections are HTTP ones.)
-  supports: OWN_SUPPORTS.filter((f) => f !== 'ws'),
+  // (Not the ws or socketio engines' scenarios: a closed loop's connections are HTTP ones.)
+  supports: OWN_SUPPORTS.filter((f) => f !== 'ws' && f !== 'socketio'),
   plan(model, ctx) {
     const scripted = model.phases.reduce((a, ph) => a + ph.duration, 0);
     const durationS = ctx.values.duration ?? (ctx.values.requests ? undefined : scripted);

@@ -74,8 +74,9 @@ class Flows {
       name: f.name,
       steps: this.prepare(f.steps),
       hooks: f.hooks || {},
-      // (A ws flow's: its socket is opened before it, lab/generators/fast-worker.js.)
-      ...(f.engine ? { engine: f.engine, connect: f.connect ?? null } : {}),
+      // (A ws flow's: its socket is opened before it, lab/generators/fast-worker.js; a socketio
+      // flow's: its options.)
+      ...(f.engine ? { engine: f.engine, connect: f.connect ?? null, socketio: f.socketio ?? null } : {}),
     }));
     const total = model.flows.reduce((a, f) => a + f.weight, 0);
     let sum = 0;
@@ -97,6 +98,10 @@ class Flows {
       const sends = s.ws.payload !== undefined;
       const checks = s.ws.capture.length + s.ws.match.length > 0;
       return { kind: 'ws', name: sends ? 'WS send' : 'WS wait', sends, checks, ...s.ws };
+    }
+    if (s.sio) {
+      const e = s.sio.emit;
+      return { kind: 'sio', name: `emit ${Array.isArray(e) ? e[0] : e.channel}`, ...s.sio };
     }
     if (s.log !== undefined) return { kind: 'log', text: s.log };
     return { kind: 'function', name: s.function };
@@ -236,6 +241,10 @@ class Flows {
           return this.wsStep(step, ctx, at, io, (ok, end, code, wire) =>
             ok ? next(i + 1, end) : wire ? fail(code, end) : own(code, end),
           );
+        // (A socketio flow's emit, sent, waited for and counted by the engine, which counted
+        // a failure too: ./socketio.js.)
+        case 'sio':
+          return io.sioEmit(step, ctx, at, (ok, end, code) => (ok ? next(i + 1, end) : fail(code, end)));
         case 'log':
           (this.o.log || console.log)(template(step.text, ctx));
           return next(i + 1, at);

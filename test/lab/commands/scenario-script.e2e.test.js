@@ -102,7 +102,7 @@ test('a feature a generator cannot run is refused by name before anything starts
   const r = await lab([
     'scenario',
     '--script',
-    path.join(SCRIPTS, 'socketio.yml'),
+    path.join(SCRIPTS, 'playwright-engine.yml'),
     'single',
     '--generator',
     'fast',
@@ -111,7 +111,7 @@ test('a feature a generator cannot run is refused by name before anything starts
   ]);
   expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_SCRIPT_FOREIGN' });
   expect(r.stderr).toMatch(
-    /the script uses the socketio engine \(scenarios\[0\]\.engine\), which only Artillery runs: --generator artillery/,
+    /the script uses the playwright engine \(scenarios\[0\]\.engine\), which only Artillery runs: --generator artillery/,
   );
   expect(fs.existsSync(path.join(stateDir, 'state.json'))).toBe(false);
   const keep = await lab([

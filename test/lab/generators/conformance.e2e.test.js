@@ -359,3 +359,102 @@ describe('ws', () => {
     );
   });
 });
+
+// Artillery's socketio engine (issue 74): the same connections (namespace, the query of
+// config.socketio) and the same events, in order, with their arguments and whether they asked
+// for an acknowledgement, from plain `artillery run` and from the lab's engine, on a Socket.IO
+// server of the test's own. It echoes `echo` on `echoed`, acknowledges with ('pong',
+// { answer: 42 }), and answers GET /token over HTTP.
+function socketioRecorder() {
+  const { Server } = require('socket.io');
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    seen.push(`http ${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ token: 'tok' }));
+  });
+  const io = new Server(server);
+  for (const name of ['/', '/chat'])
+    io.of(name).on('connection', (socket) => {
+      seen.push(`connect ${name} who=${socket.handshake.query.who ?? '-'} late=${socket.handshake.query.late ?? '-'}`);
+      socket.onAny((event, ...args) => {
+        const ack = typeof args[args.length - 1] === 'function' ? args.pop() : null;
+        seen.push(`event ${name} ${event} ${JSON.stringify(args)}${ack ? ' (ack asked)' : ''}`);
+        if (ack) ack('pong', { answer: 42 });
+        else if (event === 'echo') socket.emit('echoed', ...args);
+      });
+    });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        seen,
+        close: () => new Promise((r) => io.close(() => r())),
+      }),
+    ),
+  );
+}
+
+describe('socketio', () => {
+  const ref = {};
+  beforeAll(async () => {
+    const srv = await socketioRecorder();
+    try {
+      const run = await artilleryRunOf(copyFixture('socketio', srv.url));
+      Object.assign(ref, { code: run.code, lines: [...srv.seen] });
+    } finally {
+      await srv.close();
+    }
+  }, 200000);
+
+  test("plain artillery run: its connections and events (the reference is Artillery's own)", () => {
+    expect(ref.code).toBe(0);
+    expect(ref.lines).toEqual([
+      'connect / who=ann late=undefined',
+      'event / echo ["hello"]',
+      'event / echo ["world"]',
+      'http GET /token',
+      'event / echo [{"token":"tok"}]',
+      'connect /chat who=ann late=undefined',
+      'event /chat say ["tok","two"] (ack asked)',
+      'event / n [0]',
+      'event / n [1]',
+      'event / from-processor ["seen 3"]',
+      'event / echo ["done"] (ack asked)',
+    ]);
+  });
+
+  // (One after the other: concurrent tests do not wait for this describe's beforeAll.)
+  test.each([['artillery'], ['fast']])(
+    '--generator %s: the same connections and events, the same verdict',
+    async (generator) => {
+      const srv = await socketioRecorder();
+      try {
+        const run = await labRun(copyFixture('socketio', 'http://127.0.0.1:1'), generator, srv.url, 1);
+        expect(run.stderr).not.toMatch(/LAB_ERR/);
+        expect(srv.seen).toEqual(ref.lines);
+        expect(run.code).toBe(0);
+        // The lab's engine counts each emit as a request, and the HTTP one: sent and answered.
+        if (generator === 'fast') expect(run.summary).toMatchObject({ requestsSent: 8, requestsCompleted: 8 });
+      } finally {
+        await srv.close();
+      }
+    },
+    150000,
+  );
+
+  test('--generator closed refuses it by name', async () => {
+    const r = await lab([
+      'scenario',
+      '--script',
+      copyFixture('socketio', 'http://127.0.0.1:1'),
+      '--target',
+      'http://127.0.0.1:9',
+      '--generator',
+      'closed',
+      '--plan',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Socket\.IO scenarios .*--generator closed does not run.*\[LAB_ERR_GENERATOR_FEATURE\]/);
+  });
+});

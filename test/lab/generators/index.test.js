@@ -40,13 +40,13 @@ test.each([
     {
       model: model({
         foreign: [
-          { feature: 'the socketio engine', where: 'scenarios[0].engine' },
+          { feature: 'the playwright engine', where: 'scenarios[0].engine' },
           { feature: 'x', where: 'y' },
         ],
       }),
     },
     'LAB_ERR_SCRIPT_FOREIGN',
-    /^the script uses the socketio engine \(scenarios\[0\]\.engine\), which only Artillery runs: --generator artillery \(and 1 more such\)$/,
+    /^the script uses the playwright engine \(scenarios\[0\]\.engine\), which only Artillery runs: --generator artillery \(and 1 more such\)$/,
   ],
   [
     'a field no engine of the lab knows',

@@ -55,8 +55,8 @@ test('--scale and --rate-scale apply to its phases', () => {
 });
 
 test('what only Artillery runs is kept by name, with where it is', () => {
-  const m = readScript(path.join(SCRIPTS, 'socketio.yml'));
-  expect(m.foreign.map((f) => f.feature)).toEqual(['the socketio engine']);
+  const m = readScript(path.join(SCRIPTS, 'playwright-engine.yml'));
+  expect(m.foreign.map((f) => f.feature)).toEqual(['the playwright engine']);
   expect(m.foreign[0].where).toBe('scenarios[0].engine');
   expect(m.features).toContain('weights');
 });
