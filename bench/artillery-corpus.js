@@ -11,14 +11,40 @@
 // its examples/ and packages/artillery/test/, as the tool library's fetch brings it).
 // Writes bench/results/artillery-corpus.json (or --name) with the machine it ran on (file
 // names and reasons only).
-//   node bench/artillery-corpus.js DIR [--source 'what DIR is'] [--name artillery-corpus]
+// With --check-artillery, each script `--generator artillery` refuses is also run by plain
+// `artillery run` (the lock file's, in the script's folder, its target a closed port, 40 s at
+// most): whether Artillery itself fails it (an exit code other than 0, or no virtual user
+// made), so that a refusal is known to be the lab's or Artillery's own.
+//   node bench/artillery-corpus.js DIR [--source 'what DIR is'] [--name artillery-corpus] [--check-artillery]
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const YAML = require('yaml');
-const { bench } = require('./kit');
+const { bench, flag } = require('./kit');
 
 const CLI = path.join(__dirname, '..', 'lab', 'cli');
+const ARTILLERY = path.join(__dirname, '..', 'node_modules', 'artillery', 'bin', 'run');
+const ARTILLERY_BOUND_MS = 40000;
+
+// Plain `artillery run` on a script: { exit, vusers, said } (said: its first error line).
+function artilleryItself(file) {
+  const r = spawnSync(process.execPath, [ARTILLERY, 'run', '-t', 'http://127.0.0.1:9', path.basename(file)], {
+    cwd: path.dirname(file),
+    encoding: 'utf8',
+    timeout: ARTILLERY_BOUND_MS,
+    env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1' },
+  });
+  const out = `${r.stdout}\n${r.stderr}`;
+  const created = /vusers\.created:\s*\.*\s*(\d+)/.exec(out);
+  const said = out.split('\n').find((l) => /error|must|should not happen|ENOENT/i.test(l)) || null;
+  return {
+    exit: r.status ?? (r.signal ? `killed (${r.signal}) after ${ARTILLERY_BOUND_MS / 1000} s` : null),
+    vusers: created ? Number(created[1]) : 0,
+    said: said ? said.trim().slice(0, 200) : null,
+  };
+}
+// Artillery failed it: an exit other than 0, or no virtual user made.
+const failsAlone = (a) => a.exit !== 0 || a.vusers === 0;
 const GENERATORS = ['artillery', 'fast', 'closed'];
 
 // The files under dir that may be scripts (no package.json, tsconfig or node_modules).
@@ -93,6 +119,19 @@ async function run(values, { log, positionals: [dir] }) {
     }),
   );
   for (const r of rows) for (const g of GENERATORS) if (r[g] !== 'taken') log(`  ${g} ${r.file}: ${r[g]}`);
+  let artilleryToo = null;
+  if (values['check-artillery']) {
+    const refusedRows = rows.filter((r) => r.artillery !== 'taken');
+    for (const [i, r] of refusedRows.entries()) {
+      log(`plain artillery run ${i + 1}/${refusedRows.length}: ${r.file}`);
+      r.artilleryItself = artilleryItself(path.join(dir, r.file));
+    }
+    artilleryToo = {
+      checked: refusedRows.length,
+      failedByArtilleryToo: refusedRows.filter((r) => failsAlone(r.artilleryItself)).length,
+      note: "of the scripts --generator artillery refuses, how many plain `artillery run` (the lock file's) fails too, run in its folder against a closed port: an exit code other than 0 or no virtual user made",
+    };
+  }
   return {
     headline: { scripts: rows.length, refused },
     question: 'how many of a folder of Artillery scripts each generator takes (--plan)',
@@ -101,6 +140,7 @@ async function run(values, { log, positionals: [dir] }) {
     scripts: rows.length,
     refused,
     byReason,
+    ...(artilleryToo ? { artilleryToo } : {}),
     configs,
     configsNote: 'config files alone (no scenarios), for `artillery run -c` beside a script: not counted',
     notScripts,
@@ -111,9 +151,13 @@ async function run(values, { log, positionals: [dir] }) {
 module.exports = bench(
   {
     name: process.argv.includes('--name') ? process.argv[process.argv.indexOf('--name') + 1] : 'artillery-corpus',
-    usage: "node bench/artillery-corpus.js DIR [--source 'what DIR is'] [--name artillery-corpus]",
+    usage: "node bench/artillery-corpus.js DIR [--source 'what DIR is'] [--name artillery-corpus] [--check-artillery]",
     positionals: { names: ['dir'] },
-    flags: { source: { type: 'string', default: '' }, name: { type: 'string', default: 'artillery-corpus' } },
+    flags: {
+      source: { type: 'string', default: '' },
+      name: { type: 'string', default: 'artillery-corpus' },
+      'check-artillery': flag.bool(),
+    },
     run,
   },
   module,
