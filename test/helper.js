@@ -145,7 +145,9 @@ async function pool(items, limit, fn) {
 // its report written beside it (FILE.json), with Artillery's own flags before the file:
 // { code, out } once it has ended. (Its phase, then its telemetry's wait at exit: far under
 // the 180 s limit, even on a busy machine.)
-function artilleryRun(file, args = [], env = {}) {
+// limitMs: stopped then (SIGKILL, its own child), or once stopWhen() says so (asked every
+// 100 ms), as a script that never ends must be.
+function artilleryRun(file, args = [], env = {}, { limitMs = 180000, stopWhen = null } = {}) {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -159,9 +161,11 @@ function artilleryRun(file, args = [], env = {}) {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    const poll = stopWhen && setInterval(() => stopWhen() && child.kill('SIGKILL'), 100);
     child.on('exit', (code) => {
       clearTimeout(timer);
+      clearInterval(poll);
       resolve({ code, out });
     });
   });

@@ -15,7 +15,7 @@
 const http = require('node:http');
 const https = require('node:https');
 const { isMainThread, parentPort, workerData } = require('node:worker_threads');
-const { arrivals } = require('./schedule');
+const { arrivals, phaseOffsets } = require('./schedule');
 const { Seconds, add } = require('./seconds');
 const { pathToFileURL } = require('node:url');
 const { prepareFlows, CUT } = require('./vu/flow');
@@ -117,6 +117,11 @@ class Shard {
     this.open = mode === 'open';
     this.ticker = null;
     this.io = this.interpreterIo(mode === 'closed' && durationMs !== undefined ? t0 + durationMs : Infinity);
+    // (The run's end, where a loop without end stops: the closed loop's, or the last phase's,
+    // the closed loop's phase lasting the script's length when only --requests bounds it.)
+    this.io.runEnd = Number.isFinite(this.io.closedEnd)
+      ? this.io.closedEnd
+      : t0 + phaseOffsets(data.phases || []).totalMs;
   }
 
   tlsOf(o) {
@@ -403,7 +408,7 @@ class Shard {
     const steps = this.data.hook === 'before' ? flows.before : flows.after;
     const ctx = flows.context();
     ctx.conn = engine.connection(this.urls[0]);
-    flows.run(steps, ctx, clock(), { ...this.io, closedEnd: Infinity }, (ok, at, code) => {
+    flows.run(steps, ctx, clock(), { ...this.io, closedEnd: Infinity, runEnd: Infinity }, (ok, at, code) => {
       if (engine) engine.close();
       // (The process's environment is every virtual user's own: not sent back.)
       const vars = { ...ctx.vars };

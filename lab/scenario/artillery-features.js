@@ -31,7 +31,6 @@ const ONLY_ARTILLERY = Object.freeze({
   contentLength: "setContentLengthHeader (a formData upload's length said to be its file's size)",
   pool: 'a pool of connections shared by virtual users (http.pool)',
   jitter: 'a default think jitter',
-  endless: 'loops without end (no count, over or whileTrue)',
   ensureMetric: 'checks on metrics the lab does not measure',
   socketio: 'Socket.IO emit steps in an HTTP flow (a scenario without engine: socketio)',
 });

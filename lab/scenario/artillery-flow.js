@@ -6,7 +6,6 @@ const { requestName } = require('./naming');
 const fs = require('node:fs');
 const path = require('node:path');
 const { LIMITS, fileProblem } = require('./limits');
-const { ONLY_ARTILLERY } = require('./artillery-features');
 const { readWsFlow } = require('./artillery-ws');
 const { readSocketioFlow, readSocketioConfig } = require('./artillery-socketio');
 const {
@@ -138,10 +137,17 @@ function readLoop(r, step, here, seen, readInner, keys = LOOP_KEYS) {
     r.fail([...here, 'count'], 'a number, a range like 1-15, or a template');
   if (isNum(count) && count > LIMITS.loopCount)
     r.fail([...here, 'count'], `at most ${LIMITS.loopCount} (the lab's limit)`);
-  if (step.over === undefined && count === null && step.whileTrue === undefined)
-    seen.note([...here], ONLY_ARTILLERY.endless);
+  // A loop without end: Artillery's virtual user never ends, nor does its run; the lab's
+  // engines end it with the run (lab/generators/vu/control.js), said.
+  const endless = step.over === undefined && count === null && step.whileTrue === undefined;
+  if (endless)
+    seen.say(
+      r.field(here),
+      "a loop without end (no count, over or whileTrue): Artillery's virtual user never ends, nor does its run; the lab's engines end it at the run's end (its last phase's), neither completed nor failed",
+    );
   return {
     loop: {
+      ...(endless ? { endless: true } : {}),
       count,
       over: step.over ?? null,
       whileTrue: step.whileTrue ?? null,

@@ -4,13 +4,19 @@ const get = require('lodash/get');
 const { template } = require('../../scenario/template');
 const { LIMITS } = require('../../scenario/limits');
 
+// (A virtual user stopped by the run's end mid-flow: ./flow.js's CUT.)
+const CUT = 'cut';
+
 // The steps of a virtual user's flow that hold other steps, as Artillery's HTTP engine runs
 // them: a loop and a parallel step. vu: the flow runner (./flow.js), whose run() each calls
 // for the steps it holds; done(ok | CUT, at, code) as there.
 
 // Artillery's loop: count (a number, a range "1-15", a template), over (a list, or the name
 // of a variable holding one), whileTrue (a processor function); $loopCount and
-// $loopElement (or their loopValue/loopElement names) set each round.
+// $loopElement (or their loopValue/loopElement names) set each round. A loop without end
+// (none of them: Artillery's never ends) goes round until the run's end (io.runEnd, the last
+// phase's or the closed loop's), its virtual user then stopped (CUT: neither completed nor
+// failed); where the run has no end (a before or after section), the lab's loop limit.
 function runLoop(vu, step, ctx, due, io, done, flow) {
   const [from, to] = loopRange(step, ctx);
   let over = null;
@@ -23,10 +29,12 @@ function runLoop(vu, step, ctx, due, io, done, flow) {
   ctx.vars[step.loopElement] = over ? over[i] : i;
   ctx.vars[step.loopValue] = i;
   const whileTrue = step.whileTrue ? vu.processor[step.whileTrue] : null;
+  const endsWithRun = step.endless === true && Number.isFinite(io.runEnd);
   let go = true;
   const round = (at) => {
-    const more = abort ? false : whileTrue ? go : over ? i !== over.length : i < to;
-    if (!more) return done(true, at);
+    if (endsWithRun) {
+      if (at >= io.runEnd || Date.now() >= io.runEnd) return done(CUT, at);
+    } else if (!(abort ? false : whileTrue ? go : over ? i !== over.length : i < to)) return done(true, at);
     return vu.run(
       step.steps,
       ctx,
@@ -133,4 +141,4 @@ function oneSocket(io) {
   });
 }
 
-module.exports = { runLoop, runParallel };
+module.exports = { runLoop, runParallel, CUT };

@@ -10,7 +10,7 @@ const { judge } = require('./expect');
 const { rowPicker } = require('../../scenario/payload');
 const { pathPicker } = require('../../../artillery/objects');
 const { LIMITS } = require('../../scenario/limits');
-const { runLoop, runParallel } = require('./control');
+const { runLoop, runParallel, CUT } = require('./control');
 
 // The steps that hold other steps (./control.js), by kind.
 const CONTROL = { loop: runLoop, parallel: runParallel };
@@ -44,7 +44,6 @@ const ACCEPT_ENCODING = 'gzip, deflate, br';
 const REDIRECTS = new Set([300, 301, 302, 303, 304, 307, 308]);
 const MAX_REDIRECTS = 10;
 const EMPTY_LENGTH = new Set(['POST', 'PUT', 'PATCH']);
-const CUT = 'cut';
 const noop = () => {};
 
 const lowKeys = (h) => Object.fromEntries(Object.entries(h || {}).map(([k, v]) => [k.toLowerCase(), v]));

@@ -267,6 +267,60 @@ describe.each(CASES)('%s', (name, vus, exitCode, args = []) => {
   );
 });
 
+// A loop without end (issue 74): plain `artillery run` goes round for ever, so it is stopped
+// once it has sent six requests; the lab's run ends with its phase (3 s). What the lab sent must be what
+// Artillery sent, in order, up to where the lab stopped: the first request and at least two
+// rounds.
+describe('a loop without end', () => {
+  const ref = {};
+  beforeAll(async () => {
+    const srv = await recorder();
+    try {
+      const run = await artilleryRun(
+        copyFixture('loop-endless', srv.url),
+        [],
+        {},
+        { limitMs: 50000, stopWhen: () => srv.seen.length >= 6 },
+      );
+      Object.assign(ref, { code: run.code, lines: srv.seen.map(line) });
+    } finally {
+      await srv.close();
+    }
+  }, 90000);
+
+  test('plain artillery run: still going round when stopped', () => {
+    expect(ref.code).toBeNull();
+    expect(ref.lines.length).toBeGreaterThanOrEqual(6);
+  });
+
+  test.each([['artillery'], ['fast'], ['closed']])(
+    '--generator %s: the same requests, in order, until the run ends',
+    async (generator) => {
+      const srv = await recorder();
+      try {
+        const run = await labRun(copyFixture('loop-endless', 'http://127.0.0.1:1'), generator, srv.url, 1);
+        const lines = srv.seen.map(line);
+        expect(run.stderr).not.toMatch(/LAB_ERR/);
+        expect(lines.length).toBeGreaterThanOrEqual(3);
+        const upTo = Math.min(lines.length, ref.lines.length);
+        expect(lines.slice(0, upTo)).toEqual(ref.lines.slice(0, upTo));
+        if (generator === 'artillery') {
+          // Artillery itself never ends it: the lab stops it at the run's deadline (the plan and
+          // a drain of 30 s) and says so, a run that did not finish.
+          expect(run.summary.status).toMatch(/stopped at its deadline/);
+          expect(run.code).not.toBe(0);
+        } else {
+          expect(run.summary.status).toBe('completed');
+          expect(run.code).toBe(0);
+        }
+      } finally {
+        await srv.close();
+      }
+    },
+    150000,
+  );
+});
+
 // Artillery's ws engine (issue 74): the same upgrade (its path, the subprotocol agreed, a
 // header of config.ws) and the same messages, in order, from plain `artillery run` and from
 // the lab's engine; the closed loop refuses it by name. The test's server answers only the

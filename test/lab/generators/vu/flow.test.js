@@ -24,6 +24,7 @@ function runOne(model, answer, o = {}) {
   const errors = [];
   const io = {
     closedEnd: Infinity,
+    runEnd: o.runEnd ?? Infinity,
     send(step, vu, due, parts, then) {
       sent.push({ name: step.name, method: parts.method || step.method, ...parts, body: parts.body?.toString() });
       const res = answer(parts, sent.length);
@@ -36,7 +37,7 @@ function runOne(model, answer, o = {}) {
   return new Promise((resolve) => {
     const flow = flows.pick();
     const ctx = flows.context();
-    flows.run(flow.steps, ctx, 1000, io, (ok, at, code) => resolve({ ok, at, code, sent, errors, ctx }), flow);
+    flows.run(flow.steps, ctx, o.due ?? 1000, io, (ok, at, code) => resolve({ ok, at, code, sent, errors, ctx }), flow);
   });
 }
 const json = (body, headers = {}) => ({
@@ -208,4 +209,19 @@ test("parallel steps: made at once, on the wire one at a time (Artillery's one s
   expect(failing.ok).toBe(false);
   expect(failing.code).toBe('ECONNRESET');
   expect(failing.sent.map((s) => s.path)).toEqual(['/a', '/b', '/c']);
+});
+
+test("a loop without end goes round until the run's end, its virtual user then stopped (neither completed nor failed)", async () => {
+  const model = modelOf(`scenarios:\n  - flow:\n      - loop:\n          - get: { url: "/r/{{ $loopCount }}" }\n`);
+  expect(model.flows[0].steps[0].loop.endless).toBe(true);
+  expect(model.notes.map((n) => n.note).join('\n')).toMatch(
+    /a loop without end .* the lab's engines end it at the run's end/,
+  );
+  const now = Date.now();
+  // (Each answer comes 1 ms after its send, in the fake's time: 20 rounds before the end.)
+  const r = await runOne(model, () => json({}), { due: now, runEnd: now + 20 });
+  expect(r.ok).toBe(CUT);
+  expect(r.sent.length).toBeGreaterThanOrEqual(1);
+  expect(r.sent.length).toBeLessThanOrEqual(20);
+  expect(r.sent.map((q) => q.path)).toEqual(r.sent.map((_, i) => `/r/${i}`));
 });
