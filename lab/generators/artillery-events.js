@@ -127,6 +127,20 @@ function browserOf(agg) {
   };
 }
 
+// The ws and socketio engines' messages, counted as the lab's engine counts them (each one
+// a request): sent, and done: a ws message once written (Artillery counts it as it writes
+// it), a socketio emit unless its wait failed (the socketio engine's own errors; its
+// response-time histogram records a response's emit twice, so it cannot count them). A run
+// of messages then says how many it sent, where Artillery's HTTP counters alone said none.
+const SOCKETIO_ERRORS = ['data is not valid', 'response timeout', 'Failed match', 'invalid arguments'];
+function messagesOf(agg) {
+  const c = agg.counters || {};
+  const ws = c['websocket.messages_sent'] || 0;
+  const emits = c['socketio.emit'] || 0;
+  const failed = SOCKETIO_ERRORS.reduce((a, k) => a + (c[`errors.${k}`] || 0), 0);
+  return { sent: ws + emits, done: ws + Math.max(0, emits - failed) };
+}
+
 // The final record, from Artillery's aggregate report (null when the run was cut short).
 function doneRecord(report, interrupted) {
   const agg = report && report.aggregate;
@@ -134,14 +148,15 @@ function doneRecord(report, interrupted) {
   const c = agg.counters || {};
   const errors = pick(c, 'errors.');
   const browser = browserOf(agg);
+  const m = messagesOf(agg);
   return {
     type: 'done',
     at: agg.lastMetricAt || Date.now(),
     interrupted,
     precision: 'ms',
     totals: {
-      launched: c['http.requests'] || 0,
-      completed: c['http.responses'] || 0,
+      launched: (c['http.requests'] || 0) + m.sent,
+      completed: (c['http.responses'] || 0) + m.done,
       arrivals: c['vusers.created'] || 0,
       vusCompleted: c['vusers.completed'] || 0,
       vusFailed: c['vusers.failed'] || 0,

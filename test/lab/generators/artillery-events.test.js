@@ -28,3 +28,27 @@ test("the Playwright engine's figures: pages and codes, each vital by URL, perce
   expect(browserOf({ counters: { 'http.requests': 3 }, summaries: {} })).toBeNull();
   expect(doneRecord({ aggregate: { counters: { 'http.requests': 3 }, summaries: {} } }, false).browser).toBeUndefined();
 });
+
+test("the ws and socketio engines' messages count as requests: sent, and done unless their wait failed", () => {
+  const d = doneRecord(
+    {
+      aggregate: {
+        counters: {
+          'http.requests': 2,
+          'http.responses': 2,
+          'websocket.messages_sent': 5,
+          'socketio.emit': 7,
+          'errors.response timeout': 1,
+          'errors.ECONNREFUSED': 3,
+        },
+        // (A response's emit is recorded twice by Artillery's engine: not a count of emits.)
+        summaries: { 'socketio.response_time': { count: 11, min: 1, max: 2, median: 1 } },
+      },
+    },
+    false,
+  );
+  expect(d.totals).toMatchObject({ launched: 14, completed: 13 });
+  // Without such messages, Artillery's HTTP counters as they are.
+  const http = doneRecord({ aggregate: { counters: { 'http.requests': 4, 'http.responses': 3 } } }, false);
+  expect(http.totals).toMatchObject({ launched: 4, completed: 3 });
+});
