@@ -6,12 +6,16 @@
 //   new connection per request   ab -c 10 (C)        against  fast, open loop at --rate/s
 //   kept alive, closed loop      wrk -t1 -c50 (C)    against  closed --keepalive -c50
 //   kept alive, open loop        (the closed loop)   against  fast --keepalive at --ka-rate/s
+//   HTTP/2 over TLS, streams     h2load -c2 -m4 (C)  against  closed --http2 --connections 2 --streams 4
+//     (on a `single --http2` deployment of its own; no goal yet: where the lab stands)
 // CPU per request: the C tools' from /proc (this process's reaped children), the lab's from
 // its run's summary (its generator process from the first arrival, as users read it). Then a
 // CPU profile of each of the lab's engines (a shorter run under --cpu-prof, not counted above):
 // its hottest functions by self time, where its time goes.
 // Goals (the issue's): fast <= 3x ab; closed --keepalive <= 1.5x wrk and answers a second >=
 // autocannon's (bench/keepalive.js measures autocannon); fast --keepalive <= 1.5x closed.
+// (h2load: nghttp2-client, which `scripts/setup.sh all` installs; without it the HTTP/2 pair
+// is left out, said.)
 // Writes bench/results/engines.json with the machine it ran on.
 //   node bench/engines.js [--seconds 10] [--rounds 2] [--rate 400] [--ka-rate 3000]
 //                         [--connections 50] [--port-base 8950] [--no-profile]
@@ -41,6 +45,15 @@ function parseAb(out) {
   const non2xx = Number(/Non-2xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   return { answered: n - failed, failed: failed + non2xx };
 }
+function parseH2load(out) {
+  const m = /requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
+  const non2xx = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(out);
+  const ok = non2xx ? Number(non2xx[1]) : Number(m?.[4] ?? 0);
+  return {
+    answered: ok,
+    failed: Number(m?.[5] ?? 0) + Number(m?.[6] ?? 0) + (non2xx ? Number(non2xx[3]) + Number(non2xx[4]) : 0),
+  };
+}
 function parseWrk(out) {
   const n = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
@@ -50,7 +63,7 @@ function parseWrk(out) {
 }
 
 // The engines' table: each one's traffic, how it runs, and what it is compared with.
-function enginesOf(values, url, labRun) {
+function enginesOf(values, url, labRun, h2) {
   const S = values.seconds;
   const C = values.connections;
   const c = async (cmd, args, parse) => {
@@ -106,7 +119,35 @@ function enginesOf(values, url, labRun) {
         `${S}s`,
       ],
     },
-  ].map((e) => (e.lab ? { ...e, run: (o) => labRun(e.lab, o) } : e));
+    ...(h2
+      ? [
+          {
+            name: 'h2load -c2 -m4',
+            traffic: 'h2',
+            run: () => c('h2load', ['-c', '2', '-m', '4', '-D', String(S), `${h2.url}/ping`], parseH2load),
+          },
+          {
+            name: 'closed --http2 -c2 --streams 4',
+            traffic: 'h2',
+            lab: [
+              'ping',
+              'load',
+              'single',
+              '--generator',
+              'closed',
+              '--http2',
+              '--connections',
+              '2',
+              '--streams',
+              '4',
+              '--duration',
+              `${S}s`,
+            ],
+            h2: true,
+          },
+        ]
+      : []),
+  ].map((e) => (e.lab ? { ...e, run: (o) => labRun(e.lab, { ...o, h2: e.h2 }) } : e));
 }
 
 // The issue's three comparisons, on the better round of each engine.
@@ -120,6 +161,17 @@ function verdicts(best, names) {
     cmp('fast (new connection per request) against ab', fast, ab, 3),
     cmp('closed --keepalive against wrk', closed, wrk, 1.5),
     cmp('fast --keepalive (fixed rate) against closed --keepalive', fastKa, closed, 1.5),
+    // (No goal yet for HTTP/2: where the lab's engine stands against nghttp2's own.)
+    ...(names[6]
+      ? [
+          {
+            what: 'closed --http2 against h2load',
+            ratio: ratio(best[names[6]]?.cpuUsPerRequest, best[names[5]]?.cpuUsPerRequest),
+            goal: 'none yet',
+            met: null,
+          },
+        ]
+      : []),
   ];
 }
 
@@ -143,8 +195,9 @@ function engineProfile(dir) {
   };
 }
 
-// The deployment's state folder, for a failure to take it down.
+// The deployments' state folders, for a failure to take them down.
 let deployedIn = null;
+let h2DeployedIn = null;
 
 async function run(values, { log }) {
   for (const [bin, pkg] of [
@@ -156,13 +209,15 @@ async function run(values, { log }) {
   const base = values['port-base'];
   const url = `http://127.0.0.1:${base}/ping`;
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-engines-state-'));
+  const h2StateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-engines-h2-state-'));
   const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-engines-results-'));
-  const labRun = async (args, { profileDir = null, seconds = null } = {}) => {
+  const labRun = async (args, { profileDir = null, seconds = null, h2 = false } = {}) => {
     const argv = [
       'scenario',
       ...args,
       '--target',
-      `http://127.0.0.1:${base}`,
+      h2 ? h2Deployment.url : `http://127.0.0.1:${base}`,
+      ...(h2 ? ['--insecure'] : []),
       '--json',
       '--no-statsd',
       '--no-graphite',
@@ -192,10 +247,29 @@ async function run(values, { log }) {
       verdict: s.saturation?.verdict,
     };
   };
-  const ENGINES = enginesOf(values, url, labRun);
   const up = await lab(['deploy', 'single', '--state-dir', stateDir, '--port-base', String(base)]);
   if (up.code !== 0) throw new Error('deploy single failed');
   deployedIn = stateDir;
+  // The HTTP/2 pair's own deployment (TLS and HTTP/2 at nginx), when h2load is there.
+  let h2Deployment = null;
+  if (spawnSync('h2load', ['--version']).error)
+    log('h2load is missing (apt-get install -y nghttp2-client): the HTTP/2 pair is left out');
+  else {
+    const h2Up = await lab([
+      'deploy',
+      'single',
+      '--http2',
+      '--json',
+      '--state-dir',
+      h2StateDir,
+      '--port-base',
+      String(base + 50),
+    ]);
+    if (h2Up.code !== 0) throw new Error('deploy single --http2 failed');
+    h2DeployedIn = h2StateDir;
+    h2Deployment = { url: JSON.parse(h2Up.out).url };
+  }
+  const ENGINES = enginesOf(values, url, labRun, h2Deployment);
   const rows = Object.fromEntries(ENGINES.map((e) => [e.name, []]));
   const profiles = {};
   try {
@@ -225,6 +299,8 @@ async function run(values, { log }) {
   } finally {
     await lab(['down', '--state-dir', stateDir]);
     deployedIn = null;
+    if (h2DeployedIn) await lab(['down', '--state-dir', h2StateDir]);
+    h2DeployedIn = null;
   }
   // The better round: the lower CPU per request (a busier moment only adds).
   const best = Object.fromEntries(
@@ -236,6 +312,7 @@ async function run(values, { log }) {
     versions: {
       ab: spawnSync('ab', ['-V'], { encoding: 'utf8' }).stdout.split('\n')[0],
       wrk: spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0] || 'wrk',
+      h2load: h2Deployment ? spawnSync('h2load', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] : null,
       node: process.version,
     },
     settings: {
@@ -244,13 +321,16 @@ async function run(values, { log }) {
       rate: values.rate,
       kaRate: values['ka-rate'],
       connections: values.connections,
-      target: 'GET /ping through nginx on single (the lab deploys it)',
+      target:
+        'GET /ping through nginx on single (the lab deploys it); the HTTP/2 pair through nginx on single --http2 (TLS, h2)',
     },
     engines: Object.fromEntries(names.map((n) => [n, { best: best[n], rounds: rows[n] }])),
     goals,
     profiles,
     note: "CPU per request: C tools from this process's reaped children (/proc), the lab's from its summary (its generator process tree from the first arrival); the better of the rounds",
-    headline: Object.fromEntries(goals.map((g) => [g.what, `${g.ratio}x (${g.goal}: ${g.met ? 'met' : 'not met'})`])),
+    headline: Object.fromEntries(
+      goals.map((g) => [g.what, `${g.ratio}x (${g.goal}${g.met === null ? '' : `: ${g.met ? 'met' : 'not met'}`})`]),
+    ),
   };
 }
 
@@ -272,6 +352,7 @@ const self = bench(
     run: (values, o) => run({ ...values, profile: !values['no-profile'] }, o),
     cleanup: async () => {
       if (deployedIn) await lab(['down', '--state-dir', deployedIn]);
+      if (h2DeployedIn) await lab(['down', '--state-dir', h2DeployedIn]);
     },
   },
   module,

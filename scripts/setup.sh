@@ -29,7 +29,8 @@ fi
 
 # Debian packages: required ones stop the run when missing; optional ones only warn.
 # Optional: Graphite's carbon for the monitoring (runs skip it when missing), Chromium for
-# the report's browser test, wrk and ab (apache2-utils) for the benchmarks.
+# the report's browser test, wrk, ab (apache2-utils) and h2load (nghttp2-client) for the
+# benchmarks.
 # The packages of the deployment's own nodes (the balancer and edge kinds, the data stores)
 # come from their declarations (scripts/programs.js reads lab/kinds/ and lab/stores/); the
 # tools around them are listed here.
@@ -43,7 +44,7 @@ case "$what" in
   test) required+=(docker-compose $(programs all)) optional+=(chromium) ;;
   containers) required+=(docker-compose docker.io debootstrap nftables iproute2) ;;
   cluster) required+=(docker-compose docker.io debootstrap nftables iproute2 qemu-system-x86 qemu-utils e2fsprogs) ;;
-  all) required+=(docker-compose $(programs all)) optional+=(chromium wrk apache2-utils docker.io debootstrap) ;;
+  all) required+=(docker-compose $(programs all)) optional+=(chromium wrk apache2-utils nghttp2-client docker.io debootstrap) ;;
   *) say "unknown target '$what' (run, test, containers, cluster, all)"; exit 2 ;;
 esac
 
