@@ -186,14 +186,26 @@ async function freePortBase(count = 20) {
   const worker = Math.max(1, Number(process.env.JEST_WORKER_ID) || 1);
   const slices = 6;
   const sliceBase = 20000 + ((worker - 1) % slices) * 2000;
-  for (let attempt = 0; attempt < 50; attempt++) {
+  const now = Date.now();
+  while (handedOut.length && handedOut[0][2] < now - HANDED_OUT_MS) handedOut.shift();
+  for (let attempt = 0; attempt < 200; attempt++) {
     const base = sliceBase + Math.floor(Math.random() * 90) * 20; // headroom for base + 100
+    // (Not a range this file was given in the last two minutes, which its processes may not
+    // listen on yet: a dashboard's free port and a deployment's base drawn one after the
+    // other, both free then, were once the same port.)
+    if (handedOut.some(([b, n]) => base < b + n && b < base + count)) continue;
     let ok = true;
     for (let p = base; p < base + count && ok; p++) ok = await tcpFree(p, '127.0.0.1');
-    if (ok) return base;
+    if (ok) {
+      handedOut.push([base, count, now]);
+      return base;
+    }
   }
   throw new Error('no free port range found');
 }
+// The ranges given to this test file lately: [base, count, when], oldest first.
+const handedOut = [];
+const HANDED_OUT_MS = 120000;
 
 // Runs the lab CLI: node lab/cli <args>.
 function lab(args, opts = {}) {
