@@ -106,14 +106,21 @@ function wsSend(shard, step, vu, due, payload, waits, then) {
 }
 
 // The socketio options of a virtual user of `flow` (./vu/socketio.js): the run's target, the
-// script's socketio options (the scenario's over config's), its tls settings.
+// script's socketio options (the scenario's over config's), its tls settings; made once a
+// flow (its virtual users template them, not change them).
+const optionsOf = new WeakMap();
 function sioOptions(shard, flow) {
-  const { model } = shard.data;
-  return {
-    base: shard.urls[0].href.replace(/\/$/, ''),
-    options: { ...(model.socketio?.options || {}), ...(flow.socketio || {}) },
-    tls: model.tls,
-  };
+  let o = optionsOf.get(flow);
+  if (!o) {
+    const { model } = shard.data;
+    o = {
+      base: shard.urls[0].href.replace(/\/$/, ''),
+      options: { ...(model.socketio?.options || {}), ...(flow.socketio || {}) },
+      tls: model.tls,
+    };
+    optionsOf.set(flow, o);
+  }
+  return o;
 }
 
 // The socket of a socketio namespace for the virtual user (opened on its first use); a

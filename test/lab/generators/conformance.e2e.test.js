@@ -341,6 +341,7 @@ function wsRecorder() {
     server.listen(0, '127.0.0.1', () =>
       resolve({
         port: server.address().port,
+        url: `http://127.0.0.1:${server.address().port}`,
         seen,
         close: () =>
           new Promise((r) => {
@@ -352,44 +353,41 @@ function wsRecorder() {
   );
 }
 
-describe('ws', () => {
+// A message engine's cases (ws, socketio): plain `artillery run` on the fixture against the
+// engine's recorder gives the reference lines (checked against `lines`); --generator
+// artillery and fast send the same, in order, and count `requests` sent and done; closed
+// refuses it by name (`refused`, its feature's words). refTarget(srv): the script's target
+// for plain Artillery; the lab is given the recorder's http:// address.
+function messageEngineCases({ fixture, recorder, refTarget, lines, requests, refused }) {
   const ref = {};
   beforeAll(async () => {
-    const srv = await wsRecorder();
+    const srv = await recorder();
     try {
-      const run = await artilleryRunOf(copyFixture('ws', `ws://127.0.0.1:${srv.port}`));
+      const run = await artilleryRunOf(copyFixture(fixture, refTarget(srv)));
       Object.assign(ref, { code: run.code, lines: [...srv.seen] });
     } finally {
       await srv.close();
     }
   }, 200000);
 
-  test("plain artillery run: one connection, every message (the reference is Artillery's own)", () => {
+  test("plain artillery run: its connections and messages (the reference is Artillery's own)", () => {
     expect(ref.code).toBe(0);
-    expect(ref.lines).toEqual([
-      'connect / protocol=json x-token=abc',
-      'message hello',
-      'message {"zip":"35801"}',
-      'message ask',
-      'message said ask',
-      'message n 0',
-      'message n 1',
-    ]);
+    expect(ref.lines).toEqual(lines);
   });
 
   // (One after the other: concurrent tests do not wait for this describe's beforeAll.)
   test.each([['artillery'], ['fast']])(
-    '--generator %s: the same upgrade and messages, the same verdict',
+    '--generator %s: the same connections and messages, the same verdict',
     async (generator) => {
-      const srv = await wsRecorder();
+      const srv = await recorder();
       try {
-        const run = await labRun(copyFixture('ws', 'ws://127.0.0.1:1'), generator, `http://127.0.0.1:${srv.port}`, 1);
+        const run = await labRun(copyFixture(fixture, 'http://127.0.0.1:1'), generator, srv.url, 1);
         expect(run.stderr).not.toMatch(/LAB_ERR/);
         expect(srv.seen).toEqual(ref.lines);
         expect(run.code).toBe(0);
-        // Each message counts as a request: sent, and written or answered (under artillery, from
-        // its ws counters).
-        expect(run.summary).toMatchObject({ requestsSent: 6, requestsCompleted: 6 });
+        // Each message counts as a request: sent, and written or answered (under artillery,
+        // from its engine's counters).
+        expect(run.summary).toMatchObject({ requestsSent: requests, requestsCompleted: requests });
       } finally {
         await srv.close();
       }
@@ -401,7 +399,7 @@ describe('ws', () => {
     const r = await lab([
       'scenario',
       '--script',
-      copyFixture('ws', 'ws://127.0.0.1:1'),
+      copyFixture(fixture, 'http://127.0.0.1:1'),
       '--target',
       'http://127.0.0.1:9',
       '--generator',
@@ -409,11 +407,28 @@ describe('ws', () => {
       '--plan',
     ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(
-      /WebSocket scenarios .*--generator closed does not run; --generator artillery or fast does \[LAB_ERR_GENERATOR_FEATURE\]/,
-    );
+    expect(r.stderr).toMatch(refused);
   });
-});
+}
+
+describe('ws', () =>
+  messageEngineCases({
+    fixture: 'ws',
+    recorder: wsRecorder,
+    refTarget: (srv) => `ws://127.0.0.1:${srv.port}`,
+    lines: [
+      'connect / protocol=json x-token=abc',
+      'message hello',
+      'message {"zip":"35801"}',
+      'message ask',
+      'message said ask',
+      'message n 0',
+      'message n 1',
+    ],
+    requests: 6,
+    refused:
+      /WebSocket scenarios .*--generator closed does not run; --generator artillery or fast does \[LAB_ERR_GENERATOR_FEATURE\]/,
+  }));
 
 // Artillery's socketio engine (issue 74): the same connections (namespace, the query of
 // config.socketio) and the same events, in order, with their arguments and whether they asked
@@ -450,21 +465,12 @@ function socketioRecorder() {
   );
 }
 
-describe('socketio', () => {
-  const ref = {};
-  beforeAll(async () => {
-    const srv = await socketioRecorder();
-    try {
-      const run = await artilleryRunOf(copyFixture('socketio', srv.url));
-      Object.assign(ref, { code: run.code, lines: [...srv.seen] });
-    } finally {
-      await srv.close();
-    }
-  }, 200000);
-
-  test("plain artillery run: its connections and events (the reference is Artillery's own)", () => {
-    expect(ref.code).toBe(0);
-    expect(ref.lines).toEqual([
+describe('socketio', () =>
+  messageEngineCases({
+    fixture: 'socketio',
+    recorder: socketioRecorder,
+    refTarget: (srv) => srv.url,
+    lines: [
       'connect / who=ann late=undefined',
       'event / echo ["hello"]',
       'event / echo ["world"]',
@@ -476,41 +482,8 @@ describe('socketio', () => {
       'event / n [1]',
       'event / from-processor ["seen 3"]',
       'event / echo ["done"] (ack asked)',
-    ]);
-  });
-
-  // (One after the other: concurrent tests do not wait for this describe's beforeAll.)
-  test.each([['artillery'], ['fast']])(
-    '--generator %s: the same connections and events, the same verdict',
-    async (generator) => {
-      const srv = await socketioRecorder();
-      try {
-        const run = await labRun(copyFixture('socketio', 'http://127.0.0.1:1'), generator, srv.url, 1);
-        expect(run.stderr).not.toMatch(/LAB_ERR/);
-        expect(srv.seen).toEqual(ref.lines);
-        expect(run.code).toBe(0);
-        // Each emit counts as a request, and the HTTP one: sent and answered (under artillery,
-        // from its socketio counters).
-        expect(run.summary).toMatchObject({ requestsSent: 8, requestsCompleted: 8 });
-      } finally {
-        await srv.close();
-      }
-    },
-    150000,
-  );
-
-  test('--generator closed refuses it by name', async () => {
-    const r = await lab([
-      'scenario',
-      '--script',
-      copyFixture('socketio', 'http://127.0.0.1:1'),
-      '--target',
-      'http://127.0.0.1:9',
-      '--generator',
-      'closed',
-      '--plan',
-    ]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Socket\.IO scenarios .*--generator closed does not run.*\[LAB_ERR_GENERATOR_FEATURE\]/);
-  });
-});
+    ],
+    // (Each emit, and the HTTP request.)
+    requests: 8,
+    refused: /Socket\.IO scenarios .*--generator closed does not run.*\[LAB_ERR_GENERATOR_FEATURE\]/,
+  }));

@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { readScript } = require('../../../lab/scenario/from-artillery');
+const { refusalOf } = require('../../helper');
 
 // Artillery's socketio engine's scenarios as the lab reads them (lab/scenario/artillery-socketio.js).
 const write = (text) => {
@@ -15,14 +16,7 @@ const script = (flow, config = '', scenario = '', engine = 'socketio') =>
   write(
     `config:\n  target: http://127.0.0.1:1\n  phases: [{ duration: 1, arrivalRate: 1 }]\n${config}scenarios:\n  - engine: ${engine}\n${scenario}    flow:\n${flow}`,
   );
-const refusal = (file) => {
-  try {
-    readScript(file);
-  } catch (err) {
-    return { code: err.code, message: err.message };
-  }
-  return null;
-};
+const refusal = (file) => refusalOf(() => readScript(file));
 
 test('a socketio flow: emits (a channel and data, a list), a response, an acknowledgement, a namespace, HTTP steps, a loop; its options and timeout', () => {
   const m = readScript(

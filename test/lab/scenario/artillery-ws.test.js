@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { readScript } = require('../../../lab/scenario/from-artillery');
+const { refusalOf } = require('../../helper');
 
 // Artillery's ws engine's scenarios as the lab reads them (lab/scenario/artillery-ws.js).
 const write = (text) => {
@@ -15,14 +16,7 @@ const script = (flow, config = '') =>
   write(
     `config:\n  target: ws://127.0.0.1:1\n  phases: [{ duration: 1, arrivalRate: 1 }]\n${config}scenarios:\n  - engine: ws\n    flow:\n${flow}`,
   );
-const refusal = (file) => {
-  try {
-    readScript(file);
-  } catch (err) {
-    return { code: err.code, message: err.message };
-  }
-  return null;
-};
+const refusal = (file) => refusalOf(() => readScript(file));
 
 test('a ws flow: its connect, its messages (text, JSON, with a capture), a wait, a loop; config.ws and its timeout', () => {
   const m = readScript(
