@@ -1,30 +1,40 @@
 #!/usr/bin/env node
 'use strict';
 
-// The lab's engines against the C floor (issue 65), in one run, on /ping through nginx on a
-// `single` deployment this script brings up, in interleaved rounds, the better round kept:
-//   new connection per request   ab -c 10 (C)        against  fast, open loop at --rate/s
-//   kept alive, closed loop      wrk -t1 -c50 (C)    against  closed --keepalive -c50
+// The lab's engines against the C floor (issues 65, 75), in one run, on /ping through nginx on
+// a `single` deployment this script brings up, in interleaved rounds, the better round kept:
+//   new connection per request   ab -c 10 (C, as fast as it goes)
+//                                against fast, open loop, at --rate/s and at --ka-rate/s
+//   kept alive, closed loop      wrk -t1 -c50 (C), autocannon -c50  against  closed --keepalive -c50
 //   kept alive, open loop        (the closed loop)   against  fast --keepalive at --ka-rate/s
 //   HTTP/2 over TLS, streams     h2load -c2 -m4 (C)  against  closed --http2 --connections 2 --streams 4
 //     (on a `single --http2` deployment of its own; no goal yet: where the lab stands)
-// CPU per request: the C tools' from /proc (this process's reaped children), the lab's from
-// its run's summary (its generator process from the first arrival, as users read it). Then a
-// CPU profile of each of the lab's engines (a shorter run under --cpu-prof, not counted above):
+// Beside each open loop, at its rate, the floors under it: Node sending the same requests with
+// nothing measured (./node-floor.js: its sockets and timers, what any Node engine pays at that
+// rate) and h2load --h1 at the same fixed rate (C). An open loop's CPU a request depends on
+// its rate (a wake-up of the process for nearly every arrival and answer when they are far
+// apart), which a tool going as fast as it can never pays: the floors say what part of a gap
+// to ab is the rate's and what part the engine's.
+// CPU per request: the C tools' from /proc (this process's reaped children), the floors' and
+// autocannon's from their own process (from the first arrival), the lab's from its run's
+// summary (its generator process from the first arrival, as users read it). Then a CPU
+// profile of each of the lab's engines (a shorter run under --cpu-prof, not counted above):
 // its hottest functions by self time, where its time goes.
 // Goals (the issue's): fast <= 3x ab; closed --keepalive <= 1.5x wrk and answers a second >=
-// autocannon's (bench/keepalive.js measures autocannon); fast --keepalive <= 1.5x closed.
+// autocannon's; fast --keepalive <= 1.5x closed.
 // (h2load: nghttp2-client, which `scripts/setup.sh all` installs; without it the HTTP/2 pair
-// is left out, said.)
+// and the C rows at a fixed rate are left out, said. autocannon: installed into a scratch
+// folder, not a dependency of the lab; --no-autocannon leaves it out.)
 // Writes bench/results/engines.json with the machine it ran on.
 //   node bench/engines.js [--seconds 10] [--rounds 2] [--rate 400] [--ka-rate 3000]
-//                         [--connections 50] [--port-base 8950] [--no-profile]
+//                         [--connections 50] [--port-base 8950] [--autocannon DIR | --no-autocannon]
+//                         [--no-profile]
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
 const lab = require('./lab');
-const { bench, flag, withDefault, common, childCpu } = require('./kit');
+const { bench, flag, withDefault, common, childCpu, autocannonDir } = require('./kit');
 const { mergeTrees, topFunctions } = require('../lab/profile/cpuprofile');
 
 const round1 = (v) => Math.round(v * 10) / 10;
@@ -62,33 +72,82 @@ function parseWrk(out) {
   return { answered: n - non2xx, failed };
 }
 
-// The engines' table: each one's traffic, how it runs, and what it is compared with.
-function enginesOf(values, url, labRun, h2) {
+// The engines' table: each one's role (what the verdicts read), its traffic, how it runs.
+// Beside each open loop of the lab, at the same rate, the floor under it: Node itself sending
+// the same requests with nothing measured (./node-floor.js), and h2load --h1, a C client at a
+// fixed rate (arrivals in groups every 10 ms), when nghttp2-client is there.
+function enginesOf(values, url, labRun, { h2, h2load, autocannon }) {
   const S = values.seconds;
   const C = values.connections;
+  const R = values.rate;
+  const K = values['ka-rate'];
   const c = async (cmd, args, parse) => {
     const before = childCpu();
     const out = await exec(cmd, args, S + 60);
     return { ...parse(out), seconds: S, cpuS: childCpu() - before };
   };
+  const node = (script, args) =>
+    exec(process.execPath, [path.join(__dirname, script), ...args], S + 60).then((out) => JSON.parse(out));
+  const floors = (rate, role) => [
+    ...(h2load
+      ? [
+          {
+            name: `h2load --h1 at ${rate}/s`,
+            role: `c${role}`,
+            traffic: 'new',
+            run: () => c('h2load', h2loadRate(url, rate, S), parseH2load),
+          },
+        ]
+      : []),
+    {
+      name: `node:net at ${rate}/s`,
+      role: `node${role}`,
+      traffic: 'new',
+      run: () => node('node-floor.js', [url, String(rate), String(S)]),
+    },
+  ];
+  const fastAt = (rate, role) => ({
+    name: `fast at ${rate}/s`,
+    role: `fast${role}`,
+    traffic: 'new',
+    lab: ['ping', 'endurance', 'single', '--generator', 'fast', '--rate', String(rate), '--duration', `${S}s`],
+  });
   return [
     {
       name: 'ab -c 10',
+      role: 'ab',
       traffic: 'new',
       run: () => c('ab', ['-q', '-c', '10', '-t', String(S), '-n', '100000000', url], parseAb),
     },
-    {
-      name: `fast at ${values.rate}/s`,
-      traffic: 'new',
-      lab: ['ping', 'endurance', 'single', '--generator', 'fast', '--rate', String(values.rate), '--duration', `${S}s`],
-    },
+    ...floors(R, 'Low'),
+    fastAt(R, 'Low'),
+    ...floors(K, 'High'),
+    fastAt(K, 'High'),
     {
       name: `wrk -t1 -c${C}`,
+      role: 'wrk',
       traffic: 'kept-closed',
       run: () => c('wrk', ['-t1', `-c${C}`, `-d${S}s`, url], parseWrk),
     },
+    ...(autocannon
+      ? [
+          {
+            name: `autocannon -c${C}`,
+            role: 'autocannon',
+            traffic: 'kept-closed',
+            run: () =>
+              node('autocannon-once.js', [autocannon, url, String(C), String(S), '1']).then((r) => ({
+                answered: r.answered - r.non2xx,
+                failed: r.non2xx + r.errors,
+                seconds: r.seconds,
+                cpuS: r.cpuS,
+              })),
+          },
+        ]
+      : []),
     {
       name: `closed --keepalive -c${C}`,
+      role: 'closed',
       traffic: 'kept-closed',
       lab: [
         'ping',
@@ -104,7 +163,14 @@ function enginesOf(values, url, labRun, h2) {
       ],
     },
     {
-      name: `fast --keepalive at ${values['ka-rate']}/s`,
+      name: `node:net --keepalive at ${K}/s`,
+      role: 'nodeKa',
+      traffic: 'kept-open',
+      run: () => node('node-floor.js', [url, String(K), String(S), '--keepalive']),
+    },
+    {
+      name: `fast --keepalive at ${K}/s`,
+      role: 'fastKa',
       traffic: 'kept-open',
       lab: [
         'ping',
@@ -114,7 +180,7 @@ function enginesOf(values, url, labRun, h2) {
         'fast',
         '--keepalive',
         '--rate',
-        String(values['ka-rate']),
+        String(K),
         '--duration',
         `${S}s`,
       ],
@@ -123,11 +189,13 @@ function enginesOf(values, url, labRun, h2) {
       ? [
           {
             name: 'h2load -c2 -m4',
+            role: 'h2load',
             traffic: 'h2',
             run: () => c('h2load', ['-c', '2', '-m', '4', '-D', String(S), `${h2.url}/ping`], parseH2load),
           },
           {
             name: 'closed --http2 -c2 --streams 4',
+            role: 'closedH2',
             traffic: 'h2',
             lab: [
               'ping',
@@ -150,29 +218,53 @@ function enginesOf(values, url, labRun, h2) {
   ].map((e) => (e.lab ? { ...e, run: (o) => labRun(e.lab, { ...o, h2: e.h2 }) } : e));
 }
 
-// The issue's three comparisons, on the better round of each engine.
-function verdicts(best, names) {
-  const [ab, fast, wrk, closed, fastKa] = names.map((n) => best[n]);
+// h2load --h1 at a fixed rate, a new connection per request (as many connections as
+// requests, each making one): `rate` a second in groups every 10 ms (every second below 100/s).
+function h2loadRate(url, rate, seconds) {
+  const n = String(rate * seconds);
+  const [each, period] = rate % 100 === 0 ? [rate / 100, '10ms'] : [rate, '1s'];
+  return ['--h1', '-t', '1', '-r', String(each), `--rate-period=${period}`, '-c', n, '-n', n, url];
+}
+
+// The issue's comparisons on the better round of each engine (best: by role), and where each
+// open loop of the lab stands against the floors at its rate (no goal: what is possible).
+function verdicts(best, { rate, kaRate } = {}) {
   const cmp = (what, lab1, ref, max) => {
-    const r = ratio(lab1?.cpuUsPerRequest, ref?.cpuUsPerRequest);
-    return { what, ratio: r, goal: `<= ${max}x`, met: r !== null && r <= max };
+    const r = ratio(best[lab1]?.cpuUsPerRequest, best[ref]?.cpuUsPerRequest);
+    return max === null
+      ? { what, ratio: r, goal: 'none', met: null }
+      : { what, ratio: r, goal: `<= ${max}x`, met: r !== null && r <= max };
   };
-  return [
-    cmp('fast (new connection per request) against ab', fast, ab, 3),
-    cmp('closed --keepalive against wrk', closed, wrk, 1.5),
-    cmp('fast --keepalive (fixed rate) against closed --keepalive', fastKa, closed, 1.5),
-    // (No goal yet for HTTP/2: where the lab's engine stands against nghttp2's own.)
-    ...(names[6]
-      ? [
-          {
-            what: 'closed --http2 against h2load',
-            ratio: ratio(best[names[6]]?.cpuUsPerRequest, best[names[5]]?.cpuUsPerRequest),
-            goal: 'none yet',
-            met: null,
-          },
-        ]
-      : []),
+  const out = [
+    cmp(`fast at ${rate}/s (new connection per request) against ab`, 'fastLow', 'ab', 3),
+    cmp(`fast at ${kaRate}/s (new connection per request) against ab`, 'fastHigh', 'ab', 3),
+    cmp('closed --keepalive against wrk', 'closed', 'wrk', 1.5),
+    cmp(`fast --keepalive at ${kaRate}/s against closed --keepalive`, 'fastKa', 'closed', 1.5),
   ];
+  if (best.autocannon)
+    out.push({
+      what: 'closed --keepalive answers a second against autocannon',
+      ratio: ratio(best.closed?.answersPerS, best.autocannon.answersPerS),
+      goal: '>= 1x',
+      met: Boolean(best.closed && best.closed.answersPerS >= best.autocannon.answersPerS),
+    });
+  // Where the floors themselves stand: Node's sockets and timers at the rate, and C's.
+  out.push(
+    cmp(`node:net at ${rate}/s (the floor under fast) against ab`, 'nodeLow', 'ab', null),
+    cmp(`fast at ${rate}/s against node:net at ${rate}/s`, 'fastLow', 'nodeLow', null),
+    cmp(`fast at ${kaRate}/s against node:net at ${kaRate}/s`, 'fastHigh', 'nodeHigh', null),
+    cmp(
+      `node:net --keepalive at ${kaRate}/s (the floor under fast --keepalive) against closed --keepalive`,
+      'nodeKa',
+      'closed',
+      null,
+    ),
+    cmp(`fast --keepalive at ${kaRate}/s against node:net --keepalive`, 'fastKa', 'nodeKa', null),
+  );
+  if (best.cLow) out.push(cmp(`h2load --h1 at ${rate}/s against ab`, 'cLow', 'ab', null));
+  if (best.cHigh) out.push(cmp(`h2load --h1 at ${kaRate}/s against ab`, 'cHigh', 'ab', null));
+  if (best.closedH2) out.push(cmp('closed --http2 against h2load', 'closedH2', 'h2load', null));
+  return out.filter((v) => v.ratio !== null || v.met !== null);
 }
 
 // The hottest functions of the lab's engine in a profile folder: the generator's own
@@ -243,7 +335,8 @@ async function run(values, { log }) {
       answered: s.requestsCompleted,
       failed,
       seconds: seconds1,
-      cpuS: s.generator.cpuS,
+      // (Its CPU a request to the microsecond: the summary's seconds are rounded to 0.1 s.)
+      cpuS: ((s.generator.cpuMsPerRequest ?? 0) * s.requestsSent) / 1000,
       verdict: s.saturation?.verdict,
     };
   };
@@ -252,8 +345,11 @@ async function run(values, { log }) {
   deployedIn = stateDir;
   // The HTTP/2 pair's own deployment (TLS and HTTP/2 at nginx), when h2load is there.
   let h2Deployment = null;
-  if (spawnSync('h2load', ['--version']).error)
-    log('h2load is missing (apt-get install -y nghttp2-client): the HTTP/2 pair is left out');
+  const h2load = !spawnSync('h2load', ['--version']).error;
+  if (!h2load)
+    log(
+      'h2load is missing (apt-get install -y nghttp2-client): the HTTP/2 pair and the C rows at a fixed rate are left out',
+    );
   else {
     const h2Up = await lab([
       'deploy',
@@ -269,7 +365,11 @@ async function run(values, { log }) {
     h2DeployedIn = h2StateDir;
     h2Deployment = { url: JSON.parse(h2Up.out).url };
   }
-  const ENGINES = enginesOf(values, url, labRun, h2Deployment);
+  const ENGINES = enginesOf(values, url, labRun, {
+    h2: h2Deployment,
+    h2load,
+    autocannon: values['no-autocannon'] ? null : autocannonDir(values.autocannon),
+  });
   const rows = Object.fromEntries(ENGINES.map((e) => [e.name, []]));
   const profiles = {};
   try {
@@ -307,12 +407,15 @@ async function run(values, { log }) {
     Object.entries(rows).map(([name, rs]) => [name, [...rs].sort((a, b) => a.cpuUsPerRequest - b.cpuUsPerRequest)[0]]),
   );
   const names = ENGINES.map((e) => e.name);
-  const goals = verdicts(best, names);
+  const goals = verdicts(Object.fromEntries(ENGINES.map((e) => [e.role, best[e.name]])), {
+    rate: values.rate,
+    kaRate: values['ka-rate'],
+  });
   return {
     versions: {
       ab: spawnSync('ab', ['-V'], { encoding: 'utf8' }).stdout.split('\n')[0],
       wrk: spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0] || 'wrk',
-      h2load: h2Deployment ? spawnSync('h2load', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] : null,
+      h2load: h2load ? spawnSync('h2load', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0] : null,
       node: process.version,
     },
     settings: {
@@ -338,7 +441,7 @@ const self = bench(
   {
     name: 'engines',
     usage:
-      'node bench/engines.js [--seconds 10] [--rounds 2] [--rate 400] [--ka-rate 3000] [--connections 50] [--port-base 8950] [--no-profile]',
+      'node bench/engines.js [--seconds 10] [--rounds 2] [--rate 400] [--ka-rate 3000] [--connections 50] [--port-base 8950] [--autocannon DIR | --no-autocannon] [--no-profile]',
     flags: {
       seconds: common.seconds(10),
       rounds: common.rounds(2),
@@ -346,6 +449,8 @@ const self = bench(
       'ka-rate': withDefault(flag.int(1, 50000), 3000),
       connections: common.concurrency(50),
       'port-base': common.portBase(8950),
+      autocannon: flag.string(),
+      'no-autocannon': flag.bool(),
       'no-profile': flag.bool(),
     },
     exit: true,
@@ -357,4 +462,4 @@ const self = bench(
   },
   module,
 );
-module.exports = { ...self, parseAb, parseWrk, verdicts };
+module.exports = { ...self, parseAb, parseWrk, verdicts, h2loadRate };

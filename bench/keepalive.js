@@ -24,7 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
 const lab = require('./lab');
-const { bench, flag, withDefault, common, childCpu } = require('./kit');
+const { bench, flag, withDefault, common, childCpu, autocannonDir } = require('./kit');
 
 const round1 = (v) => Math.round(v * 10) / 10;
 const median = (xs) => {
@@ -45,21 +45,6 @@ function prepare(values) {
         err ? reject(new Error(`${cmd} failed: ${err.message}\n${errOut}`)) : resolve(out),
       ),
     );
-
-  // autocannon 9, from --autocannon DIR or installed once into a scratch folder.
-  function autocannonDir() {
-    if (values.autocannon) return values.autocannon;
-    const dir = path.join(os.tmpdir(), 'lab-bench-autocannon');
-    if (!fs.existsSync(path.join(dir, 'node_modules', 'autocannon'))) {
-      process.stderr.write(`installing autocannon 9 into ${dir} (not a dependency of the lab)\n`);
-      fs.mkdirSync(dir, { recursive: true });
-      const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, 'autocannon@9'], {
-        stdio: 'inherit',
-      });
-      if (r.status !== 0) throw new Error('npm install autocannon failed: pass --autocannon DIR');
-    }
-    return dir;
-  }
 
   // wrk's CPU: what this process's reaped children used between two readings, wrk being the
   // only child that ran between them (execFile waits for it).
@@ -145,15 +130,15 @@ function prepare(values) {
         ]),
     },
   ];
-  return { S, C, base, stateDir, ENGINES, autocannonDir };
+  return { S, C, base, stateDir, ENGINES };
 }
 
 // The deployment's state folder, for a failure to take it down.
 let deployedIn = null;
 
 async function run(values) {
-  const { S, C, base, stateDir, ENGINES, autocannonDir } = prepare(values);
-  const dir = autocannonDir();
+  const { S, C, base, stateDir, ENGINES } = prepare(values);
+  const dir = autocannonDir(values.autocannon);
   if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is missing: apt-get install wrk');
   const up = await lab(['deploy', 'single', '--state-dir', stateDir, '--port-base', String(base)]);
   if (up.code !== 0) throw new Error('deploy failed');

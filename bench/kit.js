@@ -93,4 +93,23 @@ function childCpu() {
   return (Number(t[13]) + Number(t[14])) / clockTicks;
 }
 
-module.exports = { bench, flag, withDefault, common, childCpu, RESULTS };
+// autocannon 9 for the benches that set the lab beside it (not a dependency of the lab): from
+// `given` (their --autocannon DIR), or installed once into a scratch folder.
+function autocannonDir(given) {
+  if (given) return given;
+  const os = require('node:os');
+  const dir = path.join(os.tmpdir(), 'lab-bench-autocannon');
+  if (!fs.existsSync(path.join(dir, 'node_modules', 'autocannon'))) {
+    process.stderr.write(`installing autocannon 9 into ${dir} (not a dependency of the lab)\n`);
+    fs.mkdirSync(dir, { recursive: true });
+    const r = require('node:child_process').spawnSync(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, 'autocannon@9'],
+      { stdio: 'inherit' },
+    );
+    if (r.status !== 0) throw new Error('npm install autocannon failed: pass --autocannon DIR');
+  }
+  return dir;
+}
+
+module.exports = { bench, flag, withDefault, common, childCpu, autocannonDir, RESULTS };

@@ -14,7 +14,7 @@ const OWN_FLAGS = Object.freeze({
   },
   'generator-workers': {
     ...flag.int(1, 64),
-    help: 'the engine threads (default: one per 1,500 arrivals/s, at most one a core)',
+    help: 'the engine threads (default: one per 3,000 arrivals/s, at most one a core)',
   },
   connections: { ...flag.int(1, 10000), help: 'concurrent connections, each a virtual user (default 10)' },
   requests: { ...flag.int(1, 100000000), help: 'stop after N virtual users (N requests of a one-request scenario)' },

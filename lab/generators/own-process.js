@@ -6,10 +6,13 @@ const { fork } = require('node:child_process');
 const { helperEnv } = require('../ownership/adopt');
 const { peakRate } = require('./schedule');
 
-// One thread sends ~2,000 arrivals/s on a core (0.5 ms of CPU each, measured with
-// bench/generators.js on the 2-core machine of bench/README.md);
-// above 1,500/s the schedule is shared among more threads, at most one per core.
-const PER_THREAD = 1500;
+// Above 3,000 arrivals/s the schedule is shared among more threads, at most one per core. (On
+// the 2-core machine of bench/README.md, /ping through nginx at 3,000/s: one thread spent 113
+// µs a request with a send lag of 1.2 ms at p99, two threads 145 µs and 1.8 ms, beside the
+// deployment on the same cores; kept alive 41 against 70 µs, 0.8 against 0.9 ms. At 4,000/s
+// one thread's p99 lag grew to 4.2 ms, two threads' 2.3. The rule was 1,500/s when a request
+// cost 0.5 ms of CPU.)
+const PER_THREAD = 3000;
 
 // (nodes: how many machines share the plan, each running its part: --load-nodes.)
 function threadsFor(plan, cores, nodes = 1) {

@@ -1,6 +1,6 @@
 'use strict';
 
-const { parseAb, parseWrk, verdicts } = require('../../bench/engines');
+const { parseAb, parseWrk, verdicts, h2loadRate } = require('../../bench/engines');
 
 // bench/engines.js's reading of the C tools and its verdicts (the measurement itself is the
 // bench's, on a quiet machine; its results are bench/results/engines.json).
@@ -13,18 +13,66 @@ test("ab's and wrk's own output read: answers, failures (non-2xx and socket erro
   expect(parseWrk(wrk)).toEqual({ answered: 89996, failed: 7 });
 });
 
-test("the issue's three ratios, on the better rounds, with their goals", () => {
+test("the issue's ratios on the better rounds, with their goals; the floors beside them, with none", () => {
   const best = {
     ab: { cpuUsPerRequest: 40 },
-    fast: { cpuUsPerRequest: 110 },
+    fastLow: { cpuUsPerRequest: 300 },
+    nodeLow: { cpuUsPerRequest: 250 },
+    fastHigh: { cpuUsPerRequest: 110 },
+    nodeHigh: { cpuUsPerRequest: 100 },
     wrk: { cpuUsPerRequest: 10 },
-    closed: { cpuUsPerRequest: 16 },
-    ka: { cpuUsPerRequest: 30 },
+    autocannon: { cpuUsPerRequest: 30, answersPerS: 9000 },
+    closed: { cpuUsPerRequest: 16, answersPerS: 9500 },
+    nodeKa: { cpuUsPerRequest: 24 },
+    fastKa: { cpuUsPerRequest: 30 },
   };
-  expect(verdicts(best, ['ab', 'fast', 'wrk', 'closed', 'ka'])).toEqual([
-    { what: 'fast (new connection per request) against ab', ratio: 2.75, goal: '<= 3x', met: true },
+  const v = verdicts(best, { rate: 400, kaRate: 3000 });
+  expect(v.filter((g) => g.met !== null)).toEqual([
+    { what: 'fast at 400/s (new connection per request) against ab', ratio: 7.5, goal: '<= 3x', met: false },
+    { what: 'fast at 3000/s (new connection per request) against ab', ratio: 2.75, goal: '<= 3x', met: true },
     { what: 'closed --keepalive against wrk', ratio: 1.6, goal: '<= 1.5x', met: false },
-    { what: 'fast --keepalive (fixed rate) against closed --keepalive', ratio: 1.88, goal: '<= 1.5x', met: false },
+    { what: 'fast --keepalive at 3000/s against closed --keepalive', ratio: 1.88, goal: '<= 1.5x', met: false },
+    { what: 'closed --keepalive answers a second against autocannon', ratio: 1.06, goal: '>= 1x', met: true },
   ]);
-  expect(verdicts({}, ['ab', 'fast', 'wrk', 'closed', 'ka'])[0]).toMatchObject({ ratio: null, met: false });
+  const floors = Object.fromEntries(v.filter((g) => g.met === null).map((g) => [g.what, g.ratio]));
+  expect(floors).toEqual({
+    'node:net at 400/s (the floor under fast) against ab': 6.25,
+    'fast at 400/s against node:net at 400/s': 1.2,
+    'fast at 3000/s against node:net at 3000/s': 1.1,
+    'node:net --keepalive at 3000/s (the floor under fast --keepalive) against closed --keepalive': 1.5,
+    'fast --keepalive at 3000/s against node:net --keepalive': 1.25,
+  });
+  // A goal whose engines did not run is said, not met; a floor that did not run is left out.
+  const none = verdicts({}, { rate: 400, kaRate: 3000 });
+  expect(none[0]).toMatchObject({ ratio: null, met: false });
+  expect(none.every((g) => g.met !== null)).toBe(true);
+});
+
+test('h2load --h1 at a fixed rate: a connection per request, in groups every 10 ms (every second below 100/s)', () => {
+  expect(h2loadRate('http://h/ping', 400, 10)).toEqual([
+    '--h1',
+    '-t',
+    '1',
+    '-r',
+    '4',
+    '--rate-period=10ms',
+    '-c',
+    '4000',
+    '-n',
+    '4000',
+    'http://h/ping',
+  ]);
+  expect(h2loadRate('http://h/ping', 50, 2)).toEqual([
+    '--h1',
+    '-t',
+    '1',
+    '-r',
+    '50',
+    '--rate-period=1s',
+    '-c',
+    '100',
+    '-n',
+    '100',
+    'http://h/ping',
+  ]);
 });

@@ -24,8 +24,8 @@ test('the clock offset comes from the ping with the shortest round trip', () => 
 });
 
 test("each node's threads: from its share of the peak rate or connections, at most its cores", () => {
-  const open = { mode: 'open', phases: [{ duration: 10, arrivalRate: 6000 }] };
-  expect(nodeThreads(open, 2, 2)).toBe(2); // 3,000/s each: two threads of 1,500
+  const open = { mode: 'open', phases: [{ duration: 10, arrivalRate: 12000 }] };
+  expect(nodeThreads(open, 2, 2)).toBe(2); // 6,000/s each: two threads of 3,000
   expect(nodeThreads(open, 4, 8)).toBe(1);
   expect(nodeThreads({ ...open, workers: 3 }, 2, 2)).toBe(3);
   expect(nodeThreads({ mode: 'closed', connections: 4000, phases: [] }, 2, 16)).toBe(4);
