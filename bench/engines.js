@@ -121,8 +121,8 @@ function enginesOf(values, url, labRun, { h2, h2load, autocannon }) {
     },
     ...floors(R, 'Low'),
     fastAt(R, 'Low'),
-    ...floors(K, 'High'),
-    fastAt(K, 'High'),
+    // (At one rate, --rate equal to --ka-rate, its rows once.)
+    ...(K === R ? [] : [...floors(K, 'High'), fastAt(K, 'High')]),
     {
       name: `wrk -t1 -c${C}`,
       role: 'wrk',
@@ -219,10 +219,12 @@ function enginesOf(values, url, labRun, { h2, h2load, autocannon }) {
 }
 
 // h2load --h1 at a fixed rate, a new connection per request (as many connections as
-// requests, each making one): `rate` a second in groups every 10 ms (every second below 100/s).
+// requests, each making one): `rate` a second in groups every 10 ms, or every 100 ms or second
+// when the rate does not divide into the shorter period.
 function h2loadRate(url, rate, seconds) {
   const n = String(rate * seconds);
-  const [each, period] = rate % 100 === 0 ? [rate / 100, '10ms'] : [rate, '1s'];
+  const [each, period] =
+    rate % 100 === 0 ? [rate / 100, '10ms'] : rate % 10 === 0 ? [rate / 10, '100ms'] : [rate, '1s'];
   return ['--h1', '-t', '1', '-r', String(each), `--rate-period=${period}`, '-c', n, '-n', n, url];
 }
 
@@ -407,7 +409,9 @@ async function run(values, { log }) {
     Object.entries(rows).map(([name, rs]) => [name, [...rs].sort((a, b) => a.cpuUsPerRequest - b.cpuUsPerRequest)[0]]),
   );
   const names = ENGINES.map((e) => e.name);
-  const goals = verdicts(Object.fromEntries(ENGINES.map((e) => [e.role, best[e.name]])), {
+  const byRole = Object.fromEntries(ENGINES.map((e) => [e.role, best[e.name]]));
+  if (values.rate === values['ka-rate']) for (const r of ['c', 'node', 'fast']) byRole[`${r}High`] = byRole[`${r}Low`];
+  const goals = verdicts(byRole, {
     rate: values.rate,
     kaRate: values['ka-rate'],
   });
