@@ -106,11 +106,22 @@ function enginesOf(values, url, labRun, { h2, h2load, autocannon }) {
       run: () => node('node-floor.js', [url, String(rate), String(S)]),
     },
   ];
+  // A lab run's words: /ping's `scenario` on single with `generator` and its flags, for S s.
+  const labArgs = (scenario, generator, ...flags) => [
+    'ping',
+    scenario,
+    'single',
+    '--generator',
+    generator,
+    ...flags,
+    '--duration',
+    `${S}s`,
+  ];
   const fastAt = (rate, role) => ({
     name: `fast at ${rate}/s`,
     role: `fast${role}`,
     traffic: 'new',
-    lab: ['ping', 'endurance', 'single', '--generator', 'fast', '--rate', String(rate), '--duration', `${S}s`],
+    lab: labArgs('endurance', 'fast', '--rate', String(rate)),
   });
   return [
     {
@@ -149,18 +160,7 @@ function enginesOf(values, url, labRun, { h2, h2load, autocannon }) {
       name: `closed --keepalive -c${C}`,
       role: 'closed',
       traffic: 'kept-closed',
-      lab: [
-        'ping',
-        'load',
-        'single',
-        '--generator',
-        'closed',
-        '--keepalive',
-        '--connections',
-        String(C),
-        '--duration',
-        `${S}s`,
-      ],
+      lab: labArgs('load', 'closed', '--keepalive', '--connections', String(C)),
     },
     {
       name: `node:net --keepalive at ${K}/s`,
@@ -172,18 +172,7 @@ function enginesOf(values, url, labRun, { h2, h2load, autocannon }) {
       name: `fast --keepalive at ${K}/s`,
       role: 'fastKa',
       traffic: 'kept-open',
-      lab: [
-        'ping',
-        'endurance',
-        'single',
-        '--generator',
-        'fast',
-        '--keepalive',
-        '--rate',
-        String(K),
-        '--duration',
-        `${S}s`,
-      ],
+      lab: labArgs('endurance', 'fast', '--keepalive', '--rate', String(K)),
     },
     ...(h2
       ? [
@@ -197,20 +186,7 @@ function enginesOf(values, url, labRun, { h2, h2load, autocannon }) {
             name: 'closed --http2 -c2 --streams 4',
             role: 'closedH2',
             traffic: 'h2',
-            lab: [
-              'ping',
-              'load',
-              'single',
-              '--generator',
-              'closed',
-              '--http2',
-              '--connections',
-              '2',
-              '--streams',
-              '4',
-              '--duration',
-              `${S}s`,
-            ],
+            lab: labArgs('load', 'closed', '--http2', '--connections', '2', '--streams', '4'),
             h2: true,
           },
         ]

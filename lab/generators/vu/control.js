@@ -31,10 +31,12 @@ function runLoop(vu, step, ctx, due, io, done, flow) {
   const whileTrue = step.whileTrue ? vu.processor[step.whileTrue] : null;
   const endsWithRun = step.endless === true && Number.isFinite(io.runEnd);
   let go = true;
+  const more = (at) =>
+    endsWithRun
+      ? at < io.runEnd && Date.now() < io.runEnd
+      : !abort && (whileTrue ? go : over ? i !== over.length : i < to);
   const round = (at) => {
-    if (endsWithRun) {
-      if (at >= io.runEnd || Date.now() >= io.runEnd) return done(CUT, at);
-    } else if (!(abort ? false : whileTrue ? go : over ? i !== over.length : i < to)) return done(true, at);
+    if (!more(at)) return done(endsWithRun ? CUT : true, at);
     return vu.run(
       step.steps,
       ctx,
