@@ -14,6 +14,34 @@ function browserTest(name, fn, timeoutMs) {
   return onlyWith('chromium')(name, fn, timeoutMs);
 }
 
+// A journey and the page it writes, as two tests: the journey a plain test (it runs on a machine
+// without Chromium: its logic is tested everywhere), then its page as a person meets it, a
+// browser test of its own (skipped and counted without Chromium). `journey()` returns what
+// the page's check needs; `page(it, browser)` opens and judges it. (They were one test: where
+// Chromium was missing, all of a journey's logic went untested, shown as one skip.)
+// Call it at a file's top level or in a describe: jest runs the two in order.
+// needs: what the journey itself needs of the machine (test/requires.js), e.g. 'cgroups' for
+// one that caps its replicas: skipped and counted without it, as its page is then.
+function journey(name, run, page, { timeoutMs, pageTimeoutMs = 60000, needs = null } = {}) {
+  const browser = sharedBrowser();
+  let made = null;
+  (needs ? onlyWith(needs) : test)(
+    name,
+    async () => {
+      made = await run();
+    },
+    timeoutMs,
+  );
+  browserTest(
+    `${name}: its page`,
+    async () => {
+      if (!made) throw new Error(`no page to open: the journey "${name}" failed before it wrote one`);
+      await page(made, browser());
+    },
+    pageTimeoutMs,
+  );
+}
+
 // What a person meets on a page, read from the rendered DOM (not from the HTML text):
 // - tables: each with its header cells and the number of body rows with cells, all inside
 //   the table element (a broken <table> tag leaves the rows outside, as run-on text);
@@ -153,6 +181,7 @@ function sharedBrowser() {
 module.exports = {
   sharedBrowser,
   browserTest,
+  journey,
   launch,
   readPage,
   openPage,

@@ -233,16 +233,10 @@ async function ownPlace({ ports = 20 } = {}) {
 }
 
 // A lab command that prints JSON (--json), in a place of its own: { r (its exit, stdout,
-// stderr), out (its JSON, or null when it printed none) }. (The capacity tests each had a copy.)
+// stderr), out (its JSON) }; a command that printed none fails the test with its stderr.
 async function labJson(args, { ports = 70, timeoutMs = 400000 } = {}) {
   const r = await lab([...args, '--json', ...(await ownPlace({ ports }))], { timeoutMs });
-  let out = null;
-  try {
-    out = JSON.parse(r.stdout);
-  } catch {
-    // printed nothing
-  }
-  return { r, out };
+  return { r, out: jsonOf(r) };
 }
 
 // The error code a lab command printed (its first line ends with [LAB_ERR_...]), or null.
@@ -261,14 +255,70 @@ function codeOf(fn) {
   return 'accepted';
 }
 
-// What `fn` throws, as a refusal reads: { code, exit, message }; null when it throws none.
-function refusalOf(fn) {
+// What `fn` throws, as a refusal reads: { code, exit, message }; `accepted` (null unless
+// given) when it throws none. An async `fn` gives a promise of the same.
+function refusalOf(fn, accepted = null) {
+  const of = (err) => ({ code: err.code, exit: err.exitCode, message: err.message });
+  let out;
   try {
-    fn();
+    out = fn();
   } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
+    return of(err);
   }
-  return null;
+  if (out && typeof out.then === 'function') return out.then(() => accepted, of);
+  return accepted;
+}
+
+// A lab command's JSON (what --json printed), or an error that shows what it said instead:
+// its exit, its signal (a time-out kills it) and the end of its stderr. (A bare JSON.parse of
+// an empty stdout failed with "Unexpected end of JSON input" and nothing of why.)
+function jsonOf(r) {
+  try {
+    return JSON.parse(r.stdout);
+  } catch {
+    const tail = String(r.stderr || '')
+      .trim()
+      .split('\n')
+      .slice(-15)
+      .join('\n');
+    throw new Error(
+      `the command printed no JSON (exit ${r.code}${r.signal ? `, ${r.signal}` : ''}); its stdout began ${JSON.stringify(String(r.stdout).slice(0, 200))}; the end of its stderr:\n${tail}`,
+    );
+  }
+}
+
+// The flags of ownPlace() a deployment takes (deploy has no --results-dir).
+const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
+// The state folder of ownPlace()'s flags.
+const stateOf = (place) => place[place.indexOf('--state-dir') + 1];
+
+// Whether `n` ports from `base` are all free on loopback again.
+async function portsFree(base, n = 11) {
+  const { tcpFree } = require('../lab/topology/ports');
+  for (let p = base; p < base + n; p++) if (!(await tcpFree(p, '127.0.0.1'))) return false;
+  return true;
+}
+
+// Whether the lab says a deployment is up in `stateDir` (lab status --json).
+async function isUp(stateDir) {
+  return jsonOf(await lab(['status', '--state-dir', stateDir, '--json'])).up;
+}
+
+// A WebSocket participant of the signaling service at `url` that joined `room`: { ws, got
+// (every message it received), id (its id, once joined; undefined if the join went unanswered
+// for 3 s) }.
+async function participant(url, room) {
+  const WebSocket = require('ws');
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/signal`);
+  const got = [];
+  ws.on('message', (d) => got.push(JSON.parse(String(d))));
+  await new Promise((r, j) => {
+    ws.once('open', r);
+    ws.once('error', j);
+  });
+  ws.send(JSON.stringify({ type: 'join', room }));
+  await until(() => got.some((m) => m.type === 'joined'), 3000);
+  return { ws, got, id: got.find((m) => m.type === 'joined')?.id };
 }
 
 // The charts of a page the lab wrote, as their specs: each figure's data-chart attribute
@@ -289,6 +339,12 @@ module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;
 module.exports.ownPlace = ownPlace;
 module.exports.labJson = labJson;
+module.exports.jsonOf = jsonOf;
+module.exports.forDeploy = forDeploy;
+module.exports.stateOf = stateOf;
+module.exports.portsFree = portsFree;
+module.exports.isUp = isUp;
+module.exports.participant = participant;
 
 // Every file of this repository `entry` requires, and every package, following its local
 // requires (static ones: require('...') with a literal).

@@ -15,10 +15,12 @@ const NEEDS = {
     why: () => require('../lab/report/chromium').SKIP_REASON,
     installs: 'chromium',
   },
-  // Control groups v1, to cap a process's CPU and memory: as root on a kernel that mounts them.
+  // Control groups (v1 or v2, lab/runtime/cgroups.js), to cap a process's CPU and memory: as
+  // root on a kernel that mounts them. The one rule for a capped test: it runs only with them
+  // (onlyWith('cgroups')), skipped and counted without; never failed off-root, never run uncapped.
   cgroups: {
     has: () => Boolean(require('../lab/runtime/cgroups').detect()) && asRoot(),
-    why: () => (asRoot() ? 'no cgroup v1 filesystem on this kernel' : 'capping processes needs root'),
+    why: () => (asRoot() ? 'no cgroup filesystem (v1 or v2) mounted on this kernel' : 'capping processes needs root'),
     installs: null,
   },
   root: { has: asRoot, why: () => 'needs root (the set-up installs with apt-get)', installs: null },

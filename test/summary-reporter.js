@@ -4,7 +4,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 // Ends every jest run with the plain line CI reads, `N passed, N failed, N skipped`, and keeps
-// it in test-output/summary.txt so .ci/run can print it last whatever npm prints after. A skip
+// it in test-output/summary.txt so .ci/run can print it last whatever npm prints after; each
+// file's time in test-output/files-<set>.json. A skip
 // is counted, never silent: a test skipped for what the machine lacks says why in its name
 // (test/requires.js).
 class SummaryReporter {
@@ -17,6 +18,19 @@ class SummaryReporter {
     const dir = path.join(__dirname, '..', 'test-output');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'summary.txt'), `${line}\n`);
+    // Each file's time and counts (bench/tests.js keeps them in bench/results/tests.json):
+    // which file costs what, slowest first.
+    const files = results.testResults
+      .map((r) => ({
+        file: path.relative(path.join(__dirname, '..'), r.testFilePath),
+        seconds: Math.round((r.perfStats.end - r.perfStats.start) / 100) / 10,
+        passed: r.numPassingTests,
+        failed: r.numFailingTests + (r.testExecError && r.numFailingTests === 0 ? 1 : 0),
+        skipped: r.numPendingTests + (r.numTodoTests || 0),
+      }))
+      .sort((a, b) => b.seconds - a.seconds);
+    const set = process.env.LAB_TESTS || 'all';
+    fs.writeFileSync(path.join(dir, `files-${set}.json`), `${JSON.stringify(files, null, 1)}\n`);
     process.stdout.write(`${line}\n`);
   }
 }

@@ -1,12 +1,12 @@
 'use strict';
 
-const { get, freePort, runProgram, startProgram } = require('../helper');
+const { get, freePort, runProgram, startProgram, jsonOf } = require('../helper');
 
 describe('node bbox', () => {
   test('--reveal prints the parameters in the documented shape without starting anything', async () => {
     const r = await runProgram('bbox', ['--reveal']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({
+    expect(jsonOf(r)).toEqual({
       bbox1: { port: 9090, kind: 'async', delayMs: 1100 },
       bbox2: { port: 9091, kind: 'sync', delayMs: 900, workers: 3 },
     });

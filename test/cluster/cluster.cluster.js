@@ -7,7 +7,7 @@
 // emulated (TCG) on a 2-core machine, where a stack takes minutes to start.
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, get, freePortBase, startProgram, tmpStateDir, ROOT } = require('../helper');
+const { lab, get, freePortBase, startProgram, tmpStateDir, ROOT, jsonOf } = require('../helper');
 const { run } = require('../../lab/runtime/engine-run');
 const { totalArrivals } = require('../../lab/generators/schedule');
 
@@ -82,7 +82,7 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
     );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     expect(r.code).toBe(0);
-    const status = JSON.parse(r.stdout);
+    const status = jsonOf(r);
     url = status.url;
     const replicas = status.live.filter((x) => x.name.startsWith('replica-'));
     expect(replicas).toHaveLength(4);
@@ -128,7 +128,7 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
       { env, timeoutMs: 900000 },
     );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
-    const summary = JSON.parse(r.stdout);
+    const summary = jsonOf(r);
     expect(summary.status).toBe('completed');
     // While the load nodes start, the progress says so; the run's clock starts with the load
     // (never "finishing | sent 0"), and the start-up is reported apart (issue 44).

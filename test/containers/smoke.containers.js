@@ -12,7 +12,7 @@ const { PrivateEngine, unavailable } = require('../../lab/runtime/private-engine
 const { resolveDeployment, PRESETS } = require('../../lab/topology/deployments');
 const { BALANCERS } = require('../../lab/kinds');
 const { replicaNames } = require('../../lab/topology/compose-file');
-const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, errorCode, ROOT } = require('../helper');
+const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, errorCode, ROOT, jsonOf } = require('../helper');
 const { waitFor } = require('../../lab/http');
 
 // A service the lab has never seen (test/fixtures/apps/shop): plain node:http, PORT only.
@@ -152,7 +152,7 @@ maybe('containers on a real engine', () => {
       try {
         expect(up.stderr).not.toMatch(/LAB_ERR/);
         expect(up.code).toBe(0);
-        const { url } = JSON.parse(up.stdout);
+        const { url } = jsonOf(up);
         const seen = new Set();
         for (let i = 0; i < 30; i++) seen.add((await get(`${url}/ping`)).headers['x-instance']);
         expect([...seen].sort()).toEqual(['replica-1', 'replica-2', 'replica-3']);
@@ -172,7 +172,7 @@ maybe('containers on a real engine', () => {
     try {
       expect(up.stderr).not.toMatch(/LAB_ERR/);
       expect(up.code).toBe(0);
-      const { url } = JSON.parse(up.stdout);
+      const { url } = jsonOf(up);
       // Through an edge first (another object, so obj-1's first fetch stays a MISS): once,
       // in CI, the first answers after deploy came without an edge's headers.
       const deadline = Date.now() + 30000;
@@ -204,7 +204,7 @@ maybe('containers on a real engine', () => {
       timeoutMs: 300000,
     });
     expect(r.code).toBe(0);
-    const summary = JSON.parse(r.stdout);
+    const summary = jsonOf(r);
     expect(summary.status).toBe('completed');
     expect(summary.requestsCompleted).toBe(300);
     expect(summary.codes['200']).toBe(300);
@@ -257,7 +257,7 @@ maybe('containers on a real engine', () => {
     try {
       expect(up.stderr).not.toMatch(/LAB_ERR/);
       expect(up.code).toBe(0);
-      const { url } = JSON.parse(up.stdout);
+      const { url } = jsonOf(up);
       expect(await yoursServedBy(url)).toBe(3);
     } finally {
       expect((await lab(['down', '--state-dir', stateDir], opts)).code).toBe(0);
@@ -297,7 +297,7 @@ maybe('containers on a real engine', () => {
       );
       expect(r.stderr).not.toMatch(/LAB_ERR/);
       expect(r.code).toBe(0);
-      return JSON.parse(r.stdout);
+      return jsonOf(r);
     };
     const spin = await run('/spin?ms=40', 'load', 'single');
     expect(Object.keys(spin.codes)).toEqual(['200']);
@@ -346,7 +346,7 @@ maybe('containers on a real engine', () => {
       { env: { ...engine.env, ...env }, timeoutMs: 600000 },
     );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
-    const s = JSON.parse(r.stdout);
+    const s = jsonOf(r);
     const node = s.profile.nodes['replica-1'];
     expect(node.top[0]).toMatchObject({ name: 'computeDiscount', package: 'your code' });
     expect(node.top[0].file).toMatch(/src\/pricing\.js$/);
@@ -427,7 +427,7 @@ maybe('containers on a real engine', () => {
         { env: { ...engine.env, ...env }, timeoutMs: 600000 },
       );
       expect(r.stderr).not.toMatch(/LAB_ERR/);
-      return JSON.parse(r.stdout);
+      return jsonOf(r);
     };
     const graceful = await rollout('node server.js');
     expect(graceful.rollout.replaced.map((x) => x.old).sort()).toEqual(['replica-1', 'replica-2']);
@@ -469,7 +469,7 @@ maybe('containers on a real engine', () => {
     try {
       expect(up.stderr).not.toMatch(/LAB_ERR/);
       expect(up.code).toBe(0);
-      const { url } = JSON.parse(up.stdout);
+      const { url } = jsonOf(up);
       const post = (p, body) =>
         new Promise((resolve) => {
           const u = new URL(`${url}${p}`);
@@ -575,7 +575,7 @@ maybe('containers on a real engine', () => {
       try {
         expect(up.stderr).not.toMatch(/LAB_ERR/);
         expect(up.code).toBe(0);
-        expect(await yoursServedBy(JSON.parse(up.stdout).url)).toBe(3);
+        expect(await yoursServedBy(jsonOf(up).url)).toBe(3);
       } finally {
         expect((await lab(['down', ...w], opts)).code).toBe(0);
       }
@@ -624,7 +624,7 @@ maybe('containers on a real engine', () => {
       try {
         const upTo5 = await lab(['scale', 'replica=5', ...where, '--json'], opts);
         expect(upTo5.code).toBe(0);
-        expect(JSON.parse(upTo5.stdout).processes.filter((p) => p.name.startsWith('replica-'))).toHaveLength(5);
+        expect(jsonOf(upTo5).processes.filter((p) => p.name.startsWith('replica-'))).toHaveLength(5);
         const downTo2 = await lab(['scale', 'replica=2', ...where, '--json'], opts);
         expect(downTo2.code).toBe(0);
         // Let nginx's resolver cache (2 s) pass with traffic still going.
@@ -667,7 +667,7 @@ maybe('containers on a real engine', () => {
       );
       expect(r.stderr).not.toMatch(/LAB_ERR/);
       expect(r.code).toBe(0);
-      const summary = JSON.parse(r.stdout);
+      const summary = jsonOf(r);
       expect(summary.codes['200']).toBe(300);
       // Each task's runtime probe reached the run's collector (lab/probe/).
       for (const row of summary.nodes.rows.filter((x) => /^replica-\d$/.test(x.node)))

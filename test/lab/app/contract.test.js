@@ -1,5 +1,6 @@
 'use strict';
 
+const { refusalOf } = require('../../helper');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -14,14 +15,7 @@ const folder = (files) => {
   }
   return dir;
 };
-const refusal = (o) => {
-  try {
-    resolveApp(o);
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return null;
-};
+const refusal = (o) => refusalOf(() => resolveApp(o));
 
 test("it starts with package.json's start script, else node <main>, else index.js, else --app-cmd", () => {
   const start = folder({ 'package.json': JSON.stringify({ scripts: { start: 'node src/app.js' } }), 'src/app.js': '' });

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, ownPlace, errorCode, ROOT, until } = require('../../helper');
+const { lab, ownPlace, errorCode, ROOT, until, forDeploy } = require('../../helper');
 
 // Your service's set-up (--app-setup, lab/app/setup.js): every wait on it has a limit that is
 // said, a Ctrl-C ends it within a stated grace whatever it does with SIGTERM, and what it
@@ -15,7 +15,6 @@ const app = () => {
   fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
   return dir;
 };
-const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
 
 // The set-up's own processes, found by a mark in their command line (the lab's own, which
 // has it as an argument, left out).

@@ -2,41 +2,52 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, errorCode, tmpStateDir, ROOT } = require('../../helper');
-const { browserTest, openPage, sharedBrowser } = require('../../browser');
+const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf } = require('../../helper');
+const { journey, openPage } = require('../../browser');
 
-// How many replicas (issue 53): capacity --replicas on a CPU-bound service the lab has never
-// seen (test/fixtures/apps/pricing, /price?rounds=600000: a fixed count of rounds, about 5 ms of
-// CPU), each replica capped at 15% of a core, the law
-// fitted, 5 replicas predicted before they are measured, and --need. A short sweep here
-// (levels of 2 s, one verification, a 20% bracket); its figures are judged by their form, not
-// by the prediction's error: a 2-core machine has its own noise, and the caps, not the
-// machine's free cores, set where each replica's knee falls.
-// The sweep at settings that judge the error (within 20% at 6 replicas) is bench/scaling.js's,
-// recorded in bench/results/scaling.json.
-// (A fixed amount of work, not a wall-clock spin: /spin?ms=5 of the loops app spins 5 ms of wall
-// time, which a process waiting for a core spends waiting, and one capped replica once held
-// 40/s beside four CPU hogs.)
-const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
-// (--start 40: one capped replica cannot take it, and the search steps down from it; it once
-// stopped there, with no figure at one replica, no fit and no prediction.)
-const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.3', '--start', '40'];
+// How many replicas (issue 53): capacity --replicas on a service the lab has never seen, whose
+// limit the test sets: the paced app (test/fixtures/apps/paced), /work?ms=50 answering one
+// request at a time after a 50 ms timer, so each replica holds 20/s and N replicas 20N/s
+// whatever else the machine runs (timers fire late, never early). The law fitted to 1 to 4
+// replicas, 5 predicted before they are measured, and --need. A short sweep here: levels of 2 s
+// after 1 s of warm-up, one verification, a 30% bracket, under p99<1000 (the stalls of a
+// machine busy with five other files, a few hundred ms, are under it: under p99<200 two
+// replicas once measured 20/s). The bounds follow from the arithmetic: above its 20N/s a level
+// at r holds while its 3 s of backlog wait under a second, r <= 20N x 4/3; a count's rate is
+// then within (10N, 20N x 4/3], and a count of twice as many replicas holds more.
+// The sweep at settings that judge the prediction's error is bench/scaling.js's
+// (bench/results/scaling.json).
+// (It was a CPU-bound service on replicas capped at 15% of a core: a cap is a ceiling, not a
+// floor, and beside five other files the fit or the prediction moved with the machine's load.)
+const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
+// (--start 40: one replica cannot take it, and the search steps down from it.)
+const quick = [
+  '--hold',
+  '2s',
+  '--warmup',
+  '1s',
+  '--repetitions',
+  '1',
+  '--precision',
+  '0.3',
+  '--start',
+  '40',
+  '--slo',
+  'p99<1000',
+];
+const OVER = 4 / 3;
 
-const browser = sharedBrowser();
-
-browserTest(
-  'a sweep of 1 to 4 capped replicas: each capacity, the law fitted, 5 predicted then measured, the need; its page',
+journey(
+  'a sweep of 1 to 4 replicas: each capacity, the law fitted, 5 predicted then measured, the need, the choice from it',
   async () => {
     const r = await lab(
       [
         'capacity',
-        '/price?rounds=600000',
+        '/work?ms=50',
         '--app',
-        PRICING,
+        PACED,
         '--replicas',
         '1,2,3,4',
-        '--cap',
-        'replica=15%',
         '--predict',
         '5',
         '--need',
@@ -45,54 +56,65 @@ browserTest(
         '--json',
         ...(await ownPlace({ ports: 70 })),
       ],
-      { timeoutMs: 900000 },
+      { timeoutMs: 600000 },
     );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
-    const out = JSON.parse(r.stdout);
+    const out = jsonOf(r);
     const s = out.scaling;
     expect(s.deployment).toBe('replicated');
     expect(s.points.map((p) => p.replicas)).toEqual([1, 2, 3, 4]);
-    // A figure at every count: one replica broke the first level and was stepped down.
-    for (const p of s.points) expect(p.maxRate).toBeGreaterThan(0);
+    // One replica broke the first level (40/s, twice its 20/s) and was stepped down.
     const one = out.levels.filter((l) => l.replicas === 1);
     expect(one[0]).toMatchObject({ rate: 40, ok: false });
     expect(one.some((l) => l.rate < 40 && l.ok)).toBe(true);
-    // capped at 15%, one replica holds tens a second, not hundreds
-    expect(s.points[0].maxRate).toBeLessThan(40);
-    if (s.fit) {
-      for (const k of ['sigma', 'kappa', 'lambda']) expect(typeof s.fit[k]).toBe('number');
-      expect(s.prediction).toMatchObject({ replicas: 5 });
-      expect(s.prediction.rate).toBeGreaterThan(0);
-      expect(s.need.rate).toBe(60);
-      // The prediction was written before 5 replicas were measured.
-      const predicted = JSON.parse(fs.readFileSync(path.join(out.resultsDir, 'prediction.json'), 'utf8'));
-      const first5 = out.levels.find((l) => l.replicas === 5);
-      const level5 = fs.statSync(path.join(first5.dir, 'summary.json')).mtimeMs;
-      expect(Date.parse(predicted.at)).toBeLessThan(level5);
-    } else {
-      expect(s.fitRefused).toMatch(/good point/);
+    // Each count N within its own 20N/s: above half of it (an under-report by 2x) and at most
+    // what its backlog allows over a level (an over-report past that); twice the replicas hold
+    // more.
+    for (const p of s.points) {
+      const within = p.maxRate > 10 * p.replicas && p.maxRate <= 20 * p.replicas * OVER;
+      expect({ replicas: p.replicas, rate: p.maxRate, within }).toEqual({
+        replicas: p.replicas,
+        rate: p.maxRate,
+        within: true,
+      });
     }
+    const at = (n) => s.points.find((p) => p.replicas === n).maxRate;
+    for (const [few, many] of [
+      [1, 2],
+      [1, 3],
+      [1, 4],
+      [2, 4],
+    ])
+      expect(at(many)).toBeGreaterThan(at(few));
+    // The law, fitted: one replica's rate about 20/s, and 5 predicted near 100/s, with --need's
+    // count for 60/s (3 replicas of 20/s, one or two more when the bracket read them low).
+    for (const k of ['sigma', 'kappa', 'lambda']) expect(typeof s.fit[k]).toBe('number');
+    expect(s.fit.lambda).toBeGreaterThan(10);
+    expect(s.fit.lambda).toBeLessThanOrEqual(20 * OVER);
+    expect(s.prediction).toMatchObject({ replicas: 5 });
+    expect(s.prediction.rate).toBeGreaterThan(50);
+    expect(s.prediction.rate).toBeLessThanOrEqual(100 * OVER);
+    expect(s.need.rate).toBe(60);
+    expect([3, 4, 5]).toContain(s.need.replicas);
+    // The prediction was written before 5 replicas were measured, and 5 were measured after.
+    const predicted = JSON.parse(fs.readFileSync(path.join(out.resultsDir, 'prediction.json'), 'utf8'));
+    const first5 = out.levels.find((l) => l.replicas === 5);
+    const level5 = fs.statSync(path.join(first5.dir, 'summary.json')).mtimeMs;
+    expect(Date.parse(predicted.at)).toBeLessThan(level5);
     expect(s.measured).toMatchObject({ replicas: 5 });
+    expect(s.measured.maxRate).toBeGreaterThan(50);
     expect(out.deployments.map((d) => d.replicas)).toEqual([1, 2, 3, 4, 5]);
-    // The page, as a person meets it: the scaling chart drawn with its points.
-    const seen = await openPage(browser(), path.join(out.resultsDir, 'capacity.html'), 'capacity-scaling-run');
-    expect(seen.problems).toEqual([]);
-    const chart = seen.charts.find((c) => /with N replicas/.test(c.title));
-    expect(chart.marks).toBeGreaterThanOrEqual(1);
 
     // The deployment to choose from this sweep (npm run choose --from: nothing measured again):
-    // 20/s with 30% headroom, the count checked by a sustained run, and the next count when it
-    // does not hold (--tries 2).
+    // 20/s with 30% headroom (26/s), the count checked by a sustained run.
     const c = await lab(
       [
         'choose',
-        '/price?rounds=600000',
+        '/work?ms=50',
         '--app',
-        PRICING,
+        PACED,
         '--rate',
         '20',
-        '--cap',
-        'replica=15%',
         '--from',
         out.resultsDir,
         '--hold',
@@ -101,28 +123,38 @@ browserTest(
         '2s',
         '--warmup',
         '1s',
+        '--slo',
+        'p99<1000',
         '--json',
         ...(await ownPlace({ ports: 70 })),
       ],
       { timeoutMs: 300000 },
     );
     expect(c.stderr).not.toMatch(/LAB_ERR/);
-    const choice = JSON.parse(c.stdout);
+    const choice = jsonOf(c);
     expect(choice.sweeps[0].dir).toBe(out.resultsDir);
     const [candidate] = choice.candidates;
-    // The fewest replicas measured or predicted to hold 26/s, from this sweep's own figures.
-    const holding = s.points.filter((p) => p.maxRate !== null && p.maxRate >= 26).map((p) => p.replicas);
-    if (candidate.from === 'measured') expect(candidate.replicas).toBe(Math.min(...holding));
-    else expect(candidate.prediction.rate).toBeGreaterThanOrEqual(26);
-    if (s.fit) expect(candidate.fit).not.toBeNull();
-    // Checked, and held (by it, or by one replica more).
+    // The fewest replicas measured to hold 26/s, from this sweep's own figures: a count was
+    // measured to hold it (2 replicas, about 40/s), so it is a measurement, not the curve.
+    const holding = s.points.filter((p) => p.maxRate >= 26).map((p) => p.replicas);
+    expect(candidate).toMatchObject({ from: 'measured', replicas: Math.min(...holding) });
+    expect(candidate.fit).not.toBeNull();
+    // Checked, and held.
     expect(c.code).toBe(0);
     expect(choice.checks.at(-1).held).toBe(true);
     expect(choice.choice.replicas).toBe(choice.checks.at(-1).replicas);
     expect(choice.choice.replicas - candidate.replicas).toBeLessThanOrEqual(1);
     expect(choice.files).toEqual(expect.arrayContaining(['compose/docker-compose.yml', 'kubernetes/deployment.yml']));
+    return out;
   },
-  1260000,
+  // The page, as a person meets it: the scaling chart drawn with its points.
+  async (out, browser) => {
+    const seen = await openPage(browser, path.join(out.resultsDir, 'capacity.html'), 'capacity-scaling-run');
+    expect(seen.problems).toEqual([]);
+    const chart = seen.charts.find((c) => /with N replicas/.test(c.title));
+    expect(chart.marks).toBeGreaterThanOrEqual(1);
+  },
+  { timeoutMs: 900000 },
 );
 
 test('bad input: a sweep of one-process deployments, a prediction at a count measured, too few counts', async () => {

@@ -80,6 +80,20 @@ test('four points leave one degree of freedom: a wide interval, honestly', () =>
   ).toThrow(/at least 3 distinct/);
 });
 
+test("a prediction's interval is for a new measurement: never narrower than the residual noise alone", () => {
+  // Seven counts with 2% noise: at a count inside them the parameters are known well, and the
+  // interval is mostly the noise a new measurement has (t x the residual standard error); an
+  // interval of the curve alone (the parameters' uncertainty only) is narrower than that.
+  const truth = { sigma: 0.05, kappa: 0.002, lambda: 120 };
+  const r = rng(7);
+  const fit = fitUsl([1, 2, 3, 4, 5, 6, 8].map((n) => ({ replicas: n, rate: usl(n, truth) * (1 + 0.02 * gauss(r)) })));
+  const p = predict(fit, 4);
+  expect(p.low).toBeGreaterThan(0);
+  const half = (p.high - p.low) / 2;
+  expect(half).toBeGreaterThanOrEqual(t95(fit.dof) * fit.residualSe - 1e-9);
+  expect(half).toBeLessThan(2 * t95(fit.dof) * fit.residualSe);
+});
+
 test('the fewest replicas for a rate, or none past the peak', () => {
   const fit = { sigma: 0.05, kappa: 0.01, lambda: 100, peak: { replicas: Math.sqrt(0.95 / 0.01) } };
   expect(need(fit, 100)).toBe(1);

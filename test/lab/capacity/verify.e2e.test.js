@@ -2,7 +2,7 @@
 
 const path = require('node:path');
 const { labJson, ROOT } = require('../../helper');
-const { browserTest, openPage, sharedBrowser } = require('../../browser');
+const { journey, openPage } = require('../../browser');
 
 // A knee that moves with how long the load lasts, on a service of the tests' own whose limit
 // the test sets (test/fixtures/apps/paced: one request at a time, each served in 10 ms on a
@@ -17,10 +17,8 @@ const { browserTest, openPage, sharedBrowser } = require('../../browser');
 // counted for more of a 5 ms service time than of this 10 ms one.)
 const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 
-const browser = sharedBrowser();
-
-browserTest(
-  'a knee that moves with time: the verification says so, steps down to a rate held for its time; the page',
+journey(
+  'a knee that moves with time: the verification says so, steps down to a rate held for its time',
   async () => {
     const { r, out } = await labJson([
       'capacity',
@@ -55,8 +53,11 @@ browserTest(
       /^(at least )?[\d.]+\/s held for 10 s, verified at the \d+(nd|rd|th) try.*; [\d.]+\/s held for 2 s but not for 10 s: the knee moves with how long the load lasts/,
     );
     expect(r.stderr).toMatch(/[\d.]+\/s again for 2 s, as the search measured it: p99 [\d.]+ ms, held/);
-    // The page, as a person meets it: the sentence, the verification's runs among the levels.
-    const seen = await openPage(browser(), path.join(out.resultsDir, 'capacity.html'), 'capacity-knee-moves');
+    return out;
+  },
+  // The page, as a person meets it: the sentence, the verification's runs among the levels.
+  async (out, browser) => {
+    const seen = await openPage(browser, path.join(out.resultsDir, 'capacity.html'), 'capacity-knee-moves');
     expect(seen.problems).toEqual([]);
     expect(seen.bad).toEqual([]);
     expect(seen.text).toMatch(/held for 2 s but not for 10 s: the knee moves with how long the load lasts/);
@@ -65,5 +66,5 @@ browserTest(
     expect(seen.text).toMatch(/verification at \d+:\d\d/);
     expect(seen.text).toMatch(/measured again at \d+:\d\d/);
   },
-  500000,
+  { timeoutMs: 500000 },
 );

@@ -52,8 +52,34 @@ test('a count past the ones measured comes from the curve, with its interval; su
   expect(c.prediction.low).toBeLessThan(c.prediction.rate);
   expect(c.prediction.high).toBeGreaterThan(c.prediction.rate);
   expect(c.holds).toBe(c.prediction.rate);
-  expect(typeof c.sure).toBe('boolean');
+  // Four counts leave the fit one degree of freedom (t = 12.7): the interval at 8 replicas
+  // reaches down to 0, so it is not sure.
+  expect(c.prediction.low).toBeLessThan(100);
+  expect(c.sure).toBe(false);
   expect(candidateText(c)).toMatch(/predicted to hold [\d.]+\/s \(95%: [\d.]+ to [\d.]+\)/);
+  // Six counts close to the law: the interval's low end above 100/s, sure; the same counts
+  // with 5% noise: the low end under it, not sure.
+  const six = [1, 2, 3, 4, 5, 6];
+  const close = candidateOf(
+    sweep(
+      'replicated',
+      { lambda: 20, sigma: 0.02, kappa: 0 },
+      { counts: six, noise: [0.01, -0.01, 0.005, -0.005, 0.003, -0.003] },
+    ),
+    { rate: 100, headroom: 0.3, maxReplicas: 32 },
+  );
+  expect(close).toMatchObject({ replicas: 8, from: 'predicted', sure: true });
+  expect(close.prediction.low).toBeGreaterThanOrEqual(100);
+  const noisy = candidateOf(
+    sweep(
+      'replicated',
+      { lambda: 20, sigma: 0.02, kappa: 0 },
+      { counts: six, noise: [0.05, -0.05, 0.04, -0.04, 0.03, -0.03] },
+    ),
+    { rate: 100, headroom: 0.3, maxReplicas: 32 },
+  );
+  expect(noisy).toMatchObject({ replicas: 8, from: 'predicted', sure: false });
+  expect(noisy.prediction.low).toBeLessThan(100);
 });
 
 test('a target beyond the peak is refused with where the peak is; no choice, and why', () => {
@@ -147,4 +173,22 @@ test('with no fit, one replica more is a measurement when its count held at leas
   expect(candidateText(past)).toBe(
     'replicated x3: 1.5 cores (3 x 0.5), one replica more than a count expected to hold 20/s',
   );
+});
+
+test('equal cores: the one whose replicas take less memory first, then the one that holds more', () => {
+  const law = { lambda: 30, sigma: 0.05, kappa: 0 };
+  const heavy = sweep('replicated', law);
+  const light = sweep('multi-replicated', law, { workers: 2 });
+  for (const p of heavy.points) p.memoryMiB = 200;
+  for (const p of light.points) p.memoryMiB = 90;
+  const r = rankCandidates([heavy, light], { rate: 60, headroom: 0.3 });
+  expect(r.candidates.map((c) => [c.shape, c.cores, c.memoryMiB])).toEqual([
+    ['multi-replicated', 0.75, 90],
+    ['replicated', 0.75, 200],
+  ]);
+  // The same memory: the one measured to hold more first.
+  const more = sweep('multi-replicated', { ...law, lambda: 32 }, { workers: 2 });
+  const r2 = rankCandidates([sweep('replicated', law), more], { rate: 60, headroom: 0.3 });
+  expect(r2.candidates[0].holds).toBeGreaterThan(r2.candidates[1].holds);
+  expect(r2.candidates[0].shape).toBe('multi-replicated');
 });

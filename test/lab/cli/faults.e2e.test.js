@@ -7,13 +7,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, errorCode } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, errorCode, portsFree, jsonOf } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
 const { identify } = require('../../../lab/ownership/identity');
 const { ownedNginx, nginxPaths } = require('../../../lab/kinds/common/nginx-process');
 const { isAlive } = require('../../../lab/ownership/procs');
-const { tcpFree } = require('../../../lab/topology/ports');
 const { chartAssets } = require('../../../lab/report/chart-assets');
 
 // Every process of a state folder: those carrying its token, and its nginx.
@@ -33,11 +32,6 @@ function userFolder(sub = []) {
     fs.writeFileSync(f, `mine: ${f}\n`);
   }
   return { dir, intact: () => files.every((f) => fs.readFileSync(f, 'utf8') === `mine: ${f}\n`) };
-}
-
-async function portsFree(base, n = 11) {
-  for (let p = base; p < base + n; p++) if (!(await tcpFree(p, '127.0.0.1'))) return false;
-  return true;
 }
 
 describe('fault table: bad input is refused before anything happens', () => {
@@ -268,7 +262,7 @@ describe('fault table: a deployment whose state goes wrong', () => {
       fs.writeFileSync(path.join(stateDir, '.lab-owned'), JSON.stringify({ token: 'old' }));
       fs.writeFileSync(path.join(stateDir, 'state.json'), JSON.stringify(old));
       const s = await lab(['status', '--state-dir', stateDir, '--json']);
-      expect(JSON.parse(s.stdout).up).toBe(false);
+      expect(jsonOf(s).up).toBe(false);
       const r = await lab(['deploy', 'single', '--state-dir', stateDir, '--port-base', String(base)]);
       expect(r.code).toBe(0);
       expect(r.stderr).toMatch(/never signalled/);

@@ -8,11 +8,10 @@
 // started): that is an interruption too, and it must leave nothing either.
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, startProgram, ROOT } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, startProgram, ROOT, portsFree } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
 const { ownedNginx, nginxPaths } = require('../../../lab/kinds/common/nginx-process');
-const { tcpFree } = require('../../../lab/topology/ports');
 
 function running(stateDir) {
   const pids = findOwned(readMarker(stateDir)?.token);
@@ -30,11 +29,6 @@ function interruptAfter(args, afterMs) {
       resolve(code ?? signal);
     }),
   );
-}
-
-async function portsFree(base) {
-  for (let p = base; p < base + 11; p++) if (!(await tcpFree(p, '127.0.0.1'))) return false;
-  return true;
 }
 
 jest.setTimeout(240000);

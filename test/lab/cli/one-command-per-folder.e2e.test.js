@@ -5,21 +5,15 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, errorCode } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, errorCode, portsFree } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
 const { ownedNginx, nginxPaths } = require('../../../lab/kinds/common/nginx-process');
-const { tcpFree } = require('../../../lab/topology/ports');
 
 function running(stateDir) {
   const pids = findOwned(readMarker(stateDir)?.token);
   const nginx = ownedNginx(nginxPaths(stateDir));
   return nginx ? [...pids, nginx] : pids;
-}
-
-async function portsFree(base, n = 11) {
-  for (let p = base; p < base + n; p++) if (!(await tcpFree(p, '127.0.0.1'))) return false;
-  return true;
 }
 
 describe('one command per folder', () => {

@@ -2,17 +2,16 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, tmpStateDir, errorCode, ROOT } = require('../../helper');
+const { lab, ownPlace, tmpStateDir, errorCode, ROOT, jsonOf } = require('../../helper');
 
-// What it can take (issue 40): the capacity of each deployment under an SLO, on a service the
-// lab has never seen (test/fixtures/apps/shop, /api/items: about 2 ms of CPU a request). A
-// short search here (levels of 2 s, one verification, a 25% bracket); the full one, at
-// default settings, is bench/capacity.js's (its results in bench/results/capacity.json).
-// The bracket is set by the test: the replica capped at a quarter of a core (--cap), about
-// 125 answers a second of 2 ms each, whatever else the machine runs; under the default SLO.
-// (It was once the machine's free CPU, and its SLO was loosened to p99<500 to hold beside
-// three other files.) The resumed search's test runs a service whose limit is a timer's
-// (test/fixtures/apps/paced).
+// What it can take (issue 40): the capacity of each deployment under an SLO, on services the
+// lab has never seen. A short search here (levels of 2 s, one verification, a 25% bracket);
+// the full one, at default settings, is bench/capacity.js's (bench/results/capacity.json).
+// A test that judges a capacity drives a service whose limit the test sets: the paced app
+// (test/fixtures/apps/paced) answers one request at a time after a timer, so /work?ms=8 holds
+// at most 125/s whatever else the machine runs (its timers only fire later, never sooner).
+// (It was the shop app on a replica capped at a quarter of a core: a cap is a ceiling, not a
+// floor, and beside five other files it measured 35/s where about 125 was meant.)
 const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
 const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 const quick = ['--hold', '2s', '--warmup', '1s', '--repetitions', '1', '--precision', '0.25'];
@@ -21,13 +20,11 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
   const r = await lab(
     [
       'capacity',
-      '/api/items',
+      '/work?ms=8',
       '--app',
-      SHOP,
+      PACED,
       '--deployments',
       'single',
-      '--cap',
-      'replica=25%',
       ...quick,
       '--start',
       '80',
@@ -37,18 +34,25 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
     { timeoutMs: 300000 },
   );
   expect(r.stderr).not.toMatch(/LAB_ERR/);
-  const out = JSON.parse(r.stdout);
+  const out = jsonOf(r);
   const [d] = out.deployments;
   expect(d.deployment).toBe('single');
-  // (Capped at a quarter of a core, 2 ms a request: about 125/s; a busy machine's replica may
-  // get less than its quarter, never more.)
-  expect(d.maxRate).toBeGreaterThan(40);
-  expect(d.maxRate).toBeLessThan(200);
+  // The service's own limit is 125/s. Above it the line grows by (rate - 125) a second, so over
+  // a level's 3 s (warm-up and hold) p99<200 can still hold up to about 133/s: more than 10%
+  // above the limit is an over-report; half of it, an under-report by 2x.
+  expect(d.maxRate).toBeGreaterThan(125 / 2);
+  expect(d.maxRate).toBeLessThanOrEqual(125 * 1.1);
+  // Bracketed: the level that broke is above the rate given, within the search's precision
+  // of a level that held.
   expect(d.broke.rate).toBeGreaterThan(d.maxRate);
   expect(d.broke.failed.some((f) => ['p99<200', 'errors<1%'].includes(f))).toBe(true);
+  const held = out.levels.filter((l) => l.ok).map((l) => l.rate);
+  expect(held).toContain(d.maxRate);
+  expect(out.levels.filter((l) => !l.ok && l.rate > d.maxRate).length).toBeGreaterThan(0);
   expect(d.verified).toMatchObject({ rate: d.maxRate, runs: 1 });
   expect(d.p99).toBeLessThanOrEqual(200);
-  expect(d.cpuMsPerRequest).toBeGreaterThan(0.5);
+  // Its cost: the CPU a request, by tier (the paced service spends little: its time is a timer's).
+  expect(d.cpuMsPerRequest).toBeGreaterThan(0);
   expect(Object.keys(d.cpuMsPerRequestByTier).sort()).toEqual(['nginx', 'replicas']);
   expect(out.best?.deployment ?? out.deployments[0].deployment).toBe('single');
   expect(fs.existsSync(path.join(out.resultsDir, 'capacity.html'))).toBe(true);
@@ -56,26 +60,25 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
   expect(out.levels.length).toBeGreaterThanOrEqual(3);
 }, 320000);
 
+// A search whose SLO no level can hold (p99 under 10 us): it steps down from 100/s to its floor.
+const NEVER_HOLDS = [
+  'capacity',
+  '/api/items',
+  '--app',
+  SHOP,
+  '--deployments',
+  'single',
+  '--slo',
+  'p99<0.01',
+  ...quick,
+  '--start',
+  '100',
+  '--min-rate',
+  '50',
+];
+
 test("an SLO no level breaks down to the floor: said with the lowest level's figure, exit 1", async () => {
-  const r = await lab(
-    [
-      'capacity',
-      '/api/items',
-      '--app',
-      SHOP,
-      '--deployments',
-      'single',
-      '--slo',
-      'p99<0.01',
-      ...quick,
-      '--start',
-      '100',
-      '--min-rate',
-      '50',
-      ...(await ownPlace({ ports: 70 })),
-    ],
-    { timeoutMs: 120000 },
-  );
+  const r = await lab([...NEVER_HOLDS, ...(await ownPlace({ ports: 70 }))], { timeoutMs: 120000 });
   expect(r.code).toBe(1);
   expect(r.stdout).toMatch(
     /single: no level held, from 100\/s down to 50\/s \(the floor is 50\/s, --min-rate\): the lowest broke p99<0\.01 \(measured [\d.]+ms\); try a looser --slo, or a lower --min-rate/,
@@ -106,24 +109,7 @@ test('capacity --dashboard: the levels as they are measured, then the results', 
   const port = await freePort();
   const run = await startProgram(
     'lab/cli',
-    [
-      'capacity',
-      '/api/items',
-      '--app',
-      SHOP,
-      '--deployments',
-      'single',
-      '--slo',
-      'p99<0.01',
-      ...quick,
-      '--start',
-      '100',
-      '--min-rate',
-      '50',
-      '--dashboard',
-      String(port),
-      ...(await ownPlace({ ports: 70 })),
-    ],
+    [...NEVER_HOLDS, '--dashboard', String(port), ...(await ownPlace({ ports: 70 }))],
     { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
   );
   const events = [];
@@ -181,7 +167,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   ];
   const first = await lab(args(), { timeoutMs: 200000 });
   expect(first.stderr).not.toMatch(/LAB_ERR/);
-  const a = JSON.parse(first.stdout);
+  const a = jsonOf(first);
   // More than one folder, or the one measured again would be the only one (and nothing read back).
   expect(a.levels[0]).toMatchObject({ rate: 25, ok: true });
   // (Each level's folder, and the verification runs'; the probes of recovery apart.)
@@ -201,7 +187,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   const again = await lab(args(), { timeoutMs: 200000 });
   expect(again.stderr).toMatch(/resuming the search/);
   expect(again.stderr).toMatch(/25\/s \(measured before\)/);
-  const b = JSON.parse(again.stdout);
+  const b = jsonOf(again);
   // Every level read back as it was; the one cut short measured again at its rate (what it
   // measures then is a new run's, at a knee's noisy edge: 62.5/s of a 66/s service once held,
   // then broke, measured again).
@@ -222,7 +208,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   expect(levelDirs()).toEqual(kept);
   const restarted = await lab(args(['--start', '30', '--restart']), { timeoutMs: 200000 });
   expect(restarted.stderr).not.toMatch(/resuming|LAB_ERR/);
-  expect(JSON.parse(restarted.stdout).levels[0].rate).toBe(30);
+  expect(jsonOf(restarted).levels[0].rate).toBe(30);
 }, 400000);
 
 test('an SLO on a request the source does not send is refused by capacity and the study, as scenario refuses it', async () => {

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, tmpStateDir, errorCode, freePortBase } = require('../../helper');
+const { lab, tmpStateDir, errorCode, freePortBase, jsonOf } = require('../../helper');
 const { tcpFree } = require('../../../lab/topology/ports');
 
 describe('npm run capacity: bad input', () => {
@@ -61,7 +61,7 @@ describe('npm run capacity: a small run end to end', () => {
       { timeoutMs: 150000 },
     );
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout);
+    const out = jsonOf(r);
     expect(out.estimate.points.map((pt) => pt.connections)).toEqual([50, 100, 150]);
     for (const pt of out.estimate.points) expect(pt.bytes).toBeGreaterThan(10 * 2 ** 20);
     expect(out.estimate.fit).not.toBeNull();

@@ -1,7 +1,7 @@
 'use strict';
 
 const crypto = require('node:crypto');
-const { lab, runProgram, freePortBase, tmpStateDir, errorCode } = require('../../helper');
+const { lab, runProgram, freePortBase, tmpStateDir, errorCode, jsonOf } = require('../../helper');
 
 // Against the lab's own black boxes, for a random group key: the verdict must match
 // `node bbox --reveal` exactly in kind and workers, and within 5% in delay. Delays are
@@ -11,10 +11,14 @@ const { lab, runProgram, freePortBase, tmpStateDir, errorCode } = require('../..
 // late and read it as synchronous.) One key a run: every CI run draws a new one.
 const SCALE = 0.4;
 const keys = [crypto.randomBytes(4).toString('hex')];
+// (A characterization's probes wait on the box's delays, up to 800 ms each here: 20 to 60 s
+// alone, and once past jest's default 60 s beside five other files. The lab's own time-out for
+// it, lab()'s, is 120 s.)
+const CHARACTERIZE_MS = 150000;
 
 async function reveal(key) {
   const r = await runProgram('bbox', ['--reveal', '--key', key]);
-  return JSON.parse(r.stdout);
+  return jsonOf(r);
 }
 
 async function characterize(target, key, extra = []) {
@@ -36,7 +40,7 @@ async function characterize(target, key, extra = []) {
     ...extra,
   ]);
   if (r.code !== 0) throw new Error(`characterize failed (${r.code}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return jsonOf(r);
 }
 
 function expectMatch(result, truth) {
@@ -47,20 +51,28 @@ function expectMatch(result, truth) {
 }
 
 describe.each(keys)('characterize the black boxes of key %s', (key) => {
-  test.each(['bbox1', 'bbox2'])('%s matches --reveal', async (box) => {
-    const truth = (await reveal(key))[box];
-    const result = await characterize(box, key);
-    expectMatch(result, truth);
-    expect(result.verdict.explanation.length).toBeGreaterThan(40);
-  });
+  test.each(['bbox1', 'bbox2'])(
+    '%s matches --reveal',
+    async (box) => {
+      const truth = (await reveal(key))[box];
+      const result = await characterize(box, key);
+      expectMatch(result, truth);
+      expect(result.verdict.explanation.length).toBeGreaterThan(40);
+    },
+    CHARACTERIZE_MS,
+  );
 });
 
-test("through the service and nginx, the default key gives the report's bbox2: synchronous, 3 workers", async () => {
-  const truth = (await reveal(''))['bbox2'];
-  const result = await characterize('bbox2', '', ['--via', 'service']);
-  expectMatch(result, truth);
-  expect(result.url).toMatch(/\/bbox2$/);
-});
+test(
+  "through the service and nginx, the default key gives the report's bbox2: synchronous, 3 workers",
+  async () => {
+    const truth = (await reveal(''))['bbox2'];
+    const result = await characterize('bbox2', '', ['--via', 'service']);
+    expectMatch(result, truth);
+    expect(result.url).toMatch(/\/bbox2$/);
+  },
+  CHARACTERIZE_MS,
+);
 
 test('bad targets and flags are usage errors', async () => {
   const r = await lab(['characterize', 'bbox3', '--state-dir', tmpStateDir()]);

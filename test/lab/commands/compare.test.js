@@ -1,5 +1,6 @@
 'use strict';
 
+const { refusalOf, jsonOf } = require('../../helper');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -27,14 +28,7 @@ const run = (parent, name, { endpoint = 'ping', scenario = 'load', deployment = 
   fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary));
   return dir;
 };
-const refusal = async (argv) => {
-  try {
-    await compare(argv, { log: () => {} });
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return { code: 'accepted' };
-};
+const refusal = (argv) => refusalOf(async () => compare(argv, { log: () => {} }), { code: 'accepted' });
 
 test('a folder of runs of different tests is refused as a side, each test named', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cmp-'));
@@ -56,7 +50,7 @@ test('a folder of repetitions of one test is a side, judged with every run', asy
   for (const n of ['1', '2', '3']) run(reps, n, { p99: 10 + Number(n) / 10 });
   const r = await compare([base, reps, '--fail-if', 'p99>+50%', '--json'], { log: () => {} });
   expect(r.exitCode).toBe(0);
-  expect(JSON.parse(r.stdout).verdicts[0].runs).toEqual([1, 3]);
+  expect(jsonOf(r).verdicts[0].runs).toEqual([1, 3]);
 });
 
 test('a file, or a path that is not there, as a side is a usage error', async () => {

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { get, lab, freePortBase, tmpStateDir, errorCode } = require('../../helper');
+const { get, lab, freePortBase, tmpStateDir, errorCode, jsonOf } = require('../../helper');
 const { isAlive } = require('../../../lab/ownership/procs');
 const { tcpFree } = require('../../../lab/topology/ports');
 const { PRESETS } = require('../../../lab/topology/deployments');
@@ -12,7 +12,7 @@ async function deploy(name, extra = []) {
   const base = await freePortBase(70); // the caching edges are at base + 50 and after
   const r = await lab(['deploy', name, '--port-base', String(base), '--state-dir', stateDir, '--json', ...extra]);
   if (r.code !== 0) throw new Error(`deploy ${name} failed (${r.code}): ${r.stderr}`);
-  const state = JSON.parse(r.stdout);
+  const state = jsonOf(r);
   return { stateDir, base, state, url: state.url };
 }
 

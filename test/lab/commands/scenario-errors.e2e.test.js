@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir, runProgram, errorCode } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, runProgram, errorCode, jsonOf } = require('../../helper');
 const { isAlive, tree } = require('../../../lab/ownership/procs');
 const { tcpFree } = require('../../../lab/topology/ports');
 
@@ -147,7 +147,7 @@ describe('npm run scenario: bad input, failures, interruption', () => {
         tmpStateDir(),
       ]);
       expect(r.code).toBe(0);
-      const s = JSON.parse(r.stdout);
+      const s = jsonOf(r);
       expect(s.deployment).toBeNull();
       expect(s.codes['200']).toBe(s.requestsCompleted);
       expect(s.requestsCompleted).toBeGreaterThan(20);

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir, errorCode } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, errorCode, jsonOf } = require('../../helper');
 const { totalArrivals } = require('../../../lab/generators/schedule');
 
 // --load-nodes through the whole scenario command, with LAB_LOAD_NODES=local (the nodes are
@@ -40,7 +40,7 @@ test('two load nodes: one result, thresholds on the whole, a row per node in the
     { env: { LAB_LOAD_NODES: 'local' }, timeoutMs: 180000 },
   );
   expect(r.stderr).not.toMatch(/LAB_ERR/);
-  const s = JSON.parse(r.stdout);
+  const s = jsonOf(r);
   expect(s.status).toBe('completed');
   const asked = totalArrivals(
     s.phases.map((ph) => ({ duration: ph.durationS, arrivalRate: ph.targetRate.from, rampTo: ph.targetRate.to })),
@@ -185,7 +185,7 @@ test("a script's flow on two load nodes: each request by name, as many as the sc
     { env: { LAB_LOAD_NODES: 'local' }, timeoutMs: 180000 },
   );
   expect(r.stderr).not.toMatch(/LAB_ERR/);
-  const s = JSON.parse(r.stdout);
+  const s = jsonOf(r);
   expect(s.status).toBe('completed');
   expect(s.scenariosLaunched).toBe(110);
   expect(s.requests.map((q) => [q.name, q.completed, q.codes])).toEqual([

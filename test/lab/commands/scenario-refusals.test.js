@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const scenario = require('../../../lab/commands/scenario');
-const { ROOT } = require('../../helper');
+const { ROOT, refusalOf } = require('../../helper');
 
 // What a new user typed that the lab once took and then ignored, misnamed or found late: each
 // is refused before anything starts (exit 2, naming the flag typed and its value), or said in
@@ -13,14 +13,7 @@ const { ROOT } = require('../../helper');
 const FIX = path.join(ROOT, 'test', 'fixtures');
 const apps = (name) => path.join(FIX, 'apps', name);
 const STATE = ['--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'lab-refusals-'))];
-const refusal = (...argv) => {
-  try {
-    scenario.plan([...argv, ...STATE]);
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return { code: 'taken' };
-};
+const refusal = (...argv) => refusalOf(() => scenario.plan([...argv, ...STATE]), { code: 'taken' });
 
 test('--http2 with Artillery, which speaks HTTP/1.1 only: refused, not labelled http2', () => {
   const r = refusal('ping', 'load', 'single', '--http2');

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, tmpStateDir, errorCode, ROOT } = require('../../helper');
+const { lab, ownPlace, tmpStateDir, errorCode, ROOT, jsonOf } = require('../../helper');
 
 // Your scenario (issue 39): an ordinary Artillery script the lab has never seen
 // (test/fixtures/scripts/shop-flow.yml: two phases, a GET whose answer is captured, a think
@@ -32,7 +32,7 @@ async function runScript(script, generator, extra = []) {
     ],
     { timeoutMs: 150000 },
   );
-  return { r, summary: r.stdout.trim() ? JSON.parse(r.stdout) : null };
+  return { r, summary: r.stdout.trim() ? jsonOf(r) : null };
 }
 
 const within1pct = (n, of) => Math.abs(n - of) <= Math.ceil(of * 0.01);

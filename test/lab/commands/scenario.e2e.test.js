@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, jsonOf } = require('../../helper');
 
 // End to end through the real stack (pm2, nginx) with the lab's own generators (Artillery's
 // runs are in scenario-artillery.e2e.test.js). Scaled down so the whole file takes about a minute: --scale shortens every phase, --rate-scale 0.1 keeps Artillery well
@@ -24,7 +24,7 @@ describe('npm run scenario, end to end', () => {
   test.each(['replicated'])('ping load against %s', async (deployment) => {
     const r = await scenario(['ping', 'load', deployment], ['--scale', '0.04', '--generator', 'fast', ...FAST]);
     expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout);
+    const s = jsonOf(r);
     expect(s.status).toBe('completed');
     expect(s.deployment.name).toBe(deployment);
     expect(s.codes['200']).toBe(s.requestsCompleted);
@@ -38,7 +38,7 @@ describe('npm run scenario, end to end', () => {
       ['--scale', '0.05', '--generator', 'fast', '--ensure', 'rate>=0.99', '--ensure', 'p99<0.001', ...FAST],
     );
     expect(r.code).toBe(99);
-    const s = JSON.parse(r.stdout);
+    const s = jsonOf(r);
     expect(s.status).toBe('completed');
     expect(s.generator.name).toBe('fast');
     expect(s.generator.cpuMsPerRequest).toBeGreaterThan(0);
@@ -63,7 +63,7 @@ describe('npm run scenario, end to end', () => {
       ['--scale', '0.04', '--balancer', 'nginx-l4', '--generator', 'fast', ...FAST],
     );
     expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout);
+    const s = jsonOf(r);
     expect(s.status).toBe('completed');
     expect(s.deployment.balancer.kind).toBe('nginx-l4');
     expect(fs.readFileSync(path.join(s.resultsDir, 'nginx.conf'), 'utf8')).toMatch(/^stream \{/m);
@@ -75,7 +75,7 @@ describe('npm run scenario, end to end', () => {
       ['--generator', 'closed', '--connections', '5', '--duration', '3s', '--keepalive'],
     );
     expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout);
+    const s = jsonOf(r);
     expect(s.generator).toMatchObject({ name: 'closed', loop: 'closed' });
     // 5 connections over a ~1.1 s box for 3 s: about 15 answers.
     expect(s.requestsCompleted).toBeGreaterThanOrEqual(10);

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { lab, ownPlace, tmpStateDir, errorCode, get, ROOT } = require('../../helper');
+const { lab, ownPlace, tmpStateDir, errorCode, get, ROOT, forDeploy, jsonOf } = require('../../helper');
 
 // Your own service (--app) as a new user brings it: test/fixtures/apps/shop, plain node:http,
 // PORT from its environment, nothing of the lab's. Its answers say which process served
@@ -11,7 +11,6 @@ const { lab, ownPlace, tmpStateDir, errorCode, get, ROOT } = require('../../help
 const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
 const dirOf = (place, flag) => place[place.indexOf(flag) + 1];
 // deploy takes no --results-dir.
-const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
 
 // 60 GETs of /api/items, in concurrent batches (node:cluster balances connections, and an
 // L7 entry reuses its keep-alive ones): the processes that served them.
@@ -52,7 +51,7 @@ describe('your service deploys in every deployment, behind every balancer and ed
         expect(up.stderr).not.toMatch(/LAB_ERR/);
         // (With its last words: a failed deploy is otherwise only "expected 0, received 1".)
         expect({ code: up.code, stderr: up.stderr.slice(-1500) }).toMatchObject({ code: 0 });
-        const state = JSON.parse(up.stdout);
+        const state = jsonOf(up);
         expect(state.graph.nodes.map((n) => n.kind)).not.toContain('bbox');
         const replicas = state.deployment.replicas;
         const workers = state.deployment.workers;
@@ -93,7 +92,7 @@ describe('a scenario on a path of your service', () => {
         { timeoutMs: 120000 },
       );
       expect(r.stderr).not.toMatch(/LAB_ERR/);
-      const s = JSON.parse(r.stdout);
+      const s = jsonOf(r);
       expect(s.status).toBe('completed');
       // 30/s for 3 s, or the closed loop's budget: every answer a 201.
       expect(s.codes).toEqual({ 201: 90 });
@@ -160,7 +159,7 @@ describe('a scenario on a path of your service', () => {
     const stateDir = dirOf(place, '--state-dir');
     const up = await lab(['deploy', 'single', '--app', SHOP, '--json', ...forDeploy(place)]);
     try {
-      const { url } = JSON.parse(up.stdout);
+      const { url } = jsonOf(up);
       const r = await lab(
         [
           'scenario',
@@ -181,7 +180,7 @@ describe('a scenario on a path of your service', () => {
         { timeoutMs: 120000 },
       );
       expect(r.stderr).not.toMatch(/LAB_ERR/);
-      const s = JSON.parse(r.stdout);
+      const s = jsonOf(r);
       expect([s.endpoint, s.codes]).toEqual(['/api/items', { 200: 40 }]);
       const clash = await lab([
         'scenario',

@@ -5,7 +5,8 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const YAML = require('yaml');
-const { lab, ownPlace, ROOT, pool, artilleryRun } = require('../../helper');
+const { lab, ownPlace, ROOT, pool, artilleryRun, jsonOf } = require('../../helper');
+const { referenceKey, cachedReference, folderFiles, artilleryVersion } = require('../../reference-cache');
 
 // The lab's claim that it runs your Artillery script as Artillery does, kept true: each
 // script of test/fixtures/conformance/ (one HTTP feature each) is run by plain `artillery
@@ -125,7 +126,7 @@ async function labRun(file, generator, target, vus, args = []) {
     ],
     { timeoutMs: 120000 },
   );
-  return { code: r.code, summary: r.stdout.trim() ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+  return { code: r.code, summary: r.stdout.trim() ? jsonOf(r) : null, stderr: r.stderr };
 }
 
 // A request as the comparison reads it: one line, its headers sorted (the Host's port is
@@ -203,21 +204,33 @@ const HTTPS = new Set(['insecure', 'cli-insecure']);
 // Plain Artillery first, four scripts at a time (each mostly waits: on its phase, then on its
 // own telemetry at exit, ~13 s offline). All twelve at once, beside four CPU hogs, each took
 // longer than its time-out: every reference then read exit code null.
+// A reference is kept between runs (test/reference-cache.js), keyed by Artillery's version,
+// Node's, the fixtures' files, the case and this file's server: when none changed, only the
+// lab's side runs. (Kept only when it gave the verdict the case expects.)
 const reference = {};
+const referenceKeyOf = (name, args = []) =>
+  referenceKey({
+    artillery: artilleryVersion(),
+    name,
+    args,
+    files: folderFiles(FIXTURES),
+    server: `${recorder}\n${line}\n${TIMING[name] ?? ''}`,
+  });
 beforeAll(async () => {
-  await pool(CASES, 4, async ([name, , , args]) => {
-    const srv = await recorder(HTTPS.has(name));
-    try {
-      const run = await artilleryRunOf(copyFixture(name, srv.url), args);
-      reference[name] = {
-        code: run.code,
-        out: run.out,
-        lines: srv.seen.map(line),
-        timing: TIMING[name]?.(srv.seen) ?? null,
-      };
-    } finally {
-      await srv.close();
-    }
+  await pool(CASES, 4, async ([name, , exitCode, args]) => {
+    reference[name] = await cachedReference(
+      referenceKeyOf(name, args),
+      async () => {
+        const srv = await recorder(HTTPS.has(name));
+        try {
+          const run = await artilleryRunOf(copyFixture(name, srv.url), args);
+          return { code: run.code, lines: srv.seen.map(line), timing: TIMING[name]?.(srv.seen) ?? null };
+        } finally {
+          await srv.close();
+        }
+      },
+      (ref) => ref.code === exitCode && ref.lines.length > 0,
+    );
   });
 }, 600000);
 
@@ -274,18 +287,25 @@ describe.each(CASES)('%s', (name, vus, exitCode, args = []) => {
 describe('a loop without end', () => {
   const ref = {};
   beforeAll(async () => {
-    const srv = await recorder();
-    try {
-      const run = await artilleryRun(
-        copyFixture('loop-endless', srv.url),
-        [],
-        {},
-        { limitMs: 50000, stopWhen: () => srv.seen.length >= 6 },
-      );
-      Object.assign(ref, { code: run.code, lines: srv.seen.map(line) });
-    } finally {
-      await srv.close();
-    }
+    const got = await cachedReference(
+      referenceKeyOf('loop-endless'),
+      async () => {
+        const srv = await recorder();
+        try {
+          const run = await artilleryRun(
+            copyFixture('loop-endless', srv.url),
+            [],
+            {},
+            { limitMs: 50000, stopWhen: () => srv.seen.length >= 6 },
+          );
+          return { code: run.code, lines: srv.seen.map(line) };
+        } finally {
+          await srv.close();
+        }
+      },
+      (r) => r.code === null && r.lines.length >= 6,
+    );
+    Object.assign(ref, got);
   }, 90000);
 
   test('plain artillery run: still going round when stopped', () => {
@@ -361,13 +381,26 @@ function wsRecorder() {
 function messageEngineCases({ fixture, recorder, refTarget, lines, requests, refused }) {
   const ref = {};
   beforeAll(async () => {
-    const srv = await recorder();
-    try {
-      const run = await artilleryRunOf(copyFixture(fixture, refTarget(srv)));
-      Object.assign(ref, { code: run.code, lines: [...srv.seen] });
-    } finally {
-      await srv.close();
-    }
+    const key = referenceKey({
+      artillery: artilleryVersion(),
+      name: fixture,
+      files: folderFiles(FIXTURES),
+      server: `${recorder}\n${refTarget}`,
+    });
+    const got = await cachedReference(
+      key,
+      async () => {
+        const srv = await recorder();
+        try {
+          const run = await artilleryRunOf(copyFixture(fixture, refTarget(srv)));
+          return { code: run.code, lines: [...srv.seen] };
+        } finally {
+          await srv.close();
+        }
+      },
+      (r) => r.code === 0,
+    );
+    Object.assign(ref, got);
   }, 200000);
 
   test("plain artillery run: its connections and messages (the reference is Artillery's own)", () => {

@@ -4,7 +4,8 @@
 // honoured, a known delay measured, errors counted by code, p99 <= max, a stop keeps what
 // was measured. Servers are local (127.0.0.1, port 0) and runs are a few seconds. Timing
 // tolerances are wide enough for a busy 2-core machine (the suite runs two files at once):
-// rates within 10%, a 100 ms delay read within +25 ms of what the server held, a 5 s run within 2.5 s.
+// rates within 10%, a 100 ms delay read within +25 ms of what the server held, a 5 s run's
+// sending within 5.85 s and its end within 2.5 s of its last answer.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -19,16 +20,20 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gen-'));
 // A server that answers after `ms`, keeping how long it really held each request (`held`, ms):
 // on a busy machine its timers fire late, and that lateness is the server's, not the
 // generator's.
+// (It notes when the first request came and when it answered the last: { first, last }.)
 async function delayed(ms, status = 200) {
   const held = [];
+  const seen = { first: null, last: null };
   const srv = await listen((req, res) => {
     const t0 = process.hrtime.bigint();
+    seen.first ??= Date.now();
     setTimeout(() => {
       held.push(Number(process.hrtime.bigint() - t0) / 1e6);
       res.writeHead(status).end('ok');
+      seen.last = Date.now();
     }, ms);
   });
-  return { ...srv, held };
+  return { ...srv, held, seen };
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -100,7 +105,8 @@ describe.each(OPEN)('%s (open loop)', (engine) => {
         { name: 'constant', duration: 3, arrivalRate: 20 },
         { name: 'ramp', duration: 2, arrivalRate: 10, rampTo: 30 },
       ];
-      const { summary, ms } = await run(engine, { target: srv.url, phases });
+      const { summary } = await run(engine, { target: srv.url, phases });
+      const t1 = Date.now();
       expect(summary.scenariosLaunched).toBe(100);
       expect(summary.requestsCompleted).toBe(100);
       expect(summary.codes).toEqual({ 200: 100 });
@@ -120,11 +126,14 @@ describe.each(OPEN)('%s (open loop)', (engine) => {
         expect(summary.responseTimeMs[k]).toBeLessThanOrEqual(summary.responseTimeMs.max);
       expect(summary.phases[0].launched).toBeGreaterThanOrEqual(54);
       expect(summary.phases[0].launched).toBeLessThanOrEqual(66);
-      // Ended by its plan (5 s) and its stated drain: no request outlives its time-out (10 s),
-      // and Artillery waits out its own ~13 s telemetry retry offline (MACHINE-NOTES). (2.5 s
-      // for fast's start and drain held on a quiet machine; beside four CPU hogs its start took
-      // 5.3 s more.)
-      expect(ms).toBeLessThan(5000 + 10000 + (engine === 'artillery' ? 5000 : 0));
+      // Ended by its plan: requests sent over its 5 s (the first to the last answer, 100 ms
+      // after the last send, within 750 ms of slack for late timers: one second more of
+      // sending fails it), and the run over within 2.5 s of
+      // the last answer, its drain (no request was left outstanding), save Artillery's own ~13 s
+      // telemetry retry offline (MACHINE-NOTES). Timed from what the server saw, not from the
+      // start: beside four CPU hogs an engine's start alone once took 5.3 s.
+      expect(srv.seen.last - srv.seen.first).toBeLessThan(5000 + 100 + 750);
+      expect(t1 - srv.seen.last).toBeLessThan(2500 + (engine === 'artillery' ? 15000 : 0));
     } finally {
       await srv.close();
     }
@@ -281,8 +290,13 @@ describe('the keep-alive engine (--keepalive, --pipelining)', () => {
       const { summary } = await run('fast', { target: srv.url, phases, keepalive: true });
       expect(summary.requestsCompleted).toBe(100);
       expect(summary.codes).toEqual({ 200: 100 });
-      // 50/s of 20 ms answers: about one in flight; a busy machine may bunch a few.
-      expect(srv.sockets).toBeLessThanOrEqual(20);
+      // 50/s of 20 ms answers: about one in flight. A busy machine bunches arrivals (after a
+      // stall the engine's due timers run before it reads the answers that came meanwhile, each
+      // then needing a connection), so the bound is the arrivals': each connection carried two
+      // requests on average at least, which an engine that never reuses one (100 connections)
+      // or reuses them poorly fails. (A fixed 20 was once 33 beside five other files.)
+      expect(srv.sockets).toBeGreaterThanOrEqual(1);
+      expect(srv.sockets).toBeLessThanOrEqual(summary.requestsCompleted / 2);
       expect(summary.generator.connections).toEqual({ keptAlive: true, pipelining: 1, opened: srv.sockets });
       expect(summary.generator.connectionsText).toMatch(/^kept-alive connections \(\d+ opened\)$/);
       const fresh = await run('fast', { target: srv.url, phases: [{ name: 'c', duration: 1, arrivalCount: 5 }] });

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { lab, ownPlace, freePort, errorCode, artilleryRun } = require('../../helper');
+const { lab, ownPlace, freePort, errorCode, artilleryRun, jsonOf } = require('../../helper');
 const { browserTest, launch, openPage } = require('../../browser');
 const { CHROMIUM } = require('../../../lab/paths');
 
@@ -102,7 +102,7 @@ browserTest(
       );
       expect(r.stderr).not.toMatch(/LAB_ERR/);
       expect(r.code).toBe(0);
-      const s = JSON.parse(r.stdout);
+      const s = jsonOf(r);
       expect(s.status).toBe('completed');
       // The virtual users launched, counted alike in the totals and in the phase (it once said
       // "Scenarios launched: 2" beside "achieved 0 (0%)").
@@ -163,7 +163,7 @@ browserTest(
       { timeoutMs: 240000 },
     );
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).status).toMatch(
+    expect(jsonOf(r).status).toMatch(
       /^failed \(no request was answered: (no page loaded|no virtual user completed): .*ERR_CONNECTION_REFUSED/,
     );
     const fast = await lab([

@@ -2,8 +2,7 @@
 
 const fs = require('node:fs');
 const http = require('node:http');
-const WebSocket = require('ws');
-const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
+const { get, lab, freePortBase, tmpStateDir, participant, jsonOf } = require('../../helper');
 const { tree } = require('../../../lab/ownership/procs');
 const { onlyWith, has } = require('../../requires');
 const { BALANCERS } = require('../../../lab/kinds');
@@ -35,19 +34,6 @@ async function overOneConnection(url, n) {
   return seen;
 }
 
-async function participant(url, room) {
-  const ws = new WebSocket(`${url.replace('http', 'ws')}/signal`);
-  const got = [];
-  ws.on('message', (d) => got.push(JSON.parse(String(d))));
-  await new Promise((r, j) => {
-    ws.once('open', r);
-    ws.once('error', j);
-  });
-  ws.send(JSON.stringify({ type: 'join', room }));
-  for (let i = 0; i < 150 && !got.some((m) => m.type === 'joined'); i++) await new Promise((r) => setTimeout(r, 20));
-  return { ws, got, id: got.find((m) => m.type === 'joined')?.id };
-}
-
 // The same contract for every balancer kind that runs locally (lab/kinds/, role "balancer"),
 // so a new kind is tested by adding its file: `replicated` (3 replicas) behind it, with its
 // node capped when the machine allows.
@@ -74,7 +60,7 @@ describe.each(LOCAL.map((k) => [k.name, k]))('the %s balancer', (name, kind) => 
       { timeoutMs: 180000 },
     );
     if (r.code !== 0) throw new Error(`deploy --balancer ${name} failed (${r.code}): ${r.stderr}`);
-    d = { stateDir, state: JSON.parse(r.stdout) };
+    d = { stateDir, state: jsonOf(r) };
   }, 200000);
   afterAll(async () => {
     if (d) await lab(['down', '--state-dir', d.stateDir]);

@@ -1,7 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
-const { get, lab, freePortBase, tmpStateDir } = require('../../helper');
+const { get, lab, freePortBase, tmpStateDir, jsonOf } = require('../../helper');
 const { isAlive, tree } = require('../../../lab/ownership/procs');
 const { detect, readGroup, existingGroups } = require('../../../lab/runtime/cgroups');
 const { onlyWith, has } = require('../../requires');
@@ -41,7 +41,7 @@ describe.each(EDGES.map((k) => [k.flag || k.name, k]))('caching edges of %s', (f
     const args = ['deploy', 'cdn', '--edge-kind', flagName, '--port-base', String(base), '--state-dir', stateDir];
     const r = await lab([...args, '--json', ...caps], { timeoutMs: 180000 });
     if (r.code !== 0) throw new Error(`deploy cdn --edge-kind ${flagName} failed (${r.code}): ${r.stderr}`);
-    d = { stateDir, state: JSON.parse(r.stdout) };
+    d = { stateDir, state: jsonOf(r) };
     d.url = d.state.url;
   }, 200000);
   afterAll(async () => {

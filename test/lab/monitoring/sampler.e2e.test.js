@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, chartSpecs } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, chartSpecs, jsonOf } = require('../../helper');
 const { onlyWith } = require('../../requires');
 
 const FAST = ['--scale', '0.05', '--rate-scale', '0.1'];
@@ -28,7 +28,7 @@ async function run(words, extra = [], env = {}) {
     { env, timeoutMs: 180000 },
   );
   if (r.code !== 0) throw new Error(`scenario failed (${r.code}): ${r.stderr}`);
-  return { summary: JSON.parse(r.stdout), stateDir };
+  return { summary: jsonOf(r), stateDir };
 }
 
 const lines = (file) =>

@@ -1,5 +1,6 @@
 'use strict';
 
+const { refusalOf } = require('../../helper');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -14,12 +15,7 @@ const COMMANDS = {
 };
 const refusal = async (command, args) => {
   const run = require(`../../../lab/commands/${command}`);
-  try {
-    await run([...COMMANDS[command], ...args, '--plan'], { log: () => {} });
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return { code: 'accepted' };
+  return refusalOf(async () => run([...COMMANDS[command], ...args, '--plan'], { log: () => {} }), { code: 'accepted' });
 };
 
 describe.each(Object.keys(COMMANDS))('%s', (command) => {

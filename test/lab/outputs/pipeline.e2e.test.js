@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const Ajv = require('ajv');
 const addFormats = require('./formats');
-const { lab, ownPlace, listen, freePort, errorCode, ROOT } = require('../../helper');
+const { lab, ownPlace, listen, freePort, errorCode, ROOT, jsonOf } = require('../../helper');
 
 // In a pipeline (issue 54): OTLP out to a receiver of the tests' own, which reads the
 // payload as the SDK's OTLP/HTTP exporter sends it (its JSON encoding of the protobuf types:
@@ -71,7 +71,7 @@ async function scenario(args, opts = {}) {
   });
   let s = null;
   try {
-    s = JSON.parse(r.stdout);
+    s = jsonOf(r);
   } catch {
     // printed nothing
   }

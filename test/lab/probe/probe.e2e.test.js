@@ -2,8 +2,8 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, ROOT } = require('../../helper');
-const { browserTest, openPage, sharedBrowser } = require('../../browser');
+const { lab, ownPlace, ROOT, jsonOf } = require('../../helper');
+const { journey, openPage } = require('../../browser');
 
 // The runtime probe (probe/preload.js, lab/probe/) in a service the lab has never seen and
 // that is not changed for it (test/fixtures/apps/loops: /spin computes, /wait waits on a
@@ -21,16 +21,14 @@ async function scenario(args) {
   });
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   expect(r.code).toBe(0);
-  const { resultsDir } = JSON.parse(r.stdout);
+  const { resultsDir } = jsonOf(r);
   return { dir: resultsDir, s: JSON.parse(fs.readFileSync(path.join(resultsDir, 'summary.json'), 'utf8')) };
 }
 const replicas = (s) => s.nodes.rows.filter((r) => /^replica-\d+$/.test(r.node));
 
 describe('your service, unchanged', () => {
-  const browser = sharedBrowser();
-
-  browserTest(
-    'a CPU-bound path on single: its loop busy 70% or more, said in words on the page',
+  journey(
+    'a CPU-bound path on single: its loop busy 70% or more, said in words',
     async () => {
       const { s, dir } = await scenario(['/spin?ms=40', 'load', 'single', '--app', LOOPS, '--scale', '0.05']);
       const [row] = replicas(s);
@@ -42,20 +40,23 @@ describe('your service, unchanged', () => {
       expect(finding.text).toMatch(
         /^the event loop of replica-1 was busy \d+% of the time( \(part of it GC: see below\))?: CPU-bound in JavaScript/,
       );
-      // The page as a person meets it: the finding, the figures in the node table, the charts drawn.
-      const seen = await openPage(browser(), path.join(dir, 'report.html'), 'probe-spin-single');
+      return dir;
+    },
+    // The page as a person meets it: the finding, the figures in the node table, the charts drawn.
+    async (dir, browser) => {
+      const seen = await openPage(browser, path.join(dir, 'report.html'), 'probe-spin-single');
       expect(seen.problems).toEqual([]);
       const charts = seen.charts.filter((c) => /Event-loop|GC time|Heap used/.test(c.title));
       expect(charts.map((c) => c.marks > 0)).toEqual([true, true, true, true]);
       expect(seen.tables.some((t) => t.heads.includes('event loop busy'))).toBe(true);
-      const context = await browser().newContext({ offline: true });
+      const context = await browser.newContext({ offline: true });
       const page = await context.newPage();
       await page.goto(`file://${path.join(dir, 'report.html')}`);
       const text = await page.evaluate(() => document.body.innerText); // eslint-disable-line no-undef
       await context.close();
       expect(text).toContain('CPU-bound in JavaScript');
     },
-    240000,
+    { timeoutMs: 240000 },
   );
 
   test('a path that waits on a timer, replicated: every replica reports the four figures, its loop idle', async () => {

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { browserTest, openPage, roundTicks, sharedBrowser } = require('../../browser');
-const { lab, ownPlace } = require('../../helper');
+const { lab, ownPlace, jsonOf } = require('../../helper');
 const loadRun = require('../../../lab/report/load-run');
 const { renderRunReport, renderCompare } = require('../../../lab/report/run-report');
 const characterizeHtml = require('../../../lab/report/characterize-html');
@@ -224,7 +224,7 @@ describe('the pages the lab writes, in Chromium', () => {
         { timeoutMs: 180000 },
       );
       expect(r.code).toBe(0);
-      const report = path.join(JSON.parse(r.stdout).resultsDir, 'report.html');
+      const report = path.join(jsonOf(r).resultsDir, 'report.html');
       const seen = await openPage(browser(), report, 'run-report-live');
       expect(verdict(seen, { tables: 3, charts: 6 })).toEqual(GOOD);
       const series = seen.charts.filter((c) => c.marks > 0);

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { lab, listen, ownPlace } = require('../../helper');
+const { lab, listen, ownPlace, jsonOf } = require('../../helper');
 
 // A run ends by its plan's time plus a stated drain, whatever the script does
 // (lab/run/generation.js deadlineOf): a virtual user looping far past the plan is stopped.
@@ -44,7 +44,7 @@ test('closed honours --duration inside a long flow', async () => {
     '--json',
     ...(await ownPlace()),
   ]);
-  const s = JSON.parse(r.stdout);
+  const s = jsonOf(r);
   expect(s.status).toBe('completed');
   // 3 s of load and the lab's own start and summary: a tolerance for a busy 2-core machine
   // (before, it ran as long as the loop did).
@@ -70,7 +70,7 @@ test('fast: the run is stopped at its plan and drain, with what it measured, and
       timeoutMs: 90000,
     },
   );
-  const s = JSON.parse(r.stdout);
+  const s = jsonOf(r);
   expect(s.status).toBe("stopped at its deadline (the plan's 2 s and a drain of 30 s)");
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/the run passed its deadline/);

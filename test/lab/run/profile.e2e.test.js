@@ -2,8 +2,8 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, ROOT } = require('../../helper');
-const { browserTest, sharedBrowser } = require('../../browser');
+const { lab, ownPlace, ROOT, jsonOf } = require('../../helper');
+const { journey } = require('../../browser');
 
 // --profile (lab/run/profile.js): what to change, on services the lab has never seen. The
 // tests' pricing app spends most of a price's CPU in computeDiscount (src/pricing.js, line 4):
@@ -26,12 +26,10 @@ async function scenario(args, { json = true } = {}) {
     ],
     { timeoutMs: 240000 },
   );
-  return { r, s: json && r.stdout.trim().startsWith('{') ? JSON.parse(r.stdout) : null };
+  return { r, s: json && r.stdout.trim().startsWith('{') ? jsonOf(r) : null };
 }
 
-const browser = sharedBrowser();
-
-browserTest(
+journey(
   'single: the hot function first, with its file and line, in the terminal, the summary and a flame graph',
   async () => {
     const { r } = await scenario(
@@ -57,9 +55,11 @@ browserTest(
     expect(s.findings.map((f) => f.text).join('\n')).toMatch(
       /replica-1 spent \d+% of its CPU in computeDiscount \(src\/pricing\.js:4\)/,
     );
-
-    // The report as a person meets it: a flame graph drawn, and its search finds the function.
-    const context = await browser().newContext({ offline: true, viewport: { width: 1100, height: 900 } });
+    return dir;
+  },
+  // The report as a person meets it: a flame graph drawn, and its search finds the function.
+  async (dir, browser) => {
+    const context = await browser.newContext({ offline: true, viewport: { width: 1100, height: 900 } });
     try {
       const page = await context.newPage();
       const problems = [];
@@ -81,7 +81,7 @@ browserTest(
       await context.close();
     }
   },
-  300000,
+  { timeoutMs: 300000 },
 );
 
 test('multi: the workers profiled and merged into the node; the hot function still first', async () => {

@@ -1,6 +1,6 @@
 'use strict';
 
-const { lab, freePortBase, tmpStateDir, get } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, get, jsonOf } = require('../../helper');
 const closedLoop = require('../../../lab/generators/closed-loop-client');
 
 describe('replica failure behind nginx', () => {
@@ -9,7 +9,7 @@ describe('replica failure behind nginx', () => {
     const base = await freePortBase();
     const r = await lab(['deploy', 'replicated', '--port-base', String(base), '--state-dir', stateDir, '--json']);
     expect(r.code).toBe(0);
-    const state = JSON.parse(r.stdout);
+    const state = jsonOf(r);
     try {
       const victim = state.processes.find((p) => p.name === 'replica-2');
       const traffic = closedLoop({ url: `${state.url}/ping`, concurrency: 4, durationMs: 5000 });
@@ -53,7 +53,7 @@ describe('replica failure behind nginx', () => {
     const base = await freePortBase();
     const r = await lab(['deploy', 'replicated', '--port-base', String(base), '--state-dir', stateDir, '--json']);
     expect(r.code).toBe(0);
-    const state = JSON.parse(r.stdout);
+    const state = jsonOf(r);
     try {
       const hub = state.processes.find((p) => p.name === 'hub');
       const replicas = state.processes.filter((p) => p.name.startsWith('replica-'));

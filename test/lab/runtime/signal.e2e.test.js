@@ -1,30 +1,17 @@
 'use strict';
 
-const WebSocket = require('ws');
-const { get, lab, freePortBase, tmpStateDir, until } = require('../../helper');
+const { get, lab, freePortBase, tmpStateDir, until, participant, jsonOf } = require('../../helper');
 
 async function deploy(name, extra = []) {
   const stateDir = tmpStateDir();
   const base = await freePortBase();
   const r = await lab(['deploy', name, '--port-base', String(base), '--state-dir', stateDir, '--json', ...extra]);
   if (r.code !== 0) throw new Error(`deploy ${name} failed (${r.code}): ${r.stderr}`);
-  const state = JSON.parse(r.stdout);
+  const state = jsonOf(r);
   return { stateDir, state, url: state.url };
 }
 
 // A participant: connects, joins, and keeps what it receives.
-async function participant(url, room) {
-  const ws = new WebSocket(`${url.replace('http', 'ws')}/signal`);
-  const got = [];
-  ws.on('message', (d) => got.push(JSON.parse(String(d))));
-  await new Promise((r, j) => {
-    ws.once('open', r);
-    ws.once('error', j);
-  });
-  ws.send(JSON.stringify({ type: 'join', room }));
-  for (let i = 0; i < 100 && !got.some((m) => m.type === 'joined'); i++) await new Promise((r) => setTimeout(r, 20));
-  return { ws, got, id: got.find((m) => m.type === 'joined').id };
-}
 
 // One room whose participants land on different workers and replicas: the hub (hub/) shares
 // the rooms, so every relay reaches its peer wherever it is.

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { ROOT, get, freePortBase, runProgram, errorCode } = require('../../helper');
+const { ROOT, get, freePortBase, runProgram, errorCode, jsonOf } = require('../../helper');
 
 // Paths with a space, everywhere the lab renders one into a config: the lab's own checkout in
 // a folder named with a space (its default state folder, .lab, inside it) and a --state-dir
@@ -46,7 +46,7 @@ async function throughEntry(args, state = ['--state-dir', stateDir], pathname = 
       code: 0,
       error: [],
     });
-    const r = await get(`${JSON.parse(up.stdout).url}${pathname}`, { timeoutMs: 5000 });
+    const r = await get(`${jsonOf(up).url}${pathname}`, { timeoutMs: 5000 });
     expect(r.status).toBeLessThan(500);
   } finally {
     const down = await run(['down', ...state]);

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { lab, ownPlace, get, ROOT, errorCode } = require('../../helper');
+const { lab, ownPlace, get, ROOT, errorCode, forDeploy, stateOf, jsonOf } = require('../../helper');
 const { isAlive } = require('../../../lab/ownership/procs');
 
 // How the local runtime starts your service (lab/runtime/local.js appProcess, lab/app/):
@@ -22,8 +22,6 @@ const folder = (files, parent = os.tmpdir(), name = null) => {
   }
   return dir;
 };
-const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
-const stateOf = (place) => place[place.indexOf('--state-dir') + 1];
 
 // Deploys `single` of the app, runs `check(state)`, and always takes it down.
 async function deployed(dir, extra, check, place = null) {
@@ -32,7 +30,7 @@ async function deployed(dir, extra, check, place = null) {
   try {
     expect(up.stderr).not.toMatch(/LAB_ERR/);
     expect(up.code).toBe(0);
-    await check(JSON.parse(up.stdout), place);
+    await check(jsonOf(up), place);
   } finally {
     expect((await lab(['down', '--state-dir', stateOf(place)])).code).toBe(0);
   }
@@ -89,7 +87,7 @@ test('a folder with a space in its path: your service, and the lab checkout itse
   try {
     expect(up.stderr).not.toMatch(/LAB_ERR/);
     expect(up.code).toBe(0);
-    const r = await get(`${JSON.parse(up.stdout).url}/ping`, { timeoutMs: 5000 });
+    const r = await get(`${jsonOf(up).url}/ping`, { timeoutMs: 5000 });
     expect(r.status).toBe(200);
   } finally {
     expect((await runProgram(cli, ['down', '--state-dir', stateOf(place)])).code).toBe(0);
@@ -203,7 +201,7 @@ test('a replica that keeps crashing: its restarts in the node table, and a findi
     { timeoutMs: 120000 },
   );
   expect(r.stderr).not.toMatch(/LAB_ERR/);
-  const s = JSON.parse(r.stdout);
+  const s = jsonOf(r);
   const row = s.nodes.rows.find((x) => x.node === 'replica-1');
   // A 6 s ramp: it lives 1.5 s at a time (and pm2 waits 200 ms), so at least 2 exits.
   expect(row.restarts).toBeGreaterThanOrEqual(2);

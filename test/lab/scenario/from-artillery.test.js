@@ -1,5 +1,6 @@
 'use strict';
 
+const { refusalOf } = require('../../helper');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -12,14 +13,7 @@ const write = (text, name = 'x.yml') => {
   fs.writeFileSync(file, text);
   return file;
 };
-const refusal = (file, o) => {
-  try {
-    readScript(file, o);
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return null;
-};
+const refusal = (file, o) => refusalOf(() => readScript(file, o));
 
 test('an ordinary script becomes the model: phases, a flow with a capture and a think time, a payload, ensure', () => {
   const m = readScript(path.join(SCRIPTS, 'shop-flow.yml'));

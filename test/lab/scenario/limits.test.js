@@ -1,5 +1,6 @@
 'use strict';
 
+const { refusalOf } = require('../../helper');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -17,14 +18,7 @@ const write = (text, name = 'x.yml', where = dir()) => {
   fs.writeFileSync(file, text);
   return file;
 };
-const refusal = (fn) => {
-  try {
-    fn();
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return null;
-};
+const refusal = (fn) => refusalOf(() => fn());
 const script = (phase, flow = '[{ get: { url: "/" } }]', config = '') =>
   write(`config: { phases: [ ${phase} ]${config} }\nscenarios: [ { flow: ${flow} } ]\n`);
 

@@ -1,19 +1,13 @@
 'use strict';
 
+const { refusalOf } = require('../../helper');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { scriptOptionsOf } = require('../../../lab/scenario/script-flags');
 
 // Artillery's run flags as the lab reads them, once: what each becomes, what is refused and why.
-const refusal = (values) => {
-  try {
-    scriptOptionsOf(values);
-  } catch (err) {
-    return { code: err.code, exit: err.exitCode, message: err.message };
-  }
-  return null;
-};
+const refusal = (values) => refusalOf(() => scriptOptionsOf(values));
 
 test('each flag becomes its option; --variables parsed; --dotenv read with dotenv', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'script-flags-'));

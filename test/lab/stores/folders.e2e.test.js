@@ -3,14 +3,12 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, ownPlace, ROOT, until } = require('../../helper');
+const { lab, ownPlace, ROOT, until, forDeploy, stateOf } = require('../../helper');
 
 // The stores' folders (lab/stores/folders.js): a deploy that is interrupted or killed while it
 // makes them leaves nothing that `down` does not remove, and says what it removed; a process
 // it stopped is never said to be "left alone". The service is the tests' own ledger app.
 const LEDGER = path.join(ROOT, 'test', 'fixtures', 'apps', 'ledger');
-const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
-const stateOf = (place) => place[place.indexOf('--state-dir') + 1];
 
 // Processes of PostgreSQL or Redis started for this state folder (their folder or its token).
 function storeProcesses(dirs) {

@@ -3,14 +3,12 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { lab, ownPlace, get, errorCode, ROOT } = require('../../helper');
+const { lab, ownPlace, get, errorCode, ROOT, forDeploy, stateOf, jsonOf } = require('../../helper');
 
 // The whole stack (lab/stores/): a service the lab has never seen (test/fixtures/apps/ledger:
 // accounts and transfers in PostgreSQL through pg, a counter in Redis, its schema made by
 // `npm run migrate`) deployed with --with postgres,redis, its replicas sharing them.
 const LEDGER = path.join(ROOT, 'test', 'fixtures', 'apps', 'ledger');
-const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
-const stateOf = (place) => place[place.indexOf('--state-dir') + 1];
 
 const request = (url, method, body) =>
   new Promise((resolve, reject) => {
@@ -74,7 +72,7 @@ describe.each([['replicated'], ['multi-replicated']])('%s with postgres and redi
     try {
       expect(up.stderr).not.toMatch(/LAB_ERR/);
       expect(up.code).toBe(0);
-      const state = JSON.parse(up.stdout);
+      const state = jsonOf(up);
       expect(state.graph.nodes.map((n) => n.name)).toEqual(expect.arrayContaining(['postgres', 'redis']));
       expect(state.live.map((r) => r.name)).toEqual(expect.arrayContaining(['postgres', 'redis']));
       expect(state.live.find((r) => r.name === 'postgres').status).toBe('online');
@@ -160,7 +158,7 @@ test('runs name the tier: a saturated database, and the connection limit', async
     { timeoutMs: 240000 },
   );
   expect(busy.stderr).not.toMatch(/LAB_ERR/);
-  const s = JSON.parse(busy.stdout);
+  const s = jsonOf(busy);
   expect(s.nodes.rows.map((r) => r.node)).toEqual(expect.arrayContaining(['postgres', 'redis']));
   expect(s.stores.postgres.tpsMean).toBeGreaterThan(0);
   expect(s.stores.redis.opsPerSMean).toBeGreaterThan(0);
@@ -199,7 +197,7 @@ test('runs name the tier: a saturated database, and the connection limit', async
     ],
     { timeoutMs: 240000 },
   );
-  const t = JSON.parse(tight.stdout);
+  const t = jsonOf(tight);
   expect(t.stores.postgres.refusedConnections).toBeGreaterThan(0);
   expect(t.findings.find((f) => f.id === 'connection-limit').text).toMatch(
     /^PostgreSQL refused \d+ connection\(s\): too many clients for its max_connections of 6/,

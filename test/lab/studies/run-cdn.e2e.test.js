@@ -3,16 +3,12 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { onlyWith } = require('../../requires');
-const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, isUp } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.
 const asRoot = onlyWith('cgroups');
 
 // Whether anything is up in a state folder, as `npm run status` sees it.
-async function isUp(stateDir) {
-  const r = await lab(['status', '--state-dir', stateDir, '--json']);
-  return JSON.parse(r.stdout).up;
-}
 
 describe('npm run study -- cdn, end to end (quick version, on loopback)', () => {
   asRoot(

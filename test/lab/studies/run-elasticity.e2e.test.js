@@ -3,16 +3,14 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, freePortBase, tmpStateDir } = require('../../helper');
-const { browserTest, openPage, sharedBrowser } = require('../../browser');
+const { journey, openPage } = require('../../browser');
 
 // npm run study -- elasticity (lab/studies/elasticity.js), quick: the lab's /work spikes on 1
 // replica held, 2 held and autoscaled between them, then a rollout of the lab's service that
 // drains and of one that exits at once; the tables, the findings, and the pages as a person
 // meets them in Chromium (the study's, and the autoscaled run's with its replicas' curve).
-const browser = sharedBrowser();
-
-browserTest(
-  'study elasticity: fixed and autoscaled under spikes, two rollouts; its page and the run report',
+journey(
+  'study elasticity: fixed and autoscaled under spikes, two rollouts',
   async () => {
     const dir = tmpStateDir();
     const r = await lab(
@@ -41,13 +39,16 @@ browserTest(
     expect(md).toMatch(/\| The lab's service draining on SIGTERM \| replica-1 → replica-4, .* \| 0 \|/);
     const drain = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'rollout-drain', 'summary.json'), 'utf8'));
     expect(drain.rollout.replaced).toHaveLength(3);
-    const study = await openPage(browser(), path.join(dir, 'study.html'), 'study-elasticity');
+    return dir;
+  },
+  async (dir, browser) => {
+    const study = await openPage(browser, path.join(dir, 'study.html'), 'study-elasticity');
     expect(study.problems).toEqual([]);
     expect(study.bad).toEqual([]);
     expect(study.tables.find((t) => t.heads.includes('replica-seconds')).rows).toBe(3);
     expect(study.tables.find((t) => t.heads.includes('dropped at SIGTERM')).rows).toBe(2);
     // The autoscaled run's report: the replicas drawn against the load, the decisions listed.
-    const run = await openPage(browser(), path.join(dir, 'runs', 'autoscaled', 'report.html'), 'run-autoscaled');
+    const run = await openPage(browser, path.join(dir, 'runs', 'autoscaled', 'report.html'), 'run-autoscaled');
     expect(run.problems).toEqual([]);
     expect(run.bad).toEqual([]);
     const curve = run.charts.find((c) => c.title === 'Replicas against arrivals and failures');
@@ -55,5 +56,5 @@ browserTest(
     expect(run.tables.find((t) => t.heads.includes('desired')).rows).toBeGreaterThan(0);
     expect(run.text).toMatch(/Autoscaling \(Kubernetes' HPA rule\)/);
   },
-  960000,
+  { timeoutMs: 960000 },
 );

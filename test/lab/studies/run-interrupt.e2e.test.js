@@ -4,16 +4,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { onlyWith } = require('../../requires');
-const { lab, freePortBase, tmpStateDir, ROOT } = require('../../helper');
+const { freePortBase, tmpStateDir, ROOT, isUp } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.
 const asRoot = onlyWith('cgroups');
 
 // Whether anything is up in a state folder, as `npm run status` sees it.
-async function isUp(stateDir) {
-  const r = await lab(['status', '--state-dir', stateDir, '--json']);
-  return JSON.parse(r.stdout).up;
-}
 
 describe('npm run study: Ctrl-C inside a group', () => {
   asRoot(

@@ -3,15 +3,13 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, freePortBase, tmpStateDir } = require('../../helper');
-const { browserTest, openPage, sharedBrowser } = require('../../browser');
+const { journey, openPage } = require('../../browser');
 
 // npm run study -- tls (lab/studies/tls.js), quick, behind nginx alone: the four modes' runs
 // at a common rate and their capacity searches, the table with the entry's CPU per request and
 // per new connection, the findings, and the page as a person meets it in Chromium.
-const browser = sharedBrowser();
-
-browserTest(
-  'study tls behind nginx: a row per mode, the handshake priced, the findings; its page',
+journey(
+  'study tls behind nginx: a row per mode, the handshake priced, the findings',
   async () => {
     const dir = tmpStateDir();
     const r = await lab(
@@ -52,12 +50,15 @@ browserTest(
     expect(md).toMatch(/- TLS with a new connection per request cost nginx [\d.]+ ms of CPU each/);
     const full = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'nginx-full-at-rate', 'summary.json'), 'utf8'));
     expect(full.tls).toMatchObject({ resumed: 0, protocol: 'http/1.1' });
-    const seen = await openPage(browser(), path.join(dir, 'study.html'), 'study-tls');
+    return dir;
+  },
+  async (dir, browser) => {
+    const seen = await openPage(browser, path.join(dir, 'study.html'), 'study-tls');
     expect(seen.problems).toEqual([]);
     expect(seen.bad).toEqual([]);
     const t = seen.tables.find((x) => x.heads.includes('entry CPU ms a new connection'));
     expect(t.rows).toBe(4);
     expect(seen.text).toMatch(/TLS with a new connection per request cost nginx/);
   },
-  960000,
+  { timeoutMs: 960000 },
 );
