@@ -1,5 +1,8 @@
 'use strict';
 
+// A flag as the user typed it: a name gets its `--`; a short form given as typed (-e) stays.
+const dashed = (flag) => (String(flag).startsWith('-') ? String(flag) : `--${flag}`);
+
 const path = require('node:path');
 
 // The command that stops a deployment of `stateDir`, as a user would type it: the folder
@@ -31,22 +34,19 @@ const table = {
   LAB_ERR_FLAG_NEEDS: {
     exit: 2,
     message: (flag, needs, why) =>
-      `--${flag} needs ${[]
-        .concat(needs)
-        .map((n) => `--${n}`)
-        .join(' or ')}${why ? `: ${why}` : ''}`,
+      `${dashed(flag)} needs ${[].concat(needs).map(dashed).join(' or ')}${why ? `: ${why}` : ''}`,
   },
   // A flag's value the command cannot use (its parser took it): which, what was typed, why.
   LAB_ERR_FLAG_VALUE: {
     exit: 2,
-    message: (flag, value, why) => `--${flag}${value === null || value === undefined ? '' : ` ${value}`}: ${why}`,
+    message: (flag, value, why) => `${dashed(flag)}${value === null || value === undefined ? '' : ` ${value}`}: ${why}`,
   },
   // A value its flag's own parser refused, in the parser's words ("invalid --rate=...: expected ...").
   LAB_ERR_INVALID_VALUE: { exit: 2, message: (text) => text },
   // Two flags given together that cannot be.
   LAB_ERR_FLAGS_EXCLUDE: {
     exit: 2,
-    message: (a, b, why) => `--${a} and --${b} exclude each other${why ? `: ${why}` : ''}`,
+    message: (a, b, why) => `${dashed(a)} and ${dashed(b)} exclude each other${why ? `: ${why}` : ''}`,
   },
   // A flag the command does not take, with the nearest it does.
   LAB_ERR_UNKNOWN_FLAG: {

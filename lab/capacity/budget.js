@@ -56,9 +56,20 @@ function worstS(p) {
 // the deployment's teardown after it).
 const maxS = (p) => Math.min(worstS(p), p.timeLimitS + T.teardown);
 
-// A typical search, for the plan's "about": the knee at `at`/s, its steps up to there, about
-// log2(1/precision) bisections, a probe after each break, the last level that held measured
-// again, the settled probe, one verification try.
+// The least a search needs to give a verified capacity: its deployment and baseline, one
+// level, then (as the search starts each only when its longest time fits) the probe at rest
+// and every verification run at their longest. A time limit under it can verify nothing.
+function verifiedS(p) {
+  const start = deployS(p) + (p.fresh ? 0 : p.warmupS + probeS());
+  const settle = p.fresh ? 0 : settleMaxS(p);
+  return Math.ceil(
+    start + levelS(p, p.holdFor(p.start)) + settle + p.repetitions * levelMaxS(p, p.verifyHoldFor(p.start)),
+  );
+}
+
+// A typical search, for the plan's "about": the knee at `at`/s, its steps up to there (no more
+// than --max-levels), about log2(1/precision) bisections, a probe after each break, the last
+// level that held measured again, the settled probe, one verification try.
 function typicalS(p, at) {
   let rate = p.start;
   const levels = [];
@@ -67,7 +78,8 @@ function typicalS(p, at) {
     rate *= 2;
   }
   levels.push(Math.min(rate, p.maxRate));
-  const bisections = Math.ceil(Math.log2(1 / p.precision));
+  const bisections = Math.max(0, Math.min(Math.ceil(Math.log2(1 / p.precision)), p.maxLevels - levels.length));
+  levels.splice(p.maxLevels);
   const last = levels.at(-1);
   const level = (r) => levelS(p, p.holdFor(r));
   const recoveries = p.fresh ? 0 : probeS() * (1 + bisections / 2) + level(levels.at(-2) ?? last) + probeS();
@@ -97,6 +109,7 @@ function limiter(p, deadlineMs, now = Date.now) {
 }
 
 module.exports = {
+  verifiedS,
   worstS,
   maxS,
   typicalS,

@@ -29,7 +29,29 @@ function parseSlo(text) {
   if (!['<', '<='].includes(t.op)) {
     throw labError('LAB_ERR_FLAG_VALUE', 'slo', `"${text}"`, 'an SLO is an upper bound (< or <=)');
   }
+  // A bound no level can hold (a latency under 0, errors under 0%) or none can break (errors
+  // under 100% or more of the requests) measures nothing: every search would end at its floor or
+  // its ceiling.
+  const never = neverHeldOrBroken(t);
+  if (never) throw labError('LAB_ERR_FLAG_VALUE', 'slo', `"${text}"`, never);
   return t;
+}
+
+// Why an SLO can never hold or never break, or null.
+function neverHeldOrBroken(t) {
+  const strict = t.op === '<';
+  if (t.metric === 'errors') {
+    // (A share with its %, or a count: errors<=5.)
+    const unit = t.percent ? '%' : '';
+    if (t.limit < 0 || (strict && t.limit === 0))
+      return `no run can hold it (errors under 0${unit}): give ${t.percent ? 'a share above 0%, like errors<1%' : 'a count, like errors<=5'}`;
+    if (t.percent && (t.limit > 100 || (!strict && t.limit === 100)))
+      return `no run can break it (errors ${strict ? 'under' : 'at most'} ${t.limit}% of the requests): give a share under 100%, like errors<1%`;
+    return null;
+  }
+  if (t.limit < 0 || (strict && t.limit === 0))
+    return `no run can hold it (a ${t.metric} under 0 ms): give a time above 0, like ${t.metric}<200`;
+  return null;
 }
 
 // How many answers a level needs for its SLOs to mean something: 20 beyond the strictest

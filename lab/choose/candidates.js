@@ -71,6 +71,8 @@ function candidateOf(sweep, o) {
   if (replicas === null) {
     return {
       ...out,
+      // (Refused: neither measured nor predicted to hold it.)
+      from: null,
       replicas: null,
       refused: whyNone(fit, good, want, o, sweep),
     };

@@ -133,7 +133,22 @@ function containerOf(deployment) {
 // The compose project of the chosen deployment, with its caps as deploy.resources limits (the
 // Compose Specification's form; docker-compose 1.x applies them with --compatibility) and
 // without the lab's monitoring services.
-function composeOf(deployment, caps, dir) {
+// The lab's own instruments in a service's environment (its runtime probe and the monitoring
+// it reports to): not the user's deployment.
+const LAB_ONLY_ENV = ['NODE_OPTIONS', 'LAB_PROBE', 'LAB_PROBE_NODE', 'LAB_PROBE_OPTIONS', 'LAB_PROBE_ADDRESS'];
+function withoutLabProbe(service) {
+  if (!service.environment) return service;
+  const environment = Object.fromEntries(
+    Object.entries(service.environment).filter(
+      ([k, v]) => !LAB_ONLY_ENV.includes(k) || (k === 'NODE_OPTIONS' && !/LAB_PROBE/.test(String(v))),
+    ),
+  );
+  return { ...service, environment };
+}
+
+// o.memoryMiB: a replica's memory as measured; its limit is the Kubernetes file's (the same
+// multiple), so both files give a replica the same room.
+function composeOf(deployment, caps, dir, { memoryMiB = null } = {}) {
   const confs = {};
   const files = {};
   for (const { node } of configNodes(deployment)) {
@@ -145,7 +160,14 @@ function composeOf(deployment, caps, dir) {
   const { services } = composeProject(deployment, { root: ROOT, confs, caps, appContext });
   // (The lab's monitoring services are those of its `monitoring` profile.)
   const kept = Object.entries(services).filter(([, s]) => !s.profiles?.includes('monitoring'));
-  const project = { services: Object.fromEntries(kept.map(([name, s]) => [name, deployLimits(s)])) };
+  const memoryLimit = Math.round((memoryMiB ?? MEMORY_DEFAULT_MIB) * MEMORY_LIMIT);
+  const replicaMemory = (name, s) =>
+    /^replica-\d+$/.test(name) && s.mem_limit === undefined ? { ...s, mem_limit: memoryLimit * 2 ** 20 } : s;
+  const project = {
+    services: Object.fromEntries(
+      kept.map(([name, s]) => [name, deployLimits(replicaMemory(name, withoutLabProbe(s)))]),
+    ),
+  };
   return { project, files, appContext: deployment.app ? path.join(dir, 'app') : null };
 }
 
@@ -161,7 +183,7 @@ function deployLimits(service) {
 // Writes both under dir (compose/ and kubernetes/), each checked against its schema first.
 // Returns { files: [relative paths], kubernetes: the objects }.
 function writeManifests(dir, { deployment, caps, replicas, cpuPerReplica, memoryMiB, hpa }) {
-  const compose = composeOf(deployment, caps, path.join(dir, 'compose'));
+  const compose = composeOf(deployment, caps, path.join(dir, 'compose'), { memoryMiB });
   const composeBad = composeProblems(compose.project);
   const container = containerOf(deployment);
   const objects = kubernetesObjects({

@@ -14,7 +14,12 @@ const round = (v, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
 // cores the replicas tier is given }.
 function whyOf(knee, given) {
   if (!knee) return null;
-  const rate = knee.answeredPerS || knee.rate;
+  // (Said at the rate the level was run at, as the terminal said it, with what was answered
+  // beside: "at 16/s" for a level the log had run at 17.5/s read as another level.)
+  const answered =
+    knee.answeredPerS && Math.abs(knee.answeredPerS - knee.rate) >= 0.05
+      ? ` (${round(knee.answeredPerS)}/s answered)`
+      : '';
   // Each tier's mean cores over the level (lab/capacity/level.js costOf) against what it is given.
   const tiers = Object.entries(knee.cost?.tierCores || {})
     .map(([tier, cores]) => {
@@ -35,8 +40,8 @@ function whyOf(knee, given) {
     // (A count measured "at least" --max-rate was never pushed to its knee: said.)
     parts.push(
       top.busy >= NEAR
-        ? `at ${round(rate)}/s ${used}`
-        : `at ${round(rate)}/s no tier was near its limit (the busiest: ${used}): this rate is below the knee`,
+        ? `at ${round(knee.rate)}/s${answered} ${used}`
+        : `at ${round(knee.rate)}/s${answered} no tier was near its limit (the busiest: ${used}): this rate is below the knee`,
     );
   }
   if (hottest)

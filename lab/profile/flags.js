@@ -33,8 +33,10 @@ function profileOf(values) {
   if (!values.profile) return null;
   if (values['no-probe'])
     throw labError(
-      'LAB_ERR_USAGE',
-      "--profile profiles the service's processes through the runtime probe: it cannot go with --no-probe",
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'profile',
+      'no-probe',
+      "--profile profiles the service's processes through the runtime probe, which --no-probe leaves out: give one of them",
     );
   return { window: values['profile-window'] ?? null, seconds: SECONDS, us: values['profile-interval'] ?? 1000 };
 }

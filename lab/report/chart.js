@@ -45,7 +45,7 @@ function align(series) {
 // series: [{ name, points: [[x, y], ...], axis: 'left' | 'right', dashed, color, dots, scatter }]
 // (scatter: dots only, no line: points that are not a sequence, like one dot per second)
 // o: { title, xLabel, yLabel, y2Label, xMin, xMax, yMax, y2Max, time (x is seconds: ticks in
-//      s, min or h), markers: [{ x, label }], bands: [{ from, to, label }] (failing stretches),
+//      s, min or h), integerX (x counts things: whole ticks), markers: [{ x, label }], bands: [{ from, to, label }] (failing stretches),
 //      width, height }
 function lineChart(series, o = {}) {
   const spec = {
@@ -54,6 +54,8 @@ function lineChart(series, o = {}) {
     yLabel: o.yLabel || '',
     y2Label: o.y2Label || '',
     time: Boolean(o.time),
+    // (x counts things, replicas: its ticks are whole numbers, never 0.5 or 1.5.)
+    integerX: Boolean(o.integerX),
     xMin: finite(o.xMin) ? o.xMin : null,
     xMax: finite(o.xMax) ? o.xMax : null,
     yMax: finite(o.yMax) ? o.yMax : null,

@@ -12,7 +12,11 @@ const { candidateText } = require('./choice-text');
 function curvesChart(r) {
   const series = [];
   let top = 1;
-  for (const c of r.candidates) {
+  // (A choice stopped before its candidates were ranked still shows what its sweeps measured.)
+  const shapes = r.candidates.length
+    ? r.candidates
+    : (r.sweeps || []).map((s) => ({ label: s.id, points: s.points || [], curve: null }));
+  for (const c of shapes) {
     const good = c.points.filter((p) => !p.leftOut && p.maxRate !== null);
     const out = c.points.filter((p) => p.leftOut && p.maxRate !== null);
     if (good.length)
@@ -22,6 +26,14 @@ function curvesChart(r) {
       series.push({
         name: `${c.label}: held at least (left out of the fit)`,
         points: out.map((p) => [p.replicas, p.maxRate]),
+        scatter: true,
+      });
+    // (A count whose search was cut short: what one of its levels held, not its capacity.)
+    const cut = c.points.filter((p) => p.maxRate === null && p.heldAtLeast);
+    if (cut.length)
+      series.push({
+        name: `${c.label}: held at least (search cut short)`,
+        points: cut.map((p) => [p.replicas, p.heldAtLeast]),
         scatter: true,
       });
     if (c.curve) series.push({ name: `${c.label}: the law, fitted`, points: c.curve.map((x) => [x.replicas, x.rate]) });
@@ -52,6 +64,7 @@ function curvesChart(r) {
     xLabel: 'replicas',
     yLabel: 'arrivals a second',
     xMin: 0,
+    integerX: true,
     markers,
   });
 }
@@ -79,6 +92,22 @@ function checkRows(r) {
   return (r.checks || []).map((k) => [`${k.label} x${k.replicas}`, k.held ? 'held' : 'not held', k.text, k.dir]);
 }
 
+// How wide each fitted candidate's interval is, said in words: with four counts the fit keeps one
+// degree of freedom (t = 12.7), and the interval is wide even when the points sit on the curve.
+function intervalNote(r) {
+  const fitted = r.candidates.filter((c) => c.fit && c.prediction && c.prediction.low !== null);
+  if (!fitted.length) return '';
+  return html`<p class="note">
+    ${fitted.map(
+      (c) =>
+        html`${c.label}: the law fitted to ${c.fit.dof + 3} counts keeps ${c.fit.dof} degree(s) of freedom; at
+          ${c.replicas} replica(s) its 95% interval for a new measurement spans ${c.prediction.low} to
+          ${c.prediction.high}/s, ${Math.round(((c.prediction.high - c.prediction.low) / Math.max(c.prediction.rate, 1e-9)) * 100)}%
+          of the ${c.prediction.rate}/s predicted${c.fit.dof <= 1 ? ': wide; more counts (--replicas) narrow it' : ''}. `,
+    )}
+  </p>`;
+}
+
 function choiceBody(r) {
   return html`<h1>The deployment to choose for ${r.what}</h1>
     <p class="headline">${r.text}</p>
@@ -96,7 +125,17 @@ function choiceBody(r) {
         ? table(['candidate', 'verdict', 'what was seen', 'its run'], checkRows(r))
         : html`<p>No candidate was checked${r.choice ? ' yet' : ''}.</p>`
     }
+    ${intervalNote(r)}
     ${r.why ? html`<h2>What sets its knee</h2><p>${r.why.text}</p>` : ''}
+    ${
+      r.hpa
+        ? html`<h2>The autoscaler it writes</h2>
+            <p>
+              A HorizontalPodAutoscaler from ${r.hpa.minReplicas} to ${r.hpa.maxReplicas} replica(s), scaling on CPU at
+              ${r.hpa.target}% of each replica's ${r.cpuPerReplica} of a core (kubernetes/deployment.yml).
+            </p>`
+        : ''
+    }
     ${
       (r.files || []).length
         ? html`<h2>Written for your platform</h2>

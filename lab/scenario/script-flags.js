@@ -78,7 +78,12 @@ function readDotenv(file) {
 function scriptOptionsOf(values, given = new Set(Object.keys(values))) {
   const names = Object.keys(SCRIPT_FLAGS).filter((f) => given.has(f));
   if (!values.script && names.length)
-    throw labError('LAB_ERR_FLAG_NEEDS', names[0], 'script', 'it is for a script (--script FILE)');
+    throw labError(
+      'LAB_ERR_FLAG_NEEDS',
+      given.as?.(names[0]) ?? names[0],
+      'script',
+      'it is for a script (--script FILE)',
+    );
   if (given.has('count'))
     throw labError(
       'LAB_ERR_UNSUPPORTED',
@@ -104,7 +109,7 @@ function runScriptOptionsOf(values, given = new Set(Object.keys(values))) {
   if (values.insecure && !values.script)
     throw labError(
       'LAB_ERR_FLAG_NEEDS',
-      'insecure',
+      given.as?.('insecure') ?? 'insecure',
       'script',
       "it is for a script's https:// requests (--script FILE)",
     );

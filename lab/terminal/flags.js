@@ -22,6 +22,22 @@ function parseHost(raw) {
   throw new Error('not a host');
 }
 
+// A percentage with its % (or, where the flag takes one, a fraction) -> a fraction.
+function parsePercent(raw, maxPct, { fraction, zero }) {
+  const m = /^(\d+(?:\.\d+)?)(%)?$/.exec(String(raw).trim());
+  if (!m) throw new Error('not a percentage');
+  if (!m[2] && !fraction)
+    throw Object.assign(new Error('no %'), {
+      reason: `"${raw}" has no %: give ${m[1]}% or ${Math.round(Number(m[1]) * 1000) / 10}%, as you mean it`,
+    });
+  const share = m[2] ? Number(m[1]) / 100 : Number(m[1]);
+  if (!((zero ? share >= 0 : share > 0) && share <= maxPct / 100))
+    throw Object.assign(new Error('out of range'), {
+      reason: `${m[2] ? raw : `${share * 100}%`} is out of that range`,
+    });
+  return share;
+}
+
 function parsePath(raw) {
   if (raw.trim() === '' || raw.includes('\0')) throw new Error('empty');
   return path.resolve(raw);
@@ -81,6 +97,14 @@ const flag = {
     expected: 'a duration above 0 and at most 24h (seconds, or like 90s, 10m, 1h30m)',
   }),
   host: () => ({ type: 'custom', parse: parseHost, expected: 'an IP address or a host name' }),
+  // A share, with its %: 30% -> 0.3, above 0 (or from 0, `zero`) and at most `maxPct`. A bare
+  // number is refused (0.3 reads as 0.3% to some and as 30% to others), unless `fraction` says
+  // the flag also takes one (at most maxPct / 100: --precision 0.05 as documented).
+  percent: (maxPct, { fraction = false, zero = false } = {}) => ({
+    type: 'custom',
+    parse: (raw) => parsePercent(raw, maxPct, { fraction, zero }),
+    expected: `a percentage ${zero ? 'from 0%' : 'above 0%'} and at most ${maxPct}%, like ${Math.min(30, maxPct)}%${fraction ? ` (or a fraction, like ${Math.min(30, maxPct) / 100})` : ''}`,
+  }),
   // A flag given any number of times; each value through `parse` (which throws a LabError).
   list: (parse) => ({ multiple: true, parse }),
   path: () => ({ type: 'custom', parse: parsePath, expected: 'a path' }),
@@ -200,12 +224,21 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
       if (spec.boolean) values[name] = raw[name] === true;
       if (spec.multiple) values[name] = (raw[name] || []).map((v) => parseEach(name, spec, v));
     }
-    // Which flags the user actually gave, for checks like "this flag needs that scenario".
+    // Which flags the user actually gave, for checks like "this flag needs that scenario";
+    // `given.as(name)` is the flag as typed (-e for --environment), for the messages.
     const given = new Set(Object.keys(raw).filter((k) => raw[k] !== undefined));
+    const shortOf = Object.fromEntries(
+      Object.entries(all)
+        .filter(([, spec]) => spec.short)
+        .map(([name, spec]) => [`-${spec.short}`, name]),
+    );
+    const typed = {};
+    for (const a of argv) if (shortOf[a.split('=')[0]]) typed[shortOf[a.split('=')[0]]] ??= a.split('=')[0];
+    given.as = (name) => typed[name] ?? `--${name}`;
     checkNeeds(all, given);
     return { help: false, values: Object.freeze(values), given, positionals: words };
   }
-  return { parse, usage, needsHelp: () => needsHelp(all) };
+  return { parse, usage, needsHelp: () => needsHelp(all), names: Object.keys(all) };
 }
 
 // A flag that means something only beside another declares it: `needs: { flags: [...], why }`
@@ -218,7 +251,7 @@ function checkNeeds(all, given) {
   for (const [name, spec] of Object.entries(all)) {
     if (!spec.needs || !given.has(name)) continue;
     const { flags, why } = needsOf(spec.needs);
-    if (!flags.some((f) => given.has(f))) throw labError('LAB_ERR_FLAG_NEEDS', name, flags, why);
+    if (!flags.some((f) => given.has(f))) throw labError('LAB_ERR_FLAG_NEEDS', given.as?.(name) ?? name, flags, why);
   }
 }
 

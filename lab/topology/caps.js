@@ -6,7 +6,7 @@ const { pick } = require('../names');
 const { capNames } = require('./graph');
 
 // --cap NODE=CPU[/PERIOD][,MEMORY]: CPU in percent of one core, as `docker stats` shows it
-// (2%, 150%), or `-` for none; PERIOD the CFS period the share is given over (50ms, 1s; the
+// (2%, 150%), or in millicores as Kubernetes writes it (250m), or `-` for none; PERIOD the CFS period the share is given over (50ms, 1s; the
 // kernel's default is 100 ms, Docker's --cpu-period); MEMORY with K, M or G (binary: 25M is
 // 25 MiB, as Docker reads it).
 // NODE is a role of the deployment's graph (balancer, edge, replica, backend, bbox) or one
@@ -47,13 +47,20 @@ function parsePeriod(text, whole, cpuPct) {
   return us;
 }
 
+// CPU with its unit: a percent of one core (25%, as docker stats shows it) or millicores (250m,
+// as Kubernetes writes it). A bare number is refused: 0.25 is a quarter of a core to a
+// Kubernetes user and a quarter of a percent as docker stats reads it.
 function parseCpu(text, whole) {
   if (text === '-' || text === '') return null;
-  const m = /^(\d+(?:\.\d+)?)%?$/.exec(text);
-  const pct = m ? Number(m[1]) : NaN;
+  const m = /^(\d+(?:\.\d+)?)(%|m)?$/.exec(text);
+  if (m && !m[2])
+    throw new Error(
+      `CPU in "${whole}" has no unit: give ${m[1]}% (a percent of one core) or ${Math.round(Number(m[1]) * 1000)}m (millicores: ${m[1]} of a core), got "${text}"`,
+    );
+  const pct = m ? (m[2] === 'm' ? Number(m[1]) / 10 : Number(m[1])) : NaN;
   if (!(pct >= 0.1 && pct <= MAX_CPU_PCT)) {
     throw new Error(
-      `CPU in "${whole}" must be a percent of one core from 0.1% to ${MAX_CPU_PCT}%, like 2%, got "${text}"`,
+      `CPU in "${whole}" must be a percent of one core from 0.1% to ${MAX_CPU_PCT}% (or 1m to ${MAX_CPU_PCT * 10}m), like 2% or 250m, got "${text}"`,
     );
   }
   return pct;

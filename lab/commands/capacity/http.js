@@ -26,7 +26,7 @@ const { placeDeployment } = require('../../runtime/deploy-plan');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../../report/capacity-http-html');
 const { appendStepSummary } = require('../../outputs/step-summary');
 
-const { HELP, plan, planText, countsOf, storeFlags } = require('./plan');
+const { HELP, FLAG_NAMES, plan, planText, planJson, countsOf, storeFlags } = require('./plan');
 const { outArgs } = require('../../outputs/flags');
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
@@ -101,6 +101,8 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
       tag,
     });
     const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
+    // A search cut by its time limit says so where the user watches, not only in capacity.json.
+    if (v.bound === 'time-limit') log(`${tag}: stopped: ${v.text}`);
     // (A sweep's row names its count: the preset's own count leaves it out of the label.)
     return count ? { ...v, label: `${tag}: ${deployment.label}`, replicas: count } : v;
   } finally {
@@ -166,7 +168,7 @@ async function sweepReplicas(p, dir, kit, results) {
 async function httpCapacity(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: HELP };
-  if (p.values.plan) return { stdout: planText(p) };
+  if (p.values.plan) return { stdout: p.values.json ? JSON.stringify(planJson(p), null, 2) : planText(p) };
   holdDir(p.ctx.stateDir, '--state-dir');
   adoptStateDir(p.ctx.stateDir);
   const dir = openSearchDir(p, log);
@@ -273,5 +275,6 @@ async function httpCapacity(argv, { log }) {
 httpCapacity.usage = HELP;
 httpCapacity.plan = plan;
 httpCapacity.planText = planText;
+httpCapacity.flags = FLAG_NAMES;
 httpCapacity.openSearchDir = openSearchDir;
 module.exports = httpCapacity;

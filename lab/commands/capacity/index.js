@@ -2,6 +2,7 @@
 
 const httpCapacity = require('./http');
 const signalCapacity = require('./signal');
+const { labError } = require('../../../common/errors');
 
 // `npm run capacity`: what a deployment can take. Two questions, two forms:
 //   an endpoint, a path of your service or --script: the highest arrival rate each deployment
@@ -27,7 +28,27 @@ async function capacity(argv, o) {
   if (argv.includes('--help') || argv.includes('-h')) {
     return { stdout: `${httpCapacity.usage}\n\n${signalCapacity.usage}` };
   }
-  return isHttp(argv) ? httpCapacity(argv, o) : signalCapacity(argv, o);
+  if (isHttp(argv)) return httpCapacity(argv, o);
+  try {
+    return await signalCapacity(argv, o);
+  } catch (err) {
+    throw httpFlagInSignal(err) ?? err;
+  }
+}
+
+// A flag of the HTTP search given to the signaling form (capacity --memory 500M --verify-hold
+// 10m): said as the other form's, with what picks each, not as an unknown option.
+function httpFlagInSignal(err) {
+  if (err.code !== 'LAB_ERR_UNKNOWN_FLAG') return null;
+  const m = /unknown option (--[\w-]+)/.exec(err.message);
+  const name = m?.[1].slice(2);
+  if (!name || !httpCapacity.flags.includes(name)) return null;
+  return labError(
+    'LAB_ERR_FLAGS_EXCLUDE',
+    name,
+    'memory',
+    `--${name} is the HTTP search's (capacity <endpoint> ...), and the signaling connections' estimate (--memory, --levels, --max) takes none of its flags: give an endpoint, a path or --script for the HTTP search, or leave --${name} out`,
+  );
 }
 
 capacity.usage = `${httpCapacity.usage}\n\n${signalCapacity.usage}`;

@@ -9,7 +9,7 @@ const { defineCommand, flag } = require('../../terminal/flags');
 const { contextOf, CONTEXT } = require('../../topology/context');
 const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
-const { resolveDeployment, COURSE, names } = require('../../topology/deployments');
+const { resolveDeployment, COURSE, names, LIMITS } = require('../../topology/deployments');
 const { BALANCERS } = require('../../kinds');
 const { pick } = require('../../names');
 const { ENDPOINTS, isPath, pathOf } = require('../../../artillery/scenarios');
@@ -28,7 +28,8 @@ const { RULE: DRIFT_RULE } = require('../../capacity/drift');
 const { MAX_LEVELS } = require('../../capacity/search');
 const budget = require('../../capacity/budget');
 const { MIN_POINTS } = require('../../capacity/scaling');
-const { parseCap, checkCapsFit } = require('../../topology/caps');
+const { parseCap, checkCapsFit, describeCap } = require('../../topology/caps');
+const { shellLine } = require('../../terminal/shell');
 const { placeDeployment } = require('../../runtime/deploy-plan');
 const { OUT_FLAGS } = require('../../outputs/flags');
 const { PROFILE_FLAGS, profileOf, profileArgs } = require('../../profile/flags');
@@ -152,10 +153,10 @@ const COMMAND = defineCommand({
     'out-interval': OUT_FLAGS['out-interval'],
     cap: flag.list(parseCap),
     replicas: COUNTS,
-    workers: flag.int(1, 64),
+    workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
     predict: flag.int(1, 32),
     need: { type: 'number', above: 0, max: 10000000 },
-    precision: { type: 'number', above: 0, max: 0.5 },
+    precision: flag.percent(50, { fraction: true }),
     repetitions: flag.int(1, 10),
     hold: flag.duration(),
     'verify-hold': flag.duration(),
@@ -221,20 +222,7 @@ function plan(argv) {
       'fresh-per-level',
       '--recovery-wait is how long a deployment has to recover between levels; --fresh-per-level deploys a new one instead: give one of them',
     );
-  if (values['min-rate'] !== undefined && values['min-rate'] > (values.start ?? 50))
-    throw labError(
-      'LAB_ERR_FLAG_VALUE',
-      'min-rate',
-      values['min-rate'],
-      `above the first level's rate (--start ${values.start ?? 50})`,
-    );
-  if (values['max-rate'] !== undefined && (values.start ?? 50) > values['max-rate'])
-    throw labError(
-      'LAB_ERR_FLAG_VALUE',
-      'start',
-      values.start ?? 50,
-      `above --max-rate ${values['max-rate']}: the first level's rate is at most the highest rate tried`,
-    );
+  checkRates(values);
   if (values.restart && !values['run-dir'])
     throw labError(
       'LAB_ERR_FLAG_NEEDS',
@@ -307,9 +295,9 @@ function plan(argv) {
     tls,
     values,
     ctx,
-    start: values.start ?? 50,
-    maxRate: values['max-rate'] ?? 20000,
-    floor: values['min-rate'] ?? 1,
+    start: values.start ?? RATES.start,
+    maxRate: values['max-rate'] ?? RATES.max,
+    floor: values['min-rate'] ?? RATES.floor,
     recoveryWaitS: values['recovery-wait'] ?? WAIT_S,
     fresh: values['fresh-per-level'],
     expect: parseExpect(values['expect-status']),
@@ -324,16 +312,54 @@ function plan(argv) {
     maxLevels: values['max-levels'] ?? MAX_LEVELS,
     timeLimitS: values['time-limit'] ?? TIME_LIMIT_S,
   };
-  // The time limit leaves room for the deployment, its baseline and one level at least.
-  const room = budget.deployS(out) + out.warmupS + budget.probeMaxS() + budget.levelMaxS(out, holdFor(out.start));
+  // The time limit leaves room for a capacity: the deployment, its baseline, one level, the
+  // probe at rest and the verification's runs (a search that could verify nothing is refused
+  // now, not found out after its time limit).
+  const room = budget.verifiedS(out);
   if (out.timeLimitS < room)
     throw labError(
       'LAB_ERR_FLAG_VALUE',
       'time-limit',
-      `${values['time-limit']} s`,
-      `leaves no room for a deployment and its first level (about ${room} s at most)`,
+      `${clock(out.timeLimitS)}${values['time-limit'] === undefined ? ' (the default)' : ''}`,
+      `leaves no room for a verified capacity: a deployment, its first level, the probe at rest and ${out.repetitions} verification run(s) of ${out.verifyHoldFor(out.start)} s take up to ${clock(room)}; give a longer --time-limit, or a shorter --verify-hold or fewer --repetitions`,
     );
   return out;
+}
+
+// The search's rates when not given: the first level's, the highest tried, the floor.
+const RATES = { start: 50, max: 20000, floor: 1 };
+
+// --start, --min-rate and --max-rate in order (floor <= start <= highest), each named as typed
+// or as the default it is.
+function checkRates(values) {
+  const named = (f, key) => (values[f] !== undefined ? `--${f} ${values[f]}` : `--${f} ${RATES[key]}, the default`);
+  const start = values.start ?? RATES.start;
+  const floor = values['min-rate'] ?? RATES.floor;
+  const max = values['max-rate'] ?? RATES.max;
+  // (The flag blamed is one the user typed: the other is named with "the default".)
+  const blame = (a, b) => (values[a] !== undefined ? a : b);
+  if (floor > start) {
+    const f = blame('min-rate', 'start');
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      f,
+      values[f],
+      f === 'min-rate'
+        ? `above the first level's rate (${named('start', 'start')})`
+        : `below the floor (${named('min-rate', 'floor')}): the first level's rate is at least the lowest rate tried`,
+    );
+  }
+  if (start > max) {
+    const f = blame('max-rate', 'start');
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      f,
+      values[f],
+      f === 'max-rate'
+        ? `below the first level's rate (${named('start', 'start')}): the highest rate tried is at least the first`
+        : `above the highest rate tried (${named('max-rate', 'max')})`,
+    );
+  }
 }
 
 // A deployment's search, at most (--time-limit).
@@ -394,13 +420,67 @@ const countsOf = (values, n, o) => ({
   ...(values.workers !== undefined ? { workers: values.workers } : {}),
 });
 
-function planText(p) {
+// How each deployment is set up and each level run, from the flags that shape them: the entry
+// (its balancer, TLS), the caps, the runtime probe, the requests' own flags, the search's
+// folder. (Each changes what runs, so --plan says it.)
+function deployedText(p) {
+  const v = p.values;
+  const entry = `behind ${v.balancer ?? 'nginx'}${p.tls ? ` over TLS${p.tls.http2 ? ' and HTTP/2' : ''}${p.tls.cert ? ' (your certificate)' : " (the lab's own CA)"}` : ''}`;
+  const caps = v.cap.length ? `; capped: ${v.cap.map((c) => `${c.node} ${describeCap(c)}`).join(', ')}` : '; no caps';
+  const probe = v['no-probe'] ? '; without the runtime probe (--no-probe)' : '';
+  const workers = v.workers !== undefined ? `; ${v.workers} worker(s) a replica (--workers)` : '';
+  const run = p.extra.length ? `\neach level's run adds: ${shellLine(p.extra)}` : '';
+  const dir = v['run-dir']
+    ? `\nthe search's folder: ${v['run-dir']} (run again with the same settings, it resumes)`
+    : '';
+  return `deployed ${entry}${workers}${caps}${probe}${run}${dir}`;
+}
+
+// The knee the plan's "about" assumes: 640/s, within the search's own bounds.
+const kneeOf = (p) => Math.max(p.floor, Math.min(640, p.maxRate));
+
+// The plan's figures: how many searches, the knee its "about" assumes, "about" and "at most"
+// (seconds). (A typical search is never longer than its bound: "about" is at most "at most".)
+function planFigures(p) {
   const searches = p.sweep ? p.sweep.length + (p.values.predict ? 1 : 0) : p.deployments.length;
-  const typical = searches * budget.typicalS(p, 640);
   const most = searches * budget.maxS(p);
+  const knee = kneeOf(p);
+  return { searches, knee, most, typical: Math.min(most, searches * budget.typicalS(p, knee)) };
+}
+
+// --plan --json: the plan as data (docs/scaling.md, "The plan as JSON"), its text beside.
+function planJson(p) {
+  const { searches, knee, most, typical } = planFigures(p);
+  return {
+    command: 'capacity',
+    what: p.word,
+    deployments: p.deployments,
+    replicas: p.sweep,
+    slos: p.slos.map((t) => t.text),
+    levels: {
+      warmupS: p.warmupS,
+      holdS: p.holdFor(p.start),
+      start: p.start,
+      maxRate: p.maxRate,
+      minRate: p.floor,
+      precision: p.precision,
+    },
+    verification: { runs: p.repetitions, holdS: p.verifyHoldFor(p.start) },
+    bounds: { maxLevels: p.maxLevels, timeLimitS: p.timeLimitS },
+    expected: { searches, kneeRate: knee, aboutS: typical, atMostS: most },
+    text: planText(p),
+  };
+}
+
+function planText(p) {
+  const { searches, knee, most, typical } = planFigures(p);
   const on = p.sweep
     ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
     : p.deployments.join(', ');
+  const need =
+    p.values.need !== undefined
+      ? `\nthen: the fewest replicas predicted to hold ${p.values.need}/s (--need), from the law fitted to the counts`
+      : '';
   // (Said before the search, not found after it: a sweep of too few counts gets no fit.)
   const noFit =
     p.sweep && p.sweep.length < MIN_POINTS
@@ -410,11 +490,12 @@ function planText(p) {
     ? `a fresh deployment before every level and verification run (--fresh-per-level: about ${budget.deployS(p)} s each)`
     : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting; the baseline is a probe after ${p.warmupS} s of warm-up`;
   return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}${p.scriptFlags ? `\nthe script read with ${p.scriptFlags}, as every level's run reads it` : ''}
-each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(640)} s at 640/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate
+${deployedText(p)}
+each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(knee)} s at ${knee}/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate
 between levels: ${between}
 verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s at ${p.start}/s (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
 bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search
-expected: about ${clock(typical)} if the SLO breaks near 640/s, at most ${clock(most)} (${searches} search(es), each to its bounds)${noFit}`;
+expected: about ${clock(typical)} if the SLO breaks near ${knee}/s, at most ${clock(most)} (${searches} search(es), each to its bounds)${need}${noFit}`;
 }
 
 // Your service's stores and set-up (--with...), as resolveDeployment reads them.
@@ -425,4 +506,16 @@ const storeFlags = (v) => ({
   'db-max-connections': v['db-max-connections'],
 });
 
-module.exports = { USAGE, HELP, COUNTS, plan, planText, countsOf, storeFlags };
+module.exports = {
+  USAGE,
+  HELP,
+  COUNTS,
+  RATES,
+  FLAG_NAMES: COMMAND.names,
+  plan,
+  planText,
+  planJson,
+  kneeOf,
+  countsOf,
+  storeFlags,
+};

@@ -19,7 +19,7 @@ const { need } = require('../../capacity/usl');
 const { resolveDeployment } = require('../../topology/deployments');
 const { countsOf, storeFlags } = require('../capacity/plan');
 const { choicePage } = require('../../report/choice-html');
-const { USAGE, plan, planText } = require('./plan');
+const { USAGE, plan, planText, planJson } = require('./plan');
 
 // `npm run choose`: the deployment to choose for a service, an SLO and a target rate
 // (docs/choose.md). Measure: one capacity sweep a shape (`capacity --replicas`, a child
@@ -31,6 +31,23 @@ const { USAGE, plan, planText } = require('./plan');
 
 // choice.json's version (docs/choice.schema.json): a reader checks it.
 const VERSION = 1;
+
+// What choice.json keeps of a sweep stopped before its end: the counts it measured (each
+// deployment searched so far, with what it held), its status.
+// A count whose search was cut short keeps the highest rate one of its levels held, as
+// "held at least" (heldAtLeast), never as its capacity.
+function sweepRecord(s, sdir, result) {
+  const points = (result?.deployments || [])
+    .filter((d) => d.replicas != null)
+    .map((d) => ({ replicas: d.replicas, maxRate: d.maxRate ?? null, ...(d.bound ? { bound: d.bound } : {}) }));
+  for (const l of result?.levels || []) {
+    if (l.replicas == null || !l.ok || points.some((p) => p.replicas === l.replicas && p.maxRate !== null)) continue;
+    const p = points.find((x) => x.replicas === l.replicas);
+    if (p) p.heldAtLeast = Math.max(p.heldAtLeast ?? 0, l.rate);
+    else points.push({ replicas: l.replicas, maxRate: null, heldAtLeast: l.rate, cut: true });
+  }
+  return { id: s.id, dir: sdir, status: result?.status ?? 'not started', points };
+}
 
 // One sweep's points from its capacity.json: the counts measured, what each held, the
 // replicas' memory; its sentence when the search found the service changing under it.
@@ -45,7 +62,7 @@ function sweepOf(s, result) {
 async function choose(argv, { log }) {
   const p = plan(argv);
   if (p.help) return { stdout: USAGE };
-  if (p.values.plan) return { stdout: planText(p) };
+  if (p.values.plan) return { stdout: p.values.json ? JSON.stringify(planJson(p), null, 2) : planText(p) };
   holdDir(p.ctx.stateDir, '--state-dir');
   adoptStateDir(p.ctx.stateDir);
   const dir = runDirOf(p.values, `choose-${pathSlug(p.word)}`);
@@ -77,10 +94,18 @@ async function choose(argv, { log }) {
     fs.writeFileSync(path.join(dir, 'choice.json'), `${JSON.stringify(out, null, 2)}\n`);
     fs.writeFileSync(path.join(dir, 'choice.html'), choicePage(out));
   };
+  // The sweep under way: { child, s, sdir }. A choice stopped (Ctrl-C, a failure) keeps what
+  // its sweeps measured, the one under way included, and gives no verdict: nothing was chosen.
   let current = null;
   const keep = own(async () => {
-    await interruptChild(current);
+    await interruptChild(current?.child);
+    if (current && !out.sweeps.some((x) => x.id === current.s.id)) {
+      const partial = maybeJson(path.join(current.sdir, 'capacity.json'));
+      out.sweeps.push(sweepRecord(current.s, current.sdir, partial));
+    }
     out.status = interrupted() ? 'interrupted' : 'failed';
+    out.text = `the choice was ${out.status} ${out.checks.length ? 'while checking' : 'while measuring'}: nothing was chosen; what it measured is kept (${out.sweeps.map((x) => `${x.id}: ${x.points.filter((p) => p.maxRate !== null).length} count(s) measured${x.points.some((p) => p.heldAtLeast) ? `, ${x.points.filter((p) => p.heldAtLeast).length} cut short` : ''}`).join('; ') || 'no sweep'})`;
+    out.candidates = [];
     write();
     log(`the choice was ${out.status}; what it measured is in ${path.join(dir, 'choice.json')}`);
   });
@@ -95,8 +120,11 @@ async function choose(argv, { log }) {
       const sdir = path.join(dir, 'sweeps', s.id);
       log(`measure ${s.id}: capacity at ${p.counts.join(', ')} replicas (its folder: ${sdir})`);
       const { child, done } = labChild(['capacity', ...s.argv(sdir)], { keepStdout: true, passStderr: true });
-      current = child;
+      current = { child, s, sdir };
       const r = await done;
+      // (Ctrl-C: the cleanup above keeps this sweep's figures and ends the choice; nothing
+      // here goes on to rank, check or print a verdict.)
+      if (interrupted()) await new Promise(() => {});
       current = null;
       result = maybeJson(path.join(sdir, 'capacity.json'));
       // A sweep cut short (a failure) gives its shape no candidate, with why: its figures
@@ -104,7 +132,7 @@ async function choose(argv, { log }) {
       if (result?.status !== 'completed') {
         const why = `its capacity sweep ${result ? `was ${result.status}` : 'wrote nothing'}: ${reasonOf(r.tail, r.code)}`;
         log(`measure ${s.id}: ${why}`);
-        out.sweeps.push({ id: s.id, dir: sdir, failed: why });
+        out.sweeps.push({ ...sweepRecord(s, sdir, result), failed: why });
         sweeps.push({ ...s, points: [], failed: why });
         write();
         continue;

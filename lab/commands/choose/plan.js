@@ -4,6 +4,7 @@
 // --plan refuses), the capacity sweeps it runs (one `capacity --replicas` a shape, each
 // checked by capacity's own plan now), and the plan's text with its bounds.
 
+const fs = require('node:fs');
 const path = require('node:path');
 const { defineCommand, flag } = require('../../terminal/flags');
 const { contextOf, contextArgs, CONTEXT } = require('../../topology/context');
@@ -16,7 +17,9 @@ const { parseSlo } = require('../../capacity/slo');
 const { parseCap, describeCap } = require('../../topology/caps');
 const { MIN_POINTS } = require('../../capacity/scaling');
 const { MAX_REPLICAS } = require('../../choose/candidates');
+const { LIMITS } = require('../../topology/deployments');
 const { clock } = require('../../terminal/progress');
+const { shellLine } = require('../../terminal/shell');
 const budget = require('../../capacity/budget');
 const capacityPlan = require('../capacity/plan');
 const { maybeJson } = require('../../results/files');
@@ -61,7 +64,8 @@ The capacity search's own settings, passed on to every sweep (npm run capacity -
 // share its folder).
 const names = (kind, valid) => (text) => {
   const list = pickList(kind, text, valid);
-  if (new Set(list).size !== list.length) throw new Error(`names a ${kind} twice`);
+  const twice = list.find((x, i) => list.indexOf(x) !== i);
+  if (twice) throw Object.assign(new Error(`names a ${kind} twice`), { reason: `it names ${twice} twice` });
   return list;
 };
 const parseShapes = (text) => names('shape', SHAPES)(text);
@@ -70,11 +74,6 @@ const parseBalancers = (text) =>
     'balancer',
     BALANCERS.map((k) => k.name),
   )(text);
-const parsePercent = (text) => {
-  const m = /^(\d+(?:\.\d+)?)%?$/.exec(String(text).trim());
-  if (!m || Number(m[1]) > 500) throw new Error('not a percentage');
-  return Number(m[1]) / 100;
-};
 
 // The shapes a choice compares: a deployment of replicas, each a process or a Node cluster.
 const SHAPES = ['replicated', 'multi-replicated'];
@@ -85,7 +84,7 @@ const PASSED = {
   start: { type: 'number', above: 0, max: 1000000 },
   'min-rate': { type: 'number', above: 0, max: 1000000 },
   'max-rate': { type: 'number', above: 0, max: 1000000 },
-  precision: { type: 'number', above: 0, max: 0.5 },
+  precision: flag.percent(50, { fraction: true }),
   repetitions: flag.int(1, 10),
   'verify-hold': flag.duration(),
   'recovery-wait': flag.duration(),
@@ -110,10 +109,11 @@ const COMMAND_FLAGS = {
   ...SCRIPT_RUN_FLAGS,
   rate: { type: 'number', above: 0, max: 10000000 },
   slo: flag.list(parseSlo),
-  headroom: { type: 'custom', parse: parsePercent, expected: 'a percentage, like 30%' },
+  headroom: flag.percent(500, { zero: true }),
   cap: flag.list(parseCap),
   shapes: { type: 'custom', parse: parseShapes, expected: `shapes, like ${SHAPES.join(',')}` },
-  workers: flag.int(2, 64),
+  // (A multi-replicated replica is a Node cluster: two workers at least; the most, the lab's.)
+  workers: flag.int(2, LIMITS.workers.max),
   balancers: { type: 'custom', parse: parseBalancers, expected: 'balancers, like nginx,haproxy' },
   replicas: capacityPlan.COUNTS,
   'max-replicas': flag.int(1, MAX_REPLICAS),
@@ -142,8 +142,25 @@ function plan(argv) {
   const [word] = positionals;
   if (!word && !values.script)
     throw labError('LAB_ERR_MISSING_ARG', 'an endpoint, a path of your service or --script FILE', USAGE);
+  if (word && values.script)
+    throw labError('LAB_ERR_USAGE', `--script brings its own requests: give no endpoint with it (${word})`);
   if (values.rate === undefined)
     throw labError('LAB_ERR_MISSING_ARG', 'the target rate: --rate R (arrivals a second)', USAGE);
+  const headroom = values.headroom ?? DEFAULTS.headroom;
+  const want = Math.round(values.rate * (1 + headroom) * 10) / 10;
+  // (A search stopped at --max-rate measures no count holding more: none could hold the rate.)
+  if (values['max-rate'] !== undefined && values['max-rate'] < want)
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'max-rate',
+      values['max-rate'],
+      `below what a count must hold (--rate ${values.rate} with ${Math.round(headroom * 100)}% headroom: ${want}/s): no search could measure a count that holds it`,
+    );
+  if (values.from) checkFrom(values, given);
+  // One CPU share a replica: a cap given twice for a node is refused, not the last one taken.
+  const capNodes = values.cap.map((c) => c.node);
+  const capTwice = capNodes.find((n, i) => capNodes.indexOf(n) !== i);
+  if (capTwice) throw labError('LAB_ERR_FLAG_VALUE', 'cap', capTwice, 'given twice: give one --cap for each node');
   const caps = values.cap.length ? values.cap : [parseCap(DEFAULTS.cap)];
   const replicaCap = caps.filter((c) => c.node === 'replica' && c.cpuPct !== null).at(-1);
   if (!replicaCap)
@@ -166,6 +183,13 @@ function plan(argv) {
   const balancers = single ? [single.balancer] : (values.balancers ?? ['nginx']);
   const counts = single ? single.counts : (values.replicas ?? DEFAULTS.replicas);
   const maxReplicas = values['max-replicas'] ?? MAX_REPLICAS;
+  if (counts.some((n) => n > maxReplicas))
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'max-replicas',
+      maxReplicas,
+      `below the counts measured (${counts.join(',')}): no count above it can be chosen, so none is measured; give --replicas up to ${maxReplicas}`,
+    );
   if (values.from && values['run-dir'] && path.resolve(values.from) === path.resolve(values['run-dir']))
     throw labError('LAB_ERR_FLAGS_EXCLUDE', 'from', 'run-dir', 'a choice reads an earlier one, never writes over it');
   const ctx = contextOf(values);
@@ -185,7 +209,7 @@ function plan(argv) {
     values,
     slos,
     rate: values.rate,
-    headroom: values.headroom ?? DEFAULTS.headroom,
+    headroom,
     caps,
     capPct: replicaCap.cpuPct,
     counts,
@@ -206,6 +230,45 @@ function plan(argv) {
     if (out.from) s.fromResult = fromSweep(out, s);
   }
   return out;
+}
+
+// The search's own flags, which --from would not use (nothing is searched again): refused.
+// (--warmup and --search-hold stay: the check and the knee's level run with them.)
+const SEARCH_ONLY = [
+  'start',
+  'min-rate',
+  'max-rate',
+  'precision',
+  'repetitions',
+  'verify-hold',
+  'recovery-wait',
+  'fresh-per-level',
+  'max-levels',
+  'time-limit',
+];
+function checkFrom(values, given) {
+  if (!fs.existsSync(values.from))
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      values.from,
+      'no such folder: give the folder of an earlier choose or of a capacity --replicas search',
+    );
+  if (!fs.statSync(values.from).isDirectory())
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      values.from,
+      'not a folder: give the folder of an earlier choose or of a capacity --replicas search',
+    );
+  const unused = SEARCH_ONLY.find((f) => given.has(f));
+  if (unused)
+    throw labError(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'from',
+      unused,
+      `--from reads sweeps already measured, and --${unused} would change only a search: give one of them`,
+    );
 }
 
 // An earlier choice's sweep, read for --from: refused when it measured something else.
@@ -321,36 +384,70 @@ function passedTokens(argv) {
 const capText = (c) =>
   `${c.node}=${c.cpuPct !== null ? `${c.cpuPct}%` : ''}${c.periodUs ? `/${c.periodUs / 1000}ms` : ''}${c.memoryBytes !== null ? `,${Math.round(c.memoryBytes / 2 ** 20)}M` : ''}`;
 
+// The plan's figures: each sweep's "about" and "at most", the check's, the whole (seconds).
+function planFigures(p) {
+  const searches = p.counts.length;
+  const sweeps = p.from
+    ? []
+    : p.sweeps.map((s) => ({
+        s,
+        most: searches * budget.maxS(s.plan),
+        typical: searches * budget.typicalS(s.plan, capacityPlan.kneeOf(s.plan)),
+      }));
+  const checkS = p.holdS + (p.values.warmup ?? 2) + 60;
+  const most = sweeps.reduce((a, x) => a + x.most, 0) + p.tries * checkS + 60;
+  const typical = Math.min(most, sweeps.reduce((a, x) => a + x.typical, 0) + checkS);
+  return { sweeps, checkS, most, typical };
+}
+
+// --plan --json: the plan as data (docs/choose.md, "The plan as JSON"), its text beside.
+function planJson(p) {
+  const f = planFigures(p);
+  return {
+    command: 'choose',
+    what: p.word,
+    rate: p.rate,
+    headroomPct: Math.round(p.headroom * 100),
+    want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
+    cpuPerReplica: p.capPct / 100,
+    counts: p.counts,
+    from: p.from,
+    sweeps: f.sweeps.map(({ s, typical, most }) => ({
+      id: s.id,
+      shape: s.shape,
+      workers: s.workers,
+      balancer: s.balancer,
+      aboutS: Math.min(typical, most),
+      atMostS: most,
+      command: ['npm', 'run', 'capacity', '--', ...s.argv('DIR')],
+    })),
+    check: { rate: p.rate, holdS: p.holdS, tries: p.tries },
+    expected: { aboutS: f.typical, atMostS: f.most },
+    text: planText(p),
+  };
+}
+
 // The sweeps' bound, the check's and the knee's.
 function planText(p) {
-  const searches = p.counts.length;
+  const f = planFigures(p);
   const lines = [
     `choose a deployment of ${p.word} for ${p.rate}/s under ${p.slos.map((s) => s.text).join(' and ')}, with ${Math.round(p.headroom * 100)}% headroom (a count must be predicted to hold ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s)`,
     `the unit of cost: each replica held to ${describeCap({ cpuPct: p.capPct, periodUs: null, memoryBytes: null })} (--cap replica=${p.capPct}%), so a figure measured here holds for a replica of that size anywhere`,
   ];
-  let most = 0;
-  let typical = 0;
   if (p.from) lines.push(`measure: nothing; the sweeps of ${p.from} are read (the same SLO and caps)`);
-  else {
-    for (const s of p.sweeps) {
-      const sp = s.plan;
-      const m = searches * budget.maxS(sp);
-      const t = searches * budget.typicalS(sp, 640);
-      most += m;
-      typical += t;
-      lines.push(
-        `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''} behind ${s.balancer}: capacity at ${p.counts.join(', ')} replicas, about ${clock(t)}, at most ${clock(m)} (npm run capacity -- ${s.argv('DIR').join(' ')})`,
-      );
-    }
-  }
-  const checkS = p.holdS + (p.values.warmup ?? 2) + 60;
+  for (const { s, typical, most } of f.sweeps)
+    lines.push(
+      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''} behind ${s.balancer}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
+    );
   lines.push(
-    `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ranked by cores`,
+    p.counts.length >= MIN_POINTS
+      ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ranked by cores`
+      : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ranked by cores`,
     `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold), the SLO judged on the whole window; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
     `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
-    `expected: about ${clock(typical + checkS)}, at most ${clock(most + p.tries * checkS + 60)}`,
+    `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,
   );
   return lines.join('\n');
 }
 
-module.exports = { USAGE, plan, planText, capacityArgs, SHAPES };
+module.exports = { USAGE, plan, planText, planJson, capacityArgs, SHAPES };

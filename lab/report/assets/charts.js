@@ -74,7 +74,12 @@
         ...(hasRight ? { y2: { range: yRange(spec.y2Max) } } : {}),
       },
       axes: [
-        { label: spec.xLabel, incrs: spec.time ? TIME_INCRS : NUM_INCRS, values: remember('x'), space: 60 },
+        {
+          label: spec.xLabel,
+          incrs: spec.time ? TIME_INCRS : spec.integerX ? NUM_INCRS.filter((i) => i >= 1) : NUM_INCRS,
+          values: remember('x'),
+          space: 60,
+        },
         { label: spec.yLabel, incrs: NUM_INCRS, values: remember('y'), size: 60 },
         ...(hasRight
           ? [

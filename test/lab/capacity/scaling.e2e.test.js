@@ -52,6 +52,10 @@ journey(
         '5',
         '--need',
         '60',
+        // (A choice's unit of cost is a replica's CPU share, and --from reads sweeps of its
+        // caps only: a whole core, which the paced replicas never come near.)
+        '--cap',
+        'replica=100%',
         ...quick,
         '--json',
         ...(await ownPlace({ ports: 70 })),
@@ -115,6 +119,8 @@ journey(
         PACED,
         '--rate',
         '20',
+        '--cap',
+        'replica=100%',
         '--from',
         out.resultsDir,
         '--hold',
@@ -154,7 +160,8 @@ journey(
     const chart = seen.charts.find((c) => /with N replicas/.test(c.title));
     expect(chart.marks).toBeGreaterThanOrEqual(1);
   },
-  { timeoutMs: 900000 },
+  // (Its replicas capped: control groups, as root.)
+  { timeoutMs: 900000, needs: 'cgroups' },
 );
 
 test('bad input: a sweep of one-process deployments, a prediction at a count measured, too few counts', async () => {

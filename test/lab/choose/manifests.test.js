@@ -127,3 +127,19 @@ test('written out: the files, each parsed back and valid', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// The compose file is the user's deployment (issue 83): without the lab's probe in its
+// environment, and with the replicas' memory limited as the Kubernetes file limits it.
+test("the compose file carries none of the lab's probe and limits each replica's memory as Kubernetes does", () => {
+  const d = resolveDeployment('replicated', { replicas: 2 });
+  const { caps } = placeDeployment(d, { portBase: 9000, caps: [parseCap('replica=25%')] });
+  const { project } = composeOf(d, caps, fs.mkdtempSync(path.join(os.tmpdir(), 'compose-of-')), { memoryMiB: 50 });
+  expect(composeProblems(project)).toEqual([]);
+  for (const name of ['replica-1', 'replica-2']) {
+    const s = project.services[name];
+    expect(Object.keys(s.environment).filter((k) => /PROBE|NODE_OPTIONS/.test(k))).toEqual([]);
+    expect(JSON.stringify(s.environment)).not.toMatch(/LAB_PROBE/);
+    // 2x the 50 MiB measured: the Kubernetes limit's multiple (MEMORY_LIMIT).
+    expect(s.deploy.resources.limits).toEqual({ cpus: '0.25', memory: `${100 * 2 ** 20}b` });
+  }
+});

@@ -31,13 +31,13 @@ test('the tier nearest its limit, against what it is given, and its own hottest 
   // The replicas' function, not nginx's busier-looking one (its own process, another tier).
   expect(w.hottest).toMatchObject({ name: 'computeDiscount', node: 'replica-1' });
   expect(w.text).toBe(
-    'at 98/s the replicas used 95% of the 0.6 core(s) given, 0.57 on average over the level; their hottest function: computeDiscount (src/pricing.js:4), 80% of their samples; the costliest statement: SELECT * FROM prices WHERE id = $1',
+    'at 100/s (98/s answered) the replicas used 95% of the 0.6 core(s) given, 0.57 on average over the level; their hottest function: computeDiscount (src/pricing.js:4), 80% of their samples; the costliest statement: SELECT * FROM prices WHERE id = $1',
   );
 });
 
 test('a level below the knee says so; the balancer named when it is the one at its limit', () => {
   expect(whyOf(knee(0.1, 0.05), { replicas: 0.6 }).text).toMatch(
-    /^at 98\/s no tier was near its limit \(the busiest: the replicas used 17%/,
+    /^at 100\/s \(98\/s answered\) no tier was near its limit \(the busiest: the replicas used 17%/,
   );
   const entry = whyOf(knee(0.3, 0.9), { replicas: 0.6 });
   expect(entry.tier).toBe('nginx');

@@ -4,8 +4,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const yaml = require('js-yaml');
 const Ajv = require('ajv');
-const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf } = require('../../helper');
+const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf, isUp, stateOf } = require('../../helper');
 const { journey, openPage } = require('../../browser');
+const { onlyWith } = require('../../requires');
 const { composeProblems, kubernetesProblems } = require('../../../lab/choose/validate');
 
 // npm run choose (issue 73), its whole journey on a service of the tests' own it has never
@@ -80,7 +81,9 @@ journey(
     // Why: the knee's level profiled, the app's own function named.
     expect(out.why.tier).toBe('replicas');
     // (20/s is no knee for half a core: the page says so, and what the replicas spent it on.)
-    expect(out.why.text).toMatch(/^at [\d.]+\/s no tier was near its limit \(the busiest: the replicas used \d+%/);
+    expect(out.why.text).toMatch(
+      /^at [\d.]+\/s( \([\d.]+\/s answered\))? no tier was near its limit \(the busiest: the replicas used \d+%/,
+    );
     expect(out.why.text).toMatch(/computeDiscount/);
     // The files, parsed back: valid, with the count, the CPU and the memory measured.
     const dir = out.resultsDir;
@@ -142,3 +145,64 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
     expect(r.stderr.trim().split('\n')[0]).toMatch(/^lab: /);
   }
 });
+
+// Ctrl-C during a sweep (issue 83): exit 130, nothing left running, no verdict printed or
+// written, and what the sweep measured kept in choice.json and on its page. (On the paced
+// service, one request at a time of 50 ms: 20/s a replica, whatever else the machine runs.)
+// (Its replicas capped, as a choice's are: control groups, as root.)
+onlyWith('cgroups')(
+  'Ctrl-C while measuring: exit 130, no verdict, the levels measured kept, nothing left up',
+  async () => {
+    const { startProgram } = require('../../helper');
+    const place = await ownPlace({ ports: 40 });
+    const runDir = path.join(tmpStateDir(), 'choice');
+    const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
+    const run = await startProgram(
+      'lab/cli',
+      [
+        'choose',
+        '/work?ms=50',
+        '--app',
+        PACED,
+        '--rate',
+        '10',
+        '--shapes',
+        'replicated',
+        '--cap',
+        'replica=100%',
+        '--search-hold',
+        '2s',
+        '--warmup',
+        '1s',
+        '--repetitions',
+        '1',
+        '--start',
+        '10',
+        '--slo',
+        'p99<1000',
+        '--run-dir',
+        runDir,
+        ...place,
+      ],
+      // (Once a level of the first count has held: something measured to keep.)
+      { ready: (err) => /replicated x1: 10\/s -> [\d.]+\/s answered.*: held/.test(err), timeoutMs: 120000 },
+    );
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    const { stdout, stderr } = run.output();
+    expect({ code, stdout }).toEqual({ code: 130, stdout: '' });
+    expect(stderr).toMatch(/the choice was interrupted; what it measured is in/);
+    const choice = JSON.parse(fs.readFileSync(path.join(runDir, 'choice.json'), 'utf8'));
+    expect(choice.status).toBe('interrupted');
+    expect(choice.text).toMatch(/^the choice was interrupted while measuring: nothing was chosen/);
+    expect(choice.candidates).toEqual([]);
+    expect(choice.choice).toBeNull();
+    const [sweep] = choice.sweeps;
+    expect(sweep.points.find((p) => p.replicas === 1)).toMatchObject({ replicas: 1 });
+    expect(sweep.points.some((p) => p.maxRate !== null || p.heldAtLeast >= 10)).toBe(true);
+    expect(fs.readFileSync(path.join(runDir, 'choice.html'), 'utf8')).toMatch(/interrupted/);
+    // Nothing of the sweep's deployment is up.
+    expect(await isUp(stateOf(place))).toBe(false);
+  },
+  180000,
+);

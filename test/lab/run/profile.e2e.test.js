@@ -169,7 +169,7 @@ test("a ramp profiled to its end: the database's statements and the cache's comm
 test('bad input: --profile with --no-probe, a window without --profile, a window past the run', async () => {
   const where = ['--state-dir', require('../../helper').tmpStateDir()];
   const bad = [
-    [['ping', 'load', 'single', '--profile', '--no-probe'], /cannot go with --no-probe/],
+    [['ping', 'load', 'single', '--profile', '--no-probe'], /--profile and --no-probe exclude each other/],
     [['ping', 'load', 'single', '--profile-window', '1-5'], /--profile-window needs --profile/],
     [['ping', 'load', 'single', '--profile', '--profile-window', 'soon'], /expected FROM-TO/],
     [['ping', 'load', 'single', '--profile', '--profile-interval', '5'], /--profile-interval/],

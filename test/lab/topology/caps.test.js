@@ -1,5 +1,6 @@
 'use strict';
 
+const { refusalOf } = require('../../helper');
 const { parseCap, resolveCaps, describeCap } = require('../../../lab/topology/caps');
 const { buildGraph } = require('../../../lab/topology/graph');
 const { resolveDeployment } = require('../../../lab/topology/deployments');
@@ -10,7 +11,16 @@ const M = 2 ** 20;
 describe('--cap NODE=CPU[,MEMORY]', () => {
   test('CPU in percent of one core, memory with K/M/G (binary, as Docker)', () => {
     expect(parseCap('edge=2%,25M')).toEqual({ node: 'edge', cpuPct: 2, periodUs: null, memoryBytes: 25 * M });
-    expect(parseCap('balancer=1.5')).toEqual({ node: 'balancer', cpuPct: 1.5, periodUs: null, memoryBytes: null });
+    expect(parseCap('balancer=1.5%')).toEqual({ node: 'balancer', cpuPct: 1.5, periodUs: null, memoryBytes: null });
+    // Millicores, as Kubernetes writes them: 250m is a quarter of a core.
+    expect(parseCap('replica=250m')).toMatchObject({ node: 'replica', cpuPct: 25 });
+    // A bare number has no unit: refused, both readings offered.
+    expect(refusalOf(() => parseCap('replica=0.25'))).toMatchObject({
+      code: 'LAB_ERR_INVALID_VALUE',
+      message: expect.stringMatching(
+        /CPU in "replica=0\.25" has no unit: give 0\.25% \(a percent of one core\) or 250m/,
+      ),
+    });
     expect(parseCap('replica-2=-,1G')).toEqual({
       node: 'replica-2',
       cpuPct: null,

@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const httpCapacity = require('../../../../lab/commands/capacity/http');
 const { claimDir } = require('../../../../lab/ownership/dirs');
-const { codeOf } = require('../../../helper');
+const { codeOf, refusalOf } = require('../../../helper');
 
 // The search's folder (--run-dir, --restart): the lab deletes only what the search wrote.
 // (A scenario run given as --run-dir was once reset, its summary, report and records gone;
@@ -89,8 +89,21 @@ test('refused before anything runs, --plan included: --start above --max-rate, -
     return messages[0];
   };
   const VALUE = 'LAB_ERR_FLAG_VALUE';
-  expect(refused(VALUE, '--start', '100', '--max-rate', '50')).toMatch(/^--start 100: above --max-rate 50/);
-  expect(refused(VALUE, '--max-rate', '20')).toMatch(/^--start 50: above --max-rate 20/);
+  expect(refused(VALUE, '--start', '100', '--max-rate', '50')).toMatch(
+    /^--max-rate 50: below the first level's rate \(--start 100\)/,
+  );
+  // A bound the user did not type is named as the default it is, never blamed (issue 83).
+  expect(refused(VALUE, '--max-rate', '20')).toMatch(
+    /^--max-rate 20: below the first level's rate \(--start 50, the default\)/,
+  );
+  expect(refused(VALUE, '--max-rate', '0.5')).toMatch(/^--max-rate 0\.5: below .*--start 50, the default/);
+  expect(refused(VALUE, '--start', '20001')).toMatch(
+    /^--start 20001: above the highest rate tried \(--max-rate 20000, the default\)/,
+  );
+  expect(refused(VALUE, '--start', '0.05')).toMatch(/^--start 0\.05: below the floor \(--min-rate 1, the default\)/);
+  expect(refused(VALUE, '--min-rate', '100')).toMatch(
+    /^--min-rate 100: above the first level's rate \(--start 50, the default\)/,
+  );
   expect(refused('LAB_ERR_FLAG_NEEDS', '--restart')).toMatch(
     /^--restart needs --run-dir: it starts over the search of a --run-dir/,
   );
@@ -98,8 +111,21 @@ test('refused before anything runs, --plan included: --start above --max-rate, -
     /^--fresh-per-level and --keep-data exclude each other: --fresh-per-level gives every level a fresh database/,
   );
   expect(refused(VALUE, '--time-limit', '20s')).toMatch(
-    /^--time-limit 20 s: leaves no room for a deployment and its first level/,
+    /^--time-limit 0:20: leaves no room for a verified capacity: a deployment, its first level, the probe at rest and 3 verification run\(s\)/,
   );
+  // A plan that can never verify a capacity (issue 83): three 10-minute verifications do not fit
+  // the default 30 minutes, nor a verification of an hour's levels in two hours; said with the
+  // default named, never "undefined".
+  expect(refused(VALUE, '--verify-hold', '10m')).toMatch(
+    /^--time-limit 30:00 \(the default\): leaves no room for a verified capacity: .* 3 verification run\(s\) of 600 s take up to 35:\d\d; give a longer --time-limit/,
+  );
+  expect(refused(VALUE, '--hold', '30m')).toMatch(/^--time-limit 30:00 \(the default\): leaves no room/);
+  expect(refused(VALUE, '--hold', '1h', '--time-limit', '2h')).toMatch(/^--time-limit 2:00:00: leaves no room/);
+  expect(refused(VALUE, '--verify-hold', '5m', '--time-limit', '10m')).toMatch(/^--time-limit 10:00: leaves no room/);
+  // One verification of 10 minutes fits a longer limit: taken.
+  expect(
+    httpCapacity.plan(['/api/items', '--app', SHOP, '--verify-hold', '10m', '--repetitions', '1']).repetitions,
+  ).toBe(1);
   // Their edges are taken.
   expect(httpCapacity.plan(['/api/items', '--app', SHOP, '--start', '50', '--max-rate', '50']).maxRate).toBe(50);
 });
@@ -110,4 +136,64 @@ test('the verification holds for a stated time: twice a level by default, --veri
   const q = httpCapacity.plan(['/api/items', '--app', SHOP, '--hold', '10s', '--verify-hold', '2m']);
   expect(q.verifyHoldFor(50)).toBe(120);
   expect(httpCapacity.planText(q)).toMatch(/each held for 120 s at 50\/s \(--verify-hold\)/);
+});
+
+// The plan's estimate within the search's own bounds (issue 83): a knee past --max-rate was
+// assumed at 640/s, --max-levels changed nothing, and "about" could exceed "at most".
+test("the plan's estimate honours the bounds: the knee within the rates, the levels within --max-levels, about never above at most", () => {
+  const text = (...flags) =>
+    httpCapacity.planText(httpCapacity.plan(['/api/items', '--app', SHOP, '--deployments', 'single', ...flags]));
+  const secs = (clock) => clock.split(':').reduce((a, x) => a * 60 + Number(x), 0);
+  const expected = (t) => {
+    const m = /expected: about ([\d:]+) if the SLO breaks near ([\d.]+)\/s, at most ([\d:]+)/.exec(t);
+    return { about: secs(m[1]), knee: Number(m[2]), most: secs(m[3]) };
+  };
+  expect(expected(text()).knee).toBe(640);
+  expect(expected(text('--max-rate', '100')).knee).toBe(100);
+  expect(expected(text('--start', '5', '--min-rate', '5', '--max-rate', '5')).knee).toBe(5);
+  expect(expected(text('--start', '1000', '--min-rate', '1000')).knee).toBe(1000);
+  expect(expected(text('--max-levels', '3')).about).toBeLessThan(expected(text()).about);
+  for (const flags of [
+    [],
+    ['--time-limit', '9m', '--hold', '30s'],
+    ['--verify-hold', '8m', '--repetitions', '1', '--time-limit', '13m'],
+  ]) {
+    const e = expected(text(...flags));
+    expect({ flags, aboveMost: e.about > e.most }).toEqual({ flags, aboveMost: false });
+  }
+});
+
+test('an SLO no run can hold or none can break is refused, naming it as typed', () => {
+  for (const [slo, re] of [
+    ['p99<0', /--slo "p99<0": no run can hold it/],
+    ['errors<0%', /--slo "errors<0%": no run can hold it/],
+    ['errors<150%', /--slo "errors<150%": no run can break it/],
+    ['errors<=100%', /--slo "errors<=100%": no run can break it/],
+  ]) {
+    const r = refusalOf(() => httpCapacity.plan(['/api/items', '--app', SHOP, '--slo', slo]));
+    expect({ slo, code: r?.code, exit: r?.exit }).toEqual({ slo, code: 'LAB_ERR_FLAG_VALUE', exit: 2 });
+    expect(r.message).toMatch(re);
+  }
+  expect(
+    httpCapacity.plan(['/api/items', '--app', SHOP, '--slo', 'errors<100%', '--slo', 'errors<=5']).slos,
+  ).toHaveLength(2);
+});
+
+test('--plan --json prints the plan as JSON; a flag of the HTTP search given to the signaling form is said as such', async () => {
+  const capacity = require('../../../../lab/commands/capacity');
+  const state = ['--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'cap-plan-json-'))];
+  const r = await capacity(['/api/items', '--app', SHOP, '--deployments', 'single', '--plan', '--json', ...state], {
+    log: () => {},
+  });
+  const j = JSON.parse(r.stdout);
+  expect(j).toMatchObject({ command: 'capacity', what: '/api/items', deployments: ['single'], replicas: null });
+  expect(j.expected).toMatchObject({ searches: 1, kneeRate: 640 });
+  expect(j.expected.aboutS).toBeLessThanOrEqual(j.expected.atMostS);
+  expect(j.text).toMatch(/^capacity of \/api\/items on single/);
+  const e = await refusalOf(
+    async () => capacity(['--memory', '500M', '--verify-hold', '10m', ...state], { log: () => {} }),
+    'accepted',
+  );
+  expect(e).toMatchObject({ code: 'LAB_ERR_FLAGS_EXCLUDE', exit: 2 });
+  expect(e.message).toMatch(/^--verify-hold and --memory exclude each other: --verify-hold is the HTTP search's/);
 });

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { plan, planText } = require('../../../../lab/commands/choose/plan');
+const { plan, planText, planJson } = require('../../../../lab/commands/choose/plan');
 const capacityPlan = require('../../../../lab/commands/capacity/plan');
 const { ROOT, refusalOf } = require('../../../helper');
 
@@ -96,13 +96,13 @@ test('refused before anything runs, each with its code', () => {
     [
       ['ping', '--rate', '5', '--from', '/nonexistent/choice'],
       'LAB_ERR_FLAG_VALUE',
-      /--from \/nonexistent\/choice: it holds no sweep of replicated/,
+      /--from \/nonexistent\/choice: no such folder/,
     ],
     // What a sweep would refuse, capacity's own check says now.
     [
       ['ping', '--rate', '5', '--start', '50', '--max-rate', '10'],
       'LAB_ERR_FLAG_VALUE',
-      /--start 50: above --max-rate 10/,
+      /--max-rate 10: below the first level's rate \(--start 50\)/,
     ],
   ];
   for (const [args, code, re] of cases) {
@@ -137,4 +137,103 @@ test('--from reads only sweeps of its own settings', () => {
   } finally {
     fs.rmSync(from, { recursive: true, force: true });
   }
+});
+
+// Found by trying choose as a user would (issue 83): each refused naming the flag as typed, or
+// a plan that says what the run will do.
+test('refused, naming the flag as typed: what could never give a choice, flags --from would not use, units without theirs', () => {
+  const cases = [
+    // 7: an endpoint and a script together.
+    [
+      ['/price', '--script', path.join(ROOT, 'test', 'fixtures', 'scripts', 'shop-flow.yml')],
+      'LAB_ERR_USAGE',
+      /^--script brings its own requests: give no endpoint with it \(\/price\)/,
+    ],
+    // 8: no count could be measured to hold 70/s with its headroom under --max-rate 50.
+    [
+      ['/price', '--max-rate', '50'],
+      'LAB_ERR_FLAG_VALUE',
+      /^--max-rate 50: below what a count must hold \(--rate 70 with 30% headroom: 91\/s\)/,
+    ],
+    // 15: counts above --max-replicas, a cap given twice.
+    [
+      ['/price', '--max-replicas', '2'],
+      'LAB_ERR_FLAG_VALUE',
+      /^--max-replicas 2: below the counts measured \(1,2,3,4\)/,
+    ],
+    [['/price', '--cap', 'replica=25%', '--cap', 'replica=10%'], 'LAB_ERR_FLAG_VALUE', /^--cap replica: given twice/],
+    // 16: a shape twice, a --from folder that does not exist, short flags as typed.
+    [['/price', '--shapes', 'replicated,replicated'], 'LAB_ERR_INVALID_VALUE', /it names replicated twice/],
+    [
+      ['/price', '--from', '/nonexistent/choice'],
+      'LAB_ERR_FLAG_VALUE',
+      /^--from \/nonexistent\/choice: no such folder/,
+    ],
+    [['/price', '-e', 'prod'], 'LAB_ERR_FLAG_NEEDS', /^-e needs --script/],
+    [['/price', '-k'], 'LAB_ERR_FLAG_NEEDS', /^-k needs --script/],
+    // 11: one bound for workers: a multi-replicated replica has 2 to 32.
+    [['/price', '--workers', '1'], 'LAB_ERR_INVALID_VALUE', /--workers="1": expected an integer from 2 to 32/],
+    [['/price', '--workers', '33'], 'LAB_ERR_INVALID_VALUE', /--workers="33": expected an integer from 2 to 32/],
+    // 12: a percentage with its %, a CPU with its unit, the limit said.
+    [['/price', '--headroom', '0.3'], 'LAB_ERR_INVALID_VALUE', /--headroom="0\.3".*"0\.3" has no %: give 0\.3% or 30%/],
+    [['/price', '--headroom', '999%'], 'LAB_ERR_INVALID_VALUE', /at most 500%.*999% is out of that range/],
+    [
+      ['/price', '--cap', 'replica=0.25'],
+      'LAB_ERR_INVALID_VALUE',
+      /has no unit: give 0\.25% \(a percent of one core\) or 250m/,
+    ],
+    // 10: an SLO no run can hold.
+    [['/price', '--slo', 'p99<0'], 'LAB_ERR_FLAG_VALUE', /--slo "p99<0": no run can hold it/],
+  ];
+  for (const [args, code, re] of cases) {
+    const e = refusalOf(() => plan([...args, '--app', PRICING, '--rate', '70', ...where()]));
+    expect({ args, code: e?.code, exit: e?.exit }).toEqual({ args, code, exit: 2 });
+    expect({ args, message: e.message }).toEqual({ args, message: expect.stringMatching(re) });
+  }
+});
+
+test('--from takes none of the search flags it would not use, and says which', () => {
+  const from = fs.mkdtempSync(path.join(os.tmpdir(), 'choose-from-flags-'));
+  for (const flags of [['--start', '5'], ['--precision', '0.05'], ['--fresh-per-level'], ['--max-levels', '5']]) {
+    const e = refusalOf(() => plan(['ping', '--rate', '5', '--from', from, ...flags, ...where()]));
+    expect({ flags, code: e?.code }).toEqual({ flags, code: 'LAB_ERR_FLAGS_EXCLUDE' });
+    expect(e.message).toMatch(
+      new RegExp(`^--from and ${flags[0]} exclude each other: --from reads sweeps already measured`),
+    );
+  }
+});
+
+test('units as a user means them: 30% and 5%, 250m; the plan says no fit for fewer than 4 counts, quotes its commands, and prints JSON', () => {
+  const p = plan([
+    '/price?rounds=600000',
+    '--app',
+    PRICING,
+    '--rate',
+    '10',
+    '--headroom',
+    '20%',
+    '--precision',
+    '5%',
+    '--cap',
+    'replica=250m',
+    '--slo',
+    'p99<300',
+    '--replicas',
+    '1,2,3',
+    ...where(),
+  ]);
+  expect(p.headroom).toBe(0.2);
+  expect(p.capPct).toBe(25);
+  expect(p.sweeps[0].plan.precision).toBe(0.05);
+  const text = planText(p);
+  expect(text).toMatch(
+    /predict: nothing: 3 count\(s\) \(--replicas 1,2,3\) give no fit of the scaling law \(it needs 4\)/,
+  );
+  // Its commands paste into a shell: the SLO is not a redirection, the path's ? not a glob.
+  expect(text).toMatch(/\(npm run capacity -- '\/price\?rounds=600000' .* --slo 'p99<300' /);
+  const json = planJson(p);
+  expect(json).toMatchObject({ command: 'choose', rate: 10, headroomPct: 20, want: 12, counts: [1, 2, 3] });
+  expect(json.sweeps.map((s) => s.id)).toEqual(['replicated', 'multi-replicated']);
+  expect(json.expected.aboutS).toBeLessThanOrEqual(json.expected.atMostS);
+  expect(json.text).toBe(text);
 });

@@ -1,0 +1,80 @@
+'use strict';
+
+const cheerio = require('cheerio');
+const { choicePage } = require('../../../lab/report/choice-html');
+const { chartSpecs } = require('../../helper');
+
+// The page of a choice (issue 83): the interval's width said, the autoscaler's numbers shown,
+// whole replica counts on the axis, and a choice stopped early shows what its sweeps measured.
+const base = {
+  version: 1,
+  what: '/price',
+  slos: ['p99<200', 'errors<1%'],
+  rate: 20,
+  headroomPct: 30,
+  want: 26,
+  cpuPerReplica: 0.25,
+  counts: [1, 2, 3, 4],
+  status: 'completed',
+  sweeps: [],
+  candidates: [],
+  checks: [],
+  files: [],
+  text: 'replicated x3',
+};
+const candidate = {
+  rank: 1,
+  shape: 'replicated',
+  label: 'replicated',
+  replicas: 3,
+  cores: 0.75,
+  from: 'predicted',
+  points: [1, 2, 3, 4].map((n) => ({ replicas: n, maxRate: 10 * n })),
+  curve: [1, 2, 3, 4, 5].map((n) => ({ replicas: n, rate: 10 * n, low: 0, high: 20 * n })),
+  fit: { sigma: 0, kappa: 0, lambda: 10, dof: 1, peak: null },
+  prediction: { rate: 30, low: 4.1, high: 55.9 },
+  measured: null,
+  holds: 30,
+  memoryMiB: 60,
+};
+
+test('a fitted candidate: its interval said in words, wide with one degree of freedom; the HPA shown', () => {
+  const page = choicePage({
+    ...base,
+    candidates: [candidate],
+    choice: candidate,
+    hpa: { minReplicas: 3, maxReplicas: 6, target: 62 },
+  });
+  const text = cheerio.load(page)('body').text().replace(/\s+/g, ' ');
+  expect(text).toMatch(
+    /replicated: the law fitted to 4 counts keeps 1 degree\(s\) of freedom; at 3 replica\(s\) its 95% interval for a new measurement spans 4\.1 to 55\.9\/s, 173% of the 30\/s predicted: wide/,
+  );
+  expect(text).toMatch(
+    /A HorizontalPodAutoscaler from 3 to 6 replica\(s\), scaling on CPU at 62% of each replica's 0\.25 of a core/,
+  );
+  const [chart] = chartSpecs(page);
+  expect(chart.integerX).toBe(true);
+});
+
+test('a choice stopped while measuring: no candidate, and the chart shows what its sweeps measured, cut short said', () => {
+  const page = choicePage({
+    ...base,
+    status: 'interrupted',
+    text: 'the choice was interrupted while measuring: nothing was chosen',
+    sweeps: [
+      {
+        id: 'replicated',
+        points: [
+          { replicas: 1, maxRate: 11.3 },
+          { replicas: 2, maxRate: null, heldAtLeast: 18, cut: true },
+        ],
+      },
+    ],
+  });
+  const [chart] = chartSpecs(page);
+  const names = chart.series.map((s) => s.name);
+  expect(names).toEqual(
+    expect.arrayContaining(['replicated: measured', 'replicated: held at least (search cut short)']),
+  );
+  expect(chart.data[0]).toEqual(expect.arrayContaining([1, 2]));
+});
