@@ -2,6 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { fingerprintOf } = require('./fingerprint');
 const { claimDir, kept } = require('../ownership/dirs');
 const { runDirOf, pathSlug } = require('../results/run-dir');
 const { labError } = require('../../common/errors');
@@ -59,6 +60,8 @@ function settingsOf(p) {
     recoveryWaitS: p.recoveryWaitS,
     freshPerLevel: p.fresh,
     tls: p.tls ? (p.tls.http2 ? 'http2' : 'tls') : null,
+    // (What was measured: choose --from compares it, and a changed service is a new search.)
+    fingerprint: fingerprintOf(p),
   };
 }
 

@@ -23,6 +23,7 @@ const { shellLine } = require('../../terminal/shell');
 const budget = require('../../capacity/budget');
 const capacityPlan = require('../capacity/plan');
 const { maybeJson } = require('../../results/files');
+const { fingerprintOf, fingerprintDiffers } = require('../../capacity/fingerprint');
 const { SCRIPT_RUN_FLAGS, runScriptOptionsOf, scriptArgs } = require('../../scenario/script-flags');
 
 const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
@@ -299,6 +300,15 @@ function fromSweep(p, s) {
       p.from,
       `its ${s.id} sweep was measured with other settings (${differs.map(([n]) => n).join(', ')}): a choice reads only sweeps of its own settings`,
     );
+  // What was measured: another service (or this one changed) is never read as this one.
+  const other = fingerprintDiffers(was.fingerprint, fingerprintOf(now));
+  if (other.length)
+    throw labError(
+      'LAB_ERR_FLAG_VALUE',
+      'from',
+      p.from,
+      `its ${s.id} sweep measured something else: ${other.join(', ')} differ${other.length > 1 ? '' : 's'} (${describeFingerprint(was.fingerprint)}): a choice reads only sweeps of the service it chooses for; measure it (leave out --from)`,
+    );
   if (result.status !== 'completed')
     throw labError(
       'LAB_ERR_FLAG_VALUE',
@@ -308,6 +318,12 @@ function fromSweep(p, s) {
     );
   return result;
 }
+
+// A sweep's fingerprint in a few words (the service and its start line).
+const describeFingerprint = (f) =>
+  f
+    ? `it measured ${f.service}${f.start ? ` (${f.start})` : ''}${f.with ? ` with ${f.with}` : ''}`
+    : 'it kept no fingerprint';
 
 // A `capacity --replicas` search folder given to --from (its search.json names a sweep), or
 // null: then it is an earlier choice's folder. Its shape and counts are the choice's; flags

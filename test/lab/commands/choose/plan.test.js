@@ -5,6 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { plan, planText, planJson } = require('../../../../lab/commands/choose/plan');
 const capacityPlan = require('../../../../lab/commands/capacity/plan');
+const { fingerprintOf } = require('../../../../lab/capacity/fingerprint');
 const { ROOT, refusalOf } = require('../../../helper');
 
 const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
@@ -124,6 +125,7 @@ test('--from reads only sweeps of its own settings', () => {
       replicas: [1, 2, 3, 4],
       workers: null,
       words: ['ping', 'endurance'],
+      fingerprint: fingerprintOf(p0.sweeps[0].plan),
     };
     fs.writeFileSync(path.join(dir, 'search.json'), JSON.stringify({ settings }));
     fs.writeFileSync(path.join(dir, 'capacity.json'), JSON.stringify({ status: 'completed', scaling: { points: [] } }));
@@ -134,6 +136,59 @@ test('--from reads only sweeps of its own settings', () => {
     );
     expect(e).toMatchObject({ code: 'LAB_ERR_FLAG_VALUE' });
     expect(e.message).toMatch(/measured with other settings \(the SLO\)/);
+  } finally {
+    fs.rmSync(from, { recursive: true, force: true });
+  }
+});
+
+// Another service's sweeps (issue 83): the same path and settings, another --app, or none, or
+// stores added: refused, saying what differs. A sweep that kept no fingerprint is refused too.
+test("--from refuses another service's sweeps: what was measured is compared, not only the settings", () => {
+  const from = fs.mkdtempSync(path.join(os.tmpdir(), 'choose-from-other-'));
+  const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+  const args = (app) => [
+    '/price?rounds=600000',
+    ...(app ? ['--app', app] : []),
+    '--rate',
+    '20',
+    '--shapes',
+    'replicated',
+  ];
+  const sweepOf = (app, more = {}) => {
+    const dir = path.join(from, 'sweeps', 'replicated');
+    fs.mkdirSync(dir, { recursive: true });
+    const p0 = plan([...args(app), ...where()]);
+    const s = p0.sweeps[0].plan;
+    const settings = {
+      slos: s.slos.map((t) => t.text),
+      caps: s.values.cap,
+      replicas: s.sweep,
+      workers: null,
+      words: s.words,
+      fingerprint: fingerprintOf(s),
+      ...more,
+    };
+    fs.writeFileSync(path.join(dir, 'search.json'), JSON.stringify({ settings }));
+    fs.writeFileSync(path.join(dir, 'capacity.json'), JSON.stringify({ status: 'completed', scaling: { points: [] } }));
+  };
+  try {
+    sweepOf(PRICING);
+    expect(plan([...args(PRICING), '--from', from, ...where()]).sweeps[0].fromResult.status).toBe('completed');
+    for (const [app, re] of [
+      [
+        SHOP,
+        /measured something else: the service, its package.json or lock file \(its dependencies\) differ \(it measured pricing \(node server.js\)\)/,
+      ],
+      [null, /measured something else: the service, its start line, its package.json or lock file/],
+    ]) {
+      const e = refusalOf(() => plan([...args(app), '--from', from, ...where()]));
+      expect({ app, code: e?.code }).toEqual({ app, code: 'LAB_ERR_FLAG_VALUE' });
+      expect(e.message).toMatch(re);
+    }
+    sweepOf(PRICING, { fingerprint: undefined });
+    expect(refusalOf(() => plan([...args(PRICING), '--from', from, ...where()])).message).toMatch(
+      /kept no fingerprint/,
+    );
   } finally {
     fs.rmSync(from, { recursive: true, force: true });
   }
