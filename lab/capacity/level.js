@@ -16,7 +16,9 @@ const { readJsonLines } = require('../results/files');
 // measured window only: the first `warmupS` seconds (connections opening, caches filling,
 // the JIT warming) are left out of its percentiles and errors.
 //   o: { words (the scenario's own words: endpoint scenario, or --script FILE), target,
-//        rate, warmupS, holdS, dir, slos, extra (flags passed on), context (--state-dir...) }
+//        rate, warmupS, holdS, dir, slos, extra (flags passed on), context (--state-dir...),
+//        timeoutS (the time the search has left: the run is stopped past it, and the level
+//        fails as cut) }
 async function runLevel(o) {
   const args = [
     'scenario',
@@ -37,7 +39,13 @@ async function runLevel(o) {
     ...o.extra,
     ...o.context,
   ];
-  const r = await child(args);
+  const r = await child(args, o.timeoutS ?? null);
+  if (r.cut)
+    throw labError(
+      'LAB_ERR_PROCESS',
+      `the level at ${o.rate}/s`,
+      `cut by the search's time limit after ${Math.round(o.timeoutS)} s (stopped, its run kept in ${o.dir})`,
+    );
   let summary;
   try {
     summary = JSON.parse(r.stdout);
@@ -109,6 +117,8 @@ function judgeLevel(summary, o) {
     // The whole machine's cores busy (every program, the kernel's work for the connections
     // included: /proc/stat), which the run's own processes' CPU leaves out.
     coresShare: coresShare(summary),
+    // How long the deployment's processes waited for a core (./machine.js waitedShare).
+    waitShare: waitShare(summary),
     generatorCpuPct: summary.generator?.cpuPctMean ?? null,
     cost: costOf(summary),
     loops: loopsOf(summary),
@@ -199,6 +209,14 @@ function loopsOf(summary) {
   }));
 }
 
+// The share of the time the deployment's processes (every node but the generator) waited,
+// runnable, for a core, 0 to 1: their mean. null where the kernel keeps no schedstat.
+function waitShare(summary) {
+  const rows = (summary.nodes?.rows || []).filter((r) => !r.node.startsWith('generator') && r.waitPctMean != null);
+  if (!rows.length) return null;
+  return Math.round((rows.reduce((a, r) => a + r.waitPctMean, 0) / rows.length / 100) * 1000) / 1000;
+}
+
 function coresShare(summary) {
   const cores = summary.machine?.cores;
   const pcts = (summary.phases || []).map((p) => p.machineCpuPctMean).filter(Number.isFinite);
@@ -243,12 +261,28 @@ function replicaMemory(rows) {
 
 // A lab command as a child: its stdout kept, its stderr's last lines for a reason; stopped
 // with the command (Ctrl-C reaches it with the terminal's process group too).
-async function child(args) {
+// A level's child run, stopped (SIGINT: its own cleanup runs, then SIGKILL after a grace)
+// when it outlives `timeoutS`, the time its search has left: a step that hangs never carries
+// a search past its --time-limit. -> { code, stdout, tail, cut }.
+const CUT_GRACE_MS = 10000;
+async function child(args, timeoutS = null) {
   const { child: proc, done } = labChild(args, { keepStdout: true });
   const release = own(() => interruptChild(proc));
+  let cut = false;
+  let kill = null;
+  const timer =
+    timeoutS === null
+      ? null
+      : setTimeout(() => {
+          cut = true;
+          interruptChild(proc);
+          kill = setTimeout(() => proc.kill('SIGKILL'), CUT_GRACE_MS);
+        }, timeoutS * 1000);
   const r = await done;
+  clearTimeout(timer);
+  clearTimeout(kill);
   release();
-  return r;
+  return { ...r, cut };
 }
 
 module.exports = { runLevel, judgeLevel, judgePooled, costOf };

@@ -113,7 +113,10 @@ async function searchCapacity(
   if (!held) {
     const first = broke;
     while (broke.rate > floor) {
-      const rate = Math.max(floor, broke.rate / factor);
+      // (Rates are asked to 0.1/s: a floor under it is reached at the lowest rate that rounds
+      // below the last one, and the search stops there instead of asking the same rate again.)
+      const rate = roundRate(Math.max(floor, broke.rate / factor));
+      if (rate >= broke.rate || rate <= 0) break;
       const after = await recovered(broke);
       if (after) return result(null, broke, after);
       const stop = bounded(rate);

@@ -29,7 +29,8 @@ const pm2Restarts = require('../runtime/pm2-restarts');
 // o: { newRuntime: () => runtime (a runtime is down once: a fresh level gets a new one),
 //      deploy: async (runtime) => state, folder (the deployment's own folder in the search's),
 //      dir (the search's), level (a level's options but rate, holdS, dir: ./level.js runLevel),
-//      start, warmupS, holdFor, fresh, recoveryWaitS, log, tag }
+//      start, warmupS, holdFor, fresh, recoveryWaitS, log, tag, deadlineMs (the search's time
+//      limit: every step's child is stopped past it, and its level recorded as cut) }
 function deploymentSession(o) {
   let state = null;
   let baseline = null;
@@ -67,10 +68,13 @@ function deploymentSession(o) {
       ...(restarts.length ? { restarts, ok: false } : {}),
     };
   };
+  // The time the search has left, each step's time-out (null: no limit).
+  const left = () => (o.deadlineMs ? Math.max(1, (o.deadlineMs - Date.now()) / 1000) : null);
   const probe = async (warmupS = 0) => {
     const startedAt = Date.now();
     const level = await runLevel({
       ...o.level,
+      timeoutS: left(),
       rate: probeRate(o.start),
       warmupS,
       holdS: PROBE_S,
@@ -101,7 +105,7 @@ function deploymentSession(o) {
       }
       if (!state) await bring();
       const startedAt = Date.now();
-      return marked(await runLevel({ ...level, target: state.url }), startedAt);
+      return marked(await runLevel({ ...level, target: state.url, timeoutS: left() }), startedAt);
     } catch (err) {
       // Ctrl-C: the command is stopping, and what stops it is not this level's failure.
       if (interrupted()) throw err;

@@ -5,7 +5,7 @@
 // whether this deployment was what set the limit. Where the generator could not go higher, or
 // this machine's cores were all busy (generator included), the answer is "at least": a floor
 // of what the deployment takes on a machine of its own, not its capacity.
-const { MACHINE_BUSY, levelBusy, machineBusy } = require('./machine');
+const { MACHINE_BUSY, WAITED, levelBusy, machineBusy, waitedShare } = require('./machine');
 
 // The generator was late enough at the rate that broke the SLO for its lateness (which the
 // latency, timed from due times, includes) to be part of the break: a p99 send lag over 5 ms
@@ -37,6 +37,7 @@ const fig = (l) => ({
   errorsPct: l.errorsPct,
   machineShare: l.machineShare,
   coresShare: l.coresShare ?? null,
+  waitShare: l.waitShare ?? null,
   sendLagP99Ms: l.sendLagP99Ms ?? null,
   dir: l.dir,
 });
@@ -107,6 +108,15 @@ function endedEarly(found, verification, p) {
   };
 }
 
+// The machine was busy, but with other work, and the deployment's processes hardly waited for a
+// core (under WAITED of the time, measured): its limit was its own, not the machine's.
+function notHeldBack(found, last) {
+  const levels = [found.broke, ...last.runs];
+  const own = Math.max(0, ...levels.filter(Boolean).map((l) => l.machineShare ?? 0));
+  const waited = waitedShare(levels);
+  return own < MACHINE_BUSY && waited !== null && waited < WAITED;
+}
+
 function verdictOf(name, deployment, found, verification, p) {
   const base = {
     deployment: name,
@@ -140,7 +150,7 @@ function verdictOf(name, deployment, found, verification, p) {
         `no level held in the search's ${found.stop.maxLevels} levels (--max-levels), down to ${lowest.rate}/s`,
       'first-level': () =>
         lowest.rate < l.rate
-          ? `no level held, from ${l.rate}/s down to ${lowest.rate}/s (the floor is ${found.stop.floor}/s, --min-rate): the lowest broke ${brokeText(lowest)}; try a looser --slo, or a lower --min-rate`
+          ? `no level held, from ${l.rate}/s down to ${lowest.rate}/s (the floor is ${found.stop.floor}/s, --min-rate${lowest.rate > found.stop.floor ? `; rates are measured to 0.1/s, so ${lowest.rate}/s was the lowest` : ''}): the lowest broke ${brokeText(lowest)}; try a looser --slo${lowest.rate > found.stop.floor ? '' : ', or a lower --min-rate'}`
           : `the first level (${l.rate}/s) already breaks ${brokeText(l)}: try --start lower, or a looser --slo`,
     };
     return {
@@ -188,16 +198,19 @@ function verdictOf(name, deployment, found, verification, p) {
   } else if (found.stop.kind === 'max-levels' && !found.broke) {
     bound = 'max-levels';
     why = `the search's ${found.stop.maxLevels} levels (--max-levels) ended before a level broke the SLO`;
-  } else if (busy >= MACHINE_BUSY) {
+  } else if (busy >= MACHINE_BUSY && !notHeldBack(found, last)) {
     // (A busy machine makes the generator late too: the cause is said, not the symptom. Busy
-    // with the run's own processes, the machine was the limit; busy with other work, the
-    // deployment may hold more on a machine of its own.)
+    // with the run's own processes, the machine was the limit; busy with other work while the
+    // deployment waited for cores, it may hold more on a machine of its own.)
     bound = 'machine';
     const own = Math.max(0, ...[found.broke, ...last.runs].filter(Boolean).map((l) => l.machineShare ?? 0));
+    const waited = waitedShare([found.broke, ...last.runs]);
+    const waitText =
+      waited !== null ? `, its processes waiting for a core ${Math.round(waited * 100)}% of the time` : '';
     why =
       own >= MACHINE_BUSY
-        ? `this machine was the limit: its cores were ${Math.round(busy * 100)}% busy, the generator's ${at.generatorCpuPct ?? '-'}% of a core included`
-        : `this machine was busy with other work: its cores were ${Math.round(busy * 100)}% busy, this run's own processes ${Math.round(own * 100)}%; on a machine of its own the deployment may hold more`;
+        ? `this machine was the limit: its cores were ${Math.round(busy * 100)}% busy, the generator's ${at.generatorCpuPct ?? '-'}% of a core included${waitText}`
+        : `this machine was busy with other work: its cores were ${Math.round(busy * 100)}% busy, this run's own processes ${Math.round(own * 100)}%${waitText}; on a machine of its own the deployment may hold more`;
   } else if (late !== null) {
     bound = 'generator';
     why = `the generator was late at ${found.broke.rate}/s (p99 send lag ${late} ms, which the latency that broke the SLO includes): the break is its as much as the deployment's`;
@@ -313,7 +326,10 @@ function machineLimit(results, cores) {
   const middle = rates[Math.floor(rates.length / 2)];
   if (rates.some((v) => Math.abs(v - middle) > SAME_RATE * middle)) return null;
   const busy = (x) => Math.max(x.r.busy ?? 0, levelBusy(x.at));
-  if (rows.some((x) => busy(x) < MACHINE_BUSY)) return null;
+  // (A deployment whose processes hardly waited for a core was not held back by the machine.)
+  const heldBack = (x) =>
+    (x.at.machineShare ?? 0) >= MACHINE_BUSY || !(Number.isFinite(x.at.waitShare) && x.at.waitShare < WAITED);
+  if (rows.some((x) => busy(x) < MACHINE_BUSY || !heldBack(x))) return null;
   const each = rows.map(
     (x) => `${x.r.deployment} broke at ${x.at.rate}/s, its cores ${Math.round(busy(x) * 100)}% busy`,
   );
@@ -323,7 +339,7 @@ function machineLimit(results, cores) {
     rule: MACHINE_RULE,
   };
 }
-const MACHINE_RULE = `a deployment is limited by this machine when its cores were ${MACHINE_BUSY * 100}% busy or more at the level that broke the SLO or at the rate verified (the run's processes' CPU, the generator's included, or the whole machine's, the kernel's included); every deployment so limited, within ${SAME_RATE * 100}% of the same rate, is the machine's limit, and nothing is ranked`;
+const MACHINE_RULE = `a deployment is limited by this machine when its cores were ${MACHINE_BUSY * 100}% busy or more at the level that broke the SLO or at the rate verified (the run's processes' CPU, the generator's included, or the whole machine's, the kernel's included) and, when other programs made them busy, the deployment's processes waited for a core ${WAITED * 100}% of the time or more (their run-queue wait, /proc/PID/schedstat); every deployment so limited, within ${SAME_RATE * 100}% of the same rate, is the machine's limit, and nothing is ranked`;
 
 module.exports = {
   verdictOf,

@@ -23,9 +23,10 @@ function nodeTable(samples, limits = {}, { kernel = {}, cache = {}, restarts = {
     for (const [name, n] of Object.entries(s.nodes || {})) {
       // Top-level nodes only: a replica's tree already holds its cluster workers.
       if (name.includes('.')) continue;
-      if (!by.has(name)) by.set(name, { cpu: [], rss: [], pids: [] });
+      if (!by.has(name)) by.set(name, { cpu: [], rss: [], pids: [], wait: [] });
       const b = by.get(name);
       b.cpu.push(n.cpuPct);
+      if (Number.isFinite(n.waitPct)) b.wait.push(n.waitPct / Math.max(1, n.pids || 1));
       b.rss.push(n.rssMiB);
       b.pids.push(n.pids || 0);
     }
@@ -42,6 +43,9 @@ function nodeTable(samples, limits = {}, { kernel = {}, cache = {}, restarts = {
       node: name,
       cpuPctMean: round1(b.cpu.reduce((a, v) => a + v, 0) / b.cpu.length),
       cpuPctMax: round1(Math.max(...b.cpu)),
+      // The share of the time each of its processes waited, runnable, for a core (its mean
+      // over the run, % of wall time): how much a busy machine held it back.
+      waitPctMean: b.wait.length ? round1(b.wait.reduce((a, v) => a + v, 0) / b.wait.length) : null,
       memMiBMax: round1(memMax),
       memLimitMiB: limit,
       memPctOfLimit: limit ? round1((memForLimit / limit) * 100) : null,

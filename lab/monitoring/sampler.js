@@ -17,7 +17,21 @@ function readStat(pid) {
     // A zombie keeps its CPU ticks but reports no memory: it has exited, so it is not sampled
     // (seen: the generator's last sample read 0 MiB after Artillery was ended).
     if (f[0] === 'Z') return null;
-    return { cpuTicks: Number(f[11]) + Number(f[12]), rssBytes: Number(f[21]) * PAGE };
+    return { cpuTicks: Number(f[11]) + Number(f[12]), rssBytes: Number(f[21]) * PAGE, waitNs: readWait(pid) };
+  } catch {
+    return null;
+  }
+}
+
+// How long a process has waited, runnable, for a core (ns): /proc/PID/schedstat's second field,
+// the scheduler's own run-queue delay. A service slower on a busy machine because it waited for
+// a core shows it here; one limited by itself (a timer, a lock, a pool) does not. null where the
+// kernel keeps no schedstat.
+function readWait(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/);
+    const ns = Number(f[1]);
+    return Number.isFinite(ns) ? ns : null;
   } catch {
     return null;
   }
@@ -41,7 +55,8 @@ function readMachine() {
 }
 
 // Samples named roots ({ name: pid }) every intervalMs; onSample({ at, nodes: { name:
-// { cpuPct, rssMiB, pids, pid (the tree's root) } }, machine: { cpuPct (every core's busy time, 100 = one core),
+// { cpuPct, waitPct (its processes' run-queue wait, 100 = one process waiting all along),
+// rssMiB, pids, pid (the tree's root) } }, machine: { cpuPct (every core's busy time, 100 = one core),
 // labPct (the lab's own processes that are no node: this one, StatsD, carbon), load1 } }).
 // Returns { stop() }.
 function startSampler(roots, { intervalMs = 1000, onSample }) {
@@ -58,12 +73,16 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
       let ticks = 0;
       let rss = 0;
       let live = 0;
+      let waitNs = 0;
+      let waits = true;
       for (const p of tree(pid, pmap)) {
         const s = readStat(p);
         if (s) ((ticks += s.cpuTicks), (rss += s.rssBytes), live++);
+        if (s && s.waitNs !== null) waitNs += s.waitNs;
+        else if (s) waits = false;
         if (!name.includes('.')) counted.add(p);
       }
-      current[name] = { ticks, rss, pids: live, pid };
+      current[name] = { ticks, rss, pids: live, pid, waitNs: waits ? waitNs : null };
     }
     const machine = readMachine();
     // The lab's own processes that are no node (this one, StatsD, carbon): the run's too.
@@ -79,8 +98,12 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
         // A restarted process starts its counters again; skip one sample rather than
         // report a negative or inflated figure.
         if (!prev || c.ticks < prev.ticks || c.pids === 0) continue;
+        // (Its processes' waits for a core, summed, over wall time: 100 = one process waiting
+        // the whole second. Skipped when a process left or came: its counter went with it.)
+        const waited = c.waitNs !== null && prev.waitNs !== null && c.pids === prev.pids && c.waitNs >= prev.waitNs;
         nodes[name] = {
           cpuPct: Math.round(((c.ticks - prev.ticks) / TICKS / wallS) * 1000) / 10,
+          ...(waited ? { waitPct: Math.round(((c.waitNs - prev.waitNs) / 1e9 / wallS) * 1000) / 10 } : {}),
           rssMiB: Math.round((c.rss / 2 ** 20) * 10) / 10,
           pids: c.pids,
           pid: c.pid,

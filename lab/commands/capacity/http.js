@@ -41,7 +41,10 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
   // (A sweep's counts each their own name: replicated x3.)
   const tag = count ? `${name} x${count}` : name;
   const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.values.cap });
+  // (One deadline for the search: the gate between steps, and each step's own time-out.)
+  const deadlineMs = Date.now() + p.timeLimitS * 1000;
   const session = deploymentSession({
+    deadlineMs,
     newRuntime: () => runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log }),
     deploy: (runtime) => {
       log(`${tag}: deploying ${deployment.label}`);
@@ -96,7 +99,7 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
       recover,
       settle: session.settle,
       atRest: session.atRest,
-      limit: budget.limiter(p, Date.now() + p.timeLimitS * 1000),
+      limit: budget.limiter(p, deadlineMs),
       log,
       tag,
     });

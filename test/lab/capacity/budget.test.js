@@ -92,3 +92,38 @@ test('the plan says its bounds, and its "at most" is the bound', () => {
   const four = httpCapacity.plan(['/ping', '--time-limit', '10m']);
   expect(httpCapacity.planText(four)).toMatch(/at most 40:20 \(4 search\(es\)/);
 });
+
+// Steps that overrun what the table allows them (a level that hangs, a machine far slower than
+// the one the table was measured on): the gate between steps cannot see it coming, so each step
+// runs with the time left as its time-out (lab/capacity/session.js, level.js) and is cut there,
+// recorded as such. On a fake clock: every step takes three times its longest, and is cut at the
+// deadline; the search still ends within its limit (and the cut step's grace), saying why.
+test('steps that overrun the table are cut at the time left: the search ends within its limit, and says so', async () => {
+  const p = planOf('--time-limit', '9m', '--hold', '30s', '--max-rate', '1000000');
+  const deadline = p.timeLimitS;
+  let t = budget.deployS(p) + p.warmupS + budget.probeMaxS();
+  const now = () => t * 1000;
+  const limit = budget.limiter(p, deadline * 1000, now);
+  const GRACE = 10;
+  // A step of `s` seconds, overrun 3x, cut at the deadline: -> whether it was cut.
+  const step = (s) => {
+    const left = deadline - t;
+    if (3 * s <= left) return ((t += 3 * s), false);
+    t += left + GRACE;
+    return true;
+  };
+  const measure =
+    () =>
+    async (rate, holdS = p.holdFor(rate)) =>
+      step(budget.levelMaxS(p, holdS))
+        ? { rate, holdS, ok: false, failed: `cut by the search's time limit`, thresholds: [] }
+        : { rate, holdS, ok: true, thresholds: [] };
+  const recover = async () => (step(budget.recoveryMaxS(p)), { ok: true });
+  const settle = async () => (step(budget.settleMaxS(p) - budget.recoveryMaxS(p)), null);
+  const pool = (runs) => ({ ok: runs.every((x) => x.ok) });
+  const r = await searchDeployment(p, { measure, recover, settle, limit, pool, log: () => {}, tag: 'single' });
+  expect(t).toBeLessThanOrEqual(deadline + GRACE);
+  const stop = r.found.stop;
+  expect(['level-failed', 'time-limit']).toContain(stop.kind);
+  if (stop.kind === 'level-failed') expect(stop.level.failed).toMatch(/cut by the search's time limit/);
+});

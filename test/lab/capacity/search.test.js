@@ -36,6 +36,15 @@ test('the generator bound ends the search: "at least" the last level that held',
   expect(r.stop.kind).toBe('generator');
 });
 
+// (--min-rate under 0.05/s: halving rounded back up to 0.1/s and measured it again until
+// --max-levels, and the stop said max-levels, not the floor: issue 84.)
+test('a floor under the rates the search asks: it stops at the lowest one, once, and says the floor', async () => {
+  const r = await searchCapacity(fake(0.01).measure, { start: 0.8, floor: 0.01 });
+  const rates = r.levels.map((l) => l.rate);
+  expect(rates).toEqual([0.8, 0.4, 0.2, 0.1]);
+  expect(r.stop).toMatchObject({ kind: 'first-level', floor: 0.01 });
+});
+
 test('a first level that breaks: halved until one holds, then bisected; to the floor, said as such', async () => {
   const { measure, asked } = fake(10);
   const r = await searchCapacity(measure, { start: 50, precision: 0.05 });

@@ -379,3 +379,52 @@ test('the machine-limit rule is one: a row is "at least" where the sentence woul
   expect(quiet.bound).toBe('deployment');
   expect(machineLimit([quiet, { ...quiet, deployment: 'replicated' }], 2)).toBeNull();
 });
+
+// Busy with other work is no limit of the deployment's unless it waited for the cores (issue 84:
+// a paced service, limited by its own timer, was said to be limited by this machine and its
+// capacity given as "at least", and the scaling law lost its points).
+test('a machine busy with other work is the limit only when the deployment waited for a core', () => {
+  const level = (rate, ok, o) => ({
+    rate,
+    ok,
+    answeredPerS: rate,
+    latencyMs: { p50: 60, p99: ok ? 150 : 900, max: 1000 },
+    errorsPct: 0,
+    machineShare: 0.2,
+    coresShare: 0.95,
+    holdS: 6,
+    generatorCpuPct: 10,
+    thresholds: [{ text: 'p99<200', ok, value: ok ? 150 : 900, unit: 'ms' }],
+    cost: { cpuMsPerRequest: 0.3, tiers: { replicas: 0.2, nginx: 0.1 }, cpuCores: 0.05, memoryMiB: 60 },
+    ...o,
+  });
+  const p = { slos: [{ text: 'p99<200', metric: 'p99', limit: 200 }], maxRate: 20000 };
+  const verdict = (o) =>
+    verdictOf(
+      'single',
+      { label: 'single' },
+      { held: level(20, true, o), broke: level(25, false, o), levels: [1, 2, 3], stop: { kind: 'bracketed' } },
+      { attempts: [{ rate: 20, ok: true, runs: [level(20, true, o)] }] },
+      p,
+    );
+  // Its processes waited 5% of the time: its own limit, not "at least".
+  expect(verdict({ waitShare: 0.05 })).toMatchObject({ maxRate: 20, bound: 'deployment', atLeast: false });
+  // Waited half the time: the machine held it back.
+  const held = verdict({ waitShare: 0.5 });
+  expect(held).toMatchObject({ bound: 'machine', atLeast: true });
+  expect(held.text).toMatch(
+    /this machine was busy with other work: its cores were 95% busy, this run's own processes 20%, its processes waiting for a core 50% of the time/,
+  );
+  // Not measured (no schedstat): as before, the machine is named.
+  expect(verdict({ waitShare: null })).toMatchObject({ bound: 'machine' });
+  // Its own processes filled the cores: the machine, whatever the wait.
+  expect(verdict({ waitShare: 0.05, machineShare: 0.9 })).toMatchObject({ bound: 'machine' });
+  // The sentence over rows follows the same rule.
+  const row = (name, w) => ({
+    deployment: name,
+    maxRate: 20,
+    broke: { rate: 25, machineShare: 0.2, coresShare: 0.95, waitShare: w },
+  });
+  expect(machineLimit([row('single', 0.05), row('replicated', 0.05)], 2)).toBeNull();
+  expect(machineLimit([row('single', 0.5), row('replicated', 0.5)], 2)).not.toBeNull();
+});

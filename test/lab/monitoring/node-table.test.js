@@ -31,3 +31,25 @@ describe('per-node table (like docker stats)', () => {
     expect(t.rows[1]).toMatchObject({ memLimitMiB: null, memPctOfLimit: null });
   });
 });
+
+// Each node's wait for a core (issue 84): its processes' run-queue wait, a share of wall time
+// each (a node of three processes that waited 60% between them waited 20% each).
+test("each node's wait for a core, a mean per process; null where the kernel gave none", () => {
+  const samples = [
+    {
+      nodes: {
+        'replica-1': { cpuPct: 10, rssMiB: 50, pids: 3, waitPct: 60 },
+        nginx: { cpuPct: 5, rssMiB: 10, pids: 2 },
+      },
+    },
+    {
+      nodes: {
+        'replica-1': { cpuPct: 10, rssMiB: 50, pids: 3, waitPct: 30 },
+        nginx: { cpuPct: 5, rssMiB: 10, pids: 2 },
+      },
+    },
+  ];
+  const { rows } = nodeTable(samples);
+  expect(rows.find((r) => r.node === 'replica-1').waitPctMean).toBe(15);
+  expect(rows.find((r) => r.node === 'nginx').waitPctMean).toBeNull();
+});

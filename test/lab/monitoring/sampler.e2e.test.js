@@ -70,6 +70,13 @@ describe('monitoring of a run', () => {
     const nodes = lines(path.join(summary.resultsDir, 'nodes.jsonl'));
     expect(nodes.length).toBeGreaterThan(5);
     expect(Object.keys(nodes[nodes.length - 2].nodes)).toEqual(expect.arrayContaining(['nginx', 'replica-1', 'bbox']));
+    // Each node's wait for a core (its processes' run-queue wait, from the kernel): a share of
+    // wall time, in every row of the node table.
+    const waits = nodes.slice(1).map((n) => n.nodes['replica-1']?.waitPct);
+    expect(waits.filter(Number.isFinite).length).toBeGreaterThan(3);
+    for (const w of waits.filter(Number.isFinite)) expect(w).toBeGreaterThanOrEqual(0);
+    const row = summary.nodes.rows.find((r) => r.node === 'replica-1');
+    expect(row.waitPctMean).toBeGreaterThanOrEqual(0);
   });
 
   const carbon = onlyWith('carbon');
