@@ -39,7 +39,7 @@ const BY_MS = 5;
 const BUSY_SLOWER = 3;
 const BUSY_BY_MS = 20;
 const BUSY_OTHERS = 0.5;
-const RULE = `the service changed under the search (its drift) when, after it recovered, probes at rest answered ${SLOWER}x and ${BY_MS} ms slower than before the search at their fastest, steadily (${BUSY_SLOWER}x and ${BUSY_BY_MS} ms on a machine busy with other work), or with more errors; and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
+const RULE = `the service changed under the search (its drift) when, after it recovered, probes at rest answered ${SLOWER}x and ${BY_MS} ms slower than before the search at their fastest, steadily (${BUSY_SLOWER}x and ${BUSY_BY_MS} ms on a machine busy with other work), or with more errors, or when four probes at rest in a row each answered slower than the one before (a trend); and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
 
 const fastest = (l) => l?.latencyMs?.min ?? null;
 
@@ -67,6 +67,22 @@ function settledDrift(baseline, probe) {
   };
 }
 
+// Rule 1, by its trend: probes at rest each slower than the one before (./recovery.js
+// risingFastest), however far from the baseline. -> { rule: 'trend', from, to, text }.
+function trendDrift(baseline, probes) {
+  const first = probes[0];
+  const last = probes.at(-1);
+  const series = probes.map((l) => fastest(l)).join(', ');
+  return {
+    rule: 'trend',
+    from: fastest(first),
+    to: fastest(last),
+    rate: last.rate,
+    atS: last.atS ?? null,
+    text: `${probes.length} ${last.rate}/s probes at rest each answered slower than the one before (their fastest answers: ${series} ms; ${fastest(baseline) ?? '-'} ms before the search${at(last)})`,
+  };
+}
+
 // Rule 2: the verification's first run broke at `held.rate`, a rate the search held `heldTimes`
 // times, then the same rate at the search's hold broke `again` (two levels), and the service at
 // rest is slower (`atRest`: rule 1 on its last probe). -> { text, ... } or null.
@@ -86,7 +102,11 @@ const at = (l) => (Number.isFinite(l?.atS) && l.atS >= 0 ? ` at ${clock(l.atS)}`
 
 // The sentence said wherever drift is found (terminal, capacity.json, the page, the study).
 function driftText(drift) {
-  return `${drift.text}: the service changed under its search (drift: ${drift.rule === 'settled' ? 'it slowed as the search loaded it' : 'what held at first no longer holds'}), so its capacity depends on its state and no rate measured now is it. Measure it with --fresh-per-level (each level on a fresh deployment, a fresh database with --with), or reset its data with --app-setup`;
+  const how = {
+    settled: 'it slowed as the search loaded it',
+    trend: 'it keeps slowing at rest',
+  };
+  return `${drift.text}: the service changed under its search (drift: ${how[drift.rule] ?? 'what held at first no longer holds'}), so its capacity depends on its state and no rate measured now is it. Measure it with --fresh-per-level (each level on a fresh deployment, a fresh database with --with), or reset its data with --app-setup`;
 }
 
-module.exports = { settledDrift, againDrift, driftText, SLOWER, BY_MS, RULE };
+module.exports = { settledDrift, trendDrift, againDrift, driftText, SLOWER, BY_MS, RULE };

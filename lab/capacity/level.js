@@ -127,15 +127,19 @@ function judgeLevel(summary, o) {
 }
 
 // The deployment's processes that pm2 restarted during the run (its node table, from pm2's
-// own log): [{ node, restarts, exitCodes, kills }].
+// own log), and the workers that ended inside a replica (the sampler's process tree):
+// [{ node, restarts, exitCodes, kills, workers }].
+// A worker that ended inside a replica (its cluster primary forks another: pm2 sees nothing)
+// counts as a restart too: { node, restarts: 0, workers (how many ended) }.
 function restartsOf(summary) {
   return (summary.nodes?.rows || [])
-    .filter((r) => r.restarts > 0)
+    .filter((r) => r.restarts > 0 || r.workerExits > 0)
     .map((r) => ({
       node: r.node,
-      restarts: r.restarts,
+      restarts: r.restarts ?? 0,
       exitCodes: r.exitCodes || {},
       ...(r.kills ? { kills: r.kills } : {}),
+      ...(r.workerExits ? { workers: r.workerExits } : {}),
     }));
 }
 

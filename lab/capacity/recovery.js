@@ -61,6 +61,21 @@ const settledSlower = (probes) =>
 const SETTLE_PROBES = 6;
 const steadyFastest = (probes) => steady(probes, (l) => l.latencyMs?.min);
 
+// A service at rest that keeps slowing: RISING probes in a row, each slower at its fastest
+// answer than the one before by RISE or more. It is never steady (40, 50, 60, 70 ms at rest are
+// never within SPREAD of each other), so the steady rule alone never called it drift, and the
+// search went on measuring a moving system (issue 84).
+const RISING = 4;
+const RISE = 0.05;
+const rose = (a, b) => a != null && b != null && b > a * (1 + RISE);
+function risingFastest(probes) {
+  const f = probes.slice(-RISING).map((l) => l?.latencyMs?.min ?? null);
+  return f.length === RISING && f.every((v, i) => i === 0 || rose(f[i - 1], v));
+}
+// The last probe slower than the one before it (a series that may still be rising).
+const stillRising = (probes) =>
+  probes.length >= 2 && rose(probes.at(-2)?.latencyMs?.min ?? null, probes.at(-1)?.latencyMs?.min ?? null);
+
 // Probes until the service answers as before, or the wait is over, or it has settled slower
 // than before (settledSlower: no wait helps), or `stop()` says no wait can help. Returns { ok,
 // waitedS, probes, last: { p50, errorsPct }, baseline: { p50, errorsPct }, settled, text, at:
@@ -75,7 +90,8 @@ async function waitRecovery({ probe, baseline, maxWaitS = WAIT_S, now = Date.now
     const waitedS = Math.round((now() - t0) / 100) / 10;
     const ok = recoveredFrom(baseline, last);
     const settled = !ok && settledSlower(seen);
-    if (ok || settled || waitedS >= maxWaitS || stop()) {
+    const rising = !ok && !settled && risingFastest(seen);
+    if (ok || settled || rising || waitedS >= maxWaitS || stop()) {
       const fig = (l) => ({ p50: l?.latencyMs?.p50 ?? null, errorsPct: l?.errorsPct ?? null });
       return {
         ok,
@@ -84,10 +100,12 @@ async function waitRecovery({ probe, baseline, maxWaitS = WAIT_S, now = Date.now
         last: fig(last),
         baseline: fig(baseline),
         settled,
+        rising,
         at: last,
+        seen,
         text: ok
           ? `recovered in ${waitedS} s (${probes} probe(s): median ${fig(last).p50} ms, ${fig(baseline).p50} ms before the search)`
-          : `not recovered after ${waitedS} s (${probes} probe(s)${settled ? `, the last ${SETTLED} steady` : ''}: median ${fig(last).p50 ?? '-'} ms and ${fig(last).errorsPct ?? '-'}% errors, against ${fig(baseline).p50 ?? '-'} ms and ${fig(baseline).errorsPct ?? 0}% before the search)`,
+          : `not recovered after ${waitedS} s (${probes} probe(s)${settled ? `, the last ${SETTLED} steady` : ''}${rising ? `, the last ${RISING} each slower than the one before` : ''}: median ${fig(last).p50 ?? '-'} ms and ${fig(last).errorsPct ?? '-'}% errors, against ${fig(baseline).p50 ?? '-'} ms and ${fig(baseline).errorsPct ?? 0}% before the search)`,
       };
     }
   }
@@ -106,4 +124,8 @@ module.exports = {
   SETTLED,
   SETTLE_PROBES,
   steadyFastest,
+  risingFastest,
+  stillRising,
+  RISING,
+  RISE,
 };

@@ -5,8 +5,17 @@ const path = require('node:path');
 const { own, interrupted } = require('../ownership/cleanups');
 const { runLevel } = require('./level');
 const { noteWritten, measuredBefore } = require('./search-dir');
-const { waitRecovery, probeRate, PROBE_S, SETTLE_PROBES, steadyFastest } = require('./recovery');
-const { settledDrift } = require('./drift');
+const {
+  waitRecovery,
+  probeRate,
+  PROBE_S,
+  SETTLE_PROBES,
+  steadyFastest,
+  risingFastest,
+  stillRising,
+  RISING,
+} = require('./recovery');
+const { settledDrift, trendDrift } = require('./drift');
 const pm2Restarts = require('../runtime/pm2-restarts');
 
 // One deployment's search on this host: what the search (./search.js) and its verification
@@ -143,7 +152,12 @@ function deploymentSession(o) {
         }
         // Settled at rest, slower than before: the service changed (./drift.js), not a queue
         // still draining.
-        const drift = r.settled ? settledDrift(baseline, at) : null;
+        // Or slowing probe after probe at rest, however far from the baseline (a trend).
+        const drift = r.settled
+          ? settledDrift(baseline, at)
+          : r.rising
+            ? trendDrift(baseline, r.seen.slice(-RISING))
+            : null;
         return drift ? { ...r, drift } : r;
       };
 
@@ -168,10 +182,16 @@ function deploymentSession(o) {
         for (let i = 0; i < SETTLE_PROBES; i++) {
           const now = await probe();
           if (now.restarts) return { kind: 'restarted', level: now };
-          const drift = settledDrift(baseline, now);
-          if (!drift) return null;
           seen.push(now);
-          if (steadyFastest(seen)) return { kind: 'drift', drift, level: now };
+          // (Slowing probe after probe: drift by its trend, in the band or not.)
+          if (risingFastest(seen))
+            return { kind: 'drift', drift: trendDrift(baseline, seen.slice(-RISING)), level: now };
+          const drift = settledDrift(baseline, now);
+          if (!drift) {
+            if (stillRising(seen)) continue;
+            return null;
+          }
+          if (steadyFastest(seen.filter((l) => settledDrift(baseline, l)))) return { kind: 'drift', drift, level: now };
         }
         return null;
       };

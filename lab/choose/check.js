@@ -7,6 +7,7 @@ const { placeDeployment } = require('../runtime/deploy-plan');
 const { describeCap } = require('../topology/caps');
 const { own } = require('../ownership/cleanups');
 const { runLevel } = require('../capacity/level');
+const { restartText } = require('../runtime/pm2-restarts');
 
 // The choice checked (npm run choose): the candidate deployed, capped as it was measured, and
 // held at the target rate for the stated time with the SLO judged on the whole window after
@@ -79,7 +80,11 @@ function checkVerdict(l, p) {
       held: true,
       text: `held ${p.rate}/s for ${l.holdS} s under ${p.slos.map((s) => s.text).join(' and ')} (${figures})`,
     };
-  const why = [...broke, ...(l.restarts ? ['a process restarted'] : []), ...(l.answered ? [] : ['nothing answered'])];
+  const why = [
+    ...broke,
+    ...(l.restarts ? [`a process restarted (${restartText(l.restarts)})`] : []),
+    ...(l.answered ? [] : ['nothing answered']),
+  ];
   return {
     held: false,
     text: `did not hold ${p.rate}/s for ${l.holdS} s: ${why.join(', ') || 'the SLO broke'} (${figures})`,

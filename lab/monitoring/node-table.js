@@ -23,8 +23,9 @@ function nodeTable(samples, limits = {}, { kernel = {}, cache = {}, restarts = {
     for (const [name, n] of Object.entries(s.nodes || {})) {
       // Top-level nodes only: a replica's tree already holds its cluster workers.
       if (name.includes('.')) continue;
-      if (!by.has(name)) by.set(name, { cpu: [], rss: [], pids: [], wait: [] });
+      if (!by.has(name)) by.set(name, { cpu: [], rss: [], pids: [], wait: [], exits: 0 });
       const b = by.get(name);
+      b.exits = Math.max(b.exits, n.childExits || 0);
       b.cpu.push(n.cpuPct);
       if (Number.isFinite(n.waitPct)) b.wait.push(n.waitPct / Math.max(1, n.pids || 1));
       b.rss.push(n.rssMiB);
@@ -63,6 +64,9 @@ function nodeTable(samples, limits = {}, { kernel = {}, cache = {}, restarts = {
       requests: cache[name]?.requests ?? null,
       hitRatio: cache[name]?.hitRatio ?? null,
       restarts: restarts[name]?.restarts ?? null,
+      // Its own children (a cluster primary's workers) that ended under the run while it stayed:
+      // workers crashed and forked again, which its supervisor never sees.
+      workerExits: b.exits,
       ...(restarts[name]?.restarts ? { exitCodes: restarts[name].exitCodes } : {}),
       ...(restarts[name]?.kills ? { kills: restarts[name].kills } : {}),
     };

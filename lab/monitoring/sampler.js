@@ -56,11 +56,21 @@ function readMachine() {
 
 // Samples named roots ({ name: pid }) every intervalMs; onSample({ at, nodes: { name:
 // { cpuPct, waitPct (its processes' run-queue wait, 100 = one process waiting all along),
-// rssMiB, pids, pid (the tree's root) } }, machine: { cpuPct (every core's busy time, 100 = one core),
+// rssMiB, pids, pid (the tree's root), childExits (its own process's children that ended since
+// sampling began: a cluster's workers replaced) } }, machine: { cpuPct (every core's busy time, 100 = one core),
 // labPct (the lab's own processes that are no node: this one, StatsD, carbon), load1 } }).
 // Returns { stop() }.
 function startSampler(roots, { intervalMs = 1000, onSample }) {
   let last = null;
+  // Each node's direct children (a cluster primary's workers), to count the ones that ended
+  // while the node's own process stayed: a worker that crashed and was forked again by its
+  // primary, which pm2 (watching the primary) never sees. { [node]: { root, kids: Set, exits } }
+  const families = {};
+  const childrenOf = (pid, pmap) => {
+    const kids = new Set();
+    for (const [c, pp] of pmap) if (pp === pid && readStat(c)) kids.add(c);
+    return kids;
+  };
   const tick = () => {
     const now = performance.now();
     const pmap = parents();
@@ -83,6 +93,12 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
         if (!name.includes('.')) counted.add(p);
       }
       current[name] = { ticks, rss, pids: live, pid, waitNs: waits ? waitNs : null };
+      if (!name.includes('.')) {
+        const kids = childrenOf(pid, pmap);
+        const f = families[name];
+        if (f && f.root === pid) for (const k of f.kids) if (!kids.has(k)) f.exits += 1;
+        families[name] = { root: pid, kids, exits: f && f.root === pid ? f.exits : (f?.exits ?? 0) };
+      }
     }
     const machine = readMachine();
     // The lab's own processes that are no node (this one, StatsD, carbon): the run's too.
@@ -102,6 +118,7 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
         // the whole second. Skipped when a process left or came: its counter went with it.)
         const waited = c.waitNs !== null && prev.waitNs !== null && c.pids === prev.pids && c.waitNs >= prev.waitNs;
         nodes[name] = {
+          ...(families[name]?.exits ? { childExits: families[name].exits } : {}),
           cpuPct: Math.round(((c.ticks - prev.ticks) / TICKS / wallS) * 1000) / 10,
           ...(waited ? { waitPct: Math.round(((c.waitNs - prev.waitNs) / 1e9 / wallS) * 1000) / 10 } : {}),
           rssMiB: Math.round((c.rss / 2 ** 20) * 10) / 10,

@@ -71,6 +71,8 @@ function restartsSince(pm2Home, from = 0, { maxBytes = 8 << 20 } = {}) {
 
 // Restarts in words: "replica-2 restarted (exit code 1)", "replica-1 restarted 2 times (killed by
 // SIGKILL)". restarts: [{ node, restarts, exitCodes, kills? }] (restartsSince's, by node).
+// (A worker ended inside a replica, r.workers, is said as such: its primary forked another,
+// and pm2 saw nothing.)
 function restartText(restarts) {
   return restarts
     .map((r) => {
@@ -78,7 +80,12 @@ function restartText(restarts) {
         ...Object.keys(r.exitCodes || {}).map((c) => `exit code ${c}`),
         ...Object.keys(r.kills || {}).map((s) => `killed by ${s}`),
       ].join(', ');
-      return `${r.node} restarted${r.restarts > 1 ? ` ${r.restarts} times` : ''}${why ? ` (${why})` : ''}`;
+      const own =
+        r.restarts > 0
+          ? `${r.node} restarted${r.restarts > 1 ? ` ${r.restarts} times` : ''}${why ? ` (${why})` : ''}`
+          : null;
+      const workers = r.workers ? `${r.workers} worker(s) of ${r.node} ended and were replaced` : null;
+      return [own, workers].filter(Boolean).join(', ');
     })
     .join(', ');
 }

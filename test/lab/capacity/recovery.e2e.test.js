@@ -65,6 +65,32 @@ test('a service that crashes under the search: the restart is seen, named with i
   for (const l of out.levels.filter((x) => x.restarts)) expect(l.ok).toBe(false);
 }, 300000);
 
+// A worker that crashes inside a replica (issue 84): the lab's cluster primary forks another and
+// pm2, watching the primary, sees nothing; the sampler sees the primary's child end. (Each of
+// its three workers exits at its 60th answer: the levels, 20/s then 40/s of 4 s each under an
+// SLO a 5 ms service holds, send more than the 180 before the second ends.)
+test('a worker that crashes inside a replica is seen, named, and ends the search', async () => {
+  const { r, out } = await capacity([
+    '/work?ms=5&exit=60',
+    '--slo',
+    'p99<1000',
+    '--start',
+    '20',
+    '--deployments',
+    'multi',
+    '--app-cmd',
+    'node server.js',
+  ]);
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  expect(r.code).toBe(1);
+  const [d] = out.deployments;
+  expect(d).toMatchObject({ maxRate: null, bound: 'restarted' });
+  expect(d.text).toMatch(
+    /^\d+ worker\(s\) of replica-1 ended and were replaced at [\d.]+\/s: the service crashed under the search/,
+  );
+  for (const l of out.levels.filter((x) => x.restarts)) expect(l.ok).toBe(false);
+}, 300000);
+
 test('Ctrl-C during a search: what it measured is kept in capacity.json and the page, said as interrupted; nothing left running', async () => {
   const fs = require('node:fs');
   const { startProgram, ownPlace, lab } = require('../../helper');

@@ -70,3 +70,35 @@ test('a service that settled slower than before ends the wait early, said; one s
   const d = await waitRecovery({ probe: async () => probeOf(draining.shift()), baseline: probeOf(11), maxWaitS: 600 });
   expect(d).toMatchObject({ ok: true, probes: 5 });
 });
+
+// A service that keeps slowing at rest (issue 84): never steady (40, 50, 60, 70 ms are never
+// within 20% of each other), never back; the wait ends on the trend, said, and the session calls
+// it drift by its trend (lab/capacity/drift.js trendDrift).
+test('probes at rest each slower than the one before end the wait as a trend, and are drift', async () => {
+  const { trendDrift, driftText } = require('../../../lab/capacity/drift');
+  let t = 0;
+  const slowing = (ms) => ({ latencyMs: { p50: ms + 3, min: ms }, errorsPct: 0, answered: 4, rate: 2 });
+  const answers = [40, 50, 60, 70, 80, 90].map(slowing);
+  const r = await waitRecovery({
+    probe: async () => ((t += 3000), answers.shift()),
+    baseline: slowing(8),
+    maxWaitS: 60,
+    now: () => t,
+  });
+  expect(r).toMatchObject({ ok: false, settled: false, rising: true, probes: 4 });
+  expect(r.text).toMatch(/the last 4 each slower than the one before/);
+  const drift = trendDrift(slowing(8), r.seen.slice(-4));
+  expect(drift).toMatchObject({ rule: 'trend', from: 40, to: 70 });
+  expect(driftText(drift)).toMatch(
+    /^4 2\/s probes at rest each answered slower than the one before \(their fastest answers: 40, 50, 60, 70 ms; 8 ms before the search\): the service changed under its search \(drift: it keeps slowing at rest\)/,
+  );
+  // Noisy but not rising (a drain with a blip): no trend.
+  const noisy = [40, 35, 45, 30].map(slowing);
+  const n = await waitRecovery({
+    probe: async () => ((t += 3000), noisy.shift() ?? slowing(30)),
+    baseline: slowing(8),
+    maxWaitS: 12,
+    now: () => t,
+  });
+  expect(n.rising).toBe(false);
+});

@@ -28,6 +28,8 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
       ...quick,
       '--start',
       '80',
+      '--slo',
+      'p99<1000',
       '--json',
       ...(await ownPlace({ ports: 70 })),
     ],
@@ -38,19 +40,20 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
   const [d] = out.deployments;
   expect(d.deployment).toBe('single');
   // The service's own limit is 125/s. Above it the line grows by (rate - 125) a second, so over
-  // a level's 3 s (warm-up and hold) p99<200 can still hold up to about 133/s: more than 10%
-  // above the limit is an over-report; half of it, an under-report by 2x.
+  // a level's 3 s (warm-up and hold) p99<1000 can still hold up to 125 x 4/3, about 166/s: more
+  // is an over-report; half of 125, an under-report by 2x. (Under p99<200 a machine running
+  // three suites at once stalled timers past the SLO on their own: 25/s was reported.)
   expect(d.maxRate).toBeGreaterThan(125 / 2);
-  expect(d.maxRate).toBeLessThanOrEqual(125 * 1.1);
+  expect(d.maxRate).toBeLessThanOrEqual((125 * 4) / 3);
   // Bracketed: the level that broke is above the rate given, within the search's precision
   // of a level that held.
   expect(d.broke.rate).toBeGreaterThan(d.maxRate);
-  expect(d.broke.failed.some((f) => ['p99<200', 'errors<1%'].includes(f))).toBe(true);
+  expect(d.broke.failed.some((f) => ['p99<1000', 'errors<1%'].includes(f))).toBe(true);
   const held = out.levels.filter((l) => l.ok).map((l) => l.rate);
   expect(held).toContain(d.maxRate);
   expect(out.levels.filter((l) => !l.ok && l.rate > d.maxRate).length).toBeGreaterThan(0);
   expect(d.verified).toMatchObject({ rate: d.maxRate, runs: 1 });
-  expect(d.p99).toBeLessThanOrEqual(200);
+  expect(d.p99).toBeLessThanOrEqual(1000);
   // Its cost: the CPU a request, by tier (the paced service spends little: its time is a timer's).
   expect(d.cpuMsPerRequest).toBeGreaterThan(0);
   expect(Object.keys(d.cpuMsPerRequestByTier).sort()).toEqual(['nginx', 'replicas']);

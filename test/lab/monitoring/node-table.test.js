@@ -53,3 +53,15 @@ test("each node's wait for a core, a mean per process; null where the kernel gav
   expect(rows.find((r) => r.node === 'replica-1').waitPctMean).toBe(15);
   expect(rows.find((r) => r.node === 'nginx').waitPctMean).toBeNull();
 });
+
+// A cluster's worker that ended while its primary stayed (issue 84): the sampler counts its
+// children that ended; the row keeps the most counted.
+test('the workers that ended inside a node, counted from its samples', () => {
+  const samples = [
+    { nodes: { 'replica-1': { cpuPct: 10, rssMiB: 50, pids: 3 } } },
+    { nodes: { 'replica-1': { cpuPct: 10, rssMiB: 50, pids: 3, childExits: 1 } } },
+    { nodes: { 'replica-1': { cpuPct: 10, rssMiB: 50, pids: 3, childExits: 2 } } },
+  ];
+  expect(nodeTable(samples).rows[0].workerExits).toBe(2);
+  expect(nodeTable(samples.slice(0, 1)).rows[0].workerExits).toBe(0);
+});
