@@ -55,16 +55,28 @@ describe('black box services', () => {
   });
 
   test('async: 500 simultaneous requests all take ~d', async () => {
-    const box = await listen(asyncHandler({ delayMs: D }));
+    // Judged by what the box itself held each request (from its arrival at the box to its
+    // answer), not by the client's round trip: 500 fresh connections on two cores busy with the
+    // rest of the suite were once accepted over 3 s. A box serving one at a time would hold the
+    // last of them 500 x d.
+    const inner = asyncHandler({ delayMs: D });
+    const held = [];
+    const box = await listen((req, res) => {
+      const t0 = process.hrtime.bigint();
+      res.on('finish', () => held.push(Number(process.hrtime.bigint() - t0) / 1e6));
+      inner(req, res);
+    });
     try {
       const results = await Promise.all(Array.from({ length: 500 }, () => get(box.url)));
       expect(results.every((r) => r.status === 200)).toBe(true);
-      const times = results.map((r) => r.ms).sort((a, b) => a - b);
-      expect(times[0]).toBeGreaterThanOrEqual(D - 5);
-      // 500 fresh connections on 2 cores busy with the rest of the suite (4 files at once):
-      // the tail may take a couple of seconds to be accepted, still far from the 500 x d a
-      // box serving one at a time would need.
-      expect(times[times.length - 1]).toBeLessThan(D + 2500);
+      expect(held).toHaveLength(500);
+      expect(Math.min(...held)).toBeGreaterThanOrEqual(D - 5);
+      // Each about d: a timer fires late by the machine's scheduling only (+250 ms, as above, for
+      // 95% of them; a second for the last, whose answers queue behind the others' writes), far
+      // from the 500 x d a box serving one at a time would need.
+      const sorted = [...held].sort((a, b) => a - b);
+      expect(sorted[Math.floor(sorted.length * 0.95)]).toBeLessThan(D + 250);
+      expect(sorted.at(-1)).toBeLessThan(D + 1000);
     } finally {
       await box.close();
     }
