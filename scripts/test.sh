@@ -39,7 +39,7 @@ fi
 # configured count, most of their time spent waiting on the processes they start.)
 for project in unit e2e; do
   [[ $sets == *" $project "* ]] || continue
-  rm -f test-output/summary.txt
+  rm -f test-output/summary.txt "test-output/files-$project.json"
   workers=()
   [ "$project" = unit ] && workers=(--maxWorkers=100%)
   LAB_TESTS=$project npx --no-install jest "${workers[@]}" "$@" || rc=1

@@ -29,7 +29,8 @@ class SummaryReporter {
         skipped: r.numPendingTests + (r.numTodoTests || 0),
       }))
       .sort((a, b) => b.seconds - a.seconds);
-    const set = process.env.LAB_TESTS || 'all';
+    // (The container and cluster suites are e2e runs of their own: named apart.)
+    const set = process.env.LAB_TEST_SUITE || process.env.LAB_TESTS || 'all';
     fs.writeFileSync(path.join(dir, `files-${set}.json`), `${JSON.stringify(files, null, 1)}\n`);
     process.stdout.write(`${line}\n`);
   }

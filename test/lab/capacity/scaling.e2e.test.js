@@ -134,7 +134,7 @@ journey(
         '--json',
         ...(await ownPlace({ ports: 70 })),
       ],
-      { timeoutMs: 300000 },
+      { timeoutMs: 120000 },
     );
     expect(c.stderr).not.toMatch(/LAB_ERR/);
     const choice = jsonOf(c);
@@ -161,7 +161,7 @@ journey(
     expect(chart.marks).toBeGreaterThanOrEqual(1);
   },
   // (Its replicas capped: control groups, as root.)
-  { timeoutMs: 900000, needs: 'cgroups' },
+  { timeoutMs: 720000, needs: 'cgroups' },
 );
 
 test('bad input: a sweep of one-process deployments, a prediction at a count measured, too few counts', async () => {
