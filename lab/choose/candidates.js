@@ -58,7 +58,13 @@ function candidateOf(sweep, o) {
         return { replicas: i + 1, rate: round(pr.rate), low: round(pr.low), high: round(pr.high) };
       })
     : null;
-  const predicted = fit ? need(fit, want, o.maxReplicas) : null;
+  // The curve's count, unless a measurement says it does not hold: a count measured under the
+  // rate wanted (a verified rate, not "at least") is never chosen on a prediction; the next
+  // count up is tried (issue 82: 3 replicas were chosen "predicted 137.5/s" though measured at
+  // 125/s under 130 wanted).
+  let predicted = fit ? need(fit, want, o.maxReplicas) : null;
+  const measuredShort = (n) => good.some((p) => p.replicas === n && p.maxRate < want);
+  while (predicted !== null && measuredShort(predicted)) predicted = predicted < o.maxReplicas ? predicted + 1 : null;
   // The count: what the curve says, or a count measured to hold it when it is fewer (or there
   // is no fit). A count measured is a measurement, the curve a prediction: both are said.
   let replicas = predicted;

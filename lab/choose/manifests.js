@@ -5,6 +5,7 @@ const path = require('node:path');
 const { composeProject, containerConfig, configNodes, IMAGES, INNER } = require('../topology/compose-file');
 const { appImage, appContainer, writeAppContext } = require('../app/image');
 const { labError } = require('../../common/errors');
+const { need } = require('../capacity/usl');
 const { dump } = require('../topology/compose-write');
 const { composeProblems, kubernetesProblems } = require('./validate');
 const { ROOT } = require('../paths');
@@ -38,12 +39,34 @@ const MEMORY_DEFAULT_MIB = 128;
 //     never past the curve's peak (more replicas hold less there), at least minReplicas;
 //   averageUtilization: the replicas' CPU (of their request) measured at the target rate on
 //     the chosen count, so that at that rate the autoscaler keeps minReplicas; between 20 and
-//     90%. Without a measurement: the target rate over what the chosen count holds.
+//     90%. Without a measurement: DEFAULT_TARGET, a CPU utilization like any HPA's, said as
+//     such (targetFrom) - never a ratio of rates, which no autoscaler reads.
+const DEFAULT_TARGET = 70;
+
+// The HPA's maximum: the fewest replicas of the chosen shape predicted to hold `rate` (twice the
+// target with its headroom), or the most the curve is worth (its peak, else --max-replicas).
+// Without a fit: from what was measured, the fewest counts measured to hold `rate`, else the
+// most measured (a verified rate each, never "at least"), and never under the count chosen: an
+// HPA whose maximum is its minimum cannot scale (issue 82).
+function hpaMaxOf(c, rate, maxReplicas) {
+  if (c.fit) {
+    const f = { sigma: c.fit.sigma, kappa: c.fit.kappa, lambda: c.fit.lambda, peak: c.fit.peak };
+    return need(f, rate, maxReplicas) ?? (f.peak ? Math.floor(f.peak.replicas) : maxReplicas);
+  }
+  const measured = (c.points || []).filter((p) => p.maxRate !== null && !p.leftOut && p.replicas <= maxReplicas);
+  const holding = measured.filter((p) => p.maxRate >= rate).map((p) => p.replicas);
+  if (holding.length) return Math.max(c.replicas, Math.min(...holding));
+  return Math.max(c.replicas, ...measured.map((p) => p.replicas));
+}
 function hpaOf(choice, { utilizationPct, maxReplicas }) {
-  const target = Math.round(
-    Math.min(90, Math.max(20, utilizationPct ?? (100 * choice.rate) / Math.max(choice.holds, 1e-9))),
-  );
-  return { minReplicas: choice.replicas, maxReplicas: Math.max(choice.replicas, maxReplicas), target };
+  const measured = Number.isFinite(utilizationPct);
+  const target = Math.round(Math.min(90, Math.max(20, measured ? utilizationPct : DEFAULT_TARGET)));
+  return {
+    minReplicas: choice.replicas,
+    maxReplicas: Math.max(choice.replicas, maxReplicas),
+    target,
+    targetFrom: measured ? 'measured' : 'default',
+  };
 }
 
 // The Kubernetes objects. c: { name, image, port, command?, env, replicas, cpuPerReplica,
@@ -224,4 +247,13 @@ function writeManifests(dir, { deployment, caps, replicas, cpuPerReplica, memory
   return { files: written, kubernetes: objects, compose: compose.project };
 }
 
-module.exports = { writeManifests, kubernetesObjects, composeOf, hpaOf, k8sName, MEMORY_REQUEST, MEMORY_LIMIT };
+module.exports = {
+  writeManifests,
+  kubernetesObjects,
+  composeOf,
+  hpaOf,
+  hpaMaxOf,
+  k8sName,
+  MEMORY_REQUEST,
+  MEMORY_LIMIT,
+};

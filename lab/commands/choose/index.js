@@ -14,8 +14,7 @@ const { rankCandidates, checkOrder } = require('../../choose/candidates');
 const { candidateText } = require('../../report/choice-text');
 const { checkCandidate } = require('../../choose/check');
 const { whyOf } = require('../../choose/why');
-const { writeManifests, hpaOf } = require('../../choose/manifests');
-const { need } = require('../../capacity/usl');
+const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
 const { resolveDeployment } = require('../../topology/deployments');
 const { countsOf, storeFlags } = require('../capacity/plan');
 const { choicePage } = require('../../report/choice-html');
@@ -215,7 +214,10 @@ async function choose(argv, { log }) {
   out.why = whyOf(chosen.result.knee, { replicas: chosen.replicas * chosen.cpuPerReplica });
   const hpa = hpaOf(
     { replicas: chosen.replicas, rate: p.rate, holds: chosen.holds },
-    { utilizationPct: check.replicaCpuPct, maxReplicas: maxFor(chosen, 2 * p.rate * (1 + p.headroom), p.maxReplicas) },
+    {
+      utilizationPct: check.replicaCpuPct,
+      maxReplicas: hpaMaxOf(chosen, 2 * p.rate * (1 + p.headroom), p.maxReplicas),
+    },
   );
   out.hpa = hpa;
   const memoryMiB = check.replicaMemoryMiB ?? chosen.memoryMiB;
@@ -251,14 +253,6 @@ function replicaCpuPct(level, c) {
   const cores = level.cost?.tierCores?.replicas;
   if (cores == null) return null;
   return Math.round((cores / (c.replicas * c.cpuPerReplica)) * 1000) / 10;
-}
-
-// The fewest replicas of the chosen shape predicted to hold `rate` (the HPA's maximum), or the
-// most the curve is worth (its peak, else --max-replicas).
-function maxFor(c, rate, maxReplicas) {
-  if (!c.fit) return c.replicas;
-  const f = { sigma: c.fit.sigma, kappa: c.fit.kappa, lambda: c.fit.lambda, peak: c.fit.peak };
-  return need(f, rate, maxReplicas) ?? (f.peak ? Math.floor(f.peak.replicas) : maxReplicas);
 }
 
 function done(out, dir, p, exitCode) {

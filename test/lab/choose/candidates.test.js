@@ -192,3 +192,30 @@ test('equal cores: the one whose replicas take less memory first, then the one t
   expect(r2.candidates[0].holds).toBeGreaterThan(r2.candidates[1].holds);
   expect(r2.candidates[0].shape).toBe('multi-replicated');
 });
+
+// A measurement is never overruled by a prediction (issue 82): 3 replicas measured at 125/s do
+// not hold 130/s, whatever the curve says of them.
+test('a count measured under the rate wanted is never chosen on a prediction: what was measured wins', () => {
+  const s = {
+    shape: 'replicated',
+    workers: 1,
+    balancer: 'nginx',
+    capPct: 25,
+    points: [
+      { replicas: 1, maxRate: 50 },
+      { replicas: 2, maxRate: 95 },
+      { replicas: 3, maxRate: 125 },
+      { replicas: 5, maxRate: 190 },
+    ],
+  };
+  const c = candidateOf(s, { rate: 130, headroom: 0, maxReplicas: 32 });
+  expect(c.replicas).not.toBe(3);
+  expect(c.replicas).toBeGreaterThanOrEqual(4);
+  if (c.from === 'predicted') expect(c.prediction.rate).toBeGreaterThanOrEqual(130);
+  // With 4 measured at 190/s: the measurement, 4.
+  const four = candidateOf(
+    { ...s, points: [...s.points.slice(0, 3), { replicas: 4, maxRate: 190 }] },
+    { rate: 130, headroom: 0, maxReplicas: 32 },
+  );
+  expect(four).toMatchObject({ replicas: 4, from: 'measured' });
+});

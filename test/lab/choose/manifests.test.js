@@ -65,13 +65,17 @@ test("the HPA's numbers: the count chosen at least, the utilization measured at 
     minReplicas: 3,
     maxReplicas: 6,
     target: 58,
+    targetFrom: 'measured',
   });
-  // Without a measurement: the rate over what the count holds.
+  // Without a measurement: a CPU utilization (70%, said as the default), never the rate over
+  // what the count holds (issue 82); the maximum never under the minimum.
   expect(hpaOf({ replicas: 3, rate: 50, holds: 80 }, { utilizationPct: null, maxReplicas: 2 })).toEqual({
     minReplicas: 3,
     maxReplicas: 3,
-    target: 63,
+    target: 70,
+    targetFrom: 'default',
   });
+  expect(hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 95, maxReplicas: 4 }).target).toBe(90);
   expect(hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 3, maxReplicas: 4 }).target).toBe(20);
 });
 
@@ -142,4 +146,31 @@ test("the compose file carries none of the lab's probe and limits each replica's
     // 2x the 50 MiB measured: the Kubernetes limit's multiple (MEMORY_LIMIT).
     expect(s.deploy.resources.limits).toEqual({ cpus: '0.25', memory: `${100 * 2 ** 20}b` });
   }
+});
+
+// The HPA's maximum (issue 82): from the curve when there is one; without a fit, from the counts
+// measured, so the autoscaler can scale (its maximum was its minimum).
+test("the HPA's maximum: the curve's count for twice the rate; without a fit, the counts measured", () => {
+  const { hpaMaxOf } = require('../../../lab/choose/manifests');
+  const fit = { sigma: 0, kappa: 0, lambda: 20, peak: null };
+  expect(hpaMaxOf({ replicas: 2, fit, points: [] }, 100, 32)).toBe(5);
+  // Past the peak no count holds it: the peak's count.
+  expect(
+    hpaMaxOf(
+      { replicas: 2, fit: { sigma: 0.1, kappa: 0.05, lambda: 30, peak: { replicas: 4.2 } }, points: [] },
+      1000,
+      32,
+    ),
+  ).toBe(4);
+  const points = [
+    { replicas: 1, maxRate: 12 },
+    { replicas: 2, maxRate: 23 },
+    { replicas: 3, maxRate: 31 },
+    { replicas: 4, maxRate: 60, leftOut: 'the generator was the limit' },
+  ];
+  // No fit: the fewest measured to hold 26/s, 3; none holds 50/s (4's "at least" is no rate): the
+  // most measured with a rate, 3; never under the count chosen.
+  expect(hpaMaxOf({ replicas: 1, fit: null, points }, 26, 32)).toBe(3);
+  expect(hpaMaxOf({ replicas: 1, fit: null, points }, 50, 32)).toBe(3);
+  expect(hpaMaxOf({ replicas: 2, fit: null, points: points.slice(0, 1) }, 50, 32)).toBe(2);
 });
