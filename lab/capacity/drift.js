@@ -39,7 +39,10 @@ const BY_MS = 5;
 const BUSY_SLOWER = 3;
 const BUSY_BY_MS = 20;
 const BUSY_OTHERS = 0.5;
-const RULE = `the service changed under the search (its drift) when, after it recovered, probes at rest answered ${SLOWER}x and ${BY_MS} ms slower than before the search at their fastest, steadily (${BUSY_SLOWER}x and ${BUSY_BY_MS} ms on a machine busy with other work), or with more errors, or when four probes at rest in a row each answered slower than the one before (a trend); and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
+// Rule 3 (costDrift): a request of the same rate costlier in CPU by this much.
+const COSTLIER = 1.5;
+const COSTLIER_BY_MS = 0.2;
+const RULE = `the service changed under the search (its drift) when, after it recovered, probes at rest answered ${SLOWER}x and ${BY_MS} ms slower than before the search at their fastest, steadily (${BUSY_SLOWER}x and ${BUSY_BY_MS} ms on a machine busy with other work), or with more errors, or when four probes at rest in a row each answered slower than the one before (a trend), or when the rate the search held cost ${COSTLIER}x and ${COSTLIER_BY_MS} ms more CPU a request in the verification; and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
 
 const fastest = (l) => l?.latencyMs?.min ?? null;
 
@@ -83,6 +86,31 @@ function trendDrift(baseline, probes) {
   };
 }
 
+// Rule 3, by what a request costs: the rate the search held, run again by the verification,
+// cost clearly more CPU a request (the deployment's processes', per request sent, so that
+// answers lost to an overload do not inflate it): each request does more work than it did,
+// the service changed. Never "this machine was the limit": a busy machine does not make a
+// request cost more CPU. (A service whose data grew filled the cores at a rate it had held
+// with fewer busy, and was said to be limited by the machine: issue 84.)
+const perSent = (l) => {
+  const ms = l?.cost?.cpuMsPerRequest;
+  if (!Number.isFinite(ms) || !(l.requests > 0) || !(l.answered > 0)) return null;
+  return (ms * l.answered) / l.requests;
+};
+function costDrift(held, run) {
+  const before = perSent(held);
+  const now = perSent(run);
+  if (before === null || now === null || now < COSTLIER * before || now < before + COSTLIER_BY_MS) return null;
+  const r = (v) => Math.round(v * 1000) / 1000;
+  return {
+    rule: 'cost',
+    rate: held.rate,
+    from: r(before),
+    to: r(now),
+    text: `${held.rate}/s cost ${r(before)} ms of CPU a request in the search${at(held)} and ${r(now)} ms in the verification${at(run)}`,
+  };
+}
+
 // Rule 2: the verification's first run broke at `held.rate`, a rate the search held `heldTimes`
 // times, then the same rate at the search's hold broke `again` (two levels), and the service at
 // rest is slower (`atRest`: rule 1 on its last probe). -> { text, ... } or null.
@@ -105,8 +133,9 @@ function driftText(drift) {
   const how = {
     settled: 'it slowed as the search loaded it',
     trend: 'it keeps slowing at rest',
+    cost: 'each request does more work than it did',
   };
   return `${drift.text}: the service changed under its search (drift: ${how[drift.rule] ?? 'what held at first no longer holds'}), so its capacity depends on its state and no rate measured now is it. Measure it with --fresh-per-level (each level on a fresh deployment, a fresh database with --with), or reset its data with --app-setup`;
 }
 
-module.exports = { settledDrift, trendDrift, againDrift, driftText, SLOWER, BY_MS, RULE };
+module.exports = { settledDrift, trendDrift, costDrift, againDrift, driftText, SLOWER, BY_MS, COSTLIER, RULE };

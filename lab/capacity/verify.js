@@ -1,7 +1,7 @@
 'use strict';
 
 const { judgePooled } = require('./level');
-const { againDrift } = require('./drift');
+const { againDrift, costDrift } = require('./drift');
 
 // The verification of a rate the search found: `repetitions` longer runs at it (each held for
 // `verifyHoldFor(rate)` seconds, twice a level's hold by default, --verify-hold), judged
@@ -87,6 +87,12 @@ async function verify(
     );
     if (ok || out.stop) break;
     if (tries === 0 && rate === found.held.rate) {
+      // (The same rate, costlier a request: the service changed; no need to measure it again.)
+      const costly = costDrift(found.held, runs.find((r) => !r.ok) ?? runs[0]);
+      if (costly) {
+        out.drift = costly;
+        break;
+      }
       // (How often the search held this rate: twice, its level and the measure again before
       // bisecting, is evidence it held; once, at the knee's edge, is not.)
       const heldTimes = (found.levels || []).filter((l) => l.rate === rate && l.ok).length;

@@ -145,3 +145,62 @@ test('held once only in the search, or broken again while the service at rest an
   expect(asBefore.drift).toBeNull();
   expect(asBefore.attempts.at(-1)).toMatchObject({ ok: true });
 });
+
+// A service whose requests grew costlier (issue 84): the rate the search held, run again by the
+// verification, cost three times the CPU a request; it is drift by what a request costs, said
+// with both figures, and nothing is measured again or stepped down (the machine is never blamed).
+test('the same rate costlier a request in the verification: drift by its cost, both figures said', async () => {
+  const { verdictOf } = require('../../../lab/capacity/verdict');
+  const cost = (ms) => ({ cpuMsPerRequest: ms, tiers: {}, cpuCores: 1.7 });
+  const search = {
+    rate: 45,
+    ok: true,
+    holdS: 20,
+    requests: 900,
+    answered: 900,
+    cost: cost(10),
+    atS: 60,
+    thresholds: [],
+  };
+  let again = 0;
+  const r = await verify(
+    p,
+    { held: search, levels: [search, search] },
+    {
+      measure: async (rate, holdS) => ({
+        rate,
+        holdS,
+        ok: false,
+        requests: 1800,
+        answered: 1700,
+        cost: cost(31.8),
+        atS: 200,
+        thresholds: [],
+      }),
+      again: async () => ((again += 1), { rate: 45, ok: false, thresholds: [] }),
+      recover: async () => ({ ok: true }),
+      name: 'multi',
+    },
+  );
+  expect(again).toBe(0);
+  expect(r.attempts).toHaveLength(1);
+  // 31.8 ms per answer, 1,700 of 1,800 answered: 30 ms per request sent, against 10.
+  expect(r.drift).toMatchObject({ rule: 'cost', rate: 45, from: 10, to: 30.033 });
+  const v = verdictOf(
+    'multi',
+    { label: 'multi' },
+    {
+      held: { ...search, coresShare: 0.6 },
+      broke: { rate: 50, ok: false, coresShare: 0.88, thresholds: [] },
+      levels: [search],
+      stop: { kind: 'bracketed' },
+    },
+    r,
+    { slos: [], maxRate: 20000 },
+  );
+  expect(v).toMatchObject({ maxRate: null, bound: 'drift' });
+  expect(v.text).toMatch(
+    /^45\/s cost 10 ms of CPU a request in the search at 1:00 and 30\.033 ms in the verification at 3:20: the service changed under its search \(drift: each request does more work than it did\)/,
+  );
+  expect(v.text).not.toMatch(/machine/);
+});
