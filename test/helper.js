@@ -88,10 +88,20 @@ function runProgram(script, args = [], { env = {}, timeoutMs = 30000 } = {}) {
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    // Past its time-out: SIGINT first, as Ctrl-C, so that a lab command stops what it started
+    // (a SIGKILL once left a sweep's pm2, five replicas and nginx for the teardown), then
+    // SIGKILL if it has not ended 20 s later. `timedOut` says so.
+    let timedOut = false;
+    let kill = null;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGINT');
+      kill = setTimeout(() => child.kill('SIGKILL'), 20000);
+    }, timeoutMs);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      clearTimeout(kill);
+      resolve({ code, signal, stdout, stderr, ...(timedOut ? { timedOut: true } : {}) });
     });
   });
 }
@@ -282,7 +292,7 @@ function jsonOf(r) {
       .slice(-15)
       .join('\n');
     throw new Error(
-      `the command printed no JSON (exit ${r.code}${r.signal ? `, ${r.signal}` : ''}); its stdout began ${JSON.stringify(String(r.stdout).slice(0, 200))}; the end of its stderr:\n${tail}`,
+      `the command printed no JSON (exit ${r.code}${r.signal ? `, ${r.signal}` : ''}${r.timedOut ? ', stopped at its time-out' : ''}); its stdout began ${JSON.stringify(String(r.stdout).slice(0, 200))}; the end of its stderr:\n${tail}`,
     );
   }
 }
