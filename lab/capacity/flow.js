@@ -14,6 +14,15 @@ const { othersRose } = require('./machine');
 //   o: { measure(role) -> measure(rate, holdS) (role: null for the search's levels,
 //        'verification', 'again'), recover, settle, limit, log, tag, pool? (./verify.js) }
 async function searchDeployment(p, o) {
+  const out = await searchAndVerify(p, o);
+  // A search cut by its time limit says so where the user watches, not only in capacity.json
+  // (the log once went from a level that held straight to the next deployment).
+  const cut = [out.found.stop, out.found.settled, out.verification?.stop].find((x) => x?.kind === 'time-limit');
+  if (cut) o.log(`${o.tag}: stopped at its time limit: ${cut.text}`);
+  return out;
+}
+
+async function searchAndVerify(p, o) {
   const found = await searchCapacity(o.measure(null), {
     start: p.start,
     maxRate: p.maxRate,

@@ -104,8 +104,6 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
       tag,
     });
     const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
-    // A search cut by its time limit says so where the user watches, not only in capacity.json.
-    if (v.bound === 'time-limit') log(`${tag}: stopped: ${v.text}`);
     // (A sweep's row names its count: the preset's own count leaves it out of the label.)
     return count ? { ...v, label: `${tag}: ${deployment.label}`, replicas: count } : v;
   } finally {

@@ -9,7 +9,7 @@ const planOf = (...flags) => httpCapacity.plan(['/ping', '--deployments', 'singl
 
 // One deployment's search on a simulated clock: every level, probe and recovery takes the
 // longest time the budget allows it (./budget.js), and the service answers as `verdict` says.
-async function simulate(p, verdict, { recovered = () => true } = {}) {
+async function simulate(p, verdict, { recovered = () => true, log = () => {} } = {}) {
   let t = 0;
   const now = () => t * 1000;
   const limit = budget.limiter(p, p.timeLimitS * 1000, now);
@@ -31,7 +31,7 @@ async function simulate(p, verdict, { recovered = () => true } = {}) {
   // (The probe at rest at its longest: a recovery, then every probe it may take.)
   const settle = p.fresh ? null : async () => ((t += budget.settleMaxS(p) - budget.recoveryMaxS(p)), null);
   const pool = (runs) => ({ ok: runs.every((x) => x.ok) });
-  const r = await searchDeployment(p, { measure, recover, settle, limit, pool, log: () => {}, tag: 'single' });
+  const r = await searchDeployment(p, { measure, recover, settle, limit, pool, log, tag: 'single' });
   t += budget.T.teardown;
   return { seconds: t, ...r };
 }
@@ -73,8 +73,13 @@ test('the time limit is kept: nothing starts that could end past it, and the sea
   const { seconds, found } = await simulate(p, () => random() < 0.5);
   expect(seconds).toBeLessThanOrEqual(540 + budget.T.teardown);
   expect(['time-limit', 'bracketed', 'max-levels']).toContain(found.stop.kind);
-  const slow = await simulate(p, () => true, { recovered: () => true });
+  const said = [];
+  const slow = await simulate(p, () => true, { recovered: () => true, log: (l) => said.push(l) });
   expect(slow.found.stop).toMatchObject({ kind: 'time-limit' });
+  // Said in the terminal too, not only in capacity.json (issue 83).
+  expect(said.at(-1)).toMatch(
+    /^single: stopped at its time limit: the search's time limit \(--time-limit 540 s a deployment\)/,
+  );
   expect(slow.found.stop.text).toMatch(
     /^the search's time limit \(--time-limit 540 s a deployment\) left \d+ s, and the (level|verification) at [\d.]+\/s may take \d+ s$/,
   );
