@@ -18,7 +18,7 @@ const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
 const { resolveDeployment } = require('../../topology/deployments');
 const { countsOf, storeFlags } = require('../capacity/plan');
 const { choicePage } = require('../../report/choice-html');
-const { USAGE, plan, planText, planJson } = require('./plan');
+const { USAGE, plan, planText, planJson, headOf } = require('./plan');
 
 // `npm run choose`: the deployment to choose for a service, an SLO and a target rate
 // (docs/choose.md). Measure: one capacity sweep a shape (`capacity --replicas`, a child
@@ -69,15 +69,9 @@ async function choose(argv, { log }) {
   const started = Date.now();
   const out = {
     version: VERSION,
-    what: p.word,
+    ...headOf(p),
     app: p.values.app ? path.basename(p.values.app) : null,
     slos: p.slos.map((s) => s.text),
-    rate: p.rate,
-    headroomPct: Math.round(p.headroom * 100),
-    want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
-    cpuPerReplica: p.capPct / 100,
-    counts: p.counts,
-    from: p.from,
     status: 'measuring',
     sweeps: [],
     candidates: [],

@@ -416,18 +416,23 @@ function planFigures(p) {
   return { sweeps, checkS, most, typical };
 }
 
+// What a choice is for, as its plan and its choice.json both say it.
+const headOf = (p) => ({
+  what: p.word,
+  rate: p.rate,
+  headroomPct: Math.round(p.headroom * 100),
+  want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
+  cpuPerReplica: p.capPct / 100,
+  counts: p.counts,
+  from: p.from,
+});
+
 // --plan --json: the plan as data (docs/choose.md, "The plan as JSON"), its text beside.
 function planJson(p) {
   const f = planFigures(p);
   return {
     command: 'choose',
-    what: p.word,
-    rate: p.rate,
-    headroomPct: Math.round(p.headroom * 100),
-    want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
-    cpuPerReplica: p.capPct / 100,
-    counts: p.counts,
-    from: p.from,
+    ...headOf(p),
     sweeps: f.sweeps.map(({ s, typical, most }) => ({
       id: s.id,
       shape: s.shape,
@@ -466,4 +471,4 @@ function planText(p) {
   return lines.join('\n');
 }
 
-module.exports = { USAGE, plan, planText, planJson, capacityArgs, SHAPES };
+module.exports = { USAGE, plan, planText, planJson, headOf, capacityArgs, SHAPES };
