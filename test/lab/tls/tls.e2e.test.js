@@ -131,16 +131,21 @@ test('--tls-resume off: every new connection a full handshake; the closed loop o
   const full = JSON.parse(
     (await run(['fast', '--tls', '--tls-resume', 'off', '--rate', '20', '--duration', '3'])).stdout,
   );
-  // A new connection a request, each a full handshake: counted against the requests the run
-  // sent (beside five other files it once sent 56 of its 60 arrivals in its 3 s).
-  expect(full.requestsSent).toBeGreaterThan(30);
-  expect(full.tls).toMatchObject({
-    handshakes: full.requestsSent,
-    offered: 0,
-    resumed: 0,
-    resumedShare: 0,
-    protocol: 'http/1.1',
-  });
+  // A new connection a request, each a full handshake: every request answered had one (it made
+  // its own connection), and no more were made than requests sent. (Counted against what the
+  // run did: beside five other files it once sent 56 of its 60 arrivals in its 3 s, and once
+  // 47 of its 60 connections completed a handshake; its figures are in the failure.)
+  const { requestsSent: sent, requestsCompleted: answered, errors } = full;
+  expect(sent).toBeGreaterThan(30);
+  expect({
+    sent,
+    answered,
+    errors,
+    handshakes: full.tls.handshakes,
+    inRange: full.tls.handshakes >= answered && full.tls.handshakes <= sent,
+  }).toMatchObject({ inRange: true });
+  expect(answered).toBeGreaterThan(sent / 2);
+  expect(full.tls).toMatchObject({ offered: 0, resumed: 0, resumedShare: 0, protocol: 'http/1.1' });
   expect(full.tls.entry.cpuMsPerConnection).toBeGreaterThan(0);
   // (5 s: beside four CPU hogs and the TLS study, a run of 3 s once ended with no TLS figure
   // at all; what it said then is in the failure.)
