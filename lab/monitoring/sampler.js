@@ -93,7 +93,9 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
         if (!name.includes('.')) counted.add(p);
       }
       current[name] = { ticks, rss, pids: live, pid, waitNs: waits ? waitNs : null };
-      if (!name.includes('.')) {
+      // (A replica's only: a database's backends, or nginx's workers on a reload, come and go
+      // by design; a service's cluster workers do not.)
+      if (/^replica-\d+$/.test(name)) {
         const kids = childrenOf(pid, pmap);
         const f = families[name];
         if (f && f.root === pid) for (const k of f.kids) if (!kids.has(k)) f.exits += 1;
