@@ -66,11 +66,6 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
   // while the node's own process stayed: a worker that crashed and was forked again by its
   // primary, which pm2 (watching the primary) never sees. { [node]: { root, kids: Set, exits } }
   const families = {};
-  const childrenOf = (pid, pmap) => {
-    const kids = new Set();
-    for (const [c, pp] of pmap) if (pp === pid && readStat(c)) kids.add(c);
-    return kids;
-  };
   const tick = () => {
     const now = performance.now();
     const pmap = parents();
@@ -85,9 +80,12 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
       let live = 0;
       let waitNs = 0;
       let waits = true;
+      // (Its own process's live children, from the same reads: a cluster's workers.)
+      const kids = new Set();
       for (const p of tree(pid, pmap)) {
         const s = readStat(p);
         if (s) ((ticks += s.cpuTicks), (rss += s.rssBytes), live++);
+        if (s && p !== pid && pmap.get(p) === pid) kids.add(p);
         if (s && s.waitNs !== null) waitNs += s.waitNs;
         else if (s) waits = false;
         if (!name.includes('.')) counted.add(p);
@@ -96,7 +94,6 @@ function startSampler(roots, { intervalMs = 1000, onSample }) {
       // (A replica's only: a database's backends, or nginx's workers on a reload, come and go
       // by design; a service's cluster workers do not.)
       if (/^replica-\d+$/.test(name)) {
-        const kids = childrenOf(pid, pmap);
         const f = families[name];
         if (f && f.root === pid) for (const k of f.kids) if (!kids.has(k)) f.exits += 1;
         families[name] = { root: pid, kids, exits: f && f.root === pid ? f.exits : (f?.exits ?? 0) };

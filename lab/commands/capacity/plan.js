@@ -330,35 +330,33 @@ function plan(argv) {
 const RATES = { start: 50, max: 20000, floor: 1 };
 
 // --start, --min-rate and --max-rate in order (floor <= start <= highest), each named as typed
-// or as the default it is.
+// or as the default it is. Of a pair out of order, the flag blamed is one the user typed: the
+// bound beside --start when typed, else --start, and the other is named with "the default".
+const ORDER = [
+  {
+    flag: 'min-rate',
+    key: 'floor',
+    outOfOrder: (bound, start) => bound > start,
+    blamed: "above the first level's rate",
+    startBlamed: "below the floor: the first level's rate is at least the lowest rate tried",
+  },
+  {
+    flag: 'max-rate',
+    key: 'max',
+    outOfOrder: (bound, start) => start > bound,
+    blamed: "below the first level's rate: the highest rate tried is at least the first",
+    startBlamed: 'above the highest rate tried',
+  },
+];
 function checkRates(values) {
   const named = (f, key) => (values[f] !== undefined ? `--${f} ${values[f]}` : `--${f} ${RATES[key]}, the default`);
   const start = values.start ?? RATES.start;
-  const floor = values['min-rate'] ?? RATES.floor;
-  const max = values['max-rate'] ?? RATES.max;
-  // (The flag blamed is one the user typed: the other is named with "the default".)
-  const blame = (a, b) => (values[a] !== undefined ? a : b);
-  if (floor > start) {
-    const f = blame('min-rate', 'start');
-    throw labError(
-      'LAB_ERR_FLAG_VALUE',
-      f,
-      values[f],
-      f === 'min-rate'
-        ? `above the first level's rate (${named('start', 'start')})`
-        : `below the floor (${named('min-rate', 'floor')}): the first level's rate is at least the lowest rate tried`,
-    );
-  }
-  if (start > max) {
-    const f = blame('max-rate', 'start');
-    throw labError(
-      'LAB_ERR_FLAG_VALUE',
-      f,
-      values[f],
-      f === 'max-rate'
-        ? `below the first level's rate (${named('start', 'start')}): the highest rate tried is at least the first`
-        : `above the highest rate tried (${named('max-rate', 'max')})`,
-    );
+  for (const o of ORDER) {
+    if (!o.outOfOrder(values[o.flag] ?? RATES[o.key], start)) continue;
+    const [text, rest] = (values[o.flag] !== undefined ? o.blamed : o.startBlamed).split(': ');
+    const other = values[o.flag] !== undefined ? named('start', 'start') : named(o.flag, o.key);
+    const f = values[o.flag] !== undefined ? o.flag : 'start';
+    throw labError('LAB_ERR_FLAG_VALUE', f, values[f], `${text} (${other})${rest ? `: ${rest}` : ''}`);
   }
 }
 
