@@ -232,14 +232,7 @@ function tmpStateDir() {
 // The flags that give a lab command its own ports, state folder and results folder, so that
 // tests running at once never meet: --port-base, --state-dir, --results-dir.
 async function ownPlace({ ports = 20 } = {}) {
-  return [
-    '--port-base',
-    String(await freePortBase(ports)),
-    '--state-dir',
-    tmpStateDir(),
-    '--results-dir',
-    tmpStateDir(),
-  ];
+  return [...flagsOf({ portBase: await freePortBase(ports), stateDir: tmpStateDir(), resultsDir: tmpStateDir() })];
 }
 
 // A lab command that prints JSON (--json), in a place of its own: { r (its exit, stdout,
@@ -247,6 +240,14 @@ async function ownPlace({ ports = 20 } = {}) {
 async function labJson(args, { ports = 70, timeoutMs = 400000 } = {}) {
   const r = await lab([...args, '--json', ...(await ownPlace({ ports }))], { timeoutMs });
   return { r, out: jsonOf(r) };
+}
+
+// `lab scenario <words> --json` in a place of its own, then `extra`: its exit and output, with
+// its stateDir and resultsDir.
+async function scenarioRun(words, extra = [], { timeoutMs = 180000 } = {}) {
+  const place = await ownPlace({ ports: 70 });
+  const r = await lab(['scenario', ...words, '--json', ...place, ...extra], { timeoutMs });
+  return { ...r, stateDir: stateOf(place), resultsDir: resultsOf(place) };
 }
 
 // The error code a lab command printed (its first line ends with [LAB_ERR_...]), or null.
@@ -301,6 +302,32 @@ function jsonOf(r) {
 const forDeploy = (place) => place.filter((a, i) => a !== '--results-dir' && place[i - 1] !== '--results-dir');
 // The state folder of ownPlace()'s flags.
 const stateOf = (place) => place[place.indexOf('--state-dir') + 1];
+// The results folder of ownPlace()'s flags.
+const resultsOf = (place) => place[place.indexOf('--results-dir') + 1];
+
+// A lab command's flags from its settings, so that a test's command reads as what it sets:
+// { app: dir, rolloutAt: 5, profile: true, graphite: false } gives
+// ['--app', dir, '--rollout-at', '5', '--profile', '--no-graphite'] (undefined is left out).
+function flagsOf(settings) {
+  const out = [];
+  for (const [key, value] of Object.entries(settings)) {
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (value === undefined || value === true) {
+      if (value) out.push(flag);
+    } else if (value === false) out.push(`--no-${flag.slice(2)}`);
+    else out.push(flag, String(value));
+  }
+  return out;
+}
+
+// `npm run study -- <name>`'s arguments: its settings as flags, in a place of its own
+// (--port-base with `ports` free, --state-dir; the study's --dir is among the settings).
+async function studyArgs(name, settings, { ports = 20, stateDir = tmpStateDir() } = {}) {
+  return ['study', ...(name ? [name] : []), ...flagsOf({ ...settings, portBase: await freePortBase(ports), stateDir })];
+}
+
+// A service of the tests' own (test/fixtures/apps/<name>).
+const fixtureApp = (name) => path.join(ROOT, 'test', 'fixtures', 'apps', name);
 
 // Whether `n` ports from `base` are all free on loopback again.
 async function portsFree(base, n = 11) {
@@ -349,12 +376,17 @@ module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;
 module.exports.ownPlace = ownPlace;
 module.exports.labJson = labJson;
+module.exports.scenarioRun = scenarioRun;
 module.exports.jsonOf = jsonOf;
 module.exports.forDeploy = forDeploy;
 module.exports.stateOf = stateOf;
+module.exports.resultsOf = resultsOf;
 module.exports.portsFree = portsFree;
 module.exports.isUp = isUp;
 module.exports.participant = participant;
+module.exports.flagsOf = flagsOf;
+module.exports.fixtureApp = fixtureApp;
+module.exports.studyArgs = studyArgs;
 
 // Every file of this repository `entry` requires, and every package, following its local
 // requires (static ones: require('...') with a literal).

@@ -7,7 +7,7 @@
 // emulated (TCG) on a 2-core machine, where a stack takes minutes to start.
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, get, freePortBase, startProgram, tmpStateDir, ROOT, jsonOf } = require('../helper');
+const { lab, get, freePortBase, startProgram, tmpStateDir, ROOT, jsonOf, flagsOf } = require('../helper');
 const { run } = require('../../lab/runtime/engine-run');
 const { totalArrivals } = require('../../lab/generators/schedule');
 
@@ -66,17 +66,14 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
       [
         'deploy',
         'replicated',
-        '--engine',
-        'swarm',
-        '--balancer',
-        'mesh',
-        '--replicas',
-        '4',
-        '--state-dir',
-        stateDir,
-        '--port-base',
-        String(await freePortBase()),
-        '--json',
+        ...flagsOf({
+          engine: 'swarm',
+          balancer: 'mesh',
+          replicas: 4,
+          stateDir: stateDir,
+          portBase: await freePortBase(),
+          json: true,
+        }),
       ],
       { env, timeoutMs: 900000 },
     );
@@ -185,20 +182,16 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
         'ping',
         'endurance',
         'replicated',
-        '--target',
-        url,
-        '--generator',
-        'fast',
-        '--rate-scale',
-        '0.05',
-        '--duration',
-        '240s',
-        '--results-dir',
-        results,
-        '--state-dir',
-        tmpStateDir(),
-        '--no-graphite',
-        '--json',
+        ...flagsOf({
+          target: url,
+          generator: 'fast',
+          rateScale: 0.05,
+          duration: '240s',
+          resultsDir: results,
+          stateDir: tmpStateDir(),
+          graphite: false,
+          json: true,
+        }),
       ],
       { env, ready: (err) => /running ping endurance/.test(err), timeoutMs: 120000 },
     );

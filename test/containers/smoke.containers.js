@@ -12,13 +12,25 @@ const { PrivateEngine, unavailable } = require('../../lab/runtime/private-engine
 const { resolveDeployment, PRESETS } = require('../../lab/topology/deployments');
 const { BALANCERS } = require('../../lab/kinds');
 const { replicaNames } = require('../../lab/topology/compose-file');
-const { get, freePort, freePortBase, lab, startProgram, tmpStateDir, errorCode, ROOT, jsonOf } = require('../helper');
+const {
+  get,
+  freePort,
+  freePortBase,
+  lab,
+  startProgram,
+  tmpStateDir,
+  errorCode,
+  ROOT,
+  jsonOf,
+  flagsOf,
+  fixtureApp,
+} = require('../helper');
 const { waitFor } = require('../../lab/http');
 
 // A service the lab has never seen (test/fixtures/apps/shop): plain node:http, PORT only.
-const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
-const LEDGER = path.join(ROOT, 'test', 'fixtures', 'apps', 'ledger');
-const LOOPS = path.join(ROOT, 'test', 'fixtures', 'apps', 'loops');
+const SHOP = fixtureApp('shop');
+const LEDGER = fixtureApp('ledger');
+const LOOPS = fixtureApp('loops');
 // How many replicas answered 60 GETs of its path through the entry, as the entry named them.
 async function yoursServedBy(url) {
   const replicas = new Set();
@@ -75,6 +87,16 @@ maybe('containers on a real engine', () => {
     });
     if (build.code !== 0) throw new Error(`image build failed:\n${build.out.split('\n').slice(-20).join('\n')}`);
   }, 900000);
+
+  // A lab command on the private engine (`words`, then `settings` as flags, on compose unless
+  // they say otherwise), in a state folder of its own (its results below it, when the command
+  // takes --results-dir): its exit and output, and that folder (stateDir).
+  const inEngine = async (words, settings, { results = true, timeoutMs = 600000 } = {}) => {
+    const stateDir = tmpStateDir();
+    const where = { stateDir, resultsDir: results ? path.join(stateDir, 'results') : undefined };
+    const flags = flagsOf({ engine: 'compose', ...settings, ...where, portBase: await freePortBase() });
+    return { ...(await lab([...words, ...flags], { env: { ...engine.env, ...env }, timeoutMs })), stateDir };
+  };
 
   afterAll(async () => {
     if (!stopped) await engine.stop();
@@ -142,13 +164,9 @@ maybe('containers on a real engine', () => {
   test.each(composeKinds.map((k) => k.name))(
     'deploy replicated --balancer %s --engine compose: every replica answers through it',
     async (kind) => {
-      const stateDir = tmpStateDir();
       const opts = { env: { ...engine.env, ...env }, timeoutMs: 300000 };
-      const where = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
-      const up = await lab(
-        ['deploy', 'replicated', '--balancer', kind, '--engine', 'compose', '--json', ...where],
-        opts,
-      );
+      const up = await inEngine(['deploy', 'replicated'], { balancer: kind, json: true }, { ...opts, results: false });
+      const { stateDir } = up;
       try {
         expect(up.stderr).not.toMatch(/LAB_ERR/);
         expect(up.code).toBe(0);
@@ -165,10 +183,9 @@ maybe('containers on a real engine', () => {
   );
 
   test('deploy cdn --edge-kind varnish --engine compose: Varnish edges cache, with X-Edge', async () => {
-    const stateDir = tmpStateDir();
     const opts = { env: { ...engine.env, ...env }, timeoutMs: 300000 };
-    const where = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
-    const up = await lab(['deploy', 'cdn', '--edge-kind', 'varnish', '--engine', 'compose', '--json', ...where], opts);
+    const up = await inEngine(['deploy', 'cdn'], { edgeKind: 'varnish', json: true }, { ...opts, results: false });
+    const { stateDir } = up;
     try {
       expect(up.stderr).not.toMatch(/LAB_ERR/);
       expect(up.code).toBe(0);
@@ -269,32 +286,9 @@ maybe('containers on a real engine', () => {
   // seen and that is not changed (test/fixtures/apps/loops), its loop saturated by a CPU-bound
   // path on single, idle on a timer in each worker of multi (under the lab's primary).
   test('--app on compose: the runtime probe in every process of your service, from its containers', async () => {
-    const sd = tmpStateDir();
-    const opts = { env: { ...engine.env, ...env }, timeoutMs: 600000 };
     const run = async (...args) => {
-      const r = await lab(
-        [
-          'scenario',
-          ...args,
-          '--app',
-          LOOPS,
-          '--engine',
-          'compose',
-          '--generator',
-          'fast',
-          '--scale',
-          '0.05',
-          '--no-graphite',
-          '--json',
-          '--state-dir',
-          sd,
-          '--results-dir',
-          path.join(sd, 'results'),
-          '--port-base',
-          String(await freePortBase()),
-        ],
-        opts,
-      );
+      const settings = { app: LOOPS, generator: 'fast', scale: 0.05, graphite: false, json: true };
+      const r = await inEngine(['scenario', ...args], settings);
       expect(r.stderr).not.toMatch(/LAB_ERR/);
       expect(r.code).toBe(0);
       return jsonOf(r);
@@ -316,35 +310,15 @@ maybe('containers on a real engine', () => {
   // in its own file (test/fixtures/apps/pricing, src/pricing.js computeDiscount), profiled
   // through the probe in its container, the profile brought back to the run folder.
   test('--profile on compose: the hot function named first, its profile in the run folder', async () => {
-    const sd = tmpStateDir();
-    const r = await lab(
-      [
-        'scenario',
-        '/price?rounds=300000',
-        'endurance',
-        'single',
-        '--app',
-        path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing'),
-        '--engine',
-        'compose',
-        '--generator',
-        'fast',
-        '--rate',
-        '40',
-        '--duration',
-        '12',
-        '--profile',
-        '--no-graphite',
-        '--json',
-        '--state-dir',
-        sd,
-        '--results-dir',
-        path.join(sd, 'results'),
-        '--port-base',
-        String(await freePortBase()),
-      ],
-      { env: { ...engine.env, ...env }, timeoutMs: 600000 },
-    );
+    const r = await inEngine(['scenario', '/price?rounds=300000', 'endurance', 'single'], {
+      app: fixtureApp('pricing'),
+      generator: 'fast',
+      rate: 40,
+      duration: 12,
+      profile: true,
+      graphite: false,
+      json: true,
+    });
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const s = jsonOf(r);
     const node = s.profile.nodes['replica-1'];
@@ -360,22 +334,7 @@ maybe('containers on a real engine', () => {
   // called ready and the run "completed". Now the deploy fails, says why and how to fix it,
   // and leaves no container.
   test('--app listening on 127.0.0.1 in a container: the deploy fails with the fix, nothing left', async () => {
-    const sd = tmpStateDir();
-    const r = await lab(
-      [
-        'deploy',
-        'single',
-        '--app',
-        path.join(ROOT, 'test', 'fixtures', 'apps', 'recorder'),
-        '--engine',
-        'compose',
-        '--state-dir',
-        sd,
-        '--port-base',
-        String(await freePortBase()),
-      ],
-      { env: { ...engine.env, ...env }, timeoutMs: 600000 },
-    );
+    const r = await inEngine(['deploy', 'single'], { app: fixtureApp('recorder') }, { results: false });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/LAB_ERR_UNHEALTHY/);
     expect(r.stderr).toMatch(/HTTP 502: it reached no replica/);
@@ -388,44 +347,19 @@ maybe('containers on a real engine', () => {
   // that exits at once drops its requests in flight, counted and named.
   test('--rollout-at on compose: a service that drains drops nothing; one that exits at once is named', async () => {
     const rollout = async (cmd) => {
-      const sd = tmpStateDir();
-      const r = await lab(
-        [
-          'scenario',
-          '/sleep?ms=1000',
-          'endurance',
-          'replicated',
-          '--replicas',
-          '2',
-          '--app',
-          path.join(ROOT, 'test', 'fixtures', 'apps', 'rolling'),
-          '--app-cmd',
-          cmd,
-          '--method',
-          'POST',
-          '--engine',
-          'compose',
-          '--generator',
-          'fast',
-          '--rate',
-          '20',
-          '--duration',
-          '30',
-          '--rollout-at',
-          '5',
-          '--grace',
-          '5',
-          '--no-graphite',
-          '--json',
-          '--state-dir',
-          sd,
-          '--results-dir',
-          path.join(sd, 'results'),
-          '--port-base',
-          String(await freePortBase()),
-        ],
-        { env: { ...engine.env, ...env }, timeoutMs: 600000 },
-      );
+      const r = await inEngine(['scenario', '/sleep?ms=1000', 'endurance', 'replicated'], {
+        replicas: 2,
+        app: fixtureApp('rolling'),
+        appCmd: cmd,
+        method: 'POST',
+        generator: 'fast',
+        rate: 20,
+        duration: 30,
+        rolloutAt: 5,
+        grace: 5,
+        graphite: false,
+        json: true,
+      });
       expect(r.stderr).not.toMatch(/LAB_ERR/);
       return jsonOf(r);
     };
@@ -446,26 +380,10 @@ maybe('containers on a real engine', () => {
   // PostgreSQL and Redis (test/fixtures/apps/ledger), the stores' images built on the lab's
   // base, its schema made by --app-setup before the replicas start, shared by all of them.
   test('--app --with postgres,redis on compose: the replicas share the database, the set-up ran once', async () => {
-    const stateDir = tmpStateDir();
-    const where = ['--state-dir', stateDir, '--port-base', String(await freePortBase())];
     const opts = { env: { ...engine.env, ...env }, timeoutMs: 900000 };
-    const up = await lab(
-      [
-        'deploy',
-        'replicated',
-        '--app',
-        LEDGER,
-        '--with',
-        'postgres,redis',
-        '--app-setup',
-        'npm run migrate',
-        '--engine',
-        'compose',
-        '--json',
-        ...where,
-      ],
-      opts,
-    );
+    const settings = { app: LEDGER, with: 'postgres,redis', appSetup: 'npm run migrate', json: true };
+    const up = await inEngine(['deploy', 'replicated'], settings, { results: false, timeoutMs: 900000 });
+    const { stateDir } = up;
     try {
       expect(up.stderr).not.toMatch(/LAB_ERR/);
       expect(up.code).toBe(0);
@@ -555,23 +473,12 @@ maybe('containers on a real engine', () => {
     });
 
     test('--app on the swarm: your service built on the manager, every task answers through the entry', async () => {
-      const sd = tmpStateDir();
-      const w = ['--state-dir', sd];
-      const up = await lab(
-        [
-          'deploy',
-          'replicated',
-          '--app',
-          SHOP,
-          '--engine',
-          'swarm',
-          '--json',
-          ...w,
-          '--port-base',
-          String(await freePortBase()),
-        ],
-        opts,
+      const up = await inEngine(
+        ['deploy', 'replicated'],
+        { app: SHOP, engine: 'swarm', json: true },
+        { results: false },
       );
+      const w = ['--state-dir', up.stateDir];
       try {
         expect(up.stderr).not.toMatch(/LAB_ERR/);
         expect(up.code).toBe(0);
@@ -648,23 +555,9 @@ maybe('containers on a real engine', () => {
     }, 180000);
 
     test('npm run scenario -- ping load replicated --engine swarm', async () => {
-      const sd = tmpStateDir();
-      const args = ['scenario', 'ping', 'load', 'replicated', '--engine', 'swarm', '--no-graphite'];
-      const dirs = ['--state-dir', sd, '--results-dir', path.join(sd, 'results')];
-      const r = await lab(
-        [
-          ...args,
-          ...dirs,
-          '--port-base',
-          String(await freePortBase()),
-          '--scale',
-          '0.05',
-          '--rate-scale',
-          '0.1',
-          '--json',
-        ],
-        opts,
-      );
+      const settings = { engine: 'swarm', graphite: false, scale: 0.05, rateScale: 0.1, json: true };
+      const r = await inEngine(['scenario', 'ping', 'load', 'replicated'], settings, opts);
+      const sd = r.stateDir;
       expect(r.stderr).not.toMatch(/LAB_ERR/);
       expect(r.code).toBe(0);
       const summary = jsonOf(r);
@@ -681,24 +574,9 @@ maybe('containers on a real engine', () => {
     }, 900000);
 
     test("--balancer node: the lab's balancer in front of the tasks follows them as they scale", async () => {
-      const sd = tmpStateDir();
-      const w = ['--state-dir', sd];
-      const up = await lab(
-        [
-          'deploy',
-          'replicated',
-          '--replicas',
-          '2',
-          '--balancer',
-          'node',
-          '--engine',
-          'swarm',
-          ...w,
-          '--port-base',
-          String(await freePortBase()),
-        ],
-        opts,
-      );
+      const settings = { replicas: 2, balancer: 'node', engine: 'swarm' };
+      const up = await inEngine(['deploy', 'replicated'], settings, { ...opts, results: false });
+      const w = ['--state-dir', up.stateDir];
       try {
         expect(up.stderr).not.toMatch(/LAB_ERR/);
         expect(up.code).toBe(0);
@@ -722,10 +600,9 @@ maybe('containers on a real engine', () => {
     test.each(['haproxy', 'caddy'])(
       '--balancer %s on the swarm follows the tasks as they scale',
       async (kind) => {
-        const sd = tmpStateDir();
-        const w = ['--state-dir', sd];
-        const args = ['deploy', 'replicated', '--replicas', '2', '--balancer', kind, '--engine', 'swarm'];
-        const up = await lab([...args, ...w, '--port-base', String(await freePortBase())], opts);
+        const settings = { replicas: 2, balancer: kind, engine: 'swarm' };
+        const up = await inEngine(['deploy', 'replicated'], settings, { ...opts, results: false });
+        const w = ['--state-dir', up.stateDir];
         try {
           expect(up.stderr).not.toMatch(/LAB_ERR/);
           expect(up.code).toBe(0);

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, ownPlace, errorCode, ROOT, until, forDeploy } = require('../../helper');
+const { lab, ownPlace, errorCode, ROOT, until, forDeploy, flagsOf } = require('../../helper');
 
 // Your service's set-up (--app-setup, lab/app/setup.js): every wait on it has a limit that is
 // said, a Ctrl-C ends it within a stated grace whatever it does with SIGTERM, and what it
@@ -15,6 +15,13 @@ const app = () => {
   fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
   return dir;
 };
+// `deploy single` of that app with this set-up (and its other flags), in a place of its own.
+const deployWith = async (setup, more = {}) => [
+  'deploy',
+  'single',
+  ...flagsOf({ app: app(), appCmd: 'node server.js', appSetup: setup, ...more }),
+  ...forDeploy(await ownPlace()),
+];
 
 // The set-up's own processes, found by a mark in their command line (the lab's own, which
 // has it as an argument, left out).
@@ -33,24 +40,11 @@ const marked = (mark, lab) =>
 
 test('Ctrl-C during a set-up that ignores SIGTERM: its group is killed after the grace, said, exit 130, nothing left', async () => {
   const mark = `setup-mark-${process.pid}-${Date.now()}`;
-  const place = forDeploy(await ownPlace());
   const ready = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'setup-ready-')), 'trapped');
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, 'lab', 'cli'),
-      'deploy',
-      'single',
-      '--app',
-      app(),
-      '--app-cmd',
-      'node server.js',
-      '--app-setup',
-      `trap "" TERM INT HUP; touch ${ready}; sleep 45 # ${mark}`,
-      ...place,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = await deployWith(`trap "" TERM INT HUP; touch ${ready}; sleep 45 # ${mark}`);
+  const child = spawn(process.execPath, [path.join(ROOT, 'lab', 'cli'), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((r) => child.on('exit', (code) => r(code)));
@@ -67,20 +61,7 @@ test('Ctrl-C during a set-up that ignores SIGTERM: its group is killed after the
 }, 120000);
 
 test('a set-up past --app-setup-timeout is stopped, and the message names the limit and the flag', async () => {
-  const place = forDeploy(await ownPlace());
-  const r = await lab([
-    'deploy',
-    'single',
-    '--app',
-    app(),
-    '--app-cmd',
-    'node server.js',
-    '--app-setup',
-    'echo migrating; sleep 30',
-    '--app-setup-timeout',
-    '2s',
-    ...place,
-  ]);
+  const r = await lab(await deployWith('echo migrating; sleep 30', { appSetupTimeout: '2s' }));
   expect(r.code).toBe(1);
   expect(errorCode(r.stderr)).toBe('LAB_ERR_APP_SETUP');
   expect(r.stderr).toMatch(
@@ -90,19 +71,10 @@ test('a set-up past --app-setup-timeout is stopped, and the message names the li
 }, 60000);
 
 test("a failing set-up's output comes back as its last lines, each cut to a stated width", async () => {
-  const place = forDeploy(await ownPlace());
   // One line of 3 MB, then the cause.
-  const r = await lab([
-    'deploy',
-    'single',
-    '--app',
-    app(),
-    '--app-cmd',
-    'node server.js',
-    '--app-setup',
-    `node -e "process.stdout.write('x'.repeat(3e6) + '\\\\nthe cause\\\\n')"; exit 4`,
-    ...place,
-  ]);
+  const r = await lab(
+    await deployWith(`node -e "process.stdout.write('x'.repeat(3e6) + '\\\\nthe cause\\\\n')"; exit 4`),
+  );
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/exit code 4; its last lines:/);
   expect(r.stderr).toMatch(/x{240}\.\.\. \(\d+ more characters\)\n {2}the cause/);

@@ -1,7 +1,7 @@
 'use strict';
 
 const path = require('node:path');
-const { labJson, ROOT } = require('../../helper');
+const { labJson, ROOT, flagsOf, stateOf, resultsOf } = require('../../helper');
 
 // A service that changes under its own search, on apps of the tests' own whose limits the
 // test sets (test/fixtures/apps/paced, service times on timers): one whose every request adds
@@ -48,12 +48,7 @@ test('a service that crashes under the search: the restart is seen, named with i
   // 5 ms a request; the process exits (code 3) at its 300th answer: in the third level.
   const { r, out } = await capacity([
     '/work?ms=5&exit=300',
-    '--slo',
-    'p99<100',
-    '--start',
-    '20',
-    '--deployments',
-    'single',
+    ...flagsOf({ slo: 'p99<100', start: 20, deployments: 'single' }),
   ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   expect(r.code).toBe(1);
@@ -72,14 +67,7 @@ test('a service that crashes under the search: the restart is seen, named with i
 test('a worker that crashes inside a replica is seen, named, and ends the search', async () => {
   const { r, out } = await capacity([
     '/work?ms=5&exit=60',
-    '--slo',
-    'p99<1000',
-    '--start',
-    '20',
-    '--deployments',
-    'multi',
-    '--app-cmd',
-    'node server.js',
+    ...flagsOf({ slo: 'p99<1000', start: 20, deployments: 'multi', appCmd: 'node server.js' }),
   ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   expect(r.code).toBe(1);
@@ -95,8 +83,8 @@ test('Ctrl-C during a search: what it measured is kept in capacity.json and the 
   const fs = require('node:fs');
   const { startProgram, ownPlace, lab } = require('../../helper');
   const place = await ownPlace({ ports: 70 });
-  const results = place[place.indexOf('--results-dir') + 1];
-  const stateDir = place[place.indexOf('--state-dir') + 1];
+  const results = resultsOf(place);
+  const stateDir = stateOf(place);
   const run = await startProgram(
     'lab/cli',
     [

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf } = require('../../helper');
+const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf, flagsOf } = require('../../helper');
 const { journey, openPage } = require('../../browser');
 
 // How many replicas (issue 53): capacity --replicas on a service the lab has never seen, whose
@@ -21,20 +21,7 @@ const { journey, openPage } = require('../../browser');
 // floor, and beside five other files the fit or the prediction moved with the machine's load.)
 const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 // (--start 40: one replica cannot take it, and the search steps down from it.)
-const quick = [
-  '--hold',
-  '2s',
-  '--warmup',
-  '1s',
-  '--repetitions',
-  '1',
-  '--precision',
-  '0.3',
-  '--start',
-  '40',
-  '--slo',
-  'p99<1000',
-];
+const quick = [...flagsOf({ hold: '2s', warmup: '1s', repetitions: 1, precision: 0.3, start: 40, slo: 'p99<1000' })];
 const OVER = 4 / 3;
 
 journey(
@@ -44,14 +31,7 @@ journey(
       [
         'capacity',
         '/work?ms=50',
-        '--app',
-        PACED,
-        '--replicas',
-        '1,2,3,4',
-        '--predict',
-        '5',
-        '--need',
-        '60',
+        ...flagsOf({ app: PACED, replicas: '1,2,3,4', predict: 5, need: 60 }),
         // (A choice's unit of cost is a replica's CPU share, and --from reads sweeps of its
         // caps only: a whole core, which the paced replicas never come near.)
         '--cap',
@@ -115,23 +95,17 @@ journey(
       [
         'choose',
         '/work?ms=50',
-        '--app',
-        PACED,
-        '--rate',
-        '20',
-        '--cap',
-        'replica=100%',
-        '--from',
-        out.resultsDir,
-        '--hold',
-        '8s',
-        '--search-hold',
-        '2s',
-        '--warmup',
-        '1s',
-        '--slo',
-        'p99<1000',
-        '--json',
+        ...flagsOf({
+          app: PACED,
+          rate: 20,
+          cap: 'replica=100%',
+          from: out.resultsDir,
+          hold: '8s',
+          searchHold: '2s',
+          warmup: '1s',
+          slo: 'p99<1000',
+          json: true,
+        }),
         ...(await ownPlace({ ports: 70 })),
       ],
       { timeoutMs: 120000 },

@@ -1,7 +1,7 @@
 'use strict';
 
 const path = require('node:path');
-const { labJson, ROOT } = require('../../helper');
+const { labJson, ROOT, flagsOf } = require('../../helper');
 
 // The search on services of the tests' own whose limit the test sets (test/fixtures/apps/paced:
 // a service time on timers, one request served at a time, so C x 1000 / MS a second whatever
@@ -52,14 +52,7 @@ test('a service that holds about 1/s: the search ends, with a rate', async () =>
   // 800 ms a request, one at a time: 1.25/s.
   const { r, out } = await capacity([
     '/work?ms=800',
-    '--slo',
-    'p99<2000',
-    '--precision',
-    '0.01',
-    '--start',
-    '4',
-    '--min-rate',
-    '0.5',
+    ...flagsOf({ slo: 'p99<2000', precision: 0.01, start: 4, minRate: 0.5 }),
   ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   const [d] = out.deployments;

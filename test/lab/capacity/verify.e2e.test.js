@@ -1,7 +1,7 @@
 'use strict';
 
 const path = require('node:path');
-const { labJson, ROOT } = require('../../helper');
+const { labJson, ROOT, flagsOf } = require('../../helper');
 const { journey, openPage } = require('../../browser');
 
 // A knee that moves with how long the load lasts, on a service of the tests' own whose limit
@@ -23,24 +23,17 @@ journey(
     const { r, out } = await labJson([
       'capacity',
       '/work?ms=10&per=400&window=10',
-      '--app',
-      PACED,
-      '--deployments',
-      'single',
-      '--slo',
-      'p99<200',
-      '--hold',
-      '2s',
-      '--warmup',
-      '1s',
-      '--verify-hold',
-      '10s',
-      '--repetitions',
-      '1',
-      '--precision',
-      '0.1',
-      '--start',
-      '30',
+      ...flagsOf({
+        app: PACED,
+        deployments: 'single',
+        slo: 'p99<200',
+        hold: '2s',
+        warmup: '1s',
+        verifyHold: '10s',
+        repetitions: 1,
+        precision: 0.1,
+        start: 30,
+      }),
     ]);
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const [d] = out.deployments;

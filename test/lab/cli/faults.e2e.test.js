@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, errorCode, portsFree, jsonOf } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, errorCode, portsFree, jsonOf, flagsOf } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
 const { identify } = require('../../../lab/ownership/identity');
@@ -87,12 +87,7 @@ describe('fault table: bad input is refused before anything happens', () => {
       'ping',
       'load',
       'single',
-      '--replicas',
-      '32',
-      '--workers',
-      '32',
-      '--force',
-      '--print',
+      ...flagsOf({ replicas: 32, workers: 32, force: true, print: true }),
     ]);
     expect(r.code).toBe(0);
   });

@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, errorCode, portsFree } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, errorCode, portsFree, flagsOf } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
 const { ownedNginx, nginxPaths } = require('../../../lab/kinds/common/nginx-process');
@@ -129,12 +129,7 @@ describe('one command per folder', () => {
             [
               'deploy',
               'single',
-              '--engine',
-              engine,
-              '--state-dir',
-              tmpStateDir(),
-              '--port-base',
-              String(await freePortBase()),
+              ...flagsOf({ engine: engine, stateDir: tmpStateDir(), portBase: await freePortBase() }),
             ],
             { env: { DOCKER_HOST: `tcp://127.0.0.1:${mute.address().port}` }, timeoutMs: 60000 },
           );

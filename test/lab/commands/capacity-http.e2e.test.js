@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, tmpStateDir, errorCode, ROOT, jsonOf } = require('../../helper');
+const { lab, ownPlace, tmpStateDir, errorCode, ROOT, jsonOf, flagsOf } = require('../../helper');
 
 // What it can take (issue 40): the capacity of each deployment under an SLO, on services the
 // lab has never seen. A short search here (levels of 2 s, one verification, a 25% bracket);
@@ -26,11 +26,7 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
       '--deployments',
       'single',
       ...quick,
-      '--start',
-      '80',
-      '--slo',
-      'p99<1000',
-      '--json',
+      ...flagsOf({ start: 80, slo: 'p99<1000', json: true }),
       ...(await ownPlace({ ports: 70 })),
     ],
     { timeoutMs: 300000 },
@@ -67,12 +63,7 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
 const NEVER_HOLDS = [
   'capacity',
   '/api/items',
-  '--app',
-  SHOP,
-  '--deployments',
-  'single',
-  '--slo',
-  'p99<0.01',
+  ...flagsOf({ app: SHOP, deployments: 'single', slo: 'p99<0.01' }),
   ...quick,
   '--start',
   '100',
@@ -156,15 +147,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
     '--deployments',
     'single',
     ...quick,
-    '--start',
-    '25',
-    '--max-rate',
-    '100',
-    '--slo',
-    'p99<1000',
-    '--run-dir',
-    runDir,
-    '--json',
+    ...flagsOf({ start: 25, maxRate: 100, slo: 'p99<1000', runDir: runDir, json: true }),
     ...more,
     ...place,
   ];
@@ -226,13 +209,7 @@ test('an SLO on a request the source does not send is refused by capacity and th
   const study = await lab([
     'study',
     'deployments',
-    '--app',
-    SHOP,
-    '--endpoints',
-    '/api/items',
-    '--slo',
-    'p99{GET /x}<500',
-    '--plan',
+    ...flagsOf({ app: SHOP, endpoints: '/api/items', slo: 'p99{GET /x}<500', plan: true }),
   ]);
   expect(study.code).toBe(2);
   expect(errorCode(study.stderr)).toBe('LAB_ERR_FLAG_VALUE');

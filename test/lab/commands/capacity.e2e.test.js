@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, tmpStateDir, errorCode, freePortBase, jsonOf } = require('../../helper');
+const { lab, tmpStateDir, errorCode, freePortBase, jsonOf, flagsOf } = require('../../helper');
 const { tcpFree } = require('../../../lab/topology/ports');
 
 describe('npm run capacity: bad input', () => {
@@ -42,21 +42,16 @@ describe('npm run capacity: a small run end to end', () => {
     const r = await lab(
       [
         'capacity',
-        '--levels',
-        '50,100,150',
-        '--hold',
-        '3s',
-        '--max',
-        '200',
-        '--memory',
-        '400M',
-        '--port-base',
-        String(base),
-        '--state-dir',
-        stateDir,
-        '--results-dir',
-        results,
-        '--json',
+        ...flagsOf({
+          levels: '50,100,150',
+          hold: '3s',
+          max: 200,
+          memory: '400M',
+          portBase: base,
+          stateDir: stateDir,
+          resultsDir: results,
+          json: true,
+        }),
       ],
       { timeoutMs: 150000 },
     );

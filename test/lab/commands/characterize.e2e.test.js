@@ -1,7 +1,7 @@
 'use strict';
 
 const crypto = require('node:crypto');
-const { lab, runProgram, freePortBase, tmpStateDir, errorCode, jsonOf } = require('../../helper');
+const { lab, runProgram, freePortBase, tmpStateDir, errorCode, jsonOf, flagsOf } = require('../../helper');
 
 // Against the lab's own black boxes, for a random group key: the verdict must match
 // `node bbox --reveal` exactly in kind and workers, and within 5% in delay. Delays are
@@ -26,17 +26,14 @@ async function characterize(target, key, extra = []) {
   const r = await lab([
     'characterize',
     target,
-    '--key',
-    key,
-    '--delay-scale',
-    String(SCALE),
-    '--json',
-    '--port-base',
-    String(base),
-    '--state-dir',
-    tmpStateDir(),
-    '--results-dir',
-    tmpStateDir(),
+    ...flagsOf({
+      key: key,
+      delayScale: SCALE,
+      json: true,
+      portBase: base,
+      stateDir: tmpStateDir(),
+      resultsDir: tmpStateDir(),
+    }),
     ...extra,
   ]);
   if (r.code !== 0) throw new Error(`characterize failed (${r.code}): ${r.stderr}`);

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const yaml = require('js-yaml');
 const Ajv = require('ajv');
-const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf, isUp, stateOf } = require('../../helper');
+const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf, isUp, stateOf, flagsOf } = require('../../helper');
 const { journey, openPage } = require('../../browser');
 const { onlyWith } = require('../../requires');
 const { composeProblems, kubernetesProblems } = require('../../../lab/choose/validate');
@@ -28,18 +28,7 @@ journey(
       [
         'choose',
         '/price?rounds=200000',
-        '--app',
-        PRICING,
-        '--rate',
-        '10',
-        '--shapes',
-        'replicated',
-        '--replicas',
-        '1,2',
-        '--cap',
-        'replica=50%',
-        '--hold',
-        '5s',
+        ...flagsOf({ app: PRICING, rate: 10, shapes: 'replicated', replicas: '1,2', cap: 'replica=50%', hold: '5s' }),
         ...quick,
         '--json',
         ...(await ownPlace({ ports: 40 })),
@@ -162,26 +151,18 @@ onlyWith('cgroups')(
       [
         'choose',
         '/work?ms=50',
-        '--app',
-        PACED,
-        '--rate',
-        '10',
-        '--shapes',
-        'replicated',
-        '--cap',
-        'replica=100%',
-        '--search-hold',
-        '2s',
-        '--warmup',
-        '1s',
-        '--repetitions',
-        '1',
-        '--start',
-        '10',
-        '--slo',
-        'p99<1000',
-        '--run-dir',
-        runDir,
+        ...flagsOf({
+          app: PACED,
+          rate: 10,
+          shapes: 'replicated',
+          cap: 'replica=100%',
+          searchHold: '2s',
+          warmup: '1s',
+          repetitions: 1,
+          start: 10,
+          slo: 'p99<1000',
+          runDir: runDir,
+        }),
         ...place,
       ],
       // (Once a level of the first count has held: something measured to keep.)

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, tmpStateDir, errorCode, startProgram, ownPlace, until } = require('../../helper');
+const { lab, tmpStateDir, errorCode, startProgram, ownPlace, until, flagsOf, stateOf } = require('../../helper');
 const { identify } = require('../../../lab/ownership/identity');
 
 // `report` and `compare` on what a user may hand them: a folder as --out, a file of theirs,
@@ -100,7 +100,7 @@ describe('a run killed before it wrote its summary', () => {
   // The whole path: a scenario killed with SIGKILL mid-run, then `report` on its folder.
   test('a scenario killed with SIGKILL can be reported, and down stops what it left', async () => {
     const place = await ownPlace();
-    const stateDir = place[place.indexOf('--state-dir') + 1];
+    const stateDir = stateOf(place);
     const runDir = path.join(tmpStateDir(), 'killed');
     const run = await startProgram(
       'lab/cli',
@@ -109,15 +109,7 @@ describe('a run killed before it wrote its summary', () => {
         'ping',
         'endurance',
         'single',
-        '--generator',
-        'fast',
-        '--duration',
-        '60s',
-        '--rate-scale',
-        '0.05',
-        '--no-graphite',
-        '--run-dir',
-        runDir,
+        ...flagsOf({ generator: 'fast', duration: '60s', rateScale: 0.05, graphite: false, runDir: runDir }),
         ...place,
       ],
       { ready: (err) => /running ping endurance/.test(err), timeoutMs: 90000 },

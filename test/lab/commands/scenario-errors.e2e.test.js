@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir, runProgram, errorCode, jsonOf } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, runProgram, errorCode, jsonOf, flagsOf } = require('../../helper');
 const { isAlive, tree } = require('../../../lab/ownership/procs');
 const { tcpFree } = require('../../../lab/topology/ports');
 
@@ -45,11 +45,7 @@ describe('npm run scenario: bad input, failures, interruption', () => {
       'work',
       'load',
       'single',
-      '--work-n',
-      '5',
-      '--print',
-      '--state-dir',
-      tmpStateDir(),
+      ...flagsOf({ workN: 5, print: true, stateDir: tmpStateDir() }),
     ]);
     expect(w.stdout).toMatch(/url: \/work\?n=5\n/);
   });
@@ -58,18 +54,7 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     const stateDir = tmpStateDir();
     const base = await freePortBase();
     const r = await lab(
-      [
-        'scenario',
-        'ping',
-        'load',
-        'replicated',
-        '--scale',
-        '0.05',
-        '--port-base',
-        String(base),
-        '--state-dir',
-        stateDir,
-      ],
+      ['scenario', 'ping', 'load', 'replicated', ...flagsOf({ scale: 0.05, portBase: base, stateDir: stateDir })],
       // nginx -t fails on a config that cannot be loaded: here, a binary that is not nginx.
       { env: { LAB_NGINX: '/bin/false' } },
     );
@@ -87,12 +72,7 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     const child = spawn(
       process.execPath,
       ['lab/cli', 'scenario', 'bbox1', 'endurance', 'multi', '--duration', '60s', '--rate-scale', '0.1'].concat([
-        '--port-base',
-        String(base),
-        '--state-dir',
-        stateDir,
-        '--results-dir',
-        resultsDir,
+        ...flagsOf({ portBase: base, stateDir: stateDir, resultsDir: resultsDir }),
       ]),
       { cwd: path.join(__dirname, '..', '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -134,17 +114,14 @@ describe('npm run scenario: bad input, failures, interruption', () => {
         'ping',
         'endurance',
         'single',
-        '--duration',
-        '3s',
-        '--rate-scale',
-        '0.05',
-        '--target',
-        `http://127.0.0.1:${port}`,
-        '--json',
-        '--results-dir',
-        resultsDir,
-        '--state-dir',
-        tmpStateDir(),
+        ...flagsOf({
+          duration: '3s',
+          rateScale: 0.05,
+          target: `http://127.0.0.1:${port}`,
+          json: true,
+          resultsDir: resultsDir,
+          stateDir: tmpStateDir(),
+        }),
       ]);
       expect(r.code).toBe(0);
       const s = jsonOf(r);

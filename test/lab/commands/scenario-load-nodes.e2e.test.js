@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir, errorCode, jsonOf } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, errorCode, jsonOf, flagsOf } = require('../../helper');
 const { totalArrivals } = require('../../../lab/generators/schedule');
 
 // --load-nodes through the whole scenario command, with LAB_LOAD_NODES=local (the nodes are
@@ -65,12 +65,7 @@ test("--load-nodes needs a swarm and the lab's own generator: usage errors that 
     'ping',
     'load',
     'single',
-    '--generator',
-    'fast',
-    '--load-nodes',
-    '2',
-    '--state-dir',
-    tmpStateDir(),
+    ...flagsOf({ generator: 'fast', loadNodes: 2, stateDir: tmpStateDir() }),
   ]);
   expect(noSwarm.code).toBe(2);
   expect(errorCode(noSwarm.stderr)).toBe('LAB_ERR_NOT_ON_ENGINE');
@@ -80,12 +75,7 @@ test("--load-nodes needs a swarm and the lab's own generator: usage errors that 
     'ping',
     'load',
     'single',
-    '--load-nodes',
-    '2',
-    '--engine',
-    'swarm',
-    '--state-dir',
-    tmpStateDir(),
+    ...flagsOf({ loadNodes: 2, engine: 'swarm', stateDir: tmpStateDir() }),
   ]);
   expect(artillery.code).toBe(2);
   expect(artillery.stderr).toMatch(/--generator fast or closed/);
@@ -94,12 +84,7 @@ test("--load-nodes needs a swarm and the lab's own generator: usage errors that 
     'ping',
     'load',
     'single',
-    '--generator',
-    'fast',
-    '--load-nodes',
-    '0',
-    '--state-dir',
-    tmpStateDir(),
+    ...flagsOf({ generator: 'fast', loadNodes: 0, stateDir: tmpStateDir() }),
   ]);
   expect(zero.code).toBe(2);
 });
@@ -120,22 +105,17 @@ test("a stranger's null line to the coordinator is closed; the run completes, on
       'ping',
       'endurance',
       'single',
-      '--generator',
-      'fast',
-      '--load-nodes',
-      '2',
-      '--duration',
-      '6s',
-      '--rate-scale',
-      '0.1',
-      '--no-graphite',
-      '--json',
-      '--port-base',
-      String(base),
-      '--state-dir',
-      stateDir,
-      '--results-dir',
-      resultsDir,
+      ...flagsOf({
+        generator: 'fast',
+        loadNodes: 2,
+        duration: '6s',
+        rateScale: 0.1,
+        graphite: false,
+        json: true,
+        portBase: base,
+        stateDir: stateDir,
+        resultsDir: resultsDir,
+      }),
     ],
     {
       env: { LAB_LOAD_NODES: 'local' },
@@ -172,14 +152,7 @@ test("a script's flow on two load nodes: each request by name, as many as the sc
       '--script',
       flow,
       'single',
-      '--app',
-      shop,
-      '--generator',
-      'fast',
-      '--load-nodes',
-      '2',
-      '--no-graphite',
-      '--json',
+      ...flagsOf({ app: shop, generator: 'fast', loadNodes: 2, graphite: false, json: true }),
       ...(await ownPlace({ ports: 70 })),
     ],
     { env: { LAB_LOAD_NODES: 'local' }, timeoutMs: 180000 },

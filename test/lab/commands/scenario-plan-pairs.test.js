@@ -6,7 +6,7 @@ const path = require('node:path');
 const scenario = require('../../../lab/commands/scenario');
 const { planText } = require('../../../lab/run/plan-text');
 const { makeCerts } = require('../../../lab/tls/certs');
-const { ROOT } = require('../../helper');
+const { ROOT, flagsOf } = require('../../helper');
 
 // Nothing taken and then ignored: every new flag, alone and beside every other, either changes
 // what `--plan` says (the plan the run is made from: lab/commands/scenario/plan.js) or is refused
@@ -46,12 +46,11 @@ const BASE = [
   '--script',
   path.join(FIX, 'scripts', 'plan-flags.yml'),
   'replicated',
-  '--app',
-  apps('rolling'),
-  '--generator',
-  'fast',
-  '--state-dir',
-  fs.mkdtempSync(path.join(os.tmpdir(), 'lab-plan-state-')),
+  ...flagsOf({
+    app: apps('rolling'),
+    generator: 'fast',
+    stateDir: fs.mkdtempSync(path.join(os.tmpdir(), 'lab-plan-state-')),
+  }),
 ];
 
 // Flags another one implies, taken beside it as the same thing: --http2 is over TLS, a

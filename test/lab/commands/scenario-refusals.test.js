@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const scenario = require('../../../lab/commands/scenario');
-const { ROOT, refusalOf } = require('../../helper');
+const { ROOT, refusalOf, flagsOf } = require('../../helper');
 
 // What a new user typed that the lab once took and then ignored, misnamed or found late: each
 // is refused before anything starts (exit 2, naming the flag typed and its value), or said in
@@ -115,12 +115,7 @@ test('the autoscaler: --replicas outside its bounds, a share over 100%; a rollou
     'ping',
     'endurance',
     'replicated',
-    '--generator',
-    'closed',
-    '--duration',
-    '10',
-    '--rollout-at',
-    '30',
+    ...flagsOf({ generator: 'closed', duration: 10, rolloutAt: 30 }),
   );
   expect(late.message).toMatch(/^--rollout-at 30 s: the load lasts 10 s/);
   const room = refusal('ping', 'load', 'replicated', '--rollout-at', '5', '--max-surge', '0', '--max-unavailable', '0');
@@ -154,12 +149,7 @@ test('names the flag typed: -p missing.csv, --overrides not an object, --app-nex
     '/x',
     'load',
     'replicated',
-    '--app',
-    apps('rolling'),
-    '--rollout-at',
-    '5',
-    '--app-next',
-    '/nonexistent',
+    ...flagsOf({ app: apps('rolling'), rolloutAt: 5, appNext: '/nonexistent' }),
   );
   expect(next.message).toBe('--app-next /nonexistent: no such folder');
 });

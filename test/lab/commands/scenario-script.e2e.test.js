@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, tmpStateDir, errorCode, ROOT, jsonOf } = require('../../helper');
+const { lab, ownPlace, tmpStateDir, errorCode, ROOT, jsonOf, flagsOf } = require('../../helper');
 
 // Your scenario (issue 39): an ordinary Artillery script the lab has never seen
 // (test/fixtures/scripts/shop-flow.yml: two phases, a GET whose answer is captured, a think
@@ -21,12 +21,7 @@ async function runScript(script, generator, extra = []) {
       '--script',
       script,
       'single',
-      '--app',
-      SHOP,
-      '--generator',
-      generator,
-      '--no-graphite',
-      '--json',
+      ...flagsOf({ app: SHOP, generator: generator, graphite: false, json: true }),
       ...extra,
       ...place,
     ],
@@ -119,11 +114,7 @@ test('a feature a generator cannot run is refused by name before anything starts
     'ping',
     'load',
     'single',
-    '--generator',
-    'artillery',
-    '--keepalive',
-    '--state-dir',
-    stateDir,
+    ...flagsOf({ generator: 'artillery', keepalive: true, stateDir: stateDir }),
   ]);
   expect(keep.stderr).toMatch(/--keepalive is for --generator fast or closed, not --generator artillery/);
   expect(keep.code).toBe(2);
@@ -134,12 +125,7 @@ test('a feature a generator cannot run is refused by name before anything starts
     'ping',
     'load',
     'single',
-    '--generator',
-    'closed',
-    '--pipelining',
-    '4',
-    '--state-dir',
-    stateDir,
+    ...flagsOf({ generator: 'closed', pipelining: 4, stateDir: stateDir }),
   ]);
   expect(pipe.stderr).toMatch(/--pipelining needs --keepalive/);
   expect(pipe.code).toBe(2);

@@ -2,19 +2,12 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir, jsonOf } = require('../../helper');
+const { jsonOf, scenarioRun } = require('../../helper');
 
 // End to end through the real stack (pm2, nginx) with the lab's own generators (Artillery's
 // runs are in scenario-artillery.e2e.test.js). Scaled down so the whole file takes about a minute: --scale shortens every phase, --rate-scale 0.1 keeps Artillery well
 // below what this 2-core machine can generate, --heavy-ms 300 keeps /heavy short.
-async function scenario(words, extra = []) {
-  const stateDir = tmpStateDir();
-  const resultsDir = tmpStateDir();
-  const base = await freePortBase(70);
-  const args = ['scenario', ...words, '--json', '--port-base', String(base), '--state-dir', stateDir];
-  const r = await lab([...args, '--results-dir', resultsDir, ...extra], { timeoutMs: 180000 });
-  return { ...r, stateDir, resultsDir };
-}
+const scenario = scenarioRun;
 
 const FAST = ['--rate-scale', '0.1', '--heavy-ms', '300'];
 

@@ -8,7 +8,7 @@ const choosePlan = require('../../../lab/commands/choose/plan');
 const { studyPlan, COMMAND: STUDY } = require('../../../lab/commands/study/plan');
 const scenarioPlan = require('../../../lab/commands/scenario/plan');
 const { readScript } = require('../../../lab/scenario/from-artillery');
-const { ROOT, refusalOf } = require('../../helper');
+const { ROOT, refusalOf, flagsOf } = require('../../helper');
 
 // Artillery's run flags on every command that takes --script (issue 74): capacity, choose and
 // the studies of your service read the script with them, as scenario --script does, and pass
@@ -48,15 +48,13 @@ const FLAGS = [
   '{"config":{"http":{"timeout":5}}}',
 ];
 const TYPED = [
-  '--environment',
-  'staging',
-  '--overrides',
-  '{"config":{"http":{"timeout":5}}}',
-  '--dotenv',
-  ENV,
-  '--scenario-name',
-  'browse',
-  '--insecure',
+  ...flagsOf({
+    environment: 'staging',
+    overrides: '{"config":{"http":{"timeout":5}}}',
+    dotenv: ENV,
+    scenarioName: 'browse',
+    insecure: true,
+  }),
 ];
 
 test("capacity --script: the script read with the flags, every level's run given them, --plan saying so", () => {

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, ROOT } = require('../../helper');
+const { lab, tmpStateDir, ROOT, studyArgs } = require('../../helper');
 const { studyPlan } = require('../../../lab/studies/course-plan');
 
 describe('npm run study', () => {
@@ -28,20 +28,9 @@ describe('npm run study', () => {
 
   test('an interrupted study keeps its finished runs, and a second start skips them', async () => {
     const dir = tmpStateDir();
-    const args = [
-      'study',
-      '--endpoints',
-      'ping',
-      '--deployments',
-      'single,replicated',
-      '--scale',
-      '0.03',
-      '--rate-scale',
-      '0.1',
-      // The lab's own generator: Artillery's start (~5 s a run) is tested in scenario-artillery.
-      '--generator',
-      'fast',
-    ].concat(['--dir', dir, '--port-base', String(await freePortBase()), '--state-dir', tmpStateDir()]);
+    // The lab's own generator: Artillery's start (~5 s a run) is tested in scenario-artillery.
+    const settings = { endpoints: 'ping', deployments: 'single,replicated', scale: 0.03, rateScale: 0.1 };
+    const args = await studyArgs(null, { ...settings, generator: 'fast', dir });
     const child = spawn(process.execPath, ['lab/cli', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
@@ -68,21 +57,9 @@ describe('npm run study', () => {
 
   test('the report has the characterization of the black boxes with its evidence', async () => {
     const dir = tmpStateDir();
-    const r = await lab(
-      ['study', '--endpoints', 'bbox2', '--scenarios', 'load', '--deployments', 'single', '--scale', '0.03'].concat([
-        '--generator',
-        'fast',
-        '--rate-scale',
-        '0.2',
-        '--dir',
-        dir,
-        '--port-base',
-        String(await freePortBase()),
-        '--state-dir',
-        tmpStateDir(),
-      ]),
-      { timeoutMs: 240000 },
-    );
+    const settings = { endpoints: 'bbox2', scenarios: 'load', deployments: 'single', scale: 0.03 };
+    const args = await studyArgs(null, { ...settings, generator: 'fast', rateScale: 0.2, dir });
+    const r = await lab(args, { timeoutMs: 240000 });
     expect(r.code).toBe(0);
     const html = fs.readFileSync(path.join(dir, 'study.html'), 'utf8');
     expect(html).toMatch(/<h2>bbox2 load<\/h2>/);

@@ -5,7 +5,17 @@ const net = require('node:net');
 const path = require('node:path');
 /* global document, window */
 const { browserTest, launch, readPage, exploreChart, roundTicks } = require('../../browser');
-const { startProgram, freePort, tmpStateDir, ownPlace, lab, errorCode, ROOT } = require('../../helper');
+const {
+  startProgram,
+  freePort,
+  tmpStateDir,
+  ownPlace,
+  lab,
+  errorCode,
+  ROOT,
+  flagsOf,
+  stateOf,
+} = require('../../helper');
 
 // The live dashboard as a person meets it: a short scenario with --dashboard, the page
 // opened in headless Chromium while the run goes. Its charts are drawn, its counters grow
@@ -22,14 +32,7 @@ browserTest(
         'ping',
         'load',
         'replicated',
-        '--generator',
-        'fast',
-        '--scale',
-        '0.25',
-        '--rate-scale',
-        '0.2',
-        '--dashboard',
-        String(port),
+        ...flagsOf({ generator: 'fast', scale: 0.25, rateScale: 0.2, dashboard: port }),
         '--no-graphite',
         ...(await ownPlace({ ports: 70 })),
       ],
@@ -171,12 +174,7 @@ test('characterize --dashboard: the levels measured so far, then the verdict', a
       '0.1',
       // Each level held for 10 delays (about 1 s or more): a busy machine redraws the page
       // every 2-3 s (its CPU budget), and a level must still be on it once.
-      '--cycles',
-      '10',
-      '--max-concurrency',
-      '4',
-      '--dashboard',
-      String(port),
+      ...flagsOf({ cycles: 10, maxConcurrency: 4, dashboard: port }),
       ...(await ownPlace()),
     ],
     { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
@@ -201,18 +199,7 @@ test('capacity --dashboard: participants and memory second by second, then the r
     'lab/cli',
     [
       'capacity',
-      '--levels',
-      '50,100,150',
-      '--hold',
-      '3s',
-      '--ramp-per-s',
-      '50',
-      '--max',
-      '150',
-      '--memory',
-      '400M',
-      '--dashboard',
-      String(port),
+      ...flagsOf({ levels: '50,100,150', hold: '3s', rampPerS: 50, max: 150, memory: '400M', dashboard: port }),
       ...(await ownPlace()),
     ],
     { ready: (err) => /live dashboard/.test(err), timeoutMs: 60000 },
@@ -248,7 +235,7 @@ describe('a dashboard client holding half a request does not hold the run', () =
   const start = async (extra) => {
     const port = await freePort();
     const place = await ownPlace();
-    const stateDir = place[place.indexOf('--state-dir') + 1];
+    const stateDir = stateOf(place);
     const run = await startProgram(
       'lab/cli',
       [
@@ -256,13 +243,7 @@ describe('a dashboard client holding half a request does not hold the run', () =
         'ping',
         'endurance',
         'single',
-        '--generator',
-        'fast',
-        '--rate-scale',
-        '0.05',
-        '--no-graphite',
-        '--dashboard',
-        String(port),
+        ...flagsOf({ generator: 'fast', rateScale: 0.05, graphite: false, dashboard: port }),
         ...place,
         ...extra,
       ],

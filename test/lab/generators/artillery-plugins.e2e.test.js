@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { lab, ownPlace, artilleryRun } = require('../../helper');
+const { lab, ownPlace, artilleryRun, flagsOf } = require('../../helper');
 
 // A plugin installed beside the user's script (its folder's node_modules) is found by
 // --generator artillery as Artillery finds it (issue 74): plain `artillery run` is given the
@@ -71,14 +71,7 @@ test('a plugin beside the script: found by --generator artillery as plain artill
     const r = await lab(
       [
         'scenario',
-        '--script',
-        b.file,
-        '--target',
-        mine.url,
-        '--generator',
-        'artillery',
-        '--no-graphite',
-        '--json',
+        ...flagsOf({ script: b.file, target: mine.url, generator: 'artillery', graphite: false, json: true }),
         ...(await ownPlace()),
       ],
       { timeoutMs: 120000, env: { ARTILLERY_PLUGIN_PATH: '' } },

@@ -112,14 +112,7 @@ async function labRun(file, generator, target, vus, args = []) {
   const r = await lab(
     [
       'scenario',
-      '--script',
-      file,
-      '--target',
-      target,
-      '--generator',
-      generator,
-      '--no-graphite',
-      '--json',
+      ...flagsOf({ script: file, target: target, generator: generator, graphite: false, json: true }),
       ...closed,
       ...flagsOf(args, file),
       ...(await ownPlace()),
@@ -431,13 +424,12 @@ function messageEngineCases({ fixture, recorder, refTarget, lines, requests, ref
   test('--generator closed refuses it by name', async () => {
     const r = await lab([
       'scenario',
-      '--script',
-      copyFixture(fixture, 'http://127.0.0.1:1'),
-      '--target',
-      'http://127.0.0.1:9',
-      '--generator',
-      'closed',
-      '--plan',
+      ...flagsOf({
+        script: copyFixture(fixture, 'http://127.0.0.1:1'),
+        target: 'http://127.0.0.1:9',
+        generator: 'closed',
+        plan: true,
+      }),
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(refused);

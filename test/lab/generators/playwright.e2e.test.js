@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { lab, ownPlace, freePort, errorCode, artilleryRun, jsonOf } = require('../../helper');
+const { lab, ownPlace, freePort, errorCode, artilleryRun, jsonOf, flagsOf } = require('../../helper');
 const { browserTest, launch, openPage } = require('../../browser');
 const { CHROMIUM } = require('../../../lab/paths');
 
@@ -88,14 +88,13 @@ browserTest(
       const r = await lab(
         [
           'scenario',
-          '--script',
-          scriptDir('http://127.0.0.1:1'),
-          '--target',
-          srv.url,
-          '--generator',
-          'artillery',
-          '--no-graphite',
-          '--json',
+          ...flagsOf({
+            script: scriptDir('http://127.0.0.1:1'),
+            target: srv.url,
+            generator: 'artillery',
+            graphite: false,
+            json: true,
+          }),
           ...(await ownPlace()),
         ],
         { timeoutMs: 240000 },
@@ -150,14 +149,13 @@ browserTest(
     const r = await lab(
       [
         'scenario',
-        '--script',
-        file,
-        '--target',
-        `http://127.0.0.1:${port}`,
-        '--generator',
-        'artillery',
-        '--no-graphite',
-        '--json',
+        ...flagsOf({
+          script: file,
+          target: `http://127.0.0.1:${port}`,
+          generator: 'artillery',
+          graphite: false,
+          json: true,
+        }),
         ...(await ownPlace()),
       ],
       { timeoutMs: 240000 },
@@ -168,12 +166,7 @@ browserTest(
     );
     const fast = await lab([
       'scenario',
-      '--script',
-      file,
-      '--target',
-      `http://127.0.0.1:${port}`,
-      '--generator',
-      'fast',
+      ...flagsOf({ script: file, target: `http://127.0.0.1:${port}`, generator: 'fast' }),
     ]);
     expect(fast.code).toBe(2);
     expect(errorCode(fast.stderr)).toBe('LAB_ERR_SCRIPT_FOREIGN');

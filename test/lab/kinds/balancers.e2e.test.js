@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const http = require('node:http');
-const { get, lab, freePortBase, tmpStateDir, participant, jsonOf } = require('../../helper');
+const { get, lab, freePortBase, tmpStateDir, participant, jsonOf, flagsOf } = require('../../helper');
 const { tree } = require('../../../lab/ownership/procs');
 const { onlyWith, has } = require('../../requires');
 const { BALANCERS } = require('../../../lab/kinds');
@@ -45,18 +45,7 @@ describe.each(LOCAL.map((k) => [k.name, k]))('the %s balancer', (name, kind) => 
     const base = await freePortBase();
     const caps = canCap ? ['--cap', 'balancer=100%,512M'] : [];
     const r = await lab(
-      [
-        'deploy',
-        'replicated',
-        '--balancer',
-        name,
-        '--port-base',
-        String(base),
-        '--state-dir',
-        stateDir,
-        '--json',
-        ...caps,
-      ],
+      ['deploy', 'replicated', ...flagsOf({ balancer: name, portBase: base, stateDir: stateDir, json: true }), ...caps],
       { timeoutMs: 180000 },
     );
     if (r.code !== 0) throw new Error(`deploy --balancer ${name} failed (${r.code}): ${r.stderr}`);

@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { listen, freePortBase, tmpStateDir, ROOT } = require('../../helper');
+const { listen, freePortBase, tmpStateDir, ROOT, flagsOf } = require('../../helper');
 const { readMarker } = require('../../../lab/ownership/dirs');
 const { findOwned } = require('../../../lab/ownership/scan');
 const { onlyWith } = require('../../requires');
@@ -28,18 +28,14 @@ maybe(
           'scenario',
           'ping',
           'load',
-          '--target',
-          target.url,
-          '--generator',
-          'fast',
-          '--scale',
-          '0.05',
-          '--state-dir',
-          stateDir,
-          '--results-dir',
-          tmpStateDir(),
-          '--port-base',
-          String(await freePortBase()),
+          ...flagsOf({
+            target: target.url,
+            generator: 'fast',
+            scale: 0.05,
+            stateDir: stateDir,
+            resultsDir: tmpStateDir(),
+            portBase: await freePortBase(),
+          }),
         ],
         { stdio: 'ignore' },
       );

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { lab, freePortBase, tmpStateDir, chartSpecs, jsonOf } = require('../../helper');
+const { lab, freePortBase, tmpStateDir, chartSpecs, jsonOf, flagsOf } = require('../../helper');
 const { onlyWith } = require('../../requires');
 
 const FAST = ['--scale', '0.05', '--rate-scale', '0.1'];
@@ -16,13 +16,7 @@ async function run(words, extra = [], env = {}) {
     [
       'scenario',
       ...words,
-      '--json',
-      '--port-base',
-      String(base),
-      '--state-dir',
-      stateDir,
-      '--results-dir',
-      resultsDir,
+      ...flagsOf({ json: true, portBase: base, stateDir: stateDir, resultsDir: resultsDir }),
       ...extra,
     ],
     { env, timeoutMs: 180000 },

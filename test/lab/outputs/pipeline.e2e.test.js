@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const Ajv = require('ajv');
 const addFormats = require('./formats');
-const { lab, ownPlace, listen, freePort, errorCode, ROOT, jsonOf } = require('../../helper');
+const { lab, ownPlace, listen, freePort, errorCode, ROOT, jsonOf, flagsOf } = require('../../helper');
 
 // In a pipeline (issue 54): OTLP out to a receiver of the tests' own, which reads the
 // payload as the SDK's OTLP/HTTP exporter sends it (its JSON encoding of the protobuf types:
@@ -145,16 +145,13 @@ test('no collector listening: the run completes, warns once, and the summary say
     const { r, s } = await scenario([
       'ping',
       'load',
-      '--target',
-      t.url,
-      '--generator',
-      'fast',
-      '--scale',
-      '0.03',
-      '--out',
-      `otlp=http://127.0.0.1:${dead}`,
-      '--out-interval',
-      '1',
+      ...flagsOf({
+        target: t.url,
+        generator: 'fast',
+        scale: 0.03,
+        out: `otlp=http://127.0.0.1:${dead}`,
+        outInterval: 1,
+      }),
     ]);
     expect(r.code).toBe(0);
     expect(s.status).toBe('completed');
@@ -175,14 +172,7 @@ test('a run with no answer at all is a failed run: exit 1, its status says why, 
   const { r, s } = await scenario([
     'ping',
     'load',
-    '--target',
-    `http://127.0.0.1:${closed}`,
-    '--generator',
-    'fast',
-    '--scale',
-    '0.02',
-    '--junit',
-    junit,
+    ...flagsOf({ target: `http://127.0.0.1:${closed}`, generator: 'fast', scale: 0.02, junit: junit }),
   ]);
   expect(r.code).toBe(1);
   expect(s.requestsCompleted).toBe(0);
@@ -205,12 +195,7 @@ test("a crossed threshold: exit 99, a JUnit failure with both numbers, the step 
       [
         'ping',
         'load',
-        '--target',
-        t.url,
-        '--generator',
-        'fast',
-        '--scale',
-        '0.03',
+        ...flagsOf({ target: t.url, generator: 'fast', scale: 0.03 }),
         // (Up to 100/s, which the target in this test's own process answers without an error
         // beside five other test files; the ramp's full 1,000/s once failed over 1% there.)
         '--rate-scale',

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, ROOT, jsonOf } = require('../../helper');
+const { lab, ownPlace, ROOT, jsonOf, flagsOf } = require('../../helper');
 const { journey, openPage } = require('../../browser');
 
 // The runtime probe (probe/preload.js, lab/probe/) in a service the lab has never seen and
@@ -104,12 +104,7 @@ test("the lab's own service on multi-replicated: every replica and worker report
     'ping',
     'load',
     'multi-replicated',
-    '--replicas',
-    '2',
-    '--workers',
-    '2',
-    '--scale',
-    '0.03',
+    ...flagsOf({ replicas: 2, workers: 2, scale: 0.03 }),
   ]);
   const rows = replicas(s);
   expect(rows).toHaveLength(2);

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { lab, listen, ownPlace, jsonOf } = require('../../helper');
+const { lab, listen, ownPlace, jsonOf, flagsOf } = require('../../helper');
 
 // A run ends by its plan's time plus a stated drain, whatever the script does
 // (lab/run/generation.js deadlineOf): a virtual user looping far past the plan is stopped.
@@ -33,15 +33,7 @@ test('closed honours --duration inside a long flow', async () => {
   const t0 = Date.now();
   const r = await lab([
     'scenario',
-    '--script',
-    LONG,
-    '--target',
-    `${target.url}/`,
-    '--generator',
-    'closed',
-    '--duration',
-    '3',
-    '--json',
+    ...flagsOf({ script: LONG, target: `${target.url}/`, generator: 'closed', duration: 3, json: true }),
     ...(await ownPlace()),
   ]);
   const s = jsonOf(r);
@@ -57,13 +49,7 @@ test('fast: the run is stopped at its plan and drain, with what it measured, and
   const r = await lab(
     [
       'scenario',
-      '--script',
-      LONG,
-      '--target',
-      `${target.url}/`,
-      '--generator',
-      'fast',
-      '--json',
+      ...flagsOf({ script: LONG, target: `${target.url}/`, generator: 'fast', json: true }),
       ...(await ownPlace()),
     ],
     {

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, ownPlace, ROOT, jsonOf } = require('../../helper');
+const { lab, ownPlace, ROOT, jsonOf, flagsOf } = require('../../helper');
 const { journey } = require('../../browser');
 
 // --profile (lab/run/profile.js): what to change, on services the lab has never seen. The
@@ -17,10 +17,7 @@ async function scenario(args, { json = true } = {}) {
     [
       'scenario',
       ...args,
-      '--generator',
-      'fast',
-      '--profile',
-      '--no-graphite',
+      ...flagsOf({ generator: 'fast', profile: true, graphite: false }),
       ...(json ? ['--json'] : []),
       ...(await ownPlace({ ports: 70 })),
     ],
@@ -89,16 +86,7 @@ test('multi: the workers profiled and merged into the node; the hot function sti
     '/price?rounds=300000',
     'endurance',
     'multi',
-    '--app',
-    app('pricing'),
-    '--app-cmd',
-    'node server.js',
-    '--workers',
-    '2',
-    '--rate',
-    '40',
-    '--duration',
-    '12',
+    ...flagsOf({ app: app('pricing'), appCmd: 'node server.js', workers: 2, rate: 40, duration: 12 }),
   ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   const node = s.profile.nodes['replica-1'];
@@ -114,16 +102,7 @@ test("a database's heaviest statement named first, in the summary and the findin
     '/crunch?n=300000',
     'endurance',
     'single',
-    '--app',
-    app('ledger'),
-    '--with',
-    'postgres,redis',
-    '--app-setup',
-    'npm run migrate',
-    '--rate',
-    '30',
-    '--duration',
-    '10',
+    ...flagsOf({ app: app('ledger'), with: 'postgres,redis', appSetup: 'npm run migrate', rate: 30, duration: 10 }),
   ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   const [q] = s.stores.postgres.statements;
@@ -148,16 +127,7 @@ test("a ramp profiled to its end: the database's statements and the cache's comm
     '/crunch?n=100000',
     'load',
     'single',
-    '--app',
-    app('ledger'),
-    '--with',
-    'postgres,redis',
-    '--app-setup',
-    'npm run migrate',
-    '--scale',
-    '0.1',
-    '--rate-scale',
-    '0.2',
+    ...flagsOf({ app: app('ledger'), with: 'postgres,redis', appSetup: 'npm run migrate', scale: 0.1, rateScale: 0.2 }),
   ]);
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   expect(s.profile.window.toS).toBe(12);

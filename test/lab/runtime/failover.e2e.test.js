@@ -1,13 +1,17 @@
 'use strict';
 
-const { lab, freePortBase, tmpStateDir, get, jsonOf } = require('../../helper');
+const { lab, ownPlace, forDeploy, stateOf, get, jsonOf } = require('../../helper');
 const closedLoop = require('../../../lab/generators/closed-loop-client');
+
+// `deploy replicated` in a place of its own: its output and its state folder.
+async function deployReplicated() {
+  const place = forDeploy(await ownPlace());
+  return { r: await lab(['deploy', 'replicated', ...place, '--json']), stateDir: stateOf(place) };
+}
 
 describe('replica failure behind nginx', () => {
   test('killing a replica under steady /ping traffic costs at most a handful of requests; pm2 brings it back', async () => {
-    const stateDir = tmpStateDir();
-    const base = await freePortBase();
-    const r = await lab(['deploy', 'replicated', '--port-base', String(base), '--state-dir', stateDir, '--json']);
+    const { r, stateDir } = await deployReplicated();
     expect(r.code).toBe(0);
     const state = jsonOf(r);
     try {
@@ -49,9 +53,7 @@ describe('replica failure behind nginx', () => {
   // restarted it.
   test('the hub crashing under /ping traffic: every /ping answers 200, no replica restarts, rooms work again', async () => {
     const WebSocket = require('ws');
-    const stateDir = tmpStateDir();
-    const base = await freePortBase();
-    const r = await lab(['deploy', 'replicated', '--port-base', String(base), '--state-dir', stateDir, '--json']);
+    const { r, stateDir } = await deployReplicated();
     expect(r.code).toBe(0);
     const state = jsonOf(r);
     try {

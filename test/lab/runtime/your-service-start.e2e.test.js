@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { lab, ownPlace, get, ROOT, errorCode, forDeploy, stateOf, jsonOf } = require('../../helper');
+const { lab, ownPlace, get, ROOT, errorCode, forDeploy, stateOf, jsonOf, flagsOf } = require('../../helper');
 const { isAlive } = require('../../../lab/ownership/procs');
 
 // How the local runtime starts your service (lab/runtime/local.js appProcess, lab/app/):
@@ -187,15 +187,7 @@ test('a replica that keeps crashing: its restarts in the node table, and a findi
       '/',
       'load',
       'single',
-      '--app',
-      dir,
-      '--app-cmd',
-      'node server.js',
-      '--scale',
-      '0.05',
-      '--generator',
-      'fast',
-      '--json',
+      ...flagsOf({ app: dir, appCmd: 'node server.js', scale: 0.05, generator: 'fast', json: true }),
       ...place,
     ],
     { timeoutMs: 120000 },
@@ -219,12 +211,7 @@ test('a service slow to start: the time-out names its setting, and its last line
   const r = await lab([
     'deploy',
     'single',
-    '--app',
-    slow,
-    '--app-cmd',
-    'node server.js',
-    '--app-start-timeout',
-    '2s',
+    ...flagsOf({ app: slow, appCmd: 'node server.js', appStartTimeout: '2s' }),
     ...place,
   ]);
   expect(r.code).toBe(1);

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { lab, ownPlace, ROOT, until, forDeploy, stateOf } = require('../../helper');
+const { lab, ownPlace, ROOT, until, forDeploy, stateOf, flagsOf } = require('../../helper');
 
 // The stores' folders (lab/stores/folders.js): a deploy that is interrupted or killed while it
 // makes them leaves nothing that `down` does not remove, and says what it removed; a process
@@ -36,12 +36,7 @@ function deployUntil(place, pattern, signal, delayMs) {
       path.join(ROOT, 'lab', 'cli'),
       'deploy',
       'replicated',
-      '--app',
-      LEDGER,
-      '--with',
-      'postgres,redis',
-      '--app-setup',
-      'npm run migrate',
+      ...flagsOf({ app: LEDGER, with: 'postgres,redis', appSetup: 'npm run migrate' }),
       ...place,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { STUDIES } = require('../../../lab/studies');
-const { lab, tmpStateDir } = require('../../helper');
+const { lab, tmpStateDir, flagsOf } = require('../../helper');
 
 const all = Object.values(STUDIES);
 // (A study that needs your service gets the tests' own.)
@@ -40,25 +40,13 @@ describe('the studies as data', () => {
       '/api/items',
       'load',
       'single',
-      '--app',
-      SHOP,
-      '--balancer',
-      'nginx',
-      '--generator',
-      'fast',
-      '--scale',
-      '1',
+      ...flagsOf({ app: SHOP, balancer: 'nginx', generator: 'fast', scale: 1 }),
     ]);
     const cap = plan.at(-1);
     expect(cap.args).toEqual([
       'capacity',
       '/api/items',
-      '--deployments',
-      'single,replicated,multi,multi-replicated',
-      '--app',
-      SHOP,
-      '--slo',
-      'p99<300',
+      ...flagsOf({ deployments: 'single,replicated,multi,multi-replicated', app: SHOP, slo: 'p99<300' }),
     ]);
     const script = path.join(__dirname, '..', '..', 'fixtures', 'scripts', 'shop-flow.yml');
     const withScript = STUDIES.deployments.plan({ ...opts(0.1), script, deployments: ['single'] });
@@ -224,13 +212,7 @@ describe('npm run study: input', () => {
     const r = await lab([
       'study',
       'balancers',
-      '--plan',
-      '--scale',
-      '0.1',
-      '--runs',
-      'bal-node-3',
-      '--dir',
-      tmpStateDir(),
+      ...flagsOf({ plan: true, scale: 0.1, runs: 'bal-node-3', dir: tmpStateDir() }),
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/bal-node-3-c01\s+work through node over 3 server\(s\) capped at 20%, 1 client\(s\)/);

@@ -3,12 +3,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { onlyWith } = require('../../requires');
-const { lab, freePortBase, tmpStateDir, isUp } = require('../../helper');
+const { lab, tmpStateDir, isUp, studyArgs } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.
 const asRoot = onlyWith('cgroups');
-
-// Whether anything is up in a state folder, as `npm run status` sees it.
 
 describe('npm run study -- balancers: groups of runs sharing a deployment', () => {
   asRoot(
@@ -18,22 +16,8 @@ describe('npm run study -- balancers: groups of runs sharing a deployment', () =
       const stateDir = tmpStateDir();
       // An engine that cannot be reached, whatever this machine has: the mesh's deploy fails.
       const env = { DOCKER_HOST: `unix://${path.join(stateDir, 'no-engine.sock')}` };
-      const args = [
-        'study',
-        'balancers',
-        '--scale',
-        '0.05',
-        '--repetitions',
-        '1',
-        '--runs',
-        'bal-nginx-3,bal-mesh-1',
-        '--dir',
-        dir,
-      ];
-      const r = await lab([...args, '--port-base', String(await freePortBase()), '--state-dir', stateDir], {
-        timeoutMs: 240000,
-        env,
-      });
+      const settings = { scale: 0.05, repetitions: 1, runs: 'bal-nginx-3,bal-mesh-1', dir };
+      const r = await lab(await studyArgs('balancers', settings, { stateDir }), { timeoutMs: 240000, env });
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/5 of 10 runs done/);
       expect(r.stderr.match(/deploying for bal-nginx-3/g)).toHaveLength(1);

@@ -3,12 +3,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { onlyWith } = require('../../requires');
-const { lab, freePortBase, tmpStateDir, isUp } = require('../../helper');
+const { lab, tmpStateDir, isUp, studyArgs } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.
 const asRoot = onlyWith('cgroups');
-
-// Whether anything is up in a state folder, as `npm run status` sees it.
 
 describe('npm run study -- cdn, end to end (quick version, on loopback)', () => {
   asRoot(
@@ -16,23 +14,8 @@ describe('npm run study -- cdn, end to end (quick version, on loopback)', () => 
     async () => {
       const dir = tmpStateDir();
       const stateDir = tmpStateDir();
-      const r = await lab(
-        [
-          'study',
-          'cdn',
-          '--scale',
-          '0.05',
-          '--repetitions',
-          '1',
-          '--dir',
-          dir,
-          '--port-base',
-          String(await freePortBase()),
-          '--state-dir',
-          stateDir,
-        ],
-        { timeoutMs: 240000 },
-      );
+      const args = await studyArgs('cdn', { scale: 0.05, repetitions: 1, dir }, { stateDir });
+      const r = await lab(args, { timeoutMs: 240000 });
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/5 of 5 runs done/);
       expect(r.stderr).toMatch(/run 3 of 5: cdn-1pct-15M/);

@@ -2,37 +2,24 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir, ROOT } = require('../../helper');
+const { lab, tmpStateDir, studyArgs, fixtureApp } = require('../../helper');
 
 // npm run study -- deployments on a path the tests' shop does not have: the first run's every
 // answer is a 404, which no deployment changes, so the study says so and leaves out the
 // other runs of that path instead of measuring refusals for minutes.
-const SHOP = path.join(ROOT, 'test', 'fixtures', 'apps', 'shop');
+const SHOP = fixtureApp('shop');
 
 test('a path your service refuses: its first run says so, its other runs are left out, exit 1; the same when resumed', async () => {
   const dir = tmpStateDir();
-  const args = [
-    'study',
-    'deployments',
-    '--app',
-    SHOP,
-    '--endpoints',
-    '/nowhere',
-    '--scenarios',
-    'load',
-    '--deployments',
-    'single,replicated',
-    '--scale',
-    '0.05',
-    '--runs',
-    'nowhere-load',
-    '--dir',
+  const args = await studyArgs('deployments', {
+    app: SHOP,
+    endpoints: '/nowhere',
+    scenarios: 'load',
+    deployments: 'single,replicated',
+    scale: 0.05,
+    runs: 'nowhere-load',
     dir,
-    '--port-base',
-    String(await freePortBase()),
-    '--state-dir',
-    tmpStateDir(),
-  ];
+  });
   const r = await lab(args, { timeoutMs: 180000 });
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(

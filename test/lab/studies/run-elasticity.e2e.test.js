@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const { lab, tmpStateDir, studyArgs } = require('../../helper');
 const { journey, openPage } = require('../../browser');
 
 // npm run study -- elasticity (lab/studies/elasticity.js), quick: the lab's /work spikes on 1
@@ -13,23 +13,8 @@ journey(
   'study elasticity: fixed and autoscaled under spikes, two rollouts',
   async () => {
     const dir = tmpStateDir();
-    const r = await lab(
-      [
-        'study',
-        'elasticity',
-        '--autoscale',
-        '1-2',
-        '--scale',
-        '0.15',
-        '--dir',
-        dir,
-        '--port-base',
-        String(await freePortBase(80)),
-        '--state-dir',
-        tmpStateDir(),
-      ],
-      { timeoutMs: 900000 },
-    );
+    const args = await studyArgs('elasticity', { autoscale: '1-2', scale: 0.15, dir }, { ports: 80 });
+    const r = await lab(args, { timeoutMs: 900000 });
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     expect(r.code).toBe(0);
     const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');

@@ -4,12 +4,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { onlyWith } = require('../../requires');
-const { freePortBase, tmpStateDir, ROOT, isUp } = require('../../helper');
+const { tmpStateDir, ROOT, isUp, studyArgs } = require('../../helper');
 
 // Every study but the course caps nodes: control groups, as root.
 const asRoot = onlyWith('cgroups');
-
-// Whether anything is up in a state folder, as `npm run status` sees it.
 
 describe('npm run study: Ctrl-C inside a group', () => {
   asRoot(
@@ -17,12 +15,9 @@ describe('npm run study: Ctrl-C inside a group', () => {
     async () => {
       const dir = tmpStateDir();
       const stateDir = tmpStateDir();
-      const args = ['study', 'balancers', '--scale', '0.1', '--repetitions', '1', '--runs', 'bal-node-1', '--dir', dir];
-      const child = spawn(
-        process.execPath,
-        ['lab/cli', ...args, '--port-base', String(await freePortBase()), '--state-dir', stateDir],
-        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
+      const settings = { scale: 0.1, repetitions: 1, runs: 'bal-node-1', dir };
+      const args = await studyArgs('balancers', settings, { stateDir });
+      const child = spawn(process.execPath, ['lab/cli', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       const exited = new Promise((r) => child.on('exit', (c) => r(c)));

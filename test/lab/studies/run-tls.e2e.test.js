@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { lab, freePortBase, tmpStateDir } = require('../../helper');
+const { lab, tmpStateDir, studyArgs } = require('../../helper');
 const { journey, openPage } = require('../../browser');
 
 // npm run study -- tls (lab/studies/tls.js), quick, behind nginx alone: the four modes' runs
@@ -12,29 +12,10 @@ journey(
   'study tls behind nginx: a row per mode, the handshake priced, the findings',
   async () => {
     const dir = tmpStateDir();
-    const r = await lab(
-      [
-        'study',
-        'tls',
-        '--balancers',
-        'nginx',
-        '--scale',
-        '0.05',
-        '--rate-scale',
-        '0.5',
-        // (Its capacity searches stop at 200/s, each kind "at least" that: what is tested here is
-        // the study's table, findings and page; /ping behind nginx holds thousands.)
-        '--max-rate',
-        '200',
-        '--dir',
-        dir,
-        '--port-base',
-        String(await freePortBase(80)),
-        '--state-dir',
-        tmpStateDir(),
-      ],
-      { timeoutMs: 900000 },
-    );
+    // (Its capacity searches stop at 200/s, each kind "at least" that: what is tested here is
+    // the study's table, findings and page; /ping behind nginx holds thousands.)
+    const settings = { balancers: 'nginx', scale: 0.05, rateScale: 0.5, maxRate: 200, dir };
+    const r = await lab(await studyArgs('tls', settings, { ports: 80 }), { timeoutMs: 900000 });
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     expect(r.code).toBe(0);
     const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');

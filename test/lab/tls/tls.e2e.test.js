@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const tls = require('node:tls');
 const { execFileSync } = require('node:child_process');
-const { lab, ownPlace, errorCode, ROOT, forDeploy, stateOf, jsonOf } = require('../../helper');
+const { lab, ownPlace, errorCode, ROOT, forDeploy, stateOf, jsonOf, flagsOf } = require('../../helper');
 
 // The entry as production has it (lab/tls/, the kinds' configs, the generators' TLS client):
 // each L7 kind terminates TLS (and HTTP/2) with a certificate the lab makes, its replicas
@@ -79,20 +79,16 @@ describe.each([['nginx'], ['haproxy'], ['caddy'], ['node']])('%s', (kind) => {
             'scenario',
             '/what',
             'endurance',
-            '--target',
-            state.url,
-            '--generator',
-            'fast',
-            '--rate',
-            '20',
-            '--duration',
-            '3',
-            '--json',
-            '--no-graphite',
-            '--state-dir',
-            stateOf(place),
-            '--results-dir',
-            fs.mkdtempSync(path.join(os.tmpdir(), 'tls-r-')),
+            ...flagsOf({
+              target: state.url,
+              generator: 'fast',
+              rate: 20,
+              duration: 3,
+              json: true,
+              graphite: false,
+              stateDir: stateOf(place),
+              resultsDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tls-r-')),
+            }),
           ],
           { timeoutMs: 120000 },
         );

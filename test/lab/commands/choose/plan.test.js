@@ -6,7 +6,7 @@ const path = require('node:path');
 const { plan, planText, planJson } = require('../../../../lab/commands/choose/plan');
 const capacityPlan = require('../../../../lab/commands/capacity/plan');
 const { fingerprintOf } = require('../../../../lab/capacity/fingerprint');
-const { ROOT, refusalOf } = require('../../../helper');
+const { ROOT, refusalOf, flagsOf } = require('../../../helper');
 
 const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
 const where = () => ['--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'choose-plan-'))];
@@ -14,21 +14,9 @@ const where = () => ['--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'choos
 test('one sweep a shape, each a capacity command line that capacity itself accepts, the flags passed as typed', () => {
   const p = plan([
     '/price?rounds=600000',
-    '--app',
-    PRICING,
-    '--rate',
-    '50',
-    '--slo',
-    'p99<300',
+    ...flagsOf({ app: PRICING, rate: 50, slo: 'p99<300' }),
     '--search-hold=2s',
-    '--warmup',
-    '1s',
-    '--repetitions',
-    '1',
-    '--header',
-    'x-a: 1',
-    '--hold',
-    '30s',
+    ...flagsOf({ warmup: '1s', repetitions: 1, header: 'x-a: 1', hold: '30s' }),
     ...where(),
   ]);
   expect(p.sweeps.map((s) => [s.id, s.workers])).toEqual([
@@ -55,18 +43,14 @@ test('one sweep a shape, each a capacity command line that capacity itself accep
 test('the defaults said, and the choices the flags make', () => {
   const p = plan([
     'ping',
-    '--rate',
-    '200',
-    '--shapes',
-    'replicated',
-    '--cap',
-    'replica=15%',
-    '--headroom',
-    '50%',
-    '--balancers',
-    'nginx,haproxy',
-    '--replicas',
-    '1,2,4,6',
+    ...flagsOf({
+      rate: 200,
+      shapes: 'replicated',
+      cap: 'replica=15%',
+      headroom: '50%',
+      balancers: 'nginx,haproxy',
+      replicas: '1,2,4,6',
+    }),
     ...where(),
   ]);
   expect(p.sweeps.map((s) => s.id)).toEqual(['replicated-nginx', 'replicated-haproxy']);
@@ -261,20 +245,15 @@ test('--from takes none of the search flags it would not use, and says which', (
 test('units as a user means them: 30% and 5%, 250m; the plan says no fit for fewer than 4 counts, quotes its commands, and prints JSON', () => {
   const p = plan([
     '/price?rounds=600000',
-    '--app',
-    PRICING,
-    '--rate',
-    '10',
-    '--headroom',
-    '20%',
-    '--precision',
-    '5%',
-    '--cap',
-    'replica=250m',
-    '--slo',
-    'p99<300',
-    '--replicas',
-    '1,2,3',
+    ...flagsOf({
+      app: PRICING,
+      rate: 10,
+      headroom: '20%',
+      precision: '5%',
+      cap: 'replica=250m',
+      slo: 'p99<300',
+      replicas: '1,2,3',
+    }),
     ...where(),
   ]);
   expect(p.headroom).toBe(0.2);
