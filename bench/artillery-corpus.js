@@ -23,7 +23,7 @@ const YAML = require('yaml');
 const { bench, flag } = require('./kit');
 
 const CLI = path.join(__dirname, '..', 'lab', 'cli');
-const ARTILLERY = path.join(__dirname, '..', 'node_modules', 'artillery', 'bin', 'run');
+const { ARTILLERY } = require('../lab/generators/artillery-run');
 const ARTILLERY_BOUND_MS = 40000;
 
 // Plain `artillery run` on a script: { exit, vusers, said } (said: its first error line).

@@ -10,4 +10,11 @@ const CLI = path.join(__dirname, 'cli', 'index.js');
 // engine's (lab/report/chromium.js, lab/generators/artillery-script.js).
 const CHROMIUM = process.env.LAB_CHROMIUM || '/usr/bin/chromium';
 
-module.exports = { ROOT, CLI, CHROMIUM };
+// The PATH of a shell line the lab runs for your service (its start, its set-up): your
+// project's node_modules/.bin first, as npm would, then the folder of the Node the lab runs
+// on, so that a bare \`node\` is the lab's pinned Node (package.json), not the machine's.
+function shellPath(appDir) {
+  return [path.join(appDir, 'node_modules', '.bin'), path.dirname(process.execPath), process.env.PATH].join(':');
+}
+
+module.exports = { ROOT, CLI, CHROMIUM, shellPath };

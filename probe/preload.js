@@ -161,6 +161,8 @@ function start() {
         pid: process.pid,
         role: who.role,
         w: who.worker,
+        // The Node this process runs on, as it says itself (not what the lab meant to start).
+        nv: process.versions.node,
         t: now,
         ms: now - last,
         s: seq++,

@@ -76,10 +76,15 @@ function startProgram(script, args = [], { env = {}, ready = () => true, timeout
   });
 }
 
-// Runs a program to completion and returns { code, stdout, stderr }.
-function runProgram(script, args = [], { env = {}, timeoutMs = 30000 } = {}) {
+// Runs a program to completion and returns { code, stdout, stderr }. `first`: it and all it
+// starts run ahead of the other test files' processes (nice -10, as root; else as they are),
+// for the tests that judge a limit the test sets (a paced service's timers): beside five
+// other files, a generator not scheduled for 100 ms was once named the limit of 20/s.
+function runProgram(script, args = [], { env = {}, timeoutMs = 30000, first = false } = {}) {
+  const ahead = first && process.getuid?.() === 0;
+  const [bin, argv] = ahead ? ['nice', ['-n', '-10', process.execPath]] : [process.execPath, []];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(bin, [...argv, script, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -161,7 +166,7 @@ function artilleryRun(file, args = [], env = {}, { limitMs = 180000, stopWhen = 
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [require.resolve('artillery/bin/run'), 'run', ...args, '-o', `${file}.json`, file],
+      [require('../lab/generators/artillery-run').ARTILLERY, 'run', ...args, '-o', `${file}.json`, file],
       {
         cwd: path.dirname(file),
         env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1', ...env },
@@ -237,8 +242,8 @@ async function ownPlace({ ports = 20 } = {}) {
 
 // A lab command that prints JSON (--json), in a place of its own: { r (its exit, stdout,
 // stderr), out (its JSON) }; a command that printed none fails the test with its stderr.
-async function labJson(args, { ports = 70, timeoutMs = 400000 } = {}) {
-  const r = await lab([...args, '--json', ...(await ownPlace({ ports }))], { timeoutMs });
+async function labJson(args, { ports = 70, timeoutMs = 400000, first = false } = {}) {
+  const r = await lab([...args, '--json', ...(await ownPlace({ ports }))], { timeoutMs, first });
   return { r, out: jsonOf(r) };
 }
 

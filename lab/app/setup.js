@@ -1,12 +1,12 @@
 'use strict';
 
-const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { own } = require('../ownership/cleanups');
 const { stopGroup, GRACE_MS } = require('../ownership/procs');
 const { lastLines, WIDTH } = require('../terminal/last-lines');
 const { text: durationText } = require('../terminal/duration');
+const { shellPath } = require('../paths');
 
 // Your service's own set-up (--app-setup 'npm run migrate'): run once, as a shell runs the
 // line, in your folder, with the stores' addresses in its environment (DATABASE_URL...), when
@@ -22,7 +22,7 @@ function appSetup(app, line, env, log = () => {}) {
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', line], {
       cwd: app.dir,
-      env: { ...process.env, ...env, PATH: `${path.join(app.dir, 'node_modules', '.bin')}:${process.env.PATH}` },
+      env: { ...process.env, ...env, PATH: shellPath(app.dir) },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -4,6 +4,7 @@
 const { pick } = require('../names');
 const { labError } = require('../../common/errors');
 const { cleanup, trapSignals, interrupted } = require('../ownership/cleanups');
+const { decide, runAgain } = require('./pinned-node');
 
 // `node lab/cli <command> [args]`: one file per command under lab/commands. Each command
 // returns { stdout } (what a script may parse) and logs progress on stderr. Exit codes:
@@ -87,4 +88,12 @@ async function main(argv) {
   process.exit(interrupted() ? 130 : code);
 }
 
-main(process.argv.slice(2));
+// On the lab's own Node, or on it again (./pinned-node.js).
+let start = 'run';
+try {
+  start = decide();
+} catch (err) {
+  process.exit(reportError(err));
+}
+if (start === 'run') main(process.argv.slice(2));
+else runAgain(start.again, __filename, process.argv.slice(2));

@@ -6,7 +6,12 @@ const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
 const { helperEnv } = require('../ownership/adopt');
 
-const ARTILLERY = require.resolve('artillery/bin/run');
+// Artillery's command, found through its package.json (its `exports` keep bin/ private).
+const ARTILLERY = artilleryBin();
+function artilleryBin() {
+  const pkg = require.resolve('artillery/package.json');
+  return path.join(path.dirname(pkg), require(pkg).bin.artillery);
+}
 const PLUGIN_PATH = path.join(__dirname, '..', '..', 'artillery', 'plugins');
 // How long past its report the lab waits for Artillery's verdict (its checks run then).
 const VERDICT_WAIT_MS = 8000;
@@ -153,3 +158,4 @@ function runArtillery({
 
 module.exports = runArtillery;
 module.exports.pluginPath = pluginPath;
+module.exports.ARTILLERY = ARTILLERY;

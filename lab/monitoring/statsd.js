@@ -9,6 +9,8 @@ const { helperEnv } = require('../ownership/adopt');
 const { own } = require('../ownership/cleanups');
 
 const STATSD_BIN = require.resolve('statsd/bin/statsd');
+// What the daemon needs of Node that Node 23 took away (util.log).
+const COMPAT = path.join(__dirname, 'statsd-compat.js');
 const BACKEND = path.join(__dirname, 'statsd-backend.js');
 const FLUSH_MS = 1000;
 
@@ -54,7 +56,10 @@ async function startStatsd({ dir, host, port, mgmtPort, seriesFile, graphite }) 
   const configFile = path.join(dir, 'statsd.config.js');
   fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
   const log = fs.openSync(path.join(dir, 'statsd.log'), 'w');
-  const child = spawn(process.execPath, [STATSD_BIN, configFile], { stdio: ['ignore', log, log], env: helperEnv() });
+  const child = spawn(process.execPath, ['--require', COMPAT, STATSD_BIN, configFile], {
+    stdio: ['ignore', log, log],
+    env: helperEnv(),
+  });
   fs.closeSync(log);
   // Owned from its spawn, as the run's carbon-cache is (./carbon.js).
   const release = own(() => stopChild(child, 3000));

@@ -24,7 +24,11 @@ function page(title, body, machine, o = {}) {
   const m = machine
     ? html`<footer>
         Measured on ${machine.hostname}: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node
-        ${machine.node}${machine.nginx ? html`, nginx ${machine.nginx}` : ''}${machine.artillery ? html`, Artillery ${machine.artillery}` : ''}.
+        ${machine.node}${
+          machine.serviceNode?.length
+            ? html` (the lab and its generator; the service on Node ${machine.serviceNode.join(', ')})`
+            : ''
+        }${machine.nginx ? html`, nginx ${machine.nginx}` : ''}${machine.artillery ? html`, Artillery ${machine.artillery}` : ''}.
       </footer>`
     : '';
   return `${html`<!doctype html>

@@ -451,7 +451,8 @@ function thresholdsTable(s) {
 function renderRunReport(run) {
   const s = run.summary;
   const dep = s.deployment ? s.deployment.label || s.deployment.name : 'external target';
-  return page(`${s.endpoint} ${s.scenario} on ${dep}`, runBody(run), s.machine);
+  const machine = s.machine && { ...s.machine, serviceNode: s.nodes?.nodeVersions };
+  return page(`${s.endpoint} ${s.scenario} on ${dep}`, runBody(run), machine);
 }
 
 // The report's body: what the page shows, and what the live dashboard shows second by second.

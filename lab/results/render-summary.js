@@ -129,7 +129,8 @@ function runtimeLines(nodes, lines) {
   const w = Math.max(4, ...rows.map((r) => r.node.length), ...(nodes.processes || []).map((p) => p.node.length + 12));
   const dash = (v, suffix = '') => (v == null ? '-' : `${v}${suffix}`);
   const elu = (v) => (v == null ? '-' : `${Math.round(v * 100)}%`);
-  lines.push('Event loops, GC and heap (the runtime probe in each Node process):');
+  const versions = nodes.nodeVersions?.length ? ` (the service on Node ${nodes.nodeVersions.join(', ')})` : '';
+  lines.push(`Event loops, GC and heap (the runtime probe in each Node process)${versions}:`);
   lines.push(`  ${'node'.padEnd(w)}  loop busy  delay p99 ms  delay max ms  GC ms  GC busiest s  heap max MiB  requests`);
   const line = (name, r) =>
     `  ${name.padEnd(w)}  ${elu(r.eventLoopUtilization).padStart(9)}  ${dash(r.eventLoopDelayP99Ms).padStart(12)}  ${dash(r.eventLoopDelayMaxMs).padStart(12)}  ${dash(r.gcPauseMs).padStart(5)}  ${dash(r.gcBusiestSecondPct, '%').padStart(12)}  ${dash(r.heapUsedMiBMax).padStart(12)}  ${dash(r.requests).padStart(8)}`;

@@ -304,6 +304,8 @@ function withRuntime(nodes, extra, samples) {
     ...p,
     cpuPctMean: cpuByPid.has(p.pid) ? mean(cpuByPid.get(p.pid)) : null,
   }));
+  // The Node versions the service's processes said they run (the probe's datagrams).
+  nodes.nodeVersions = [...new Set(rt.processes.map((p) => p.nodeVersion).filter(Boolean))].sort();
   const missing = nodes.rows.filter((r) => /^replica-\d+$/.test(r.node) && !rt.nodes[r.node]).map((r) => r.node);
   if (missing.length)
     nodes.runtimeNote = `no runtime figures arrived from ${missing.join(', ')} (${rt.received.received} datagrams received in all): a start line that sets its own NODE_OPTIONS, or a program that is not Node, leaves the probe out`;

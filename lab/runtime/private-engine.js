@@ -207,7 +207,7 @@ class PrivateEngine {
     );
     if (boot.code !== 0) throw new Error(`debootstrap failed:\n${boot.out.split('\n').slice(-10).join('\n')}`);
     const node = process.execPath;
-    const npmDir = path.join(path.dirname(fs.realpathSync(node)), '..', 'lib', 'node_modules', 'npm');
+    const npmDir = npmRoot(node);
     fs.copyFileSync(node, path.join(rootfs, 'usr/local/bin/node'));
     fs.chmodSync(path.join(rootfs, 'usr/local/bin/node'), 0o755);
     fs.mkdirSync(path.join(rootfs, 'usr/local/lib/node_modules'), { recursive: true });
@@ -243,6 +243,22 @@ class PrivateEngine {
     fs.rmSync(recordPath(this.dir), { force: true });
     return { before, after: hostSnapshot() };
   }
+}
+
+// The npm to put beside `node` in an image: the one installed with that node (a Node
+// install's lib/node_modules/npm), else the npm that runs this command (the lab's Node
+// comes from the npm registry's \`node\` package, which has no npm of its own), else the
+// machine's.
+function npmRoot(node) {
+  const candidates = [
+    path.join(path.dirname(fs.realpathSync(node)), '..', 'lib', 'node_modules', 'npm'),
+    process.env.npm_execpath ? path.join(path.dirname(fs.realpathSync(process.env.npm_execpath)), '..') : null,
+    '/usr/lib/node_modules/npm',
+    '/usr/local/lib/node_modules/npm',
+  ].filter(Boolean);
+  const found = candidates.find((d) => fs.existsSync(path.join(d, 'bin', 'npm-cli.js')));
+  if (!found) throw new Error(`no npm found to put in the base image (looked in ${candidates.join(', ')})`);
+  return found;
 }
 
 module.exports = { PrivateEngine, unavailable, hostSnapshot, recoverDeadEngines, REGISTRY };

@@ -1,7 +1,7 @@
 'use strict';
 
 const path = require('node:path');
-const { ROOT } = require('../paths');
+const { ROOT, shellPath } = require('../paths');
 const { probeEnv } = require('../probe/env');
 
 // How one replica starts under pm2, the lab's service or yours (--app): [script, options] for
@@ -82,7 +82,7 @@ function appProcess(app, node, extraEnv = {}) {
   return {
     command: '/bin/sh',
     args: ['-c', app.run.shell],
-    env: { ...env, PATH: `${path.join(app.dir, 'node_modules', '.bin')}:${process.env.PATH}` },
+    env: { ...env, PATH: shellPath(app.dir) },
     cwd: app.dir,
   };
 }

@@ -158,9 +158,9 @@ function readLoop(r, step, here, seen, readInner, keys = LOOP_KEYS) {
   };
 }
 
-// A think time: seconds, or a duration or template read when it runs. Artillery 2.0.21 reads
-// a fractional number of seconds as milliseconds (0.2 waits 1 ms): the lab waits what the
-// script says, and says that it differs.
+// A think time: seconds, or a duration or template read when it runs. Artillery (2.0.21 to
+// 2.0.34: createThink) reads a fractional number of seconds as milliseconds (0.2 waits 1 ms):
+// the lab waits what the script says, and says that it differs.
 function readThink(r, value, at, seen) {
   if (!isNum(value) && typeof value !== 'string') r.fail(at, 'seconds, or a duration like 500ms');
   if (isNum(value)) {
@@ -169,7 +169,7 @@ function readThink(r, value, at, seen) {
     if (!Number.isInteger(value)) {
       seen.say(
         r.field(at),
-        `think ${value}: Artillery 2.0.21 reads a fractional number of seconds as milliseconds (it waits about 1 ms); the lab waits ${value} s, as the script says`,
+        `think ${value}: Artillery (2.0.21 to 2.0.34) reads a fractional number of seconds as milliseconds (it waits about 1 ms); the lab waits ${value} s, as the script says`,
       );
     }
     return value;

@@ -40,7 +40,7 @@ journey(
         '--json',
         ...(await ownPlace({ ports: 70 })),
       ],
-      { timeoutMs: 600000 },
+      { timeoutMs: 600000, first: true },
     );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const out = jsonOf(r);
@@ -108,7 +108,7 @@ journey(
         }),
         ...(await ownPlace({ ports: 70 })),
       ],
-      { timeoutMs: 120000 },
+      { timeoutMs: 120000, first: true },
     );
     expect(c.stderr).not.toMatch(/LAB_ERR/);
     const choice = jsonOf(c);

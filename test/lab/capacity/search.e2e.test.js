@@ -9,7 +9,9 @@ const { labJson, ROOT, flagsOf } = require('../../helper');
 // one, and these files run beside the others. Short levels (1 s of warm-up, 3 s held).
 const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 const quick = ['--hold', '3s', '--warmup', '1s', '--repetitions', '1'];
-const capacity = (args) => labJson(['capacity', ...args, '--app', PACED, '--deployments', 'single', ...quick]);
+// (Ahead of the other files' processes: what breaks is the paced service, not a late generator.)
+const capacity = (args) =>
+  labJson(['capacity', ...args, '--app', PACED, '--deployments', 'single', ...quick], { first: true });
 
 test('a first level that breaks is stepped down until one holds, then bisected and verified; the answer says how long it held', async () => {
   // 40 ms a request, one at a time: 25/s. 100/s breaks, 50 breaks, 25 holds (at its edge), ...

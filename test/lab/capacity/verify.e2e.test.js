@@ -20,21 +20,24 @@ const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 journey(
   'a knee that moves with time: the verification says so, steps down to a rate held for its time',
   async () => {
-    const { r, out } = await labJson([
-      'capacity',
-      '/work?ms=10&per=400&window=10',
-      ...flagsOf({
-        app: PACED,
-        deployments: 'single',
-        slo: 'p99<200',
-        hold: '2s',
-        warmup: '1s',
-        verifyHold: '10s',
-        repetitions: 1,
-        precision: 0.1,
-        start: 30,
-      }),
-    ]);
+    const { r, out } = await labJson(
+      [
+        'capacity',
+        '/work?ms=10&per=400&window=10',
+        ...flagsOf({
+          app: PACED,
+          deployments: 'single',
+          slo: 'p99<200',
+          hold: '2s',
+          warmup: '1s',
+          verifyHold: '10s',
+          repetitions: 1,
+          precision: 0.1,
+          start: 30,
+        }),
+      ],
+      { first: true },
+    );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const [d] = out.deployments;
     // (On a machine busy with other test files the answer is "at least", and says why: the

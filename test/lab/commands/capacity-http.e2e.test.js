@@ -29,7 +29,7 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
       ...flagsOf({ start: 80, slo: 'p99<1000', json: true }),
       ...(await ownPlace({ ports: 70 })),
     ],
-    { timeoutMs: 300000 },
+    { timeoutMs: 300000, first: true },
   );
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   const out = jsonOf(r);

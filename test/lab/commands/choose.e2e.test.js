@@ -33,7 +33,7 @@ journey(
         '--json',
         ...(await ownPlace({ ports: 40 })),
       ],
-      { timeoutMs: 400000 },
+      { timeoutMs: 400000, first: true },
     );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     // (Its log's tail when it made no choice: which sweep, candidate or check said no.)

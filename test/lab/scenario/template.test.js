@@ -2,8 +2,9 @@
 
 const { template, funcsFor } = require('../../../lab/scenario/template');
 // Artillery's own template function, the reference: the lab's engines must render what
-// Artillery renders (its engine_util, from the artillery package in the lock file).
-const artillery = require('@artilleryio/int-commons').engine_util;
+// Artillery renders (its engine_util, from the artillery package in the lock file, run in a
+// child Node: ../../artillery-reference.js).
+const { artilleryReference } = require('../../artillery-reference');
 
 const vars = {
   url: '/a',
@@ -53,11 +54,19 @@ const CASES = [
   undefined,
 ];
 
-test.each(CASES.map((c) => [JSON.stringify(c) ?? 'undefined', c]))('%s renders as Artillery renders it', (_, c) => {
-  const ours = template(c, { vars, funcs: funcsFor(vars) });
-  const theirs = artillery.template(c, { vars, funcs: {} });
-  expect(ours).toEqual(theirs);
-});
+// Every case through Artillery at once (one child Node), in CASES' order.
+const THEIRS = artilleryReference(
+  'template',
+  CASES.map((value) => ({ value, vars })),
+);
+
+test.each(CASES.map((c, i) => [JSON.stringify(c) ?? 'undefined', c, i]))(
+  '%s renders as Artillery renders it',
+  (_, c, i) => {
+    const ours = template(c, { vars, funcs: funcsFor(vars) });
+    expect(ours).toEqual(THEIRS[i]);
+  },
+);
 
 test('functions: the first call is replaced by its result as text, then the string rendered again', () => {
   const ctx = { vars, funcs: funcsFor(vars) };
@@ -69,7 +78,8 @@ test('functions: the first call is replaced by its result as text, then the stri
   expect(template('{{ $randomNumber(5, 5) }}/{{ n }}', ctx)).toBe('5/5');
   // A known function, with Artillery's own implementation of it, gives the same shape.
   const fixed = { $f: () => 9 };
-  expect(template('a{{ $f() }}b{{ n }}', { vars, funcs: fixed })).toBe(
-    artillery.template('a{{ $f() }}b{{ n }}', { vars, funcs: fixed }),
-  );
+  const [theirs] = artilleryReference('template', [
+    { value: 'a{{ $f() }}b{{ n }}', vars, funcs: { $f: String(fixed.$f) } },
+  ]);
+  expect(template('a{{ $f() }}b{{ n }}', { vars, funcs: fixed })).toBe(theirs);
 });

@@ -1,29 +1,13 @@
 'use strict';
 
 const { captureOrMatch } = require('../../../../lab/generators/vu/checks');
-// Artillery's own captureOrMatch, the reference (its engine_util).
-const artillery = require('@artilleryio/int-commons').engine_util;
+// Artillery's own captureOrMatch, the reference (its engine_util, run in a child Node:
+// ../../../artillery-reference.js): whether the virtual user fails ("Failed capture or match")
+// and the variables it sets when it does not.
+const { artilleryReference } = require('../../../artillery-reference');
 
-// What Artillery's engine does with a captureOrMatch result: whether the virtual user fails
-// ("Failed capture or match") and the variables it sets when it does not.
-function reference(specs, res, strictDefault = true) {
-  return new Promise((resolve) => {
-    const context = { vars: {}, funcs: {}, _defaultStrictCapture: strictDefault };
-    artillery.captureOrMatch(
-      JSON.parse(JSON.stringify(specs)),
-      { headers: res.headers, body: res.text },
-      context,
-      (err, result) => {
-        const failed =
-          Object.values(result.matches).some((v) => !v.success && v.strict !== false) ||
-          Object.values(result.captures).some((v) => v.failed);
-        const vars = {};
-        if (!failed) for (const [k, v] of Object.entries(result.captures)) vars[k] = v.value;
-        resolve({ failed, vars });
-      },
-    );
-  });
-}
+const reference = (specs, res, strictDefault = true) =>
+  artilleryReference('captureOrMatch', [{ specs, res, strictDefault }])[0];
 
 const json = (body) => ({ headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) });
 const CASES = [
@@ -76,18 +60,18 @@ const CASES = [
   ],
 ];
 
-test.each(CASES)('%s: the virtual user fails, or not, with the variables Artillery sets', async (_, specs, res) => {
+test.each(CASES)('%s: the virtual user fails, or not, with the variables Artillery sets', (_, specs, res) => {
   const ctx = { vars: {}, funcs: {} };
   const ours = captureOrMatch(specs, res, ctx);
-  const theirs = await reference(specs, res);
+  const theirs = reference(specs, res);
   expect(ours.failed).toBe(theirs.failed);
   if (!theirs.failed) expect(ctx.vars).toEqual(theirs.vars);
   else expect(ctx.vars).toEqual({});
 });
 
-test('config.defaults.strictCapture: false lets a missing capture go', async () => {
+test('config.defaults.strictCapture: false lets a missing capture go', () => {
   const specs = { capture: [{ json: '$.nope', as: 'x' }] };
   const ours = captureOrMatch(specs, json({}), { vars: {}, funcs: {} }, { strictDefault: false });
-  expect(ours.failed).toBe((await reference(specs, json({}), false)).failed);
+  expect(ours.failed).toBe(reference(specs, json({}), false).failed);
   expect(ours.failed).toBe(false);
 });
