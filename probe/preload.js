@@ -89,6 +89,8 @@ function start() {
   const { monitorEventLoopDelay, performance, PerformanceObserver, constants } = require('node:perf_hooks');
 
   const node = process.env.LAB_PROBE_NODE || '';
+  const keepUs = Number(process.env.LAB_PROBE_PROFILE);
+  if (keepUs > 0) keepProfiler(keepUs);
   const KINDS = {
     [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
     [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
@@ -188,9 +190,45 @@ function start() {
   return { stop, tick };
 }
 
+const postTo = (session) => (method, params) =>
+  new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
+const intervalOf = (us) => Math.max(100, Math.min(100000, us));
+
+// V8's CPU profiler kept running from this process's start, when the run will profile
+// (LAB_PROBE_PROFILE: the interval, µs). A profiler started late does not know what V8 inlined
+// before it started: on Node 22 and 24 the hot function of a service profiled after its
+// warm-up (computeDiscount, inlined into its request handler) was named as its caller, with
+// 98% of the samples. So a profile runs from the start in a session of its own, and each
+// window's profile (profile() below) is taken in that same session, whose profiler has seen
+// every optimization since the start. The kept profile is renewed every minute, the next
+// begun before the last ends (the profiler never stops), its samples dropped.
+let kept = null;
+function keepProfiler(us) {
+  try {
+    const { Session } = require('node:inspector');
+    const session = new Session();
+    session.connect();
+    session.post('Profiler.enable');
+    session.post('Profiler.setSamplingInterval', { interval: intervalOf(us) });
+    let n = 0;
+    // (console.profile: a profile of the session's own profiler, beside the window's.)
+    console.profile(`lab-keep-${n}`);
+    const renew = setInterval(() => {
+      console.profile(`lab-keep-${n + 1}`);
+      console.profileEnd(`lab-keep-${n}`);
+      n += 1;
+    }, 60000);
+    renew.unref();
+    kept = { session, post: postTo(session) };
+  } catch {
+    kept = null;
+  }
+}
+
 // One profile of this process, asked by the collector: V8's CPU profiler for m.ms, then the
 // profile sent to m.to (host:port) as one line of JSON saying whose it is, then the profile's
-// JSON. Once per id; never more than one at a time; any failure ends it quietly.
+// JSON. Once per id; never more than one at a time; any failure ends it quietly. In the kept
+// session when there is one (its interval is the run's), else in a session of its own.
 let profiling = null;
 const profiled = new Set();
 function profile(m, { node, who }) {
@@ -199,19 +237,22 @@ function profile(m, { node, who }) {
   const us = Number(m.us) || 1000;
   if (profiling || !to || typeof m.id !== 'string' || profiled.has(m.id) || !(ms > 0 && ms <= 600000)) return;
   profiled.add(m.id);
-  let session;
-  try {
-    const { Session } = require('node:inspector');
-    session = new Session();
-    session.connect();
-  } catch {
-    return;
+  let session = kept?.session ?? null;
+  if (!session) {
+    try {
+      const { Session } = require('node:inspector');
+      session = new Session();
+      session.connect();
+    } catch {
+      return;
+    }
   }
+  const own = session !== kept?.session;
   profiling = m.id;
-  const post = (method, params) =>
-    new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
+  const post = own ? postTo(session) : kept.post;
   const done = () => {
     profiling = null;
+    if (!own) return;
     try {
       session.disconnect();
     } catch {
@@ -219,8 +260,10 @@ function profile(m, { node, who }) {
     }
   };
   const started = Date.now();
-  post('Profiler.enable')
-    .then(() => post('Profiler.setSamplingInterval', { interval: Math.max(100, Math.min(100000, us)) }))
+  (own
+    ? post('Profiler.enable').then(() => post('Profiler.setSamplingInterval', { interval: intervalOf(us) }))
+    : Promise.resolve()
+  )
     .then(() => post('Profiler.start'))
     .then(
       () =>

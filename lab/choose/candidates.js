@@ -2,6 +2,7 @@
 
 const { fitUsl, predict, need, usl } = require('../capacity/usl');
 const { MIN_POINTS } = require('../capacity/scaling');
+const { monthlyCost, byCost } = require('./price');
 
 // The deployment to choose (npm run choose): from the capacity measured at a few replica
 // counts of each shape (capacity --replicas, one sweep a shape), the fewest replicas of each
@@ -121,15 +122,19 @@ function memoryNear(points, n) {
 }
 
 // Every shape's candidate, ranked: the fewest cores first, then the least memory, then the
-// most it is expected to hold. Returns { candidates, choice (the first that holds), none }.
+// most it is expected to hold; with prices (o.price, ./price.js), the cheapest a month first.
+// Returns { candidates, choice (the first that holds), none }.
 function rankCandidates(sweeps, o) {
   const opts = { headroom: 0.3, maxReplicas: MAX_REPLICAS, ...o };
-  const all = sweeps.map((s) => candidateOf(s, opts));
+  const all = sweeps.map((s) => withCost(candidateOf(s, opts), opts.price));
   const ok = all
     .filter((c) => c.replicas !== null)
     .sort(
       (a, b) =>
-        a.cores - b.cores || (a.memoryMiB ?? Infinity) - (b.memoryMiB ?? Infinity) || (b.holds ?? 0) - (a.holds ?? 0),
+        (opts.price ? byCost(a, b) : 0) ||
+        a.cores - b.cores ||
+        (a.memoryMiB ?? Infinity) - (b.memoryMiB ?? Infinity) ||
+        (b.holds ?? 0) - (a.holds ?? 0),
     );
   ok.forEach((c, i) => (c.rank = i + 1));
   const candidates = [...ok, ...all.filter((c) => c.replicas === null)];
@@ -142,10 +147,14 @@ function rankCandidates(sweeps, o) {
   };
 }
 
+// A candidate with its cost a month at `price` (none without prices).
+const withCost = (c, price) => (price && c.replicas !== null ? { ...c, cost: monthlyCost(c, price) } : c);
+
 // The order the candidates are checked in (npm run choose --tries): each candidate, and one
 // replica more of each (the natural next try when a count's check does not hold: the same
-// shape, a little more room), by cores, a candidate before a step up of the same cost.
-function checkOrder(candidates, maxReplicas = MAX_REPLICAS) {
+// shape, a little more room), by cores (by cost a month, with prices), a candidate before a
+// step up of the same cost.
+function checkOrder(candidates, maxReplicas = MAX_REPLICAS, price = null) {
   const ok = candidates.filter((c) => c.replicas !== null);
   const ups = ok
     .filter((c) => c.replicas < maxReplicas)
@@ -154,21 +163,24 @@ function checkOrder(candidates, maxReplicas = MAX_REPLICAS) {
       // (A count held "at least" its rate is a measurement too, as for the candidates.)
       const at = c.points.find((p) => p.replicas === n && p.maxRate !== null) ?? null;
       const pr = c.curve?.find((x) => x.replicas === n) ?? null;
-      return {
-        ...c,
-        rank: undefined,
-        stepUp: true,
-        replicas: n,
-        cores: round(n * c.cpuPerReplica, 3),
-        from: at ? 'measured' : 'predicted',
-        measured: at ? { rate: at.maxRate, ...(at.leftOut ? { atLeast: at.leftOut } : {}) } : null,
-        prediction: pr ? { rate: pr.rate, low: pr.low, high: pr.high } : null,
-        holds: at ? at.maxRate : (pr?.rate ?? c.holds),
-        memoryMiB: memoryNear(c.points, n),
-      };
+      return withCost(
+        {
+          ...c,
+          rank: undefined,
+          stepUp: true,
+          replicas: n,
+          cores: round(n * c.cpuPerReplica, 3),
+          from: at ? 'measured' : 'predicted',
+          measured: at ? { rate: at.maxRate, ...(at.leftOut ? { atLeast: at.leftOut } : {}) } : null,
+          prediction: pr ? { rate: pr.rate, low: pr.low, high: pr.high } : null,
+          holds: at ? at.maxRate : (pr?.rate ?? c.holds),
+          memoryMiB: memoryNear(c.points, n),
+        },
+        price,
+      );
     });
   return [...ok.map((c, i) => ({ c, i, up: 0 })), ...ups.map((c, i) => ({ c, i, up: 1 }))]
-    .sort((a, b) => a.c.cores - b.c.cores || a.up - b.up || a.i - b.i)
+    .sort((a, b) => (price ? byCost(a.c, b.c) : 0) || a.c.cores - b.c.cores || a.up - b.up || a.i - b.i)
     .map((x) => x.c);
 }
 

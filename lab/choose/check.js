@@ -46,6 +46,8 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
       caps,
       probe: !p.values['no-probe'],
       statements: Boolean(deployment.stores?.length),
+      // (The knee's level is profiled at --profile's default interval: lab/profile/flags.js.)
+      profile: 1000,
     });
     log(`check: ${tag} at ${p.rate}/s for ${p.holdS} s (after ${sweep.warmupS} s of warm-up)`);
     const held = await level(p.rate, p.holdS, 'check');

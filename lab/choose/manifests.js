@@ -158,7 +158,14 @@ function containerOf(deployment) {
 // without the lab's monitoring services.
 // The lab's own instruments in a service's environment (its runtime probe and the monitoring
 // it reports to): not the user's deployment.
-const LAB_ONLY_ENV = ['NODE_OPTIONS', 'LAB_PROBE', 'LAB_PROBE_NODE', 'LAB_PROBE_OPTIONS', 'LAB_PROBE_ADDRESS'];
+const LAB_ONLY_ENV = [
+  'NODE_OPTIONS',
+  'LAB_PROBE',
+  'LAB_PROBE_NODE',
+  'LAB_PROBE_OPTIONS',
+  'LAB_PROBE_ADDRESS',
+  'LAB_PROBE_PROFILE',
+];
 function withoutLabProbe(service) {
   if (!service.environment) return service;
   const environment = Object.fromEntries(

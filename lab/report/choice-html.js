@@ -69,6 +69,7 @@ function curvesChart(r) {
   });
 }
 
+// (With prices, a column of each candidate's cost a month.)
 function candidateRows(r) {
   return r.candidates.map((c) => [
     c.rank ?? '-',
@@ -76,6 +77,7 @@ function candidateRows(r) {
     c.replicas ?? '-',
     c.cores ?? '-',
     c.memoryMiB ?? '-',
+    ...(r.price ? [c.cost ? (c.cost.perMonth?.toFixed(2) ?? `unknown: ${c.cost.missing}`) : '-'] : []),
     c.replicas === null
       ? c.refused
       : c.prediction
@@ -118,7 +120,20 @@ function choiceBody(r) {
     </p>
     ${curvesChart(r)}
     <h2>Candidates</h2>
-    ${table(['rank', 'shape', 'replicas', 'cores', 'MiB a replica', 'predicted', 'measured', 'fit'], candidateRows(r))}
+    ${table(
+      [
+        'rank',
+        'shape',
+        'replicas',
+        'cores',
+        'MiB a replica',
+        ...(r.price ? [`a month (cpu ${r.price.cpu}/core-hour, memory ${r.price.memory}/GiB-hour)`] : []),
+        'predicted',
+        'measured',
+        'fit',
+      ],
+      candidateRows(r),
+    )}
     <h2>The check</h2>
     ${
       (r.checks || []).length

@@ -19,7 +19,15 @@ function candidateText(c) {
       : pr
         ? `predicted to hold ${pr.rate}/s${iv}`
         : `one replica more than a count expected to hold ${c.holds}/s`;
-  return `${c.label} x${c.replicas}: ${c.cores} cores (${c.replicas} x ${c.cpuPerReplica}), ${figure}`;
+  const cost = c.cost ? `, ${costText(c.cost)}` : '';
+  return `${c.label} x${c.replicas}: ${c.cores} cores (${c.replicas} x ${c.cpuPerReplica})${cost}, ${figure}`;
 }
 
-module.exports = { candidateText };
+// What a cost a month reads as: "12.34 a month (cpu 10.00, memory 2.34)".
+function costText(cost) {
+  if (!cost) return '';
+  if (cost.perMonth === null) return `cost unknown: ${cost.missing}`;
+  return `${cost.perMonth.toFixed(2)} a month (cpu ${cost.cpu.toFixed(2)}, memory ${cost.memory.toFixed(2)})`;
+}
+
+module.exports = { candidateText, costText };

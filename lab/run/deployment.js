@@ -30,8 +30,10 @@ async function deploy(run) {
       connections: p.connections,
       placement: p.placement,
       probe: !values['no-probe'],
-      // (--profile: the stores count what they spend their time on.)
+      // (--profile: the stores count what they spend their time on, and the service's
+      // processes keep V8's profiler from their start, at the interval the profile asks.)
       statements: Boolean(p.profile),
+      profile: p.profile ? (p.profile.us ?? 1000) : null,
     });
     target = state.url;
     // The entry's rendered config beside the results (nginx.conf, haproxy.cfg, Caddyfile).

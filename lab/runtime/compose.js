@@ -51,6 +51,7 @@ class ComposeRuntime extends EngineRuntime {
       // The runtime probe (lab/probe/, probe/preload.js): preloaded, and where it sends.
       LAB_PROBE_OPTIONS: state.probe?.options ?? '',
       LAB_PROBE_ADDRESS: state.probe?.address ?? '',
+      LAB_PROBE_PROFILE: state.probe?.profileUs ? String(state.probe.profileUs) : '',
       ...(state.heavyMs ? { LAB_HEAVY_MS: state.heavyMs } : {}),
     };
   }
@@ -89,7 +90,12 @@ class ComposeRuntime extends EngineRuntime {
     );
 
     const probe = await this.probeState(
-      { probe: options.probe, port: ports.probe, preload: deployment.app ? `${INSIDE}/${PROBE}` : IN_SERVICE_IMAGE },
+      {
+        probe: options.probe,
+        port: ports.probe,
+        preload: deployment.app ? `${INSIDE}/${PROBE}` : IN_SERVICE_IMAGE,
+        profileUs: options.profile,
+      },
       (args) => run('docker', args, { env: this.env, timeoutMs: ENGINE_CHECK_MS }),
     );
     const state = {

@@ -37,7 +37,7 @@ class EngineRuntime {
   // lab's VM cluster). The collector listens there for each run. { address, listen, options }
   // or { off: why }. preload: where the image holds probe/preload.js; docker(args): runs
   // docker on this runtime's engine, resolving { code, out }.
-  async probeState({ probe = true, port, preload, towards = null }, docker) {
+  async probeState({ probe = true, port, preload, towards = null, profileUs = null }, docker) {
     if (probe === false) return { off: 'deployed with --no-probe' };
     let host = towards;
     if (!host) {
@@ -54,7 +54,12 @@ class EngineRuntime {
       if (!(await isLocalAddress(host)))
         return { off: `the engine's bridge (${host}) is not on this machine: the probe's figures cannot come back` };
     }
-    return { address: `${host}:${port}`, listen: [{ host, port }], options: `--require ${preload}` };
+    return {
+      address: `${host}:${port}`,
+      listen: [{ host, port }],
+      options: `--require ${preload}`,
+      ...(profileUs ? { profileUs } : {}),
+    };
   }
 }
 

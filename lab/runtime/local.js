@@ -219,6 +219,7 @@ class LocalRuntime {
       hubAddress: graph.hub ? address('hub') : null,
       storeEnv,
       probeAddress: probe.address ?? null,
+      probeProfileUs: probe.address ? (options.profile ?? null) : null,
     });
     const replicaStart = replicaStarter(state);
     this.writeState(state);

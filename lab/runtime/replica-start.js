@@ -15,7 +15,14 @@ const REPLICA_KILL_TIMEOUT_MS = 125000;
 
 // What state.replicaEnv keeps: StatsD, the service's extra environment, the hub, the stores'
 // addresses, where the runtime probe sends, and the NODE_OPTIONS the lab was started with.
-function replicaEnvOf({ options = {}, hubToken = null, hubAddress = null, storeEnv = {}, probeAddress = null }) {
+function replicaEnvOf({
+  options = {},
+  hubToken = null,
+  hubAddress = null,
+  storeEnv = {},
+  probeAddress = null,
+  probeProfileUs = null,
+}) {
   return {
     statsd: options.statsd ? { host: options.statsd.host, port: options.statsd.port } : null,
     serviceEnv: options.serviceEnv || {},
@@ -23,6 +30,7 @@ function replicaEnvOf({ options = {}, hubToken = null, hubAddress = null, storeE
     hubAddress,
     storeEnv,
     probeAddress,
+    probeProfileUs,
     nodeOptions: process.env.NODE_OPTIONS || '',
   };
 }
@@ -31,7 +39,9 @@ function replicaEnvOf({ options = {}, hubToken = null, hubAddress = null, storeE
 function replicaStarter(state) {
   const e = state.replicaEnv;
   const probeOf = (node) =>
-    e.probeAddress ? probeEnv({ node: node.name, address: e.probeAddress, before: e.nodeOptions }) : {};
+    e.probeAddress
+      ? probeEnv({ node: node.name, address: e.probeAddress, before: e.nodeOptions, profileUs: e.probeProfileUs })
+      : {};
   return (node, app = state.deployment.app) => {
     if (app) {
       const { script, ...how } = appProcess(app, node, { ...e.storeEnv, ...probeOf(node) });

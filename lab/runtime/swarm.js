@@ -199,6 +199,7 @@ class SwarmRuntime extends EngineRuntime {
       {
         probe: options.probe,
         port: ports.probe,
+        profileUs: options.profile,
         preload: app && !onCluster ? `${INSIDE}/${PROBE}` : IN_SERVICE_IMAGE,
         towards: this.env.LAB_CLUSTER_DIR ? await addressTowards(this.host) : null,
       },
@@ -242,6 +243,7 @@ class SwarmRuntime extends EngineRuntime {
           LAB_HUB_TOKEN: hubToken,
           LAB_PROBE_OPTIONS: probe.options ?? '',
           LAB_PROBE_ADDRESS: probe.address ?? '',
+          LAB_PROBE_PROFILE: probe.profileUs ? String(probe.profileUs) : '',
         },
       });
       if (d.code !== 0) throw labError('LAB_ERR_PROCESS', 'docker stack deploy', tail(d.out));

@@ -40,6 +40,7 @@ const probeEnvOf = (nodeName) => ({
   NODE_OPTIONS: sub('LAB_PROBE_OPTIONS', ''),
   LAB_PROBE: sub('LAB_PROBE_ADDRESS', ''),
   LAB_PROBE_NODE: nodeName,
+  LAB_PROBE_PROFILE: sub('LAB_PROBE_PROFILE', ''),
 });
 const storeEnvOf = (deployment) => storesEnv(deployment.stores || [], (name) => ({ host: name, port: INNER[name] }));
 

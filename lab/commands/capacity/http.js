@@ -54,6 +54,7 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
         caps,
         probe: !p.values['no-probe'],
         statements: Boolean(p.profile),
+        profile: p.profile ? (p.profile.us ?? 1000) : null,
       });
     },
     dir,

@@ -11,7 +11,8 @@ const { labChild, reasonOf, interruptChild } = require('../../run/child');
 const { maybeJson } = require('../../results/files');
 const describeMachine = require('../../../common/machine');
 const { rankCandidates, checkOrder } = require('../../choose/candidates');
-const { candidateText } = require('../../report/choice-text');
+const { monthlyCost } = require('../../choose/price');
+const { candidateText, costText } = require('../../report/choice-text');
 const { checkCandidate } = require('../../choose/check');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
@@ -143,7 +144,12 @@ async function choose(argv, { log }) {
   }
 
   // Predict.
-  const ranked = rankCandidates(sweeps, { rate: p.rate, headroom: p.headroom, maxReplicas: p.maxReplicas });
+  const ranked = rankCandidates(sweeps, {
+    rate: p.rate,
+    headroom: p.headroom,
+    maxReplicas: p.maxReplicas,
+    price: p.price,
+  });
   out.candidates = ranked.candidates;
   for (const c of ranked.candidates) log(`candidate: ${candidateText(c)}`);
   if (!ranked.choice) {
@@ -158,7 +164,7 @@ async function choose(argv, { log }) {
   out.status = 'checking';
   write();
   let chosen = null;
-  for (const c of checkOrder(ranked.candidates, p.maxReplicas).slice(0, p.tries)) {
+  for (const c of checkOrder(ranked.candidates, p.maxReplicas, p.price).slice(0, p.tries)) {
     const s = p.sweeps.find((x) => x.shape === c.shape && x.balancer === c.balancer);
     // (The count's deployment, resolved as the sweep's capacity search resolved its own.)
     const sv = s.plan.values;
@@ -225,7 +231,10 @@ async function choose(argv, { log }) {
   });
   out.files = written.files;
   out.status = 'completed';
-  out.text = `${chosen.label} x${chosen.replicas}: ${chosen.cores} cores (${chosen.replicas} replica${chosen.replicas > 1 ? 's' : ''} of ${chosen.cpuPerReplica} of a core) ${expectedText(chosen)}, and it ${check.text}`;
+  // (With prices, its cost a month from the memory the check measured, when it did.)
+  if (p.price) out.choice.cost = monthlyCost({ ...chosen, memoryMiB }, p.price);
+  const cost = out.choice.cost ? `, ${costText(out.choice.cost)}` : '';
+  out.text = `${chosen.label} x${chosen.replicas}: ${chosen.cores} cores (${chosen.replicas} replica${chosen.replicas > 1 ? 's' : ''} of ${chosen.cpuPerReplica} of a core)${cost} ${expectedText(chosen)}, and it ${check.text}`;
   keep();
   write();
   return done(out, dir, p, 0);

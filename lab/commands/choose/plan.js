@@ -24,6 +24,7 @@ const budget = require('../../capacity/budget');
 const capacityPlan = require('../capacity/plan');
 const { maybeJson } = require('../../results/files');
 const { fingerprintOf, fingerprintDiffers } = require('../../capacity/fingerprint');
+const { parsePrice, priceText } = require('../../choose/price');
 const { SCRIPT_RUN_FLAGS, runScriptOptionsOf, scriptArgs } = require('../../scenario/script-flags');
 
 const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
@@ -47,6 +48,8 @@ The choice is written out as a compose file and Kubernetes manifests (docs/choos
   --max-replicas N   the most replicas a prediction may name (default ${MAX_REPLICAS})
   --hold D           how long the check holds the rate (default 2m)
   --tries N          candidates checked at most, in rank order, until one holds (default 2)
+  --price cpu=C,memory=M   your prices, a core-hour and a GiB-hour (none built in): each
+                     candidate's cost a month, and the cheapest ranked first
   --from DIR         the sweeps of an earlier choose (its folder): nothing is measured again,
                      only predicted and checked (the same SLO and caps)
   --script FILE, --method M, --body B, --header H, --expect-status S   the requests (as for capacity)
@@ -120,6 +123,11 @@ const COMMAND_FLAGS = {
   'max-replicas': flag.int(1, MAX_REPLICAS),
   hold: flag.duration(),
   tries: flag.int(1, 5),
+  price: {
+    type: 'custom',
+    parse: parsePrice,
+    expected: 'prices a core-hour and a GiB-hour, like cpu=0.04,memory=0.005',
+  },
   from: flag.path(),
   'search-hold': flag.duration(),
   plan: flag.bool(),
@@ -218,6 +226,7 @@ function plan(argv) {
     sweeps,
     holdS: values.hold ?? DEFAULTS.holdS,
     tries: values.tries ?? DEFAULTS.tries,
+    price: values.price ?? null,
     from: values.from ?? null,
     passed,
     scriptArgs: scriptArgs(values, given),
@@ -425,6 +434,7 @@ const headOf = (p) => ({
   cpuPerReplica: p.capPct / 100,
   counts: p.counts,
   from: p.from,
+  price: p.price,
 });
 
 // --plan --json: the plan as data (docs/choose.md, "The plan as JSON"), its text beside.
@@ -460,10 +470,11 @@ function planText(p) {
     lines.push(
       `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''} behind ${s.balancer}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
     );
+  const ranked = p.price ? `ranked by cost a month (--price: ${priceText(p.price)})` : 'ranked by cores';
   lines.push(
     p.counts.length >= MIN_POINTS
-      ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ranked by cores`
-      : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ranked by cores`,
+      ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
+      : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
     `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold), the SLO judged on the whole window; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
     `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
     `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,

@@ -12,12 +12,13 @@ const { logTail } = require('./log-tail');
 // HTTP; one that exits or never answers is said with what it wrote last (`rt`: the
 // LocalRuntime, for its interruptible steps and its CA).
 
-// Node's refusal of a file it may not read (--experimental-permission, a policy): the first
-// file it is refused is the runtime probe the lab preloads, and the way on is --no-probe.
+// Node's refusal of a file it may not read (--permission, Node 20's --experimental-permission,
+// a policy): the first file it is refused is the runtime probe the lab preloads, and the way on
+// is --no-probe.
 const REFUSED_PRELOAD = /Access to this API has been restricted|ERR_ACCESS_DENIED|ERR_MANIFEST/;
 
 const PRELOAD_HINT =
-  "  (the lab preloads its runtime probe into your service's Node processes, and this one refused to read it: a service run with --experimental-permission or a policy deploys with --no-probe)";
+  "  (the lab preloads its runtime probe into your service's Node processes, and this one refused to read it: a service run with --permission (Node 20: --experimental-permission) or a policy deploys with --no-probe)";
 
 // How long a replica of your service may take to answer its first request: --app-start-timeout,
 // else LAB_APP_START_MS (milliseconds), else 30 s.

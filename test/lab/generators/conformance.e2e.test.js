@@ -5,7 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
 const YAML = require('yaml');
-const { lab, ownPlace, ROOT, pool, artilleryRun, jsonOf } = require('../../helper');
+const { lab, ownPlace, ROOT, pool, artilleryRun, jsonOf, flagsOf } = require('../../helper');
 const { referenceKey, cachedReference, folderFiles, artilleryVersion } = require('../../reference-cache');
 
 // The lab's claim that it runs your Artillery script as Artillery does, kept true: each
@@ -100,10 +100,10 @@ function copyFixture(name, target) {
 }
 
 // A case's command-line flags (Artillery's, the same for both), {dir} its folder.
-const flagsOf = (args, file) => args.map((a) => a.replaceAll('{dir}', path.dirname(file)));
+const caseFlags = (args, file) => args.map((a) => a.replaceAll('{dir}', path.dirname(file)));
 
 // Plain `artillery run` with the case's flags: its exit code once it has ended.
-const artilleryRunOf = (file, args = []) => artilleryRun(file, flagsOf(args, file));
+const artilleryRunOf = (file, args = []) => artilleryRun(file, caseFlags(args, file));
 
 // The same script through the lab: `scenario --script FILE --target URL --generator G`; the
 // closed loop as many virtual users as the script asks, on one connection.
@@ -114,7 +114,7 @@ async function labRun(file, generator, target, vus, args = []) {
       'scenario',
       ...flagsOf({ script: file, target: target, generator: generator, graphite: false, json: true }),
       ...closed,
-      ...flagsOf(args, file),
+      ...caseFlags(args, file),
       ...(await ownPlace()),
     ],
     { timeoutMs: 120000 },

@@ -222,6 +222,7 @@ test('a service slow to start: the time-out names its setting, and its last line
   expect(r.stderr).toMatch(/Its last lines: \[LAB_ERR_APP\]\n {2}warming caches\.\.\./);
 
   // Node's permission model refuses to read the probe the lab preloads: the way on is said.
+  // (--permission since Node 22, the lab's Node 24's name; 20 called it --experimental-permission.)
   const strict = folder({ 'server.js': SERVER });
   const denied = await lab([
     'deploy',
@@ -229,7 +230,7 @@ test('a service slow to start: the time-out names its setting, and its last line
     '--app',
     strict,
     '--app-cmd',
-    `node --experimental-permission --allow-fs-read=${path.join(strict, 'server.js')} server.js`,
+    `node --permission --allow-fs-read=${path.join(strict, 'server.js')} server.js`,
     ...place,
   ]);
   expect(denied.code).toBe(1);
