@@ -35,11 +35,18 @@ function freePort() {
   return freePortBase(2);
 }
 
+// How a test's program starts: Node, or `first` (as root) Node under nice -10, so that it and
+// all it starts run ahead of the other test files' processes.
+const launcher = (first) =>
+  first && process.getuid?.() === 0 ? ['nice', ['-n', '-10', process.execPath]] : [process.execPath, []];
+
 // Starts `node <script> ...args` from the repository root; resolves once `ready(stderr)`
-// holds. The returned handle stops it by pid.
-function startProgram(script, args = [], { env = {}, ready = () => true, timeoutMs = 15000 } = {}) {
+// holds. The returned handle stops it by pid. `first`: ahead of the other files' processes,
+// as runProgram's.
+function startProgram(script, args = [], { env = {}, ready = () => true, timeoutMs = 15000, first = false } = {}) {
+  const [bin, argv] = launcher(first);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
+    const child = spawn(bin, [...argv, script, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,8 +88,7 @@ function startProgram(script, args = [], { env = {}, ready = () => true, timeout
 // for the tests that judge a limit the test sets (a paced service's timers): beside five
 // other files, a generator not scheduled for 100 ms was once named the limit of 20/s.
 function runProgram(script, args = [], { env = {}, timeoutMs = 30000, first = false } = {}) {
-  const ahead = first && process.getuid?.() === 0;
-  const [bin, argv] = ahead ? ['nice', ['-n', '-10', process.execPath]] : [process.execPath, []];
+  const [bin, argv] = launcher(first);
   return new Promise((resolve) => {
     const child = spawn(bin, [...argv, script, ...args], {
       cwd: ROOT,
@@ -103,11 +109,22 @@ function runProgram(script, args = [], { env = {}, timeoutMs = 30000, first = fa
       child.kill('SIGINT');
       kill = setTimeout(() => child.kill('SIGKILL'), 20000);
     }, timeoutMs);
-    child.on('exit', (code, signal) => {
+    // Once its output is all read ('close'): 'exit' can come before the last of a large stdout,
+    // and a capacity's JSON was once cut there. (At most 5 s after its exit: a process it left
+    // holding the pipe would keep 'close' away for ever.)
+    let ended = null;
+    const end = () => {
+      if (!ended) return;
       clearTimeout(timer);
       clearTimeout(kill);
-      resolve({ code, signal, stdout, stderr, ...(timedOut ? { timedOut: true } : {}) });
+      clearTimeout(ended.wait);
+      resolve({ ...ended.how, stdout, stderr, ...(timedOut ? { timedOut: true } : {}) });
+      ended = null;
+    };
+    child.on('exit', (code, signal) => {
+      ended = { how: { code, signal }, wait: setTimeout(end, 5000) };
     });
+    child.on('close', end);
   });
 }
 

@@ -72,7 +72,9 @@ async function main(argv) {
     if (argv[0] === undefined) throw labError('LAB_ERR_MISSING_ARG', 'a command', USAGE);
     const name = pick('command', argv[0], COMMANDS);
     const result = await name()(argv.slice(1), { log });
-    if (result && result.stdout) process.stdout.write(`${result.stdout}\n`);
+    // (Written out before the exit below: to a pipe read slowly, Node writes asynchronously,
+    // and an exit with the write pending cut a capacity's JSON at 64 KiB.)
+    if (result && result.stdout) await new Promise((r) => process.stdout.write(`${result.stdout}\n`, r));
     if (result && result.exitCode) code = result.exitCode;
   } catch (err) {
     if (interrupted()) {

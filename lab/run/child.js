@@ -21,9 +21,20 @@ function labChild(args, { keepStdout = false, passStderr = false } = {}) {
     if (passStderr) process.stderr.write(d);
     tail = (tail + d).slice(-TAIL);
   });
-  const done = new Promise((resolve) =>
-    child.once('exit', (code, sig) => resolve({ code: code ?? sig, stdout, tail })),
-  );
+  // Done once its output is all read ('close'): 'exit' can come before the last of a large
+  // stdout (a level's summary as JSON). At most 5 s after its exit, should a process it left
+  // hold the pipe.
+  const done = new Promise((resolve) => {
+    let wait = null;
+    const end = (code) => {
+      clearTimeout(wait);
+      resolve({ code, stdout, tail });
+    };
+    child.once('exit', (code, sig) => {
+      wait = setTimeout(() => end(code ?? sig), 5000);
+      child.once('close', () => end(code ?? sig));
+    });
+  });
   return { child, done };
 }
 

@@ -100,7 +100,9 @@ test('Ctrl-C during a search: what it measured is kept in capacity.json and the 
       '20',
       ...place,
     ],
-    { ready: (err) => /single: 40\/s -> /.test(err), timeoutMs: 120000 },
+    // (Stopped once the first level is said, held or not: on a machine running five other
+    // files it once broke at 20/s, and the 40/s it waited for never came.)
+    { ready: (err) => /single: 20\/s -> /.test(err), timeoutMs: 120000, first: true },
   );
   const { code } = await run.stop('SIGINT');
   expect(code).toBe(130);
@@ -108,7 +110,7 @@ test('Ctrl-C during a search: what it measured is kept in capacity.json and the 
   const out = JSON.parse(fs.readFileSync(path.join(results, dir, 'capacity.json'), 'utf8'));
   expect(out.status).toBe('interrupted');
   expect(out.searching).toBe('single');
-  expect(out.levels.map((l) => l.rate).slice(0, 2)).toEqual([20, 40]);
+  expect(out.levels[0]).toMatchObject({ rate: 20 });
   expect(fs.readFileSync(path.join(results, dir, 'capacity.html'), 'utf8')).toMatch(
     /The search was interrupted during single/,
   );
