@@ -271,7 +271,7 @@ function addHeader(headers, name, value) {
 }
 
 // A body's text, decompressed as Artillery's client does when the server compressed it (it
-// asks for gzip, deflate and br).
+// asks for gzip, deflate, br, and zstd where Node has it).
 function decoded(buf, encoding) {
   if (!encoding || !buf.length) return buf.toString('utf8');
   const zlib = require('node:zlib');
@@ -280,6 +280,7 @@ function decoded(buf, encoding) {
     if (e === 'gzip' || e === 'x-gzip') return zlib.gunzipSync(buf).toString('utf8');
     if (e === 'deflate') return zlib.inflateSync(buf).toString('utf8');
     if (e === 'br') return zlib.brotliDecompressSync(buf).toString('utf8');
+    if (e === 'zstd' && zlib.zstdDecompressSync) return zlib.zstdDecompressSync(buf).toString('utf8');
   } catch {
     // not what it says it is: the bytes as they came
   }

@@ -12,10 +12,13 @@ const { logTail } = require('./log-tail');
 // HTTP; one that exits or never answers is said with what it wrote last (`rt`: the
 // LocalRuntime, for its interruptible steps and its CA).
 
-// Node's refusal of a file it may not read (--permission, Node 20's --experimental-permission,
-// a policy): the first file it is refused is the runtime probe the lab preloads, and the way on
-// is --no-probe.
-const REFUSED_PRELOAD = /Access to this API has been restricted|ERR_ACCESS_DENIED|ERR_MANIFEST/;
+// Node's refusal of a file it may not read (Node 20's --experimental-permission, a policy) when
+// the file is the runtime probe the lab preloads: the way on is --no-probe. (Node 22 and 24
+// let a preloaded file in under --permission; a refusal of your service's own files is its own,
+// and gets no word about the probe.)
+const REFUSED = /Access to this API has been restricted|ERR_ACCESS_DENIED|ERR_MANIFEST/;
+const PROBE_FILE = /probe[\\/]preload\.js|\.lab-probe\.cjs|_preloadModules/;
+const refusedPreload = (tail) => REFUSED.test(tail) && PROBE_FILE.test(tail);
 
 const PRELOAD_HINT =
   "  (the lab preloads its runtime probe into your service's Node processes, and this one refused to read it: a service run with --permission (Node 20: --experimental-permission) or a policy deploys with --no-probe)";
@@ -61,7 +64,7 @@ async function waitApp(rt, app, node, url, pm2, probed = false) {
       throw labError(
         'LAB_ERR_APP',
         `${app.name} (${node.name})`,
-        `it exited at start (${env.exit_code !== undefined ? `exit code ${env.exit_code}` : env.status || 'gone'}); its last lines:\n${tail}${probed && REFUSED_PRELOAD.test(tail) ? `\n${PRELOAD_HINT}` : ''}`,
+        `it exited at start (${env.exit_code !== undefined ? `exit code ${env.exit_code}` : env.status || 'gone'}); its last lines:\n${tail}${probed && refusedPreload(tail) ? `\n${PRELOAD_HINT}` : ''}`,
       );
     }
     if (Date.now() > deadline) {
@@ -75,4 +78,4 @@ async function waitApp(rt, app, node, url, pm2, probed = false) {
   }
 }
 
-module.exports = { waitHealthy, waitApp };
+module.exports = { waitHealthy, waitApp, refusedPreload };

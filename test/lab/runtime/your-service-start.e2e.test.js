@@ -203,7 +203,7 @@ test('a replica that keeps crashing: its restarts in the node table, and a findi
   expect(f.text).toMatch(/replica-1 exited and was restarted \d+ time\(s\) \(exit code 3\)/);
 }, 150000);
 
-test('a service slow to start: the time-out names its setting, and its last lines; a refused probe gets the hint', async () => {
+test('a service slow to start: the time-out names its setting, and its last lines; under the permission model the probe is let in', async () => {
   const place = forDeploy(await ownPlace());
   const slow = folder({
     'server.js': `console.log('warming caches...');\nsetTimeout(() => { ${SERVER} }, 20000);\n`,
@@ -221,19 +221,29 @@ test('a service slow to start: the time-out names its setting, and its last line
   );
   expect(r.stderr).toMatch(/Its last lines: \[LAB_ERR_APP\]\n {2}warming caches\.\.\./);
 
-  // Node's permission model refuses to read the probe the lab preloads: the way on is said.
-  // (--permission since Node 22, the lab's Node 24's name; 20 called it --experimental-permission.)
+  // Node's permission model (--permission since Node 22; Node 20's --experimental-permission
+  // refused the preloaded probe, lab/runtime/local/ready.js, test/lab/runtime/ready.test.js):
+  // on the lab's Node a preloaded file is let in, so the service deploys with its probe; a
+  // file of its own it may not read ends it, said with its last lines and no word of the probe.
   const strict = folder({ 'server.js': SERVER });
+  const allowed = `--allow-fs-read=${path.join(strict, 'server.js')}`;
+  const held = await lab([
+    'deploy',
+    'single',
+    ...flagsOf({ app: strict, appCmd: `node --permission ${allowed} server.js` }),
+    ...place,
+  ]);
+  expect({ code: held.code, err: held.code ? held.stderr.slice(-800) : '' }).toEqual({ code: 0, err: '' });
+  expect((await lab(['down', '--state-dir', stateOf(place)])).code).toBe(0);
+  const reads = folder({ 'server.js': `require('node:fs').readFileSync('/etc/hostname');\n${SERVER}` });
   const denied = await lab([
     'deploy',
     'single',
-    '--app',
-    strict,
-    '--app-cmd',
-    `node --permission --allow-fs-read=${path.join(strict, 'server.js')} server.js`,
+    ...flagsOf({ app: reads, appCmd: `node --permission --allow-fs-read=${path.join(reads, 'server.js')} server.js` }),
     ...place,
   ]);
   expect(denied.code).toBe(1);
   expect(denied.stderr).toMatch(/ERR_ACCESS_DENIED/);
-  expect(denied.stderr).toMatch(/deploys with --no-probe/);
+  expect(denied.stderr).toMatch(/resource: '\/etc\/hostname'/);
+  expect(denied.stderr).not.toMatch(/--no-probe/);
 }, 120000);
