@@ -12,7 +12,15 @@ const { labError } = require('../../common/errors');
 // runs itself again on the pinned one. LAB_NODE=any keeps the Node that started it.
 const ROOT = path.join(__dirname, '..', '..');
 const PINNED = require('../../package.json').dependencies.node;
-const BINARY = path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
+// (Found as Node finds a package from the lab's folder: in its own node_modules, or in a
+// project's above it where npm hoisted it.)
+const BINARY = (() => {
+  try {
+    return path.join(path.dirname(require.resolve('node/package.json', { paths: [ROOT] })), 'bin', 'node');
+  } catch {
+    return path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
+  }
+})();
 // The oldest Node the lab's parts run on (Artillery 2.0.34's engines).
 const OLDEST = [22, 18];
 
