@@ -41,8 +41,10 @@ journey(
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const [d] = out.deployments;
     // (On a machine busy with other test files the answer is "at least", and says why: the
-    // knee and its words are the service's either way.)
-    expect(['deployment', 'machine']).toContain(d.bound);
+    // knee and its words are the service's either way. Under p99<200 a generator late by more
+    // than 20 ms at the level that broke is named with it, as the capacity rule says, and it
+    // was, twice in four runs beside five files: what this test judges is the knee's move.)
+    expect(['deployment', 'machine', 'generator']).toContain(d.bound);
     expect(d.moves).toMatchObject({ heldS: 2, brokeS: 10 });
     expect(d.maxRate).toBeLessThan(d.moves.rate);
     expect(d.text).toMatch(

@@ -119,11 +119,24 @@ describe.each([['nginx'], ['haproxy'], ['caddy'], ['node']])('%s', (kind) => {
 });
 
 test('--tls-resume off: every new connection a full handshake; the closed loop over HTTP/2 with streams', async () => {
-  const place = await ownPlace({ ports: 70 });
-  const run = (args) =>
-    lab(['scenario', 'ping', 'endurance', 'single', '--generator', ...args, '--no-graphite', '--json', ...place], {
-      timeoutMs: 180000,
-    });
+  // (Each run in a place of its own, so that the second never meets what the first left on its
+  // ports: once, beside five other files, its HTTP/2 closed loop completed 2 requests in 5 s
+  // with no error; the cause was not found.)
+  const run = async (args) =>
+    lab(
+      [
+        'scenario',
+        'ping',
+        'endurance',
+        'single',
+        '--generator',
+        ...args,
+        '--no-graphite',
+        '--json',
+        ...(await ownPlace({ ports: 70 })),
+      ],
+      { timeoutMs: 180000 },
+    );
   const full = JSON.parse(
     (await run(['fast', '--tls', '--tls-resume', 'off', '--rate', '20', '--duration', '3'])).stdout,
   );
