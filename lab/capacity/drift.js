@@ -41,8 +41,9 @@ const BUSY_BY_MS = 20;
 const BUSY_OTHERS = 0.5;
 // Rule 3 (costDrift): a request of the same rate costlier in CPU by this much, and the extra
 // CPU at that rate at least this share of a core: less could not have held the deployment back.
-// (A service paced by timers, 0.15 ms of CPU a request, took 0.4 ms a request at 20/s in a
-// verification whose line grew: 0.5% of a core more, the backlog's own bookkeeping, not a
+// (A service paced by timers, a fraction of a ms of CPU a request, was called drifting on a
+// machine busy with other test files, in a verification whose line grew: at 20/s a request
+// costlier by even 0.25 ms is half a percent of a core, the backlog's bookkeeping, not a
 // changed service.)
 const COSTLIER = 1.5;
 const COSTLIER_BY_MS = 0.2;

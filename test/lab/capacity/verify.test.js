@@ -205,10 +205,10 @@ test('the same rate costlier a request in the verification: drift by its cost, b
   expect(v.text).not.toMatch(/machine/);
 });
 
-// A service paced by timers whose line grew in the verification: its requests cost 0.15 ms of
-// CPU in the search and 0.4 ms in the verification (the backlog's own bookkeeping), 0.5% of a
-// core more at 20/s: nothing a deployment is held back by, so no drift by cost; the
-// verification goes on as for any rate that did not hold longer.
+// A service paced by timers whose line grew in the verification (figures made for the case):
+// its requests cost 0.15 ms of CPU in the search and 0.4 ms in the verification, the backlog's
+// bookkeeping, 0.5% of a core more at 20/s: nothing a deployment is held back by, so no drift by
+// cost; the verification goes on as for any rate that did not hold longer.
 test('a request costlier by a sliver of a core at its rate: no drift by cost', async () => {
   const cost = (ms) => ({ cpuMsPerRequest: ms, tiers: {}, cpuCores: 0.01 });
   const search = { rate: 20, ok: true, holdS: 2, requests: 40, answered: 40, cost: cost(0.15), thresholds: [] };
