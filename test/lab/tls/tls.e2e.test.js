@@ -119,9 +119,10 @@ describe.each([['nginx'], ['haproxy'], ['caddy'], ['node']])('%s', (kind) => {
 });
 
 test('--tls-resume off: every new connection a full handshake; the closed loop over HTTP/2 with streams', async () => {
-  // (Each run in a place of its own, so that the second never meets what the first left on its
-  // ports: once, beside five other files, its HTTP/2 closed loop completed 2 requests in 5 s
-  // with no error; the cause was not found.)
+  // (Each run in a place of its own, and ahead of the other files' processes: twice, beside
+  // five other files, the HTTP/2 closed loop (2 sessions, 4 streams each) completed 2 requests
+  // in 5 s with no error; never alone nor beside two CPU hogs. The cause is not found yet: a
+  // stall of the closed loop's HTTP/2 streams under load is suspected.)
   const run = async (args) =>
     lab(
       [
@@ -135,7 +136,7 @@ test('--tls-resume off: every new connection a full handshake; the closed loop o
         '--json',
         ...(await ownPlace({ ports: 70 })),
       ],
-      { timeoutMs: 180000 },
+      { timeoutMs: 180000, first: true },
     );
   const full = JSON.parse(
     (await run(['fast', '--tls', '--tls-resume', 'off', '--rate', '20', '--duration', '3'])).stdout,
