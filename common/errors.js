@@ -192,8 +192,8 @@ const table = {
   // started it is too old for what it runs (Artillery 2.0.34 needs 22.18).
   LAB_ERR_NODE: {
     exit: 1,
-    message: (have, pinned) =>
-      `the lab runs on Node ${pinned}, from its lock file, and it is not installed; Node ${have}, which started it, is too old for Artillery 2.0.34 (22.18 or newer): run \`npm ci\` in the lab's folder (it installs Node ${pinned} into node_modules/.bin), then start the lab with \`npm run\``,
+    message: (have, pinned, oldest) =>
+      `the lab runs on Node ${pinned}, from its lock file, and it is not installed; Node ${have}, which started it, is too old for Artillery 2.0.34 (${oldest} or newer): run \`npm ci\` in the lab's folder (it installs Node ${pinned} into node_modules/.bin), then start the lab with \`npm run\``,
   },
   // Caps (--cap) need a cgroup filesystem the lab can write: root, v1 or v2.
   LAB_ERR_CGROUPS: {

@@ -11,7 +11,8 @@ const { labError } = require('../../common/errors');
 // whatever Node the machine has. Started by another Node (`node lab/cli` outside npm run), it
 // runs itself again on the pinned one. LAB_NODE=any keeps the Node that started it.
 const ROOT = path.join(__dirname, '..', '..');
-const PINNED = require('../../package.json').dependencies.node;
+const PKG = require('../../package.json');
+const PINNED = PKG.dependencies.node;
 // (Found as Node finds a package from the lab's folder: in its own node_modules, or in a
 // project's above it where npm hoisted it.)
 const BINARY = (() => {
@@ -21,8 +22,9 @@ const BINARY = (() => {
     return path.join(ROOT, 'node_modules', 'node', 'bin', 'node');
   }
 })();
-// The oldest Node the lab's parts run on (Artillery 2.0.34's engines).
-const OLDEST = [22, 18];
+// The oldest Node the lab's parts run on (Artillery 2.0.34's floor): package.json's engines,
+// its one definition (">=22.18").
+const OLDEST = PKG.engines.node.replace(/^>=/, '').split('.').map(Number);
 
 const older = (version, [major, minor]) => {
   const [a, b] = version.split('.').map(Number);
@@ -34,7 +36,7 @@ const older = (version, [major, minor]) => {
 function decide(version = process.versions.node, { binary = BINARY, env = process.env } = {}) {
   if (version === PINNED || env.LAB_NODE === 'any') return 'run';
   if (fs.existsSync(binary)) return { again: binary };
-  if (older(version, OLDEST)) throw labError('LAB_ERR_NODE', version, PINNED);
+  if (older(version, OLDEST)) throw labError('LAB_ERR_NODE', version, PINNED, OLDEST.join('.'));
   return 'run';
 }
 
