@@ -59,7 +59,11 @@ async function verify(
     if (why) return { kind: 'time-limit', text: why };
     const r = await recover(run);
     if (r.ok) return null;
-    return { kind: r.restarts?.length ? 'restarted' : r.drift ? 'drift' : 'no-recovery', level: run, recovery: r };
+    if (r.restarts?.length) return { kind: 'restarted', level: run, recovery: r };
+    // (Drift carried as the search's recovery carries it: the verdict's sentence is its text.
+    // Without it a verification ending on drift once crashed the verdict.)
+    if (r.drift) return { kind: 'drift', level: run, recovery: r, drift: r.drift };
+    return { kind: 'no-recovery', level: run, recovery: r };
   };
   // A run that ends the verification whatever it measured.
   const fatal = (run) => {

@@ -36,6 +36,21 @@ test('a run that broke is followed by the recovery check; a service that does no
   expect(r.stop.kind).toBe('no-recovery');
 });
 
+test('a verification whose recovery finds drift ends with that drift, which the verdict says', async () => {
+  const { verdictOf } = require('../../../lab/capacity/verdict');
+  const drift = { rule: 'settled', text: 'a 4/s probe at rest answered slower than before the search' };
+  const r = await verify(p, held(100), {
+    measure: knee(10),
+    recover: async () => ({ ok: false, text: 'not recovered after 12.7 s', drift }),
+    name: 'replicated',
+  });
+  expect(r.stop).toMatchObject({ kind: 'drift', drift });
+  const found = { held: { rate: 100, holdS: 6 }, broke: { rate: 110, ok: false, thresholds: [] }, levels: [] };
+  const d = verdictOf('replicated', { label: 'replicated' }, found, r, { slos: [], timeLimitS: 600 });
+  expect(d).toMatchObject({ maxRate: null, bound: 'drift' });
+  expect(d.text).toMatch(/^a 4\/s probe at rest answered slower than before the search: the service changed/);
+});
+
 // The first run breaks at the very rate the search held: measured again as the search measured
 // it, it tells a knee that moves with time from a service that changed.
 test('the rate held broke for longer but holds again for the search hold: the knee moves with time, said, stepped down', async () => {
