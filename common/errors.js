@@ -233,6 +233,18 @@ const table = {
       `the manifests the lab built are not valid against their schemas (a defect of the lab's; nothing was written): ${detail}`,
   },
   LAB_ERR_INTERRUPTED: { exit: 130, message: (signal) => `interrupted by ${signal}` },
+  // The library's options (lab/api): a value no flag could be given as (an object, a
+  // function), named as the caller gave it.
+  LAB_ERR_OPTION_TYPE: {
+    exit: 2,
+    message: (command, option, expected) => `lab.${command}({ ${option} }): expected ${expected}`,
+  },
+  // A library run that ended with no answer to give (no JSON on its stdout): its last words.
+  LAB_ERR_NO_ANSWER: {
+    exit: 1,
+    message: (command, code, tail) =>
+      `lab.${command}() ended (exit ${code}) with no answer${tail ? `; its last words: ${tail}` : ''}`,
+  },
 };
 
 // How to install a Debian package, for who runs the lab: as root, apt-get itself (the set-up

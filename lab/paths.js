@@ -6,6 +6,12 @@ const path = require('node:path');
 const ROOT = path.join(__dirname, '..');
 const CLI = path.join(__dirname, 'cli', 'index.js');
 
+// Where a run's state and results go when no flag says: the lab's own folder in its checkout,
+// and, once installed as a package into a project (npm i -D node-deploy-lab: its files under
+// node_modules), that project's folder, the one it is started from, never inside node_modules.
+const INSTALLED = ROOT.split(path.sep).includes('node_modules');
+const WORK = INSTALLED ? process.cwd() : ROOT;
+
 // Debian's Chromium (never a browser a tool downloads): the report tests' and the Playwright
 // engine's (lab/report/chromium.js, lab/generators/artillery-script.js).
 const CHROMIUM = process.env.LAB_CHROMIUM || '/usr/bin/chromium';
@@ -17,4 +23,4 @@ function shellPath(appDir) {
   return [path.join(appDir, 'node_modules', '.bin'), path.dirname(process.execPath), process.env.PATH].join(':');
 }
 
-module.exports = { ROOT, CLI, CHROMIUM, shellPath };
+module.exports = { ROOT, WORK, INSTALLED, CLI, CHROMIUM, shellPath };

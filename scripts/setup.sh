@@ -21,8 +21,12 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
-# npm packages from the lock file, when node_modules is missing or older than the lock.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# npm packages from the lock file, when node_modules is missing or older than the lock. (Not
+# when the lab is a package installed into a project: npm installed its packages there, and it
+# ships no lock file.)
+if [ ! -f package-lock.json ]; then
+  :
+elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages from package-lock.json (first time: ~1 min)"
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2
 fi

@@ -28,9 +28,10 @@ count() {
 # Which steps (LAB_TEST_SETS, default all: lint unit e2e); npm run test:busy runs the last.
 sets=" ${LAB_TEST_SETS:-lint unit e2e} "
 
-# Lint: ESLint, Prettier, and no import cycle between lab/'s folders, three checks.
+# Lint: ESLint, Prettier, no import cycle between lab/'s folders, and the library's types
+# (TypeScript over a file that uses them, test/lab/api/types.check.ts), four checks.
 if [[ $sets == *" lint "* ]]; then
-  for check in "npx --no-install eslint ." "npx --no-install prettier --check --log-level warn ." "node scripts/import-cycles.js"; do
+  for check in "npx --no-install eslint ." "npx --no-install prettier --check --log-level warn ." "node scripts/import-cycles.js" "npx --no-install tsc -p test/lab/api/tsconfig.json"; do
     if $check; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; echo "lint failed: $check"; fi
   done
 fi

@@ -42,13 +42,20 @@ test('every link between the pages resolves to a file of the repository', () => 
   expect(broken).toEqual([]);
 });
 
-// The `npm run <command> -- ...` lines of the pages' sh blocks, as lab commands.
+// The `npm run <command> -- ...` lines of the pages' sh blocks, as lab commands, and the
+// `npx node-deploy-lab <command> ...` ones (docs/api.md), run from the example's service
+// folder (`--app .` is that service, as in a user's project).
 function documentedCommands() {
   const out = [];
   for (const page of PAGES) {
     const blocks = [...read(page).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
     for (const line of blocks.flatMap((b) => b.split('\n'))) {
       for (const part of line.replace(/\s+#.*$/, '').split('&&')) {
+        const npx = part.trim().match(/^npx (?:node-deploy-lab|ndlab) (\w+)(?: (.*))?$/);
+        if (npx) {
+          out.push({ page, line: part.trim(), command: npx[1], args: npx[2] || '', cwd: SHOP });
+          continue;
+        }
         const m = part.trim().match(/^(?:sudo )?npm run (\w[\w:-]*)(?: -- (.*))?$/);
         if (!m || m[1].startsWith('test') || m[1] === 'setup') continue;
         out.push({ page, line: part.trim(), command: m[1], args: m[2] || '' });
@@ -87,6 +94,7 @@ test('every documented command runs: --plan where the command has one, --help el
       const extra = plan ? (words.includes('--plan') ? [] : ['--plan']) : ['--help'];
       const r = spawnSync(process.execPath, [CLI, c.command, ...words, ...extra], {
         encoding: 'utf8',
+        cwd: c.cwd ?? ROOT,
         env: { ...process.env, LAB_STATE_DIR: path.join(tmp, 'state'), LAB_RESULTS_DIR: path.join(tmp, 'results') },
         timeout: 30000,
       });

@@ -87,11 +87,16 @@ function startProgram(script, args = [], { env = {}, ready = () => true, timeout
 // starts run ahead of the other test files' processes (nice -10, as root; else as they are),
 // for the tests that judge a limit the test sets (a paced service's timers): beside five
 // other files, a generator not scheduled for 100 ms was once named the limit of 20/s.
-function runProgram(script, args = [], { env = {}, timeoutMs = 30000, first = false } = {}) {
+function runProgram(script, args = [], { env = {}, timeoutMs = 30000, first = false, cwd = ROOT } = {}) {
   const [bin, argv] = launcher(first);
+  return runCommand(bin, [...argv, script, ...args], { env, timeoutMs, cwd });
+}
+
+// Runs any program (npm, npx) to completion, as runProgram does: { code, stdout, stderr }.
+function runCommand(bin, args, { env = {}, timeoutMs = 30000, cwd = ROOT } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(bin, [...argv, script, ...args], {
-      cwd: ROOT,
+    const child = spawn(bin, args, {
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -203,7 +208,19 @@ function artilleryRun(file, args = [], env = {}, { limitMs = 180000, stopWhen = 
   });
 }
 
-module.exports = { ROOT, get, listen, freePort, startProgram, runProgram, oneRequestModel, until, pool, artilleryRun };
+module.exports = {
+  ROOT,
+  get,
+  listen,
+  freePort,
+  startProgram,
+  runProgram,
+  runCommand,
+  oneRequestModel,
+  until,
+  pool,
+  artilleryRun,
+};
 
 // A base port with `count` free ports after it, below the ephemeral range; random so that
 // test files running in parallel do not collide.

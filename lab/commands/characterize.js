@@ -322,4 +322,6 @@ async function characterizeCommand(argv, { log }) {
 }
 
 characterizeCommand.usage = USAGE;
+// (Its flags' schema, which the library validates its options with: lab/api/options.js.)
+characterizeCommand.COMMAND = COMMAND;
 module.exports = characterizeCommand;

@@ -13,7 +13,7 @@ const { parseMemory } = require('../topology/caps');
 const { ensureProgram } = require('../programs/install');
 const { clock } = require('../terminal/progress');
 const table = require('../terminal/table');
-const { ROOT } = require('../paths');
+const { WORK } = require('../paths');
 const cluster = require('../cluster/cluster');
 
 const USAGE = `usage: npm run cluster -- <action> [options]
@@ -40,7 +40,7 @@ const COMMAND = defineCommand({
     memory: { type: 'custom', parse: (raw) => parseMemory(raw, raw), expected: 'a size like 1024M or 2G' },
     accel: flag.enum(['auto', 'kvm', 'tcg'], 'accel'),
     purge: flag.bool(),
-    dir: { ...flag.path(), env: 'LAB_CLUSTER_DIR', default: path.join(ROOT, '.lab', 'cluster') },
+    dir: { ...flag.path(), env: 'LAB_CLUSTER_DIR', default: path.join(WORK, '.lab', 'cluster') },
     cache: { ...flag.path(), env: 'LAB_CLUSTER_CACHE' },
   },
 });

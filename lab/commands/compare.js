@@ -2,7 +2,8 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand, flag, ROOT } = require('../terminal/flags');
+const { defineCommand, flag } = require('../terminal/flags');
+const { WORK } = require('../paths');
 const { stamp } = require('../results/run-dir');
 const { labError } = require('../../common/errors');
 const loadRun = require('../report/load-run');
@@ -89,7 +90,7 @@ function folderArg(d) {
 // wrote (lab/report/page.js).
 function outFile(out) {
   const fresh = (dir) => path.join(dir, `compare-${stamp()}.html`);
-  if (out === undefined) return fresh(path.join(ROOT, 'results'));
+  if (out === undefined) return fresh(path.join(WORK, 'results'));
   let stat;
   try {
     stat = fs.statSync(out);
@@ -148,4 +149,6 @@ function failIf(values, positionals) {
 }
 
 compare.usage = USAGE;
+// (Its flags' schema, which the library validates its options with: lab/api/options.js.)
+compare.COMMAND = COMMAND;
 module.exports = compare;

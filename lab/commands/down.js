@@ -64,4 +64,6 @@ function storeLines(stores, wasUp, stateDir) {
 }
 
 down.usage = USAGE;
+// (Its flags' schema, which the library validates its options with: lab/api/options.js.)
+down.COMMAND = COMMAND;
 module.exports = down;

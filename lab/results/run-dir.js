@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT } = require('../paths');
+const { WORK } = require('../paths');
 
 // A time stamp for file names: the ISO time to the second, with no colon (Windows shares).
 function stamp(d = new Date()) {
@@ -19,7 +19,7 @@ function stamp(d = new Date()) {
 // other's levels back as its own.)
 function runDirOf(values, name) {
   if (values['run-dir']) return values['run-dir'];
-  const base = path.join(values['results-dir'] ?? path.join(ROOT, 'results'), `${stamp()}-${name}`);
+  const base = path.join(values['results-dir'] ?? path.join(WORK, 'results'), `${stamp()}-${name}`);
   fs.mkdirSync(path.dirname(base), { recursive: true });
   for (let n = 1; ; n++) {
     const dir = n === 1 ? base : `${base}-${n}`;

@@ -24,6 +24,7 @@ function createProgress({
   stream = process.stderr,
   // Appended to every line (the live dashboard's address, when there is one).
   suffix = '',
+  env = process.env,
 }) {
   const records = [];
   // The clock starts with the load: when the generator's first phase began (its first
@@ -33,9 +34,23 @@ function createProgress({
   let starting = 'starting the load generator';
   const tty = Boolean(stream.isTTY);
   let lastPrinted = 0;
+  const elapsed = () => (startedAt === null ? null : Math.max(0, (Date.now() - startedAt) / 1000));
+  const figuresOf = () => {
+    const { totals: t, last, active } = snapshot(records);
+    const round = (v) => (v === null || v === undefined ? null : Math.round(v * 1000) / 1000);
+    return {
+      elapsedS: round(elapsed()),
+      totalS,
+      sent: t.launched,
+      done: t.completed,
+      errors: t.failed,
+      ...(participants ? { connected: active } : {}),
+      p99Ms: round(last?.p99),
+    };
+  };
   const line = () =>
     progressLine({
-      elapsedS: startedAt === null ? null : Math.max(0, (Date.now() - startedAt) / 1000),
+      elapsedS: elapsed(),
       starting,
       totalS,
       phases,
@@ -44,7 +59,11 @@ function createProgress({
       requests,
       ...snapshot(records),
     }) + (suffix ? ` | ${suffix}` : '');
+  // (For the library, lab/api: the live line's figures, one JSON line a second, which its
+  // caller hears as 'progress' events; a person's terminal never sees them.)
+  const figures = env.LAB_PROGRESS === 'json';
   const ticker = setInterval(() => {
+    if (figures) stream.write(`lab-progress ${JSON.stringify(figuresOf())}\n`);
     if (tty) stream.write(`\r\x1b[K${line()}`);
     else if (Date.now() - lastPrinted >= 10000) {
       lastPrinted = Date.now();
@@ -63,6 +82,7 @@ function createProgress({
     },
     stop() {
       clearInterval(ticker);
+      if (figures) stream.write(`lab-progress ${JSON.stringify(figuresOf())}\n`);
       stream.write(tty ? `\r\x1b[K${line()}\n` : `${line()}\n`);
     },
   };

@@ -238,7 +238,11 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     checkNeeds(all, given);
     return { help: false, values: Object.freeze(values), given, positionals: words };
   }
-  return { parse, usage, needsHelp: () => needsHelp(all), names: Object.keys(all) };
+  // (Each flag's kind, for the library that writes its options as flags: lab/api/options.js.)
+  const kinds = Object.fromEntries(
+    Object.entries(all).map(([n, spec]) => [n, spec.boolean ? 'bool' : spec.multiple ? 'list' : 'value']),
+  );
+  return { parse, usage, needsHelp: () => needsHelp(all), names: Object.keys(all), kinds };
 }
 
 // A flag that means something only beside another declares it: `needs: { flags: [...], why }`

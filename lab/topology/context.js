@@ -2,7 +2,7 @@
 
 const path = require('node:path');
 const { flag } = require('../terminal/flags');
-const { ROOT } = require('../paths');
+const { WORK } = require('../paths');
 const { DEFAULT_BASE } = require('./ports');
 
 // Where a deployment's state lives and which ports and address it takes: the commands that
@@ -11,7 +11,7 @@ const { DEFAULT_BASE } = require('./ports');
 const CONTEXT = {
   'port-base': { ...flag.int(1024, 32767), env: 'LAB_PORT_BASE', default: DEFAULT_BASE },
   host: { ...flag.host(), env: 'LAB_HOST', default: '127.0.0.1' },
-  'state-dir': { ...flag.path(), env: 'LAB_STATE_DIR', default: path.join(ROOT, '.lab') },
+  'state-dir': { ...flag.path(), env: 'LAB_STATE_DIR', default: path.join(WORK, '.lab') },
 };
 const STATE = { 'state-dir': CONTEXT['state-dir'] };
 

@@ -51,5 +51,7 @@ function httpFlagInSignal(err) {
   );
 }
 
+capacity.isHttp = isHttp;
+capacity.httpFlagInSignal = httpFlagInSignal;
 capacity.usage = `${httpCapacity.usage}\n\n${signalCapacity.usage}`;
 module.exports = capacity;

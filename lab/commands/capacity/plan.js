@@ -509,6 +509,7 @@ module.exports = {
   HELP,
   COUNTS,
   RATES,
+  COMMAND,
   FLAG_NAMES: COMMAND.names,
   plan,
   planText,

@@ -457,4 +457,6 @@ async function capacityCommand(argv, { log }) {
 }
 
 capacityCommand.usage = USAGE;
+// (Its flags' schema, which the library validates its options with: lab/api/options.js.)
+capacityCommand.COMMAND = COMMAND;
 module.exports = capacityCommand;

@@ -482,4 +482,4 @@ function planText(p) {
   return lines.join('\n');
 }
 
-module.exports = { USAGE, plan, planText, planJson, headOf, capacityArgs, SHAPES };
+module.exports = { USAGE, COMMAND, plan, planText, planJson, headOf, capacityArgs, SHAPES };

@@ -590,4 +590,4 @@ function elasticPlan(values, what) {
   return e;
 }
 
-module.exports = { USAGE, HELP, plan };
+module.exports = { USAGE, HELP, COMMAND, plan };

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { studyReport } = require('../../studies/kit');
-const { ROOT } = require('../../terminal/flags');
+const { WORK } = require('../../paths');
 const { contextOf, contextArgs } = require('../../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../../ownership/dirs');
 const { own, interrupted } = require('../../ownership/cleanups');
@@ -131,7 +131,7 @@ async function studyCommand(argv, { log }) {
   if (values.list) return { stdout: listing() };
   const { name, study, o, plan } = studyPlan(values, positionals);
   const ctx = contextOf(values);
-  const studyDir = values.dir ?? path.join(ROOT, 'results', study.defaultDir || `study-${name}`);
+  const studyDir = values.dir ?? path.join(WORK, 'results', study.defaultDir || `study-${name}`);
   assertClaimable(studyDir, '--dir');
   assertClaimable(ctx.stateDir, '--state-dir');
   const total = plan.reduce((a, r) => a + r.expectedS, 0);

@@ -1,0 +1,35 @@
+// Checked by `tsc` in lint (npm run lint): the library's declarations as a user's TypeScript
+// test meets them. The @ts-expect-error lines fail the check when the types stop refusing them.
+import lab, { capacity, compare, type CapacityResult, type Progress } from 'node-deploy-lab';
+
+async function holds(): Promise<number | null> {
+  const ac = new AbortController();
+  const run = capacity({
+    endpoint: '/api/items',
+    app: __dirname,
+    deployments: ['single'],
+    slo: 'p99<500',
+    start: 5,
+    maxRate: 40,
+    repetitions: 1,
+    signal: ac.signal,
+  })
+    .on('progress', (p: Progress) => p.sent)
+    .on('log', (line: string) => line.length);
+  const result: CapacityResult = await run;
+  const code: number | null = run.exitCode;
+  void code;
+  return result.deployments[0].maxRate;
+}
+
+async function wrong(): Promise<void> {
+  // @ts-expect-error a rate is a number
+  await lab.capacity({ endpoint: '/x', maxRate: 'fast' });
+  // @ts-expect-error compare needs its runs
+  await compare({});
+  // @ts-expect-error no such event
+  lab.down().on('finished', () => {});
+}
+
+void holds;
+void wrong;
