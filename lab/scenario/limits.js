@@ -24,6 +24,12 @@ const LIMITS = Object.freeze({
   formFileBytes: 16 * 2 ** 20, // a formData's file (fromFile), sent from memory
 });
 
+// A rate a flag takes (arrivals a second: --rate, --start, --max-rate, --need...): above 0, at
+// most what one phase may ask, whichever command reads it. Its one definition: three commands
+// once bounded a rate at 50,000, 1,000,000 and 10,000,000, and the larger ones were refused
+// only by the scenario a search or a choice started, after minutes of its run.
+const RATE = Object.freeze({ type: 'number', above: 0, max: LIMITS.arrivalRate });
+
 // A file's text, read only when it is a regular file of at most maxBytes (a device, a pipe
 // or a folder would never end, or never be text). refuse(why) throws the caller's error.
 function readBounded(file, maxBytes, refuse) {
@@ -63,4 +69,4 @@ function fileProblem(file) {
 
 const mib = (b) => (b >= 2 ** 20 ? `${Math.round((b / 2 ** 20) * 10) / 10} MiB` : `${Math.round(b / 1024)} KiB`);
 
-module.exports = { LIMITS, readBounded, fileProblem };
+module.exports = { RATE, LIMITS, readBounded, fileProblem };

@@ -6,6 +6,7 @@
 
 const path = require('node:path');
 const { defineCommand, flag } = require('../../terminal/flags');
+const { RATE } = require('../../scenario/limits');
 const { contextOf, CONTEXT } = require('../../topology/context');
 const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
@@ -140,9 +141,9 @@ const COMMAND = defineCommand({
       BALANCERS.map((k) => k.name),
       'balancer',
     ),
-    start: { type: 'number', above: 0, max: 1000000 },
-    'max-rate': { type: 'number', above: 0, max: 1000000 },
-    'min-rate': { type: 'number', above: 0, max: 1000000 },
+    start: RATE,
+    'max-rate': RATE,
+    'min-rate': RATE,
     'recovery-wait': flag.duration(),
     'fresh-per-level': flag.bool(),
     out: OUT_FLAGS.out,
@@ -155,7 +156,7 @@ const COMMAND = defineCommand({
     replicas: COUNTS,
     workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
     predict: flag.int(1, 32),
-    need: { type: 'number', above: 0, max: 10000000 },
+    need: RATE,
     precision: flag.percent(50, { fraction: true }),
     repetitions: flag.int(1, 10),
     hold: flag.duration(),

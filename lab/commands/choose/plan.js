@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { defineCommand, flag } = require('../../terminal/flags');
+const { RATE } = require('../../scenario/limits');
 const { contextOf, contextArgs, CONTEXT } = require('../../topology/context');
 const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
@@ -85,9 +86,9 @@ const SHAPES = ['replicated', 'multi-replicated'];
 // The capacity search's flags, passed on to every sweep as the user typed them (choose's
 // --search-hold is capacity's --hold); capacity's own parse checks each.
 const PASSED = {
-  start: { type: 'number', above: 0, max: 1000000 },
-  'min-rate': { type: 'number', above: 0, max: 1000000 },
-  'max-rate': { type: 'number', above: 0, max: 1000000 },
+  start: RATE,
+  'min-rate': RATE,
+  'max-rate': RATE,
   precision: flag.percent(50, { fraction: true }),
   repetitions: flag.int(1, 10),
   'verify-hold': flag.duration(),
@@ -111,7 +112,7 @@ const COMMAND_FLAGS = {
   script: flag.path(),
   // Artillery's run flags for the script (and -k), passed on to every sweep and the check.
   ...SCRIPT_RUN_FLAGS,
-  rate: { type: 'number', above: 0, max: 10000000 },
+  rate: RATE,
   slo: flag.list(parseSlo),
   headroom: flag.percent(500, { zero: true }),
   cap: flag.list(parseCap),

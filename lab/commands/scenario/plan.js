@@ -26,7 +26,7 @@ const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
 const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
 const { requestOf, parseMethod, parseHeader, METHODS } = require('../../scenario/request');
-const { LIMITS } = require('../../scenario/limits');
+const { RATE } = require('../../scenario/limits');
 const { catalogueModel } = require('../../scenario/catalogue');
 const { readScript } = require('../../scenario/from-artillery');
 const { SCRIPT_FLAGS, SCRIPT_HELP, INSECURE_FLAG, scriptOptionsOf } = require('../../scenario/script-flags');
@@ -131,7 +131,7 @@ const COMMAND = defineCommand({
     ensure: flag.list(parseThreshold),
     scale: flag.factor(),
     'rate-scale': flag.factor(),
-    rate: { type: 'number', above: 0, max: LIMITS.arrivalRate },
+    rate: RATE,
     duration: flag.duration(),
     target: flag.url(),
     keep: flag.bool(),

@@ -7,6 +7,7 @@ const { SCENARIOS } = require('../../../artillery/scenarios');
 const { MATRIX } = require('../../studies/course-plan');
 const { pick, pickList } = require('../../names');
 const { defineCommand, flag } = require('../../terminal/flags');
+const { RATE } = require('../../scenario/limits');
 const { CONTEXT } = require('../../topology/context');
 const { labError } = require('../../../common/errors');
 const { clock } = require('../../terminal/progress');
@@ -110,7 +111,7 @@ const COMMAND = defineCommand({
     'fresh-per-level': flag.bool(),
     // The highest rate a study's capacity searches try (capacity --max-rate): a ceiling its
     // deployments are said to hold "at least".
-    'max-rate': { type: 'number', above: 0, max: 1000000 },
+    'max-rate': RATE,
     tls: TLS_FLAGS.tls,
     http2: TLS_FLAGS.http2,
     autoscale: ELASTIC_FLAGS.autoscale,

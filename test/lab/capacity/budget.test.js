@@ -68,8 +68,9 @@ test("the plan's maximum is a real maximum: no simulated search, however its ser
 
 test('the time limit is kept: nothing starts that could end past it, and the search says so', async () => {
   // (9 minutes: room for a verified capacity with levels of 30 s, about 8, and not for a search
-  // that never breaks up to 1,000,000/s; a shorter limit is refused before anything starts.)
-  const p = planOf('--time-limit', '9m', '--hold', '30s', '--max-rate', '1000000');
+  // that never breaks from 2/s up to 50,000/s, the highest rate a flag takes, 16 levels; a
+  // shorter limit is refused before anything starts.)
+  const p = planOf('--time-limit', '9m', '--hold', '30s', '--start', '2', '--max-rate', '50000');
   const { seconds, found } = await simulate(p, () => random() < 0.5);
   expect(seconds).toBeLessThanOrEqual(540 + budget.T.teardown);
   expect(['time-limit', 'bracketed', 'max-levels']).toContain(found.stop.kind);
@@ -104,7 +105,7 @@ test('the plan says its bounds, and its "at most" is the bound', () => {
 // recorded as such. On a fake clock: every step takes three times its longest, and is cut at the
 // deadline; the search still ends within its limit (and the cut step's grace), saying why.
 test('steps that overrun the table are cut at the time left: the search ends within its limit, and says so', async () => {
-  const p = planOf('--time-limit', '9m', '--hold', '30s', '--max-rate', '1000000');
+  const p = planOf('--time-limit', '9m', '--hold', '30s', '--start', '2', '--max-rate', '50000');
   const deadline = p.timeLimitS;
   let t = budget.deployS(p) + p.warmupS + budget.probeMaxS();
   const now = () => t * 1000;
