@@ -195,6 +195,11 @@ const table = {
     message: (have, pinned, oldest) =>
       `the lab runs on Node ${pinned}, from its lock file, and it is not installed; Node ${have}, which started it, is too old for Artillery 2.0.34 (${oldest} or newer): run \`npm ci\` in the lab's folder (it installs Node ${pinned} into node_modules/.bin), then start the lab with \`npm run\``,
   },
+  // --node: a version the service under test should run on that the lab cannot give it.
+  LAB_ERR_NODE_VERSION: {
+    exit: 2,
+    message: (spec, why) => `--node ${spec}: ${why}`,
+  },
   // Caps (--cap) need a cgroup filesystem the lab can write: root, v1 or v2.
   LAB_ERR_CGROUPS: {
     exit: 1,

@@ -19,8 +19,11 @@ const CHROMIUM = process.env.LAB_CHROMIUM || '/usr/bin/chromium';
 // The PATH of a shell line the lab runs for your service (its start, its set-up): your
 // project's node_modules/.bin first, as npm would, then the folder of the Node the lab runs
 // on, so that a bare \`node\` is the lab's pinned Node (package.json), not the machine's.
-function shellPath(appDir) {
-  return [path.join(appDir, 'node_modules', '.bin'), path.dirname(process.execPath), process.env.PATH].join(':');
+// (`node`: the Node --node gave the service, whose folder comes first of all: a `node` in
+// your project's node_modules/.bin would otherwise run it on another.)
+function shellPath(appDir, node = null) {
+  const bin = path.join(appDir, 'node_modules', '.bin');
+  return (node ? [path.dirname(node), bin] : [bin, path.dirname(process.execPath)]).concat(process.env.PATH).join(':');
 }
 
 module.exports = { ROOT, WORK, INSTALLED, CLI, CHROMIUM, shellPath };

@@ -122,6 +122,9 @@ function judgeLevel(summary, o) {
     generatorCpuPct: summary.generator?.cpuPctMean ?? null,
     cost: costOf(summary),
     loops: loopsOf(summary),
+    // The Node versions the service's processes reported (the runtime probe): what ran, read
+    // from the processes themselves.
+    ...(summary.nodes?.nodeVersions?.length ? { nodeVersions: summary.nodes.nodeVersions } : {}),
     ...(summary.profile || summary.stores ? { profile: profileOf(summary) } : {}),
   };
 }

@@ -298,10 +298,13 @@ function perCore(results) {
   const ok = results.filter((r) => r.maxRate !== null && r.perCore);
   if (!ok.length) return null;
   const best = ok.reduce((a, r) => (r.perCore > a.perCore ? r : a));
+  // (--node: the same deployment once a version, named with its Node.)
+  const name = `${best.deployment}${best.node ? ` on Node ${best.node.version}` : ''}`;
   return {
     deployment: best.deployment,
+    ...(best.node ? { node: best.node.version } : {}),
     perCore: best.perCore,
-    text: `${best.deployment} holds the most per core: ${best.perCore} answers a second for each core of CPU it used (${best.cpuMsPerRequest} ms a request)`,
+    text: `${name} holds the most per core: ${best.perCore} answers a second for each core of CPU it used (${best.cpuMsPerRequest} ms a request)`,
   };
 }
 

@@ -250,6 +250,9 @@ function kneeSection(r) {
     <p class="note">Each level's own report has the whole profile, a flame graph per node, and every statement.</p>`;
 }
 
+// A row's name in a sentence: its deployment, and its Node when --node searched several.
+const rowName = (d) => `${d.deployment}${d.node ? ` on Node ${d.node.version}` : ''}`;
+
 function capacityHttpBody(r) {
   const notes = (r.deployments || []).filter((d) => d.maxRate === null || d.atLeast || d.moves);
   const recoveries = recoveryRows(r);
@@ -259,7 +262,8 @@ function capacityHttpBody(r) {
     ${r.machineLimit ? html`<p class="warn"><b>${r.machineLimit.text}</b>.</p>` : ''}
     ${r.notRanked ? html`<p class="warn"><b>${r.notRanked}</b>.</p>` : ''}
     ${r.best ? html`<p><b>${r.best.text}</b>.</p>` : ''}
-    ${notes.map((d) => html`<p class="warn">${d.deployment}: ${d.text}.</p>`)}
+    ${notes.map((d) => html`<p class="warn">${rowName(d)}: ${d.text}.</p>`)}
+    ${(r.nodeDifference || []).map((x) => html`<p class="node-difference"><b>${x.text}</b>.</p>`)}
     ${table(HEAD, rows(r), 'capacity')}
     ${
       recoveries.length
@@ -342,12 +346,13 @@ function capacityText(r) {
       .join('  ')
       .trimEnd();
   // Every deployment's answer in a sentence: the rate and how long it held, or why there is none.
-  const notes = (r.deployments || []).map((d) => `${d.deployment}: ${d.text}`);
+  const notes = (r.deployments || []).map((d) => `${rowName(d)}: ${d.text}`);
   const said = [
     r.status && r.status !== 'completed' ? statusText(r) : null,
     r.machineLimit?.text,
     r.notRanked,
     r.best?.text,
+    ...(r.nodeDifference || []).map((x) => x.text),
   ].filter(Boolean);
   return [
     `Capacity of ${r.what} under ${r.slos.join(' and ')}`,

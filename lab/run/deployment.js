@@ -8,6 +8,7 @@ const nodeReadings = require('../monitoring/node-readings');
 const { own } = require('../ownership/cleanups');
 const { downHint } = require('../../common/errors');
 const { startCollector, statsdLines } = require('../probe/collector');
+const { installNode } = require('../runtime/node-versions');
 
 // The deployment: up (owned until it is, even with --keep), unless a target is given, and
 // what the run watches of it (its nodes, their caps), the same for a --target at this state
@@ -21,6 +22,8 @@ async function deploy(run) {
   if (runtime) {
     const releaseDeployment = own(() => runtime.down().then(() => log('deployment stopped')));
     log(`deploying ${deployment.label}${p.runtime === 'local' ? '' : ` on ${p.runtime}`}`);
+    // (--node: its version installed into the lab's cache on first use, said.)
+    const node = p.node ? installNode(p.node, { log }) : null;
     state = await runtime.up(deployment, p.ports, {
       graph: p.graph,
       caps: p.caps,
@@ -34,6 +37,7 @@ async function deploy(run) {
       // processes keep V8's profiler from their start, at the interval the profile asks.)
       statements: Boolean(p.profile),
       profile: p.profile ? (p.profile.us ?? 1000) : null,
+      ...(node ? { serviceNode: node.binary } : {}),
     });
     target = state.url;
     // The entry's rendered config beside the results (nginx.conf, haproxy.cfg, Caddyfile).

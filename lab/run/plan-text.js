@@ -2,6 +2,7 @@
 
 const { requestNames } = require('../scenario/model');
 const { clock } = require('../terminal/progress');
+const { nodeText } = require('../runtime/node-versions');
 
 // `npm run scenario -- ... --plan`: what a run would do, said before anything starts. Every
 // check of the command line has run by then (its words, flags, script and --app), so a plan
@@ -14,7 +15,9 @@ function planText(p) {
     : `on ${d.label}: ${d.replicas} replica(s) x ${d.workers} worker(s)${d.edges ? `, ${d.edges} edge(s)` : ''} behind ${d.balancer.kind}, engine ${p.runtime}`;
   lines.push(`${p.endpoint} ${p.scenario} ${where}`);
   if (!p.target)
-    lines.push(`service: ${d.app ? `your service in ${d.app.dir} (${d.app.line})` : "the lab's reference service"}`);
+    lines.push(
+      `service: ${d.app ? `your service in ${d.app.dir} (${d.app.line})` : "the lab's reference service"}${p.node ? `, on Node ${nodeText(p.node)}` : ''}`,
+    );
   lines.push(`generator: ${p.generator}${p.loadNodes ? ` on ${p.loadNodes} load nodes` : ''}`);
   if (p.signal) {
     lines.push(`participants: up to ${p.participants}`);

@@ -8,11 +8,16 @@ const { ROOT } = require('../paths');
 // A capped app is started by a shell that joins its groups and becomes Node, with no
 // pm2 wrapper in between (interpreter none): it is born capped, and so is a restart.
 // `script` is one of the lab's Node programs, or `command` a program of a proxy kind.
-// (`script` relative to the lab's root or absolute; `nodeArgs`: Node's own options.)
+// (`script` relative to the lab's root or absolute; `nodeArgs`: Node's own options; `node`:
+// the Node that runs the script, the lab's own unless --node gave the service another.)
 function pm2AppOf(state, joins, logs) {
-  return (name, script, { args = [], env = {}, command = null, nodeArgs = [], cwd = ROOT, ...extra } = {}) => {
+  return (
+    name,
+    script,
+    { args = [], env = {}, command = null, nodeArgs = [], cwd = ROOT, node = null, ...extra } = {},
+  ) => {
     const file = script && path.resolve(ROOT, script);
-    const cmd = command || process.execPath;
+    const cmd = command || node || process.execPath;
     const argv = command ? args : [...nodeArgs, file, ...args];
     const run = joins[name]
       ? (({ command: c, args: a, env: e }) => ({ script: c, args: a, env: { ...env, ...e }, interpreter: 'none' }))(

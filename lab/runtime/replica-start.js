@@ -24,6 +24,8 @@ function replicaEnvOf({
   probeProfileUs = null,
 }) {
   return {
+    // The Node the service runs on (--node: lab/runtime/node-versions.js), null for the lab's.
+    serviceNode: options.serviceNode ?? null,
     statsd: options.statsd ? { host: options.statsd.host, port: options.statsd.port } : null,
     serviceEnv: options.serviceEnv || {},
     hubToken,
@@ -44,7 +46,7 @@ function replicaStarter(state) {
       : {};
   return (node, app = state.deployment.app) => {
     if (app) {
-      const { script, ...how } = appProcess(app, node, { ...e.storeEnv, ...probeOf(node) });
+      const { script, ...how } = appProcess(app, node, { ...e.storeEnv, ...probeOf(node) }, e.serviceNode);
       return [script ?? null, { ...how, kill_timeout: REPLICA_KILL_TIMEOUT_MS }];
     }
     const { host, ports } = state;
@@ -67,6 +69,7 @@ function replicaStarter(state) {
           ...probeOf(node),
         },
         kill_timeout: REPLICA_KILL_TIMEOUT_MS,
+        ...(e.serviceNode ? { node: e.serviceNode } : {}),
       },
     ];
   };
@@ -75,10 +78,14 @@ function replicaStarter(state) {
 // How pm2 runs one replica of your service: its own command from its own folder, PORT set;
 // with workers, the lab's node:cluster primary forks its entry (lab/app/primary.js). A shell
 // line is exec'd by /bin/sh, with its node_modules/.bin first in PATH as npm would.
-function appProcess(app, node, extraEnv = {}) {
+// `serviceNode`: the Node it runs on (--node), the lab's own when null: the program's
+// interpreter, and a shell line's first `node` on its PATH.
+function appProcess(app, node, extraEnv = {}, serviceNode = null) {
   const env = { ...extraEnv, PORT: String(node.port), ...(app.run.node?.env || {}) };
+  const on = serviceNode ? { node: serviceNode } : {};
   if (app.run.node && node.workers > 1) {
     return {
+      ...on,
       script: path.join(ROOT, 'lab', 'app', 'primary.js'),
       args: [app.run.node.entry, ...app.run.node.args],
       env: { ...env, WORKERS: String(node.workers), LAB_EXEC_ARGV: JSON.stringify(app.run.node.execArgv) },
@@ -86,13 +93,20 @@ function appProcess(app, node, extraEnv = {}) {
     };
   }
   if (app.run.node) {
-    return { script: app.run.node.entry, args: app.run.node.args, nodeArgs: app.run.node.execArgv, env, cwd: app.dir };
+    return {
+      ...on,
+      script: app.run.node.entry,
+      args: app.run.node.args,
+      nodeArgs: app.run.node.execArgv,
+      env,
+      cwd: app.dir,
+    };
   }
   // (Not `exec LINE`: that runs only the first command of `npm run build && node x.js`.)
   return {
     command: '/bin/sh',
     args: ['-c', app.run.shell],
-    env: { ...env, PATH: shellPath(app.dir) },
+    env: { ...env, PATH: shellPath(app.dir, serviceNode) },
     cwd: app.dir,
   };
 }

@@ -25,6 +25,8 @@ const { contextArgs } = require('../../topology/context');
 const { placeDeployment } = require('../../runtime/deploy-plan');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../../report/capacity-http-html');
 const { appendStepSummary } = require('../../outputs/step-summary');
+const { installNode } = require('../../runtime/node-versions');
+const { nodeDifference } = require('../../capacity/node-difference');
 
 const { HELP, FLAG_NAMES, plan, planText, planJson, countsOf, storeFlags } = require('./plan');
 const { outArgs } = require('../../outputs/flags');
@@ -33,13 +35,14 @@ const { outArgs } = require('../../outputs/flags');
 // must be measured: a level its folder already holds, whole, from a search that was cut short
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
-async function searchDeployment(p, name, dir, { log, seen, saved }, count = null) {
+// (`node`: --node's version this search runs the service on, null for the lab's own.)
+async function searchDeployment(p, name, dir, { log, seen, saved }, count = null, node = null) {
   const deployment = resolveDeployment(
     name,
     countsOf(p.values, count, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app, tls: p.tls }),
   );
-  // (A sweep's counts each their own name: replicated x3.)
-  const tag = count ? `${name} x${count}` : name;
+  // (A sweep's counts each their own name: replicated x3; a Node version's, single on Node 22.23.5.)
+  const tag = count ? `${name} x${count}` : node ? `${name} on Node ${node.version}` : name;
   const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.values.cap });
   // (One deadline for the search: the gate between steps, and each step's own time-out.)
   const deadlineMs = Date.now() + p.timeLimitS * 1000;
@@ -55,10 +58,11 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
         probe: !p.values['no-probe'],
         statements: Boolean(p.profile),
         profile: p.profile ? (p.profile.us ?? 1000) : null,
+        ...(node ? { serviceNode: node.binary } : {}),
       });
     },
     dir,
-    folder: path.join(dir, count ? `${name}-x${count}` : name),
+    folder: path.join(dir, count ? `${name}-x${count}` : node ? `${name}-node-${node.version}` : name),
     level: {
       words: p.words,
       slos: p.slos,
@@ -105,11 +109,27 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
       tag,
     });
     const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
-    // (A sweep's row names its count: the preset's own count leaves it out of the label.)
-    return count ? { ...v, label: `${tag}: ${deployment.label}`, replicas: count } : v;
+    // (A sweep's row names its count: the preset's own count leaves it out of the label. A
+    // version's row its Node, and the versions its processes reported, read from them.)
+    if (count) return { ...v, label: `${tag}: ${deployment.label}`, replicas: count };
+    if (node)
+      return {
+        ...v,
+        deployment: name,
+        label: `${deployment.label}, on Node ${node.version}`,
+        node: nodeRow(node, seen, tag),
+      };
+    return v;
   } finally {
     await session.down();
   }
+}
+
+// What a version's row says of its Node: the one asked, and the versions the service's
+// processes reported at its levels (the runtime probe), so a row never rests on the flag alone.
+function nodeRow(node, seen, tag) {
+  const reported = [...new Set(seen.filter((l) => l.deployment === tag).flatMap((l) => l.nodeVersions ?? []))].sort();
+  return { spec: node.spec, version: node.version, reported };
 }
 
 // One level's line in the log.
@@ -212,6 +232,7 @@ async function httpCapacity(argv, { log }) {
     best: limit() ? null : perCore(results),
     machineRule: MACHINE_RULE,
     ...(p.sweep ? { scaling: scaling ?? scalingNow(p, results) } : {}),
+    ...(p.nodes ? { nodeDifference: nodeDifference(results) } : {}),
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
     cores: os.cpus().length,
@@ -250,9 +271,13 @@ async function httpCapacity(argv, { log }) {
   log(planText(p));
   if (p.sweep) scaling = await sweepReplicas(p, dir, kit, results);
   else {
+    // (--node: the versions not yet in the lab's cache installed first, each said.)
+    const nodes = p.nodes ? p.nodes.map((n) => installNode(n, { log })) : [null];
     for (const name of p.deployments) {
-      results.push(await searchDeployment(p, name, dir, kit));
-      kit.saved();
+      for (const node of nodes) {
+        results.push(await searchDeployment(p, name, dir, kit, null, node));
+        kit.saved();
+      }
     }
   }
   keep();

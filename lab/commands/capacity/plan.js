@@ -7,6 +7,7 @@
 const path = require('node:path');
 const { defineCommand, flag } = require('../../terminal/flags');
 const { RATE } = require('../../scenario/limits');
+const { NODE_FLAG, nodesOf, nodesText } = require('../../runtime/node-flag');
 const { contextOf, CONTEXT } = require('../../topology/context');
 const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
@@ -56,6 +57,9 @@ breaks it. Where the generator or this machine is the limit, it says "at least" 
   --method M, --body B, --header H, --expect-status S   the request of a path (as for scenario)
 ${APP_HELP}
   --balancer B       the entry of every deployment (default nginx)
+  --node 22,24       the service on each of these Node versions (majors or exact versions the npm
+                     registry serves; installed on first use into the lab's cache): one search a
+                     version and deployment, and the difference between the versions
   --cap NODE=CPU[,MEMORY]  caps a node of every deployment searched, repeatable (as for deploy):
                      --cap replica=15% holds each replica to 15% of a core
 How many replicas (docs/scaling.md):
@@ -168,6 +172,7 @@ const COMMAND = defineCommand({
     restart: flag.bool(),
     'results-dir': flag.path(),
     'run-dir': flag.path(),
+    node: NODE_FLAG,
   },
 });
 // The usage, with the flags that take effect only beside another (the flag schema's needs).
@@ -212,6 +217,13 @@ function plan(argv) {
   if (new Set(deployments).size !== deployments.length)
     throw labError('LAB_ERR_FLAG_VALUE', 'deployments', values.deployments, 'names one twice');
   checkSweep(values, sweep, deployments);
+  if (values.node && sweep)
+    throw labError(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'node',
+      'replicas',
+      '--node searches each deployment on each Node version; --replicas sweeps the replica counts of one: give one of them',
+    );
   // --tls / --http2: the entry of every deployment searched (checked against its kind here).
   const tls = tlsOf(values, { balancer: values.balancer ?? 'nginx', host: contextOf(values).host });
   if (values['tls-resume'] !== undefined && !tls)
@@ -292,6 +304,8 @@ function plan(argv) {
     extra,
     slos,
     deployments,
+    // (--node: the versions, resolved now: what the plan says is what runs.)
+    nodes: nodesOf(values),
     app,
     tls,
     values,
@@ -432,7 +446,8 @@ function deployedText(p) {
   const dir = v['run-dir']
     ? `\nthe search's folder: ${v['run-dir']} (run again with the same settings, it resumes)`
     : '';
-  return `deployed ${entry}${workers}${caps}${probe}${run}${dir}`;
+  const nodes = p.nodes ? `\nthe service on Node ${nodesText(p.nodes)}: each deployment searched on each` : '';
+  return `deployed ${entry}${workers}${caps}${probe}${nodes}${run}${dir}`;
 }
 
 // The knee the plan's "about" assumes: 640/s, within the search's own bounds.
@@ -441,7 +456,9 @@ const kneeOf = (p) => Math.max(p.floor, Math.min(640, p.maxRate));
 // The plan's figures: how many searches, the knee its "about" assumes, "about" and "at most"
 // (seconds). (A typical search is never longer than its bound: "about" is at most "at most".)
 function planFigures(p) {
-  const searches = p.sweep ? p.sweep.length + (p.values.predict ? 1 : 0) : p.deployments.length;
+  const searches = p.sweep
+    ? p.sweep.length + (p.values.predict ? 1 : 0)
+    : p.deployments.length * (p.nodes?.length ?? 1);
   const most = searches * budget.maxS(p);
   const knee = kneeOf(p);
   return { searches, knee, most, typical: Math.min(most, searches * budget.typicalS(p, knee)) };
@@ -455,6 +472,7 @@ function planJson(p) {
     what: p.word,
     deployments: p.deployments,
     replicas: p.sweep,
+    nodes: p.nodes?.map(({ spec, version, own, cached }) => ({ spec, version, own, cached })) ?? null,
     slos: p.slos.map((t) => t.text),
     levels: {
       warmupS: p.warmupS,

@@ -27,6 +27,7 @@ const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
 const { requestOf, parseMethod, parseHeader, METHODS } = require('../../scenario/request');
 const { RATE } = require('../../scenario/limits');
+const { NODE_FLAG, nodesOf } = require('../../runtime/node-flag');
 const { catalogueModel } = require('../../scenario/catalogue');
 const { readScript } = require('../../scenario/from-artillery');
 const { SCRIPT_FLAGS, SCRIPT_HELP, INSECURE_FLAG, scriptOptionsOf } = require('../../scenario/script-flags');
@@ -134,6 +135,7 @@ const COMMAND = defineCommand({
     rate: RATE,
     duration: flag.duration(),
     target: flag.url(),
+    node: NODE_FLAG,
     keep: flag.bool(),
     'run-name': flag.pattern(/^[A-Za-z0-9_-]{1,64}$/, '1 to 64 letters, digits, - or _'),
     print: flag.bool(),
@@ -398,6 +400,28 @@ function thresholdsOf(model, values, generator) {
 
 // The whole command line checked before anything is created, started or deleted, and turned
 // into what the run's stages need (lab/run/).
+// --node V: the service on that Node (lab/runtime/node-versions.js), on the local engine, for a
+// run that deploys it. One version: capacity --node compares several.
+function nodeOf(values, target) {
+  if (!values.node) return null;
+  if (values.node.length > 1)
+    refuse(
+      'LAB_ERR_FLAG_VALUE',
+      'node',
+      values.node.join(','),
+      'one version for a scenario; capacity --node 22,24 compares versions side by side',
+    );
+  if (target)
+    refuse('LAB_ERR_FLAGS_EXCLUDE', 'node', 'target', '--node deploys the service on it; --target is up already');
+  if ((values.engine ?? 'local') !== 'local')
+    refuse(
+      'LAB_ERR_NOT_ON_ENGINE',
+      '--node',
+      "the local engine's processes run on it (the images bring their own Node)",
+    );
+  return nodesOf(values)[0];
+}
+
 function plan(argv) {
   const { help, values, given, positionals } = COMMAND.parse(argv);
   if (help) return { help: true };
@@ -438,6 +462,7 @@ function plan(argv) {
           target,
           `plain HTTP, and --${f} is for an https:// target (TLS${f === 'streams' ? ' with HTTP/2' : ''})`,
         );
+  const node = nodeOf(values, target);
   const elastic = elasticPlan(values, what);
   // (--autoscale starts at MIN replicas unless --replicas says otherwise.)
   const deployValues = {
@@ -517,6 +542,7 @@ function plan(argv) {
       ? appOf({ ...values, app: elastic.rollout.appNext }, { flag: 'app-next' })
       : null,
     sloMs: values['slo-p99'] ?? 500,
+    node,
   };
 }
 
