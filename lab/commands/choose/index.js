@@ -193,6 +193,20 @@ async function choose(argv, { log }) {
       answeredPerS: r.check.answeredPerS,
       replicaMemoryMiB: r.check.cost?.replicaMemoryMiB ?? null,
       replicaCpuPct: replicaCpuPct(r.check, c),
+      answers: r.check.answered ?? null,
+      // The rate with its headroom, measured once the rate held: what the choice promises.
+      ...(r.headroom
+        ? {
+            headroom: {
+              rate: r.headroom.rate,
+              held: r.headroom.ok,
+              p99: r.headroom.latencyMs?.p99 ?? null,
+              errorsPct: r.headroom.errorsPct,
+              answers: r.headroom.answered ?? null,
+              dir: r.headroom.dir,
+            },
+          }
+        : {}),
     });
     write();
     if (r.verdict.held) {

@@ -206,6 +206,7 @@ function plan(argv) {
   assertClaimable(ctx.stateDir, '--state-dir');
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
+  checkAnswers(slos, values);
   const sweeps = [];
   for (const balancer of balancers) {
     for (const shape of shapes) {
@@ -257,6 +258,29 @@ const SEARCH_ONLY = [
   'max-levels',
   'time-limit',
 ];
+// The check's percentile rests on enough answers: at least 100, and at least one beyond the
+// percentile (p99: 100; p99.9: 1,000), at the target rate for --hold. (A check's p99 of 50
+// answers, the second slowest, once passed for one.)
+function minAnswers(slos) {
+  let n = 100;
+  for (const t of slos) {
+    const q = /^p(\d+(?:\.\d+)?)$/.exec(t.metric ?? '');
+    if (q && Number(q[1]) < 100) n = Math.max(n, Math.ceil(1 / (1 - Number(q[1]) / 100)));
+  }
+  return n;
+}
+function checkAnswers(slos, values) {
+  const holdS = values.hold ?? DEFAULTS.holdS;
+  const need = minAnswers(slos);
+  if (values.rate * holdS >= need) return;
+  throw labError(
+    'LAB_ERR_FLAG_VALUE',
+    'hold',
+    values.hold !== undefined ? `${values.hold} s` : `${holdS} s (the default)`,
+    `too short for the check's percentile: ${values.rate}/s for ${holdS} s gives ${Math.round(values.rate * holdS)} answers, and ${slos.map((s) => s.text).join(' and ')} needs ${need} at least; give --hold ${Math.ceil(need / values.rate)}s or more`,
+  );
+}
+
 function checkFrom(values, given) {
   if (!fs.existsSync(values.from))
     throw labError(
@@ -420,7 +444,8 @@ function planFigures(p) {
         most: searches * budget.maxS(s.plan),
         typical: searches * budget.typicalS(s.plan, capacityPlan.kneeOf(s.plan)),
       }));
-  const checkS = p.holdS + (p.values.warmup ?? 2) + 60;
+  // (The check holds the rate, then the rate with its headroom, each for --hold.)
+  const checkS = (p.headroom > 0 ? 2 : 1) * (p.holdS + (p.values.warmup ?? 2)) + 60;
   const most = sweeps.reduce((a, x) => a + x.most, 0) + p.tries * checkS + 60;
   const typical = Math.min(most, sweeps.reduce((a, x) => a + x.typical, 0) + checkS);
   return { sweeps, checkS, most, typical };
@@ -453,7 +478,12 @@ function planJson(p) {
       atMostS: most,
       command: ['npm', 'run', 'capacity', '--', ...s.argv('DIR')],
     })),
-    check: { rate: p.rate, holdS: p.holdS, tries: p.tries },
+    check: {
+      rate: p.rate,
+      headroomRate: p.headroom > 0 ? Math.round(p.rate * (1 + p.headroom) * 10) / 10 : null,
+      holdS: p.holdS,
+      tries: p.tries,
+    },
     expected: { aboutS: f.typical, atMostS: f.most },
     text: planText(p),
   };
@@ -476,7 +506,7 @@ function planText(p) {
     p.counts.length >= MIN_POINTS
       ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
       : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
-    `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold), the SLO judged on the whole window; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
+    `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold)${p.headroom > 0 ? `, then at ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s (the rate with its ${Math.round(p.headroom * 100)}% headroom, what the choice promises) for as long` : ''}, the SLO judged on the whole window with the answers it rests on said; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
     `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
     `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,
   );

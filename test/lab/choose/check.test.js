@@ -24,7 +24,7 @@ test('a level that held: held, with the SLO and its figures', () => {
   const v = checkVerdict(level(), plan);
   expect(v).toEqual({
     held: true,
-    text: 'held 20/s for 30 s under p99<200 and errors<1% (p99 42 ms, errors 0%, 20/s answered)',
+    text: 'held 20/s for 30 s under p99<200 and errors<1% (p99 42 ms of 600 answers, errors 0%, 20/s answered)',
   });
 });
 
@@ -42,7 +42,7 @@ test('an SLO that broke: not held, the threshold named', () => {
   );
   expect(v.held).toBe(false);
   expect(v.inconclusive).toBeUndefined();
-  expect(v.text).toBe('did not hold 20/s for 30 s: p99<200 (p99 900 ms, errors 0%, 20/s answered)');
+  expect(v.text).toBe('did not hold 20/s for 30 s: p99<200 (p99 900 ms of 600 answers, errors 0%, 20/s answered)');
 });
 
 test('a process that restarted under the level: not held, said, though every threshold held', () => {

@@ -17,7 +17,12 @@ journey(
     const settings = { balancers: 'nginx', scale: 0.05, rateScale: 0.5, maxRate: 200, dir };
     const r = await lab(await studyArgs('tls', settings, { ports: 80 }), { timeoutMs: 900000 });
     expect(r.stderr).not.toMatch(/LAB_ERR/);
-    expect(r.code).toBe(0);
+    // (With the study's last words when it fails: its exit alone once said nothing of why.)
+    expect({ code: r.code, timedOut: r.timedOut ?? false, end: r.code ? r.stderr.slice(-2500) : '' }).toEqual({
+      code: 0,
+      timedOut: false,
+      end: '',
+    });
     const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
     // (Each search stops at --max-rate 200 on most machines: "at least", and not compared.)
     expect(md).toMatch(/\| nginx \| plain HTTP \| (at least )?[\d.,]+\/s \|/);

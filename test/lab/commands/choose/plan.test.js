@@ -271,3 +271,19 @@ test('units as a user means them: 30% and 5%, 250m; the plan says no fit for few
   expect(json.expected.aboutS).toBeLessThanOrEqual(json.expected.atMostS);
   expect(json.text).toBe(text);
 });
+
+test("the check holds the rate, then the rate with its headroom, on enough answers for the SLO's percentile", () => {
+  const p = plan(['ping', ...flagsOf({ rate: 20, headroom: '50%', hold: '10s' }), ...where()]);
+  expect(planJson(p).check).toMatchObject({ rate: 20, headroomRate: 30, holdS: 10 });
+  expect(planText(p)).toMatch(/held at 20\/s for 0:10 \(--hold\), then at 30\/s \(the rate with its 50% headroom/);
+  // No headroom asked: one level, and the plan says no second.
+  const none = plan(['ping', ...flagsOf({ rate: 20, headroom: '0%', hold: '10s' }), ...where()]);
+  expect(planJson(none).check.headroomRate).toBeNull();
+  expect(planText(none)).not.toMatch(/then at [\d.]+\/s \(the rate with its/);
+  // 20/s for 4 s is 80 answers: too few for a p99 (100 at least).
+  const short = refusalOf(() => plan(['ping', ...flagsOf({ rate: 20, hold: '4s' }), ...where()]));
+  expect(short).toMatchObject({ code: 'LAB_ERR_FLAG_VALUE' });
+  expect(short.message).toMatch(
+    /--hold 4 s: too short for the check's percentile: 20\/s for 4 s gives 80 answers, and p99<200 and errors<1% needs 100 at least; give --hold 5s or more/,
+  );
+});
