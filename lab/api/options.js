@@ -20,7 +20,7 @@ const COMMANDS = {
     // Two forms, picked as the command line picks them (lab/commands/capacity/index.js).
     schema: (argv) =>
       require('../commands/capacity').isHttp(argv)
-        ? require('../commands/capacity/plan').COMMAND
+        ? require('../capacity/plan').COMMAND
         : require('../commands/capacity/signal').COMMAND,
     // (An HTTP search's flag given to the signaling form: said as the command line says it.)
     refine: (err) => require('../commands/capacity').httpFlagInSignal(err) ?? err,

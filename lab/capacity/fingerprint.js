@@ -48,7 +48,7 @@ function ownService() {
   return digestFiles(files);
 }
 
-// p: a capacity plan (lab/commands/capacity/plan.js). -> { service, start, dependencies, with,
+// p: a capacity plan (lab/capacity/plan.js). -> { service, start, dependencies, with,
 // tls, requests, lab }.
 function fingerprintOf(p) {
   const app = p.app;

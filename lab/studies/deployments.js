@@ -26,7 +26,7 @@ const SCENARIOS = ['load', 'spikes', 'endurance'];
 // A run's cost besides its phases: deploy, the generator's start, the last answers, teardown.
 const RUN_OVERHEAD_S = 12;
 const TIMEOUT_TAIL_S = 10;
-// The capacity search of four deployments at default settings (lab/commands/capacity/plan.js, --plan).
+// The capacity search of four deployments at default settings (lab/capacity/plan.js, --plan).
 const CAPACITY_S_PER_DEPLOYMENT = 265;
 
 // What the study assumes for the user, said before it starts (and under --plan): with no

@@ -28,7 +28,7 @@ const { appendStepSummary } = require('../../outputs/step-summary');
 const { installNode } = require('../../runtime/node-versions');
 const { nodeDifference } = require('../../capacity/node-difference');
 
-const { HELP, FLAG_NAMES, plan, planText, planJson, countsOf, storeFlags } = require('./plan');
+const { HELP, FLAG_NAMES, plan, planText, planJson, recipeOf } = require('../../capacity/plan');
 const { outArgs } = require('../../outputs/flags');
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
@@ -37,10 +37,7 @@ const { outArgs } = require('../../outputs/flags');
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 // (`node`: --node's version this search runs the service on, null for the lab's own.)
 async function searchDeployment(p, name, dir, { log, seen, saved }, count = null, node = null) {
-  const deployment = resolveDeployment(
-    name,
-    countsOf(p.values, count, { ...storeFlags(p.values), balancer: p.values.balancer, app: p.app, tls: p.tls }),
-  );
+  const deployment = recipeOf(p.values, name, count, { app: p.app, tls: p.tls });
   // (A sweep's counts each their own name: replicated x3; a Node version's, single on Node 22.23.5.)
   const tag = count ? `${name} x${count}` : node ? `${name} on Node ${node.version}` : name;
   const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.values.cap });

@@ -16,8 +16,7 @@ const { candidateText, costText } = require('../../report/choice-text');
 const { checkCandidate } = require('../../choose/check');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
-const { resolveDeployment } = require('../../topology/deployments');
-const { countsOf, storeFlags } = require('../capacity/plan');
+const { recipeOf } = require('../../capacity/plan');
 const { choicePage } = require('../../report/choice-html');
 const { USAGE, plan, planText, planJson, headOf } = require('./plan');
 
@@ -168,10 +167,7 @@ async function choose(argv, { log }) {
     const s = p.sweeps.find((x) => x.shape === c.shape && x.balancer === c.balancer);
     // (The count's deployment, resolved as the sweep's capacity search resolved its own.)
     const sv = s.plan.values;
-    const deployment = resolveDeployment(
-      c.shape,
-      countsOf(sv, c.replicas, { ...storeFlags(sv), balancer: sv.balancer, app: s.plan.app, tls: s.plan.tls }),
-    );
+    const deployment = recipeOf(sv, c.shape, c.replicas, { app: s.plan.app, tls: s.plan.tls });
     const r = await checkCandidate(
       p,
       { ...c, rate: p.rate },

@@ -1,7 +1,7 @@
 'use strict';
 
 const { argvOf, COMMANDS } = require('../../../lab/api/options');
-const capacityPlan = require('../../../lab/commands/capacity/plan');
+const capacityPlan = require('../../../lab/capacity/plan');
 const scenarioPlan = require('../../../lab/commands/scenario/plan');
 
 // What the command line refuses for `argv`, as { code, message }; null when it takes it.

@@ -4,7 +4,7 @@ const budget = require('../../../lab/capacity/budget');
 const { searchDeployment } = require('../../../lab/capacity/flow');
 const httpCapacity = require('../../../lab/commands/capacity/http');
 
-// A search's settings as the capacity command makes them (lab/commands/capacity/plan.js).
+// A search's settings as the capacity command makes them (lab/capacity/plan.js).
 const planOf = (...flags) => httpCapacity.plan(['/ping', '--deployments', 'single', ...flags]);
 
 // One deployment's search on a simulated clock: every level, probe and recovery takes the

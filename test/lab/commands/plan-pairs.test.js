@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const capacity = require('../../../lab/commands/capacity/plan');
+const capacity = require('../../../lab/capacity/plan');
 const choose = require('../../../lab/commands/choose/plan');
 const { ROOT } = require('../../helper');
 

@@ -6,7 +6,7 @@ const { LIMITS, RATE } = require('../../../lab/scenario/limits');
 
 const COMMANDS = {
   scenario: [require('../../../lab/commands/scenario/plan').COMMAND, ['ping', 'load', 'single'], ['rate']],
-  capacity: [require('../../../lab/commands/capacity/plan').COMMAND, ['/x'], ['start', 'max-rate', 'min-rate', 'need']],
+  capacity: [require('../../../lab/capacity/plan').COMMAND, ['/x'], ['start', 'max-rate', 'min-rate', 'need']],
   choose: [require('../../../lab/commands/choose/plan').COMMAND, ['/x'], ['rate', 'start', 'min-rate', 'max-rate']],
   study: [require('../../../lab/commands/study/plan').COMMAND, ['course'], ['max-rate']],
 };

@@ -3,7 +3,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const capacityPlan = require('../../../lab/commands/capacity/plan');
+const capacityPlan = require('../../../lab/capacity/plan');
 const choosePlan = require('../../../lab/commands/choose/plan');
 const { studyPlan, COMMAND: STUDY } = require('../../../lab/commands/study/plan');
 const scenarioPlan = require('../../../lab/commands/scenario/plan');

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { plan, planText, planJson } = require('../../../../lab/commands/choose/plan');
-const capacityPlan = require('../../../../lab/commands/capacity/plan');
+const capacityPlan = require('../../../../lab/capacity/plan');
 const { fingerprintOf } = require('../../../../lab/capacity/fingerprint');
 const { ROOT, refusalOf, flagsOf } = require('../../../helper');
 

@@ -2,48 +2,49 @@
 
 // `npm run capacity -- <endpoint|path>`: its flags, the whole command line checked once before
 // anything starts (what the run refuses, --plan refuses), and the plan's text with its bounds
-// (./http.js runs it).
+// (lab/commands/capacity/http.js runs it). Below the commands: choose plans its sweeps with it,
+// the studies and the fingerprint read it, and no command imports another command's files.
 
 const path = require('node:path');
-const { defineCommand, flag } = require('../../terminal/flags');
-const { RATE } = require('../../scenario/limits');
-const { NODE_FLAG, nodesOf, nodesText } = require('../../runtime/node-flag');
-const { contextOf, CONTEXT } = require('../../topology/context');
-const { assertClaimable } = require('../../ownership/dirs');
-const { labError } = require('../../../common/errors');
-const { resolveDeployment, COURSE, names, LIMITS } = require('../../topology/deployments');
-const { BALANCERS } = require('../../kinds');
-const { pick } = require('../../names');
-const { ENDPOINTS, isPath, pathOf } = require('../../../artillery/scenarios');
-const { APP_FLAGS, APP_HELP, appOf } = require('../../app/flags');
-const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
-const { parseExpect } = require('../../results/expect-status');
-const { parseMethod, parseHeader, METHODS } = require('../../scenario/request');
-const { readScript } = require('../../scenario/from-artillery');
-const { clock } = require('../../terminal/progress');
-const { parseSlo, samplesFor, assertSloNames } = require('../../capacity/slo');
-const { requestNames } = require('../../scenario/model');
-const { requestName } = require('../../scenario/naming');
-const { MAX_TRIES, RULE: VERIFY_RULE } = require('../../capacity/verify');
-const { WAIT_S, RULE: RECOVERY_RULE } = require('../../capacity/recovery');
-const { RULE: DRIFT_RULE } = require('../../capacity/drift');
-const { MAX_LEVELS } = require('../../capacity/search');
-const budget = require('../../capacity/budget');
-const { MIN_POINTS } = require('../../capacity/scaling');
-const { parseCap, checkCapsFit, describeCap } = require('../../topology/caps');
-const { shellLine } = require('../../terminal/shell');
-const { placeDeployment } = require('../../runtime/deploy-plan');
-const { OUT_FLAGS } = require('../../outputs/flags');
-const { PROFILE_FLAGS, profileOf, profileArgs } = require('../../profile/flags');
-const { TLS_FLAGS, tlsOf } = require('../../tls/flags');
-const { GENERATOR_FLAGS } = require('../../generators');
+const { defineCommand, flag } = require('../terminal/flags');
+const { RATE } = require('../scenario/limits');
+const { NODE_FLAG, nodesOf, nodesText } = require('../runtime/node-flag');
+const { contextOf, CONTEXT } = require('../topology/context');
+const { assertClaimable } = require('../ownership/dirs');
+const { labError } = require('../../common/errors');
+const { resolveDeployment, COURSE, names, LIMITS } = require('../topology/deployments');
+const { BALANCERS } = require('../kinds');
+const { pick } = require('../names');
+const { ENDPOINTS, isPath, pathOf } = require('../../artillery/scenarios');
+const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
+const { DASHBOARD_FLAGS } = require('../dashboard/flag');
+const { parseExpect } = require('../results/expect-status');
+const { parseMethod, parseHeader, METHODS } = require('../scenario/request');
+const { readScript } = require('../scenario/from-artillery');
+const { clock } = require('../terminal/progress');
+const { parseSlo, samplesFor, assertSloNames } = require('./slo');
+const { requestNames } = require('../scenario/model');
+const { requestName } = require('../scenario/naming');
+const { MAX_TRIES, RULE: VERIFY_RULE } = require('./verify');
+const { WAIT_S, RULE: RECOVERY_RULE } = require('./recovery');
+const { RULE: DRIFT_RULE } = require('./drift');
+const { MAX_LEVELS } = require('./search');
+const budget = require('./budget');
+const { MIN_POINTS } = require('./scaling');
+const { parseCap, checkCapsFit, describeCap } = require('../topology/caps');
+const { shellLine } = require('../terminal/shell');
+const { placeDeployment } = require('../runtime/deploy-plan');
+const { OUT_FLAGS } = require('../outputs/flags');
+const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
+const { TLS_FLAGS, tlsOf } = require('../tls/flags');
+const { GENERATOR_FLAGS } = require('../generators');
 const {
   SCRIPT_RUN_FLAGS,
   SCRIPT_RUN_HELP,
   runScriptOptionsOf,
   scriptArgs,
   scriptArgsText,
-} = require('../../scenario/script-flags');
+} = require('../scenario/script-flags');
 
 const USAGE = `usage: npm run capacity -- <endpoint|path> [--slo 'p99<200'] [--deployments a,b] [options]
        npm run capacity -- --script FILE [--slo ...] [--deployments a,b] [options]
@@ -256,16 +257,10 @@ function plan(argv) {
   const ctx0 = contextOf(values);
   for (const d of deployments) {
     for (const n of sweep ? [...sweep, ...(values.predict ? [values.predict] : [])] : [null]) {
-      const dep = resolveDeployment(
-        d,
-        countsOf(values, n, { ...storeFlags(values), balancer: values.balancer, app, tls }),
-      );
+      const dep = recipeOf(values, d, n, { app, tls });
       checkCapsFit(placeDeployment(dep, { portBase: ctx0.portBase, caps: values.cap }).caps);
     }
-    const dep = resolveDeployment(
-      d,
-      countsOf(values, null, { ...storeFlags(values), balancer: values.balancer, app, tls }),
-    );
+    const dep = recipeOf(values, d, null, { app, tls });
     if (app && dep.workers > 1 && !app.run.node) {
       throw labError(
         'LAB_ERR_USAGE',
@@ -523,6 +518,12 @@ const storeFlags = (v) => ({
   'db-max-connections': v['db-max-connections'],
 });
 
+// A deployment of the search at replica count `count` (null: its own), as every part resolves
+// it: the sweep's count, --workers, the stores' flags, the balancer, your service, TLS. (Its
+// one definition: it was spelled out four times, in two commands.)
+const recipeOf = (values, name, count, { app, tls }) =>
+  resolveDeployment(name, countsOf(values, count, { ...storeFlags(values), balancer: values.balancer, app, tls }));
+
 module.exports = {
   USAGE,
   HELP,
@@ -534,6 +535,5 @@ module.exports = {
   planText,
   planJson,
   kneeOf,
-  countsOf,
-  storeFlags,
+  recipeOf,
 };
