@@ -82,6 +82,9 @@ export interface CompareOptions extends CommonOptions {
 
 export type DownOptions = CommonOptions;
 
+/** The signaling connections' estimate (seed 002): memory, levels, max, noVerify... */
+export type SignalOptions = CommonOptions;
+
 /** The live line's figures, a second apart, while load runs. */
 export interface Progress {
   elapsedS: number | null;
@@ -143,6 +146,7 @@ export interface LabError extends Error {
 
 export function scenario(options: ScenarioOptions): Run<JsonResult>;
 export function capacity(options: CapacityOptions): Run<CapacityResult>;
+export function signal(options?: SignalOptions): Run<JsonResult>;
 export function choose(options: ChooseOptions): Run<JsonResult>;
 export function study(options: StudyOptions): Run<JsonResult>;
 export function characterize(options: CharacterizeOptions): Run<JsonResult>;
@@ -152,6 +156,7 @@ export function down(options?: DownOptions): Run<JsonResult>;
 declare const lab: {
   scenario: typeof scenario;
   capacity: typeof capacity;
+  signal: typeof signal;
   choose: typeof choose;
   study: typeof study;
   characterize: typeof characterize;

@@ -4,5 +4,5 @@ import { createRequire } from 'node:module';
 
 const lab = createRequire(import.meta.url)('./index.js');
 
-export const { scenario, capacity, choose, study, characterize, compare, down } = lab;
+export const { scenario, capacity, signal, choose, study, characterize, compare, down } = lab;
 export default lab;

@@ -7,6 +7,7 @@
 
 const { labError } = require('../../common/errors');
 const { suggest } = require('../names');
+const { isHttp } = require('../capacity/forms');
 
 // What varies between the commands the library gives: the positional words, by name, in the
 // command line's order, and the flag schema that checks the whole line.
@@ -17,13 +18,15 @@ const COMMANDS = {
   },
   capacity: {
     words: ['endpoint'],
-    // Two forms, picked as the command line picks them (lab/commands/capacity/index.js).
-    schema: (argv) =>
-      require('../commands/capacity').isHttp(argv)
-        ? require('../capacity/plan').COMMAND
-        : require('../commands/capacity/signal').COMMAND,
+    // Two forms, picked as the command line picks them (lab/capacity/forms.js).
+    schema: (argv) => (isHttp(argv) ? require('../capacity/plan').COMMAND : require('../commands/signal').COMMAND),
     // (An HTTP search's flag given to the signaling form: said as the command line says it.)
-    refine: (err) => require('../commands/capacity').httpFlagInSignal(err) ?? err,
+    refine: (err) => require('../commands/signal').httpFlagInSignal(err) ?? err,
+  },
+  signal: {
+    words: [],
+    schema: () => require('../commands/signal').COMMAND,
+    refine: (err) => require('../commands/signal').httpFlagInSignal(err) ?? err,
   },
   choose: { words: ['endpoint'], schema: () => require('../commands/choose/plan').COMMAND },
   study: { words: ['study'], schema: () => require('../commands/study/plan').COMMAND },

@@ -5,17 +5,24 @@ const { pick } = require('../names');
 const { labError } = require('../../common/errors');
 const { cleanup, trapSignals, interrupted } = require('../ownership/cleanups');
 const { decide, runAgain } = require('./pinned-node');
+const { isHttp } = require('../capacity/forms');
 
 // `node lab/cli <command> [args]`: one file per command under lab/commands. Each command
 // returns { stdout } (what a script may parse) and logs progress on stderr. Exit codes:
 // 0 ok, 1 the run failed, 2 bad usage, 130 interrupted.
+// (capacity's signaling form is the signal command: lab/capacity/forms.js tells them apart.)
+const capacityForm = (argv) =>
+  argv.includes('--help') || argv.includes('-h') || isHttp(argv)
+    ? require('../commands/capacity')
+    : require('../commands/signal');
 const COMMANDS = {
   deploy: () => require('../commands/deploy'),
   status: () => require('../commands/status'),
   down: () => require('../commands/down'),
   scenario: () => require('../commands/scenario'),
   characterize: () => require('../commands/characterize'),
-  capacity: () => require('../commands/capacity'),
+  capacity: capacityForm,
+  signal: () => require('../commands/signal'),
   choose: () => require('../commands/choose'),
   scale: () => require('../commands/scale'),
   rollout: () => require('../commands/rollout'),
@@ -71,7 +78,7 @@ async function main(argv) {
     }
     if (argv[0] === undefined) throw labError('LAB_ERR_MISSING_ARG', 'a command', USAGE);
     const name = pick('command', argv[0], COMMANDS);
-    const result = await name()(argv.slice(1), { log });
+    const result = await name(argv.slice(1))(argv.slice(1), { log });
     // (Written out before the exit below: to a pipe read slowly, Node writes asynchronously,
     // and an exit with the write pending cut a capacity's JSON at 64 KiB.)
     if (result && result.stdout) await new Promise((r) => process.stdout.write(`${result.stdout}\n`, r));

@@ -109,7 +109,7 @@ test('a value no flag could be given as: refused, naming the option and what it 
 
 test('every command the library gives has its schema and its words', () => {
   expect(Object.keys(COMMANDS).sort()).toEqual(
-    ['capacity', 'characterize', 'choose', 'compare', 'down', 'scenario', 'study'].sort(),
+    ['capacity', 'characterize', 'choose', 'compare', 'down', 'scenario', 'signal', 'study'].sort(),
   );
   for (const [name, def] of Object.entries(COMMANDS)) {
     const schema = def.schema([]);

@@ -5,7 +5,7 @@ const { scripts, bin } = require('../../../package.json');
 
 test("npx runs the set-up before the commands whose npm script does, read from package.json's scripts", () => {
   expect([...NEEDS_SETUP].sort()).toEqual(
-    ['capacity', 'characterize', 'choose', 'cluster', 'deploy', 'scenario', 'study'].sort(),
+    ['capacity', 'characterize', 'choose', 'cluster', 'deploy', 'scenario', 'signal', 'study'].sort(),
   );
   for (const name of NEEDS_SETUP) expect(scripts[name]).toMatch(/^bash scripts\/setup\.sh run && /);
   // Both names of the package's command are the same entry.

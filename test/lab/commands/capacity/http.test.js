@@ -190,8 +190,10 @@ test('--plan --json prints the plan as JSON; a flag of the HTTP search given to 
   expect(j.expected).toMatchObject({ searches: 1, kneeRate: 640 });
   expect(j.expected.aboutS).toBeLessThanOrEqual(j.expected.atMostS);
   expect(j.text).toMatch(/^capacity of \/api\/items on single/);
+  // (The signaling estimate is the signal command; capacity --memory reaches it by the dispatcher.)
+  const signal = require('../../../../lab/commands/signal');
   const e = await refusalOf(
-    async () => capacity(['--memory', '500M', '--verify-hold', '10m', ...state], { log: () => {} }),
+    async () => signal(['--memory', '500M', '--verify-hold', '10m', ...state], { log: () => {} }),
     'accepted',
   );
   expect(e).toMatchObject({ code: 'LAB_ERR_FLAGS_EXCLUDE', exit: 2 });

@@ -25,8 +25,10 @@ const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
 const { serveLive } = require('../../dashboard/live');
 const describeMachine = require('../../../common/machine');
 const { clock } = require('../../terminal/progress');
+const { FLAG_NAMES: HTTP_FLAGS } = require('../../capacity/plan');
 
-const USAGE = `usage: npm run capacity -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
+const USAGE = `usage: npm run signal -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
+       (npm run capacity -- --memory ... is the same command)
 How many signaling connections one service process holds under a memory limit, two ways
 (seed 002): an estimate from a fit of its memory at several connection counts, then a
 verification under that very limit, raising the participants until the first failure.
@@ -345,8 +347,31 @@ function planText(p) {
   return lines.join('\n');
 }
 
+// A flag of the HTTP search given here (capacity --memory 500M --verify-hold 10m): said as the
+// other command's, with what picks each, not as an unknown option.
+function httpFlagInSignal(err) {
+  if (err.code !== 'LAB_ERR_UNKNOWN_FLAG') return null;
+  const m = /unknown option (--[\w-]+)/.exec(err.message);
+  const name = m?.[1].slice(2);
+  if (!name || !HTTP_FLAGS.includes(name)) return null;
+  return labError(
+    'LAB_ERR_FLAGS_EXCLUDE',
+    name,
+    'memory',
+    `--${name} is the HTTP search's (capacity <endpoint> ...), and the signaling connections' estimate (--memory, --levels, --max) takes none of its flags: give an endpoint, a path or --script for the HTTP search, or leave --${name} out`,
+  );
+}
+
+function planOrRefusal(argv) {
+  try {
+    return plan(argv);
+  } catch (err) {
+    throw httpFlagInSignal(err) ?? err;
+  }
+}
+
 async function capacityCommand(argv, { log }) {
-  const p = plan(argv);
+  const p = planOrRefusal(argv);
   if (p.help) return { stdout: USAGE };
   if (p.values.plan) return { stdout: planText(p) };
   holdDir(p.ctx.stateDir, '--state-dir');
@@ -459,4 +484,5 @@ async function capacityCommand(argv, { log }) {
 capacityCommand.usage = USAGE;
 // (Its flags' schema, which the library validates its options with: lab/api/options.js.)
 capacityCommand.COMMAND = COMMAND;
+capacityCommand.httpFlagInSignal = httpFlagInSignal;
 module.exports = capacityCommand;
