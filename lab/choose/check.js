@@ -5,7 +5,7 @@ const { contextArgs } = require('../topology/context');
 const { runtimeFor } = require('../runtime');
 const { placeDeployment } = require('../runtime/deploy-plan');
 const { describeCap } = require('../topology/caps');
-const { own } = require('../ownership/cleanups');
+const { own, interrupted } = require('../ownership/cleanups');
 const { runLevel } = require('../capacity/level');
 const { restartText } = require('../runtime/pm2-restarts');
 
@@ -77,7 +77,14 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
       const rate = Math.round(c.holds * 10) / 10;
       const holdS = sweep.holdFor(rate);
       log(`why: one level at ${rate}/s, what ${c.replicas} replica(s) are expected to hold, profiled for ${holdS} s`);
-      knee = await level(rate, holdS, 'knee', ['--profile']);
+      // (A level that cannot run keeps the choice that held: said, with why, not thrown.)
+      try {
+        knee = await level(rate, holdS, 'knee', ['--profile']);
+      } catch (err) {
+        if (interrupted()) throw err;
+        knee = { rate, failed: err.message };
+        log(`why: no profile at the knee: ${err.message}`);
+      }
     }
     return { check: held, headroom, verdict, knee, caps };
   } finally {

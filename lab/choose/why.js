@@ -14,6 +14,17 @@ const round = (v, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
 // cores the replicas tier is given }.
 function whyOf(knee, given) {
   if (!knee) return null;
+  // (The knee's level could not run: the choice stands on its check, and says so.)
+  if (knee.failed)
+    return {
+      rate: knee.rate,
+      dir: null,
+      tiers: [],
+      tier: null,
+      hottest: null,
+      statement: null,
+      text: `no profile at the knee: the level at ${round(knee.rate)}/s could not run (${knee.failed}); the choice stands on its check`,
+    };
   // (Said at the rate the level was run at, as the terminal said it, with what was answered
   // beside: "at 16/s" for a level the log had run at 17.5/s read as another level.)
   const answered =

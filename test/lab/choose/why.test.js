@@ -44,3 +44,11 @@ test('a level below the knee says so; the balancer named when it is the one at i
   expect(entry.hottest.name).toBe('ngx_epoll');
   expect(whyOf(null, {})).toBeNull();
 });
+
+test('a knee level that could not run: no profile, said with why; the choice stands on its check', () => {
+  const w = whyOf({ rate: 26.04, failed: 'the level at 26/s: its run printed no summary' }, { replicas: 1 });
+  expect(w).toMatchObject({ rate: 26.04, tier: null, hottest: null });
+  expect(w.text).toBe(
+    'no profile at the knee: the level at 26/s could not run (the level at 26/s: its run printed no summary); the choice stands on its check',
+  );
+});
