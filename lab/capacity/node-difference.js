@@ -62,4 +62,12 @@ function differenceOf(base, other) {
   };
 }
 
-module.exports = { nodeDifference, bracketOf };
+// What a version's row says of its Node: the one asked, and the versions the service's
+// processes reported at its levels (`seen`, tagged `tag`: the runtime probe), so a row never
+// rests on the flag alone.
+function nodeRow(node, seen, tag) {
+  const reported = [...new Set(seen.filter((l) => l.deployment === tag).flatMap((l) => l.nodeVersions ?? []))].sort();
+  return { spec: node.spec, version: node.version, reported };
+}
+
+module.exports = { nodeDifference, bracketOf, nodeRow };

@@ -26,7 +26,7 @@ const { placeDeployment } = require('../../runtime/deploy-plan');
 const { capacityHttpPage, capacityHttpBody, capacityText } = require('../../report/capacity-http-html');
 const { appendStepSummary } = require('../../outputs/step-summary');
 const { installNode } = require('../../runtime/node-versions');
-const { nodeDifference } = require('../../capacity/node-difference');
+const { nodeDifference, nodeRow } = require('../../capacity/node-difference');
 
 const { HELP, FLAG_NAMES, plan, planText, planJson, recipeOf } = require('../../capacity/plan');
 const { outArgs } = require('../../outputs/flags');
@@ -120,13 +120,6 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
   } finally {
     await session.down();
   }
-}
-
-// What a version's row says of its Node: the one asked, and the versions the service's
-// processes reported at its levels (the runtime probe), so a row never rests on the flag alone.
-function nodeRow(node, seen, tag) {
-  const reported = [...new Set(seen.filter((l) => l.deployment === tag).flatMap((l) => l.nodeVersions ?? []))].sort();
-  return { spec: node.spec, version: node.version, reported };
 }
 
 // One level's line in the log.

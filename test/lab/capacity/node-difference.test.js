@@ -36,3 +36,19 @@ test('"at least" has no upper end; a version with no capacity gives no differenc
   expect(nodeDifference(rows).map((d) => d.deployment)).toEqual(['single']);
   expect(nodeDifference([{ deployment: 'single', maxRate: 3 }])).toEqual([]);
 });
+
+test("a version's row: the Node asked, and the versions its own levels' processes reported", () => {
+  const { nodeRow } = require('../../../lab/capacity/node-difference');
+  const seen = [
+    { deployment: 'single on Node 22.23.5', nodeVersions: ['22.23.5'] },
+    { deployment: 'single on Node 22.23.5' },
+    { deployment: 'single on Node 24.21.0', nodeVersions: ['24.21.0'] },
+  ];
+  const node = { spec: '22', version: '22.23.5', binary: '/x' };
+  expect(nodeRow(node, seen, 'single on Node 22.23.5')).toEqual({
+    spec: '22',
+    version: '22.23.5',
+    reported: ['22.23.5'],
+  });
+  expect(nodeRow(node, seen, 'multi on Node 22.23.5').reported).toEqual([]);
+});
