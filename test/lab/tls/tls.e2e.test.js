@@ -42,17 +42,22 @@ describe.each([['nginx'], ['haproxy'], ['caddy'], ['node']])('%s', (kind) => {
     `%s: the chain checks, ALPN says the protocol, the replica got plain HTTP/1.1, the summary says it all`,
     async (flagName, protocol) => {
       const place = await ownPlace({ ports: 70 });
-      const up = await lab([
-        'deploy',
-        'single',
-        '--app',
-        RECORDER,
-        '--balancer',
-        kind,
-        flagName,
-        '--json',
-        ...forDeploy(place),
-      ]);
+      const up = await lab(
+        [
+          'deploy',
+          'single',
+          '--app',
+          RECORDER,
+          '--balancer',
+          kind,
+          flagName,
+          '--json',
+          ...forDeploy(place),
+          // (Ahead of the other files' processes, the entry and the run below alike: in the whole
+          // suite the node entry once answered 49 of 60 requests in a run's 3 s and its drain.)
+        ],
+        { first: true },
+      );
       try {
         expect(up.stderr).not.toMatch(/LAB_ERR/);
         const state = jsonOf(up);
@@ -90,13 +95,14 @@ describe.each([['nginx'], ['haproxy'], ['caddy'], ['node']])('%s', (kind) => {
               resultsDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tls-r-')),
             }),
           ],
-          { timeoutMs: 120000 },
+          { timeoutMs: 120000, first: true },
         );
         const s = jsonOf(run);
         // (Counted against the requests the run sent: a busy machine may send fewer of the 60
         // arrivals in its 3 s.)
         expect(s.requestsSent).toBeGreaterThan(30);
-        expect(s.requestsCompleted).toBe(s.requestsSent);
+        // (With the errors by kind when some did not complete: the count alone said nothing of why.)
+        expect({ completed: s.requestsCompleted, errors: s.errors }).toEqual({ completed: s.requestsSent, errors: {} });
         expect(s.tls).toMatchObject({ protocol, handshakes: s.requestsSent });
         // Resumed: a connection can resume only with a ticket an earlier one received, which
         // a busy machine delivers late (beside four CPU hogs, 47 of 60 connections once, none
