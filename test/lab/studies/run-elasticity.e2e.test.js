@@ -16,7 +16,8 @@ journey(
     const args = await studyArgs('elasticity', { autoscale: '1-2', scale: 0.15, dir }, { ports: 80 });
     const r = await lab(args, { timeoutMs: 900000 });
     expect(r.stderr).not.toMatch(/LAB_ERR/);
-    expect(r.code).toBe(0);
+    // (With the study's last words when it fails: its exit alone once said nothing of why.)
+    expect({ code: r.code, end: r.code ? r.stderr.slice(-2500) : '' }).toEqual({ code: 0, end: '' });
     const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
     expect(md).toMatch(/\| 1 held \| 1 \| \d+ \| [\d.,]+ \| (at once|after [\d.]+ s|never), /);
     expect(md).toMatch(/\| autoscaled \| 1-2 \(/);
