@@ -9,6 +9,9 @@ const { labError } = require('../../common/errors');
 const { suggest } = require('../names');
 const { isHttp } = require('../capacity/forms');
 
+// (An HTTP search's flag given to the signaling form: said as the command line says it.)
+const httpFlagInSignal = (err) => require('../commands/signal').httpFlagInSignal(err) ?? err;
+
 // What varies between the commands the library gives: the positional words, by name, in the
 // command line's order, and the flag schema that checks the whole line.
 const COMMANDS = {
@@ -20,14 +23,9 @@ const COMMANDS = {
     words: ['endpoint'],
     // Two forms, picked as the command line picks them (lab/capacity/forms.js).
     schema: (argv) => (isHttp(argv) ? require('../capacity/plan').COMMAND : require('../commands/signal').COMMAND),
-    // (An HTTP search's flag given to the signaling form: said as the command line says it.)
-    refine: (err) => require('../commands/signal').httpFlagInSignal(err) ?? err,
+    refine: httpFlagInSignal,
   },
-  signal: {
-    words: [],
-    schema: () => require('../commands/signal').COMMAND,
-    refine: (err) => require('../commands/signal').httpFlagInSignal(err) ?? err,
-  },
+  signal: { words: [], schema: () => require('../commands/signal').COMMAND, refine: httpFlagInSignal },
   choose: { words: ['endpoint'], schema: () => require('../commands/choose/plan').COMMAND },
   study: { words: ['study'], schema: () => require('../commands/study/plan').COMMAND },
   characterize: { words: ['target'], schema: () => require('../commands/characterize').COMMAND },

@@ -126,7 +126,8 @@ function installNode(node, { env = process.env, log = () => {}, run = spawnSync 
     ],
     { env: npmEnv(env), encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS },
   );
-  const check = run(binaryIn(tmp), ['--version'], { encoding: 'utf8', timeout: VIEW_TIMEOUT_MS });
+  // (Its binary asked for its version only once npm says it installed.)
+  const check = r.status === 0 ? run(binaryIn(tmp), ['--version'], { encoding: 'utf8', timeout: VIEW_TIMEOUT_MS }) : {};
   if (r.status !== 0 || (check.stdout || '').trim() !== `v${node.version}`) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw labError(
