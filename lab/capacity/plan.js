@@ -25,6 +25,7 @@ const { clock } = require('../terminal/progress');
 const { parseSlo, samplesFor, assertSloNames } = require('./slo');
 const { requestNames } = require('../scenario/model');
 const { requestName } = require('../scenario/naming');
+const { SWEEP_AGAIN } = require('./sweep-again');
 const { MAX_TRIES, RULE: VERIFY_RULE } = require('./verify');
 const { WAIT_S, RULE: RECOVERY_RULE } = require('./recovery');
 const { RULE: DRIFT_RULE } = require('./drift');
@@ -454,7 +455,7 @@ function planFigures(p) {
   const searches = p.sweep
     ? p.sweep.length + (p.values.predict ? 1 : 0)
     : p.deployments.length * (p.nodes?.length ?? 1);
-  const most = searches * budget.maxS(p);
+  const most = (searches + (p.sweep ? Math.min(SWEEP_AGAIN, p.sweep.length) : 0)) * budget.maxS(p);
   const knee = kneeOf(p);
   return { searches, knee, most, typical: Math.min(most, searches * budget.typicalS(p, knee)) };
 }
@@ -479,7 +480,13 @@ function planJson(p) {
     },
     verification: { runs: p.repetitions, holdS: p.verifyHoldFor(p.start) },
     bounds: { maxLevels: p.maxLevels, timeLimitS: p.timeLimitS },
-    expected: { searches, kneeRate: knee, aboutS: typical, atMostS: most },
+    expected: {
+      searches,
+      ...(p.sweep ? { searchedAgainAtMost: Math.min(SWEEP_AGAIN, p.sweep.length) } : {}),
+      kneeRate: knee,
+      aboutS: typical,
+      atMostS: most,
+    },
     text: planText(p),
   };
 }
@@ -494,6 +501,9 @@ function planText(p) {
       ? `\nthen: the fewest replicas predicted to hold ${p.values.need}/s (--need), from the law fitted to the counts`
       : '';
   // (Said before the search, not found after it: a sweep of too few counts gets no fit.)
+  const again = p.sweep
+    ? `\nthe counts: a count whose limit was other programs' work (this machine busy, the deployment's processes waiting for a core) is searched once more, ${Math.min(SWEEP_AGAIN, p.sweep.length)} at most (the bound includes them)`
+    : '';
   const noFit =
     p.sweep && p.sweep.length < MIN_POINTS
       ? `\nnote: ${p.sweep.length} replica count(s) give no fit of the scaling law (it needs ${MIN_POINTS} at least): each count's capacity is measured, but nothing is predicted`
@@ -507,7 +517,7 @@ each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at 
 between levels: ${between}
 verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s at ${p.start}/s (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
 bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search
-expected: about ${clock(typical)} if the SLO breaks near ${knee}/s, at most ${clock(most)} (${searches} search(es), each to its bounds)${need}${noFit}`;
+expected: about ${clock(typical)} if the SLO breaks near ${knee}/s, at most ${clock(most)} (${searches} search(es)${p.sweep ? ` and ${Math.min(SWEEP_AGAIN, p.sweep.length)} searched again` : ''}, each to its bounds)${need}${again}${noFit}`;
 }
 
 // Your service's stores and set-up (--with...), as resolveDeployment reads them.

@@ -189,6 +189,9 @@ function verdictOf(name, deployment, found, verification, p) {
   const late = lateGenerator(found.broke, p);
   let bound = 'deployment';
   let why = null;
+  // The machine's limit came from other programs' work, not this run's: the same system may
+  // hold more when they are done (a sweep searches such a count again: capacity --replicas).
+  let otherWork = false;
   if (found.stop.kind === 'generator') {
     bound = 'generator';
     why = `the generator could not drive more than that: ${found.stop.level.generatorBound}`;
@@ -207,6 +210,7 @@ function verdictOf(name, deployment, found, verification, p) {
     const waited = waitedShare([found.broke, ...last.runs]);
     const waitText =
       waited !== null ? `, its processes waiting for a core ${Math.round(waited * 100)}% of the time` : '';
+    otherWork = own < MACHINE_BUSY;
     why =
       own >= MACHINE_BUSY
         ? `this machine was the limit: its cores were ${Math.round(busy * 100)}% busy, the generator's ${at.generatorCpuPct ?? '-'}% of a core included${waitText}`
@@ -242,6 +246,7 @@ function verdictOf(name, deployment, found, verification, p) {
     maxRate,
     atLeast,
     bound,
+    ...(otherWork ? { otherWork } : {}),
     text: `${atLeast ? 'at least ' : ''}${rateText(maxRate, base.unit, at.answeredPerS)} ${heldFor(verified)}${verified.tries > 1 ? `, verified at the ${ordinal(verified.tries)} try` : ''}${coarse}${why ? ` (${why})` : ''}${moves ? `; ${moves.text}` : ''}`,
     // How long the capacity held: each verification run's hold.
     heldS: verified.holdS,

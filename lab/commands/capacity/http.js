@@ -29,6 +29,7 @@ const { installNode } = require('../../runtime/node-versions');
 const { nodeDifference, nodeRow } = require('../../capacity/node-difference');
 
 const { HELP, FLAG_NAMES, plan, planText, planJson, recipeOf } = require('../../capacity/plan');
+const { countSearcher } = require('../../capacity/sweep-again');
 const { outArgs } = require('../../outputs/flags');
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
@@ -36,10 +37,11 @@ const { outArgs } = require('../../outputs/flags');
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 // (`node`: --node's version this search runs the service on, null for the lab's own.)
-async function searchDeployment(p, name, dir, { log, seen, saved }, count = null, node = null) {
+// (`again`: a sweep's count searched once more, in a folder of its own beside the first.)
+async function searchDeployment(p, name, dir, { log, seen, saved }, count = null, node = null, again = false) {
   const deployment = recipeOf(p.values, name, count, { app: p.app, tls: p.tls });
   // (A sweep's counts each their own name: replicated x3; a Node version's, single on Node 22.23.5.)
-  const tag = count ? `${name} x${count}` : node ? `${name} on Node ${node.version}` : name;
+  const tag = count ? `${name} x${count}${again ? ' again' : ''}` : node ? `${name} on Node ${node.version}` : name;
   const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.values.cap });
   // (One deadline for the search: the gate between steps, and each step's own time-out.)
   const deadlineMs = Date.now() + p.timeLimitS * 1000;
@@ -59,7 +61,10 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
       });
     },
     dir,
-    folder: path.join(dir, count ? `${name}-x${count}` : node ? `${name}-node-${node.version}` : name),
+    folder: path.join(
+      dir,
+      count ? `${name}-x${count}${again ? '-again' : ''}` : node ? `${name}-node-${node.version}` : name,
+    ),
     level: {
       words: p.words,
       slos: p.slos,
@@ -108,7 +113,7 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
     const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
     // (A sweep's row names its count: the preset's own count leaves it out of the label. A
     // version's row its Node, and the versions its processes reported, read from them.)
-    if (count) return { ...v, label: `${tag}: ${deployment.label}`, replicas: count };
+    if (count) return { ...v, label: `${name} x${count}: ${deployment.label}`, replicas: count };
     if (node)
       return {
         ...v,
@@ -151,11 +156,15 @@ function scalingNow(p, results) {
 // said before N is measured (the log keeps it), then N searched to check it.
 async function sweepReplicas(p, dir, kit, results) {
   const name = p.deployments[0];
-  for (const n of p.sweep) {
-    results.push(await searchDeployment(p, name, dir, kit, n));
-    kit.saved();
-  }
   const { log } = kit;
+  const searchCount = countSearcher({
+    search: (n, again) => searchDeployment(p, name, dir, kit, n, null, again),
+    results,
+    saved: kit.saved,
+    log,
+    name,
+  });
+  for (const n of p.sweep) await searchCount(n);
   if (p.values.predict) {
     const good = scalingNow({ ...p, values: { ...p.values, predict: null, need: null } }, results);
     if (good.fit) {
@@ -172,7 +181,7 @@ async function sweepReplicas(p, dir, kit, results) {
         `${JSON.stringify({ at: new Date().toISOString(), ...pr, fit: { sigma: f.sigma, kappa: f.kappa, lambda: f.lambda } }, null, 2)}\n`,
       );
     } else log(`no prediction for ${p.values.predict} replicas: ${good.fitRefused}; measuring them anyway`);
-    results.push(await searchDeployment(p, name, dir, kit, p.values.predict));
+    await searchCount(p.values.predict);
   }
   return scalingNow(p, results);
 }

@@ -411,14 +411,19 @@ test('a machine busy with other work is the limit only when the deployment waite
   expect(verdict({ waitShare: 0.05 })).toMatchObject({ maxRate: 20, bound: 'deployment', atLeast: false });
   // Waited half the time: the machine held it back.
   const held = verdict({ waitShare: 0.5 });
-  expect(held).toMatchObject({ bound: 'machine', atLeast: true });
+  // (Other programs' work: a sweep searches such a count again, ../../../lab/capacity/sweep-again.js.)
+  expect(held).toMatchObject({ bound: 'machine', atLeast: true, otherWork: true });
   expect(held.text).toMatch(
     /this machine was busy with other work: its cores were 95% busy, this run's own processes 20%, its processes waiting for a core 50% of the time/,
   );
   // Not measured (no schedstat): as before, the machine is named.
   expect(verdict({ waitShare: null })).toMatchObject({ bound: 'machine' });
   // Its own processes filled the cores: the machine, whatever the wait.
-  expect(verdict({ waitShare: 0.05, machineShare: 0.9 })).toMatchObject({ bound: 'machine' });
+  const own = verdict({ waitShare: 0.05, machineShare: 0.9 });
+  expect(own).toMatchObject({ bound: 'machine' });
+  // (The run's own processes: no other work to wait out.)
+  expect(own.otherWork).toBeUndefined();
+  expect(verdict({ waitShare: 0.05 }).otherWork).toBeUndefined();
   // The sentence over rows follows the same rule.
   const row = (name, w) => ({
     deployment: name,

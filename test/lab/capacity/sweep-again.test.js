@@ -1,0 +1,86 @@
+'use strict';
+
+const { countSearcher, SWEEP_AGAIN } = require('../../../lab/capacity/sweep-again');
+const { scalingOf } = require('../../../lab/capacity/scaling');
+
+// A sweep whose counts the test's fake search answers: by count, a verdict per try.
+function sweep(answers, atMost) {
+  const results = [];
+  const calls = [];
+  const lines = [];
+  const search = async (n, again) => {
+    calls.push([n, again]);
+    const tries = answers[n];
+    return { replicas: n, ...tries[Math.min(again ? 1 : 0, tries.length - 1)] };
+  };
+  const count = countSearcher({ search, results, log: (l) => lines.push(l), name: 'replicated', atMost });
+  return { results, calls, lines, count };
+}
+const own = (rate) => ({ maxRate: rate, bound: 'deployment', text: `${rate}/s held for 4 s` });
+const held = (rate) => ({
+  maxRate: rate,
+  bound: 'machine',
+  atLeast: true,
+  otherWork: true,
+  text: `at least ${rate}/s held for 4 s (this machine was busy with other work)`,
+});
+
+test('a count that other work held back is searched once more, and the second verdict is the fitted one', async () => {
+  const { results, calls, lines, count } = sweep({ 1: [own(20)], 2: [held(25), own(40)], 3: [own(60)], 4: [own(80)] });
+  for (const n of [1, 2, 3, 4]) await count(n);
+  expect(calls).toEqual([
+    [1, false],
+    [2, false],
+    [2, true],
+    [3, false],
+    [4, false],
+  ]);
+  expect(results.map((r) => r.maxRate)).toEqual([20, 40, 60, 80]);
+  expect(results[1].searchedAgain).toEqual({ maxRate: 25, text: held(25).text });
+  expect(results[1].text).toMatch(/^40\/s held for 4 s; searched once more, the first search said: at least 25\/s/);
+  expect(lines).toEqual([
+    expect.stringMatching(/^replicated x2: this machine's other work held it back \(at least 25/),
+  ]);
+  // The law fitted on four good points: without the second search, 2 replicas were left out.
+  const s = scalingOf(
+    results.map((v) => ({ replicas: v.replicas, verdict: v })),
+    { deployment: 'replicated' },
+  );
+  expect(s.points.filter((p) => p.leftOut)).toEqual([]);
+  expect(s.fit).not.toBeNull();
+});
+
+test('held back again: the count stays left out; its own machine limit or a deployment limit is not searched again', async () => {
+  const ownMachine = {
+    maxRate: 30,
+    bound: 'machine',
+    atLeast: true,
+    text: 'at least 30/s (this machine was the limit)',
+  };
+  const { results, calls, count } = sweep({ 1: [held(10), held(12)], 2: [ownMachine], 3: [own(60)] });
+  for (const n of [1, 2, 3]) await count(n);
+  expect(calls).toEqual([
+    [1, false],
+    [1, true],
+    [2, false],
+    [3, false],
+  ]);
+  expect(results[0]).toMatchObject({ maxRate: 12, otherWork: true, searchedAgain: { maxRate: 10 } });
+  const s = scalingOf(
+    results.map((v) => ({ replicas: v.replicas, verdict: v })),
+    { deployment: 'replicated' },
+  );
+  expect(s.points[0].leftOut).toBe('this machine was the limit');
+});
+
+test(`at most ${SWEEP_AGAIN} counts a sweep are searched again: the plan's "at most" stays a bound`, async () => {
+  const { calls, count } = sweep({ 1: [held(10), own(20)], 2: [held(20), own(40)], 3: [held(30), own(60)] });
+  for (const n of [1, 2, 3]) await count(n);
+  expect(calls.filter(([, again]) => again).length).toBe(SWEEP_AGAIN);
+  const limited = sweep({ 1: [held(10), own(20)], 2: [held(20), own(40)] }, 0);
+  for (const n of [1, 2]) await limited.count(n);
+  expect(limited.calls).toEqual([
+    [1, false],
+    [2, false],
+  ]);
+});
