@@ -23,8 +23,10 @@ async function searchDeployment(p, o) {
 }
 
 async function searchAndVerify(p, o) {
+  // (o.from: where a sweep's count starts and how it steps, ./sweep-start.js.)
   const found = await searchCapacity(o.measure(null), {
-    start: p.start,
+    start: o.from?.start ?? p.start,
+    ...(o.from ? { factor: o.from.factor } : {}),
     maxRate: p.maxRate,
     precision: p.precision,
     floor: p.floor,

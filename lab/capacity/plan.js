@@ -26,6 +26,7 @@ const { parseSlo, samplesFor, assertSloNames } = require('./slo');
 const { requestNames } = require('../scenario/model');
 const { requestName } = require('../scenario/naming');
 const { SWEEP_AGAIN } = require('./sweep-again');
+const { RULE: START_RULE } = require('./sweep-start');
 const { MAX_TRIES, RULE: VERIFY_RULE } = require('./verify');
 const { WAIT_S, RULE: RECOVERY_RULE } = require('./recovery');
 const { RULE: DRIFT_RULE } = require('./drift');
@@ -502,7 +503,7 @@ function planText(p) {
       : '';
   // (Said before the search, not found after it: a sweep of too few counts gets no fit.)
   const again = p.sweep
-    ? `\nthe counts: a count whose limit was other programs' work (this machine busy, the deployment's processes waiting for a core) is searched once more, ${Math.min(SWEEP_AGAIN, p.sweep.length)} at most (the bound includes them)`
+    ? `\nthe counts: ${START_RULE}; a count whose limit was other programs' work (this machine busy, the deployment's processes waiting for a core) is searched once more, ${Math.min(SWEEP_AGAIN, p.sweep.length)} at most (the bound includes them)`
     : '';
   const noFit =
     p.sweep && p.sweep.length < MIN_POINTS

@@ -30,6 +30,7 @@ const { nodeDifference, nodeRow } = require('../../capacity/node-difference');
 
 const { HELP, FLAG_NAMES, plan, planText, planJson, recipeOf } = require('../../capacity/plan');
 const { countSearcher } = require('../../capacity/sweep-again');
+const { countStart, SHARE } = require('../../capacity/sweep-start');
 const { outArgs } = require('../../outputs/flags');
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
@@ -37,8 +38,10 @@ const { outArgs } = require('../../outputs/flags');
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 // (`node`: --node's version this search runs the service on, null for the lab's own.)
-// (`again`: a sweep's count searched once more, in a folder of its own beside the first.)
-async function searchDeployment(p, name, dir, { log, seen, saved }, count = null, node = null, again = false) {
+// (`again`: a sweep's count searched once more, in a folder of its own beside the first;
+// `from`: where a sweep's count starts, ../../capacity/sweep-start.js.)
+async function searchDeployment(p, name, dir, kit, count = null, node = null, { again = false, from = null } = {}) {
+  const { log, seen, saved } = kit;
   const deployment = recipeOf(p.values, name, count, { app: p.app, tls: p.tls });
   // (A sweep's counts each their own name: replicated x3; a Node version's, single on Node 22.23.5.)
   const tag = count ? `${name} x${count}${again ? ' again' : ''}` : node ? `${name} on Node ${node.version}` : name;
@@ -101,7 +104,12 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
     return l;
   };
   try {
+    if (from)
+      log(
+        `${tag}: starting at ${from.start}/s (${SHARE * 100}% of ${from.from.maxRate}/s at ${from.from.replicas} replica(s) scaled to ${count}), steps of ${from.factor}x`,
+      );
     const { found, verification } = await searchFlow(p, {
+      from,
       measure: measured,
       recover,
       settle: session.settle,
@@ -113,7 +121,14 @@ async function searchDeployment(p, name, dir, { log, seen, saved }, count = null
     const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
     // (A sweep's row names its count: the preset's own count leaves it out of the label. A
     // version's row its Node, and the versions its processes reported, read from them.)
-    if (count) return { ...v, label: `${name} x${count}: ${deployment.label}`, replicas: count };
+    if (count)
+      return {
+        ...v,
+        label: `${name} x${count}: ${deployment.label}`,
+        replicas: count,
+        // Where its search started, when the counts before it said (not --start).
+        ...(from ? { searchStart: { rate: from.start, factor: from.factor, from: from.from } } : {}),
+      };
     if (node)
       return {
         ...v,
@@ -158,7 +173,7 @@ async function sweepReplicas(p, dir, kit, results) {
   const name = p.deployments[0];
   const { log } = kit;
   const searchCount = countSearcher({
-    search: (n, again) => searchDeployment(p, name, dir, kit, n, null, again),
+    search: (n, again) => searchDeployment(p, name, dir, kit, n, null, { again, from: countStart(results, n, p) }),
     results,
     saved: kit.saved,
     log,
