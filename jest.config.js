@@ -25,6 +25,9 @@ const SETS = {
   },
   e2e: {
     ...common,
+    // (LAB_TEST_CPU=1: each file's CPU counted, every process it starts included:
+    // test/cpu-environment.js.)
+    ...(process.env.LAB_TEST_CPU ? { testEnvironment: '<rootDir>/test/cpu-environment.js' } : {}),
     displayName: 'e2e',
     testMatch: ['<rootDir>/test/**/*.e2e.test.js'],
     testPathIgnorePatterns: IGNORED,

@@ -25,7 +25,7 @@ const { clock } = require('../terminal/progress');
 const { parseSlo, samplesFor, assertSloNames } = require('./slo');
 const { requestNames } = require('../scenario/model');
 const { requestName } = require('../scenario/naming');
-const { SWEEP_AGAIN } = require('./sweep-again');
+const { SEARCH_AGAIN } = require('./search-again');
 const { RULE: START_RULE } = require('./sweep-start');
 const { MAX_TRIES, RULE: VERIFY_RULE } = require('./verify');
 const { WAIT_S, RULE: RECOVERY_RULE } = require('./recovery');
@@ -456,14 +456,15 @@ function planFigures(p) {
   const searches = p.sweep
     ? p.sweep.length + (p.values.predict ? 1 : 0)
     : p.deployments.length * (p.nodes?.length ?? 1);
-  const most = (searches + (p.sweep ? Math.min(SWEEP_AGAIN, p.sweep.length) : 0)) * budget.maxS(p);
+  const again = Math.min(SEARCH_AGAIN, searches);
+  const most = (searches + again) * budget.maxS(p);
   const knee = kneeOf(p);
-  return { searches, knee, most, typical: Math.min(most, searches * budget.typicalS(p, knee)) };
+  return { searches, again, knee, most, typical: Math.min(most, searches * budget.typicalS(p, knee)) };
 }
 
 // --plan --json: the plan as data (docs/scaling.md, "The plan as JSON"), its text beside.
 function planJson(p) {
-  const { searches, knee, most, typical } = planFigures(p);
+  const { searches, again, knee, most, typical } = planFigures(p);
   return {
     command: 'capacity',
     what: p.word,
@@ -483,7 +484,7 @@ function planJson(p) {
     bounds: { maxLevels: p.maxLevels, timeLimitS: p.timeLimitS },
     expected: {
       searches,
-      ...(p.sweep ? { searchedAgainAtMost: Math.min(SWEEP_AGAIN, p.sweep.length) } : {}),
+      searchedAgainAtMost: again,
       kneeRate: knee,
       aboutS: typical,
       atMostS: most,
@@ -493,7 +494,7 @@ function planJson(p) {
 }
 
 function planText(p) {
-  const { searches, knee, most, typical } = planFigures(p);
+  const { searches, again: againN, knee, most, typical } = planFigures(p);
   const on = p.sweep
     ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
     : p.deployments.join(', ');
@@ -502,9 +503,7 @@ function planText(p) {
       ? `\nthen: the fewest replicas predicted to hold ${p.values.need}/s (--need), from the law fitted to the counts`
       : '';
   // (Said before the search, not found after it: a sweep of too few counts gets no fit.)
-  const again = p.sweep
-    ? `\nthe counts: ${START_RULE}; a count whose limit was other programs' work (this machine busy, the deployment's processes waiting for a core) is searched once more, ${Math.min(SWEEP_AGAIN, p.sweep.length)} at most (the bound includes them)`
-    : '';
+  const again = `${p.sweep ? `\nthe counts: ${START_RULE}` : ''}\nsearched again: a search whose limit was other programs' work (this machine busy, the deployment's processes waiting for a core) is run once more, ${againN} at most (the bound includes them)`;
   const noFit =
     p.sweep && p.sweep.length < MIN_POINTS
       ? `\nnote: ${p.sweep.length} replica count(s) give no fit of the scaling law (it needs ${MIN_POINTS} at least): each count's capacity is measured, but nothing is predicted`
@@ -518,7 +517,7 @@ each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at 
 between levels: ${between}
 verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s at ${p.start}/s (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
 bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search
-expected: about ${clock(typical)} if the SLO breaks near ${knee}/s, at most ${clock(most)} (${searches} search(es)${p.sweep ? ` and ${Math.min(SWEEP_AGAIN, p.sweep.length)} searched again` : ''}, each to its bounds)${need}${again}${noFit}`;
+expected: about ${clock(typical)} if the SLO breaks near ${knee}/s, at most ${clock(most)} (${searches} search(es) and ${againN} searched again, each to its bounds)${need}${again}${noFit}`;
 }
 
 // Your service's stores and set-up (--with...), as resolveDeployment reads them.

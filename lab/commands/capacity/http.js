@@ -29,7 +29,7 @@ const { installNode } = require('../../runtime/node-versions');
 const { nodeDifference, nodeRow } = require('../../capacity/node-difference');
 
 const { HELP, FLAG_NAMES, plan, planText, planJson, recipeOf } = require('../../capacity/plan');
-const { countSearcher } = require('../../capacity/sweep-again');
+const { againSearcher } = require('../../capacity/search-again');
 const { countStart, SHARE } = require('../../capacity/sweep-start');
 const { outArgs } = require('../../outputs/flags');
 
@@ -38,13 +38,15 @@ const { outArgs } = require('../../outputs/flags');
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 // (`node`: --node's version this search runs the service on, null for the lab's own.)
-// (`again`: a sweep's count searched once more, in a folder of its own beside the first;
+// (`again`: searched once more, in a folder of its own beside the first (../../capacity/search-again.js);
 // `from`: where a sweep's count starts, ../../capacity/sweep-start.js.)
 async function searchDeployment(p, name, dir, kit, count = null, node = null, { again = false, from = null } = {}) {
   const { log, seen, saved } = kit;
   const deployment = recipeOf(p.values, name, count, { app: p.app, tls: p.tls });
   // (A sweep's counts each their own name: replicated x3; a Node version's, single on Node 22.23.5.)
-  const tag = count ? `${name} x${count}${again ? ' again' : ''}` : node ? `${name} on Node ${node.version}` : name;
+  // (A search run again logs as such; its row keeps the row's own name.)
+  const row = count ? `${name} x${count}` : node ? `${name} on Node ${node.version}` : name;
+  const tag = again ? `${row} again` : row;
   const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.values.cap });
   // (One deadline for the search: the gate between steps, and each step's own time-out.)
   const deadlineMs = Date.now() + p.timeLimitS * 1000;
@@ -66,7 +68,7 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
     dir,
     folder: path.join(
       dir,
-      count ? `${name}-x${count}${again ? '-again' : ''}` : node ? `${name}-node-${node.version}` : name,
+      `${count ? `${name}-x${count}` : node ? `${name}-node-${node.version}` : name}${again ? '-again' : ''}`,
     ),
     level: {
       words: p.words,
@@ -118,7 +120,7 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
       log,
       tag,
     });
-    const v = verdictOf(tag, deployment, { ...found, recoveries }, verification, p);
+    const v = verdictOf(row, deployment, { ...found, recoveries }, verification, p);
     // (A sweep's row names its count: the preset's own count leaves it out of the label. A
     // version's row its Node, and the versions its processes reported, read from them.)
     if (count)
@@ -172,12 +174,12 @@ function scalingNow(p, results) {
 async function sweepReplicas(p, dir, kit, results) {
   const name = p.deployments[0];
   const { log } = kit;
-  const searchCount = countSearcher({
+  const searchCount = againSearcher({
     search: (n, again) => searchDeployment(p, name, dir, kit, n, null, { again, from: countStart(results, n, p) }),
     results,
     saved: kit.saved,
     log,
-    name,
+    label: (n) => `${name} x${n}`,
   });
   for (const n of p.sweep) await searchCount(n);
   if (p.values.predict) {
@@ -287,12 +289,14 @@ async function httpCapacity(argv, { log }) {
   else {
     // (--node: the versions not yet in the lab's cache installed first, each said.)
     const nodes = p.nodes ? p.nodes.map((n) => installNode(n, { log })) : [null];
-    for (const name of p.deployments) {
-      for (const node of nodes) {
-        results.push(await searchDeployment(p, name, dir, kit, null, node));
-        kit.saved();
-      }
-    }
+    const searchRow = againSearcher({
+      search: ({ name, node }, again) => searchDeployment(p, name, dir, kit, null, node, { again }),
+      results,
+      saved: kit.saved,
+      log,
+      label: ({ name, node }) => (node ? `${name} on Node ${node.version}` : name),
+    });
+    for (const name of p.deployments) for (const node of nodes) await searchRow({ name, node });
   }
   keep();
   status = 'completed';

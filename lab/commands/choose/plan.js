@@ -22,6 +22,7 @@ const { LIMITS } = require('../../topology/deployments');
 const { clock } = require('../../terminal/progress');
 const { shellLine } = require('../../terminal/shell');
 const budget = require('../../capacity/budget');
+const { SEARCH_AGAIN } = require('../../capacity/search-again');
 const capacityPlan = require('../../capacity/plan');
 const { maybeJson } = require('../../results/files');
 const { fingerprintOf, fingerprintDiffers } = require('../../capacity/fingerprint');
@@ -441,7 +442,8 @@ function planFigures(p) {
     ? []
     : p.sweeps.map((s) => ({
         s,
-        most: searches * budget.maxS(s.plan),
+        // (A count other programs' work held back is searched again: ../../capacity/search-again.js.)
+        most: (searches + Math.min(SEARCH_AGAIN, searches)) * budget.maxS(s.plan),
         typical: searches * budget.typicalS(s.plan, capacityPlan.kneeOf(s.plan)),
       }));
   // (The check holds the rate, then the rate with its headroom, each for --hold.)

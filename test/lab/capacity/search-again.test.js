@@ -1,6 +1,6 @@
 'use strict';
 
-const { countSearcher, SWEEP_AGAIN } = require('../../../lab/capacity/sweep-again');
+const { againSearcher, SEARCH_AGAIN } = require('../../../lab/capacity/search-again');
 const { scalingOf } = require('../../../lab/capacity/scaling');
 
 // A sweep whose counts the test's fake search answers: by count, a verdict per try.
@@ -13,7 +13,13 @@ function sweep(answers, atMost) {
     const tries = answers[n];
     return { replicas: n, ...tries[Math.min(again ? 1 : 0, tries.length - 1)] };
   };
-  const count = countSearcher({ search, results, log: (l) => lines.push(l), name: 'replicated', atMost });
+  const count = againSearcher({
+    search,
+    results,
+    log: (l) => lines.push(l),
+    label: (n) => `replicated x${n}`,
+    atMost,
+  });
   return { results, calls, lines, count };
 }
 const own = (rate) => ({ maxRate: rate, bound: 'deployment', text: `${rate}/s held for 4 s` });
@@ -39,7 +45,9 @@ test('a count that other work held back is searched once more, and the second ve
   expect(results[1].searchedAgain).toEqual({ maxRate: 25, text: held(25).text });
   expect(results[1].text).toMatch(/^40\/s held for 4 s; searched once more, the first search said: at least 25\/s/);
   expect(lines).toEqual([
-    expect.stringMatching(/^replicated x2: this machine's other work held it back \(at least 25/),
+    expect.stringMatching(
+      /^replicated x2: this machine's other work held it back \(at least 25.*\); searching it once more$/,
+    ),
   ]);
   // The law fitted on four good points: without the second search, 2 replicas were left out.
   const s = scalingOf(
@@ -73,10 +81,10 @@ test('held back again: the count stays left out; its own machine limit or a depl
   expect(s.points[0].leftOut).toBe('this machine was the limit');
 });
 
-test(`at most ${SWEEP_AGAIN} counts a sweep are searched again: the plan's "at most" stays a bound`, async () => {
+test(`at most ${SEARCH_AGAIN} counts a sweep are searched again: the plan's "at most" stays a bound`, async () => {
   const { calls, count } = sweep({ 1: [held(10), own(20)], 2: [held(20), own(40)], 3: [held(30), own(60)] });
   for (const n of [1, 2, 3]) await count(n);
-  expect(calls.filter(([, again]) => again).length).toBe(SWEEP_AGAIN);
+  expect(calls.filter(([, again]) => again).length).toBe(SEARCH_AGAIN);
   const limited = sweep({ 1: [held(10), own(20)], 2: [held(20), own(40)] }, 0);
   for (const n of [1, 2]) await limited.count(n);
   expect(limited.calls).toEqual([
