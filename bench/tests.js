@@ -7,8 +7,10 @@
 // machine and, with --busy, beside four CPU hogs (`npm run test:busy`'s).
 // The goal: the whole `npm test` within 12 minutes on a 2-core machine, its installs made. The
 // speed is judged here, with the machine written beside it, never by a timed assertion.
+// --cpu: each end-to-end file's CPU as well (LAB_TEST_CPU=1, test/cpu-environment.js: every
+// process the file started, in a control group of its own; root and cgroup v1's cpuacct).
 // Writes bench/results/tests.json (tests-busy.json with --busy).
-//   node bench/tests.js [--busy] [--sets lint,unit,e2e]
+//   node bench/tests.js [--busy] [--cpu] [--sets lint,unit,e2e]
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,12 +20,13 @@ const ROOT = path.join(__dirname, '..');
 const SETS = ['lint', 'unit', 'e2e'];
 
 // One set as scripts/test.sh runs it: -> { set, seconds, passed, failed, skipped }.
-function runSet(set, log) {
+function runSet(set, log, cpu = false) {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
+    if (cpu) fs.rmSync(path.join(ROOT, 'test-output', 'cpu'), { recursive: true, force: true });
     const child = spawn('bash', ['scripts/test.sh'], {
       cwd: ROOT,
-      env: { ...process.env, LAB_TEST_SETS: set },
+      env: { ...process.env, LAB_TEST_SETS: set, ...(cpu ? { LAB_TEST_CPU: '1' } : {}) },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     child.on('error', reject);
@@ -52,9 +55,10 @@ let stop = null;
 module.exports = bench(
   {
     name: process.argv.includes('--busy') ? 'tests-busy' : 'tests',
-    usage: 'node bench/tests.js [--busy] [--sets lint,unit,e2e]',
+    usage: 'node bench/tests.js [--busy] [--cpu] [--sets lint,unit,e2e]',
     flags: {
       busy: flag.bool(),
+      cpu: flag.bool(),
       sets: { ...flag.string(), default: SETS.join(',') },
     },
     async run(values, { log }) {
@@ -63,7 +67,7 @@ module.exports = bench(
       stop = values.busy ? startHogs() : null;
       const rows = [];
       try {
-        for (const set of sets) rows.push(await runSet(set, log));
+        for (const set of sets) rows.push(await runSet(set, log, Boolean(values.cpu)));
       } finally {
         stop?.();
       }
@@ -71,6 +75,7 @@ module.exports = bench(
       return {
         goal: 'the whole npm test within 12 minutes (720 s) on a quiet 2-core machine, its installs made; green beside four CPU hogs',
         busy: Boolean(values.busy),
+        cpu: Boolean(values.cpu),
         sets: rows,
         seconds,
         headline: {

@@ -29,6 +29,18 @@ class SummaryReporter {
         skipped: r.numPendingTests + (r.numTodoTests || 0),
       }))
       .sort((a, b) => b.seconds - a.seconds);
+    // With LAB_TEST_CPU=1, each file's CPU too (test/cpu-environment.js: every process it
+    // started counted), in CPU seconds.
+    const cpuDir = path.join(dir, 'cpu');
+    if (process.env.LAB_TEST_CPU && fs.existsSync(cpuDir)) {
+      const cpu = new Map(
+        fs
+          .readdirSync(cpuDir)
+          .map((f) => JSON.parse(fs.readFileSync(path.join(cpuDir, f), 'utf8')))
+          .map((r) => [r.file, r.cpuS]),
+      );
+      for (const f of files) if (cpu.has(f.file)) f.cpuS = cpu.get(f.file);
+    }
     // (The container and cluster suites are e2e runs of their own: named apart.)
     const set = process.env.LAB_TEST_SUITE || process.env.LAB_TESTS || 'all';
     fs.writeFileSync(path.join(dir, `files-${set}.json`), `${JSON.stringify(files, null, 1)}\n`);

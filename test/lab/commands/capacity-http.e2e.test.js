@@ -151,11 +151,14 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
     ...more,
     ...place,
   ];
-  const first = await lab(args(), { timeoutMs: 200000 });
+  const first = await lab(args(), { timeoutMs: 200000, first: true });
   expect(first.stderr).not.toMatch(/LAB_ERR/);
   const a = jsonOf(first);
-  // More than one folder, or the one measured again would be the only one (and nothing read back).
-  expect(a.levels[0]).toMatchObject({ rate: 25, ok: true });
+  // More than one folder, or the one measured again would be the only one (and nothing read
+  // back). (Whether 25/s held is not this test's: in a whole suite run with its CPU counted,
+  // it once broke p99<1000, and the search stepped down from it, folders all the same.)
+  expect(a.levels[0].rate).toBe(25);
+  expect(a.levels.length).toBeGreaterThan(2);
   // (Each level's folder, and the verification runs'; the probes of recovery apart.)
   const levelDirs = () =>
     fs
@@ -170,7 +173,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   // A level cut short (no summary) is measured again; the others are read back, nothing
   // deployed for them.
   fs.rmSync(path.join(runDir, 'single', levels[levels.length - 1], 'summary.json'));
-  const again = await lab(args(), { timeoutMs: 200000 });
+  const again = await lab(args(), { timeoutMs: 200000, first: true });
   expect(again.stderr).toMatch(/resuming the search/);
   expect(again.stderr).toMatch(/25\/s \(measured before\)/);
   const b = jsonOf(again);
