@@ -345,9 +345,13 @@ maybe('containers on a real engine', () => {
   // A rollout in containers (issue 63): every replica replaced one at a time while POSTs (which
   // nginx never sends twice) keep coming; a service that drains on SIGTERM drops nothing, one
   // that exits at once drops its requests in flight, counted and named.
+  // (Requests of 3 s: a removed replica leaves the entry first, and only then is it stopped;
+  // with requests of 1 s, a stop that came more than a second after the entry's reload (a busy
+  // machine, docker-compose's own start) found none in flight, and the abrupt service dropped
+  // nothing: CI, once. The grace, 8 s, outlasts a request that came just before the reload.)
   test('--rollout-at on compose: a service that drains drops nothing; one that exits at once is named', async () => {
     const rollout = async (cmd) => {
-      const r = await inEngine(['scenario', '/sleep?ms=1000', 'endurance', 'replicated'], {
+      const r = await inEngine(['scenario', '/sleep?ms=3000', 'endurance', 'replicated'], {
         replicas: 2,
         app: fixtureApp('rolling'),
         appCmd: cmd,
@@ -356,7 +360,7 @@ maybe('containers on a real engine', () => {
         rate: 20,
         duration: 30,
         rolloutAt: 5,
-        grace: 5,
+        grace: 8,
         graphite: false,
         json: true,
       });
