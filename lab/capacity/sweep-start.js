@@ -11,7 +11,7 @@ const SHARE = 0.75;
 const FACTOR = 1.5;
 const RULE = `each count after the first starts at ${SHARE * 100}% of the rate the largest count measured below it would hold if replicas scaled linearly, and steps by ${FACTOR}x (the first at --start, by 2x)`;
 
-const roundRate = (r) => Math.round(r * 10) / 10;
+const { roundRate } = require('./search');
 
 // results: the sweep's verdicts so far ({ replicas, maxRate, atLeast }); n: the count to
 // search; p: { floor, maxRate }. -> { start, factor, from: { replicas, maxRate } } or null.

@@ -190,7 +190,7 @@ function verdictOf(name, deployment, found, verification, p) {
   let bound = 'deployment';
   let why = null;
   // The machine's limit came from other programs' work, not this run's: the same system may
-  // hold more when they are done (a sweep searches such a count again: capacity --replicas).
+  // hold more when they are done (such a search is run again: ./search-again.js).
   let otherWork = false;
   if (found.stop.kind === 'generator') {
     bound = 'generator';

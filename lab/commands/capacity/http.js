@@ -38,8 +38,9 @@ const { outArgs } = require('../../outputs/flags');
 // (the same settings, --run-dir), is read back instead, so a resumed search replays its own
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 // (`node`: --node's version this search runs the service on, null for the lab's own.)
-// (`again`: searched once more, in a folder of its own beside the first (../../capacity/search-again.js);
-// `from`: where a sweep's count starts, ../../capacity/sweep-start.js.)
+// (`again`: searched once more, in a folder of its own beside the first, as
+// ../../capacity/search-again.js asks; `from`: where a sweep's count starts,
+// ../../capacity/sweep-start.js.)
 async function searchDeployment(p, name, dir, kit, count = null, node = null, { again = false, from = null } = {}) {
   const { log, seen, saved } = kit;
   const deployment = recipeOf(p.values, name, count, { app: p.app, tls: p.tls });
@@ -47,6 +48,7 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
   // (A search run again logs as such; its row keeps the row's own name.)
   const row = count ? `${name} x${count}` : node ? `${name} on Node ${node.version}` : name;
   const tag = again ? `${row} again` : row;
+  const folderName = count ? `${name}-x${count}` : node ? `${name}-node-${node.version}` : name;
   const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.values.cap });
   // (One deadline for the search: the gate between steps, and each step's own time-out.)
   const deadlineMs = Date.now() + p.timeLimitS * 1000;
@@ -66,10 +68,7 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
       });
     },
     dir,
-    folder: path.join(
-      dir,
-      `${count ? `${name}-x${count}` : node ? `${name}-node-${node.version}` : name}${again ? '-again' : ''}`,
-    ),
+    folder: path.join(dir, again ? `${folderName}-again` : folderName),
     level: {
       words: p.words,
       slos: p.slos,
