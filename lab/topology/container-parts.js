@@ -1,6 +1,6 @@
 'use strict';
 
-const { version } = require('../../package.json');
+const { version, dependencies } = require('../../package.json');
 const { storesEnv } = require('../stores');
 
 // What the compose project (compose-file.js) and the swarm stack (stack-file.js) both say of
@@ -9,9 +9,12 @@ const { storesEnv } = require('../stores');
 
 // Pinned images. Ours take their base as a build argument (LAB_BASE_IMAGE) so a machine
 // without a registry can build them from a base it made itself; nginx's image can be
-// swapped the same way (LAB_NGINX_IMAGE).
+// swapped the same way (LAB_NGINX_IMAGE). Their Node is the lab's own, the version the lock
+// file pins as the `node` package (issue 86: the containers once ran Node 20, end of life,
+// while the local processes ran 24).
+const NODE = dependencies.node;
 const IMAGES = Object.freeze({
-  nodeBase: 'node:20.20.2-bookworm-slim',
+  nodeBase: `node:${NODE}-bookworm-slim`,
   graphite: 'graphiteapp/graphite-statsd:1.1.10-5',
   grafana: 'grafana/grafana:11.3.0',
   cadvisor: 'gcr.io/cadvisor/cadvisor:v0.49.1',
@@ -63,4 +66,13 @@ function replicaNames(deployment) {
   return Array.from({ length: deployment.replicas }, (_, i) => `replica-${i + 1}`);
 }
 
-module.exports = { IMAGES, INNER, sub, probeEnvOf, storeEnvOf, composeLimits, replicaNames };
+module.exports = {
+  NODE,
+  IMAGES,
+  INNER,
+  sub,
+  probeEnvOf,
+  storeEnvOf,
+  composeLimits,
+  replicaNames,
+};

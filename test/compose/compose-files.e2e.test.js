@@ -7,6 +7,11 @@ const yaml = require('js-yaml');
 const { ROOT } = require('../helper');
 const { composeFiles } = require('../../lab/topology/compose-write');
 const { PRESETS } = require('../../lab/topology/deployments');
+const { IMAGES } = require('../../lab/topology/container-parts');
+
+// The Node the lab runs on, as the lock file pins it: every image's base is that Node's.
+const pinnedNode = () =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')).packages['node_modules/node'].version;
 
 const dir = path.join(ROOT, 'compose');
 const files = composeFiles();
@@ -79,7 +84,7 @@ describe('compose/', () => {
         const hub = replicas * workers > 1 ? { hub: { condition: 'service_healthy' } } : {};
         expect(services[r].depends_on).toEqual({ bbox: { condition: 'service_healthy' }, ...hub });
         if (replicas * workers > 1) expect(services[r].environment.SIGNAL_HUB).toBe('hub:7070');
-        expect(services[r].build.args.BASE_IMAGE).toMatch(/^\$\{LAB_BASE_IMAGE:-node:\d+\.\d+\.\d+-/);
+        expect(services[r].build.args.BASE_IMAGE).toBe(`\${LAB_BASE_IMAGE:-node:${pinnedNode()}-bookworm-slim}`);
       }
       expect(Object.keys(services.nginx.depends_on).sort()).toEqual(reps.sort());
       for (const s of ['bbox', ...reps, 'nginx']) expect(services[s].init).toBe(true);
@@ -190,12 +195,19 @@ describe('compose/', () => {
 });
 
 describe('Dockerfiles', () => {
+  test("the images are based on the Node the lock file pins (the lab's own), not an older one", () => {
+    expect(IMAGES.nodeBase).toBe(`node:${pinnedNode()}-bookworm-slim`);
+    for (const rel of ['compose/stores/postgres/Dockerfile', 'compose/stores/redis/Dockerfile']) {
+      const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
+      expect(text).toMatch(new RegExp(`^ARG BASE_IMAGE=${IMAGES.nodeBase.replace(/\./g, '\\.')}$`, 'm'));
+    }
+  });
   test.each(['service/Dockerfile', 'bbox/Dockerfile'])(
     '%s: base image as a build argument, non-root user, health check',
     (rel) => {
       const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
       const lines = text.split('\n').filter((l) => l && !l.startsWith('#'));
-      expect(lines[0]).toMatch(/^ARG BASE_IMAGE=node:\d+\.\d+\.\d+-bookworm-slim$/);
+      expect(lines[0]).toBe(`ARG BASE_IMAGE=${IMAGES.nodeBase}`);
       expect(lines[1]).toBe('FROM ${BASE_IMAGE}');
       expect(text).toMatch(/^USER 10001:10001$/m);
       expect(text).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "scripts\/healthcheck\.js"/m);
