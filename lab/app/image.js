@@ -11,7 +11,7 @@ const INSIDE = '/app';
 // (.cjs: a "type": "module" package would load a .js of the lab's as an ES module, and fail.)
 const PRIMARY = '.lab-primary.cjs';
 const { PRELOAD, IN_APP_IMAGE: PROBE } = require('../probe/env');
-const { IMAGES } = require('../topology/container-parts');
+const { NODE_BASE } = require('../node-base');
 
 const slug = (name) =>
   String(name)
@@ -58,7 +58,7 @@ function writeAppContext(app, dir, primarySource) {
   fs.writeFileSync(
     path.join(dir, 'Dockerfile'),
     `# Written by the lab for your service ${app.name}: rewritten at every deploy, do not edit.
-ARG BASE_IMAGE=${IMAGES.nodeBase}
+ARG BASE_IMAGE=${NODE_BASE}
 FROM \${BASE_IMAGE}
 WORKDIR ${INSIDE}
 COPY . ${INSIDE}

@@ -1,6 +1,7 @@
 'use strict';
 
-const { version, dependencies } = require('../../package.json');
+const { version } = require('../../package.json');
+const { NODE_BASE } = require('../node-base');
 const { storesEnv } = require('../stores');
 
 // What the compose project (compose-file.js) and the swarm stack (stack-file.js) both say of
@@ -9,12 +10,9 @@ const { storesEnv } = require('../stores');
 
 // Pinned images. Ours take their base as a build argument (LAB_BASE_IMAGE) so a machine
 // without a registry can build them from a base it made itself; nginx's image can be
-// swapped the same way (LAB_NGINX_IMAGE). Their Node is the lab's own, the version the lock
-// file pins as the `node` package (issue 86: the containers once ran Node 20, end of life,
-// while the local processes ran 24).
-const NODE = dependencies.node;
+// swapped the same way (LAB_NGINX_IMAGE). Their Node is the lab's own (../node-base.js).
 const IMAGES = Object.freeze({
-  nodeBase: `node:${NODE}-bookworm-slim`,
+  nodeBase: NODE_BASE,
   graphite: 'graphiteapp/graphite-statsd:1.1.10-5',
   grafana: 'grafana/grafana:11.3.0',
   cadvisor: 'gcr.io/cadvisor/cadvisor:v0.49.1',
@@ -66,13 +64,4 @@ function replicaNames(deployment) {
   return Array.from({ length: deployment.replicas }, (_, i) => `replica-${i + 1}`);
 }
 
-module.exports = {
-  NODE,
-  IMAGES,
-  INNER,
-  sub,
-  probeEnvOf,
-  storeEnvOf,
-  composeLimits,
-  replicaNames,
-};
+module.exports = { IMAGES, INNER, sub, probeEnvOf, storeEnvOf, composeLimits, replicaNames };
