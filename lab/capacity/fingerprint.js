@@ -64,6 +64,9 @@ function fingerprintOf(p) {
     tls: p.tls ? (p.tls.http2 ? 'http2' : 'tls') : null,
     requests: script ? digestFiles([script, ...(payload ? [payload] : [])]) : p.words.join(' '),
     lab: require('../../package.json').version,
+    // (--node: the Node versions its service ran on; null, the lab's own, is left out so that
+    // a fingerprint kept before this field still matches one of the lab's own Node.)
+    ...(p.nodes ? { node: p.nodes.map((n) => n.version) } : {}),
   };
 }
 
@@ -76,6 +79,7 @@ const NAMES = {
   tls: 'the entry (TLS)',
   requests: 'the requests (the path, or the script and its payload)',
   lab: "the lab's version",
+  node: 'the Node version (--node)',
 };
 function fingerprintDiffers(was, now) {
   if (!was) return ['the fingerprint (the sweep was measured by a lab that kept none: measure it again)'];

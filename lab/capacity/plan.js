@@ -220,12 +220,14 @@ function plan(argv) {
   if (new Set(deployments).size !== deployments.length)
     throw labError('LAB_ERR_FLAG_VALUE', 'deployments', values.deployments, 'names one twice');
   checkSweep(values, sweep, deployments);
-  if (values.node && sweep)
+  // (A sweep on one Node version is a sweep like another, its service on that Node: choose
+  // --node runs one a version. Two versions would make two sweeps of one folder.)
+  if (values.node?.length > 1 && sweep)
     throw labError(
       'LAB_ERR_FLAGS_EXCLUDE',
       'node',
       'replicas',
-      '--node searches each deployment on each Node version; --replicas sweeps the replica counts of one: give one of them',
+      `--replicas sweeps the replica counts on one Node version, and --node ${values.node.join(',')} names ${values.node.length}: give one version to a sweep (choose --node compares versions, one sweep each)`,
     );
   // --tls / --http2: the entry of every deployment searched (checked against its kind here).
   const tls = tlsOf(values, { balancer: values.balancer ?? 'nginx', host: contextOf(values).host });
@@ -443,7 +445,9 @@ function deployedText(p) {
   const dir = v['run-dir']
     ? `\nthe search's folder: ${v['run-dir']} (run again with the same settings, it resumes)`
     : '';
-  const nodes = p.nodes ? `\nthe service on Node ${nodesText(p.nodes)}: each deployment searched on each` : '';
+  const nodes = p.nodes
+    ? `\nthe service on Node ${nodesText(p.nodes)}: ${p.sweep ? 'every count searched on it' : 'each deployment searched on each'}`
+    : '';
   return `deployed ${entry}${workers}${caps}${probe}${nodes}${run}${dir}`;
 }
 

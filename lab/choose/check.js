@@ -8,6 +8,7 @@ const { describeCap } = require('../topology/caps');
 const { own, interrupted } = require('../ownership/cleanups');
 const { runLevel } = require('../capacity/level');
 const { restartText } = require('../runtime/pm2-restarts');
+const { installNode } = require('../runtime/node-versions');
 
 // The choice checked (npm run choose): the candidate deployed, capped as it was measured, and
 // held at the target rate for the stated time with the SLO judged on the whole window after
@@ -39,6 +40,9 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
     });
   let state = null;
   try {
+    // (A candidate of a sweep on another Node, choose --node: the check runs its service on
+    // that Node too; installed first when a --from choice never ran it here.)
+    const node = sweep.nodes ? installNode(sweep.nodes[0], { log }) : null;
     log(`check: deploying ${tag}`);
     for (const [node, cap] of Object.entries(caps)) log(`check: capping ${node}: ${describeCap(cap)}`);
     state = await runtime.up(deployment, ports, {
@@ -48,6 +52,7 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
       statements: Boolean(deployment.stores?.length),
       // (The knee's level is profiled at --profile's default interval: lab/profile/flags.js.)
       profile: 1000,
+      ...(node ? { serviceNode: node.binary } : {}),
     });
     log(`check: ${tag} at ${p.rate}/s for ${p.holdS} s (after ${sweep.warmupS} s of warm-up)`);
     const held = await level(p.rate, p.holdS, 'check');

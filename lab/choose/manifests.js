@@ -9,6 +9,8 @@ const { need } = require('../capacity/usl');
 const { dump } = require('../topology/compose-write');
 const { composeProblems, kubernetesProblems } = require('./validate');
 const { ROOT } = require('../paths');
+const { sub } = require('../topology/container-parts');
+const { NODE } = require('../node-base');
 
 // The chosen deployment written out for the user's own platform: a compose project (the lab's
 // own, as its compose engine runs it, with each replica's CPU share and memory as
@@ -201,6 +203,31 @@ function composeOf(deployment, caps, dir, { memoryMiB = null } = {}) {
   return { project, files, appContext: deployment.app ? path.join(dir, 'app') : null };
 }
 
+// A choice made on another Node than the lab's (choose --node): the images the compose file
+// builds are built on that Node's base and named for it, so what runs is what was measured
+// (and an image built on the lab's Node keeps its own name).
+const nodeTag = (image, version) => `${image}-node${version}`;
+function onNode(project, version) {
+  if (!version || version === NODE) return project;
+  const services = Object.fromEntries(
+    Object.entries(project.services).map(([name, s]) => {
+      if (!s.build?.args?.BASE_IMAGE) return [name, s];
+      return [
+        name,
+        {
+          ...s,
+          ...(s.image ? { image: nodeTag(s.image, version) } : {}),
+          build: {
+            ...s.build,
+            args: { ...s.build.args, BASE_IMAGE: sub('LAB_BASE_IMAGE', `node:${version}-bookworm-slim`) },
+          },
+        },
+      ];
+    }),
+  );
+  return { ...project, services };
+}
+
 // A service's caps (composeLimits: cpus, mem_limit, memswap_limit) as deploy.resources.limits.
 function deployLimits(service) {
   const { cpus, mem_limit: mem, ...rest } = service;
@@ -212,10 +239,12 @@ function deployLimits(service) {
 
 // Writes both under dir (compose/ and kubernetes/), each checked against its schema first.
 // Returns { files: [relative paths], kubernetes: the objects }.
-function writeManifests(dir, { deployment, caps, replicas, cpuPerReplica, memoryMiB, hpa }) {
-  const compose = composeOf(deployment, caps, path.join(dir, 'compose'), { memoryMiB });
+function writeManifests(dir, { deployment, caps, replicas, cpuPerReplica, memoryMiB, hpa, node = null }) {
+  const built = composeOf(deployment, caps, path.join(dir, 'compose'), { memoryMiB });
+  const compose = { ...built, project: onNode(built.project, node) };
   const composeBad = composeProblems(compose.project);
-  const container = containerOf(deployment);
+  const container = { ...containerOf(deployment) };
+  if (node && node !== NODE) container.image = nodeTag(container.image, node);
   const objects = kubernetesObjects({
     ...container,
     port: INNER.service,

@@ -125,8 +125,9 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
     if (count)
       return {
         ...v,
-        label: `${name} x${count}: ${deployment.label}`,
+        label: `${name} x${count}: ${deployment.label}${node ? `, on Node ${node.version}` : ''}`,
         replicas: count,
+        ...(node ? { node: nodeRow(node, seen, tag) } : {}),
         // Where its search started, when the counts before it said (not --start).
         ...(from ? { searchStart: { rate: from.start, factor: from.factor, from: from.from } } : {}),
       };
@@ -173,8 +174,10 @@ function scalingNow(p, results) {
 async function sweepReplicas(p, dir, kit, results) {
   const name = p.deployments[0];
   const { log } = kit;
+  // (--node with a sweep: its one version, installed first when not cached; every count on it.)
+  const node = p.nodes ? installNode(p.nodes[0], { log }) : null;
   const searchCount = againSearcher({
-    search: (n, again) => searchDeployment(p, name, dir, kit, n, null, { again, from: countStart(results, n, p) }),
+    search: (n, again) => searchDeployment(p, name, dir, kit, n, node, { again, from: countStart(results, n, p) }),
     results,
     saved: kit.saved,
     log,
@@ -247,7 +250,8 @@ async function httpCapacity(argv, { log }) {
     best: limit() ? null : perCore(results),
     machineRule: MACHINE_RULE,
     ...(p.sweep ? { scaling: scaling ?? scalingNow(p, results) } : {}),
-    ...(p.nodes ? { nodeDifference: nodeDifference(results) } : {}),
+    // (A sweep runs on one version: nothing to tell apart.)
+    ...(p.nodes && !p.sweep ? { nodeDifference: nodeDifference(results) } : {}),
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
     cores: os.cpus().length,

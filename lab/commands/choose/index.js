@@ -55,7 +55,7 @@ function sweepOf(s, result) {
     const v = (result.deployments || []).find((d) => d.replicas === pt.replicas) || {};
     return { ...pt, memoryMiB: v.replicaMemoryMiB ?? null };
   });
-  return { ...s, points, notRanked: result.notRanked ?? null };
+  return { ...s, node: s.node?.version ?? null, points, notRanked: result.notRanked ?? null };
 }
 
 async function choose(argv, { log }) {
@@ -126,7 +126,7 @@ async function choose(argv, { log }) {
         const why = `its capacity sweep ${result ? `was ${result.status}` : 'wrote nothing'}: ${reasonOf(r.tail, r.code)}`;
         log(`measure ${s.id}: ${why}`);
         out.sweeps.push({ ...sweepRecord(s, sdir, result), failed: why });
-        sweeps.push({ ...s, points: [], failed: why });
+        sweeps.push({ ...s, node: s.node?.version ?? null, points: [], failed: why });
         write();
         continue;
       }
@@ -164,7 +164,9 @@ async function choose(argv, { log }) {
   write();
   let chosen = null;
   for (const c of checkOrder(ranked.candidates, p.maxReplicas, p.price).slice(0, p.tries)) {
-    const s = p.sweeps.find((x) => x.shape === c.shape && x.balancer === c.balancer);
+    const s = p.sweeps.find(
+      (x) => x.shape === c.shape && x.balancer === c.balancer && (x.node?.version ?? null) === c.node,
+    );
     // (The count's deployment, resolved as the sweep's capacity search resolved its own.)
     const sv = s.plan.values;
     const deployment = recipeOf(sv, c.shape, c.replicas, { app: s.plan.app, tls: s.plan.tls });
@@ -238,6 +240,8 @@ async function choose(argv, { log }) {
     cpuPerReplica: chosen.cpuPerReplica,
     memoryMiB,
     hpa,
+    // (Chosen on another Node, choose --node: its images built on that one.)
+    node: chosen.node,
   });
   out.files = written.files;
   out.status = 'completed';

@@ -28,6 +28,7 @@ const { maybeJson } = require('../../results/files');
 const { fingerprintOf, fingerprintDiffers } = require('../../capacity/fingerprint');
 const { parsePrice, priceText } = require('../../choose/price');
 const { SCRIPT_RUN_FLAGS, runScriptOptionsOf, scriptArgs } = require('../../scenario/script-flags');
+const { NODE_FLAG, nodesOf, nodesText } = require('../../runtime/node-flag');
 
 const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
        npm run choose -- --script FILE --rate R [--slo ...] [options]
@@ -46,6 +47,10 @@ The choice is written out as a compose file and Kubernetes manifests (docs/choos
   --shapes a,b       the shapes compared (default replicated,multi-replicated)
   --workers W        each multi-replicated replica's workers (default 2)
   --balancers a,b    the balancers compared (default nginx)
+  --node 22,24       the Node versions compared (majors or exact versions the npm registry
+                     serves, installed into the lab's cache on first use): one sweep each of
+                     every shape, its service on that Node; the manifests build on the chosen
+                     one (default: the lab's own Node, no sweep of its own)
   --replicas 1,2,3,4 the counts measured for each shape (${MIN_POINTS} at least for a fit)
   --max-replicas N   the most replicas a prediction may name (default ${MAX_REPLICAS})
   --hold D           how long the check holds the rate (default 2m)
@@ -121,6 +126,7 @@ const COMMAND_FLAGS = {
   // (A multi-replicated replica is a Node cluster: two workers at least; the most, the lab's.)
   workers: flag.int(2, LIMITS.workers.max),
   balancers: { type: 'custom', parse: parseBalancers, expected: 'balancers, like nginx,haproxy' },
+  node: NODE_FLAG,
   replicas: capacityPlan.COUNTS,
   'max-replicas': flag.int(1, MAX_REPLICAS),
   hold: flag.duration(),
@@ -208,12 +214,31 @@ function plan(argv) {
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
   checkAnswers(slos, values);
+  // (--node: the versions, resolved now, each a dimension like the shape: one sweep each.)
+  const nodes = nodesOf(values);
+  if (single && nodes?.length > 1)
+    throw labError(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'from',
+      'node',
+      `the sweep of ${values.from} ran on one Node version, and --node ${values.node.join(',')} names ${nodes.length}`,
+    );
   const sweeps = [];
   for (const balancer of balancers) {
     for (const shape of shapes) {
-      const workers = shape === 'multi-replicated' ? (single?.workers ?? values.workers ?? DEFAULTS.workers) : 1;
-      const id = `${shape}${balancers.length > 1 || balancer !== 'nginx' ? `-${balancer}` : ''}`;
-      sweeps.push({ id, shape, workers, balancer, capPct: replicaCap.cpuPct, ...(single ? { dir: values.from } : {}) });
+      for (const node of nodes ?? [null]) {
+        const workers = shape === 'multi-replicated' ? (single?.workers ?? values.workers ?? DEFAULTS.workers) : 1;
+        const id = `${shape}${balancers.length > 1 || balancer !== 'nginx' ? `-${balancer}` : ''}${node ? `-node-${node.version}` : ''}`;
+        sweeps.push({
+          id,
+          shape,
+          workers,
+          balancer,
+          node,
+          capPct: replicaCap.cpuPct,
+          ...(single ? { dir: values.from } : {}),
+        });
+      }
     }
   }
   const out = {
@@ -227,6 +252,7 @@ function plan(argv) {
     counts,
     maxReplicas,
     sweeps,
+    nodes,
     holdS: values.hold ?? DEFAULTS.holdS,
     tries: values.tries ?? DEFAULTS.tries,
     price: values.price ?? null,
@@ -405,6 +431,8 @@ function capacityArgs(p, s, dir) {
     ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
     '--balancer',
     s.balancer,
+    // (The exact version resolved: every sweep and the check on the same Node.)
+    ...(s.node ? ['--node', s.node.version] : []),
   ];
   for (const c of p.caps) args.push('--cap', capText(c));
   for (const slo of p.slos) args.push('--slo', slo.text);
@@ -463,6 +491,7 @@ const headOf = (p) => ({
   counts: p.counts,
   from: p.from,
   price: p.price,
+  nodes: p.nodes?.map((n) => n.version) ?? null,
 });
 
 // --plan --json: the plan as data (docs/choose.md, "The plan as JSON"), its text beside.
@@ -476,6 +505,7 @@ function planJson(p) {
       shape: s.shape,
       workers: s.workers,
       balancer: s.balancer,
+      node: s.node?.version ?? null,
       aboutS: Math.min(typical, most),
       atMostS: most,
       command: ['npm', 'run', 'capacity', '--', ...s.argv('DIR')],
@@ -501,7 +531,7 @@ function planText(p) {
   if (p.from) lines.push(`measure: nothing; the sweeps of ${p.from} are read (the same SLO and caps)`);
   for (const { s, typical, most } of f.sweeps)
     lines.push(
-      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''} behind ${s.balancer}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
+      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''} behind ${s.balancer}${s.node ? ` on Node ${nodesText([s.node])}` : ''}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
     );
   const ranked = p.price ? `ranked by cost a month (--price: ${priceText(p.price)})` : 'ranked by cores';
   lines.push(

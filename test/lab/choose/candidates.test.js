@@ -219,3 +219,33 @@ test('a count measured under the rate wanted is never chosen on a prediction: wh
   );
   expect(four).toMatchObject({ replicas: 4, from: 'measured' });
 });
+
+// choose --node (issue 86): the Node version a dimension like the shape: the same shape on two
+// versions is two candidates, each named with its Node, ranked by cores; and the check order
+// keeps each step up on its own version.
+test('the same shape on two Node versions: two candidates, each named with its Node, the cheaper first', () => {
+  const on22 = { ...sweep('replicated', { lambda: 30, sigma: 0.05, kappa: 0 }), node: '22.23.5' };
+  const on24 = { ...sweep('replicated', { lambda: 20, sigma: 0.05, kappa: 0 }), node: '24.21.0' };
+  const r = rankCandidates([on24, on22], { rate: 60, headroom: 0.3 });
+  expect(r.candidates.map((c) => [c.node, c.replicas, c.rank])).toEqual([
+    ['22.23.5', 3, 1],
+    ['24.21.0', 5, 2],
+  ]);
+  expect(r.choice.label).toBe('replicated on Node 22.23.5');
+  expect(candidateText(r.choice)).toMatch(/^replicated on Node 22\.23\.5 x3: /);
+  const order = checkOrder(r.candidates);
+  expect(order.map((c) => `${c.node} x${c.replicas}`)).toEqual([
+    '22.23.5 x3',
+    '22.23.5 x4',
+    '24.21.0 x5',
+    '24.21.0 x6',
+  ]);
+  // Without --node, no Node in the label.
+  expect(
+    candidateOf(sweep('replicated', { lambda: 30, sigma: 0.05, kappa: 0 }), {
+      rate: 60,
+      headroom: 0.3,
+      maxReplicas: 32,
+    }).label,
+  ).toBe('replicated');
+});

@@ -132,6 +132,40 @@ test('written out: the files, each parsed back and valid', () => {
   }
 });
 
+// choose --node (issue 86): a choice made on another Node than the lab's builds its images on
+// that Node and names them so; on the lab's own Node, nothing changes.
+test.each([
+  ['22.23.5', true],
+  [require('../../../lab/node-base').NODE, false],
+])('written for a choice on Node %s: the images built on it (%s)', (node, other) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'choose-manifests-node-'));
+  try {
+    const d = resolveDeployment('replicated', { replicas: 2 });
+    const { caps } = placeDeployment(d, { portBase: 9000, caps: [parseCap('replica=25%')] });
+    const w = writeManifests(dir, {
+      deployment: d,
+      caps,
+      replicas: 2,
+      cpuPerReplica: 0.25,
+      memoryMiB: 40,
+      hpa: { minReplicas: 2, maxReplicas: 4, target: 60 },
+      node,
+    });
+    const compose = yaml.load(fs.readFileSync(path.join(dir, 'compose/docker-compose.yml'), 'utf8'));
+    expect(composeProblems(compose)).toEqual([]);
+    const built = Object.values(compose.services).filter((s) => s.build);
+    expect(built.length).toBeGreaterThanOrEqual(2);
+    for (const s of built) {
+      expect(s.build.args.BASE_IMAGE).toBe(`\${LAB_BASE_IMAGE:-node:${node}-bookworm-slim}`);
+      expect(s.image.endsWith(`-node${node}`)).toBe(other);
+    }
+    const [k8s] = w.kubernetes;
+    expect(k8s.spec.template.spec.containers[0].image).toBe(compose.services['replica-1'].image);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 // The compose file is the user's deployment (issue 83): without the lab's probe in its
 // environment, and with the replicas' memory limited as the Kubernetes file limits it.
 test("the compose file carries none of the lab's probe and limits each replica's memory as Kubernetes does", () => {

@@ -130,6 +130,32 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
   expect(plan.stdout).toMatch(/measure multi-replicated \(2 workers a replica\)/);
   expect(plan.stdout).toMatch(/each replica held to 25% CPU/);
   expect(plan.stdout).toMatch(/expected: about [\d:]+, at most [\d:]+/);
+  // --node: a sweep a version, each passing its exact version to its capacity search; a sweep
+  // itself takes one version, and two are refused by name. (The lab's own major: no registry.)
+  const own = process.versions.node;
+  const withNode = await lab([
+    'choose',
+    'ping',
+    '--rate',
+    '100',
+    '--shapes',
+    'replicated',
+    '--node',
+    own.split('.')[0],
+    '--plan',
+    '--json',
+    ...where,
+  ]);
+  expect(withNode.code).toBe(0);
+  const planned = JSON.parse(withNode.stdout);
+  expect(planned.nodes).toEqual([own]);
+  expect(planned.sweeps.map((x) => [x.id, x.node])).toEqual([[`replicated-node-${own}`, own]]);
+  expect(planned.sweeps[0].command.join(' ')).toMatch(new RegExp(`--node ${own.replace(/\./g, '\\.')} `));
+  const sweepPlan = await lab(['capacity', 'ping', '--replicas', '1,2', '--node', own, '--plan', ...where]);
+  expect(sweepPlan.stdout).toMatch(/the service on Node [\d.]+ \(the lab's own\): every count searched on it/);
+  const two = await lab(['capacity', 'ping', '--replicas', '1,2', '--node', '22,24', '--plan', ...where]);
+  expect({ exit: two.code, code: errorCode(two.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_FLAGS_EXCLUDE' });
+  expect(two.stderr).toMatch(/--node 22,24 names 2: give one version to a sweep/);
   for (const [args, code] of [
     [['ping'], 'LAB_ERR_MISSING_ARG'],
     [['ping', '--rate', '5', '--cap', 'nginx=50%'], 'LAB_ERR_FLAG_VALUE'],
@@ -192,4 +218,73 @@ onlyWith('cgroups')(
     expect(await isUp(stateOf(place))).toBe(false);
   },
   180000,
+);
+
+// choose --node 22,24 (issue 86): the Node version a dimension of the choice, like the shape.
+// The paced service is slow on the lab's own Node (200 ms a request, one at a time: 5/s a
+// replica) and fast on Node 22 (50 ms: 20/s), limits the test sets; so one replica on Node 22
+// holds the 10.4/s wanted (8/s with 30% headroom) and one on 24 cannot. The check must run on
+// Node 22 to hold it (on the lab's Node it would break at 5/s), and the manifests must build
+// on Node 22's image. (Its replicas capped, as a choice's are: control groups, as root.)
+onlyWith('cgroups')(
+  'choose --node 22,24: a sweep a version, the faster version chosen, checked on it, its images built on it',
+  async () => {
+    const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
+    const r = await lab(
+      [
+        'choose',
+        '/work?ms=200&ms22=50&c=1',
+        ...flagsOf({ app: PACED, rate: 8, node: '22,24', shapes: 'replicated', replicas: '1' }),
+        ...flagsOf({ cap: 'replica=50%', hold: '13s', searchHold: '3s', warmup: '1s', repetitions: 1 }),
+        ...flagsOf({ start: 5, maxRate: 12, slo: 'p99<500' }),
+        '--json',
+        ...(await ownPlace({ ports: 40 })),
+      ],
+      { timeoutMs: 600000, first: true },
+    );
+    expect(r.stderr).not.toMatch(/LAB_ERR/);
+    expect({ code: r.code, log: r.code ? r.stderr.split('\n').slice(-25).join('\n') : '' }).toEqual({
+      code: 0,
+      log: '',
+    });
+    const out = jsonOf(r);
+    // One sweep a version, each on its own Node, as its processes reported.
+    expect(out.sweeps.map((s) => s.id)).toEqual([
+      expect.stringMatching(/^replicated-node-22\.\d+\.\d+$/),
+      expect.stringMatching(/^replicated-node-24\.\d+\.\d+$/),
+    ]);
+    const on22 = out.sweeps[0].id.replace('replicated-node-', '');
+    for (const s of out.sweeps) {
+      const sweep = JSON.parse(fs.readFileSync(path.join(s.dir, 'capacity.json'), 'utf8'));
+      const [count] = sweep.deployments;
+      expect(count.node.reported).toEqual([s.id.replace('replicated-node-', '')]);
+    }
+    // Node 22's count measured to hold the rate with its headroom; Node 24's refused.
+    const [first, other] = out.candidates;
+    expect(first).toMatchObject({ node: on22, replicas: 1, from: 'measured', rank: 1 });
+    expect(first.label).toBe(`replicated on Node ${on22}`);
+    expect(other).toMatchObject({ node: expect.stringMatching(/^24\./), replicas: null });
+    expect(out.choice).toMatchObject({ node: on22, replicas: 1 });
+    // Held at 8/s, then 10.4/s: only on Node 22 could it.
+    expect(out.checks.at(-1)).toMatchObject({ replicas: 1, held: true });
+    expect(out.checks.at(-1).headroom).toMatchObject({ rate: 10.4, held: true });
+    expect(out.text).toMatch(new RegExp(`^replicated on Node ${on22.replace(/\./g, '\\.')} x1: `));
+    // The check's own processes said which Node ran them.
+    const check = JSON.parse(fs.readFileSync(path.join(out.checks.at(-1).dir, 'summary.json'), 'utf8'));
+    expect(check.nodes.nodeVersions).toEqual([on22]);
+    // The manifests build the service on Node 22, and name its image so.
+    const dir = out.resultsDir;
+    const compose = yaml.load(fs.readFileSync(path.join(dir, 'compose', 'docker-compose.yml'), 'utf8'));
+    expect(composeProblems(compose)).toEqual([]);
+    expect(compose.services['replica-1'].build.args.BASE_IMAGE).toBe(`\${LAB_BASE_IMAGE:-node:${on22}-bookworm-slim}`);
+    expect(compose.services['replica-1'].image).toMatch(new RegExp(`-node${on22.replace(/\./g, '\\.')}$`));
+    const [deployment] = yaml.loadAll(fs.readFileSync(path.join(dir, 'kubernetes', 'deployment.yml'), 'utf8'));
+    expect(deployment.spec.template.spec.containers[0].image).toBe(compose.services['replica-1'].image);
+    // choice.json against its documented schema.
+    const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs', 'choice.schema.json'), 'utf8'));
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    const written = JSON.parse(fs.readFileSync(path.join(dir, 'choice.json'), 'utf8'));
+    expect(validate(written) ? [] : validate.errors).toEqual([]);
+  },
+  600000,
 );
