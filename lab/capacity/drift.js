@@ -1,7 +1,7 @@
 'use strict';
 
 const { clock } = require('../terminal/progress');
-const { othersRose, othersBusy } = require('./machine');
+const { atRest, atRestText, RULE: AT_REST_RULE } = require('./at-rest');
 
 // Whether the service changed under its own search: a service whose data grows under load
 // (every write read back later) answers slower after each level, and a search that goes on
@@ -11,14 +11,15 @@ const { othersRose, othersBusy } = require('./machine');
 // 40.6 and 32.5/s and "verified" 19.5/s at the 6th try, while a 5/s probe's median grew from
 // 4.9 to 12.6 ms, under the recovery rule's limit.)
 // The evidence is the service at rest: a light probe (./recovery.js) once it has recovered,
-// against the baseline (the probe after the warm-up, before any level), by its fastest answer:
-// a service whose every request does more work is slower even at its fastest, while a busy
-// machine delays some answers and rarely all of them. Slower by SLOWER times and BY_MS, or with
-// more errors; and, when other programs kept half this machine busy or took a quarter of it
-// more than at the baseline (./machine.js: the service may only be waiting for a core), by
-// BUSY_SLOWER times and BUSY_BY_MS. (On a machine running four CPU hogs beside six test files,
-// /ping through TLS answered at rest 5.5 ms at its fastest before a search and 18.7 ms after it,
-// 3.4 times and 13 ms slower: unchanged.)
+// against the baseline (the probe after the warm-up, before any level), by the figures and
+// bands the recovery reads too (./at-rest.js): its fastest answer (a service whose every
+// request does more work is slower even at its fastest, while a busy machine delays some
+// answers and rarely all of them), its median on enough answers, its errors; with the wider
+// band when other programs kept half this machine busy or took a quarter of it more than at the
+// baseline (./machine.js: the service may only be waiting for a core), where a median slower
+// alone is not drift. (On a machine running four CPU hogs beside six test files, /ping through
+// TLS answered at rest 5.5 ms at its fastest before a search and 18.7 ms after it, 3.4 times
+// and 13 ms slower: unchanged.)
 //   1. settled: once the search has bracketed the knee and the service has recovered, three
 //      probes in a row slower at rest, and steadily so (./recovery.js steadyFastest): the
 //      service changed;
@@ -34,11 +35,6 @@ const { othersRose, othersBusy } = require('./machine');
 //      runs: it was called drift while every probe at rest answered as before the search.)
 // The search's own check before bisecting (the level that held, broken twice after the
 // overload: ./search.js) asks the same of the service at rest.
-const SLOWER = 1.5;
-const BY_MS = 5;
-const BUSY_SLOWER = 3;
-const BUSY_BY_MS = 20;
-const BUSY_OTHERS = 0.5;
 // Rule 3 (costDrift): a request of the same rate costlier in CPU by this much, and the extra
 // CPU at that rate at least this share of a core: less could not have held the deployment back.
 // (A service paced by timers, a fraction of a ms of CPU a request, was called drifting on a
@@ -48,7 +44,7 @@ const BUSY_OTHERS = 0.5;
 const COSTLIER = 1.5;
 const COSTLIER_BY_MS = 0.2;
 const COSTLIER_CORES = 0.05;
-const RULE = `the service changed under the search (its drift) when, after it recovered, probes at rest answered ${SLOWER}x and ${BY_MS} ms slower than before the search at their fastest, steadily (${BUSY_SLOWER}x and ${BUSY_BY_MS} ms on a machine busy with other work), or with more errors, or when four probes at rest in a row each answered slower than the one before (a trend), or when the rate the search held cost ${COSTLIER}x and ${COSTLIER_BY_MS} ms more CPU a request in the verification, ${Math.round(COSTLIER_CORES * 100)}% of a core more at that rate; and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
+const RULE = `the service changed under the search (its drift) when, after it recovered, probes at rest answered slower than before the search, steadily (${AT_REST_RULE}), or when four probes at rest in a row each answered slower than the one before (a trend), or when the rate the search held cost ${COSTLIER}x and ${COSTLIER_BY_MS} ms more CPU a request in the verification, ${Math.round(COSTLIER_CORES * 100)}% of a core more at that rate; and, with that, when the rate it held broke in the longer verification and again, twice, as the search measured it, or the last level that held broke twice after an overload`;
 
 const fastest = (l) => l?.latencyMs?.min ?? null;
 
@@ -56,20 +52,14 @@ const fastest = (l) => l?.latencyMs?.min ?? null;
 // session asks for more while they are in the band, until three in a row are steady.)
 function settledDrift(baseline, probe) {
   if (!baseline || !probe) return null;
-  const before = fastest(baseline);
-  const now = fastest(probe);
-  const busy = othersRose(baseline, [probe]) || othersBusy([probe]) >= BUSY_OTHERS;
-  const [times, by] = busy ? [BUSY_SLOWER, BUSY_BY_MS] : [SLOWER, BY_MS];
-  const errors = (probe.errorsPct ?? 0) > (baseline.errorsPct ?? 0);
-  const slower = before != null && now != null && now >= times * before && now >= before + by;
-  if (!errors && !slower) return null;
-  const what = slower
-    ? `its fastest answer went from ${before} ms to ${now} ms, its median from ${baseline.latencyMs?.p50 ?? '-'} ms to ${probe.latencyMs?.p50 ?? '-'} ms`
-    : `its errors went from ${baseline.errorsPct ?? 0}% to ${probe.errorsPct}%`;
+  const a = atRest(baseline, probe);
+  if (!a.drift.length) return null;
+  const what = atRestText(a, baseline, probe);
   return {
     rule: 'settled',
-    from: before,
-    to: now,
+    from: fastest(baseline),
+    to: fastest(probe),
+    by: a.drift,
     rate: probe.rate,
     atS: probe.atS ?? null,
     text: `a ${probe.rate}/s probe at rest answered slower than before the search (${what}${at(probe)})`,
@@ -145,4 +135,4 @@ function driftText(drift) {
   return `${drift.text}: the service changed under its search (drift: ${how[drift.rule] ?? 'what held at first no longer holds'}), so its capacity depends on its state and no rate measured now is it. Measure it with --fresh-per-level (each level on a fresh deployment, a fresh database with --with), or reset its data with --app-setup`;
 }
 
-module.exports = { settledDrift, trendDrift, costDrift, againDrift, driftText, SLOWER, BY_MS, COSTLIER, RULE };
+module.exports = { settledDrift, trendDrift, costDrift, againDrift, driftText, COSTLIER, RULE };

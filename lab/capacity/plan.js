@@ -94,7 +94,8 @@ How many replicas (docs/scaling.md):
                      that could end past it, and --plan's "at most" is this bound
   --plan             print the search's expected duration and exit
   --run-dir DIR      the search's folder: run again with the same settings, a search there
-                     that was cut short resumes from its last measured level
+                     that was cut short resumes from its last measured level (a level that
+                     broke is run again on the new deployment before its recovery is checked)
   --restart          with --run-dir: start its search over (its levels are deleted)
   --profile          every level's Node processes profiled in its middle, and its stores'
                      statements counted: the page shows, for each deployment, what they spent

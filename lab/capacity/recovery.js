@@ -1,5 +1,7 @@
 'use strict';
 
+const { atRest, RULE: AT_REST_RULE } = require('./at-rest');
+
 // Whether a service has recovered from a level that broke its SLO, before the search measures
 // anything else: a light probe (a few arrivals a second for PROBE_S seconds, the same requests
 // as the levels) answered as it was before the search began. A real service under overload
@@ -7,21 +9,19 @@
 // measures a different system at every step: a stateful service once got capacity "none" in
 // all four deployments, every bisection level breaking after the first overload, unnoticed.
 //
-// The rule: the probe had no more errors than the baseline's (a probe after the deployment's
-// warm-up, before any level), and its median answer was at most SLOWER times the baseline's, or
-// BY_MS more: a service back to where it was, give or take a busy machine's noise on a light
-// load. (It was once loosened to 3x and 50 ms so that the lab's own tests passed beside three
-// other test files on two cores: a rule set by a test harness. The tests now drive services
-// whose limits they set.) A service that changed less than that is still caught: the last
+// The rule: the probe answered as the baseline did (a probe after the deployment's warm-up,
+// before any level), by the same figures and bands drift is judged by (./at-rest.js): no more
+// errors, its fastest answer and its median (on enough answers) not slower than the band. (Its
+// median's band was once loosened to 3x and 50 ms so that the lab's own tests passed beside
+// three other test files on two cores: a rule set by a test harness. The tests now drive
+// services whose limits they set.) A service that changed less than that is still caught: the last
 // level that held is measured again before bisecting (./search.js), and a probe at rest after
 // the search is held against the baseline (./drift.js). The probes are repeated, back to back,
 // for at most the wait (--recovery-wait, 60 s by default).
 const PROBE_S = 2;
-const SLOWER = 2;
-const BY_MS = 20;
 const WAIT_S = 60;
 
-const RULE = `a probe of ${PROBE_S} s answered with no more errors than before the search and a median at most ${SLOWER}x the one before (or ${BY_MS} ms more)`;
+const RULE = `a probe of ${PROBE_S} s answered as before the search (${AT_REST_RULE})`;
 
 // The probe's rate: light beside the search's first level, at least 1 a second.
 const probeRate = (start) => Math.max(1, Math.min(10, Math.round(start / 10)));
@@ -29,11 +29,7 @@ const probeRate = (start) => Math.max(1, Math.min(10, Math.round(start / 10)));
 // Whether `probe` answered as `baseline` did.
 function recoveredFrom(baseline, probe) {
   if (!probe || !(probe.answered > 0)) return false;
-  if ((probe.errorsPct ?? 0) > (baseline?.errorsPct ?? 0)) return false;
-  const before = baseline?.latencyMs?.p50;
-  const now = probe.latencyMs?.p50;
-  if (before == null || now == null) return true;
-  return now <= Math.max(SLOWER * before, before + BY_MS);
+  return atRest(baseline, probe).out.length === 0;
 }
 
 // A service at rest that answers slower than before, steadily: SETTLED probes in a row, none
@@ -119,8 +115,6 @@ module.exports = {
   PROBE_S,
   WAIT_S,
   RULE,
-  SLOWER,
-  BY_MS,
   SETTLED,
   SETTLE_PROBES,
   steadyFastest,

@@ -49,6 +49,7 @@ function deploymentSession(o) {
   let levels = 0;
   // (A resumed search's probes go on after the earlier run's, beside them.)
   let probes = existing(o.folder, /^probe-\d+$/);
+  let overloads = existing(o.folder, /^overload-again-\d+$/);
   let runtime = o.newRuntime();
   runtime.assertNotUp();
   const release = own(() => runtime.down());
@@ -127,8 +128,14 @@ function deploymentSession(o) {
   const recover = o.fresh
     ? null
     : async (after) => {
-        // A level read back from an earlier run: the deployment is a new one anyway.
-        if (after.resumed || !state) return { ok: true, text: 'measured before: a new deployment from here' };
+        // A level read back from an earlier run (--run-dir) broke a deployment that is gone:
+        // this one never saw that overload, and the level that held, measured again after it,
+        // would say nothing of a service that went through it (issue 84). The overload is run
+        // again on this deployment first, and its recovery checked as any other.
+        if (after.resumed || !state) {
+          const again = await overloadAgain(after);
+          if (again.stop) return again.stop;
+        }
         o.log(`${o.tag}: waiting for the service to answer as before the search (a probe at ${probeRate(o.start)}/s)`);
         const seen = [];
         const { at, ...r } = await waitRecovery({
@@ -160,6 +167,48 @@ function deploymentSession(o) {
             : null;
         return drift ? { ...r, drift } : r;
       };
+
+  // The overload `after` (read back from an earlier run) run again on this deployment, brought
+  // up for it when none is. -> { level } or { stop: a recovery's answer that ends the search }.
+  const overloadAgain = async (after) => {
+    try {
+      if (!state) await bring();
+    } catch (err) {
+      if (interrupted()) throw err;
+      return {
+        stop: { ok: false, text: `the deployment did not come up to run ${after.rate}/s again: ${err.message}` },
+      };
+    }
+    o.log(
+      `${o.tag}: ${after.rate}/s broke a deployment of the earlier run (measured before): run again on this one before its recovery is checked`,
+    );
+    const startedAt = Date.now();
+    const level = marked(
+      await runLevel({
+        ...o.level,
+        rate: after.rate,
+        warmupS: o.warmupS,
+        holdS: after.holdS ?? o.holdFor(after.rate),
+        dir: path.join(o.folder, `overload-again-${String(++overloads).padStart(2, '0')}`),
+        target: state.url,
+        timeoutS: left(),
+      }),
+      startedAt,
+    );
+    o.log(
+      `${o.tag}: ${after.rate}/s again -> ${level.answeredPerS ?? '-'}/s answered, p99 ${level.latencyMs?.p99 ?? '-'} ms: ${level.ok ? 'held this time' : 'broke again'}`,
+    );
+    if (level.restarts)
+      return {
+        level,
+        stop: {
+          ok: false,
+          restarts: level.restarts,
+          text: `${pm2Restarts.restartText(level.restarts)} under ${after.rate}/s run again: a restart is no recovery`,
+        },
+      };
+    return { level };
+  };
 
   // Probes at rest, against the baseline (./drift.js rule 1): a stop ({ kind: 'drift', drift }
   // or { kind: 'restarted', level }) or null. The recovery's own last probe serves when it is

@@ -4,21 +4,48 @@ const { recoveredFrom, settledSlower, waitRecovery, probeRate } = require('../..
 
 const probeOf = (p50, errorsPct = 0, answered = 10) => ({ latencyMs: { p50 }, errorsPct, answered });
 
-// The product's rule, documented in docs/signaling-and-capacity.md: 2x or 20 ms more (it was
-// once loosened to 3x and 50 ms so that tests passed beside others; the tests now set their
-// services' limits instead).
-test('recovered: no more errors than before, and a median at most 2x (or 20 ms more than) the one before', () => {
+// The product's rule, documented in docs/signaling-and-capacity.md, the same figures and bands
+// as drift's (lab/capacity/at-rest.js): no more errors, the median under 2x or 10 ms slower
+// (20 ms on a machine busy with other work), the fastest answer under 1.5x or 5 ms slower. (It
+// was once loosened to 3x and 50 ms so that tests passed beside others; the tests now set
+// their services' limits instead.)
+test('recovered: no more errors than before, a median under 2x or 10 ms slower, a fastest answer under 1.5x or 5 ms', () => {
   const before = probeOf(4);
   expect(recoveredFrom(before, probeOf(7))).toBe(true);
-  expect(recoveredFrom(before, probeOf(24))).toBe(true); // 4 + 20 ms
-  expect(recoveredFrom(before, probeOf(25))).toBe(false);
-  expect(recoveredFrom(probeOf(100), probeOf(200))).toBe(true); // 2x
-  expect(recoveredFrom(probeOf(100), probeOf(201))).toBe(false);
+  expect(recoveredFrom(before, probeOf(13.9))).toBe(true); // under 4 + 10 ms
+  expect(recoveredFrom(before, probeOf(14))).toBe(false);
+  expect(recoveredFrom(probeOf(100), probeOf(199))).toBe(true); // under 2x
+  expect(recoveredFrom(probeOf(100), probeOf(200))).toBe(false);
   expect(recoveredFrom(before, probeOf(5, 3))).toBe(false); // errors the baseline did not have
   expect(recoveredFrom(before, probeOf(5, 0, 0))).toBe(false); // nothing answered
+  // On a machine other programs keep busy, the median's band is 20 ms (the service may wait
+  // for a core).
+  const busy = { coresShare: 0.95, machineShare: 0.1 };
+  expect(recoveredFrom({ ...before, ...busy }, { ...probeOf(23.9), ...busy })).toBe(true);
+  expect(recoveredFrom({ ...before, ...busy }, { ...probeOf(24), ...busy })).toBe(false);
   expect(probeRate(50)).toBe(5);
   expect(probeRate(3)).toBe(1);
   expect(probeRate(5000)).toBe(10);
+});
+
+// Issue 84: a fast service whose median tripled at rest while its fastest answer barely moved
+// was "recovered" (the median within 20 ms) and "no drift" (the fastest within 5 ms): the
+// recovery and drift now read the same figures, so it is neither recovered nor clear of drift;
+// and the median is judged only on enough answers, said with how many.
+test('a fast service whose median triples at rest while its fastest barely moves: not recovered, and drift', () => {
+  const { settledDrift } = require('../../../lab/capacity/drift');
+  const at = (min, p50, answered = 10) => ({ rate: 5, latencyMs: { min, p50 }, errorsPct: 0, answered });
+  const before = at(1, 2);
+  const after = at(4.5, 15);
+  expect(recoveredFrom(before, after)).toBe(false);
+  const d = settledDrift(before, after);
+  expect(d).toMatchObject({ rule: 'settled', by: ['median'] });
+  expect(d.text).toMatch(
+    /its fastest answer went from 1 ms to 4\.5 ms, its median from 2 ms to 15 ms \(of 10 answers\)/,
+  );
+  // Three answers say nothing of a median: judged by the fastest and the errors alone.
+  expect(recoveredFrom(before, at(4.5, 15, 3))).toBe(true);
+  expect(settledDrift(before, at(4.5, 15, 3))).toBeNull();
 });
 
 test('the wait: probes until one answers as before, or the wait is over, each said', async () => {
@@ -66,7 +93,7 @@ test('a service that settled slower than before ends the wait early, said; one s
   expect(r.text).toMatch(/^not recovered after [\d.]+ s \(4 probe\(s\), the last 3 steady: median 34 ms/);
   expect(settledSlower([probeOf(90), probeOf(60), probeOf(40)])).toBe(false);
   expect(settledSlower([probeOf(35, 2), probeOf(35), probeOf(35)])).toBe(false);
-  const draining = [300, 200, 120, 70, 30];
+  const draining = [300, 200, 120, 70, 20];
   const d = await waitRecovery({ probe: async () => probeOf(draining.shift()), baseline: probeOf(11), maxWaitS: 600 });
   expect(d).toMatchObject({ ok: true, probes: 5 });
 });

@@ -122,3 +122,67 @@ describe('settle: the service at rest against its baseline', () => {
     }
   });
 });
+
+// A resumed search (--run-dir) whose last level read back broke: the deployment that broke is
+// gone, and the new one never saw the overload. The overload is run again on the new one
+// before its recovery is checked (issue 84: a resumed search once took "a new deployment from
+// here" for a recovery, and measured the level that held again on a service that never went
+// through the overload).
+test('after an overload read back from an earlier run: run again on this deployment, then its recovery checked', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-session-'));
+  const spy = level.runLevel;
+  spy.mockReset();
+  // The baseline, the overload run again (it breaks), then a probe answering as before.
+  const figures = [
+    { ok: true, latencyMs: { min: 10, p50: 12 } },
+    { ok: false, latencyMs: { min: 30, p50: 900, p99: 2000 } },
+    { ok: true, latencyMs: { min: 10, p50: 13 } },
+  ];
+  spy.mockImplementation(async (l) => ({
+    rate: l.rate,
+    holdS: l.holdS,
+    errorsPct: 0,
+    answered: 10,
+    dir: l.dir,
+    ...(figures.shift() ?? { ok: false, answered: 0 }),
+  }));
+  const logs = [];
+  try {
+    const deploys = [];
+    const s = deploymentSession({
+      newRuntime: () => ({ assertNotUp: () => {}, down: async () => {} }),
+      deploy: async () => {
+        deploys.push('up');
+        return { url: 'http://127.0.0.1:1' };
+      },
+      dir,
+      folder: path.join(dir, 'single'),
+      level: { words: ['/x'], slos: [], extra: [], context: [] },
+      start: 50,
+      warmupS: 1,
+      holdFor: () => 3,
+      fresh: false,
+      recoveryWaitS: 10,
+      log: (m) => logs.push(m),
+      tag: 'single',
+    });
+    const r = await s.recover({ rate: 80, holdS: 3, ok: false, resumed: true });
+    expect(deploys).toEqual(['up']);
+    // The baseline's probe (5/s), the overload at 80/s in a folder of its own, the recovery's probe.
+    expect(spy.mock.calls.map(([l]) => [l.rate, path.basename(l.dir)])).toEqual([
+      [5, 'probe-01'],
+      [80, 'overload-again-01'],
+      [5, 'probe-02'],
+    ]);
+    expect(r.ok).toBe(true);
+    expect(r.text).toMatch(/^recovered in/);
+    expect(logs.join('\n')).toMatch(
+      /80\/s broke a deployment of the earlier run \(measured before\): run again on this one/,
+    );
+    expect(logs.join('\n')).toMatch(/80\/s again -> .*: broke again/);
+    await s.down();
+  } finally {
+    await cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
