@@ -34,8 +34,9 @@ const slower = (before, now, times, by) => before != null && now != null && now 
 
 // -> { busy, errors, fastest, median: { from, to, slower } (or null where not known), answers,
 //      out: what is out of the band for the recovery, drift: what is out of it for drift }.
-function atRest(baseline, probe) {
-  const busy = othersRose(baseline, [probe]) || othersBusy([probe]) >= BUSY_OTHERS;
+// o.quiet: judged by the quiet machine's bands, whatever the machine was doing.
+function atRest(baseline, probe, { quiet = false } = {}) {
+  const busy = !quiet && (othersRose(baseline, [probe]) || othersBusy([probe]) >= BUSY_OTHERS);
   const errors = (probe?.errorsPct ?? 0) > (baseline?.errorsPct ?? 0);
   const f = [baseline?.latencyMs?.min ?? null, probe?.latencyMs?.min ?? null];
   const m = [baseline?.latencyMs?.p50 ?? null, probe?.latencyMs?.p50 ?? null];
@@ -72,11 +73,30 @@ function atRestText(a, baseline, probe) {
   return `its fastest answer went from ${a.fastest.from ?? '-'} ms to ${a.fastest.to ?? '-'} ms, its median from ${a.median.from ?? '-'} ms to ${a.median.to ?? '-'} ms${of}`;
 }
 
+// Drift that could not be judged (issue 84): on a machine busy with other work, a probe at rest
+// slower than the baseline by the quiet machine's bands but not by the busy machine's wider
+// ones is no evidence either way: the service changed, or it waited for a core. That is said,
+// with how much of the machine other programs took, and the row is not ranked against others
+// (./verdict.js notRanked), never taken as clear of drift. -> { text, othersPct } or null.
+function unjudged(baseline, probe) {
+  if (!baseline || !probe) return null;
+  const a = atRest(baseline, probe);
+  if (!a.busy || a.drift.length) return null;
+  const q = atRest(baseline, probe, { quiet: true });
+  if (!q.drift.length) return null;
+  const othersPct = Math.round(othersBusy([probe]) * 100);
+  return {
+    othersPct,
+    text: `drift could not be judged: other programs took ${othersPct}% of the machine while a ${probe.rate}/s probe at rest answered slower than before the search (${atRestText(q, baseline, probe)})`,
+  };
+}
+
 const RULE = `a probe at rest is as before when it has no more errors than the baseline, its fastest answer is under ${FASTEST_X}x or ${FASTEST_MS} ms slower, and its median (judged on ${MEDIAN_ANSWERS} answers or more) under ${MEDIAN_X}x or ${MEDIAN_MS} ms slower; on a machine busy with other work, ${BUSY_X}x or ${BUSY_MS} ms for the fastest, ${MEDIAN_X}x or ${BUSY_MEDIAN_MS} ms for the median, and a median slower alone is not drift there`;
 
 module.exports = {
   atRest,
   atRestText,
+  unjudged,
   RULE,
   FASTEST_X,
   FASTEST_MS,

@@ -68,6 +68,13 @@ async function settled(found, o) {
     return { kind, level: { ...last, ...(r.restarts ? { restarts: r.restarts } : {}) }, recovery: r };
   }
   const stop = await o.settle(r);
+  // (Drift not judged on a busy machine: the search goes on to its verification, the row says
+  // so and is not ranked.)
+  if (stop?.kind === 'unjudged') {
+    found.unjudged = stop.unjudged;
+    o.log(`${o.tag}: ${stop.unjudged.text}`);
+    return null;
+  }
   if (stop) o.log(`${o.tag}: ${stop.kind === 'drift' ? stop.drift.text : 'a process restarted while at rest'}`);
   return stop;
 }

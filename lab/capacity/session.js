@@ -16,6 +16,7 @@ const {
   RISING,
 } = require('./recovery');
 const { settledDrift, trendDrift } = require('./drift');
+const { unjudged } = require('./at-rest');
 const pm2Restarts = require('../runtime/pm2-restarts');
 
 // One deployment's search on this host: what the search (./search.js) and its verification
@@ -224,8 +225,13 @@ function deploymentSession(o) {
         // recovered service was once taken as clear of drift without another probe.)
         const last = recovered?.at;
         const seen = [];
+        // (Clear of drift by the busy machine's bands only: said as not judged, not as clear.)
+        const clear = (probe) => {
+          const u = unjudged(baseline, probe);
+          return u ? { kind: 'unjudged', unjudged: u, level: probe } : null;
+        };
         if (last?.latencyMs) {
-          if (!settledDrift(baseline, last)) return null;
+          if (!settledDrift(baseline, last)) return clear(last);
           seen.push(last);
         }
         for (let i = 0; i < SETTLE_PROBES; i++) {
@@ -238,7 +244,7 @@ function deploymentSession(o) {
           const drift = settledDrift(baseline, now);
           if (!drift) {
             if (stillRising(seen)) continue;
-            return null;
+            return clear(now);
           }
           if (steadyFastest(seen.filter((l) => settledDrift(baseline, l)))) return { kind: 'drift', drift, level: now };
         }

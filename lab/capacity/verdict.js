@@ -126,6 +126,8 @@ function verdictOf(name, deployment, found, verification, p) {
     // What a rate counts: arrivals of the scenario (a script's flow is several requests).
     unit: p.model ? 'scenarios' : 'requests',
     ...(found.recoveries?.length ? { recoveries: found.recoveries } : {}),
+    // (Its probe at rest slower on a machine busy with other work: drift not judged, said.)
+    ...(found.unjudged ? { driftUnjudged: found.unjudged.text } : {}),
     ...(found.levels.some((l) => l.restarts) ? { restarts: restartsSeen(found, verification) } : {}),
   };
   const attempts = verification?.attempts ?? [];
@@ -247,7 +249,7 @@ function verdictOf(name, deployment, found, verification, p) {
     atLeast,
     bound,
     ...(otherWork ? { otherWork } : {}),
-    text: `${atLeast ? 'at least ' : ''}${rateText(maxRate, base.unit, at.answeredPerS)} ${heldFor(verified)}${verified.tries > 1 ? `, verified at the ${ordinal(verified.tries)} try` : ''}${coarse}${why ? ` (${why})` : ''}${moves ? `; ${moves.text}` : ''}`,
+    text: `${atLeast ? 'at least ' : ''}${rateText(maxRate, base.unit, at.answeredPerS)} ${heldFor(verified)}${verified.tries > 1 ? `, verified at the ${ordinal(verified.tries)} try` : ''}${coarse}${why ? ` (${why})` : ''}${moves ? `; ${moves.text}` : ''}${base.driftUnjudged ? `; ${base.driftUnjudged}` : ''}`,
     // How long the capacity held: each verification run's hold.
     heldS: verified.holdS,
     // How busy this machine was where the limit was read (machineBusy).
@@ -314,10 +316,17 @@ function perCore(results) {
 }
 
 // Why the deployments are not ranked, when a search found the service changing: the sentence.
+// Nor when drift could not be judged for a deployment (a machine busy with other work while its
+// probe at rest answered slower): its figures may be those of a changed service.
 function notRanked(results) {
+  if (results.length < 2) return null;
   const changed = results.filter((r) => CHANGED.includes(r.bound));
-  if (!changed.length || results.length < 2) return null;
-  return `not ranked: the service changed under the search of ${changed.map((r) => r.deployment).join(', ')} (${[...new Set(changed.map((r) => r.bound))].join(', ')}), so the figures of each deployment depend on the state the service was in when it was searched, not on the deployment; ${FRESH_HINT}`;
+  if (changed.length)
+    return `not ranked: the service changed under the search of ${changed.map((r) => r.deployment).join(', ')} (${[...new Set(changed.map((r) => r.bound))].join(', ')}), so the figures of each deployment depend on the state the service was in when it was searched, not on the deployment; ${FRESH_HINT}`;
+  const doubt = results.filter((r) => r.driftUnjudged);
+  if (doubt.length)
+    return `not ranked: for ${doubt.map((r) => r.deployment).join(', ')} ${doubt[0].driftUnjudged}${doubt.length > 1 ? ' (and likewise for the others)' : ''}, so its figures may be those of a changed service; search again on a quieter machine, or with --fresh-per-level`;
+  return null;
 }
 
 // Every deployment searched broke at about the same rate (within SAME_RATE of their middle

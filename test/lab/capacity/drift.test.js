@@ -64,3 +64,24 @@ test('what held no longer holds, twice, as the search measured it, and the servi
     /: the service changed under its search \(drift: what held at first no longer holds\), so its capacity depends on its state and no rate measured now is it\. Measure it with --fresh-per-level .*, or reset its data with --app-setup$/,
   );
 });
+
+// Issue 84: on a busy machine the wider band once let a slower service pass as clear of drift.
+// Between the quiet machine's bands and the busy machine's, drift could not be judged: said,
+// with how much of the machine other programs took, never taken as clear.
+test('slower at rest on a machine busy with other work, within its wider band: drift not judged, said', () => {
+  const { unjudged } = require('../../../lab/capacity/at-rest');
+  const busy = { coresShare: 0.9, machineShare: 0.1, answered: 10 };
+  // 10 ms -> 18 ms at its fastest: 1.8x and 8 ms (out of the quiet band), under 3x (busy band).
+  const u = unjudged(probe(10, 12, 0, busy), probe(18, 21, 0, busy));
+  expect(u).toMatchObject({ othersPct: 80 });
+  expect(u.text).toBe(
+    'drift could not be judged: other programs took 80% of the machine while a 5/s probe at rest answered slower than before the search (its fastest answer went from 10 ms to 18 ms, its median from 12 ms to 21 ms (of 10 answers))',
+  );
+  expect(settledDrift(probe(10, 12, 0, busy), probe(18, 21, 0, busy))).toBeNull();
+  // Quiet: judged (drift); busy and within the quiet band: clear; beyond the busy band: drift.
+  expect(unjudged(probe(10, 12), probe(18, 21))).toBeNull();
+  expect(settledDrift(probe(10, 12), probe(18, 21))).not.toBeNull();
+  expect(unjudged(probe(10, 12, 0, busy), probe(11, 13, 0, busy))).toBeNull();
+  expect(unjudged(probe(10, 12, 0, busy), probe(40, 45, 0, busy))).toBeNull();
+  expect(settledDrift(probe(10, 12, 0, busy), probe(40, 45, 0, busy))).not.toBeNull();
+});

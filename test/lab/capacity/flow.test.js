@@ -57,6 +57,15 @@ test('slower at rest than before the search: drift, and no verification', async 
   expect(s.calls.some((c) => c.startsWith('verification'))).toBe(false);
 });
 
+// Drift not judged (a busy machine): no stop; the verification runs and the search keeps why.
+test('drift not judged at rest: the verification runs, and the search keeps the sentence', async () => {
+  const s = session({ settled: { kind: 'unjudged', unjudged: { text: 'drift could not be judged: …' } } });
+  const { found, verification } = await searchDeployment(p, s);
+  expect(found.settled).toBeNull();
+  expect(found.unjudged).toEqual({ text: 'drift could not be judged: …' });
+  expect(verification.attempts.at(-1).ok).toBe(true);
+});
+
 test('not recovered before the probe at rest: said as no recovery, no verification', async () => {
   const s = session({ recovered: false });
   const { found, verification } = await searchDeployment(p, s);

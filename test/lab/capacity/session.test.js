@@ -186,3 +186,36 @@ test('after an overload read back from an earlier run: run again on this deploym
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Issue 84: the probe at rest slower on a machine busy with other work, within the busy band
+// but not the quiet one: the settle says drift was not judged (a note, not a stop, not clear).
+test('settle on a busy machine, slower within the wider band: drift not judged, said', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-session-'));
+  const spy = level.runLevel;
+  spy.mockReset();
+  const busy = { coresShare: 0.9, machineShare: 0.1 };
+  const figures = [
+    { latencyMs: { min: 10, p50: 12 }, ...busy },
+    { latencyMs: { min: 12, p50: 20 }, ...busy },
+  ];
+  spy.mockImplementation(async (l) => ({
+    rate: l.rate,
+    holdS: l.holdS,
+    ok: true,
+    errorsPct: 0,
+    answered: 10,
+    ...figures.shift(),
+  }));
+  try {
+    const s = sessionOf(dir, { deploy: async () => ({ url: 'http://127.0.0.1:1' }) });
+    await s.measure(50);
+    const at = { rate: 5, ok: true, errorsPct: 0, answered: 10, latencyMs: { min: 18, p50: 21 }, ...busy };
+    const stop = await s.settle({ ok: true, at });
+    expect(stop).toMatchObject({ kind: 'unjudged', unjudged: { othersPct: 80 } });
+    expect(stop.unjudged.text).toMatch(/^drift could not be judged: other programs took 80% of the machine/);
+    await s.down();
+  } finally {
+    await cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -284,6 +284,22 @@ test('drift, found by the verification or by the probe at rest: no capacity, wha
     /^not ranked: the service changed under the search of single, replicated \(drift\)/,
   );
   expect(notRanked([fine, { ...fine, deployment: 'replicated' }])).toBeNull();
+  // Drift not judged for one (its probe at rest slower on a busy machine): not ranked either,
+  // said with the sentence; with one deployment alone there is no ranking to refuse.
+  const doubt = verdictOf(
+    'replicated',
+    { label: 'replicated' },
+    { ...bracketed, unjudged: { text: 'drift could not be judged: other programs took 80% of the machine while …' } },
+    { attempts: [{ rate: 50, ok: true, runs: [lvl(50, true)] }] },
+    P,
+  );
+  expect(doubt).toMatchObject({ maxRate: 50, driftUnjudged: expect.stringMatching(/^drift could not be judged/) });
+  expect(doubt.text).toMatch(/; drift could not be judged: other programs took 80% of the machine while …$/);
+  expect(notRanked([fine, doubt])).toMatch(
+    /^not ranked: for replicated drift could not be judged: other programs took 80% of the machine/,
+  );
+  expect(perCore([fine, doubt])).toBeNull();
+  expect(notRanked([doubt])).toBeNull();
 });
 
 test('a knee that moves with the hold: the rate held for the stated time, and the sentence', () => {
