@@ -322,8 +322,10 @@ function plan(argv) {
     warmupS: values.warmup ?? 2,
     holdFor,
     // (A verification's run holds twice a level's time unless said: a capacity is a rate held
-    // for a stated time, and a longer one finds a knee that moves with time.)
-    verifyHoldFor: (rate) => values['verify-hold'] ?? 2 * holdFor(rate),
+    // for a stated time, and a longer one finds a knee that moves with time. In a sweep, every
+    // count's for as long, the hold at --start: the points fitted are one measure. Once a
+    // count verified at 20/s held for 40 s and one at 80/s for 12 s in the same sweep: issue 82.)
+    verifyHoldFor: (rate) => values['verify-hold'] ?? 2 * holdFor(sweep ? (values.start ?? RATES.start) : rate),
     maxLevels: values['max-levels'] ?? MAX_LEVELS,
     timeLimitS: values['time-limit'] ?? TIME_LIMIT_S,
   };
@@ -520,7 +522,7 @@ function planText(p) {
 ${deployedText(p)}
 each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(knee)} s at ${knee}/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate
 between levels: ${between}
-verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s at ${p.start}/s (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
+verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s${p.sweep ? ' at every count (one measure for every point fitted)' : ` at ${p.start}/s`} (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
 bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search
 expected: about ${clock(typical)} if the SLO breaks near ${knee}/s, at most ${clock(most)} (${searches} search(es) and ${againN} searched again, each to its bounds)${need}${again}${noFit}`;
 }

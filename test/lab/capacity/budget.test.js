@@ -134,3 +134,20 @@ test('steps that overrun the table are cut at the time left: the search ends wit
   expect(['level-failed', 'time-limit']).toContain(stop.kind);
   if (stop.kind === 'level-failed') expect(stop.level.failed).toMatch(/cut by the search's time limit/);
 });
+
+// Issue 82: the points a sweep fits are one measure. A count verified at a low rate once held
+// for 40 s and one at a high rate for 12 s in the same sweep; every count's verification now
+// holds as long (the hold at --start), and the plan says so. Not in a search of deployments,
+// whose rows each hold what their rate asks.
+test("a sweep's counts are verified for the same time, whatever rate each holds", () => {
+  const sweep = httpCapacity.plan(['/ping', '--replicas', '1,2,3,4', '--start', '20']);
+  expect(sweep.verifyHoldFor(20)).toBe(40);
+  expect(sweep.verifyHoldFor(400)).toBe(sweep.verifyHoldFor(20));
+  expect(httpCapacity.planText(sweep)).toMatch(
+    /each held for 40 s at every count \(one measure for every point fitted\)/,
+  );
+  const rows = planOf('--start', '20');
+  expect(rows.verifyHoldFor(400)).toBeLessThan(rows.verifyHoldFor(20));
+  // --verify-hold says it for every count.
+  expect(httpCapacity.plan(['/ping', '--replicas', '1,2,3,4', '--verify-hold', '15s']).verifyHoldFor(400)).toBe(15);
+});
