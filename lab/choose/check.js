@@ -126,4 +126,17 @@ function checkVerdict(l, p) {
 // The rate with its headroom, as the candidates were chosen to hold it (lab/choose/candidates.js).
 const headroomRate = (p) => Math.round(p.rate * (1 + p.headroom) * 10) / 10;
 
-module.exports = { checkCandidate, checkVerdict, headroomRate };
+// Why nothing was chosen once checked: the prediction was too kind when a check broke the SLO;
+// a check the generator could not drive says nothing of the deployment, and is said as such
+// (issue 82: it once ended with "the prediction was too kind" too).
+function noneHeldText(checks, p) {
+  const each = checks.map((k) => `${k.label} x${k.replicas}: ${k.text}`).join('; ');
+  if (checks.length && checks.every((k) => k.inconclusive))
+    return `no check could offer ${p.rate}/s (${each}): the generator, not the deployment, was the limit, so nothing was chosen; run the choice on a machine with a core free for the generator`;
+  const why = checks.some((k) => k.inconclusive)
+    ? 'the prediction was too kind where a check broke the SLO, and the others could not offer the rate'
+    : 'the prediction was too kind';
+  return `no candidate held ${p.rate}/s in its check (${each}): ${why}; try more --tries, a larger --headroom, or more counts (--replicas)`;
+}
+
+module.exports = { checkCandidate, checkVerdict, headroomRate, noneHeldText };

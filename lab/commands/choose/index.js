@@ -13,7 +13,7 @@ const describeMachine = require('../../../common/machine');
 const { rankCandidates, checkOrder } = require('../../choose/candidates');
 const { monthlyCost } = require('../../choose/price');
 const { candidateText, costText } = require('../../report/choice-text');
-const { checkCandidate } = require('../../choose/check');
+const { checkCandidate, noneHeldText } = require('../../choose/check');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
 const { recipeOf } = require('../../capacity/plan');
@@ -214,7 +214,7 @@ async function choose(argv, { log }) {
   }
   if (!chosen) {
     out.status = 'completed';
-    out.text = `no candidate held ${p.rate}/s in its check (${out.checks.map((k) => `${k.label} x${k.replicas}: ${k.text}`).join('; ')}): the prediction was too kind; try more --tries, a larger --headroom, or more counts (--replicas)`;
+    out.text = noneHeldText(out.checks, p);
     keep();
     write();
     return done(out, dir, p, 1);

@@ -68,3 +68,25 @@ test('a generator that could not offer the rate: no verdict on the deployment, i
     text: 'no check: the generator launched 12/s of 20/s; the rate was never offered',
   });
 });
+
+// Issue 82: a check the generator could not drive ended with "the prediction was too kind",
+// as if the deployment had broken. Nothing chosen is said by what the checks found.
+test('nothing held: the prediction too kind only where a check broke the SLO; a generator limit said as such', () => {
+  const { noneHeldText } = require('../../../lab/choose/check');
+  const p = { rate: 100 };
+  const broke = { label: 'replicated', replicas: 3, text: 'did not hold 100/s for 120 s: p99<200 broke' };
+  const undriven = {
+    label: 'replicated',
+    replicas: 4,
+    text: 'no check: the generator launched 61/s',
+    inconclusive: true,
+  };
+  expect(noneHeldText([undriven], p)).toMatch(
+    /^no check could offer 100\/s \(replicated x4: no check: the generator launched 61\/s\): the generator, not the deployment, was the limit/,
+  );
+  expect(noneHeldText([undriven], p)).not.toMatch(/too kind/);
+  expect(noneHeldText([broke], p)).toMatch(/: the prediction was too kind; try more --tries/);
+  expect(noneHeldText([broke, undriven], p)).toMatch(
+    /: the prediction was too kind where a check broke the SLO, and the others could not offer the rate;/,
+  );
+});
