@@ -13,7 +13,7 @@ const { deploymentSession } = require('../../../lab/capacity/session');
 const { cleanup } = require('../../../lab/ownership/cleanups');
 
 // One deployment's session in `dir`, its runtime's down and its deploy given.
-const sessionOf = (dir, { down = async () => {}, deploy }) =>
+const sessionOf = (dir, { down = async () => {}, deploy, log = () => {} }) =>
   deploymentSession({
     newRuntime: () => ({ assertNotUp: () => {}, down }),
     deploy,
@@ -25,7 +25,7 @@ const sessionOf = (dir, { down = async () => {}, deploy }) =>
     holdFor: () => 3,
     fresh: false,
     recoveryWaitS: 10,
-    log: () => {},
+    log,
     tag: 'single',
   });
 
@@ -149,22 +149,12 @@ test('after an overload read back from an earlier run: run again on this deploym
   const logs = [];
   try {
     const deploys = [];
-    const s = deploymentSession({
-      newRuntime: () => ({ assertNotUp: () => {}, down: async () => {} }),
+    const s = sessionOf(dir, {
       deploy: async () => {
         deploys.push('up');
         return { url: 'http://127.0.0.1:1' };
       },
-      dir,
-      folder: path.join(dir, 'single'),
-      level: { words: ['/x'], slos: [], extra: [], context: [] },
-      start: 50,
-      warmupS: 1,
-      holdFor: () => 3,
-      fresh: false,
-      recoveryWaitS: 10,
       log: (m) => logs.push(m),
-      tag: 'single',
     });
     const r = await s.recover({ rate: 80, holdS: 3, ok: false, resumed: true });
     expect(deploys).toEqual(['up']);

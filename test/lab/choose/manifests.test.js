@@ -95,20 +95,25 @@ test('the compose project of the chosen deployment: schema-valid, its caps as de
   expect(Object.keys(files)).toContain('nginx.conf');
 });
 
+// Two replicas of a quarter core each, written out to dir (with `o` added: app, node).
+function writeTwo(dir, { app = null, ...o } = {}) {
+  const d = resolveDeployment('replicated', { ...(app ? { app } : {}), replicas: 2 });
+  const { caps } = placeDeployment(d, { portBase: 9000, caps: [parseCap('replica=25%')] });
+  return writeManifests(dir, {
+    deployment: d,
+    caps,
+    replicas: 2,
+    cpuPerReplica: 0.25,
+    memoryMiB: 40,
+    hpa: { minReplicas: 2, maxReplicas: 4, target: 60 },
+    ...o,
+  });
+}
+
 test('written out: the files, each parsed back and valid', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'choose-manifests-'));
   try {
-    const app = resolveApp({ dir: PRICING });
-    const d = resolveDeployment('replicated', { app, replicas: 2 });
-    const { caps } = placeDeployment(d, { portBase: 9000, caps: [parseCap('replica=25%')] });
-    const w = writeManifests(dir, {
-      deployment: d,
-      caps,
-      replicas: 2,
-      cpuPerReplica: 0.25,
-      memoryMiB: 40,
-      hpa: { minReplicas: 2, maxReplicas: 4, target: 60 },
-    });
+    const w = writeTwo(dir, { app: resolveApp({ dir: PRICING }) });
     expect(w.files).toEqual(
       expect.arrayContaining([
         'compose/docker-compose.yml',
@@ -140,17 +145,7 @@ test.each([
 ])('written for a choice on Node %s: the images built on it (%s)', (node, other) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'choose-manifests-node-'));
   try {
-    const d = resolveDeployment('replicated', { replicas: 2 });
-    const { caps } = placeDeployment(d, { portBase: 9000, caps: [parseCap('replica=25%')] });
-    const w = writeManifests(dir, {
-      deployment: d,
-      caps,
-      replicas: 2,
-      cpuPerReplica: 0.25,
-      memoryMiB: 40,
-      hpa: { minReplicas: 2, maxReplicas: 4, target: 60 },
-      node,
-    });
+    const w = writeTwo(dir, { node });
     const compose = yaml.load(fs.readFileSync(path.join(dir, 'compose/docker-compose.yml'), 'utf8'));
     expect(composeProblems(compose)).toEqual([]);
     const built = Object.values(compose.services).filter((s) => s.build);
