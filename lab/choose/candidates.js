@@ -18,10 +18,11 @@ const round = (v, d = 1) => (v === null || v === undefined ? null : Math.round(v
 // The shape's name as a person reads it: replicated, or multi-replicated of 2 workers, and the
 // balancer when it is not the default.
 const labelOf = (c) =>
-  `${c.shape}${c.workers > 1 ? ` (${c.workers} workers each)` : ''}${c.balancer && c.balancer !== 'nginx' ? ` behind ${c.balancer}` : ''}${c.node ? ` on Node ${c.node}` : ''}`;
+  `${c.shape}${c.workers > 1 ? ` (${c.workers} workers each)` : ''}${c.sized ? ` of ${c.capPct}% a replica` : ''}${c.balancer && c.balancer !== 'nginx' ? ` behind ${c.balancer}` : ''}${c.node ? ` on Node ${c.node}` : ''}`;
 
 // One shape's candidate. sweep: { shape, workers, balancer, node (the Node version its service
-// ran on, choose --node; null for the lab's own), capPct (a replica's CPU share, %),
+// ran on, choose --node; null for the lab's own), capPct (a replica's CPU share, %), sized (one
+// of --sizes: its share said in its label),
 // points: [{ replicas, maxRate, leftOut?, memoryMiB? }], notRanked? (the search found the
 // service changing) }; o: { rate, headroom (0.3), maxReplicas }.
 function candidateOf(sweep, o) {
@@ -31,6 +32,7 @@ function candidateOf(sweep, o) {
     workers: sweep.workers,
     balancer: sweep.balancer,
     node: sweep.node ?? null,
+    ...(sweep.sized ? { sized: true } : {}),
     label: labelOf(sweep),
     cpuPerReplica: sweep.capPct / 100,
     points: sweep.points,

@@ -20,7 +20,8 @@ const { installNode } = require('../runtime/node-versions');
 //   plan (words, extra, expect, warmup); dir: where the levels' runs go.
 // Returns { check, verdict, knee, caps (as applied, per node) }.
 async function checkCandidate(p, c, deployment, sweep, dir, log) {
-  const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: p.caps });
+  // (The caps its sweep was measured with: with --sizes, each sweep's replica size its own.)
+  const { ports, graph, caps } = placeDeployment(deployment, { portBase: p.ctx.portBase, caps: sweep.values.cap });
   const tag = `${c.label} x${c.replicas}`;
   const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();

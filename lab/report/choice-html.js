@@ -60,7 +60,7 @@ function curvesChart(r) {
   if (r.choice) series.push({ name: 'the choice', points: [[r.choice.replicas, r.choice.holds]], scatter: true });
   const markers = r.choice ? [{ x: r.choice.replicas, label: `${r.choice.label} x${r.choice.replicas}` }] : [];
   return lineChart(series, {
-    title: `What each shape holds with N replicas, each held to ${r.cpuPerReplica} of a core (arrivals a second under the SLO)`,
+    title: `What each shape holds with N replicas, each held to ${sizesText(r)} (arrivals a second under the SLO)`,
     xLabel: 'replicas',
     yLabel: 'arrivals a second',
     xMin: 0,
@@ -90,6 +90,13 @@ function candidateRows(r) {
   ]);
 }
 
+// The replica's CPU share, or the sizes compared (choose --sizes): "0.25 of a core", "0.25, 0.5
+// or 1 of a core".
+const sizesText = (r) =>
+  r.sizes?.length > 1
+    ? `${r.sizes.slice(0, -1).join(', ')} or ${r.sizes.at(-1)} of a core`
+    : `${r.sizes?.[0] ?? r.cpuPerReplica} of a core`;
+
 function checkRows(r) {
   return (r.checks || []).map((k) => [`${k.label} x${k.replicas}`, k.held ? 'held' : 'not held', k.text, k.dir]);
 }
@@ -115,7 +122,7 @@ function choiceBody(r) {
     <p class="headline">${r.text}</p>
     <p class="note">
       Status: ${r.status}. For ${r.rate}/s under ${r.slos.join(' and ')}, with ${r.headroomPct}% headroom (a count must be
-      predicted to hold ${r.want}/s). Each replica is held to ${r.cpuPerReplica} of a core: the figures hold for a
+      predicted to hold ${r.want}/s). Each replica is held to ${sizesText(r)}${r.sizes ? ' (--sizes, each swept on its own)' : ''}: the figures hold for a
       replica of that CPU share and this version of the service, measured on this machine.
     </p>
     ${curvesChart(r)}
@@ -147,7 +154,7 @@ function choiceBody(r) {
         ? html`<h2>The autoscaler it writes</h2>
             <p>
               A HorizontalPodAutoscaler from ${r.hpa.minReplicas} to ${r.hpa.maxReplicas} replica(s), scaling on CPU at
-              ${r.hpa.target}% of each replica's ${r.cpuPerReplica} of a core (kubernetes/deployment.yml).
+              ${r.hpa.target}% of each replica's ${r.choice?.cpuPerReplica ?? r.cpuPerReplica} of a core (kubernetes/deployment.yml).
             </p>`
         : ''
     }

@@ -165,7 +165,11 @@ async function choose(argv, { log }) {
   let chosen = null;
   for (const c of checkOrder(ranked.candidates, p.maxReplicas, p.price).slice(0, p.tries)) {
     const s = p.sweeps.find(
-      (x) => x.shape === c.shape && x.balancer === c.balancer && (x.node?.version ?? null) === c.node,
+      (x) =>
+        x.shape === c.shape &&
+        x.balancer === c.balancer &&
+        (x.node?.version ?? null) === c.node &&
+        x.capPct / 100 === c.cpuPerReplica,
     );
     // (The count's deployment, resolved as the sweep's capacity search resolved its own.)
     const sv = s.plan.values;

@@ -44,6 +44,9 @@ The choice is written out as a compose file and Kubernetes manifests (docs/choos
   --headroom P       the margin a count must hold above the rate (default 30%)
   --cap NODE=CPU[,MEMORY]  a replica's CPU share, the unit of cost (default replica=25%);
                      repeatable, other nodes as for capacity
+  --sizes 25%,50%,100%  the replica sizes compared, CPU shares (or 250m,500m,1000m): one sweep
+                     of every shape a size, each count a candidate with its cores; instead of
+                     --cap replica=CPU (a replica's memory, --cap replica=-,512M, goes with it)
   --shapes a,b       the shapes compared (default replicated,multi-replicated)
   --workers W        each multi-replicated replica's workers (default 2)
   --balancers a,b    the balancers compared (default nginx)
@@ -89,6 +92,29 @@ const parseBalancers = (text) =>
 // The shapes a choice compares: a deployment of replicas, each a process or a Node cluster.
 const SHAPES = ['replicated', 'multi-replicated'];
 
+// --sizes: the replica sizes compared, CPU shares as --cap takes them, each once (issue 82:
+// four replicas of a quarter core, or one of a whole core?).
+const MAX_SIZES = 4;
+function parseSizes(text) {
+  const sizes = String(text)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((x) => parseCap(`replica=${x}`).cpuPct);
+  if (!sizes.length || sizes.length > MAX_SIZES || sizes.includes(null))
+    throw new Error(`1 to ${MAX_SIZES} CPU shares`);
+  if (new Set(sizes).size !== sizes.length) throw new Error('a size twice');
+  return sizes;
+}
+// The caps of a sweep of replicas of `pct`% of a core: the replica's CPU share set, its memory
+// and the other nodes' caps as given.
+const sizeCaps = (caps, pct) =>
+  caps.some((c) => c.node === 'replica')
+    ? caps.map((c) =>
+        c.node === 'replica' ? { ...c, cpuPct: pct, periodUs: c.cpuPct === null ? null : c.periodUs } : c,
+      )
+    : [...caps, { node: 'replica', cpuPct: pct, periodUs: null, memoryBytes: null }];
+
 // The capacity search's flags, passed on to every sweep as the user typed them (choose's
 // --search-hold is capacity's --hold); capacity's own parse checks each.
 const PASSED = {
@@ -122,6 +148,11 @@ const COMMAND_FLAGS = {
   slo: flag.list(parseSlo),
   headroom: flag.percent(500, { zero: true }),
   cap: flag.list(parseCap),
+  sizes: {
+    type: 'custom',
+    parse: parseSizes,
+    expected: `1 to ${MAX_SIZES} replica sizes, CPU shares like 25%,50%,100% (or 250m,500m,1000m)`,
+  },
   shapes: { type: 'custom', parse: parseShapes, expected: `shapes, like ${SHAPES.join(',')}` },
   // (A multi-replicated replica is a Node cluster: two workers at least; the most, the lab's.)
   workers: flag.int(2, LIMITS.workers.max),
@@ -178,7 +209,16 @@ function plan(argv) {
   const capNodes = values.cap.map((c) => c.node);
   const capTwice = capNodes.find((n, i) => capNodes.indexOf(n) !== i);
   if (capTwice) throw labError('LAB_ERR_FLAG_VALUE', 'cap', capTwice, 'given twice: give one --cap for each node');
-  const caps = values.cap.length ? values.cap : [parseCap(DEFAULTS.cap)];
+  // --sizes: the replica's CPU share is each size in turn (--cap replica= would be a second).
+  const sizes = values.sizes ?? null;
+  if (sizes && values.cap.some((c) => c.node === 'replica' && c.cpuPct !== null))
+    throw labError(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      'sizes',
+      'cap',
+      `--sizes ${sizes.map((x) => `${x}%`).join(',')} gives the replica's CPU shares compared, and --cap replica= gives one: give one of them (a replica's memory, --cap replica=-,512M, goes with --sizes)`,
+    );
+  const caps = sizes ? sizeCaps(values.cap, sizes[0]) : values.cap.length ? values.cap : [parseCap(DEFAULTS.cap)];
   const replicaCap = caps.filter((c) => c.node === 'replica' && c.cpuPct !== null).at(-1);
   if (!replicaCap)
     throw labError(
@@ -227,17 +267,22 @@ function plan(argv) {
   for (const balancer of balancers) {
     for (const shape of shapes) {
       for (const node of nodes ?? [null]) {
-        const workers = shape === 'multi-replicated' ? (single?.workers ?? values.workers ?? DEFAULTS.workers) : 1;
-        const id = `${shape}${balancers.length > 1 || balancer !== 'nginx' ? `-${balancer}` : ''}${node ? `-node-${node.version}` : ''}`;
-        sweeps.push({
-          id,
-          shape,
-          workers,
-          balancer,
-          node,
-          capPct: replicaCap.cpuPct,
-          ...(single ? { dir: values.from } : {}),
-        });
+        for (const size of sizes ?? [replicaCap.cpuPct]) {
+          const workers = shape === 'multi-replicated' ? (single?.workers ?? values.workers ?? DEFAULTS.workers) : 1;
+          const id = `${shape}${balancers.length > 1 || balancer !== 'nginx' ? `-${balancer}` : ''}${node ? `-node-${node.version}` : ''}${sizes ? `-${size}pct` : ''}`;
+          sweeps.push({
+            id,
+            shape,
+            workers,
+            balancer,
+            node,
+            capPct: size,
+            // (Each size's sweep with its own replica cap; without --sizes, the caps given.)
+            caps: sizes ? sizeCaps(caps, size) : caps,
+            sized: Boolean(sizes),
+            ...(single ? { dir: values.from } : {}),
+          });
+        }
       }
     }
   }
@@ -253,6 +298,7 @@ function plan(argv) {
     maxReplicas,
     sweeps,
     nodes,
+    sizes,
     holdS: values.hold ?? DEFAULTS.holdS,
     tries: values.tries ?? DEFAULTS.tries,
     price: values.price ?? null,
@@ -399,7 +445,7 @@ function capacitySweepAt(values) {
       values.from,
       'its search is not a sweep of replica counts (capacity --replicas)',
     );
-  for (const f of ['shapes', 'balancers', 'replicas', 'workers']) {
+  for (const f of ['shapes', 'balancers', 'replicas', 'workers', 'sizes']) {
     if (values[f] !== undefined)
       throw labError(
         'LAB_ERR_FLAGS_EXCLUDE',
@@ -434,7 +480,7 @@ function capacityArgs(p, s, dir) {
     // (The exact version resolved: every sweep and the check on the same Node.)
     ...(s.node ? ['--node', s.node.version] : []),
   ];
-  for (const c of p.caps) args.push('--cap', capText(c));
+  for (const c of s.caps) args.push('--cap', capText(c));
   for (const slo of p.slos) args.push('--slo', slo.text);
   args.push(...p.passed, '--run-dir', dir, ...contextArgs(p.ctx), '--json');
   return args;
@@ -492,6 +538,8 @@ const headOf = (p) => ({
   from: p.from,
   price: p.price,
   nodes: p.nodes?.map((n) => n.version) ?? null,
+  // (--sizes: the replica sizes compared, each a share of a core; cpuPerReplica is the first.)
+  sizes: p.sizes ? p.sizes.map((x) => x / 100) : null,
 });
 
 // --plan --json: the plan as data (docs/choose.md, "The plan as JSON"), its text beside.
@@ -506,6 +554,7 @@ function planJson(p) {
       workers: s.workers,
       balancer: s.balancer,
       node: s.node?.version ?? null,
+      cpuPerReplica: s.capPct / 100,
       aboutS: Math.min(typical, most),
       atMostS: most,
       command: ['npm', 'run', 'capacity', '--', ...s.argv('DIR')],
@@ -526,12 +575,14 @@ function planText(p) {
   const f = planFigures(p);
   const lines = [
     `choose a deployment of ${p.word} for ${p.rate}/s under ${p.slos.map((s) => s.text).join(' and ')}, with ${Math.round(p.headroom * 100)}% headroom (a count must be predicted to hold ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s)`,
-    `the unit of cost: each replica held to ${describeCap({ cpuPct: p.capPct, periodUs: null, memoryBytes: null })} (--cap replica=${p.capPct}%), so a figure measured here holds for a replica of that size anywhere`,
+    p.sizes
+      ? `the sizes compared: replicas held to ${p.sizes.map((x) => describeCap({ cpuPct: x, periodUs: null, memoryBytes: null })).join(', ')} (--sizes), each size swept on its own; a figure measured here holds for a replica of that size anywhere`
+      : `the unit of cost: each replica held to ${describeCap({ cpuPct: p.capPct, periodUs: null, memoryBytes: null })} (--cap replica=${p.capPct}%), so a figure measured here holds for a replica of that size anywhere`,
   ];
   if (p.from) lines.push(`measure: nothing; the sweeps of ${p.from} are read (the same SLO and caps)`);
   for (const { s, typical, most } of f.sweeps)
     lines.push(
-      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''} behind ${s.balancer}${s.node ? ` on Node ${nodesText([s.node])}` : ''}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
+      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''}${s.sized ? ` of ${s.capPct}% of a core a replica` : ''} behind ${s.balancer}${s.node ? ` on Node ${nodesText([s.node])}` : ''}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
     );
   const ranked = p.price ? `ranked by cost a month (--price: ${priceText(p.price)})` : 'ranked by cores';
   lines.push(

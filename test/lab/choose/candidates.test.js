@@ -249,3 +249,22 @@ test('the same shape on two Node versions: two candidates, each named with its N
     }).label,
   ).toBe('replicated');
 });
+
+// choose --sizes (issue 82): how big a replica should be. The same shape swept at two sizes is
+// two candidates, each named with its size and costed in cores by it: six replicas of a
+// quarter core (1.5 cores) before two of a whole core (2 cores) when both hold the rate.
+test('the same shape at two replica sizes: two candidates, each with its size, ranked by the cores they take', () => {
+  const quarter = { ...sweep('replicated', { lambda: 20, sigma: 0.02, kappa: 0 }, { capPct: 25 }), sized: true };
+  const whole = {
+    ...sweep('replicated', { lambda: 70, sigma: 0.02, kappa: 0 }, { capPct: 100, counts: [1, 2, 3, 4] }),
+    sized: true,
+  };
+  const r = rankCandidates([whole, quarter], { rate: 80, headroom: 0.3 });
+  // 104/s wanted: a quarter core holds about 20/s, so 6 of them (1.5 cores); a whole core 70/s,
+  // so 2 of them (2 cores).
+  expect(r.candidates.map((c) => [c.label, c.replicas, c.cores, c.rank])).toEqual([
+    ['replicated of 25% a replica', 6, 1.5, 1],
+    ['replicated of 100% a replica', 2, 2, 2],
+  ]);
+  expect(candidateText(r.choice)).toMatch(/^replicated of 25% a replica x6: 1.5 cores \(6 x 0.25\)/);
+});

@@ -153,6 +153,29 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
   expect(planned.sweeps[0].command.join(' ')).toMatch(new RegExp(`--node ${own.replace(/\./g, '\\.')} `));
   const sweepPlan = await lab(['capacity', 'ping', '--replicas', '1,2', '--node', own, '--plan', ...where]);
   expect(sweepPlan.stdout).toMatch(/the service on Node [\d.]+ \(the lab's own\): every count searched on it/);
+  // --sizes: a sweep a replica size, each with its own replica cap (its memory kept), the
+  // other nodes' caps as given; with --cap replica=CPU, refused by name.
+  const sized = await lab([
+    'choose',
+    'ping',
+    ...flagsOf({ rate: 100, shapes: 'replicated', sizes: '25%,1000m' }),
+    ...['--cap', 'replica=-,256M', '--cap', 'nginx=50%'],
+    '--plan',
+    '--json',
+    ...where,
+  ]);
+  expect(sized.code).toBe(0);
+  const bySize = JSON.parse(sized.stdout);
+  expect(bySize.sizes).toEqual([0.25, 1]);
+  expect(bySize.sweeps.map((x) => [x.id, x.cpuPerReplica])).toEqual([
+    ['replicated-25pct', 0.25],
+    ['replicated-100pct', 1],
+  ]);
+  expect(bySize.sweeps[1].command.join(' ')).toMatch(/--cap replica=100%,256M --cap nginx=50%/);
+  expect(bySize.text).toMatch(/the sizes compared: replicas held to 25% CPU, 100% CPU \(--sizes\)/);
+  const both = await lab(['choose', 'ping', ...flagsOf({ rate: 100, sizes: '25%,50%', cap: 'replica=25%' }), ...where]);
+  expect({ exit: both.code, code: errorCode(both.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_FLAGS_EXCLUDE' });
+  expect(both.stderr).toMatch(/--sizes 25%,50% gives the replica's CPU shares compared/);
   const two = await lab(['capacity', 'ping', '--replicas', '1,2', '--node', '22,24', '--plan', ...where]);
   expect({ exit: two.code, code: errorCode(two.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_FLAGS_EXCLUDE' });
   expect(two.stderr).toMatch(/--node 22,24 names 2: give one version to a sweep/);
