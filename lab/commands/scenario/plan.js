@@ -4,43 +4,29 @@
 // is created, started or deleted, and turned into the plan the run's stages read (./index.js
 // runs it; --plan and --print say it).
 
-const path = require('node:path');
-const {
-  ENDPOINTS,
-  SCENARIOS,
-  SIGNAL,
-  REQUEST_TIMEOUT_S,
-  endpointOf,
-  isPath,
-  pathOf,
-} = require('../../../artillery/scenarios');
-const { signalStages } = require('../../../artillery/stages');
-const { allNames, METHOD_NAMES } = require('../../topology/deployments');
-const { pick } = require('../../names');
+const { ENDPOINTS, SCENARIOS } = require('../../../artillery/scenarios');
+const { allNames } = require('../../topology/deployments');
 const { DEPLOY_FLAGS, KIND_HELP, planDeploy } = require('../../runtime/deploy-plan');
-const { GENERATORS, GENERATOR_FLAGS, assertRuns, generatorHelp } = require('../../generators');
+const { GENERATORS, GENERATOR_FLAGS, generatorHelp } = require('../../generators');
 const { parseThreshold } = require('../../results/thresholds');
 const { defineCommand, flag } = require('../../terminal/flags');
 const { CONTEXT } = require('../../topology/context');
 const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
 const { assertClaimable } = require('../../ownership/dirs');
-const { labError } = require('../../../common/errors');
-const { requestOf, parseMethod, parseHeader, METHODS } = require('../../scenario/request');
+const { parseHeader } = require('../../scenario/request');
 const { RATE } = require('../../scenario/limits');
-const { NODE_FLAG, nodesOf } = require('../../runtime/node-flag');
-const { catalogueModel } = require('../../scenario/catalogue');
-const { readScript } = require('../../scenario/from-artillery');
-const { SCRIPT_FLAGS, SCRIPT_HELP, INSECURE_FLAG, scriptOptionsOf } = require('../../scenario/script-flags');
-const { requestNames, checkModel } = require('../../scenario/model');
-const { scalePhase } = require('../../../artillery/phases');
+const { NODE_FLAG } = require('../../runtime/node-flag');
+const { SCRIPT_FLAGS, SCRIPT_HELP, INSECURE_FLAG } = require('../../scenario/script-flags');
 const { parseExpect } = require('../../results/expect-status');
 const { OUT_FLAGS, OUT_HELP } = require('../../outputs/flags');
-const { PROFILE_FLAGS, PROFILE_HELP, profileOf } = require('../../profile/flags');
-const { ELASTIC_FLAGS, ELASTIC_HELP, elasticOf, assertElastic } = require('../../elastic/flags');
+const { PROFILE_FLAGS, PROFILE_HELP } = require('../../profile/flags');
+const { ELASTIC_FLAGS, ELASTIC_HELP, assertElastic } = require('../../elastic/flags');
 const { appOf } = require('../../app/flags');
-const { profileWindow } = require('../../profile/window');
 const { rolloutBounds } = require('../../elastic/replicas');
 const { assertChromiumForPlaywright } = require('../../chromium');
+// (What the run sends, and its load: ../../scenario/what.js, ../../run/load-plan.js.)
+const { methodsOf, refuse, wordsOf, scenarioOf, parseEitherMethod } = require('../../scenario/what');
+const { generatorOf, thresholdsOf, nodeOf, profilePlan, elasticPlan } = require('../../run/load-plan');
 
 const USAGE = `usage: npm run scenario -- <endpoint> <scenario> <deployment> [options]
        npm run scenario -- --script FILE <deployment> [options]    (your Artillery script)
@@ -159,273 +145,12 @@ const COMMAND = defineCommand({
 // The usage, with the flags that take effect only beside another (the flag schema's needs).
 const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
 
-// --method: an HTTP method (GET, POST, ...) for the request, or the balancer's (round-robin,
-// least_conn, hash). -> { http } or { balancer }.
-function parseEitherMethod(raw) {
-  if (METHOD_NAMES.includes(raw)) return { balancer: raw };
-  try {
-    return { http: parseMethod(raw) };
-  } catch {
-    throw labError(
-      'LAB_ERR_USAGE',
-      `--method ${raw}: the request's (${METHODS.join(', ')}) or the balancer's (${METHOD_NAMES.join(', ')})`,
-    );
-  }
-}
-function methodsOf(values) {
-  const list = values.method || [];
-  const http = list.filter((m) => m.http).map((m) => m.http);
-  const balancer = list.filter((m) => m.balancer).map((m) => m.balancer);
-  if (http.length > 1 || balancer.length > 1)
-    throw labError('LAB_ERR_USAGE', '--method: one for the request and one for the balancer at most');
-  return { http: http[0], balancer: balancer[0] };
-}
-
-// A refusal of the command line, with the code of its situation (common/errors.js).
-const refuse = (code, ...details) => {
-  throw labError(code, ...details);
-};
-
-// The words of the command line: <endpoint> <scenario> <deployment>, or with --script the
-// deployment alone; with --target the deployment is not needed, and a --target with a path
-// stands for the endpoint (the path is kept, never dropped: a run once measured /ping when
-// told /api/items).
-function wordsOf(positionals, values) {
-  const usage = (text) => labError('LAB_ERR_MISSING_ARG', text, USAGE);
-  const target = values.target ? new URL(values.target) : null;
-  const targetPath = target && (target.pathname !== '/' || target.search) ? `${target.pathname}${target.search}` : null;
-  if (values.script) {
-    if (positionals.length > (target ? 0 : 1) || (!target && positionals.length !== 1)) {
-      throw usage(
-        `${target ? 'no other word' : 'the deployment alone'} with --script: npm run scenario -- --script FILE ${target ? '--target URL' : '<deployment>'}`,
-      );
-    }
-    if (targetPath)
-      refuse(
-        'LAB_ERR_FLAG_VALUE',
-        'target',
-        values.target,
-        "the script's requests name their own paths; give the target's origin",
-      );
-    return { endpoint: path.basename(values.script), scenario: 'script', deploymentName: positionals[0] ?? null };
-  }
-  if (!target) {
-    if (positionals.length !== 3) throw usage('<endpoint> <scenario> <deployment>');
-    const [endpoint, scenario, deploymentName] = positionals;
-    return { endpoint, scenario, deploymentName };
-  }
-  let [endpoint, scenario, deploymentName = null] = positionals;
-  if (positionals.length <= 1) {
-    if (!targetPath || !positionals.length)
-      throw usage('<endpoint> <scenario> (or a --target URL whose path is the endpoint)');
-    [scenario, endpoint] = [positionals[0], targetPath];
-  }
-  const asked = targetPath && endpointOf(endpoint)?.path;
-  if (targetPath && asked !== undefined && asked !== targetPath) {
-    refuse(
-      'LAB_ERR_FLAG_VALUE',
-      'target',
-      values.target,
-      `it names the path ${targetPath}, and the endpoint ${endpoint} asks ${asked}: give the path once (npm run scenario -- ${scenario} --target ${values.target})`,
-    );
-  }
-  return { endpoint, scenario, deploymentName };
-}
-
-// --rate N: the model with one constant phase of N arrivals a second instead of its own.
-function atRate(model, values) {
-  if (values.rate === undefined) return model;
-  if (values['rate-scale'] !== undefined)
-    refuse('LAB_ERR_FLAGS_EXCLUDE', 'rate', 'rate-scale', '--rate sets the arrival rate itself: drop --rate-scale');
-  const durationS = (values.duration ?? 60) * (values.scale ?? 1);
-  const phase = scalePhase({ name: `constant ${values.rate}/s`, duration: durationS, arrivalRate: values.rate });
-  return checkModel({ ...model, phases: [phase] });
-}
-
-// What the run sends: the scenario model (lab/scenario/model.js) of an Artillery script or of
-// the lab's catalogue, or, for the signal endpoint, its stages of participants.
-function scenarioOf(words, values, given) {
-  const what = scenarioOfWords(words, values, given);
-  if (values.rate !== undefined && what.signal)
-    refuse('LAB_ERR_FLAG_VALUE', 'rate', values.rate, 'it is arrivals a second; the signal endpoint has participants');
-  return { ...what, model: what.model && atRate(what.model, values) };
-}
-
-function scenarioOfWords(words, values, given) {
-  const options = { scale: values.scale ?? 1, rateScale: values['rate-scale'] ?? 1, durationS: values.duration };
-  if (values.script) {
-    for (const f of ['method', 'body', 'header', 'work-n', 'warm-cache']) {
-      if (f === 'method' ? methodsOf(values).http : given.has(f))
-        refuse(
-          'LAB_ERR_FLAGS_EXCLUDE',
-          f,
-          'script',
-          `--${f} shapes the lab's own request; your script (--script) says its own`,
-        );
-    }
-    return {
-      model: readScript(values.script, { ...options, ...scriptOptionsOf(values, given) }),
-      options,
-      signal: false,
-    };
-  }
-  scriptOptionsOf(values, given);
-  const { endpoint, scenario } = words;
-  if (!isPath(endpoint)) pick('endpoint', endpoint, ENDPOINTS);
-  pick('scenario', scenario, SCENARIOS);
-  const signal = Boolean(endpointOf(endpoint).participants);
-  if (signal) {
-    if (values.app || methodsOf(values).http || ['body', 'header'].some((f) => given.has(f))) {
-      refuse(
-        'LAB_ERR_FLAG_VALUE',
-        ['app', 'method', 'body', 'header'].find((f) => given.has(f)),
-        null,
-        "it is for HTTP, and the signal endpoint is the lab's own WebSocket signaling (--app, --method, --body and --header)",
-      );
-    }
-    const stages = signalStages(scenario, options);
-    const signalPlan = {
-      name: endpoint,
-      stages,
-      ...SIGNAL.participant,
-      timeoutMs: REQUEST_TIMEOUT_S * 1000,
-      // The progress line and the summary read phases: one per stage.
-      phases: stages.map((st) => ({ name: st.name, duration: st.duration })),
-    };
-    return { model: null, options, signal: true, signalPlan, participants: Math.max(...stages.map((st) => st.target)) };
-  }
-  if (values['warm-cache'] && !endpointOf(endpoint)?.objects) {
-    refuse(
-      'LAB_ERR_FLAG_VALUE',
-      'warm-cache',
-      null,
-      `it is for endpoints of many cacheable objects (asset), not ${endpoint}`,
-    );
-  }
-  if (values['work-n'] !== undefined && endpoint !== 'work')
-    refuse('LAB_ERR_FLAG_VALUE', 'work-n', values['work-n'], `it is for the work endpoint, not ${endpoint}`);
-  // The request every arrival sends (lab/scenario/request.js); the lab's own endpoints keep
-  // their path (and query) and may change the method, headers or body too.
-  const request = requestOf({
-    path: pathOf(endpoint, values['work-n'] !== undefined ? { n: values['work-n'] } : null),
-    method: methodsOf(values).http,
-    body: values.body,
-    headers: values.header,
-  });
-  return { model: catalogueModel({ endpoint, scenario, request, options }), options, signal: false };
-}
-
-// The generator (lab/generators/): the one asked, which must run what the run asks of it,
-// by its own declarations.
-function generatorOf(values, given, what, { runtime }) {
-  const name = values.generator ?? (what.signal ? 'signal' : 'artillery');
-  const g = GENERATORS[name];
-  if (what.signal !== (g.drives === 'participants')) {
-    refuse(
-      'LAB_ERR_FLAG_VALUE',
-      'generator',
-      name,
-      what.signal
-        ? 'the signal endpoint runs with --generator signal (the default for it)'
-        : 'it is for the signal endpoint',
-    );
-  }
-  const asks = [];
-  if (values.balancer === 'none')
-    asks.push({ needs: 'targets', text: '--balancer none (the generator spreads over the replicas itself)' });
-  if (values['load-nodes'] !== undefined)
-    asks.push({ needs: 'load-nodes', text: "--load-nodes (the lab's own generator on several nodes)" });
-  for (const f of ['rate-scale', 'rate']) {
-    if (given.has(f) && !what.signal)
-      asks.push({ needs: 'rates', text: `--${f} (arrival rates; a closed loop has none: --connections)` });
-  }
-  assertRuns(g, { given, model: what.model, asks });
-  // A flag the run would ignore is a mistake worth saying, not a silent no-op.
-  const usesDuration = values.rate !== undefined || (!values.script && SCENARIOS[what.words.scenario]?.usesDuration);
-  if (given.has('duration') && g.loop === 'open' && !usesDuration && !what.signal) {
-    refuse(
-      'LAB_ERR_FLAG_VALUE',
-      'duration',
-      null,
-      `it sets the length of the endurance scenario (or of a closed loop); ${values.script ? "the script's phases set its length" : `${what.words.scenario} has fixed phases`} (use --scale to stretch or shrink them)`,
-    );
-  }
-  if (values['load-nodes'] !== undefined) {
-    // (LAB_LOAD_NODES=local: the nodes are processes of this machine, to try the coordination.)
-    if (!values.target && runtime !== 'swarm' && process.env.LAB_LOAD_NODES !== 'local') {
-      refuse(
-        'LAB_ERR_NOT_ON_ENGINE',
-        `--load-nodes with --engine ${runtime}`,
-        `it runs the generator as tasks of a swarm, and --engine ${runtime} has none: deploy with --engine swarm (the lab's VM cluster: npm run cluster -- up, then eval "$(npm run -s cluster -- env)"), or give --target with DOCKER_HOST naming a swarm manager`,
-      );
-    }
-    if (values.balancer === 'none')
-      refuse(
-        'LAB_ERR_FLAGS_EXCLUDE',
-        'load-nodes',
-        'balancer none',
-        'the nodes reach the deployment through its entry, and --balancer none has none',
-      );
-    if (what.model?.features.includes('hooks'))
-      refuse(
-        'LAB_ERR_FLAG_VALUE',
-        'load-nodes',
-        values['load-nodes'],
-        "the script's before and after sections run once, on one machine: run it without --load-nodes",
-      );
-  }
-  return name;
-}
-
-// The thresholds: the scenario's own (a catalogue row's, a script's config.ensure) and
-// --ensure's; one on a request of no such name is refused, naming the ones there are.
-// (A user's script run by Artillery: Artillery judges its checks itself, and the run
-// follows its verdict; the lab judges --ensure on top.)
-function thresholdsOf(model, values, generator) {
-  const own = generator === 'artillery' && model?.source.kind === 'artillery' ? [] : model?.ensure || [];
-  const thresholds = [...own.map(parseThreshold), ...values.ensure];
-  const names = model ? requestNames(model) : [];
-  for (const t of thresholds) {
-    if (t.name !== undefined && !names.includes(t.name)) {
-      refuse(
-        'LAB_ERR_FLAG_VALUE',
-        'ensure',
-        `"${t.text}"`,
-        `the scenario has no request named "${t.name}"; its requests: ${names.join(', ')}`,
-      );
-    }
-  }
-  return thresholds;
-}
-
 // The whole command line checked before anything is created, started or deleted, and turned
 // into what the run's stages need (lab/run/).
-// --node V: the service on that Node (lab/runtime/node-versions.js), on the local engine, for a
-// run that deploys it. One version: capacity --node compares several.
-function nodeOf(values, target) {
-  if (!values.node) return null;
-  if (values.node.length > 1)
-    refuse(
-      'LAB_ERR_FLAG_VALUE',
-      'node',
-      values.node.join(','),
-      'one version for a scenario; capacity --node 22,24 compares versions side by side',
-    );
-  if (target)
-    refuse('LAB_ERR_FLAGS_EXCLUDE', 'node', 'target', '--node deploys the service on it; --target is up already');
-  if ((values.engine ?? 'local') !== 'local')
-    refuse(
-      'LAB_ERR_NOT_ON_ENGINE',
-      '--node',
-      "the local engine's processes run on it (the images bring their own Node)",
-    );
-  return nodesOf(values)[0];
-}
-
 function plan(argv) {
   const { help, values, given, positionals } = COMMAND.parse(argv);
   if (help) return { help: true };
-  const words = wordsOf(positionals, values);
+  const words = wordsOf(positionals, values, USAGE);
   const what = { ...scenarioOf(words, values, given), words };
   if (values.app) {
     for (const f of ['heavy-ms', 'work-n', 'key', 'shutdown'])
@@ -544,76 +269,6 @@ function plan(argv) {
     sloMs: values['slo-p99'] ?? 500,
     node,
   };
-}
-
-// How long the load lasts, in seconds, as the generator will run it (null: until its requests
-// are answered): the closed loop's --duration, else the phases'. (A rollout after the end of
-// a closed loop's --duration was once taken, then failed with "the rollout did not finish".)
-function loadSeconds(values, what) {
-  if (what.signal) return what.signalPlan.phases.reduce((a, ph) => a + ph.duration, 0);
-  const scripted = what.model.phases.reduce((a, ph) => a + ph.duration, 0);
-  if (values.generator === 'closed') return values.duration ?? (values.requests ? null : scripted);
-  return scripted;
-}
-
-// The phases the profile's window is found in: those the generator runs (lab/generators/
-// plugins: the closed loop's one phase of its length).
-function loadPhases(values, what, generator) {
-  if (what.signal) return what.signalPlan.phases;
-  if (GENERATORS[generator].loop === 'closed') {
-    const s = loadSeconds({ ...values, generator: 'closed' }, what);
-    return [{ name: 'closed loop', duration: s ?? what.model.phases.reduce((a, ph) => a + ph.duration, 0) }];
-  }
-  return what.model.phases;
-}
-
-// --profile, with its window found now, in the load as planned: a window past the load's end
-// is refused here, with the load's length (it once ran, "completed", with no profile and one
-// line on stderr).
-function profilePlan(values, what, generator) {
-  const profile = profileOf(values);
-  if (!profile) return null;
-  try {
-    return {
-      ...profile,
-      at: profileWindow(loadPhases(values, what, generator), { given: profile.window, seconds: profile.seconds }),
-    };
-  } catch (err) {
-    refuse(
-      'LAB_ERR_FLAG_VALUE',
-      'profile-window',
-      `${values['profile-window'].fromS}-${values['profile-window'].toS}`,
-      err.message,
-    );
-  }
-}
-
-// --autoscale, --rollout-at (lab/elastic/flags.js), with what only the scenario knows: the
-// load's length and the --scale of its times.
-function elasticPlan(values, what) {
-  const e = elasticOf(values, {
-    runtime: values.engine ?? 'local',
-    probe: !values['no-probe'],
-    scale: values.scale ?? 1,
-    durationS: what.model ? loadSeconds(values, what) : null,
-    hasApp: Boolean(values.app),
-  });
-  if (!e) return null;
-  if (values.target)
-    refuse(
-      'LAB_ERR_FLAGS_EXCLUDE',
-      values.autoscale !== undefined ? 'autoscale' : 'rollout-at',
-      'target',
-      '--autoscale and --rollout-at change the deployment the lab deploys',
-    );
-  if (what.signal)
-    refuse(
-      'LAB_ERR_FLAG_VALUE',
-      values.autoscale !== undefined ? 'autoscale' : 'rollout-at',
-      null,
-      "it is for HTTP loads, not the signal endpoint's participants",
-    );
-  return e;
 }
 
 module.exports = { USAGE, HELP, COMMAND, plan };

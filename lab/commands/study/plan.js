@@ -1,11 +1,11 @@
 'use strict';
 
 const { STUDIES, DEFAULT_STUDY } = require('../../studies');
-const { BALANCERS, kindOf } = require('../../kinds');
+const { BALANCERS } = require('../../kinds');
 const { COURSE } = require('../../topology/deployments');
 const { SCENARIOS } = require('../../../artillery/scenarios');
 const { MATRIX } = require('../../studies/course-plan');
-const { pick, pickList } = require('../../names');
+const { pick } = require('../../names');
 const { defineCommand, flag } = require('../../terminal/flags');
 const { RATE } = require('../../scenario/limits');
 const { CONTEXT } = require('../../topology/context');
@@ -17,12 +17,14 @@ const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
 const { APP_FLAGS, appOf } = require('../../app/flags');
 const { OUT_FLAGS } = require('../../outputs/flags');
 const { parseSlo } = require('../../capacity/slo');
-const { PROFILE_FLAGS, profileOf, profileArgs } = require('../../profile/flags');
-const { TLS_FLAGS, tlsOf } = require('../../tls/flags');
+const { PROFILE_FLAGS } = require('../../profile/flags');
+const { TLS_FLAGS } = require('../../tls/flags');
 const { ELASTIC_FLAGS } = require('../../elastic/flags');
-const { SCRIPT_RUN_FLAGS, runScriptOptionsOf, scriptArgs } = require('../../scenario/script-flags');
+const { SCRIPT_RUN_FLAGS } = require('../../scenario/script-flags');
 
 const BALANCER_NAMES = BALANCERS.map((k) => k.name);
+// (Each study's options from the flags: ../../studies/options.js.)
+const { options } = require('../../studies/options');
 
 // The study asked, from the command line: its flags, its options, its runs, --plan and
 // --list (lab/commands/study/index.js runs them).
@@ -125,136 +127,6 @@ const COMMAND = defineCommand({
 });
 // The usage, with the flags that take effect only beside another (the flag schema's needs).
 const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
-
-// Flags that belong to some studies; the others refuse them.
-const OWN_FLAGS = {
-  engine: ['balancers'],
-  balancers: ['lb-modes', 'balancers', 'deployments', 'scaling', 'tls'],
-  repetitions: ['cdn', 'lb-modes', 'balancers'],
-};
-
-// A comma-separated list of names, each checked against the table's names.
-const list = (kind, raw, valid) => (raw === undefined ? undefined : pickList(kind, raw, valid));
-
-// --balancers: kinds of lab/kinds/, each able to run where the study runs it (lb-modes: on
-// this machine; balancers: here or on a swarm).
-function balancerList(study, raw) {
-  if (raw === undefined) return undefined;
-  const names = list('balancer', raw, BALANCER_NAMES);
-  if (new Set(names).size !== names.length)
-    throw labError('LAB_ERR_FLAG_VALUE', 'balancers', raw, 'names a kind twice');
-  if (study.name === 'tls') {
-    // (Only an L7 kind terminates TLS: lab/kinds/ says why another cannot.)
-    for (const n of names) if (!kindOf(n).tls) throw labError('LAB_ERR_TLS', kindOf(n).tlsWhy);
-  }
-  if (study.name === 'lb-modes') {
-    for (const n of names) {
-      if (!kindOf(n).runtimes.includes('local'))
-        throw labError(
-          'LAB_ERR_FLAG_VALUE',
-          'balancers',
-          raw,
-          `${n} does not run on this machine (lb-modes runs locally)`,
-        );
-    }
-  }
-  return names;
-}
-
-// --tls / --http2 for a study's runs, each kind it deploys behind able to terminate TLS.
-function tlsArgs(values, kinds) {
-  for (const balancer of kinds ?? ['nginx']) tlsOf(values, { balancer });
-  return values.http2 ? ['--http2'] : values.tls ? ['--tls'] : [];
-}
-
-// The studies of your own service (--app): their --endpoints are its paths.
-// (A study of your service, or one that takes it when given: its endpoints are its paths.)
-const yours = (study) => study.seed === 'yours' || study.takesApp === true;
-
-// a, b and c
-const words = (list) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]);
-
-function options(study, values) {
-  for (const name of Object.keys(values)) {
-    // A flag some studies declare (their `flags`) is theirs alone.
-    const owners = Object.values(STUDIES).filter((s) => (s.flags || []).includes(name));
-    if (owners.length && !owners.includes(study)) {
-      const list = owners.map((s) => s.name);
-      throw labError('LAB_ERR_STUDY_FLAG', name, `${words(list)} stud${list.length > 1 ? 'ies' : 'y'}`, study.name);
-    }
-    if (OWN_FLAGS[name] && !OWN_FLAGS[name].includes(study.name)) {
-      throw labError(
-        'LAB_ERR_STUDY_FLAG',
-        name,
-        `${words(OWN_FLAGS[name])} stud${OWN_FLAGS[name].length > 1 ? 'ies' : 'y'}`,
-        study.name,
-      );
-    }
-  }
-  return {
-    scale: values.scale ?? 1,
-    rateScale: values['rate-scale'] ?? 1,
-    durationS: values.duration,
-    generator: values.generator,
-    engine: values.engine,
-    balancers: balancerList(study, values.balancers),
-    repetitions: values.repetitions,
-    // (Your service's endpoints are its paths.)
-    endpoints: yours(study) ? paths(values.endpoints) : list('endpoint', values.endpoints, MATRIX),
-    paths: yours(study) ? paths(values.endpoints) : undefined,
-    app: values.app,
-    appCmd: values['app-cmd'],
-    health: values.health,
-    // Its stores and set-up (--with, --app-setup...) and --no-probe, passed on to each run as given.
-    storeArgs: [
-      ...(values['no-probe'] ? ['--no-probe'] : []),
-      ...(values.with ? ['--with', values.with.join(',')] : []),
-      ...(values['keep-data'] ? ['--keep-data'] : []),
-      ...(values['app-setup'] !== undefined ? ['--app-setup', values['app-setup']] : []),
-      ...(values['db-max-connections'] !== undefined
-        ? ['--db-max-connections', String(values['db-max-connections'])]
-        : []),
-      ...['app-setup-timeout', 'app-start-timeout'].flatMap((f) =>
-        values[f] !== undefined ? [`--${f}`, `${values[f]}s`] : [],
-      ),
-    ],
-    // The capacity runs' own: a fresh deployment per level (a service whose state grows), and
-    // the highest rate tried.
-    freshPerLevel: values['fresh-per-level'],
-    maxRate: values['max-rate'],
-    // --profile, passed on to every run (checked here: not with --no-probe); --tls and
-    // --http2 too (checked against each --balancers kind).
-    profileArgs: [
-      ...(profileOf(values) ? profileArgs(values) : []),
-      ...tlsArgs(values, balancerList(study, values.balancers)),
-    ],
-    script: values.script,
-    // (Read once here: a flag without --script is refused, the script read with them.)
-    scriptOptions: runScriptOptionsOf(values),
-    scriptArgs: scriptArgs(values),
-    slos: values.slo && values.slo.length ? values.slo : undefined,
-    // The elasticity study's own (lab/studies/elasticity.js).
-    autoscale: values.autoscale,
-    autoscaleMetric: values['autoscale-metric'],
-    autoscaleTarget: values['autoscale-target'],
-    sloP99: values['slo-p99'],
-    scenarios: list('scenario', values.scenarios, SCENARIOS),
-    deployments: list(
-      'deployment',
-      values.deployments,
-      COURSE.map((p) => p.name),
-    ),
-  };
-}
-
-function paths(raw) {
-  if (raw === undefined) return undefined;
-  const out = raw.split(',').map((p) => p.trim());
-  for (const p of out)
-    if (!p.startsWith('/'))
-      throw labError('LAB_ERR_FLAG_VALUE', 'endpoints', `"${p}"`, "your service's paths start with /");
-  return out;
-}
 
 function listing() {
   const rows = Object.values(STUDIES).map((s) => {

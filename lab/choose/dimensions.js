@@ -1,0 +1,78 @@
+'use strict';
+
+// What a choice compares, as its flags name them (npm run choose): the shapes, the balancers,
+// the replica sizes (--sizes), each sweep's caps at its size; and each sweep's capacity command
+// line, its flags as the user gave them.
+
+const { BALANCERS } = require('../kinds');
+const { pickList } = require('../names');
+const { parseCap } = require('../topology/caps');
+const { contextArgs } = require('../topology/context');
+
+// --shapes, --balancers: names from their tables, each once (two sweeps of one shape would
+// share its folder).
+const names = (kind, valid) => (text) => {
+  const list = pickList(kind, text, valid);
+  const twice = list.find((x, i) => list.indexOf(x) !== i);
+  if (twice) throw Object.assign(new Error(`names a ${kind} twice`), { reason: `it names ${twice} twice` });
+  return list;
+};
+const parseShapes = (text) => names('shape', SHAPES)(text);
+const parseBalancers = (text) =>
+  names(
+    'balancer',
+    BALANCERS.map((k) => k.name),
+  )(text);
+
+// The shapes a choice compares: a deployment of replicas, each a process or a Node cluster.
+const SHAPES = ['replicated', 'multi-replicated'];
+
+// --sizes: the replica sizes compared, CPU shares as --cap takes them, each once (issue 82:
+// four replicas of a quarter core, or one of a whole core?).
+const MAX_SIZES = 4;
+function parseSizes(text) {
+  const sizes = String(text)
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((x) => parseCap(`replica=${x}`).cpuPct);
+  if (!sizes.length || sizes.length > MAX_SIZES || sizes.includes(null))
+    throw new Error(`1 to ${MAX_SIZES} CPU shares`);
+  if (new Set(sizes).size !== sizes.length) throw new Error('a size twice');
+  return sizes;
+}
+// The caps of a sweep of replicas of `pct`% of a core: the replica's CPU share set, its memory
+// and the other nodes' caps as given.
+const sizeCaps = (caps, pct) =>
+  caps.some((c) => c.node === 'replica')
+    ? caps.map((c) =>
+        c.node === 'replica' ? { ...c, cpuPct: pct, periodUs: c.cpuPct === null ? null : c.periodUs } : c,
+      )
+    : [...caps, { node: 'replica', cpuPct: pct, periodUs: null, memoryBytes: null }];
+
+// The capacity command line of one sweep, its folder `dir`.
+function capacityArgs(p, s, dir) {
+  const v = p.values;
+  const args = [
+    ...(v.script ? ['--script', v.script, ...p.scriptArgs] : [p.word]),
+    '--deployments',
+    s.shape,
+    '--replicas',
+    p.counts.join(','),
+    ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
+    '--balancer',
+    s.balancer,
+    // (The exact version resolved: every sweep and the check on the same Node.)
+    ...(s.node ? ['--node', s.node.version] : []),
+  ];
+  for (const c of s.caps) args.push('--cap', capText(c));
+  for (const slo of p.slos) args.push('--slo', slo.text);
+  args.push(...p.passed, '--run-dir', dir, ...contextArgs(p.ctx), '--json');
+  return args;
+}
+
+// A cap as --cap takes it.
+const capText = (c) =>
+  `${c.node}=${c.cpuPct !== null ? `${c.cpuPct}%` : ''}${c.periodUs ? `/${c.periodUs / 1000}ms` : ''}${c.memoryBytes !== null ? `,${Math.round(c.memoryBytes / 2 ** 20)}M` : ''}`;
+
+module.exports = { SHAPES, MAX_SIZES, parseShapes, parseBalancers, parseSizes, sizeCaps, capacityArgs };

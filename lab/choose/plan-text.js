@@ -1,0 +1,105 @@
+'use strict';
+
+// A choice's plan as the user reads it (npm run choose --plan, and the first lines of its log)
+// and as data (--plan --json): what is measured, predicted, checked and written, each sweep's
+// "about" and "at most", the whole bound; and what the choice is for (its head, which
+// choice.json says too). p: the choice's plan (lab/commands/choose/plan.js).
+
+const { describeCap } = require('../topology/caps');
+const { MIN_POINTS } = require('../capacity/scaling');
+const { clock } = require('../terminal/progress');
+const { shellLine } = require('../terminal/shell');
+const budget = require('../capacity/budget');
+const { SEARCH_AGAIN } = require('../capacity/search-again');
+const capacityPlan = require('../capacity/plan');
+const { priceText } = require('./price');
+const { nodesText } = require('../runtime/node-flag');
+
+// The plan's figures: each sweep's "about" and "at most", the check's, the whole (seconds).
+function planFigures(p) {
+  const searches = p.counts.length;
+  const sweeps = p.from
+    ? []
+    : p.sweeps.map((s) => ({
+        s,
+        // (A count other programs' work held back is searched again: ../../capacity/search-again.js.)
+        most: (searches + Math.min(SEARCH_AGAIN, searches)) * budget.maxS(s.plan),
+        typical: searches * budget.typicalS(s.plan, capacityPlan.kneeOf(s.plan)),
+      }));
+  // (The check holds the rate, then the rate with its headroom, each for --hold.)
+  const checkS = (p.headroom > 0 ? 2 : 1) * (p.holdS + (p.values.warmup ?? 2)) + 60;
+  const most = sweeps.reduce((a, x) => a + x.most, 0) + p.tries * checkS + 60;
+  const typical = Math.min(most, sweeps.reduce((a, x) => a + x.typical, 0) + checkS);
+  return { sweeps, checkS, most, typical };
+}
+
+// What a choice is for, as its plan and its choice.json both say it.
+const headOf = (p) => ({
+  what: p.word,
+  rate: p.rate,
+  headroomPct: Math.round(p.headroom * 100),
+  want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
+  cpuPerReplica: p.capPct / 100,
+  counts: p.counts,
+  from: p.from,
+  price: p.price,
+  nodes: p.nodes?.map((n) => n.version) ?? null,
+  // (--sizes: the replica sizes compared, each a share of a core; cpuPerReplica is the first.)
+  sizes: p.sizes ? p.sizes.map((x) => x / 100) : null,
+});
+
+// --plan --json: the plan as data (docs/choose.md, "The plan as JSON"), its text beside.
+function planJson(p) {
+  const f = planFigures(p);
+  return {
+    command: 'choose',
+    ...headOf(p),
+    sweeps: f.sweeps.map(({ s, typical, most }) => ({
+      id: s.id,
+      shape: s.shape,
+      workers: s.workers,
+      balancer: s.balancer,
+      node: s.node?.version ?? null,
+      cpuPerReplica: s.capPct / 100,
+      aboutS: Math.min(typical, most),
+      atMostS: most,
+      command: ['npm', 'run', 'capacity', '--', ...s.argv('DIR')],
+    })),
+    check: {
+      rate: p.rate,
+      headroomRate: p.headroom > 0 ? Math.round(p.rate * (1 + p.headroom) * 10) / 10 : null,
+      holdS: p.holdS,
+      tries: p.tries,
+    },
+    expected: { aboutS: f.typical, atMostS: f.most },
+    text: planText(p),
+  };
+}
+
+// The sweeps' bound, the check's and the knee's.
+function planText(p) {
+  const f = planFigures(p);
+  const lines = [
+    `choose a deployment of ${p.word} for ${p.rate}/s under ${p.slos.map((s) => s.text).join(' and ')}, with ${Math.round(p.headroom * 100)}% headroom (a count must be predicted to hold ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s)`,
+    p.sizes
+      ? `the sizes compared: replicas held to ${p.sizes.map((x) => describeCap({ cpuPct: x, periodUs: null, memoryBytes: null })).join(', ')} (--sizes), each size swept on its own; a figure measured here holds for a replica of that size anywhere`
+      : `the unit of cost: each replica held to ${describeCap({ cpuPct: p.capPct, periodUs: null, memoryBytes: null })} (--cap replica=${p.capPct}%), so a figure measured here holds for a replica of that size anywhere`,
+  ];
+  if (p.from) lines.push(`measure: nothing; the sweeps of ${p.from} are read (the same SLO and caps)`);
+  for (const { s, typical, most } of f.sweeps)
+    lines.push(
+      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''}${s.sized ? ` of ${s.capPct}% of a core a replica` : ''} behind ${s.balancer}${s.node ? ` on Node ${nodesText([s.node])}` : ''}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
+    );
+  const ranked = p.price ? `ranked by cost a month (--price: ${priceText(p.price)})` : 'ranked by cores';
+  lines.push(
+    p.counts.length >= MIN_POINTS
+      ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
+      : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
+    `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold)${p.headroom > 0 ? `, then at ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s (the rate with its ${Math.round(p.headroom * 100)}% headroom, what the choice promises) for as long` : ''}, the SLO judged on the whole window with the answers it rests on said; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
+    `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
+    `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,
+  );
+  return lines.join('\n');
+}
+
+module.exports = { planText, planJson, headOf, planFigures };
