@@ -59,11 +59,17 @@ export interface CapacityOptions extends CommonOptions {
   timeLimit?: string | number;
   replicas?: string | ReadonlyArray<number>;
   cap?: string | ReadonlyArray<string>;
+  /** The service on other Node versions: majors or exact versions, ['22', '24'] or '22,24'. */
+  node?: string | number | ReadonlyArray<string | number>;
 }
 
 export interface ChooseOptions extends CapacityOptions {
   rate?: number;
   price?: string;
+  /** The replica sizes compared, CPU shares: ['25%', '50%', '100%'] or '25%,50%,100%'. */
+  sizes?: string | ReadonlyArray<string>;
+  /** The shapes compared: ['replicated', 'multi-replicated']. */
+  shapes?: string | ReadonlyArray<string>;
 }
 
 export interface StudyOptions extends CommonOptions {

@@ -1,6 +1,6 @@
 // Checked by `tsc` in lint (npm run lint): the library's declarations as a user's TypeScript
 // test meets them. The @ts-expect-error lines fail the check when the types stop refusing them.
-import lab, { capacity, compare, type CapacityResult, type Progress } from 'node-deploy-lab';
+import lab, { capacity, choose, compare, type CapacityResult, type Progress } from 'node-deploy-lab';
 
 async function holds(): Promise<number | null> {
   const ac = new AbortController();
@@ -22,7 +22,14 @@ async function holds(): Promise<number | null> {
   return result.deployments[0].maxRate;
 }
 
+// choose's dimensions (issue 82, 86): the Node versions and the replica sizes compared.
+async function chooses(): Promise<void> {
+  await choose({ endpoint: '/api/items', app: __dirname, rate: 50, node: [22, 24], sizes: ['25%', '50%'] });
+}
+
 async function wrong(): Promise<void> {
+  // @ts-expect-error a size is a CPU share as text, not a number
+  await choose({ endpoint: '/x', rate: 5, sizes: [25, 50] });
   // @ts-expect-error a rate is a number
   await lab.capacity({ endpoint: '/x', maxRate: 'fast' });
   // @ts-expect-error compare needs its runs
@@ -32,4 +39,5 @@ async function wrong(): Promise<void> {
 }
 
 void holds;
+void chooses;
 void wrong;
