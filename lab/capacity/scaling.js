@@ -1,6 +1,8 @@
 'use strict';
 
 const { fitUsl, predict, need, usl } = require('./usl');
+const { resolveDeployment } = require('../topology/deployments');
+const { entryOf } = require('../topology/graph');
 
 // How capacity grows with replicas (capacity --replicas 1,2,3,4): the capacities measured at
 // each count as points, the Universal Scalability Law fitted to the good ones (./usl.js), a
@@ -98,4 +100,23 @@ function scalingOf(verdicts, { deployment, entry = 'nginx', predictN = null, nee
   return out;
 }
 
-module.exports = { scalingOf, MIN_POINTS };
+// The scaling of the counts a sweep searched so far (the live page's, and an interrupted
+// sweep's): p, the capacity plan (./plan.js); results, the counts' rows.
+function scalingNow(p, results) {
+  const entry = entryOf(resolveDeployment(p.deployments[0], { balancer: p.values.balancer }));
+  return scalingOf(
+    results.map((v) => ({ replicas: v.replicas, verdict: v })),
+    {
+      deployment: p.deployments[0],
+      entry,
+      predictN: p.values.predict ?? null,
+      needRate: p.values.need ?? null,
+    },
+  );
+}
+
+module.exports = {
+  scalingNow,
+  scalingOf,
+  MIN_POINTS,
+};

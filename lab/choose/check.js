@@ -9,6 +9,7 @@ const { own, interrupted } = require('../ownership/cleanups');
 const { runLevel } = require('../capacity/level');
 const { restartText } = require('../runtime/pm2-restarts');
 const { installNode } = require('../runtime/node-versions');
+const { labError } = require('../../common/errors');
 
 // The choice checked (npm run choose): the candidate deployed, capped as it was measured, and
 // held at the target rate for the stated time with the SLO judged on the whole window after
@@ -140,4 +141,27 @@ function noneHeldText(checks, p) {
   return `no candidate held ${p.rate}/s in its check (${each}): ${why}; try more --tries, a larger --headroom, or more counts (--replicas)`;
 }
 
-module.exports = { checkCandidate, checkVerdict, headroomRate, noneHeldText };
+// The check's percentile rests on enough answers: at least 100, and at least one beyond the
+// percentile (p99: 100; p99.9: 1,000), at the target rate for --hold. (A check's p99 of 50
+// answers, the second slowest, once passed for one.)
+function minAnswers(slos) {
+  let n = 100;
+  for (const t of slos) {
+    const q = /^p(\d+(?:\.\d+)?)$/.exec(t.metric ?? '');
+    if (q && Number(q[1]) < 100) n = Math.max(n, Math.ceil(1 / (1 - Number(q[1]) / 100)));
+  }
+  return n;
+}
+function checkAnswers(slos, values, defaultHoldS) {
+  const holdS = values.hold ?? defaultHoldS;
+  const need = minAnswers(slos);
+  if (values.rate * holdS >= need) return;
+  throw labError(
+    'LAB_ERR_FLAG_VALUE',
+    'hold',
+    values.hold !== undefined ? `${values.hold} s` : `${holdS} s (the default)`,
+    `too short for the check's percentile: ${values.rate}/s for ${holdS} s gives ${Math.round(values.rate * holdS)} answers, and ${slos.map((s) => s.text).join(' and ')} needs ${need} at least; give --hold ${Math.ceil(need / values.rate)}s or more`,
+  );
+}
+
+module.exports = { checkCandidate, checkVerdict, headroomRate, noneHeldText, checkAnswers, minAnswers };

@@ -2,30 +2,26 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
-const { defineCommand, flag, ROOT } = require('../terminal/flags');
+const { defineCommand, flag } = require('../terminal/flags');
 const { contextOf, CONTEXT } = require('../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { runDirOf } = require('../results/run-dir');
-const { adoptStateDir, helperEnv } = require('../ownership/adopt');
-const { own } = require('../ownership/cleanups');
+const { adoptStateDir } = require('../ownership/adopt');
 const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
-const { loadConfig: loadBboxConfig } = require('../../bbox/config');
 const closedLoop = require('../generators/closed-loop-client');
 const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const { sweep, analyze } = require('../analysis/black-box-model');
 const { get } = require('../http');
-const { planPorts, assertFree } = require('../topology/ports');
-const { placeDeployment } = require('../runtime/deploy-plan');
-const { resolveDeployment } = require('../topology/deployments');
-const { runtimeFor } = require('../runtime');
-const table = require('../terminal/table');
+const { planPorts } = require('../topology/ports');
 const characterizeHtml = require('../report/characterize-html');
 const { characterizeBody } = characterizeHtml;
 const describeMachine = require('../../common/machine');
 const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
+// (What it measures, brought up for it; its account in the terminal.)
+const { startBoxes, startThroughService, startApp } = require('../run/characterize-targets');
+const { textOf } = require('../report/characterize-text');
 
 const USAGE = `usage: npm run characterize -- <bbox1|bbox2|URL|PATH> [options]
 Finds whether a service is synchronous or asynchronous, its worker count and its delay,
@@ -113,114 +109,6 @@ function plan(argv) {
     ports: planPorts(ctx.portBase, 1),
     values,
   };
-}
-
-// The named boxes' flags: the key, and explicit delays when scaled.
-function bboxArgs(p) {
-  const args = ['--key', p.key];
-  if (p.delayScale !== 1) {
-    const { services } = loadBboxConfig({ flags: { '--key': p.key }, env: {} });
-    args.push('--bbox1-delay', String(Math.max(1, Math.round(services.bbox1.delayMs * p.delayScale))));
-    args.push('--bbox2-delay', String(Math.max(1, Math.round(services.bbox2.delayMs * p.delayScale))));
-  }
-  return args;
-}
-
-async function startBoxes(p, log) {
-  const { ports } = p;
-  await assertFree(
-    [
-      { port: ports.bbox1, role: 'bbox1' },
-      { port: ports.bbox2, role: 'bbox2' },
-    ],
-    p.ctx.host,
-  );
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'bbox'), '--port', String(ports.bbox1), '--host', p.ctx.host, ...bboxArgs(p)],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: helperEnv() },
-  );
-  own(
-    () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  );
-  const url = `http://${p.ctx.host}:${p.target === 'bbox1' ? ports.bbox1 : ports.bbox2}/`;
-  const deadline = Date.now() + 10000;
-  for (;;) {
-    try {
-      await get(url, { timeoutMs: 30000 });
-      break;
-    } catch (err) {
-      if (Date.now() > deadline) throw labError('LAB_ERR_UNHEALTHY', 'the black boxes', err.message);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  log(`started the black boxes (key "${p.key}") on ${p.ctx.host}:${ports.bbox1}-${ports.bbox2}`);
-  return url;
-}
-
-async function startThroughService(p, log) {
-  const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
-  runtime.assertNotUp();
-  own(() => runtime.down());
-  const deployment = resolveDeployment('single');
-  const { ports, graph } = placeDeployment(deployment, { portBase: p.ctx.portBase });
-  const state = await runtime.up(deployment, ports, {
-    graph,
-    bbox: { key: p.key, args: bboxArgs(p).slice(2) },
-    probe: !p.values['no-probe'],
-  });
-  return `${state.url}/${p.target}`;
-}
-
-// Your service, as `single` behind nginx in this state folder, until the command ends.
-async function startApp(p, log) {
-  const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
-  runtime.assertNotUp();
-  own(() => runtime.down());
-  const deployment = resolveDeployment('single', { app: p.app });
-  const { ports, graph } = placeDeployment(deployment, { portBase: p.ctx.portBase });
-  const state = await runtime.up(deployment, ports, {
-    graph,
-    probe: !p.values['no-probe'],
-  });
-  return `${state.url}${p.target}`;
-}
-
-// The terminal's account: a row per level, the verdict, where the page is.
-function textOf(out, verdict, dir) {
-  const rows = out.levels.map((l) => ({
-    c: l.concurrency,
-    done: l.completed,
-    tput: Math.round(l.throughput * 100) / 100,
-    min: Math.round(l.latencyMs.min ?? 0),
-    mean: Math.round(l.latencyMs.mean ?? 0),
-    p95: Math.round(l.latencyMs.p95 ?? 0),
-  }));
-  const text = [
-    table(rows, [
-      ['c', 'concurrency'],
-      ['done', 'completed'],
-      ['tput', 'throughput/s'],
-      ['min', 'min ms'],
-      ['mean', 'mean ms'],
-      ['p95', 'p95 ms'],
-    ]),
-    '',
-    verdict.kind === 'sync'
-      ? `verdict: synchronous, ${verdict.workers} workers, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
-      : verdict.kind === 'async'
-        ? `verdict: asynchronous, delay ${verdict.delayMs} ms ± ${verdict.delayUncertaintyMs} ms`
-        : 'verdict: inconclusive',
-    verdict.explanation,
-    '',
-    `Took ${out.seconds} s. Chart and table: ${path.join(dir, 'index.html')}`,
-  ];
-  return text.join('\n');
 }
 
 async function characterizeCommand(argv, { log }) {

@@ -377,4 +377,15 @@ function kneeText(r) {
   ];
 }
 
-module.exports = { capacityHttpPage, capacityHttpBody, capacityText };
+// One level's line in the log.
+function levelText(l) {
+  if (l.failed) return `${l.rate}/s: could not run: ${l.failed}`;
+  const broke = [
+    ...(l.thresholds || []).filter((t) => !t.ok).map((t) => t.text),
+    ...(l.restarts ? [restartText(l.restarts)] : []),
+  ].join(', ');
+  const verdict = l.generatorBound ? 'the generator was the limit' : l.ok ? 'held' : `broke ${broke}`;
+  return `${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${verdict}`;
+}
+
+module.exports = { capacityHttpPage, capacityHttpBody, capacityText, levelText };

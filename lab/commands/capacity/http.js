@@ -4,7 +4,6 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { holdDir } = require('../../ownership/lock');
-const { resolveDeployment } = require('../../topology/deployments');
 const { runtimeFor } = require('../../runtime');
 const { adoptStateDir } = require('../../ownership/adopt');
 const { serveLive } = require('../../dashboard/live');
@@ -13,17 +12,15 @@ const { verdictOf, perCore, notRanked, machineLimit, MACHINE_RULE } = require('.
 const { searchDeployment: searchFlow } = require('../../capacity/flow');
 const budget = require('../../capacity/budget');
 const { own, interrupted } = require('../../ownership/cleanups');
-const { restartText } = require('../../runtime/pm2-restarts');
 const { openSearchDir, noteWritten } = require('../../capacity/search-dir');
 const { deploymentSession } = require('../../capacity/session');
-const { scalingOf } = require('../../capacity/scaling');
+const { scalingNow } = require('../../capacity/scaling');
 const { scalingText } = require('../../report/scaling-text');
 const { fitUsl, predict } = require('../../capacity/usl');
 const { describeCap } = require('../../topology/caps');
-const { entryOf } = require('../../topology/graph');
 const { contextArgs } = require('../../topology/context');
 const { placeDeployment } = require('../../runtime/deploy-plan');
-const { capacityHttpPage, capacityHttpBody, capacityText } = require('../../report/capacity-http-html');
+const { capacityHttpPage, capacityHttpBody, capacityText, levelText } = require('../../report/capacity-http-html');
 const { appendStepSummary } = require('../../outputs/step-summary');
 const { installNode } = require('../../runtime/node-versions');
 const { nodeDifference, nodeRow } = require('../../capacity/node-difference');
@@ -142,31 +139,6 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
   } finally {
     await session.down();
   }
-}
-
-// One level's line in the log.
-function levelText(l) {
-  if (l.failed) return `${l.rate}/s: could not run: ${l.failed}`;
-  const broke = [
-    ...(l.thresholds || []).filter((t) => !t.ok).map((t) => t.text),
-    ...(l.restarts ? [restartText(l.restarts)] : []),
-  ].join(', ');
-  const verdict = l.generatorBound ? 'the generator was the limit' : l.ok ? 'held' : `broke ${broke}`;
-  return `${l.rate}/s${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${verdict}`;
-}
-
-// The scaling of the counts searched so far (the live page's, and an interrupted sweep's).
-function scalingNow(p, results) {
-  const entry = entryOf(resolveDeployment(p.deployments[0], { balancer: p.values.balancer }));
-  return scalingOf(
-    results.map((v) => ({ replicas: v.replicas, verdict: v })),
-    {
-      deployment: p.deployments[0],
-      entry,
-      predictN: p.values.predict ?? null,
-      needRate: p.values.need ?? null,
-    },
-  );
 }
 
 // capacity --replicas: the search at each count, the law fitted, a prediction at --predict N

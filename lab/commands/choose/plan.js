@@ -34,6 +34,7 @@ const {
 } = require('../../choose/dimensions');
 // (The plan as it is said: ../../choose/plan-text.js.)
 const { planText, planJson, headOf } = require('../../choose/plan-text');
+const { checkAnswers } = require('../../choose/check');
 
 const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
        npm run choose -- --script FILE --rate R [--slo ...] [options]
@@ -217,7 +218,7 @@ function plan(argv) {
   assertClaimable(ctx.stateDir, '--state-dir');
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
   const slos = values.slo.length ? values.slo : DEFAULT_SLOS.map(parseSlo);
-  checkAnswers(slos, values);
+  checkAnswers(slos, values, DEFAULTS.holdS);
   // (--node: the versions, resolved now, each a dimension like the shape: one sweep each.)
   const nodes = nodesOf(values);
   if (single && nodes?.length > 1)
@@ -279,29 +280,6 @@ function plan(argv) {
     if (out.from) s.fromResult = fromSweep(out, s);
   }
   return out;
-}
-
-// The check's percentile rests on enough answers: at least 100, and at least one beyond the
-// percentile (p99: 100; p99.9: 1,000), at the target rate for --hold. (A check's p99 of 50
-// answers, the second slowest, once passed for one.)
-function minAnswers(slos) {
-  let n = 100;
-  for (const t of slos) {
-    const q = /^p(\d+(?:\.\d+)?)$/.exec(t.metric ?? '');
-    if (q && Number(q[1]) < 100) n = Math.max(n, Math.ceil(1 / (1 - Number(q[1]) / 100)));
-  }
-  return n;
-}
-function checkAnswers(slos, values) {
-  const holdS = values.hold ?? DEFAULTS.holdS;
-  const need = minAnswers(slos);
-  if (values.rate * holdS >= need) return;
-  throw labError(
-    'LAB_ERR_FLAG_VALUE',
-    'hold',
-    values.hold !== undefined ? `${values.hold} s` : `${holdS} s (the default)`,
-    `too short for the check's percentile: ${values.rate}/s for ${holdS} s gives ${Math.round(values.rate * holdS)} answers, and ${slos.map((s) => s.text).join(' and ')} needs ${need} at least; give --hold ${Math.ceil(need / values.rate)}s or more`,
-  );
 }
 
 // The tokens of the flags passed on, as typed (--flag value, --flag=value, --flag), renamed
