@@ -19,29 +19,33 @@ const { composeProblems, kubernetesProblems } = require('../../../lab/choose/val
 // a fitted law is judged after the scaling sweep (test/lab/capacity/scaling.e2e.test.js), the
 // ranking and a target past the peak by the unit tests (test/lab/choose/).
 const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
+// (One request at a time after a timer the query sets: a limit the test sets.)
+const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 const quick = ['--search-hold', '2s', '--warmup', '1s', '--repetitions', '1', '--start', '20', '--max-rate', '20'];
+
+// `npm run choose -- ARGS --json` in a place of its own, which must make a choice: its JSON,
+// or a failure showing its log's tail (which sweep, candidate or check said no).
+async function chosen(args, timeoutMs) {
+  const r = await lab(['choose', ...args, '--json', ...(await ownPlace({ ports: 40 }))], { timeoutMs, first: true });
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  expect({ code: r.code, log: r.code ? r.stderr.split('\n').slice(-25).join('\n') : '' }).toEqual({
+    code: 0,
+    log: '',
+  });
+  return jsonOf(r);
+}
 
 journey(
   'choose: the sweeps measured, the cheapest candidate checked and held, its manifests and choice.json',
   async () => {
-    const r = await lab(
+    const out = await chosen(
       [
-        'choose',
         '/price?rounds=200000',
         ...flagsOf({ app: PRICING, rate: 10, shapes: 'replicated', replicas: '1,2', cap: 'replica=50%', hold: '10s' }),
         ...quick,
-        '--json',
-        ...(await ownPlace({ ports: 40 })),
       ],
-      { timeoutMs: 400000, first: true },
+      400000,
     );
-    expect(r.stderr).not.toMatch(/LAB_ERR/);
-    // (Its log's tail when it made no choice: which sweep, candidate or check said no.)
-    expect({ code: r.code, log: r.code ? r.stderr.split('\n').slice(-25).join('\n') : '' }).toEqual({
-      code: 0,
-      log: '',
-    });
-    const out = jsonOf(r);
     // The sweep ran as a capacity search of its own, in the choice's folder.
     expect(out.sweeps).toHaveLength(1);
     const sweep = JSON.parse(fs.readFileSync(path.join(out.sweeps[0].dir, 'capacity.json'), 'utf8'));
@@ -200,7 +204,6 @@ onlyWith('cgroups')(
     const { startProgram } = require('../../helper');
     const place = await ownPlace({ ports: 40 });
     const runDir = path.join(tmpStateDir(), 'choice');
-    const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
     const run = await startProgram(
       'lab/cli',
       [
@@ -252,25 +255,15 @@ onlyWith('cgroups')(
 onlyWith('cgroups')(
   'choose --node 22,24: a sweep a version, the faster version chosen, checked on it, its images built on it',
   async () => {
-    const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
-    const r = await lab(
+    const out = await chosen(
       [
-        'choose',
         '/work?ms=200&ms22=50&c=1',
         ...flagsOf({ app: PACED, rate: 8, node: '22,24', shapes: 'replicated', replicas: '1' }),
         ...flagsOf({ cap: 'replica=50%', hold: '13s', searchHold: '3s', warmup: '1s', repetitions: 1 }),
         ...flagsOf({ start: 5, maxRate: 12, slo: 'p99<500' }),
-        '--json',
-        ...(await ownPlace({ ports: 40 })),
       ],
-      { timeoutMs: 600000, first: true },
+      600000,
     );
-    expect(r.stderr).not.toMatch(/LAB_ERR/);
-    expect({ code: r.code, log: r.code ? r.stderr.split('\n').slice(-25).join('\n') : '' }).toEqual({
-      code: 0,
-      log: '',
-    });
-    const out = jsonOf(r);
     // One sweep a version, each on its own Node, as its processes reported.
     expect(out.sweeps.map((s) => s.id)).toEqual([
       expect.stringMatching(/^replicated-node-22\.\d+\.\d+$/),
@@ -287,11 +280,19 @@ onlyWith('cgroups')(
     expect(first).toMatchObject({ node: on22, replicas: 1, from: 'measured', rank: 1 });
     expect(first.label).toBe(`replicated on Node ${on22}`);
     expect(other).toMatchObject({ node: expect.stringMatching(/^24\./), replicas: null });
-    expect(out.choice).toMatchObject({ node: on22, replicas: 1 });
-    // Held at 8/s, then 10.4/s: only on Node 22 could it.
-    expect(out.checks.at(-1)).toMatchObject({ replicas: 1, held: true });
+    // Node 22's one replica checked first; when a busy machine's stall breaks its check (CI, once:
+    // a timer late by half a second under p99<500), one replica more of it is checked next, as
+    // for any candidate. Node 24 has no candidate, so nothing of it is ever checked.
+    expect(out.checks[0]).toMatchObject({ label: `replicated on Node ${on22}`, replicas: 1 });
+    const n = out.choice.replicas;
+    expect(n).toBeLessThanOrEqual(2);
+    expect(out.choice).toMatchObject({ node: on22 });
+    expect(out.checks.every((k) => k.label === `replicated on Node ${on22}`)).toBe(true);
+    // Held at 8/s, then 10.4/s: only on Node 22 could it (on the lab's Node, one replica holds
+    // 5/s and two 10/s, under the 10.4/s of the headroom).
+    expect(out.checks.at(-1)).toMatchObject({ replicas: n, held: true });
     expect(out.checks.at(-1).headroom).toMatchObject({ rate: 10.4, held: true });
-    expect(out.text).toMatch(new RegExp(`^replicated on Node ${on22.replace(/\./g, '\\.')} x1: `));
+    expect(out.text).toMatch(new RegExp(`^replicated on Node ${on22.replace(/\./g, '\\.')} x${n}: `));
     // The check's own processes said which Node ran them.
     const check = JSON.parse(fs.readFileSync(path.join(out.checks.at(-1).dir, 'summary.json'), 'utf8'));
     expect(check.nodes.nodeVersions).toEqual([on22]);
