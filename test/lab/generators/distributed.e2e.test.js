@@ -81,8 +81,11 @@ test('open loop on two nodes, one with its clock 3 s ahead: every arrival launch
   const asked = totalArrivals(phases);
   expect(secs.reduce((a, s) => a + s.launched, 0)).toBe(asked);
   expect(res.loadNodes.reduce((a, n) => a + n.launched, 0)).toBe(asked);
-  // A 5 s run: with the skew not taken out, the nodes' seconds would sit 3 apart (8 or more).
-  expect(secs.length).toBeLessThanOrEqual(7);
+  // A 5 s run: with the skew not taken out, the nodes' launches would sit 3 s apart (seconds 0
+  // to 7, eight or more with a launch). Counted by the seconds that launched, not every second
+  // recorded: on a busy machine the answers drain a second or two past the last launch (CI once
+  // recorded 8 seconds with the skew taken out).
+  expect(secs.filter((s) => s.launched > 0).length).toBeLessThanOrEqual(7);
   const [a, b] = res.loadNodes;
   expect([a.node, b.node]).toEqual(['local-1', 'local-2']);
   expect(Math.abs(a.clockOffsetMs)).toBeLessThan(50);
