@@ -126,6 +126,21 @@ test('a late generator at the rate that broke the SLO makes the answer "at least
     p,
   );
   expect(deployments.text).toBe('3000/s held for 12 s');
+  expect(late.otherWork).toBeUndefined();
+  // Late while other programs took a quarter of the machine or more: other work held it back,
+  // so the search is run once more (lab/capacity/search-again.js), and the sentence says so.
+  const busy = found(114.7);
+  busy.broke.machineShare = 0.3;
+  busy.broke.coresShare = 0.7;
+  const heldBack = verdictOf(
+    'single',
+    { label: 'single' },
+    busy,
+    { attempts: [{ rate: 3000, ok: true, runs: [lvl(3000, true, 10)] }] },
+    p,
+  );
+  expect(heldBack).toMatchObject({ bound: 'generator', atLeast: true, otherWork: true });
+  expect(heldBack.text).toMatch(/, other programs taking 40% of this machine: the break is its/);
 });
 
 test('a service that changed under the search: no capacity, the sentence that says why, and the way on', () => {
