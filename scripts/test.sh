@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-output
-rm -f test-output/leftovers.txt
+rm -f test-output/leftovers.txt test-output/failures-lint.txt test-output/failures-leftovers.txt
 # The run's token: every process the suite starts carries it, so the check at the end finds
 # what was left running (test/leftovers.js).
 LAB_TEST_RUN=${LAB_TEST_RUN:-$(node -p "require('./test/leftovers').newToken()")}
@@ -32,7 +32,7 @@ sets=" ${LAB_TEST_SETS:-lint unit e2e} "
 # (TypeScript over a file that uses them, test/lab/api/types.check.ts), four checks.
 if [[ $sets == *" lint "* ]]; then
   for check in "npx --no-install eslint ." "npx --no-install prettier --check --log-level warn ." "node scripts/import-cycles.js" "npx --no-install tsc -p test/lab/api/tsconfig.json"; do
-    if $check; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; echo "lint failed: $check"; fi
+    if $check; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; echo "lint failed: $check" | tee -a test-output/failures-lint.txt; fi
   done
 fi
 

@@ -125,6 +125,16 @@ if (require.main === module) {
       );
       await stopAll(list);
     }
+    // (.ci/run prints every failure just before its last line: which processes, in a line each.)
+    const said = [noted, describe(list)]
+      .filter(Boolean)
+      .join('\n')
+      .split('\n')
+      .filter((l) => l.trim());
+    fs.writeFileSync(
+      path.join(OUT, 'failures-leftovers.txt'),
+      `${said.map((l) => `leftovers: ${l.trim()}`).join('\n')}\n`,
+    );
     process.exitCode = 1;
   })();
 }

@@ -44,8 +44,35 @@ class SummaryReporter {
     // (The container and cluster suites are e2e runs of their own: named apart.)
     const set = process.env.LAB_TEST_SUITE || process.env.LAB_TESTS || 'all';
     fs.writeFileSync(path.join(dir, `files-${set}.json`), `${JSON.stringify(files, null, 1)}\n`);
+    // Each failing test's name and the first lines of why (test-output/failures-<set>.txt):
+    // .ci/run prints them all just before its last line, where a cut log still shows them.
+    const failures = [];
+    for (const r of results.testResults) {
+      const file = path.relative(path.join(__dirname, '..'), r.testFilePath);
+      if (r.testExecError && r.numFailingTests === 0) failures.push(`${file}: ${firstLines(r.testExecError.message)}`);
+      for (const t of r.testResults || []) {
+        if (t.status === 'failed')
+          failures.push(`${file} › ${t.fullName}: ${firstLines((t.failureMessages || [])[0])}`);
+      }
+    }
+    const failuresFile = path.join(dir, `failures-${set}.txt`);
+    if (failures.length) fs.writeFileSync(failuresFile, `${failures.join('\n')}\n`);
+    else fs.rmSync(failuresFile, { force: true });
     process.stdout.write(`${line}\n`);
   }
+}
+
+// The first lines of a failure's message, its colours taken out, on one line (a stack is not
+// needed to know which assertion failed: the test's own output has it).
+function firstLines(message = '') {
+  return String(message)
+    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('at '))
+    .slice(0, 4)
+    .join(' | ')
+    .slice(0, 400);
 }
 
 module.exports = SummaryReporter;

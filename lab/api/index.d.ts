@@ -34,6 +34,8 @@ export interface ScenarioOptions extends CommonOptions {
   script?: string;
   app?: string;
   rate?: number;
+  /** The load's own phases instead of the scenario's: '10-20/60s,20-10/30s,10/90s'. */
+  phases?: string;
   duration?: string | number;
   replicas?: number;
   workers?: number;
@@ -70,6 +72,8 @@ export interface ChooseOptions extends CapacityOptions {
   sizes?: string | ReadonlyArray<string>;
   /** The shapes compared: ['replicated', 'multi-replicated']. */
   shapes?: string | ReadonlyArray<string>;
+  /** No run of the HPA it writes under the lab's autoscaler (it runs when the HPA can scale). */
+  noCheckAutoscale?: boolean;
 }
 
 export interface StudyOptions extends CommonOptions {

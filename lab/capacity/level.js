@@ -292,4 +292,4 @@ async function child(args, timeoutS = null) {
   return { ...r, cut };
 }
 
-module.exports = { runLevel, judgeLevel, judgePooled, costOf };
+module.exports = { runLevel, judgeLevel, judgePooled, costOf, runChild: child };

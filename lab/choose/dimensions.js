@@ -75,4 +75,32 @@ function capacityArgs(p, s, dir) {
 const capText = (c) =>
   `${c.node}=${c.cpuPct !== null ? `${c.cpuPct}%` : ''}${c.periodUs ? `/${c.periodUs / 1000}ms` : ''}${c.memoryBytes !== null ? `,${Math.round(c.memoryBytes / 2 ** 20)}M` : ''}`;
 
-module.exports = { SHAPES, MAX_SIZES, parseShapes, parseBalancers, parseSizes, sizeCaps, capacityArgs };
+// The tokens of the flags passed on, as typed (--flag value, --flag=value, --flag): each flag
+// named by `target(name)` (its name in the command passed to, or null: not passed). specs:
+// the command's flags (the command line was parsed already: a flag of choose's own that takes
+// a value takes the next word).
+function passedTokens(argv, specs, target) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) continue;
+    const [name, inline] = a.slice(2).split(/=(.*)/s);
+    const spec = specs[name];
+    const value = inline !== undefined ? inline : spec && !spec.boolean ? argv[++i] : undefined;
+    const to = target(name);
+    if (to) out.push(`--${to}`, ...(value !== undefined ? [value] : []));
+  }
+  return out;
+}
+
+module.exports = {
+  SHAPES,
+  MAX_SIZES,
+  parseShapes,
+  parseBalancers,
+  parseSizes,
+  sizeCaps,
+  capacityArgs,
+  capText,
+  passedTokens,
+};

@@ -44,18 +44,19 @@ const MEMORY_DEFAULT_MIB = 128;
 //     90%. Without a measurement: DEFAULT_TARGET, a CPU utilization like any HPA's, said as
 //     such (targetFrom) - never a ratio of rates, which no autoscaler reads.
 const DEFAULT_TARGET = 70;
+// The HPA's scale-down stabilization window: a minute, not Kubernetes' five, so that its check
+const DOWN_WINDOW_S = 60; // (./autoscale-check.js) sees it come back within the run.
 
 // The HPA's maximum: the fewest replicas of the chosen shape predicted to hold `rate` (twice the
 // target with its headroom), or the most the curve is worth (its peak, else --max-replicas).
-// Without a fit: from what was measured, the fewest counts measured to hold `rate`, else the
-// most measured (a verified rate each, never "at least"), and never under the count chosen: an
-// HPA whose maximum is its minimum cannot scale (issue 82).
+// Without a fit: the fewest counts measured to hold `rate`, else the most measured (an "at
+// least", out of a fit, still held that much), never under the count chosen (issue 82).
 function hpaMaxOf(c, rate, maxReplicas) {
   if (c.fit) {
     const f = { sigma: c.fit.sigma, kappa: c.fit.kappa, lambda: c.fit.lambda, peak: c.fit.peak };
     return need(f, rate, maxReplicas) ?? (f.peak ? Math.floor(f.peak.replicas) : maxReplicas);
   }
-  const measured = (c.points || []).filter((p) => p.maxRate !== null && !p.leftOut && p.replicas <= maxReplicas);
+  const measured = (c.points || []).filter((p) => p.maxRate !== null && p.replicas <= maxReplicas);
   const holding = measured.filter((p) => p.maxRate >= rate).map((p) => p.replicas);
   if (holding.length) return Math.max(c.replicas, Math.min(...holding));
   return Math.max(c.replicas, ...measured.map((p) => p.replicas));
@@ -68,6 +69,7 @@ function hpaOf(choice, { utilizationPct, maxReplicas }) {
     maxReplicas: Math.max(choice.replicas, maxReplicas),
     target,
     targetFrom: measured ? 'measured' : 'default',
+    downWindowS: DOWN_WINDOW_S,
   };
 }
 
@@ -133,6 +135,7 @@ function kubernetesObjects(c) {
           resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: c.hpa.target } },
         },
       ],
+      behavior: { scaleDown: { stabilizationWindowSeconds: c.hpa.downWindowS ?? DOWN_WINDOW_S } },
     },
   };
   return [deployment, service, hpa];
@@ -289,6 +292,7 @@ module.exports = {
   composeOf,
   hpaOf,
   hpaMaxOf,
+  DOWN_WINDOW_S,
   k8sName,
   MEMORY_REQUEST,
   MEMORY_LIMIT,

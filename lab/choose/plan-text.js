@@ -14,6 +14,9 @@ const { SEARCH_AGAIN } = require('../capacity/search-again');
 const capacityPlan = require('../capacity/plan');
 const { priceText } = require('./price');
 const { nodesText } = require('../runtime/node-flag');
+const { rampPhases } = require('./autoscale-check');
+const { phasesText } = require('../scenario/phase-list');
+const { DOWN_WINDOW_S } = require('./manifests');
 
 // The plan's figures: each sweep's "about" and "at most", the check's, the whole (seconds).
 function planFigures(p) {
@@ -28,9 +31,13 @@ function planFigures(p) {
       }));
   // (The check holds the rate, then the rate with its headroom, each for --hold.)
   const checkS = (p.headroom > 0 ? 2 : 1) * (p.holdS + (p.values.warmup ?? 2)) + 60;
-  const most = sweeps.reduce((a, x) => a + x.most, 0) + p.tries * checkS + 60;
-  const typical = Math.min(most, sweeps.reduce((a, x) => a + x.typical, 0) + checkS);
-  return { sweeps, checkS, most, typical };
+  // (The autoscaler's run, when the HPA can scale: its ramp, its tail and a deployment.)
+  const autoscaleS = p.checkAutoscale
+    ? rampPhases(p.rate, p.holdS, DOWN_WINDOW_S).reduce((a, ph) => a + ph.duration, 60)
+    : 0;
+  const most = sweeps.reduce((a, x) => a + x.most, 0) + p.tries * checkS + autoscaleS + 60;
+  const typical = Math.min(most, sweeps.reduce((a, x) => a + x.typical, 0) + checkS + autoscaleS);
+  return { sweeps, checkS, autoscaleS, most, typical };
 }
 
 // What a choice is for, as its plan and its choice.json both say it.
@@ -71,6 +78,9 @@ function planJson(p) {
       holdS: p.holdS,
       tries: p.tries,
     },
+    autoscaleCheck: p.checkAutoscale
+      ? { phases: phasesText(rampPhases(p.rate, p.holdS, DOWN_WINDOW_S)), aboutS: f.autoscaleS }
+      : null,
     expected: { aboutS: f.typical, atMostS: f.most },
     text: planText(p),
   };
@@ -96,6 +106,9 @@ function planText(p) {
       ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
       : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
     `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold)${p.headroom > 0 ? `, then at ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s (the rate with its ${Math.round(p.headroom * 100)}% headroom, what the choice promises) for as long` : ''}, the SLO judged on the whole window with the answers it rests on said; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
+    p.checkAutoscale
+      ? `check the autoscaler: the HPA it writes (the chosen count its minimum) run under the lab's Kubernetes-rule autoscaler from ${p.rate}/s to ${Math.round(2 * p.rate * 10) / 10}/s and back (${phasesText(rampPhases(p.rate, p.holdS, DOWN_WINDOW_S))}), when it can scale: did it scale out, hold the SLO and come back, about ${clock(f.autoscaleS)}`
+      : 'check the autoscaler: no (--no-check-autoscale)',
     `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
     `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,
   );

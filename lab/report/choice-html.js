@@ -155,7 +155,8 @@ function choiceBody(r) {
             <p>
               A HorizontalPodAutoscaler from ${r.hpa.minReplicas} to ${r.hpa.maxReplicas} replica(s), scaling on CPU at
               ${r.hpa.target}% of each replica's ${r.choice?.cpuPerReplica ?? r.cpuPerReplica} of a core (kubernetes/deployment.yml).
-            </p>`
+            </p>
+            ${r.autoscaleCheck ? html`<p>Run under the lab's autoscaler: ${r.autoscaleCheck.text}.</p>` : ''}`
         : ''
     }
     ${

@@ -35,7 +35,7 @@ function generatorOf(values, given, what, { runtime }) {
     asks.push({ needs: 'targets', text: '--balancer none (the generator spreads over the replicas itself)' });
   if (values['load-nodes'] !== undefined)
     asks.push({ needs: 'load-nodes', text: "--load-nodes (the lab's own generator on several nodes)" });
-  for (const f of ['rate-scale', 'rate']) {
+  for (const f of ['rate-scale', 'rate', 'phases']) {
     if (given.has(f) && !what.signal)
       asks.push({ needs: 'rates', text: `--${f} (arrival rates; a closed loop has none: --connections)` });
   }

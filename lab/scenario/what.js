@@ -101,6 +101,7 @@ function wordsOf(positionals, values, usageText) {
 
 // --rate N: the model with one constant phase of N arrivals a second instead of its own.
 function atRate(model, values) {
+  if (values.phases !== undefined) return withPhases(model, values);
   if (values.rate === undefined) return model;
   if (values['rate-scale'] !== undefined)
     refuse('LAB_ERR_FLAGS_EXCLUDE', 'rate', 'rate-scale', '--rate sets the arrival rate itself: drop --rate-scale');
@@ -109,12 +110,24 @@ function atRate(model, values) {
   return checkModel({ ...model, phases: [phase] });
 }
 
+// --phases LIST: the model with these phases instead of its own (lab/scenario/phase-list.js);
+// --scale stretches them as it does any scenario's.
+function withPhases(model, values) {
+  for (const f of ['rate', 'rate-scale', 'duration']) {
+    if (values[f] !== undefined)
+      refuse('LAB_ERR_FLAGS_EXCLUDE', 'phases', f, `--phases gives the rates and the durations itself: drop --${f}`);
+  }
+  return checkModel({ ...model, phases: values.phases.map((ph) => scalePhase(ph, values.scale ?? 1)) });
+}
+
 // What the run sends: the scenario model (lab/scenario/model.js) of an Artillery script or of
 // the lab's catalogue, or, for the signal endpoint, its stages of participants.
 function scenarioOf(words, values, given) {
   const what = scenarioOfWords(words, values, given);
-  if (values.rate !== undefined && what.signal)
-    refuse('LAB_ERR_FLAG_VALUE', 'rate', values.rate, 'it is arrivals a second; the signal endpoint has participants');
+  for (const f of ['rate', 'phases']) {
+    if (values[f] !== undefined && what.signal)
+      refuse('LAB_ERR_FLAG_VALUE', f, null, 'it is arrivals a second; the signal endpoint has participants');
+  }
   return { ...what, model: what.model && atRate(what.model, values) };
 }
 

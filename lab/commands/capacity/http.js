@@ -36,8 +36,7 @@ const { outArgs } = require('../../outputs/flags');
 // steps up to where it stopped (the search is a pure function of its levels: ./search.js).
 // (`node`: --node's version this search runs the service on, null for the lab's own.)
 // (`again`: searched once more, in a folder of its own beside the first, as
-// ../../capacity/search-again.js asks; `from`: where a sweep's count starts,
-// ../../capacity/sweep-start.js.)
+// ../../capacity/search-again.js asks; `from`: a count's start, ../../capacity/sweep-start.js.)
 async function searchDeployment(p, name, dir, kit, count = null, node = null, { again = false, from = null } = {}) {
   const { log, seen, saved } = kit;
   const deployment = recipeOf(p.values, name, count, { app: p.app, tls: p.tls });
@@ -156,6 +155,7 @@ async function sweepReplicas(p, dir, kit, results) {
     label: (n) => `${name} x${n}`,
   });
   for (const n of p.sweep) await searchCount(n);
+  await searchCount.outliers((row) => row.replicas);
   if (p.values.predict) {
     const good = scalingNow({ ...p, values: { ...p.values, predict: null, need: null } }, results);
     if (good.fit) {

@@ -14,6 +14,7 @@ const { rankCandidates, checkOrder } = require('../../choose/candidates');
 const { monthlyCost } = require('../../choose/price');
 const { candidateText, costText } = require('../../report/choice-text');
 const { checkCandidate, noneHeldText } = require('../../choose/check');
+const { autoscaleOf } = require('../../choose/autoscale-check');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
 const { recipeOf } = require('../../capacity/plan');
@@ -77,6 +78,7 @@ async function choose(argv, { log }) {
     candidates: [],
     choice: null,
     checks: [],
+    autoscaleCheck: null,
     why: null,
     files: [],
     text: 'measuring',
@@ -212,7 +214,7 @@ async function choose(argv, { log }) {
     });
     write();
     if (r.verdict.held) {
-      chosen = { ...c, result: { ...r, deployment } };
+      chosen = { ...c, result: { ...r, deployment, sweep: s } };
       break;
     }
   }
@@ -236,6 +238,10 @@ async function choose(argv, { log }) {
     },
   );
   out.hpa = hpa;
+  // The HPA it writes, run under the lab's autoscaler (../../choose/autoscale-check.js).
+  out.status = 'checking-autoscale';
+  write();
+  out.autoscaleCheck = await autoscaleOf(p, chosen, chosen.result.sweep, hpa, dir, log);
   const memoryMiB = check.replicaMemoryMiB ?? chosen.memoryMiB;
   const written = writeManifests(dir, {
     deployment: chosen.result.deployment,
@@ -252,7 +258,7 @@ async function choose(argv, { log }) {
   // (With prices, its cost a month from the memory the check measured, when it did.)
   if (p.price) out.choice.cost = monthlyCost({ ...chosen, memoryMiB }, p.price);
   const cost = out.choice.cost ? `, ${costText(out.choice.cost)}` : '';
-  out.text = `${chosen.label} x${chosen.replicas}: ${chosen.cores} cores (${chosen.replicas} replica${chosen.replicas > 1 ? 's' : ''} of ${chosen.cpuPerReplica} of a core)${cost} ${expectedText(chosen)}, and it ${check.text}`;
+  out.text = `${chosen.label} x${chosen.replicas}: ${chosen.cores} cores (${chosen.replicas} replica${chosen.replicas > 1 ? 's' : ''} of ${chosen.cpuPerReplica} of a core)${cost} ${expectedText(chosen)}, and it ${check.text}; the autoscaler it writes: ${out.autoscaleCheck.text}`;
   keep();
   write();
   return done(out, dir, p, 0);

@@ -31,6 +31,7 @@ const {
   parseSizes,
   sizeCaps,
   capacityArgs,
+  passedTokens,
 } = require('../../choose/dimensions');
 // (The plan as it is said: ../../choose/plan-text.js.)
 const { planText, planJson, headOf } = require('../../choose/plan-text');
@@ -64,6 +65,8 @@ The choice is written out as a compose file and Kubernetes manifests (docs/choos
   --max-replicas N   the most replicas a prediction may name (default ${MAX_REPLICAS})
   --hold D           how long the check holds the rate (default 2m)
   --tries N          candidates checked at most, in rank order, until one holds (default 2)
+  --no-check-autoscale  no run of the HPA it writes (by default, when the HPA can scale, it
+                     runs under the lab's autoscaler on a ramp from the rate to twice it and back)
   --price cpu=C,memory=M   your prices, a core-hour and a GiB-hour (none built in): each
                      candidate's cost a month, and the cheapest ranked first
   --from DIR         the sweeps of an earlier choose (its folder): nothing is measured again,
@@ -101,6 +104,7 @@ const PASSED = {
   ...APP_FLAGS,
 };
 const RENAMED = { 'search-hold': 'hold' };
+const TO_SCENARIO = new Set([...Object.keys(APP_FLAGS), 'method', 'body', 'header', 'expect-status']);
 
 const COMMAND_FLAGS = {
   ...CONTEXT,
@@ -134,6 +138,7 @@ const COMMAND_FLAGS = {
   },
   from: flag.path(),
   'search-hold': flag.duration(),
+  'no-check-autoscale': flag.bool(),
   plan: flag.bool(),
   'results-dir': flag.path(),
   'run-dir': flag.path(),
@@ -149,7 +154,9 @@ const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
 function plan(argv) {
   const { help, values, given, positionals } = COMMAND.parse(argv);
-  const passed = passedTokens(argv);
+  const passed = passedTokens(argv, COMMAND_FLAGS, (name) => RENAMED[name] ?? (PASSED[name] ? name : null));
+  // (The autoscaler's check is a scenario: the service's flags and the requests', as typed.)
+  const scenarioPassed = passedTokens(argv, COMMAND_FLAGS, (name) => (TO_SCENARIO.has(name) ? name : null));
   if (help) return { help: true };
   runScriptOptionsOf(values, given);
   const [word] = positionals;
@@ -269,6 +276,8 @@ function plan(argv) {
     price: values.price ?? null,
     from: values.from ?? null,
     passed,
+    scenarioPassed,
+    checkAutoscale: !values['no-check-autoscale'],
     scriptArgs: scriptArgs(values, given),
     ctx,
   };
@@ -278,25 +287,6 @@ function plan(argv) {
     s.argv = (dir) => capacityArgs(out, s, dir);
     s.plan = capacityPlan.plan(s.argv(path.join(ctx.stateDir, 'choose-check', s.id)));
     if (out.from) s.fromResult = fromSweep(out, s);
-  }
-  return out;
-}
-
-// The tokens of the flags passed on, as typed (--flag value, --flag=value, --flag), renamed
-// where choose names them otherwise. (The command line was parsed already: a flag of
-// choose's own that takes a value takes the next word.)
-function passedTokens(argv) {
-  const out = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) continue;
-    const [name, inline] = a.slice(2).split(/=(.*)/s);
-    const spec = COMMAND_FLAGS[name];
-    const takesValue = spec && !spec.boolean;
-    const value = inline !== undefined ? inline : takesValue ? argv[++i] : undefined;
-    const target = RENAMED[name] ?? (PASSED[name] ? name : null);
-    if (!target) continue;
-    out.push(`--${target}`, ...(value !== undefined ? [value] : []));
   }
   return out;
 }

@@ -15,6 +15,7 @@ const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
 const { assertClaimable } = require('../../ownership/dirs');
 const { parseHeader } = require('../../scenario/request');
 const { RATE } = require('../../scenario/limits');
+const { parsePhases } = require('../../scenario/phase-list');
 const { NODE_FLAG } = require('../../runtime/node-flag');
 const { SCRIPT_FLAGS, SCRIPT_HELP, INSECURE_FLAG } = require('../../scenario/script-flags');
 const { parseExpect } = require('../../results/expect-status');
@@ -61,6 +62,8 @@ ${generatorHelp()}
   --scale F        multiply every duration (e.g. 0.1 for a smoke run)
   --rate-scale F   multiply every arrival rate
   --rate N         instead of the scenario's phases, one constant phase of N arrivals a second
+  --phases LIST    instead of the scenario's phases, these: RATE/DURATION or FROM-TO/DURATION
+                   (a ramp), comma-separated, like 10-20/60s,20-10/30s,10/90s
                    for --duration (default 60 s): a level held (npm run capacity holds them so)
   --duration D     endurance length (seconds, or 90s, 10m, 1h); with closed, any scenario's
   --target URL     run against a system that is already up (no deploy); its path, if it has
@@ -119,6 +122,11 @@ const COMMAND = defineCommand({
     scale: flag.factor(),
     'rate-scale': flag.factor(),
     rate: RATE,
+    phases: {
+      type: 'custom',
+      parse: parsePhases,
+      expected: 'phases like 10-20/60s,20/30s (RATE/DURATION or FROM-TO/DURATION)',
+    },
     duration: flag.duration(),
     target: flag.url(),
     node: NODE_FLAG,

@@ -25,11 +25,16 @@ async function holds(): Promise<number | null> {
 // choose's dimensions (issue 82, 86): the Node versions and the replica sizes compared.
 async function chooses(): Promise<void> {
   await choose({ endpoint: '/api/items', app: __dirname, rate: 50, node: [22, 24], sizes: ['25%', '50%'] });
+  // (The autoscaler it writes left unchecked; a scenario's own phases.)
+  await choose({ endpoint: '/x', rate: 5, noCheckAutoscale: true });
+  await lab.scenario({ endpoint: '/x', scenario: 'endurance', deployment: 'single', phases: '10-20/60s,20/30s' });
 }
 
 async function wrong(): Promise<void> {
   // @ts-expect-error a size is a CPU share as text, not a number
   await choose({ endpoint: '/x', rate: 5, sizes: [25, 50] });
+  // @ts-expect-error the phases are text, like '10-20/60s'
+  await lab.scenario({ endpoint: '/x', phases: [10, 20] });
   // @ts-expect-error a rate is a number
   await lab.capacity({ endpoint: '/x', maxRate: 'fast' });
   // @ts-expect-error compare needs its runs

@@ -108,6 +108,8 @@ journey(
           warmup: '1s',
           slo: 'p99<1000',
           json: true,
+          // (The autoscaler's run is the choose journey's: test/lab/commands/choose.e2e.test.js.)
+          noCheckAutoscale: true,
         }),
         ...(await ownPlace({ ports: 70 })),
       ],

@@ -92,3 +92,39 @@ test(`at most ${SEARCH_AGAIN} counts a sweep are searched again: the plan's "at 
     [2, false],
   ]);
 });
+
+// An outlier (issue 82): a count that held less than a count below it is measured once more
+// before the fit, within the same budget; the second verdict is the fitted one.
+test('a count that held less than a count below it is measured once more before the fit', async () => {
+  const { results, calls, lines, count } = sweep({ 1: [own(20)], 2: [own(40)], 3: [own(30), own(58)], 4: [own(80)] });
+  for (const n of [1, 2, 3, 4]) await count(n);
+  await count.outliers((row) => row.replicas);
+  expect(calls.slice(4)).toEqual([[3, true]]);
+  expect(results.map((r) => r.maxRate)).toEqual([20, 40, 58, 80]);
+  expect(results[2].remeasured).toEqual({ maxRate: 30, text: own(30).text, below: 2 });
+  expect(results[2].text).toMatch(/^58\/s held for 4 s; measured once more \(it held less than 2 replica\(s\)\)/);
+  expect(lines).toEqual([
+    'replicated x3: held 30/s, less than 2 replica(s) held (40/s): an outlier, measured once more before the fit',
+  ]);
+  // Measured once only: the same answer again stays, and is not measured a third time.
+  const same = sweep({ 1: [own(20)], 2: [own(40), own(41)], 3: [own(30)] });
+  for (const n of [1, 2, 3]) await same.count(n);
+  await same.count.outliers((row) => row.replicas);
+  await same.count.outliers((row) => row.replicas);
+  expect(same.calls.filter(([, again]) => again)).toEqual([[3, true]]);
+  expect(same.results.map((r) => r.maxRate)).toEqual([20, 40, 30]);
+});
+
+test('no outlier among counts that scale, nor an "at least", and none past the budget', async () => {
+  const fine = sweep({ 1: [own(20)], 2: [own(40)], 3: [own(40)] });
+  for (const n of [1, 2, 3]) await fine.count(n);
+  await fine.count.outliers((row) => row.replicas);
+  expect(fine.calls.filter(([, again]) => again)).toEqual([]);
+  // 3's 30/s is "at least" (the machine): no outlier; it was searched again for that already.
+  const bound = sweep({ 1: [own(20)], 2: [own(40)], 3: [held(30), held(30)], 4: [own(35), own(70)] }, 1);
+  for (const n of [1, 2, 3, 4]) await bound.count(n);
+  await bound.count.outliers((row) => row.replicas);
+  // (The budget of one went to 3's search again: 4, an outlier, is not measured once more.)
+  expect(bound.calls.filter(([, again]) => again)).toEqual([[3, true]]);
+  expect(bound.results.map((r) => r.maxRate)).toEqual([20, 40, 30, 35]);
+});

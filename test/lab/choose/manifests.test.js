@@ -46,6 +46,12 @@ test('the Kubernetes objects are schema-valid and carry the replicas, CPU, memor
     scaleTargetRef: { kind: 'Deployment', name: 'pricing-app' },
   });
   expect(hpa.spec.metrics[0].resource.target).toEqual({ type: 'Utilization', averageUtilization: 62 });
+  // Its scale-down window: the one its check ran with (lab/choose/autoscale-check.js), valid.
+  expect(hpa.spec.behavior).toEqual({ scaleDown: { stabilizationWindowSeconds: 60 } });
+  expect(objects({ hpa: { minReplicas: 3, maxReplicas: 6, target: 62, downWindowS: 30 } })[2].spec.behavior).toEqual({
+    scaleDown: { stabilizationWindowSeconds: 30 },
+  });
+  expect(kubernetesProblems(hpa)).toEqual([]);
   // No health path: the port answering is what a probe can ask.
   const [bare] = objects({ health: null });
   expect(bare.spec.template.spec.containers[0].readinessProbe.tcpSocket).toEqual({ port: 3000 });
@@ -66,6 +72,7 @@ test("the HPA's numbers: the count chosen at least, the utilization measured at 
     maxReplicas: 6,
     target: 58,
     targetFrom: 'measured',
+    downWindowS: 60,
   });
   // Without a measurement: a CPU utilization (70%, said as the default), never the rate over
   // what the count holds (issue 82); the maximum never under the minimum.
@@ -74,6 +81,7 @@ test("the HPA's numbers: the count chosen at least, the utilization measured at 
     maxReplicas: 3,
     target: 70,
     targetFrom: 'default',
+    downWindowS: 60,
   });
   expect(hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 95, maxReplicas: 4 }).target).toBe(90);
   expect(hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 3, maxReplicas: 4 }).target).toBe(20);
@@ -197,9 +205,16 @@ test("the HPA's maximum: the curve's count for twice the rate; without a fit, th
     { replicas: 3, maxRate: 31 },
     { replicas: 4, maxRate: 60, leftOut: 'the generator was the limit' },
   ];
-  // No fit: the fewest measured to hold 26/s, 3; none holds 50/s (4's "at least" is no rate): the
-  // most measured with a rate, 3; never under the count chosen.
+  // No fit: the fewest measured to hold 26/s, 3; 50/s: 4, which held at least 60/s (an "at
+  // least" is out of a fit, never out of what was measured to hold: two counts that each held
+  // "at least" once gave an HPA of 1 to 1); 70/s, held by none: the most measured, 4; never
+  // under the count chosen.
   expect(hpaMaxOf({ replicas: 1, fit: null, points }, 26, 32)).toBe(3);
-  expect(hpaMaxOf({ replicas: 1, fit: null, points }, 50, 32)).toBe(3);
+  expect(hpaMaxOf({ replicas: 1, fit: null, points }, 50, 32)).toBe(4);
+  expect(hpaMaxOf({ replicas: 1, fit: null, points }, 70, 32)).toBe(4);
+  expect(hpaMaxOf({ replicas: 1, fit: null, points: points.slice(0, 3) }, 50, 32)).toBe(3);
   expect(hpaMaxOf({ replicas: 2, fit: null, points: points.slice(0, 1) }, 50, 32)).toBe(2);
+  // (The choose journey's: one and two replicas each at least 20/s, 26/s wanted: one to two.)
+  const atLeast = [1, 2].map((replicas) => ({ replicas, maxRate: 20, leftOut: 'nothing broke up to --max-rate' }));
+  expect(hpaMaxOf({ replicas: 1, fit: null, points: atLeast }, 26, 32)).toBe(2);
 });

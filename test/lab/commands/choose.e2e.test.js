@@ -105,6 +105,24 @@ journey(
     expect(hpa.spec.minReplicas).toBe(n);
     expect(hpa.spec.maxReplicas).toBeGreaterThanOrEqual(n);
     expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBe(Math.round(Math.min(90, Math.max(20, used))));
+    // The HPA it wrote, run under the lab's autoscaler on a ramp from 10/s to 20/s and back
+    // (issue 82): when it can scale (one replica chosen, two at most), the run's own record
+    // has the HPA's numbers and what the replicas did; when it cannot, why it was not run.
+    const a = out.autoscaleCheck;
+    if (hpa.spec.maxReplicas > n) {
+      expect(a).toMatchObject({ ran: true, minReplicas: n, maxReplicas: hpa.spec.maxReplicas });
+      expect(a.phases).toBe('10-20/5s,20-10/3s,10/1m45s');
+      const run = JSON.parse(fs.readFileSync(path.join(a.dir, 'summary.json'), 'utf8'));
+      expect(run.autoscale).toMatchObject({ min: n, max: hpa.spec.maxReplicas, metric: 'cpu' });
+      expect(run.autoscale.target).toBe(hpa.spec.metrics[0].resource.target.averageUtilization);
+      expect(run.autoscale.rule.downWindowS).toBe(hpa.spec.behavior.scaleDown.stabilizationWindowSeconds);
+      expect(a.most).toBe(Math.max(...run.autoscale.timeline.map((x) => x.replicas)));
+      expect(a.text).toMatch(
+        /^(held p99<200 and errors<1%|did not hold p99<200 and errors<1% .*) on a ramp from 10\/s to 20\/s and back.*: it (scaled out|stayed at)/,
+      );
+      if (!a.held) expect(a.change).toMatch(/raise maxReplicas|lower the target utilization/);
+      expect(out.text).toMatch(/; the autoscaler it writes: (held|did not hold)/);
+    } else expect(a).toMatchObject({ ran: false, text: expect.stringMatching(/the HPA cannot scale/) });
     // choice.json against its documented schema.
     const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs', 'choice.schema.json'), 'utf8'));
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
@@ -118,6 +136,10 @@ journey(
     expect(seen.problems).toEqual([]);
     expect(seen.bad).toEqual([]);
     expect(seen.text).toMatch(/The deployment to choose/);
+    // The autoscaler's run, or why there was none, under the HPA it writes.
+    expect(seen.text).toMatch(
+      /The autoscaler it writes\s+A HorizontalPodAutoscaler[^]*Run under the lab's autoscaler: (held|did not hold|not checked)/,
+    );
     const chart = seen.charts.find((c) => /holds with N replicas/.test(c.title));
     expect(chart.marks).toBeGreaterThanOrEqual(3);
     expect(seen.tables.length).toBeGreaterThanOrEqual(2);
@@ -306,6 +328,11 @@ onlyWith('cgroups')(
     expect(compose.services['replica-1'].image).toMatch(new RegExp(`-node${on22.replace(/\./g, '\\.')}$`));
     const [deployment] = yaml.loadAll(fs.readFileSync(path.join(dir, 'kubernetes', 'deployment.yml'), 'utf8'));
     expect(deployment.spec.template.spec.containers[0].image).toBe(compose.services['replica-1'].image);
+    // One count measured a version: the HPA's maximum is its minimum, so no autoscaler run.
+    expect(out.autoscaleCheck).toEqual({
+      ran: false,
+      text: `not checked: the HPA cannot scale (${n} to ${n} replicas)`,
+    });
     // choice.json against its documented schema.
     const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs', 'choice.schema.json'), 'utf8'));
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);

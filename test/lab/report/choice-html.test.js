@@ -54,6 +54,21 @@ test('a fitted candidate: its interval said in words, wide with one degree of fr
   );
   const [chart] = chartSpecs(page);
   expect(chart.integerX).toBe(true);
+  // The autoscaler's run, when there was one (choose --check-autoscale), said under it.
+  expect(text).not.toMatch(/Run under the lab's autoscaler/);
+  const run = { ran: true, held: true, text: 'held p99<200 on a ramp from 20/s to 40/s and back: it scaled out to 5' };
+  const ran = cheerio.load(
+    choicePage({
+      ...base,
+      candidates: [candidate],
+      choice: candidate,
+      hpa: { minReplicas: 3, maxReplicas: 6, target: 62 },
+      autoscaleCheck: run,
+    }),
+  );
+  expect(ran('body').text().replace(/\s+/g, ' ')).toMatch(
+    /of a core \(kubernetes\/deployment\.yml\)\. Run under the lab's autoscaler: held p99<200 on a ramp from 20\/s to 40\/s and back: it scaled out to 5\./,
+  );
 });
 
 test('a choice stopped while measuring: no candidate, and the chart shows what its sweeps measured, cut short said', () => {

@@ -12,13 +12,13 @@ const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
 const where = () => ['--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'choose-plan-'))];
 
 test('one sweep a shape, each a capacity command line that capacity itself accepts, the flags passed as typed', () => {
-  const p = plan([
+  const argv = [
     '/price?rounds=600000',
     ...flagsOf({ app: PRICING, rate: 50, slo: 'p99<300' }),
     '--search-hold=2s',
     ...flagsOf({ warmup: '1s', repetitions: 1, header: 'x-a: 1', hold: '30s' }),
-    ...where(),
-  ]);
+  ];
+  const p = plan([...argv, ...where()]);
   expect(p.sweeps.map((s) => [s.id, s.workers])).toEqual([
     ['replicated', 1],
     ['multi-replicated', 2],
@@ -38,6 +38,19 @@ test('one sweep a shape, each a capacity command line that capacity itself accep
   expect(p.headroom).toBe(0.3);
   expect(planText(p)).toMatch(/a count must be predicted to hold 65\/s/);
   expect(planText(p)).toMatch(/held at 50\/s for 0:30/);
+  // The autoscaler's check: a scenario, with the service's and the requests' flags only.
+  expect(p.checkAutoscale).toBe(true);
+  expect(p.scenarioPassed).toEqual(['--app', PRICING, '--header', 'x-a: 1']);
+  expect(planText(p)).toMatch(
+    /check the autoscaler: .* from 50\/s to 100\/s and back \(50-100\/15s,100-50\/8s,50\/1m45s\), when it can scale/,
+  );
+  expect(planJson(p).autoscaleCheck).toEqual({ phases: '50-100/15s,100-50/8s,50/1m45s', aboutS: 188 });
+  // --no-check-autoscale: not run, and said; the bound shorter by the run's time.
+  const off = plan([...argv, '--no-check-autoscale', ...where()]);
+  expect(off.checkAutoscale).toBe(false);
+  expect(planText(off)).toMatch(/check the autoscaler: no \(--no-check-autoscale\)/);
+  expect(planJson(off).autoscaleCheck).toBeNull();
+  expect(planJson(p).expected.atMostS - planJson(off).expected.atMostS).toBe(188);
 });
 
 test('the defaults said, and the choices the flags make', () => {

@@ -1,0 +1,167 @@
+'use strict';
+
+const path = require('node:path');
+const { contextArgs } = require('../topology/context');
+const { runChild, judgeLevel } = require('../capacity/level');
+const { reasonOf } = require('../run/child');
+const { phasesText } = require('../scenario/phase-list');
+const { capText } = require('./dimensions');
+const { DEFAULTS: HPA_RULE } = require('../elastic/hpa');
+const { labError } = require('../../common/errors');
+const { interrupted } = require('../ownership/cleanups');
+
+// The autoscaler the choice writes, checked by a run (choose --check-autoscale, on when its
+// HPA can scale): the chosen deployment started at the HPA's minimum under the lab's own
+// Kubernetes-rule autoscaler (scenario --autoscale, lab/elastic/hpa.js) with the HPA's
+// minimum, maximum, CPU target and scale-down window, on a ramp from the target rate to twice
+// it over half of --hold, back down over a quarter, then at the target rate for the down window
+// and three syncs (the last recommendations that kept the count up leave the window). Did it scale out, hold the SLO through the ramp (judged after the warm-up), and
+// come back? When it did not hold, it says what to change; the manifest keeps what was
+// written (a changed target would be one no run checked).
+
+// The load: [{ name, duration, arrivalRate, rampTo? }], from the target rate `rate`.
+function rampPhases(rate, holdS, downWindowS) {
+  const r = (x) => Math.max(1, Math.round(x));
+  return [
+    { name: 'ramp up', duration: Math.max(1, Math.round(holdS / 2)), arrivalRate: r(rate), rampTo: r(2 * rate) },
+    { name: 'ramp down', duration: Math.max(1, Math.round(holdS / 4)), arrivalRate: r(2 * rate), rampTo: r(rate) },
+    { name: 'back at the rate', duration: downWindowS + 3 * HPA_RULE.syncS, arrivalRate: r(rate) },
+  ];
+}
+
+// The scenario's command line: the sweep's service, shape, caps and Node, the HPA's numbers.
+//   p: the choice's plan; c: the chosen candidate; s: its sweep (lab/commands/choose/plan.js);
+//   hpa: { minReplicas, maxReplicas, target, downWindowS }.
+function checkArgs(p, c, s, hpa, phases, dir) {
+  const words = p.values.script ? ['--script', p.values.script, ...p.scriptArgs] : [p.word, 'endurance'];
+  const args = [
+    'scenario',
+    ...words,
+    c.shape,
+    '--autoscale',
+    `${hpa.minReplicas}-${hpa.maxReplicas}`,
+    '--autoscale-target',
+    `cpu=${hpa.target}%`,
+    '--autoscale-down-window',
+    `${hpa.downWindowS}s`,
+    '--phases',
+    phasesText(phases),
+    ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
+    '--balancer',
+    s.balancer,
+    ...(s.node ? ['--node', s.node.version] : []),
+  ];
+  for (const cap of s.caps) args.push('--cap', capText(cap));
+  args.push(...p.scenarioPassed, '--generator', 'fast', '--no-statsd', '--no-graphite', '--json');
+  args.push('--run-dir', dir, ...contextArgs(p.ctx));
+  return args;
+}
+
+// -> { ran: true, held, inconclusive?, text, dir, ... } (see autoscaleVerdict).
+async function checkAutoscale(p, c, s, hpa, dir, log) {
+  const phases = rampPhases(p.rate, p.holdS, hpa.downWindowS);
+  const totalS = phases.reduce((a, ph) => a + ph.duration, 0);
+  const warmupS = s.plan.warmupS;
+  log(
+    `autoscaler: the HPA (${hpa.minReplicas} to ${hpa.maxReplicas} replicas at ${hpa.target}% CPU) on ${c.label}, from ${hpa.minReplicas} replica(s), under ${phasesText(phases)} (${totalS} s)`,
+  );
+  const r = await runChild(checkArgs(p, c, s, hpa, phases, dir));
+  let summary;
+  try {
+    summary = JSON.parse(r.stdout);
+  } catch {
+    throw labError('LAB_ERR_PROCESS', 'the autoscaler check', reasonOf(r.tail, r.code));
+  }
+  const level = judgeLevel(summary, {
+    dir,
+    warmupS,
+    holdS: totalS - warmupS,
+    rate: p.rate,
+    slos: p.slos,
+    expect: s.plan.expect,
+  });
+  const verdict = autoscaleVerdict(level, summary.autoscale, hpa, p);
+  log(`autoscaler: ${verdict.text}`);
+  return { ran: true, ...verdict, dir, phases: phasesText(phases) };
+}
+
+// What the autoscaler did and whether the SLO held; when not, what to change.
+//   level: the run judged (lab/capacity/level.js judgeLevel); a: its summary's autoscale
+//   (lab/elastic/results.js); hpa: the HPA's numbers; p: { rate, slos }.
+function autoscaleVerdict(level, a, hpa, p) {
+  const counts = (a?.timeline || []).map((x) => x.replicas);
+  const most = counts.length ? Math.max(...counts) : hpa.minReplicas;
+  const peakAtS = counts.length ? a.timeline[counts.indexOf(most)].t : null;
+  const last = counts.at(-1) ?? null;
+  const scaledOut = most > hpa.minReplicas;
+  const cameBack = scaledOut && last !== null && last < most;
+  const peakCpuPct = Math.max(0, ...(a?.decisions || []).map((d) => d.average ?? 0));
+  const slo = p.slos.map((x) => x.text).join(' and ');
+  const figures = `p99 ${level.latencyMs?.p99 ?? '-'} ms of ${level.answered ?? 0} answers, errors ${level.errorsPct ?? '-'}%`;
+  const did = scaledOut
+    ? `scaled out to ${most} replica(s) (${peakAtS} s in)${cameBack ? `, and back to ${last} by the end` : `, and was still at ${last} at the end`}`
+    : `stayed at ${hpa.minReplicas} replica(s) (the replicas' CPU peaked at ${Math.round(peakCpuPct)}% of their share)`;
+  const base = {
+    minReplicas: hpa.minReplicas,
+    maxReplicas: hpa.maxReplicas,
+    targetPct: hpa.target,
+    most,
+    peakAtS,
+    last,
+    scaledOut,
+    cameBack,
+    p99: level.latencyMs?.p99 ?? null,
+    errorsPct: level.errorsPct ?? null,
+    answers: level.answered ?? null,
+  };
+  const ramp = `a ramp from ${p.rate}/s to ${2 * p.rate}/s and back`;
+  if (level.generatorBound)
+    return {
+      ...base,
+      held: false,
+      inconclusive: true,
+      text: `no verdict on the autoscaler: ${level.generatorBound}; ${ramp} was never offered`,
+    };
+  if (level.ok) return { ...base, held: true, text: `held ${slo} on ${ramp}: it ${did} (${figures})` };
+  const lower = Math.max(20, Math.round(hpa.target * 0.75));
+  const change =
+    most >= hpa.maxReplicas
+      ? `it reached its maximum: raise maxReplicas above ${hpa.maxReplicas}`
+      : scaledOut
+        ? `it scaled out too late: lower the target utilization from ${hpa.target}% to about ${lower}%`
+        : `it never scaled out: lower the target utilization from ${hpa.target}% to about ${Math.max(20, Math.min(lower, Math.round(peakCpuPct * 0.8)))}%`;
+  const broke = (level.thresholds || []).filter((t) => !t.ok).map((t) => t.text);
+  return {
+    ...base,
+    held: false,
+    change,
+    text: `did not hold ${slo} on ${ramp} (${broke.join(', ') || 'nothing answered'}; ${figures}): it ${did}; ${change}`,
+  };
+}
+
+// Whether the check runs, and why not: -> null (it runs) or the reason.
+function autoscaleSkip(p, hpa) {
+  if (!p.checkAutoscale) return 'not checked (--no-check-autoscale)';
+  if (hpa.maxReplicas <= hpa.minReplicas)
+    return `not checked: the HPA cannot scale (${hpa.minReplicas} to ${hpa.maxReplicas} replicas)`;
+  return null;
+}
+
+// The check as the choice records it (choice.json's autoscaleCheck): run, or why not; a run
+// that fails keeps the choice, which held, and says why there is no verdict.
+async function autoscaleOf(p, c, s, hpa, dir, log) {
+  const skip = autoscaleSkip(p, hpa);
+  if (skip) {
+    log(`autoscaler: ${skip}`);
+    return { ran: false, text: skip };
+  }
+  try {
+    return await checkAutoscale(p, c, s, hpa, path.join(dir, 'checks', 'autoscale'), log);
+  } catch (err) {
+    if (interrupted()) throw err;
+    log(`autoscaler: no verdict: ${err.message}`);
+    return { ran: false, failed: true, text: `no verdict: the run failed (${err.message})` };
+  }
+}
+
+module.exports = { rampPhases, checkArgs, checkAutoscale, autoscaleVerdict, autoscaleSkip, autoscaleOf };

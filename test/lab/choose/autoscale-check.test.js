@@ -1,0 +1,131 @@
+'use strict';
+
+const {
+  rampPhases,
+  checkArgs,
+  autoscaleVerdict,
+  autoscaleSkip,
+  autoscaleOf,
+} = require('../../../lab/choose/autoscale-check');
+const { plan: scenarioPlan } = require('../../../lab/commands/scenario/plan');
+const { parseCap } = require('../../../lab/topology/caps');
+const { ROOT } = require('../../helper');
+
+const PRICING = require('node:path').join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
+
+// The autoscaler the choice writes, checked by a run (lab/choose/autoscale-check.js, issue 82):
+// its load, its command line, and its verdict from what the run measured.
+const p = {
+  rate: 20,
+  holdS: 60,
+  slos: [{ text: 'p99<200' }, { text: 'errors<1%' }],
+  checkAutoscale: true,
+  word: '/price?rounds=1000',
+  values: {},
+  scenarioPassed: ['--app', PRICING, '--method', 'POST'],
+  ctx: { stateDir: '/tmp/x-state', portBase: 9100, host: '127.0.0.1' },
+};
+const hpa = { minReplicas: 2, maxReplicas: 5, target: 48, downWindowS: 60 };
+const level = (o = {}) => ({
+  ok: true,
+  answered: 4000,
+  latencyMs: { p99: 80 },
+  errorsPct: 0,
+  thresholds: [
+    { text: 'p99<200', ok: true },
+    { text: 'errors<1%', ok: true },
+  ],
+  generatorBound: null,
+  ...o,
+});
+const broke = { ok: false, thresholds: [{ text: 'p99<200', ok: false }], latencyMs: { p99: 900 } };
+// A run's autoscale record: its replicas each second and the decisions' averages.
+const record = (counts, averages = [30]) => ({
+  timeline: counts.map((replicas, t) => ({ t, replicas, ready: replicas })),
+  decisions: averages.map((average) => ({ average })),
+});
+
+test('the load: from the rate to twice it over half the hold, back over a quarter, then the down window and three syncs', () => {
+  expect(rampPhases(20, 60, 60)).toEqual([
+    { name: 'ramp up', duration: 30, arrivalRate: 20, rampTo: 40 },
+    { name: 'ramp down', duration: 15, arrivalRate: 40, rampTo: 20 },
+    { name: 'back at the rate', duration: 105, arrivalRate: 20 },
+  ]);
+  // (Whole rates, never below one a second.)
+  expect(rampPhases(0.4, 10, 60)[0]).toMatchObject({ arrivalRate: 1, rampTo: 1, duration: 5 });
+});
+
+test("its command line is a scenario the scenario command accepts: the HPA's numbers, the sweep's shape, caps and the service's flags", () => {
+  const s = { workers: 2, balancer: 'nginx', node: null, caps: [parseCap('replica=25%')] };
+  const args = checkArgs(p, { shape: 'multi-replicated' }, s, hpa, rampPhases(20, 60, 60), '/tmp/x-run');
+  expect(args.slice(0, 4)).toEqual(['scenario', '/price?rounds=1000', 'endurance', 'multi-replicated']);
+  const line = args.join(' ');
+  expect(line).toMatch(/--autoscale 2-5 --autoscale-target cpu=48% --autoscale-down-window 60s/);
+  expect(line).toMatch(/--phases 20-40\/30s,40-20\/15s,20\/1m45s --workers 2 --balancer nginx --cap replica=25%/);
+  expect(args.join('\n')).toMatch(/--app\n.*pricing\n--method\nPOST\n--generator\nfast/);
+  const run = scenarioPlan(args.slice(1));
+  expect(run.elastic.autoscale).toMatchObject({ min: 2, max: 5, target: 48, metric: 'cpu' });
+  expect(run.elastic.autoscale.rule.downWindowS).toBe(60);
+  expect(run.model.phases.map((ph) => [ph.arrivalRate, ph.rampTo, ph.duration])).toEqual([
+    [20, 40, 30],
+    [40, 20, 15],
+    [20, undefined, 105],
+  ]);
+});
+
+test('held: the SLO through the ramp, what the autoscaler did (out, and back)', () => {
+  const v = autoscaleVerdict(level(), record([2, 2, 3, 4, 4, 3, 2]), hpa, p);
+  expect(v).toMatchObject({ held: true, scaledOut: true, cameBack: true, most: 4, peakAtS: 3, last: 2 });
+  expect(v.text).toBe(
+    'held p99<200 and errors<1% on a ramp from 20/s to 40/s and back: it scaled out to 4 replica(s) (3 s in), and back to 2 by the end (p99 80 ms of 4000 answers, errors 0%)',
+  );
+  const still = autoscaleVerdict(level(), record([2, 3, 3]), hpa, p);
+  expect(still).toMatchObject({ held: true, cameBack: false });
+  expect(still.text).toMatch(/scaled out to 3 replica\(s\) \(1 s in\), and was still at 3 at the end/);
+});
+
+test('not held: what to change, by what the autoscaler did', () => {
+  // At its maximum and still broke: the maximum is too low.
+  const atMax = autoscaleVerdict(level(broke), record([2, 5, 5]), hpa, p);
+  expect(atMax).toMatchObject({ held: false, change: 'it reached its maximum: raise maxReplicas above 5' });
+  expect(atMax.text).toMatch(
+    /^did not hold p99<200 and errors<1% on a ramp from 20\/s to 40\/s and back \(p99<200; p99 900 ms/,
+  );
+  // Out, but not to its maximum: too late, the target lower.
+  expect(autoscaleVerdict(level(broke), record([2, 3, 3]), hpa, p).change).toBe(
+    'it scaled out too late: lower the target utilization from 48% to about 36%',
+  );
+  // Never out: the replicas' CPU never reached the target.
+  const never = autoscaleVerdict(level(broke), record([2, 2, 2], [30, 40]), hpa, p);
+  expect(never).toMatchObject({
+    scaledOut: false,
+    change: 'it never scaled out: lower the target utilization from 48% to about 32%',
+  });
+  expect(never.text).toMatch(/it stayed at 2 replica\(s\) \(the replicas' CPU peaked at 40% of their share\)/);
+  // A restart alone (the thresholds held) is no SLO broken, but no hold either.
+  expect(autoscaleVerdict(level({ ok: false }), record([2, 2]), hpa, p).held).toBe(false);
+});
+
+test('a ramp the generator could not offer says nothing of the autoscaler', () => {
+  const v = autoscaleVerdict(
+    level({ ok: false, generatorBound: 'the generator launched 70% of the arrivals' }),
+    record([2, 2]),
+    hpa,
+    p,
+  );
+  expect(v).toMatchObject({ held: false, inconclusive: true });
+  expect(v.text).toBe(
+    'no verdict on the autoscaler: the generator launched 70% of the arrivals; a ramp from 20/s to 40/s and back was never offered',
+  );
+  expect(v.change).toBeUndefined();
+});
+
+test('not run when the HPA cannot scale or --no-check-autoscale says so, and said why', async () => {
+  expect(autoscaleSkip(p, hpa)).toBeNull();
+  expect(autoscaleSkip(p, { ...hpa, maxReplicas: 2 })).toBe('not checked: the HPA cannot scale (2 to 2 replicas)');
+  expect(autoscaleSkip({ ...p, checkAutoscale: false }, hpa)).toBe('not checked (--no-check-autoscale)');
+  const said = [];
+  const r = await autoscaleOf({ ...p, checkAutoscale: false }, {}, {}, hpa, '/tmp/none', (l) => said.push(l));
+  expect(r).toEqual({ ran: false, text: 'not checked (--no-check-autoscale)' });
+  expect(said).toEqual(['autoscaler: not checked (--no-check-autoscale)']);
+});
