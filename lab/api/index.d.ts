@@ -60,6 +60,8 @@ export interface CapacityOptions extends CommonOptions {
   verifyHold?: string | number;
   timeLimit?: string | number;
   replicas?: string | ReadonlyArray<number>;
+  /** After --replicas' counts, the one where this rate is expected to land and the one above. */
+  replicasFor?: number;
   cap?: string | ReadonlyArray<string>;
   /** The service on other Node versions: majors or exact versions, ['22', '24'] or '22,24'. */
   node?: string | number | ReadonlyArray<string | number>;

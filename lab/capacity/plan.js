@@ -27,6 +27,7 @@ const { requestNames } = require('../scenario/model');
 const { requestName } = require('../scenario/naming');
 const { SEARCH_AGAIN } = require('./search-again');
 const { RULE: START_RULE } = require('./sweep-start');
+const { RULE: COUNTS_FOR_RULE, machineCount } = require('./counts-for');
 const { MAX_TRIES, RULE: VERIFY_RULE } = require('./verify');
 const { WAIT_S, RULE: RECOVERY_RULE } = require('./recovery');
 const { RULE: DRIFT_RULE } = require('./drift');
@@ -72,6 +73,10 @@ How many replicas (docs/scaling.md):
   --workers W        each replica's workers (multi-replicated)
   --predict N        predict the capacity at N replicas from the fit, then measure N to check it
   --need R           the fewest replicas predicted to hold R arrivals a second
+  --replicas-for R   after the counts given, the one where R arrivals a second is expected to
+                     land and the one above it, so the counts bracket it (choose's default)
+  --max-replicas N   the most replicas --replicas-for may add (default 32; and what this
+                     machine's cores hold at the replica's cap with a core left over)
   --start R          the first level's rate (default 50/s); each step doubles it, and when
                      the first level breaks, each step halves it until one holds
   --min-rate R       the lowest rate a search steps down to (default 1/s)
@@ -165,6 +170,8 @@ const COMMAND = defineCommand({
     workers: flag.int(LIMITS.workers.min, LIMITS.workers.max),
     predict: flag.int(1, 32),
     need: RATE,
+    'replicas-for': { ...RATE, needs: { flags: ['replicas'], why: 'it adds counts to a sweep of replica counts' } },
+    'max-replicas': { ...flag.int(1, 32), needs: { flags: ['replicas-for'], why: 'it bounds the counts it adds' } },
     precision: flag.percent(50, { fraction: true }),
     repetitions: flag.int(1, 10),
     hold: flag.duration(),
@@ -299,6 +306,9 @@ function plan(argv) {
     // (Artillery's run flags for the script, as each level's run is given them.)
     scriptFlags: values.script ? scriptArgsText(words.slice(2)) : null,
     sweep,
+    // (--replicas-for: the rate the counts added aim at, and the most they may be.)
+    countsFor: values['replicas-for'] ?? null,
+    maxCount: Math.min(values['max-replicas'] ?? 32, machineCount(replicaCpuPct(values.cap))),
     model,
     words,
     extra,
@@ -418,6 +428,13 @@ function checkSweep(values, sweep, deployments) {
       'one of the counts measured; a prediction is checked at a count the fit did not see',
     );
   }
+  if ((values.predict !== undefined || values.need !== undefined) && values['replicas-for'] !== undefined)
+    throw labError(
+      'LAB_ERR_FLAGS_EXCLUDE',
+      values.predict !== undefined ? 'predict' : 'need',
+      'replicas-for',
+      '--replicas-for picks counts as the sweep goes, and a prediction needs the counts fixed: give one of them',
+    );
   if ((values.predict !== undefined || values.need !== undefined) && sweep.length < MIN_POINTS) {
     throw labError(
       'LAB_ERR_FLAG_VALUE',
@@ -454,6 +471,10 @@ function deployedText(p) {
   return `deployed ${entry}${workers}${caps}${probe}${nodes}${run}${dir}`;
 }
 
+// The replica's CPU share from the caps (the last --cap replica= given), or null.
+const replicaCpuPct = (caps = []) =>
+  caps.filter((c) => c.node === 'replica' && c.cpuPct !== null).at(-1)?.cpuPct ?? null;
+
 // The knee the plan's "about" assumes: 640/s, within the search's own bounds.
 const kneeOf = (p) => Math.max(p.floor, Math.min(640, p.maxRate));
 
@@ -461,7 +482,7 @@ const kneeOf = (p) => Math.max(p.floor, Math.min(640, p.maxRate));
 // (seconds). (A typical search is never longer than its bound: "about" is at most "at most".)
 function planFigures(p) {
   const searches = p.sweep
-    ? p.sweep.length + (p.values.predict ? 1 : 0)
+    ? p.sweep.length + (p.values.predict ? 1 : 0) + (p.countsFor ? 2 : 0)
     : p.deployments.length * (p.nodes?.length ?? 1);
   const again = Math.min(SEARCH_AGAIN, searches);
   const most = (searches + again) * budget.maxS(p);
@@ -503,7 +524,7 @@ function planJson(p) {
 function planText(p) {
   const { searches, again: againN, knee, most, typical } = planFigures(p);
   const on = p.sweep
-    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas`
+    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas${p.countsFor ? `, ${COUNTS_FOR_RULE.replace('the rate', `${p.countsFor}/s`)} (--replicas-for; at most ${p.maxCount})` : ''}`
     : p.deployments.join(', ');
   const need =
     p.values.need !== undefined

@@ -54,6 +54,7 @@ function settingsOf(p) {
     maxLevels: p.maxLevels ?? null,
     caps: p.values.cap ?? [],
     replicas: p.sweep,
+    replicasFor: p.countsFor ?? null,
     workers: p.values.workers ?? null,
     predict: p.values.predict ?? null,
     floor: p.floor,

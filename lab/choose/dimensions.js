@@ -59,6 +59,9 @@ function capacityArgs(p, s, dir) {
     s.shape,
     '--replicas',
     p.counts.join(','),
+    ...(p.countsFor
+      ? ['--replicas-for', String(p.countsFor), '--max-replicas', String(Math.min(32, p.maxReplicas))]
+      : []),
     ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
     '--balancer',
     s.balancer,

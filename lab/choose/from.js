@@ -68,6 +68,7 @@ function fromSweep(p, s) {
     ['the SLO', was.slos, now.slos.map((t) => t.text)],
     ['the caps', was.caps, now.values.cap],
     ['the counts (--replicas)', was.replicas, now.sweep],
+    ['the counts aimed at (--replicas-for)', was.replicasFor ?? null, now.countsFor ?? null],
     ['the workers', was.workers, now.values.workers ?? null],
     ['the requests', was.words, now.words],
   ].filter(([, a, b]) => JSON.stringify(a) !== JSON.stringify(b));

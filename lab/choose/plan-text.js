@@ -20,7 +20,7 @@ const { DOWN_WINDOW_S } = require('./manifests');
 
 // The plan's figures: each sweep's "about" and "at most", the check's, the whole (seconds).
 function planFigures(p) {
-  const searches = p.counts.length;
+  const searches = p.counts.length + (p.countsFor ? 2 : 0);
   const sweeps = p.from
     ? []
     : p.sweeps.map((s) => ({
@@ -40,6 +40,12 @@ function planFigures(p) {
   return { sweeps, checkS, autoscaleS, most, typical };
 }
 
+// The counts a sweep measures, as said: given, or 1 and 2 then where the rate lands.
+const countsText = (p) =>
+  p.countsFor
+    ? `${p.counts.join(', ')} replicas, then where ${p.countsFor}/s is expected to land and the one above it (--replicas to give the counts)`
+    : `${p.counts.join(', ')} replicas`;
+
 // What a choice is for, as its plan and its choice.json both say it.
 const headOf = (p) => ({
   what: p.word,
@@ -48,6 +54,7 @@ const headOf = (p) => ({
   want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
   cpuPerReplica: p.capPct / 100,
   counts: p.counts,
+  countsFor: p.countsFor ?? null,
   from: p.from,
   price: p.price,
   nodes: p.nodes?.map((n) => n.version) ?? null,
@@ -98,13 +105,15 @@ function planText(p) {
   if (p.from) lines.push(`measure: nothing; the sweeps of ${p.from} are read (the same SLO and caps)`);
   for (const { s, typical, most } of f.sweeps)
     lines.push(
-      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''}${s.sized ? ` of ${s.capPct}% of a core a replica` : ''} behind ${s.balancer}${s.node ? ` on Node ${nodesText([s.node])}` : ''}: capacity at ${p.counts.join(', ')} replicas, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
+      `measure ${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''}${s.sized ? ` of ${s.capPct}% of a core a replica` : ''} behind ${s.balancer}${s.node ? ` on Node ${nodesText([s.node])}` : ''}: capacity at ${countsText(p)}, about ${clock(Math.min(typical, most))}, at most ${clock(most)} (${shellLine(['npm', 'run', 'capacity', '--', ...s.argv('DIR')])})`,
     );
   const ranked = p.price ? `ranked by cost a month (--price: ${priceText(p.price)})` : 'ranked by cores';
   lines.push(
-    p.counts.length >= MIN_POINTS
-      ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
-      : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
+    p.countsFor
+      ? `predict: the Universal Scalability Law fitted to a shape's capacities when ${MIN_POINTS} counts are good (the counts where ${p.countsFor}/s lands may make fewer: then only a count measured to hold the rate with its headroom is chosen), the fewest replicas holding it, up to ${p.maxReplicas}; ${ranked}`
+      : p.counts.length >= MIN_POINTS
+        ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
+        : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
     `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold)${p.headroom > 0 ? `, then at ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s (the rate with its ${Math.round(p.headroom * 100)}% headroom, what the choice promises) for as long` : ''}, the SLO judged on the whole window with the answers it rests on said; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
     p.checkAutoscale
       ? `check the autoscaler: the HPA it writes (the chosen count its minimum) run under the lab's Kubernetes-rule autoscaler from ${p.rate}/s to ${Math.round(2 * p.rate * 10) / 10}/s and back (${phasesText(rampPhases(p.rate, p.holdS, DOWN_WINDOW_S))}), when it can scale: did it scale out, hold the SLO and come back, about ${clock(f.autoscaleS)}`
@@ -115,4 +124,4 @@ function planText(p) {
   return lines.join('\n');
 }
 
-module.exports = { planText, planJson, headOf, planFigures };
+module.exports = { planText, planJson, headOf, planFigures, countsText };

@@ -282,4 +282,4 @@ function judgeOne(phases, status, { closed = false, generator = {}, cores = null
   return { saturated: false, verdict: 'the load generator kept up with every phase' };
 }
 
-module.exports = { describeGenerator, judgeGenerator, closedLoopCpu, connectionsText, SATURATION };
+module.exports = { describeGenerator, judgeGenerator, closedLoopCpu, connectionsText, launchedShort, SATURATION };

@@ -169,7 +169,9 @@ function choiceBody(r) {
     }
     <h2>How</h2>
     <p class="note">
-      Each shape's capacity was searched at ${r.counts.join(', ')} replicas (npm run capacity -- --replicas, verified
+      Each shape's capacity was searched at
+      ${r.counts.join(', ')}
+      replicas${r.countsFor ? `, then where ${r.countsFor}/s was expected to land and the one above it` : ''} (npm run capacity -- --replicas, verified
       runs), the Universal Scalability Law fitted to them, and the fewest replicas predicted to hold the rate with its
       headroom taken (a count measured to hold it is taken as measured). Candidates are ranked by the cores they are
       given, then memory. The first is deployed and held at the rate; docs/choose.md says the method and its limits.

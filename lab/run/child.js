@@ -9,7 +9,8 @@ const { CLI } = require('../paths');
 // kept when asked. (The child's own step summary would be one of dozens: the parent writes
 // its own, so the child gets none.)
 const TAIL = 4000;
-function labChild(args, { keepStdout = false, passStderr = false } = {}) {
+// onLine(line): each whole line of its stderr, as it comes (a parent's progress from a child's).
+function labChild(args, { keepStdout = false, passStderr = false, onLine = null } = {}) {
   const child = spawn(process.execPath, [CLI, ...args], {
     stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'],
     env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
@@ -17,9 +18,14 @@ function labChild(args, { keepStdout = false, passStderr = false } = {}) {
   let stdout = '';
   let tail = '';
   if (keepStdout) child.stdout.on('data', (d) => (stdout += d));
+  let partial = '';
   child.stderr.on('data', (d) => {
     if (passStderr) process.stderr.write(d);
     tail = (tail + d).slice(-TAIL);
+    if (!onLine) return;
+    const lines = (partial + d).split('\n');
+    partial = lines.pop().slice(-TAIL);
+    for (const l of lines) onLine(l);
   });
   // Done once its output is all read ('close'): 'exit' can come before the last of a large
   // stdout (a level's summary as JSON). At most 5 s after its exit, should a process it left

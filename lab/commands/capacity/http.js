@@ -24,9 +24,9 @@ const { capacityHttpPage, capacityHttpBody, capacityText, levelText } = require(
 const { appendStepSummary } = require('../../outputs/step-summary');
 const { installNode } = require('../../runtime/node-versions');
 const { nodeDifference, nodeRow } = require('../../capacity/node-difference');
-
 const { HELP, FLAG_NAMES, plan, planText, planJson, recipeOf } = require('../../capacity/plan');
 const { againSearcher } = require('../../capacity/search-again');
+const { moreCounts } = require('../../capacity/counts-for');
 const { countStart, SHARE } = require('../../capacity/sweep-start');
 const { outArgs } = require('../../outputs/flags');
 
@@ -40,8 +40,8 @@ const { outArgs } = require('../../outputs/flags');
 async function searchDeployment(p, name, dir, kit, count = null, node = null, { again = false, from = null } = {}) {
   const { log, seen, saved } = kit;
   const deployment = recipeOf(p.values, name, count, { app: p.app, tls: p.tls });
-  // (A sweep's counts each their own name: replicated x3; a Node version's, single on Node 22.23.5.)
-  // (A search run again logs as such; its row keeps the row's own name.)
+  // (A sweep's counts each their own name: replicated x3; a Node version's, single on Node
+  // 22.23.5. A search run again logs as such; its row keeps the row's own name.)
   const row = count ? `${name} x${count}` : node ? `${name} on Node ${node.version}` : name;
   const tag = again ? `${row} again` : row;
   const folderName = count ? `${name}-x${count}` : node ? `${name}-node-${node.version}` : name;
@@ -140,8 +140,8 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
   }
 }
 
-// capacity --replicas: the search at each count, the law fitted, a prediction at --predict N
-// said before N is measured (the log keeps it), then N searched to check it.
+// capacity --replicas: the search at each count (then --replicas-for's, and an outlier once
+// more), the law fitted, a prediction at --predict N said before N is measured, then N.
 async function sweepReplicas(p, dir, kit, results) {
   const name = p.deployments[0];
   const { log } = kit;
@@ -155,6 +155,7 @@ async function sweepReplicas(p, dir, kit, results) {
     label: (n) => `${name} x${n}`,
   });
   for (const n of p.sweep) await searchCount(n);
+  for (const n of moreCounts(p, results, (t) => log(`${name}: ${t}`))) await searchCount(n);
   await searchCount.outliers((row) => row.replicas);
   if (p.values.predict) {
     const good = scalingNow({ ...p, values: { ...p.values, predict: null, need: null } }, results);
@@ -215,8 +216,7 @@ async function httpCapacity(argv, { log }) {
     },
     levels: seen,
     deployments: results,
-    // The machine, not the deployments, set every limit: said, and nothing ranked. Nor when
-    // the service changed under a search.
+    // The machine, not the deployments, set every limit (or the service changed): not ranked.
     ...(limit() ? { machineLimit: limit() } : {}),
     ...(notRanked(results) ? { notRanked: notRanked(results) } : {}),
     best: limit() ? null : perCore(results),

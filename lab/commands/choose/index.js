@@ -15,6 +15,7 @@ const { monthlyCost } = require('../../choose/price');
 const { candidateText, costText } = require('../../report/choice-text');
 const { checkCandidate, noneHeldText } = require('../../choose/check');
 const { autoscaleOf } = require('../../choose/autoscale-check');
+const { countsText } = require('../../choose/plan-text');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
 const { recipeOf } = require('../../capacity/plan');
@@ -33,9 +34,8 @@ const { USAGE, plan, planText, planJson, headOf } = require('./plan');
 const VERSION = 1;
 
 // What choice.json keeps of a sweep stopped before its end: the counts it measured (each
-// deployment searched so far, with what it held), its status.
-// A count whose search was cut short keeps the highest rate one of its levels held, as
-// "held at least" (heldAtLeast), never as its capacity.
+// deployment searched so far, with what it held), its status. A count whose search was cut
+// short keeps the highest rate one of its levels held, as "held at least" (heldAtLeast).
 function sweepRecord(s, sdir, result) {
   const points = (result?.deployments || [])
     .filter((d) => d.replicas != null)
@@ -113,7 +113,7 @@ async function choose(argv, { log }) {
     if (p.from) result = s.fromResult;
     else {
       const sdir = path.join(dir, 'sweeps', s.id);
-      log(`measure ${s.id}: capacity at ${p.counts.join(', ')} replicas (its folder: ${sdir})`);
+      log(`measure ${s.id}: capacity at ${countsText(p)} (its folder: ${sdir})`);
       const { child, done } = labChild(['capacity', ...s.argv(sdir)], { keepStdout: true, passStderr: true });
       current = { child, s, sdir };
       const r = await done;
@@ -274,8 +274,7 @@ function expectedText(c) {
   return `one replica more than a count expected to hold ${c.holds}/s`;
 }
 
-// The replicas' CPU in the check, as a share of what they are given (an HPA's utilization):
-// their mean over the run.
+// The replicas' CPU in the check, their mean as a share of what they are given (an HPA's).
 function replicaCpuPct(level, c) {
   const cores = level.cost?.tierCores?.replicas;
   if (cores == null) return null;

@@ -149,7 +149,9 @@ const COMMAND = defineCommand({
   flags: COMMAND_FLAGS,
 });
 
-const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', workers: 2, replicas: [1, 2, 3, 4], holdS: 120, tries: 2 };
+// (No --replicas: 1 and 2, then where the rate with its headroom lands and the one above it,
+// capacity --replicas-for: the counts bracket the answer, and a small service needs fewer.)
+const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', workers: 2, replicas: [1, 2], holdS: 120, tries: 2 };
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
 function plan(argv) {
@@ -211,6 +213,7 @@ function plan(argv) {
     );
   const balancers = single ? [single.balancer] : (values.balancers ?? ['nginx']);
   const counts = single ? single.counts : (values.replicas ?? DEFAULTS.replicas);
+  const countsFor = single || values.replicas ? null : want;
   const maxReplicas = values['max-replicas'] ?? MAX_REPLICAS;
   if (counts.some((n) => n > maxReplicas))
     throw labError(
@@ -267,6 +270,7 @@ function plan(argv) {
     caps,
     capPct: replicaCap.cpuPct,
     counts,
+    countsFor,
     maxReplicas,
     sweeps,
     nodes,

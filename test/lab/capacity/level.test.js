@@ -50,3 +50,32 @@ test('answers a second count only what was answered inside the held window, not 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// A level's generator judged by the generator's own rule (lab/generators/judge.js): a phase
+// short by more arrivals than its boundaries can misplace, never by one.
+test("the generator's limit: a phase short by more than its boundaries misplace, not by one or two arrivals", () => {
+  const { dir, t0 } = levelDir([
+    [10, 10],
+    [10, 10],
+  ]);
+  const o = { dir, warmupS: 0, holdS: 2, rate: 10, slos: [parseSlo('p99<200')] };
+  const phase = (targetMean, durationS, launched) => ({
+    targetRate: { mean: targetMean },
+    durationS,
+    launched,
+    achievedRate: Math.round((launched / durationS) * 10) / 10,
+    ratio: launched / (targetMean * durationS),
+    generatorCpuPctMean: 3.3,
+  });
+  const ramp = [phase(15, 5, 74), phase(15, 3, 44), phase(10, 105, 1050)];
+  expect(judgeLevel({ ...summaryOf(t0), phases: ramp }, o).generatorBound).toBeNull();
+  // Short by 10 arrivals in the same ramp: the generator's limit, said with its figures.
+  const short = [phase(15, 5, 65), ramp[1], ramp[2]];
+  expect(judgeLevel({ ...summaryOf(t0), phases: short }, o).generatorBound).toBe(
+    'the generator launched 13/s of the 15/s asked (3.3% of a core)',
+  );
+  // One constant phase (a capacity level) short by 2 arrivals: its limit too (no boundary).
+  expect(judgeLevel({ ...summaryOf(t0), phases: [phase(20, 10, 196)] }, o).generatorBound).toMatch(
+    /^the generator launched 19.6\/s of the 20\/s asked/,
+  );
+});

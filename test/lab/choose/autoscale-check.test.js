@@ -6,6 +6,7 @@ const {
   autoscaleVerdict,
   autoscaleSkip,
   autoscaleOf,
+  rampShort,
 } = require('../../../lab/choose/autoscale-check');
 const { plan: scenarioPlan } = require('../../../lab/commands/scenario/plan');
 const { parseCap } = require('../../../lab/topology/caps');
@@ -128,4 +129,20 @@ test('not run when the HPA cannot scale or --no-check-autoscale says so, and sai
   const r = await autoscaleOf({ ...p, checkAutoscale: false }, {}, {}, hpa, '/tmp/none', (l) => said.push(l));
   expect(r).toEqual({ ran: false, text: 'not checked (--no-check-autoscale)' });
   expect(said).toEqual(['autoscaler: not checked (--no-check-autoscale)']);
+});
+
+// Whether the ramp was offered: judged on the whole run, its short phases' boundaries apart.
+test('the ramp offered or not: the whole run against what its phases asked, a few misplaced arrivals apart', () => {
+  const phase = (mean, durationS, launched) => ({
+    targetRate: { mean },
+    durationS,
+    launched,
+    ratio: launched / (mean * durationS),
+  });
+  // A 5 s ramp read 73.5 of 75 (a boundary's arrivals counted beside it): offered.
+  expect(rampShort({ phases: [phase(15, 5, 73.5), phase(15, 3, 45), phase(10, 105, 1050)] })).toBeNull();
+  // 100 arrivals short of 1,170: the generator's limit, said.
+  expect(
+    rampShort({ phases: [phase(15, 5, 60), phase(15, 3, 40), phase(10, 105, 970)], generator: { cpuPctMean: 97 } }),
+  ).toBe('the generator launched 1070 of the 1170 arrivals asked (97% of a core)');
 });

@@ -21,7 +21,13 @@ const { composeProblems, kubernetesProblems } = require('../../../lab/choose/val
 const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
 // (One request at a time after a timer the query sets: a limit the test sets.)
 const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
-const quick = ['--search-hold', '2s', '--warmup', '1s', '--repetitions', '1', '--start', '20', '--max-rate', '20'];
+// (Each level on a fresh deployment: between levels a probe at rest judges drift, and in CI,
+// beside five other files taking the machine, one replica's probe was slower than before, which
+// no one can tell from the machine's load: the count was not ranked, and nothing was chosen.)
+const quick = [
+  ...['--search-hold', '2s', '--warmup', '1s', '--repetitions', '1', '--start', '20', '--max-rate', '20'],
+  '--fresh-per-level',
+];
 
 // `npm run choose -- ARGS --json` in a place of its own, which must make a choice: its JSON,
 // or a failure showing its log's tail (which sweep, candidate or check said no).
@@ -152,7 +158,9 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
   const where = ['--state-dir', tmpStateDir()];
   const plan = await lab(['choose', 'ping', '--rate', '100', '--plan', ...where]);
   expect(plan.code).toBe(0);
-  expect(plan.stdout).toMatch(/measure replicated behind nginx: capacity at 1, 2, 3, 4 replicas/);
+  expect(plan.stdout).toMatch(
+    /measure replicated behind nginx: capacity at 1, 2 replicas, then where 130\/s is expected to land and the one above it/,
+  );
   expect(plan.stdout).toMatch(/measure multi-replicated \(2 workers a replica\)/);
   expect(plan.stdout).toMatch(/each replica held to 25% CPU/);
   expect(plan.stdout).toMatch(/expected: about [\d:]+, at most [\d:]+/);

@@ -62,12 +62,14 @@ const COMMANDS = {
       hold: ['--hold', '5s'],
       predict: ['--predict', '6'],
       need: ['--need', '100'],
+      'replicas-for': ['--replicas-for', '100'],
+      'max-replicas': ['--max-replicas', '3'],
       balancer: ['--balancer', 'haproxy'],
       tls: ['--tls'],
       profile: ['--profile'],
     },
     // Flags that need another (refused alone), and pairs that exclude each other.
-    NEED_ANOTHER: ['workers', 'predict', 'need'],
+    NEED_ANOTHER: ['workers', 'predict', 'need', 'replicas-for', 'max-replicas'],
     EXCLUSIVE: ['fresh-per-level recovery-wait', 'no-probe profile'],
   },
   choose: {
@@ -83,6 +85,7 @@ const COMMANDS = {
       hold: ['--hold', '30s'],
       tries: ['--tries', '3'],
       'search-hold': ['--search-hold', '5s'],
+      'no-check-autoscale': ['--no-check-autoscale'],
     },
     NEED_ANOTHER: [],
     EXCLUSIVE: ['fresh-per-level recovery-wait'],

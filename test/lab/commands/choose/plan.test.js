@@ -27,12 +27,14 @@ test('one sweep a shape, each a capacity command line that capacity itself accep
   // choose's --search-hold is capacity's --hold; choose's own --hold (the check's) is not passed.
   expect(args).toEqual(expect.arrayContaining(['--hold', '2s', '--warmup', '1s', '--repetitions', '1']));
   expect(args.filter((a) => a === '--hold')).toHaveLength(1);
+  // (No --replicas: 1 and 2, then where 65/s, the rate with its headroom, lands.)
   expect(args.join(' ')).toMatch(
-    /--deployments multi-replicated --replicas 1,2,3,4 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
+    /--deployments multi-replicated --replicas 1,2 --replicas-for 65 --max-replicas 32 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
   );
   expect(args).toEqual(expect.arrayContaining(['--header', 'x-a: 1', '--app', PRICING]));
   const c = capacityPlan.plan(args);
-  expect(c.sweep).toEqual([1, 2, 3, 4]);
+  expect(c.sweep).toEqual([1, 2]);
+  expect(c.countsFor).toBe(65);
   expect(c.values.hold).toBe(2);
   expect(p.holdS).toBe(30);
   expect(p.headroom).toBe(0.3);
@@ -70,6 +72,19 @@ test('the defaults said, and the choices the flags make', () => {
   expect(p.capPct).toBe(15);
   expect(p.headroom).toBe(0.5);
   expect(p.counts).toEqual([1, 2, 4, 6]);
+  // Counts given: exactly those, none aimed at.
+  expect(p.countsFor).toBeNull();
+  expect(p.sweeps[0].argv('/d')).not.toContain('--replicas-for');
+  expect(planText(p)).toMatch(/capacity at 1, 2, 4, 6 replicas, about/);
+  // None given: 1 and 2, then where the rate with its headroom (300/s) lands and the one above,
+  // said; within --max-replicas.
+  const d = plan(['ping', ...flagsOf({ rate: 200, headroom: '50%', maxReplicas: 8 }), ...where()]);
+  expect({ counts: d.counts, countsFor: d.countsFor }).toEqual({ counts: [1, 2], countsFor: 300 });
+  expect(d.sweeps[0].argv('/d').join(' ')).toMatch(/--replicas 1,2 --replicas-for 300 --max-replicas 8 /);
+  expect(planText(d)).toMatch(
+    /capacity at 1, 2 replicas, then where 300\/s is expected to land and the one above it \(--replicas to give the counts\)/,
+  );
+  expect(planJson(d).countsFor).toBe(300);
   expect(p.sweeps[1].argv('/d').join(' ')).toMatch(/--balancer haproxy --cap replica=15%/);
   expect(planText(p)).toMatch(/each replica held to 15% CPU/);
 });
@@ -119,7 +134,9 @@ test('--from reads only sweeps of its own settings', () => {
     const settings = {
       slos: ['p99<200', 'errors<1%'],
       caps: p0.caps,
-      replicas: [1, 2, 3, 4],
+      replicas: [1, 2],
+      // (The default counts: 1 and 2, then where 6.5/s, the rate with its headroom, lands.)
+      replicasFor: 6.5,
       workers: null,
       words: ['ping', 'endurance'],
       fingerprint: fingerprintOf(p0.sweeps[0].plan),
@@ -133,6 +150,10 @@ test('--from reads only sweeps of its own settings', () => {
     );
     expect(e).toMatchObject({ code: 'LAB_ERR_FLAG_VALUE' });
     expect(e.message).toMatch(/measured with other settings \(the SLO\)/);
+    // Another rate aims its counts elsewhere: its sweep is not this choice's.
+    expect(
+      refusalOf(() => plan(['ping', '--rate', '8', '--shapes', 'replicated', '--from', from, ...where()])).message,
+    ).toMatch(/measured with other settings \(the counts aimed at \(--replicas-for\)\)/);
   } finally {
     fs.rmSync(from, { recursive: true, force: true });
   }
@@ -160,6 +181,7 @@ test("--from refuses another service's sweeps: what was measured is compared, no
       slos: s.slos.map((t) => t.text),
       caps: s.values.cap,
       replicas: s.sweep,
+      replicasFor: s.countsFor,
       workers: null,
       words: s.words,
       fingerprint: fingerprintOf(s),
@@ -209,7 +231,7 @@ test('refused, naming the flag as typed: what could never give a choice, flags -
     ],
     // 15: counts above --max-replicas, a cap given twice.
     [
-      ['/price', '--max-replicas', '2'],
+      ['/price', '--max-replicas', '2', '--replicas', '1,2,3,4'],
       'LAB_ERR_FLAG_VALUE',
       /^--max-replicas 2: below the counts measured \(1,2,3,4\)/,
     ],
