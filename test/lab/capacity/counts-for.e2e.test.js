@@ -16,17 +16,9 @@ const PACED = path.join(ROOT, 'test', 'fixtures', 'apps', 'paced');
 const quick = flagsOf({ hold: '2s', warmup: '1s', repetitions: 1, precision: 0.3, start: 40, slo: 'p99<1000' });
 
 test('--replicas 1,2 --replicas-for 30: the counts where 30/s lands measured after 1 and 2, said, and one holds it', async () => {
-  const r = await lab(
-    [
-      'capacity',
-      '/work?ms=50',
-      ...flagsOf({ app: PACED, replicas: '1,2', replicasFor: 30, cap: 'replica=25%' }),
-      ...quick,
-      '--json',
-      ...(await ownPlace({ ports: 70 })),
-    ],
-    { timeoutMs: 420000, first: true },
-  );
+  const sweep = flagsOf({ app: PACED, replicas: '1,2', replicasFor: 30, cap: 'replica=25%', json: true });
+  const place = await ownPlace({ ports: 70 });
+  const r = await lab(['capacity', '/work?ms=50', ...sweep, ...quick, ...place], { timeoutMs: 420000, first: true });
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   const out = jsonOf(r);
   const rows = out.deployments.map((d) => ({ replicas: d.replicas, maxRate: d.maxRate, atLeast: d.atLeast }));

@@ -27,15 +27,14 @@ const p = {
   ctx: { stateDir: '/tmp/x-state', portBase: 9100, host: '127.0.0.1' },
 };
 const hpa = { minReplicas: 2, maxReplicas: 5, target: 48, downWindowS: 60 };
+// A run judged as lab/capacity/level.js judges it: held, 4,000 answers, p99 80 ms, unless o.
+const SLOS_HELD = p.slos.map(({ text }) => ({ text, ok: true }));
 const level = (o = {}) => ({
   ok: true,
   answered: 4000,
   latencyMs: { p99: 80 },
   errorsPct: 0,
-  thresholds: [
-    { text: 'p99<200', ok: true },
-    { text: 'errors<1%', ok: true },
-  ],
+  thresholds: SLOS_HELD,
   generatorBound: null,
   ...o,
 });
