@@ -131,7 +131,9 @@ describe('--rollout-at under POSTs', () => {
 
   test('a service that exits at once: its requests in flight failed, counted and named by replica', async () => {
     const s = await rollout('node server.js abrupt');
-    expect(s.rollout.failed).toBeGreaterThan(0);
+    // (On failure, the rollout's whole record: once in CI, beside five other files, it counted
+    // no failed request, and the log had nothing more to say why.)
+    expect({ dropped: s.rollout.failed > 0, rollout: s.rollout }).toMatchObject({ dropped: true });
     const dropped = s.rollout.causes.dropped;
     expect(Object.keys(dropped).every((n) => ['replica-1', 'replica-2', 'replica-3'].includes(n))).toBe(true);
     expect(Object.values(dropped).reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
