@@ -34,7 +34,7 @@ const { RULE: DRIFT_RULE } = require('./drift');
 const { MAX_LEVELS } = require('./search');
 const budget = require('./budget');
 const { MIN_POINTS } = require('./scaling');
-const { parseCap, checkCapsFit, describeCap } = require('../topology/caps');
+const { parseCap, checkCapsFit, describeCap, replicaCap } = require('../topology/caps');
 const { shellLine } = require('../terminal/shell');
 const { placeDeployment } = require('../runtime/deploy-plan');
 const { OUT_FLAGS } = require('../outputs/flags');
@@ -308,7 +308,9 @@ function plan(argv) {
     sweep,
     // (--replicas-for: the rate the counts added aim at, and the most they may be.)
     countsFor: values['replicas-for'] ?? null,
-    maxCount: Math.min(values['max-replicas'] ?? 32, machineCount(replicaCpuPct(values.cap))),
+    maxCount: values['replicas-for']
+      ? Math.min(values['max-replicas'] ?? 32, machineCount(replicaCap(values.cap)?.cpuPct))
+      : null,
     model,
     words,
     extra,
@@ -470,10 +472,6 @@ function deployedText(p) {
     : '';
   return `deployed ${entry}${workers}${caps}${probe}${nodes}${run}${dir}`;
 }
-
-// The replica's CPU share from the caps (the last --cap replica= given), or null.
-const replicaCpuPct = (caps = []) =>
-  caps.filter((c) => c.node === 'replica' && c.cpuPct !== null).at(-1)?.cpuPct ?? null;
 
 // The knee the plan's "about" assumes: 640/s, within the search's own bounds.
 const kneeOf = (p) => Math.max(p.floor, Math.min(640, p.maxRate));

@@ -7,7 +7,7 @@ const { reasonOf } = require('../run/child');
 const { phasesText } = require('../scenario/phase-list');
 const { capText } = require('./dimensions');
 const { DEFAULTS: HPA_RULE } = require('../elastic/hpa');
-const { SATURATION } = require('../generators/judge');
+const { launchedShort } = require('../generators/judge');
 const { labError } = require('../../common/errors');
 const { interrupted } = require('../ownership/cleanups');
 
@@ -16,9 +16,10 @@ const { interrupted } = require('../ownership/cleanups');
 // Kubernetes-rule autoscaler (scenario --autoscale, lab/elastic/hpa.js) with the HPA's
 // minimum, maximum, CPU target and scale-down window, on a ramp from the target rate to twice
 // it over half of --hold, back down over a quarter, then at the target rate for the down window
-// and three syncs (the last recommendations that kept the count up leave the window). Did it scale out, hold the SLO through the ramp (judged after the warm-up), and
-// come back? When it did not hold, it says what to change; the manifest keeps what was
-// written (a changed target would be one no run checked).
+// and three syncs (the last recommendations that kept the count up leave the window). Did it
+// scale out, hold the SLO through the ramp (judged after the warm-up), and come back? When it
+// did not hold, it says what to change; the manifest keeps what was written (a changed target
+// would be one no run checked).
 
 // The load: [{ name, duration, arrivalRate, rampTo? }], from the target rate `rate`.
 function rampPhases(rate, holdS, downWindowS) {
@@ -94,18 +95,24 @@ async function checkAutoscale(p, c, s, hpa, dir, log) {
   return { ran: true, ...verdict, dir, phases: phasesText(phases) };
 }
 
-// The generator's limit over the whole ramp: under SATURATION.minRatio of the arrivals its
-// phases asked, and short by more than its boundaries can misplace; null when offered.
+// The generator's limit over the whole ramp, by the generator's own rule (../generators/
+// judge.js) on its phases taken as one: null when offered.
 function rampShort(summary) {
   const phases = summary.phases || [];
-  const asked = phases.reduce((a, ph) => a + (ph.targetRate?.mean ?? 0) * (ph.durationS ?? 0), 0);
+  const askedOf = (ph) => (ph.targetRate?.mean ?? 0) * (ph.durationS ?? 0);
+  const asked = phases.reduce((a, ph) => a + askedOf(ph), 0);
   const launched = phases.reduce(
-    (a, ph) =>
-      a +
-      (Number.isFinite(ph.launched) ? ph.launched : (ph.ratio ?? 1) * (ph.targetRate?.mean ?? 0) * (ph.durationS ?? 0)),
+    (a, ph) => a + (Number.isFinite(ph.launched) ? ph.launched : (ph.ratio ?? 1) * askedOf(ph)),
     0,
   );
-  if (!asked || launched / asked >= SATURATION.minRatio || asked - launched <= phases.length) return null;
+  const durationS = phases.reduce((a, ph) => a + (ph.durationS ?? 0), 0);
+  const whole = {
+    targetRate: { mean: durationS ? asked / durationS : 0 },
+    durationS,
+    launched,
+    ratio: asked ? launched / asked : null,
+  };
+  if (!launchedShort(whole, [whole])) return null;
   const cpu = summary.generator?.cpuPctMean;
   return `the generator launched ${Math.round(launched)} of the ${Math.round(asked)} arrivals asked${Number.isFinite(cpu) ? ` (${cpu}% of a core)` : ''}`;
 }

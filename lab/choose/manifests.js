@@ -45,7 +45,8 @@ const MEMORY_DEFAULT_MIB = 128;
 //     such (targetFrom) - never a ratio of rates, which no autoscaler reads.
 const DEFAULT_TARGET = 70;
 // The HPA's scale-down stabilization window: a minute, not Kubernetes' five, so that its check
-const DOWN_WINDOW_S = 60; // (./autoscale-check.js) sees it come back within the run.
+// (./autoscale-check.js) sees it come back within the run.
+const DOWN_WINDOW_S = 60;
 
 // The HPA's maximum: the fewest replicas of the chosen shape predicted to hold `rate` (twice the
 // target with its headroom), or the most the curve is worth (its peak, else --max-replicas).

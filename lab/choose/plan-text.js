@@ -32,12 +32,11 @@ function planFigures(p) {
   // (The check holds the rate, then the rate with its headroom, each for --hold.)
   const checkS = (p.headroom > 0 ? 2 : 1) * (p.holdS + (p.values.warmup ?? 2)) + 60;
   // (The autoscaler's run, when the HPA can scale: its ramp, its tail and a deployment.)
-  const autoscaleS = p.checkAutoscale
-    ? rampPhases(p.rate, p.holdS, DOWN_WINDOW_S).reduce((a, ph) => a + ph.duration, 60)
-    : 0;
+  const ramp = p.checkAutoscale ? rampPhases(p.rate, p.holdS, DOWN_WINDOW_S) : null;
+  const autoscaleS = ramp ? ramp.reduce((a, ph) => a + ph.duration, 60) : 0;
   const most = sweeps.reduce((a, x) => a + x.most, 0) + p.tries * checkS + autoscaleS + 60;
   const typical = Math.min(most, sweeps.reduce((a, x) => a + x.typical, 0) + checkS + autoscaleS);
-  return { sweeps, checkS, autoscaleS, most, typical };
+  return { sweeps, checkS, ramp, autoscaleS, most, typical };
 }
 
 // The counts a sweep measures, as said: given, or 1 and 2 then where the rate lands.
@@ -85,9 +84,7 @@ function planJson(p) {
       holdS: p.holdS,
       tries: p.tries,
     },
-    autoscaleCheck: p.checkAutoscale
-      ? { phases: phasesText(rampPhases(p.rate, p.holdS, DOWN_WINDOW_S)), aboutS: f.autoscaleS }
-      : null,
+    autoscaleCheck: f.ramp ? { phases: phasesText(f.ramp), aboutS: f.autoscaleS } : null,
     expected: { aboutS: f.typical, atMostS: f.most },
     text: planText(p),
   };
@@ -115,8 +112,8 @@ function planText(p) {
         ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
         : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
     `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold)${p.headroom > 0 ? `, then at ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s (the rate with its ${Math.round(p.headroom * 100)}% headroom, what the choice promises) for as long` : ''}, the SLO judged on the whole window with the answers it rests on said; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
-    p.checkAutoscale
-      ? `check the autoscaler: the HPA it writes (the chosen count its minimum) run under the lab's Kubernetes-rule autoscaler from ${p.rate}/s to ${Math.round(2 * p.rate * 10) / 10}/s and back (${phasesText(rampPhases(p.rate, p.holdS, DOWN_WINDOW_S))}), when it can scale: did it scale out, hold the SLO and come back, about ${clock(f.autoscaleS)}`
+    f.ramp
+      ? `check the autoscaler: the HPA it writes (the chosen count its minimum) run under the lab's Kubernetes-rule autoscaler from ${p.rate}/s to ${Math.round(2 * p.rate * 10) / 10}/s and back (${phasesText(f.ramp)}), when it can scale: did it scale out, hold the SLO and come back, about ${clock(f.autoscaleS)}`
       : 'check the autoscaler: no (--no-check-autoscale)',
     `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
     `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,

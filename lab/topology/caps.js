@@ -144,4 +144,7 @@ const describeCap = (c) =>
     .filter(Boolean)
     .join(', ');
 
-module.exports = { MIN_QUOTA_US, parseCap, resolveCaps, checkCapsFit, describeCap, parseMemory, mib };
+// The replica's CPU cap among --cap's (the last `replica=` that gives a CPU share), or undefined.
+const replicaCap = (caps = []) => caps.filter((c) => c.node === 'replica' && c.cpuPct !== null).at(-1);
+
+module.exports = { MIN_QUOTA_US, parseCap, resolveCaps, checkCapsFit, describeCap, parseMemory, mib, replicaCap };

@@ -12,7 +12,7 @@ const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
 const { APP_FLAGS, APP_HELP } = require('../../app/flags');
 const { parseSlo } = require('../../capacity/slo');
-const { parseCap } = require('../../topology/caps');
+const { parseCap, replicaCap: replicaCapOf } = require('../../topology/caps');
 const { MIN_POINTS } = require('../../capacity/scaling');
 const { MAX_REPLICAS } = require('../../choose/candidates');
 const { LIMITS } = require('../../topology/deployments');
@@ -193,7 +193,7 @@ function plan(argv) {
       `--sizes ${sizes.map((x) => `${x}%`).join(',')} gives the replica's CPU shares compared, and --cap replica= gives one: give one of them (a replica's memory, --cap replica=-,512M, goes with --sizes)`,
     );
   const caps = sizes ? sizeCaps(values.cap, sizes[0]) : values.cap.length ? values.cap : [parseCap(DEFAULTS.cap)];
-  const replicaCap = caps.filter((c) => c.node === 'replica' && c.cpuPct !== null).at(-1);
+  const replicaCap = replicaCapOf(caps);
   if (!replicaCap)
     throw labError(
       'LAB_ERR_FLAG_VALUE',
