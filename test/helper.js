@@ -281,10 +281,12 @@ async function ownPlace({ ports = 20 } = {}) {
 }
 
 // A lab command that prints JSON (--json), in a place of its own: { r (its exit, stdout,
-// stderr), out (its JSON) }; a command that printed none fails the test with its stderr.
+// stderr), out (its JSON), place (its own flags: stateOf(place) for its state) }; a command
+// that printed none fails the test with its stderr.
 async function labJson(args, { ports = 70, timeoutMs = 400000, first = false } = {}) {
-  const r = await lab([...args, '--json', ...(await ownPlace({ ports }))], { timeoutMs, first });
-  return { r, out: jsonOf(r) };
+  const place = await ownPlace({ ports });
+  const r = await lab([...args, '--json', ...place], { timeoutMs, first });
+  return { r, out: jsonOf(r), place };
 }
 
 // `lab scenario <words> --json` in a place of its own, then `extra`: its exit and output, with

@@ -151,7 +151,9 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
     ...more,
     ...place,
   ];
-  const first = await lab(args(), { timeoutMs: 200000, first: true });
+  // (Each run's time-out allows its search to be searched again, once, which doubles it: in CI,
+  // beside five other files, a first run was, and 200 s stopped it in its second search.)
+  const first = await lab(args(), { timeoutMs: 330000, first: true });
   expect(first.stderr).not.toMatch(/LAB_ERR/);
   const a = jsonOf(first);
   // More than one folder, or the one measured again would be the only one (and nothing read
@@ -184,7 +186,7 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   // A level cut short (no summary) is measured again; the others are read back, nothing
   // deployed for them.
   fs.rmSync(path.join(runDir, levels[levels.length - 1], 'summary.json'));
-  const again = await lab(args(), { timeoutMs: 200000, first: true });
+  const again = await lab(args(), { timeoutMs: 330000, first: true });
   expect(again.stderr).toMatch(/resuming the search/);
   expect(again.stderr).toMatch(/25\/s \(measured before\)/);
   const b = jsonOf(again);
@@ -206,10 +208,10 @@ test('the same --run-dir again: the search is read back, not deleted; other sett
   expect(other.code).toBe(2);
   expect(other.stderr).toMatch(/holds a capacity search with other settings \(start\); add --restart/);
   expect(levelDirs()).toEqual(kept);
-  const restarted = await lab(args(['--start', '30', '--restart']), { timeoutMs: 200000 });
+  const restarted = await lab(args(['--start', '30', '--restart']), { timeoutMs: 330000 });
   expect(restarted.stderr).not.toMatch(/resuming|LAB_ERR/);
   expect(jsonOf(restarted).levels[0].rate).toBe(30);
-}, 400000);
+}, 720000);
 
 test('an SLO on a request the source does not send is refused by capacity and the study, as scenario refuses it', async () => {
   const cap = await lab(['capacity', '/api/items', '--app', SHOP, '--slo', 'p99{GET /x}<500', '--plan']);
