@@ -140,6 +140,9 @@ const table = {
   // before anything starts.)
   LAB_ERR_APP: { exit: 1, message: (what, detail) => `your service ${what} did not start: ${detail}` },
   LAB_ERR_PROCESS: { exit: 1, message: (what, detail) => `${what} failed: ${detail}` },
+  // A child run's job (lab/run/job.js) its command cannot take: the lab's own mistake, never
+  // the user's (what the user typed was checked by the parent).
+  LAB_ERR_JOB: { exit: 1, message: (why) => `a child run's job does not fit its command: ${why}` },
   LAB_ERR_ARTILLERY: { exit: 1, message: (detail) => `Artillery failed: ${detail}` },
   LAB_ERR_SCENARIO_FILE: { exit: 2, message: (file, detail) => `malformed scenario file ${file}: ${detail}` },
   LAB_ERR_ENGINE: {

@@ -9,6 +9,8 @@ const { launchedShort: phaseShort } = require('../generators/judge');
 const { evaluate, METRICS } = require('../results/thresholds');
 const { machineShare } = require('../analysis/findings');
 const { readJsonLines } = require('../results/files');
+const { jobInto } = require('../run/job');
+const { COMMAND: SCENARIO } = require('../run/scenario-flags');
 
 // One level of a capacity search: the scenario held at `rate` arrivals a second against a
 // deployment that is up (`npm run scenario ... --target URL --rate R`, a child command, so
@@ -20,26 +22,7 @@ const { readJsonLines } = require('../results/files');
 //        timeoutS (the time the search has left: the run is stopped past it, and the level
 //        fails as cut) }
 async function runLevel(o) {
-  const args = [
-    'scenario',
-    ...o.words,
-    '--target',
-    o.target,
-    '--rate',
-    String(o.rate),
-    '--duration',
-    `${o.warmupS + o.holdS}s`,
-    '--generator',
-    'fast',
-    '--no-statsd',
-    '--no-graphite',
-    '--json',
-    '--run-dir',
-    o.dir,
-    ...o.extra,
-    ...o.context,
-  ];
-  const r = await child(args, o.timeoutS ?? null);
+  const r = await child(levelJob(o), o.timeoutS ?? null);
   if (r.cut)
     throw labError(
       'LAB_ERR_PROCESS',
@@ -53,6 +36,21 @@ async function runLevel(o) {
     throw labError('LAB_ERR_PROCESS', `the level at ${o.rate}/s`, reasonOf(r.tail, r.code));
   }
   return judgeLevel(summary, o);
+}
+
+// A level's child run as a job (../run/job.js): what stays the same across a search's levels
+// (the scenario's words, the flags passed on, the context) parsed once by scenario's own flag
+// table, then each level's rate, length, target and folder set as values, never written back
+// as text to be parsed again. The job is written into the level's folder, claimed for it, and
+// kept there as what the run was asked.
+const bases = new Map();
+function levelJob(o) {
+  const fixed = [...o.words, '--generator', 'fast', '--no-statsd', '--no-graphite', '--json', ...o.extra, ...o.context];
+  const key = JSON.stringify(fixed);
+  if (!bases.has(key)) bases.set(key, SCENARIO.parse(fixed));
+  const dir = path.resolve(o.dir);
+  const level = { target: o.target, rate: o.rate, duration: o.warmupS + o.holdS, 'run-dir': dir };
+  return jobInto(dir, 'scenario', SCENARIO, bases.get(key), level);
 }
 
 // A level's measured window: its records from the end of its warm-up on (the done record

@@ -192,7 +192,7 @@ const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
 function plan(argv) {
-  const { help, values, given, positionals } = COMMAND.parse(argv);
+  const { help, values, given, positionals } = COMMAND.read(argv);
   if (help) return { help: true };
   const [word] = positionals;
   if (!word && !values.script) {

@@ -1,11 +1,12 @@
 'use strict';
 
 const path = require('node:path');
-const { contextArgs } = require('../topology/context');
 const { runChild, judgeLevel } = require('../capacity/level');
 const { reasonOf } = require('../run/child');
 const { phasesText } = require('../scenario/phase-list');
-const { capText } = require('./dimensions');
+const { jobInto } = require('../run/job');
+const { contextValues } = require('../topology/context');
+const { COMMAND: SCENARIO } = require('../run/scenario-flags');
 const { DEFAULTS: HPA_RULE } = require('../elastic/hpa');
 const { launchedShort } = require('../generators/judge');
 const { labError } = require('../../common/errors');
@@ -31,32 +32,36 @@ function rampPhases(rate, holdS, downWindowS) {
   ];
 }
 
-// The scenario's command line: the sweep's service, shape, caps and Node, the HPA's numbers.
+// The scenario run as its job (../run/job.js): the service's words and the flags passed on as
+// the user typed them, parsed once by scenario's own flag table; the HPA's numbers, the ramp,
+// the sweep's shape, caps and Node set on it as data (the ramp's phases and the caps never
+// written as text to be parsed back). -> the parsed form scenario reads.
 //   p: the choice's plan; c: the chosen candidate; s: its sweep (lab/commands/choose/plan.js);
 //   hpa: { minReplicas, maxReplicas, target, downWindowS }.
-function checkArgs(p, c, s, hpa, phases, dir) {
+function checkJob(p, c, s, hpa, phases, dir) {
   const words = p.values.script ? ['--script', p.values.script, ...p.scriptArgs] : [p.word, 'endurance'];
-  const args = [
-    'scenario',
-    ...words,
-    c.shape,
-    '--autoscale',
-    `${hpa.minReplicas}-${hpa.maxReplicas}`,
-    '--autoscale-target',
-    `cpu=${hpa.target}%`,
-    '--autoscale-down-window',
-    `${hpa.downWindowS}s`,
-    '--phases',
-    phasesText(phases),
-    ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
-    '--balancer',
-    s.balancer,
-    ...(s.node ? ['--node', s.node.version] : []),
-  ];
-  for (const cap of s.caps) args.push('--cap', capText(cap));
-  args.push(...p.scenarioPassed, '--generator', 'fast', '--no-statsd', '--no-graphite', '--json');
-  args.push('--run-dir', dir, ...contextArgs(p.ctx));
-  return args;
+  const typed = SCENARIO.parse([...words, c.shape, ...p.scenarioPassed]);
+  const decided = {
+    autoscale: `${hpa.minReplicas}-${hpa.maxReplicas}`,
+    'autoscale-target': `cpu=${hpa.target}%`,
+    'autoscale-down-window': hpa.downWindowS,
+    phases,
+    ...(s.workers > 1 ? { workers: s.workers } : {}),
+    balancer: s.balancer,
+    ...(s.node ? { node: [s.node.version] } : {}),
+    cap: s.caps,
+    generator: 'fast',
+    'no-statsd': true,
+    'no-graphite': true,
+    json: true,
+    'run-dir': dir,
+    ...contextValues(p.ctx),
+  };
+  return SCENARIO.fromJob({
+    positionals: typed.positionals,
+    values: { ...SCENARIO.jobOf(typed).values, ...decided },
+    given: [...new Set([...typed.given, ...Object.keys(decided).filter((k) => k !== 'cap' || s.caps.length)])],
+  });
 }
 
 // -> { ran: true, held, inconclusive?, text, dir, ... } (see autoscaleVerdict).
@@ -73,7 +78,8 @@ async function checkAutoscale(p, c, s, hpa, dir, log) {
     const m = /autoscaler: (\d+ -> \d+ replica\(s\).*)$/.exec(line);
     if (m) log(`autoscaler: ${Math.round((Date.now() - started) / 1000)} s in: ${m[1]}`);
   };
-  const r = await runChild(checkArgs(p, c, s, hpa, phases, dir), null, onLine);
+  const job = jobInto(dir, 'scenario', SCENARIO, checkJob(p, c, s, hpa, phases, dir));
+  const r = await runChild(job, null, onLine);
   let summary;
   try {
     summary = JSON.parse(r.stdout);
@@ -196,4 +202,4 @@ async function autoscaleOf(p, c, s, hpa, dir, log) {
   }
 }
 
-module.exports = { rampPhases, checkArgs, checkAutoscale, autoscaleVerdict, autoscaleSkip, autoscaleOf, rampShort };
+module.exports = { rampPhases, checkJob, checkAutoscale, autoscaleVerdict, autoscaleSkip, autoscaleOf, rampShort };

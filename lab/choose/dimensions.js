@@ -7,7 +7,10 @@
 const { BALANCERS } = require('../kinds');
 const { pickList } = require('../names');
 const { parseCap } = require('../topology/caps');
-const { contextArgs } = require('../topology/context');
+const { contextArgs, contextValues } = require('../topology/context');
+const { COMMAND: CAPACITY } = require('../capacity/plan');
+const { jobInto } = require('../run/job');
+const { labChild } = require('../run/child');
 
 // --shapes, --balancers: names from their tables, each once (two sweeps of one shape would
 // share its folder).
@@ -50,7 +53,8 @@ const sizeCaps = (caps, pct) =>
       )
     : [...caps, { node: 'replica', cpuPct: pct, periodUs: null, memoryBytes: null }];
 
-// The capacity command line of one sweep, its folder `dir`.
+// The capacity command line of one sweep, its folder `dir`: what the plan and choice.json show,
+// to be run by hand (what the choice runs is its job: sweepJob below).
 function capacityArgs(p, s, dir) {
   const v = p.values;
   const args = [
@@ -73,6 +77,39 @@ function capacityArgs(p, s, dir) {
   args.push(...p.passed, '--run-dir', dir, ...contextArgs(p.ctx), '--json');
   return args;
 }
+
+// The sweep's capacity run as its job (lab/run/job.js): what the user typed for it (the
+// endpoint or script, and the flags passed on, as typed) parsed once by capacity's own flag
+// table, and what the choice decided (the shape, counts, caps, SLOs, Node, folder) set on it as
+// data, never written as text to be parsed back (capText and the counts' text are for the
+// command line shown). -> the parsed form capacity reads ({ positionals, values, given }).
+function sweepJob(p, s, dir) {
+  const v = p.values;
+  const typed = CAPACITY.parse([...(v.script ? ['--script', v.script, ...p.scriptArgs] : [p.word]), ...p.passed]);
+  const decided = {
+    deployments: s.shape,
+    replicas: p.counts,
+    ...(p.countsFor ? { 'replicas-for': p.countsFor, 'max-replicas': Math.min(32, p.maxReplicas) } : {}),
+    ...(s.workers > 1 ? { workers: s.workers } : {}),
+    balancer: s.balancer,
+    ...(s.node ? { node: [s.node.version] } : {}),
+    cap: s.caps,
+    slo: p.slos,
+    'run-dir': dir,
+    ...contextValues(p.ctx),
+    json: true,
+  };
+  return CAPACITY.fromJob({
+    positionals: typed.positionals,
+    values: { ...CAPACITY.jobOf(typed).values, ...decided },
+    given: [...new Set([...typed.given, ...Object.keys(decided).filter((k) => k !== 'cap' || s.caps.length)])],
+  });
+}
+
+// A sweep's capacity search started as a child run, its job in its folder: { child, done }
+// (../run/child.js), its log passed through. (s.job: sweepJob, bound by the choice's plan.)
+const startSweep = (s, dir) =>
+  labChild(jobInto(dir, 'capacity', CAPACITY, s.job(dir)), { keepStdout: true, passStderr: true });
 
 // A cap as --cap takes it.
 const capText = (c) =>
@@ -104,6 +141,8 @@ module.exports = {
   parseSizes,
   sizeCaps,
   capacityArgs,
+  sweepJob,
+  startSweep,
   capText,
   passedTokens,
 };

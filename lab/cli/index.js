@@ -6,6 +6,7 @@ const { labError } = require('../../common/errors');
 const { cleanup, trapSignals, interrupted } = require('../ownership/cleanups');
 const { decide, runAgain } = require('./pinned-node');
 const { isHttp } = require('../capacity/forms');
+const { readJob } = require('../run/job');
 
 // `node lab/cli <command> [args]`: one file per command under lab/commands. Each command
 // returns { stdout } (what a script may parse) and logs progress on stderr. Exit codes:
@@ -31,6 +32,20 @@ const COMMANDS = {
   study: () => require('../commands/study'),
   cluster: () => require('../commands/cluster'),
 };
+
+// A child run given its options as a job (../run/job.js) by a parent that parsed and checked
+// them: `node lab/cli --job FILE`. Only the commands that read a job's parsed form as they read
+// a command line (their flag table's read()).
+const JOB_COMMANDS = {
+  scenario: () => require('../commands/scenario'),
+  capacity: () => require('../commands/capacity'),
+};
+async function runJob(argv) {
+  if (argv.length !== 2) throw labError('LAB_ERR_USAGE', 'usage: node lab/cli --job FILE (a job a lab run wrote)');
+  const { command, ...job } = readJob(argv[1]);
+  if (!JOB_COMMANDS[command]) throw labError('LAB_ERR_JOB', `${argv[1]}: ${command} takes no job`);
+  return JOB_COMMANDS[command]()(job, { log });
+}
 
 const USAGE = `usage: node lab/cli <command> [args]   (or npm run <command> -- [args])
 commands: ${Object.keys(COMMANDS).join(', ')}; each takes --help`;
@@ -77,8 +92,10 @@ async function main(argv) {
       return process.exit(0);
     }
     if (argv[0] === undefined) throw labError('LAB_ERR_MISSING_ARG', 'a command', USAGE);
-    const name = pick('command', argv[0], COMMANDS);
-    const result = await name(argv.slice(1))(argv.slice(1), { log });
+    const result =
+      argv[0] === '--job'
+        ? await runJob(argv)
+        : await pick('command', argv[0], COMMANDS)(argv.slice(1))(argv.slice(1), { log });
     // (Written out before the exit below: to a pipe read slowly, Node writes asynchronously,
     // and an exit with the write pending cut a capacity's JSON at 64 KiB.)
     if (result && result.stdout) await new Promise((r) => process.stdout.write(`${result.stdout}\n`, r));

@@ -13,7 +13,10 @@ const MARKER = '.lab-owned';
 const LOCK = '.lab-lock';
 // The lock and the nested holders' files beside it (`.lab-lock.<pid>`, lab/ownership/lock.js).
 const isLockFile = (name) => name === LOCK || name.startsWith(`${LOCK}.`);
-const kept = (name) => name === MARKER || isLockFile(name);
+// A child run's job (lab/run/job.js), written into the folder its parent claimed for it before
+// the child starts: what it was asked, kept when the run empties its folder.
+const JOB = '.lab-job.json';
+const kept = (name) => name === MARKER || name === JOB || isLockFile(name);
 
 function readMarker(dir) {
   try {
@@ -82,4 +85,15 @@ function assertClaimable(dir, what) {
   }
 }
 
-module.exports = { claimDir, resetDir, removeOwnedDir, assertClaimable, readMarker, isLockFile, kept, MARKER, LOCK };
+module.exports = {
+  claimDir,
+  resetDir,
+  removeOwnedDir,
+  assertClaimable,
+  readMarker,
+  isLockFile,
+  kept,
+  MARKER,
+  LOCK,
+  JOB,
+};

@@ -238,11 +238,71 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     checkNeeds(all, given);
     return { help: false, values: Object.freeze(values), given, positionals: words };
   }
+  // A child run's options as its parent already parsed them (a job: lab/run/job.js), checked
+  // against this same table and never parsed from text again: every flag one this command
+  // takes, each value of its flag's kind and within its bounds (a custom kind's value, its
+  // parser's output, is taken as it is), the words' count, and what a flag needs beside it.
+  function fromJob({ positionals = [], values = {}, given = [] } = {}) {
+    const bad = (why) => labError('LAB_ERR_JOB', why);
+    if (!Array.isArray(positionals) || positionals.some((w) => typeof w !== 'string'))
+      throw bad('its words are not a list of texts');
+    if (positionals.length > max || positionals.length < min)
+      throw bad(`it has ${positionals.length} word(s), and ${commandOf(usage)} takes ${wanted}`);
+    if (values === null || typeof values !== 'object' || Array.isArray(values)) throw bad('its values are no object');
+    for (const [name, v] of Object.entries(values)) {
+      const spec = all[name];
+      if (!spec) throw bad(`--${name} is no flag of ${commandOf(usage)}`);
+      // (Not given: as on a command line. A parsed form read again has every flag's key.)
+      if (v === undefined) continue;
+      const why = kindProblem(spec, v);
+      if (why) throw bad(`--${name} is ${JSON.stringify(v)}: ${why}`);
+    }
+    for (const name of given) if (!all[name]) throw bad(`--${name} (given) is no flag of ${commandOf(usage)}`);
+    const set = new Set(given);
+    set.as = (name) => `--${name}`;
+    checkNeeds(all, set);
+    const full = {};
+    for (const [name, spec] of Object.entries(all)) {
+      if (spec.boolean) full[name] = values[name] === true;
+      else if (spec.multiple) full[name] = values[name] ?? [];
+      else full[name] = values[name];
+    }
+    return { help: false, values: Object.freeze(full), given: set, positionals: [...positionals] };
+  }
+  // What a parent writes for its child: the parsed form as plain data (lab/run/job.js).
+  const jobOf = ({ values, given, positionals }) => ({
+    positionals: [...positionals],
+    values: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
+    given: [...given],
+  });
+  // A command line (argv) or a job's parsed form: the command reads either the same way.
+  const read = (input, env) => (Array.isArray(input) ? parse(input, env) : fromJob(input));
   // (Each flag's kind, for the library that writes its options as flags: lab/api/options.js.)
   const kinds = Object.fromEntries(
     Object.entries(all).map(([n, spec]) => [n, spec.boolean ? 'bool' : spec.multiple ? 'list' : 'value']),
   );
-  return { parse, usage, needsHelp: () => needsHelp(all), names: Object.keys(all), kinds };
+  return { parse, fromJob, jobOf, read, usage, needsHelp: () => needsHelp(all), names: Object.keys(all), kinds };
+}
+
+// Why a value (a job's, already parsed) is not of its flag's kind: null when it is.
+function kindProblem(spec, v) {
+  if (spec.boolean) return typeof v === 'boolean' ? null : 'not true or false';
+  if (spec.multiple) return Array.isArray(v) ? null : 'not a list';
+  if (v === undefined || v === null) return 'no value';
+  if (spec.type === 'int' || spec.type === 'number') {
+    if (typeof v !== 'number' || !Number.isFinite(v)) return 'not a number';
+    if (spec.type === 'int' && !Number.isInteger(v)) return 'not a whole number';
+    if (spec.min !== undefined && v < spec.min) return `below ${spec.min}`;
+    if (spec.above !== undefined && v <= spec.above) return `not above ${spec.above}`;
+    if (spec.max !== undefined && v > spec.max) return `above ${spec.max}`;
+    return null;
+  }
+  if (spec.type === 'enum') {
+    const names = Array.isArray(spec.values) ? spec.values : Object.keys(spec.values);
+    return names.includes(v) ? null : `not one of ${names.join(', ')}`;
+  }
+  if (spec.type === 'string' || spec.type === 'url') return typeof v === 'string' ? null : 'not a text';
+  return null;
 }
 
 // A flag that means something only beside another declares it: `needs: { flags: [...], why }`

@@ -24,4 +24,7 @@ function contextOf(values) {
 // study's run, a choice's sweep).
 const contextArgs = (ctx) => ['--state-dir', ctx.stateDir, '--port-base', String(ctx.portBase), '--host', ctx.host];
 
-module.exports = { CONTEXT, STATE, contextOf, contextArgs };
+// The same context as values, for a child run given its job (lab/run/job.js).
+const contextValues = (ctx) => ({ 'state-dir': ctx.stateDir, 'port-base': ctx.portBase, host: ctx.host });
+
+module.exports = { CONTEXT, STATE, contextOf, contextArgs, contextValues };

@@ -9,8 +9,10 @@ const httpCapacity = require('./http');
 const SIGNAL_HELP = `The signaling connections' estimate (--memory, --levels, --max, --no-verify) is its own
 command: npm run signal -- --help (npm run capacity -- --memory ... reaches it too).`;
 
+// (argv: a command line, or a parent's job: lab/run/job.js, the HTTP search's own.)
 async function capacity(argv, o) {
-  if (argv.includes('--help') || argv.includes('-h')) return { stdout: `${httpCapacity.usage}\n\n${SIGNAL_HELP}` };
+  if (Array.isArray(argv) && (argv.includes('--help') || argv.includes('-h')))
+    return { stdout: `${httpCapacity.usage}\n\n${SIGNAL_HELP}` };
   return httpCapacity(argv, o);
 }
 

@@ -7,7 +7,7 @@ const { adoptStateDir } = require('../../ownership/adopt');
 const { claimDir } = require('../../ownership/dirs');
 const { own, interrupted } = require('../../ownership/cleanups');
 const { runDirOf, pathSlug } = require('../../results/run-dir');
-const { labChild, reasonOf, interruptChild } = require('../../run/child');
+const { reasonOf, interruptChild } = require('../../run/child');
 const { maybeJson } = require('../../results/files');
 const describeMachine = require('../../../common/machine');
 const { rankCandidates, checkOrder } = require('../../choose/candidates');
@@ -19,12 +19,13 @@ const { countsText } = require('../../choose/plan-text');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
 const { recipeOf } = require('../../capacity/plan');
+const { startSweep } = require('../../choose/dimensions');
 const { choicePage } = require('../../report/choice-html');
 const { USAGE, plan, planText, planJson, headOf } = require('./plan');
 
 // `npm run choose`: the deployment to choose for a service, an SLO and a target rate
-// (docs/choose.md). Measure: one capacity sweep a shape (`capacity --replicas`, a child
-// command: its folder, page and resumption are a search's like any other). Predict: the
+// (docs/choose.md). Measure: one capacity sweep a shape (`capacity --replicas`, a child run
+// given its job: its folder, page and resumption are a search's like any other). Predict: the
 // candidates ranked (lab/choose/candidates.js). Check: the first held at the rate, the next
 // when it does not hold (lab/choose/check.js). Write: choice.json, its page, the compose file
 // and the Kubernetes manifests (lab/choose/manifests.js). choice.json is written after every
@@ -114,11 +115,10 @@ async function choose(argv, { log }) {
     else {
       const sdir = path.join(dir, 'sweeps', s.id);
       log(`measure ${s.id}: capacity at ${countsText(p)} (its folder: ${sdir})`);
-      const { child, done } = labChild(['capacity', ...s.argv(sdir)], { keepStdout: true, passStderr: true });
+      const { child, done } = startSweep(s, sdir);
       current = { child, s, sdir };
       const r = await done;
-      // (Ctrl-C: the cleanup above keeps this sweep's figures and ends the choice; nothing
-      // here goes on to rank, check or print a verdict.)
+      // (Ctrl-C: the cleanup above keeps this sweep's figures and ends the choice: no verdict.)
       if (interrupted()) await new Promise(() => {});
       current = null;
       result = maybeJson(path.join(sdir, 'capacity.json'));

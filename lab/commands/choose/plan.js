@@ -31,6 +31,7 @@ const {
   parseSizes,
   sizeCaps,
   capacityArgs,
+  sweepJob,
   passedTokens,
 } = require('../../choose/dimensions');
 // (The plan as it is said: ../../choose/plan-text.js.)
@@ -285,11 +286,12 @@ function plan(argv) {
     scriptArgs: scriptArgs(values, given),
     ctx,
   };
-  // Each sweep's command line, through capacity's own checks now: what a sweep would refuse
-  // is refused before the first one starts.
+  // Each sweep's job (what runs) through capacity's own checks now: what a sweep would refuse
+  // is refused before the first one starts. (Its command line, argv, is what the plan shows.)
   for (const s of sweeps) {
     s.argv = (dir) => capacityArgs(out, s, dir);
-    s.plan = capacityPlan.plan(s.argv(path.join(ctx.stateDir, 'choose-check', s.id)));
+    s.job = (dir) => sweepJob(out, s, dir);
+    s.plan = capacityPlan.plan(s.job(path.join(ctx.stateDir, 'choose-check', s.id)));
     if (out.from) s.fromResult = fromSweep(out, s);
   }
   return out;

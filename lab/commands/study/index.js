@@ -4,13 +4,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { studyReport } = require('../../studies/kit');
 const { WORK } = require('../../paths');
-const { contextOf, contextArgs } = require('../../topology/context');
+const { contextOf, contextArgs, contextValues } = require('../../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../../ownership/dirs');
 const { own, interrupted } = require('../../ownership/cleanups');
 const { holdDir } = require('../../ownership/lock');
 const { clock } = require('../../terminal/progress');
 const describeMachine = require('../../../common/machine');
 const { labChild, reasonOf, interruptChild } = require('../../run/child');
+const { jobInto } = require('../../run/job');
+const { COMMAND: SCENARIO } = require('../../run/scenario-flags');
+const { COMMAND: CAPACITY } = require('../../capacity/plan');
 const { isDone, writeRunRecord, checkSettings } = require('../../studies/resume');
 const { serveLive } = require('../../dashboard/live');
 const { studyBody } = require('../../dashboard/study-body');
@@ -110,7 +113,7 @@ async function runPlan(run, log) {
         progress.index = i;
         // (--out goes to the runs that measure: scenarios and capacity searches.)
         const out = ['scenario', 'capacity'].includes(step.kind) ? outArgs(values) : [];
-        const r = await runOwned([...args, ...out, '--run-dir', dir, '--json', ...ctxArgs]);
+        const r = await runOwned(stepArgs(args, out, dir, ctx));
         progress.index = null;
         if (interrupted()) break;
         writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
@@ -123,6 +126,17 @@ async function runPlan(run, log) {
     if (group && (!next || !next.group || next.group.id !== group.id)) await closeGroup();
   }
   await closeGroup();
+}
+
+// A run's child command line, or its job (../../run/job.js) for the commands that take one: the
+// step's own words and flags (the study's table) parsed once here by that command's flag table,
+// its folder and context set as data. (characterize takes a command line.)
+const JOBS = { scenario: SCENARIO, capacity: CAPACITY };
+function stepArgs(args, out, dir, ctx) {
+  const schema = JOBS[args[0]];
+  if (!schema) return [...args, ...out, '--run-dir', dir, '--json', ...contextArgs(ctx)];
+  const values = { 'run-dir': dir, json: true, ...contextValues(ctx) };
+  return jobInto(dir, args[0], schema, schema.parse([...args.slice(1), ...out]), values);
 }
 
 async function studyCommand(argv, { log }) {

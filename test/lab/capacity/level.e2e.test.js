@@ -4,8 +4,24 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runLevel } = require('../../../lab/capacity/level');
-const { listen, tmpStateDir } = require('../../helper');
+const { listen, tmpStateDir, runProgram } = require('../../helper');
 const { parseSlo } = require('../../../lab/capacity/slo');
+
+// One level of /x against `url`, in `dir`, at `rate` for 1 s of warm-up and `holdS`; `more`
+// over the rest.
+const levelOf = (url, dir, rate, holdS, more = {}) =>
+  runLevel({
+    words: ['/x', 'endurance'],
+    target: url,
+    rate,
+    warmupS: 1,
+    holdS,
+    dir,
+    slos: [parseSlo('p99<200')],
+    extra: [],
+    context: ['--state-dir', tmpStateDir(), '--results-dir', tmpStateDir()],
+    ...more,
+  });
 
 // A step of a search that outlives the search's time limit (issue 84): its child is stopped at
 // the time left (timeoutS) and the level fails as cut, saying so, instead of carrying the search
@@ -16,18 +32,7 @@ test("a level past the search's time left is stopped and recorded as cut", async
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'level-cut-')), '01-5');
   const t0 = Date.now();
   try {
-    const err = await runLevel({
-      words: ['/x', 'endurance'],
-      target: srv.url,
-      rate: 5,
-      warmupS: 1,
-      holdS: 29,
-      dir,
-      slos: [parseSlo('p99<200')],
-      extra: [],
-      context: ['--state-dir', tmpStateDir(), '--results-dir', tmpStateDir()],
-      timeoutS: 3,
-    }).then(
+    const err = await levelOf(srv.url, dir, 5, 29, { timeoutS: 3 }).then(
       () => null,
       (e) => e,
     );
@@ -38,4 +43,41 @@ test("a level past the search's time left is stopped and recorded as cut", async
   } finally {
     await srv.close();
   }
+}, 60000);
+
+// A level's child run is given its options as a job (issue 85): the level's rate, length and
+// target set as data in a job kept in its folder, the scenario's words and the flags passed on
+// parsed once; the child runs what the job says (the server counts what it was sent). A job the
+// scenario's flag table refuses starts nothing.
+test("a level's run reads its job: the rate, length and target it was given, kept in its folder", async () => {
+  let received = 0;
+  const srv = await listen((req, res) => {
+    if (req.headers['x-from'] === 'the job') received += 1;
+    res.end('ok');
+  });
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'level-job-')), '01-7.5');
+  try {
+    const level = await levelOf(srv.url, dir, 7.5, 3, { extra: ['--header', 'x-from: the job'] });
+    expect(level).toMatchObject({ rate: 7.5, ok: true });
+    // 7.5 a second for 4 s: 30 arrivals (one either way at the run's edges), each with the
+    // header passed on.
+    expect(Math.abs(received - 30)).toBeLessThanOrEqual(1);
+    const job = JSON.parse(fs.readFileSync(path.join(dir, '.lab-job.json'), 'utf8'));
+    expect(job).toMatchObject({ lab: 'job', command: 'scenario', positionals: ['/x', 'endurance'] });
+    expect(job.values).toMatchObject({ rate: 7.5, duration: 4, target: srv.url, generator: 'fast', json: true });
+    expect(job.values.header).toEqual([['x-from', 'the job']]);
+    expect(job.given).toEqual(expect.arrayContaining(['rate', 'duration', 'target', 'run-dir', 'header']));
+  } finally {
+    await srv.close();
+  }
+  // The same job with a rate above scenario's bound: refused by the child, by name, no run made.
+  const bad = path.join(path.dirname(dir), 'bad.json');
+  const job = JSON.parse(fs.readFileSync(path.join(dir, '.lab-job.json'), 'utf8'));
+  job.values.rate = 60000;
+  job.values['run-dir'] = path.join(path.dirname(dir), 'never');
+  fs.writeFileSync(bad, JSON.stringify(job));
+  const r = await runProgram('lab/cli', ['--job', bad]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/child run's job does not fit its command: --rate is 60000: above 50000 \[LAB_ERR_JOB\]/);
+  expect(fs.existsSync(path.join(path.dirname(dir), 'never'))).toBe(false);
 }, 60000);

@@ -2,7 +2,7 @@
 
 const {
   rampPhases,
-  checkArgs,
+  checkJob,
   autoscaleVerdict,
   autoscaleSkip,
   autoscaleOf,
@@ -55,15 +55,27 @@ test('the load: from the rate to twice it over half the hold, back over a quarte
   expect(rampPhases(0.4, 10, 60)[0]).toMatchObject({ arrivalRate: 1, rampTo: 1, duration: 5 });
 });
 
-test("its command line is a scenario the scenario command accepts: the HPA's numbers, the sweep's shape, caps and the service's flags", () => {
+test("its job is a scenario the scenario command accepts: the HPA's numbers, the ramp, the sweep's shape, caps and the service's flags", () => {
   const s = { workers: 2, balancer: 'nginx', node: null, caps: [parseCap('replica=25%')] };
-  const args = checkArgs(p, { shape: 'multi-replicated' }, s, hpa, rampPhases(20, 60, 60), '/tmp/x-run');
-  expect(args.slice(0, 4)).toEqual(['scenario', '/price?rounds=1000', 'endurance', 'multi-replicated']);
-  const line = args.join(' ');
-  expect(line).toMatch(/--autoscale 2-5 --autoscale-target cpu=48% --autoscale-down-window 60s/);
-  expect(line).toMatch(/--phases 20-40\/30s,40-20\/15s,20\/1m45s --workers 2 --balancer nginx --cap replica=25%/);
-  expect(args.join('\n')).toMatch(/--app\n.*pricing\n--method\nPOST\n--generator\nfast/);
-  const run = scenarioPlan(args.slice(1));
+  const phases = rampPhases(20, 60, 60);
+  const job = checkJob(p, { shape: 'multi-replicated' }, s, hpa, phases, '/tmp/x-run');
+  expect(job.positionals).toEqual(['/price?rounds=1000', 'endurance', 'multi-replicated']);
+  expect(job.values).toMatchObject({
+    autoscale: '2-5',
+    'autoscale-target': 'cpu=48%',
+    'autoscale-down-window': 60,
+    workers: 2,
+    balancer: 'nginx',
+    generator: 'fast',
+    app: PRICING,
+    'run-dir': '/tmp/x-run',
+    'port-base': 9100,
+  });
+  // (The ramp and the caps as data: the very objects, never through their text.)
+  expect(job.values.phases).toEqual(phases);
+  expect(job.values.cap).toEqual(s.caps);
+  expect(job.values.method).toEqual([{ http: 'POST' }]);
+  const run = scenarioPlan(job);
   expect(run.elastic.autoscale).toMatchObject({ min: 2, max: 5, target: 48, metric: 'cpu' });
   expect(run.elastic.autoscale.rule.downWindowS).toBe(60);
   expect(run.model.phases.map((ph) => [ph.arrivalRate, ph.rampTo, ph.duration])).toEqual([
@@ -71,6 +83,7 @@ test("its command line is a scenario the scenario command accepts: the HPA's num
     [40, 20, 15],
     [20, undefined, 105],
   ]);
+  expect(run.caps).toMatchObject({ 'replica-1': { cpuPct: 25 }, 'replica-2': { cpuPct: 25 } });
 });
 
 test('held: the SLO through the ramp, what the autoscaler did (out, and back)', () => {

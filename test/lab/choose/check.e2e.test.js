@@ -1,6 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
+const path = require('node:path');
 const { labJson, flagsOf, fixtureApp, isUp, stateOf } = require('../../helper');
 const { onlyWith } = require('../../requires');
 
@@ -48,8 +49,13 @@ onlyWith('cgroups')(
     // The terminal says why the cheaper one was not chosen.
     expect(r.stderr).toMatch(/check: the headroom: did not hold 13\/s/);
     expect(out.text).toMatch(/^replicated x2: 1 cores? /);
+    // The sweep ran as a child given its job (issue 85): the counts and caps the choice decided,
+    // as data, in the sweep's folder.
+    const job = JSON.parse(fs.readFileSync(path.join(out.sweeps[0].dir, '.lab-job.json'), 'utf8'));
+    expect(job).toMatchObject({ command: 'capacity', values: { replicas: [1, 2], deployments: 'replicated' } });
+    expect(job.values.cap).toEqual([{ node: 'replica', cpuPct: 50, periodUs: null, memoryBytes: null }]);
     // Its choice.json says both checks, and nothing is left up.
-    const written = JSON.parse(fs.readFileSync(`${out.resultsDir}/choice.json`, 'utf8'));
+    const written = JSON.parse(fs.readFileSync(path.join(out.resultsDir, 'choice.json'), 'utf8'));
     expect(written.checks.map((c) => [c.replicas, c.held])).toEqual([
       [1, false],
       [2, true],

@@ -44,6 +44,11 @@ describe('npm run study', () => {
     const first = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'ping-load-single', 'summary.json'), 'utf8'));
     expect(first.status).toBe('completed');
     expect(fs.existsSync(path.join(dir, 'study.html'))).toBe(true);
+    // The run was given its job (issue 85): the study's own words and flags for it, its folder
+    // as data; kept in its folder.
+    const job = JSON.parse(fs.readFileSync(path.join(dir, 'runs', 'ping-load-single', '.lab-job.json'), 'utf8'));
+    expect(job).toMatchObject({ command: 'scenario', positionals: ['ping', 'load', 'single'] });
+    expect(job.values).toMatchObject({ 'run-dir': path.join(dir, 'runs', 'ping-load-single'), generator: 'fast' });
 
     const again = await lab(args, { timeoutMs: 180000 });
     expect({ code: again.code, err: again.code ? again.stderr.slice(-1500) : '' }).toEqual({ code: 0, err: '' });

@@ -92,12 +92,12 @@ capped(
 );
 
 describe('--rollout-at under POSTs', () => {
-  const rollout = async (cmd) => {
+  const rollout = async (cmd, ms = 1000) => {
     const place = await ownPlace({ ports: 70 });
     const r = await lab(
       [
         'scenario',
-        '/sleep?ms=1000',
+        `/sleep?ms=${ms}`,
         'endurance',
         'replicated',
         ...flagsOf({
@@ -130,10 +130,12 @@ describe('--rollout-at under POSTs', () => {
   }, 300000);
 
   test('a service that exits at once: its requests in flight failed, counted and named by replica', async () => {
-    const s = await rollout('node server.js abrupt');
-    // (On failure, the rollout's whole record: once in CI, beside five other files, it counted
-    // no failed request, and the log had nothing more to say why.)
-    expect({ dropped: s.rollout.failed > 0, rollout: s.rollout }).toMatchObject({ dropped: true });
+    // Requests of 3 s: some are still in flight when the SIGTERM comes. (With 1 s ones, twice in
+    // CI beside five other files, none failed: most likely the SIGTERM, sent through pm2 on a
+    // busy machine, came after a replica's last request had ended; its record now shows.)
+    const s = await rollout('node server.js abrupt', 3000);
+    // (On failure, the rollout's whole record.)
+    expect(s.rollout.failed > 0 ? 'dropped' : JSON.stringify(s.rollout)).toBe('dropped');
     const dropped = s.rollout.causes.dropped;
     expect(Object.keys(dropped).every((n) => ['replica-1', 'replica-2', 'replica-3'].includes(n))).toBe(true);
     expect(Object.values(dropped).reduce((x, y) => x + y, 0)).toBeGreaterThan(0);

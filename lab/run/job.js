@@ -1,0 +1,86 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { labError } = require('../../common/errors');
+const { claimDir, JOB } = require('../ownership/dirs');
+
+// A child run's options as a file (issue 85): the parent parsed and checked them once (its
+// own command line, or what it measures next: a level's rate, the caps of a sweep), and the
+// child reads them back as data, checked against the same flag table (lab/terminal/flags.js
+// fromJob), never as a command line rebuilt from them and parsed again.
+//   { lab: 'job', version, command, positionals, values, given }
+// `node lab/cli --job FILE` runs it (lab/cli/index.js). The file is the child's record of what
+// it was asked, kept beside its run.
+const VERSION = 1;
+// (Bounded like every input: a job is a few kilobytes; a script's content is never in it.)
+const MAX_BYTES = 1024 * 1024;
+
+// job: a command's parsed form (COMMAND.jobOf(parsed)); its values must be plain data: a value
+// that would not come back the same from JSON is the lab's mistake, said now, not in the child.
+// Whether a value is plain data, the same once through JSON: null, true/false, a text, a finite
+// number, a list of those, an object of those (a key whose value is undefined is no key, for
+// JSON and for the child's reading alike). A Date, a Set, a function, NaN would not come back.
+// (By kind, not by prototype: under Jest the parsed values and JSON's come from two realms.)
+function isPlain(v) {
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(isPlain);
+  if (typeof v !== 'object') return false;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== null && proto.constructor?.name !== 'Object') return false;
+  return Object.values(v).every((x) => x === undefined || isPlain(x));
+}
+function writeJob(file, command, job) {
+  for (const [name, v] of Object.entries(job.values))
+    if (!isPlain(v)) throw labError('LAB_ERR_JOB', `--${name} of ${command} would not come back the same from JSON`);
+  const text = JSON.stringify({ lab: 'job', version: VERSION, command, ...job }, null, 2);
+  if (Buffer.byteLength(text) > MAX_BYTES)
+    throw labError('LAB_ERR_JOB', `the job for ${command} is larger than ${MAX_BYTES} bytes`);
+  fs.writeFileSync(file, `${text}\n`);
+  return file;
+}
+
+// -> { command, positionals, values, given }: the job's own shape checked; its values are
+// checked by the command's flag table when it reads them.
+function readJob(file) {
+  const bad = (why) => labError('LAB_ERR_JOB', `${file}: ${why}`);
+  let stat;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    throw bad(`it cannot be read (${err.code})`);
+  }
+  if (!stat.isFile() || stat.size > MAX_BYTES) throw bad(`not a file of at most ${MAX_BYTES} bytes`);
+  let data;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw bad(`not JSON (${err.message})`);
+  }
+  if (data?.lab !== 'job' || data.version !== VERSION)
+    throw bad(`not a job of this lab (version ${VERSION}), but ${JSON.stringify(data?.version ?? data?.lab ?? null)}`);
+  if (typeof data.command !== 'string') throw bad('it names no command');
+  if (!Array.isArray(data.given)) throw bad('its given flags are not a list');
+  return { command: data.command, positionals: data.positionals, values: data.values, given: data.given };
+}
+
+// A child run's job into its own folder `dir` (claimed for it; the job kept there as what the
+// run was asked): `parsed`, what stays the same for the parent's runs, parsed once by `schema`
+// (the child command's flag table), with `values` set on it as data (a level's rate, a sweep's
+// caps). Checked as the child will check it; -> the child's argv, ['--job', FILE].
+function jobInto(dir, command, schema, parsed, values = {}) {
+  const set = Object.keys(values).filter((k) => {
+    const v = values[k];
+    return v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
+  });
+  const job = schema.fromJob({
+    positionals: parsed.positionals,
+    values: { ...schema.jobOf(parsed).values, ...values },
+    given: [...new Set([...parsed.given, ...set])],
+  });
+  claimDir(dir, `the ${command} run's folder`);
+  return ['--job', writeJob(path.join(dir, JOB), command, schema.jobOf(job))];
+}
+
+module.exports = { writeJob, readJob, jobInto, MAX_BYTES };
