@@ -18,7 +18,8 @@ const { COMMAND: SCENARIO } = require('../run/scenario-flags');
 // measured window only: the first `warmupS` seconds (connections opening, caches filling,
 // the JIT warming) are left out of its percentiles and errors.
 //   o: { words (the scenario's own words: endpoint scenario, or --script FILE), target,
-//        rate, warmupS, holdS, dir, slos, extra (flags passed on), context (--state-dir...),
+//        rate, warmupS, holdS, dir, slos, extra (flags passed on, as the user typed them),
+//        values (what the search set for every level, as values: its context, its outputs),
 //        timeoutS (the time the search has left: the run is stopped past it, and the level
 //        fails as cut) }
 async function runLevel(o) {
@@ -38,19 +39,19 @@ async function runLevel(o) {
   return judgeLevel(summary, o);
 }
 
-// A level's child run as a job (../run/job.js): what stays the same across a search's levels
-// (the scenario's words, the flags passed on, the context) parsed once by scenario's own flag
-// table, then each level's rate, length, target and folder set as values, never written back
-// as text to be parsed again. The job is written into the level's folder, claimed for it, and
-// kept there as what the run was asked.
+// A level's child run as a job (../run/job.js): what the user typed for it (the scenario's
+// words, the flags passed on) parsed once by scenario's own flag table; the search's values
+// (context, outputs) and each level's rate, length, target and folder set as values, never
+// written back as text to be parsed again. The job is written into the level's folder,
+// claimed for it, and kept there as what the run was asked.
 const bases = new Map();
 function levelJob(o) {
-  const fixed = [...o.words, '--generator', 'fast', '--no-statsd', '--no-graphite', '--json', ...o.extra, ...o.context];
-  const key = JSON.stringify(fixed);
-  if (!bases.has(key)) bases.set(key, SCENARIO.parse(fixed));
+  const key = JSON.stringify([o.words, o.extra]);
+  if (!bases.has(key)) bases.set(key, SCENARIO.parsePart([...o.words, ...o.extra]));
   const dir = path.resolve(o.dir);
   const level = { target: o.target, rate: o.rate, duration: o.warmupS + o.holdS, 'run-dir': dir };
-  return jobInto(dir, 'scenario', SCENARIO, bases.get(key), level);
+  const fixed = { generator: 'fast', 'no-statsd': true, 'no-graphite': true, json: true };
+  return jobInto(dir, 'scenario', SCENARIO, bases.get(key), { ...fixed, ...o.values, ...level });
 }
 
 // A level's measured window: its records from the end of its warm-up on (the done record

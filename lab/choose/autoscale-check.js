@@ -40,7 +40,7 @@ function rampPhases(rate, holdS, downWindowS) {
 //   hpa: { minReplicas, maxReplicas, target, downWindowS }.
 function checkJob(p, c, s, hpa, phases, dir) {
   const words = p.values.script ? ['--script', p.values.script, ...p.scriptArgs] : [p.word, 'endurance'];
-  const typed = SCENARIO.parse([...words, c.shape, ...p.scenarioPassed]);
+  const typed = SCENARIO.parsePart([...words, c.shape, ...p.scenarioPassed]);
   const decided = {
     autoscale: `${hpa.minReplicas}-${hpa.maxReplicas}`,
     'autoscale-target': `cpu=${hpa.target}%`,

@@ -1,7 +1,7 @@
 'use strict';
 
 const path = require('node:path');
-const { contextArgs } = require('../topology/context');
+const { contextValues } = require('../topology/context');
 const { runtimeFor } = require('../runtime');
 const { placeDeployment } = require('../runtime/deploy-plan');
 const { describeCap } = require('../topology/caps');
@@ -38,7 +38,7 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
       slos: p.slos,
       expect: sweep.expect,
       extra: [...sweep.extra, ...extra],
-      context: contextArgs(p.ctx),
+      values: contextValues(p.ctx),
     });
   let state = null;
   try {

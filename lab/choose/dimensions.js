@@ -85,7 +85,7 @@ function capacityArgs(p, s, dir) {
 // command line shown). -> the parsed form capacity reads ({ positionals, values, given }).
 function sweepJob(p, s, dir) {
   const v = p.values;
-  const typed = CAPACITY.parse([...(v.script ? ['--script', v.script, ...p.scriptArgs] : [p.word]), ...p.passed]);
+  const typed = CAPACITY.parsePart([...(v.script ? ['--script', v.script, ...p.scriptArgs] : [p.word]), ...p.passed]);
   const decided = {
     deployments: s.shape,
     replicas: p.counts,

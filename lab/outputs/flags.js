@@ -37,10 +37,9 @@ const OUT_HELP = `  --out otlp=URL   the run's metrics to an OpenTelemetry colle
                    crossed one; with $GITHUB_STEP_SUMMARY set, a Markdown summary is appended there
 Exit codes: 0 all held, 99 a threshold was crossed, 1 the run failed, 2 usage.`;
 
-// The flags again, for a run made by capacity or study.
-const outArgs = (values) => [
-  ...(values.out || []).flatMap((o) => ['--out', `${o.kind}=${o.url}`]),
-  ...(values['out-interval'] !== undefined ? ['--out-interval', String(values['out-interval'])] : []),
-];
+// The flags' values, for a run a capacity search or a study makes, given its job (lab/run/
+// job.js): the commands that take them share these specs, so a parsed value is the child's as
+// it is (once written back as text, otlp=URL, and parsed again).
+const outValues = (values) => ({ out: values.out ?? [], 'out-interval': values['out-interval'] });
 
-module.exports = { OUT_FLAGS, OUT_HELP, outArgs, parseOut };
+module.exports = { OUT_FLAGS, OUT_HELP, outValues, parseOut };

@@ -172,7 +172,10 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     return labError('LAB_ERR_INVALID_VALUE', `${err.message} ${help}`);
   }
 
-  function parse(argv, env = process.env) {
+  // (partial: the part of a child's options its parent parses before it sets the rest as
+  // values, a level's --target among them: what a flag needs is checked on the whole, by
+  // fromJob, not on that part alone.)
+  function parse(argv, env = process.env, { partial = false } = {}) {
     // A flag whose value is optional (`--dashboard [PORT]`): given alone, or followed by a
     // word that is not its value, it takes its default.
     argv = argv.map((a, i) => {
@@ -235,7 +238,7 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     const typed = {};
     for (const a of argv) if (shortOf[a.split('=')[0]]) typed[shortOf[a.split('=')[0]]] ??= a.split('=')[0];
     given.as = (name) => typed[name] ?? `--${name}`;
-    checkNeeds(all, given);
+    if (!partial) checkNeeds(all, given);
     return { help: false, values: Object.freeze(values), given, positionals: words };
   }
   // A child run's options as its parent already parsed them (a job: lab/run/job.js), checked
@@ -269,6 +272,8 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     }
     return { help: false, values: Object.freeze(full), given: set, positionals: [...positionals] };
   }
+  // A parent's part of a child's options (above): parsed, what a flag needs left to fromJob.
+  const parsePart = (argv) => parse(argv, process.env, { partial: true });
   // What a parent writes for its child: the parsed form as plain data (lab/run/job.js).
   const jobOf = ({ values, given, positionals }) => ({
     positionals: [...positionals],
@@ -281,7 +286,17 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
   const kinds = Object.fromEntries(
     Object.entries(all).map(([n, spec]) => [n, spec.boolean ? 'bool' : spec.multiple ? 'list' : 'value']),
   );
-  return { parse, fromJob, jobOf, read, usage, needsHelp: () => needsHelp(all), names: Object.keys(all), kinds };
+  return {
+    parse,
+    parsePart,
+    fromJob,
+    jobOf,
+    read,
+    usage,
+    needsHelp: () => needsHelp(all),
+    names: Object.keys(all),
+    kinds,
+  };
 }
 
 // Why a value (a job's, already parsed) is not of its flag's kind: null when it is.

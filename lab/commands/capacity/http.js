@@ -18,7 +18,7 @@ const { scalingNow } = require('../../capacity/scaling');
 const { scalingText } = require('../../report/scaling-text');
 const { fitUsl, predict } = require('../../capacity/usl');
 const { describeCap } = require('../../topology/caps');
-const { contextArgs } = require('../../topology/context');
+const { contextValues } = require('../../topology/context');
 const { placeDeployment } = require('../../runtime/deploy-plan');
 const { capacityHttpPage, capacityHttpBody, capacityText, levelText } = require('../../report/capacity-http-html');
 const { appendStepSummary } = require('../../outputs/step-summary');
@@ -28,7 +28,7 @@ const { HELP, FLAG_NAMES, plan, planText, planJson, recipeOf } = require('../../
 const { againSearcher } = require('../../capacity/search-again');
 const { moreCounts } = require('../../capacity/counts-for');
 const { countStart, SHARE } = require('../../capacity/sweep-start');
-const { outArgs } = require('../../outputs/flags');
+const { outValues } = require('../../outputs/flags');
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
 // must be measured: a level its folder already holds, whole, from a search that was cut short
@@ -70,7 +70,7 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
       slos: p.slos,
       expect: p.expect,
       extra: p.extra,
-      context: [...contextArgs(p.ctx), ...outArgs(p.values)],
+      values: { ...contextValues(p.ctx), ...outValues(p.values) },
     },
     start: p.start,
     warmupS: p.warmupS,

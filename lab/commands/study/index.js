@@ -17,7 +17,7 @@ const { COMMAND: CAPACITY } = require('../../capacity/plan');
 const { isDone, writeRunRecord, checkSettings } = require('../../studies/resume');
 const { serveLive } = require('../../dashboard/live');
 const { studyBody } = require('../../dashboard/study-body');
-const { outArgs } = require('../../outputs/flags');
+const { outValues } = require('../../outputs/flags');
 const { junitXml } = require('../../outputs/junit');
 const { appendStepSummary } = require('../../outputs/step-summary');
 const { HELP, COMMAND, studyPlan, planText, settingsOf, listing } = require('./plan');
@@ -112,8 +112,7 @@ async function runPlan(run, log) {
       if (!skip) {
         progress.index = i;
         // (--out goes to the runs that measure: scenarios and capacity searches.)
-        const out = ['scenario', 'capacity'].includes(step.kind) ? outArgs(values) : [];
-        const r = await runOwned(stepArgs(args, out, dir, ctx));
+        const r = await runOwned(stepArgs(args, values, dir, ctx));
         progress.index = null;
         if (interrupted()) break;
         writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
@@ -129,14 +128,15 @@ async function runPlan(run, log) {
 }
 
 // A run's child command line, or its job (../../run/job.js) for the commands that take one: the
-// step's own words and flags (the study's table) parsed once here by that command's flag table,
-// its folder and context set as data. (characterize takes a command line.)
+// step's own words and flags (the study's table) parsed once here by that command's flag table;
+// its folder, context and the study's outputs (--out: to the runs that measure) set as data.
+// (characterize takes a command line.)
 const JOBS = { scenario: SCENARIO, capacity: CAPACITY };
-function stepArgs(args, out, dir, ctx) {
+function stepArgs(args, studyValues, dir, ctx) {
   const schema = JOBS[args[0]];
-  if (!schema) return [...args, ...out, '--run-dir', dir, '--json', ...contextArgs(ctx)];
-  const values = { 'run-dir': dir, json: true, ...contextValues(ctx) };
-  return jobInto(dir, args[0], schema, schema.parse([...args.slice(1), ...out]), values);
+  if (!schema) return [...args, '--run-dir', dir, '--json', ...contextArgs(ctx)];
+  const values = { 'run-dir': dir, json: true, ...contextValues(ctx), ...outValues(studyValues) };
+  return jobInto(dir, args[0], schema, schema.parsePart(args.slice(1)), values);
 }
 
 async function studyCommand(argv, { log }) {

@@ -19,7 +19,7 @@ const levelOf = (url, dir, rate, holdS, more = {}) =>
     dir,
     slos: [parseSlo('p99<200')],
     extra: [],
-    context: ['--state-dir', tmpStateDir(), '--results-dir', tmpStateDir()],
+    values: { 'state-dir': tmpStateDir(), 'results-dir': tmpStateDir() },
     ...more,
   });
 
@@ -58,7 +58,9 @@ test("a level's run reads its job: the rate, length and target it was given, kep
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'level-job-')), '01-7.5');
   try {
     const level = await levelOf(srv.url, dir, 7.5, 3, { extra: ['--header', 'x-from: the job'] });
-    expect(level).toMatchObject({ rate: 7.5, ok: true });
+    // (Whether it held is not this test's: in CI, beside five other files, this server's p99 was
+    // once above the 200 ms the level judges.)
+    expect(level.rate).toBe(7.5);
     // 7.5 a second for 4 s: 30 arrivals (one either way at the run's edges), each with the
     // header passed on.
     expect(Math.abs(received - 30)).toBeLessThanOrEqual(1);

@@ -112,3 +112,15 @@ test("a job in its run's folder stays when the run empties the folder (the lab's
   resetDir(run, '--run-dir');
   expect(fs.readdirSync(run).sort()).toEqual(['.lab-job.json', '.lab-owned']);
 });
+
+test("a parent's part of a child's options leaves what a flag needs to the whole job: a level's --tls-resume and its --target", () => {
+  // (The level's words and the flags passed on; the target is the level's, set as a value. A
+  // parse of the part alone once refused every TLS study's capacity level.)
+  const part = SCENARIO.parsePart(['ping', 'endurance', '--tls-resume', 'off']);
+  expect(codeOf(() => SCENARIO.parse(['ping', 'endurance', '--tls-resume', 'off'])).code).toBe('LAB_ERR_FLAG_NEEDS');
+  const job = (values) => ({ ...SCENARIO.jobOf(part), values: { ...SCENARIO.jobOf(part).values, ...values } });
+  const withTarget = job({ target: 'https://127.0.0.1:8443' });
+  withTarget.given.push('target');
+  expect(SCENARIO.fromJob(withTarget).values['tls-resume']).toBe('off');
+  expect(codeOf(() => SCENARIO.fromJob(job({}))).code).toBe('LAB_ERR_FLAG_NEEDS');
+});
