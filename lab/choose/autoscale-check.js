@@ -4,7 +4,7 @@ const path = require('node:path');
 const { runChild, judgeLevel } = require('../capacity/level');
 const { reasonOf } = require('../run/child');
 const { phasesText } = require('../scenario/phase-list');
-const { jobInto } = require('../run/job');
+const { jobInto, withValues } = require('../run/job');
 const { contextValues } = require('../topology/context');
 const { COMMAND: SCENARIO } = require('../run/scenario-flags');
 const { DEFAULTS: HPA_RULE } = require('../elastic/hpa');
@@ -57,11 +57,7 @@ function checkJob(p, c, s, hpa, phases, dir) {
     'run-dir': dir,
     ...contextValues(p.ctx),
   };
-  return SCENARIO.fromJob({
-    positionals: typed.positionals,
-    values: { ...SCENARIO.jobOf(typed).values, ...decided },
-    given: [...new Set([...typed.given, ...Object.keys(decided).filter((k) => k !== 'cap' || s.caps.length)])],
-  });
+  return withValues(SCENARIO, typed, decided);
 }
 
 // -> { ran: true, held, inconclusive?, text, dir, ... } (see autoscaleVerdict).

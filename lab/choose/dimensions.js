@@ -9,7 +9,7 @@ const { pickList } = require('../names');
 const { parseCap } = require('../topology/caps');
 const { contextArgs, contextValues } = require('../topology/context');
 const { COMMAND: CAPACITY } = require('../capacity/plan');
-const { jobInto } = require('../run/job');
+const { jobInto, withValues } = require('../run/job');
 const { labChild } = require('../run/child');
 
 // --shapes, --balancers: names from their tables, each once (two sweeps of one shape would
@@ -99,11 +99,7 @@ function sweepJob(p, s, dir) {
     ...contextValues(p.ctx),
     json: true,
   };
-  return CAPACITY.fromJob({
-    positionals: typed.positionals,
-    values: { ...CAPACITY.jobOf(typed).values, ...decided },
-    given: [...new Set([...typed.given, ...Object.keys(decided).filter((k) => k !== 'cap' || s.caps.length)])],
-  });
+  return withValues(CAPACITY, typed, decided);
 }
 
 // A sweep's capacity search started as a child run, its job in its folder: { child, done }

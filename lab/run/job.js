@@ -16,8 +16,6 @@ const VERSION = 1;
 // (Bounded like every input: a job is a few kilobytes; a script's content is never in it.)
 const MAX_BYTES = 1024 * 1024;
 
-// job: a command's parsed form (COMMAND.jobOf(parsed)); its values must be plain data: a value
-// that would not come back the same from JSON is the lab's mistake, said now, not in the child.
 // Whether a value is plain data, the same once through JSON: null, true/false, a text, a finite
 // number, a list of those, an object of those (a key whose value is undefined is no key, for
 // JSON and for the child's reading alike). A Date, a Set, a function, NaN would not come back.
@@ -31,6 +29,8 @@ function isPlain(v) {
   if (proto !== null && proto.constructor?.name !== 'Object') return false;
   return Object.values(v).every((x) => x === undefined || isPlain(x));
 }
+// job: a command's parsed form (COMMAND.jobOf(parsed)); its values must be plain data: a value
+// that would not come back the same from JSON is the lab's mistake, said now, not in the child.
 function writeJob(file, command, job) {
   for (const [name, v] of Object.entries(job.values))
     if (!isPlain(v)) throw labError('LAB_ERR_JOB', `--${name} of ${command} would not come back the same from JSON`);
@@ -65,22 +65,28 @@ function readJob(file) {
   return { command: data.command, positionals: data.positionals, values: data.values, given: data.given };
 }
 
-// A child run's job into its own folder `dir` (claimed for it; the job kept there as what the
-// run was asked): `parsed`, what stays the same for the parent's runs, parsed once by `schema`
-// (the child command's flag table), with `values` set on it as data (a level's rate, a sweep's
-// caps). Checked as the child will check it; -> the child's argv, ['--job', FILE].
-function jobInto(dir, command, schema, parsed, values = {}) {
+// A parent's part of a child's options (`parsed`: what the user typed for it, parsed once by
+// `schema`, the child command's flag table) with `values` set on it as data (a level's rate, a
+// sweep's caps), each set one counted as given; checked as the child will check it. -> the
+// parsed form the child reads.
+function withValues(schema, parsed, values = {}) {
   const set = Object.keys(values).filter((k) => {
     const v = values[k];
     return v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
   });
-  const job = schema.fromJob({
+  return schema.fromJob({
     positionals: parsed.positionals,
     values: { ...schema.jobOf(parsed).values, ...values },
     given: [...new Set([...parsed.given, ...set])],
   });
+}
+
+// A child run's job into its own folder `dir` (claimed for it; the job kept there as what the
+// run was asked): withValues(schema, parsed, values). -> the child's argv, ['--job', FILE].
+function jobInto(dir, command, schema, parsed, values = {}) {
+  const job = withValues(schema, parsed, values);
   claimDir(dir, `the ${command} run's folder`);
   return ['--job', writeJob(path.join(dir, JOB), command, schema.jobOf(job))];
 }
 
-module.exports = { writeJob, readJob, jobInto, MAX_BYTES };
+module.exports = { writeJob, readJob, withValues, jobInto, MAX_BYTES };

@@ -1,8 +1,9 @@
 'use strict';
 
-// \`npm run scenario\`'s words and flags: the one table its command line is checked with, read
+// `npm run scenario`'s words and flags: the one table its command line is checked with, read
 // by the command (lab/commands/scenario/plan.js), by a parent that gives a child run its
-// options as a job (./job.js: a capacity level, a choice's check), and by the library.
+// options as a job (./job.js: a capacity level, a choice's autoscaler run, a study's run), and
+// by the library.
 
 const { ENDPOINTS, SCENARIOS } = require('../../artillery/scenarios');
 const { allNames } = require('../topology/deployments');
