@@ -10,7 +10,7 @@ const { suggest } = require('../names');
 const { isHttp } = require('../capacity/forms');
 
 // (An HTTP search's flag given to the signaling form: said as the command line says it.)
-const httpFlagInSignal = (err) => require('../commands/signal').httpFlagInSignal(err) ?? err;
+const httpFlagInSignal = (err) => require('../capacity/signal-flags').httpFlagInSignal(err) ?? err;
 
 // What varies between the commands the library gives: the positional words, by name, in the
 // command line's order, and the flag schema that checks the whole line.
@@ -22,15 +22,16 @@ const COMMANDS = {
   capacity: {
     words: ['endpoint'],
     // Two forms, picked as the command line picks them (lab/capacity/forms.js).
-    schema: (argv) => (isHttp(argv) ? require('../capacity/plan').COMMAND : require('../commands/signal').COMMAND),
+    schema: (argv) =>
+      isHttp(argv) ? require('../capacity/plan').COMMAND : require('../capacity/signal-flags').COMMAND,
     refine: httpFlagInSignal,
   },
-  signal: { words: [], schema: () => require('../commands/signal').COMMAND, refine: httpFlagInSignal },
+  signal: { words: [], schema: () => require('../capacity/signal-flags').COMMAND, refine: httpFlagInSignal },
   choose: { words: ['endpoint'], schema: () => require('../commands/choose/plan').COMMAND },
   study: { words: ['study'], schema: () => require('../commands/study/plan').COMMAND },
-  characterize: { words: ['target'], schema: () => require('../commands/characterize').COMMAND },
+  characterize: { words: ['target'], schema: () => require('../run/characterize-flags').COMMAND },
   compare: { words: ['runs'], list: 'runs', schema: () => require('../commands/compare').COMMAND },
-  down: { words: [], schema: () => require('../commands/down').COMMAND },
+  down: { words: [], schema: () => require('../run/deploy-flags').DOWN },
 };
 
 // The library answers in JSON always; its help is docs/api.md.

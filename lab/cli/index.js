@@ -6,7 +6,7 @@ const { labError } = require('../../common/errors');
 const { cleanup, trapSignals, interrupted } = require('../ownership/cleanups');
 const { decide, runAgain } = require('./pinned-node');
 const { isHttp } = require('../capacity/forms');
-const { readJob } = require('../run/job');
+const { readJob, readStdinJob } = require('../run/job');
 
 // `node lab/cli <command> [args]`: one file per command under lab/commands. Each command
 // returns { stdout } (what a script may parse) and logs progress on stderr. Exit codes:
@@ -34,15 +34,20 @@ const COMMANDS = {
 };
 
 // A child run given its options as a job (../run/job.js) by a parent that parsed and checked
-// them: `node lab/cli --job FILE`. Only the commands that read a job's parsed form as they read
-// a command line (their flag table's read()).
+// them: `node lab/cli --job FILE` (or `--job -`: on the standard input). Only the commands that
+// read a job's parsed form as they read a command line (their flag table's read()).
 const JOB_COMMANDS = {
   scenario: () => require('../commands/scenario'),
   capacity: () => require('../commands/capacity'),
+  signal: () => require('../commands/signal'),
+  characterize: () => require('../commands/characterize'),
+  deploy: () => require('../commands/deploy'),
+  down: () => require('../commands/down'),
 };
 async function runJob(argv) {
-  if (argv.length !== 2) throw labError('LAB_ERR_USAGE', 'usage: node lab/cli --job FILE (a job a lab run wrote)');
-  const { command, ...job } = readJob(argv[1]);
+  if (argv.length !== 2)
+    throw labError('LAB_ERR_USAGE', 'usage: node lab/cli --job FILE|- (a job a lab run wrote, or on stdin)');
+  const { command, ...job } = argv[1] === '-' ? await readStdinJob() : readJob(argv[1]);
   if (!JOB_COMMANDS[command]) throw labError('LAB_ERR_JOB', `${argv[1]}: ${command} takes no job`);
   return JOB_COMMANDS[command]()(job, { log });
 }

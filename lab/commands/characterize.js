@@ -2,15 +2,13 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand, flag } = require('../terminal/flags');
-const { contextOf, CONTEXT } = require('../topology/context');
+const { contextOf } = require('../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../ownership/dirs');
 const { runDirOf } = require('../results/run-dir');
 const { adoptStateDir } = require('../ownership/adopt');
 const { holdDir } = require('../ownership/lock');
 const { labError } = require('../../common/errors');
 const closedLoop = require('../generators/closed-loop-client');
-const { DASHBOARD_FLAGS } = require('../dashboard/flag');
 const { serveLive } = require('../dashboard/live');
 const { sweep, analyze } = require('../analysis/black-box-model');
 const { get } = require('../http');
@@ -18,47 +16,16 @@ const { planPorts } = require('../topology/ports');
 const characterizeHtml = require('../report/characterize-html');
 const { characterizeBody } = characterizeHtml;
 const describeMachine = require('../../common/machine');
-const { APP_FLAGS, APP_HELP, appOf } = require('../app/flags');
+const { appOf } = require('../app/flags');
+// (Its words and flags: ../run/characterize-flags.js, read by a study's run too.)
+const { USAGE, COMMAND } = require('../run/characterize-flags');
 // (What it measures, brought up for it; its account in the terminal.)
 const { startBoxes, startThroughService, startApp } = require('../run/characterize-targets');
 const { textOf } = require('../report/characterize-text');
 
-const USAGE = `usage: npm run characterize -- <bbox1|bbox2|URL|PATH> [options]
-Finds whether a service is synchronous or asynchronous, its worker count and its delay,
-from a closed-loop concurrency sweep (1, 2, 4, ... then bisection).
-  bbox1, bbox2          the lab starts the black boxes with --key (and shows what it finds)
-  URL                   any HTTP service answering GET
-  PATH --app DIR        a path of your own service, which the lab deploys (single, behind
-                        nginx) and takes down after (docs/your-service.md)
-options:
-${APP_HELP}
-  --key KEY             the black boxes' group key (default: the course report's)
-  --via direct|service  reach a named box directly (default) or through the service and nginx
-  --delay-scale F       run the named boxes with their delays multiplied by F (quick checks)
-  --max-concurrency N   the sweep's bound (default 32)
-  --cycles N            how many delays each level is held for (default 4)
-  --json                print the result as JSON
-  --results-dir DIR     where the page goes (default results/)`;
-
-const COMMAND = defineCommand({
-  usage: USAGE,
-  positionals: { names: ['target'] },
-  flags: {
-    ...CONTEXT,
-    key: flag.string(),
-    via: flag.enum(['direct', 'service']),
-    'delay-scale': flag.factor(10),
-    'max-concurrency': flag.int(2, 1000),
-    cycles: flag.int(2, 100),
-    'results-dir': flag.path(),
-    'run-dir': flag.path(),
-    ...DASHBOARD_FLAGS,
-    ...APP_FLAGS,
-  },
-});
-
+// (argv: a command line, or a parent's job: lab/run/job.js.)
 function plan(argv) {
-  const { help, values, given, positionals } = COMMAND.parse(argv);
+  const { help, values, given, positionals } = COMMAND.read(argv);
   if (help) return { help: true };
   const [target] = positionals;
   const named = target === 'bbox1' || target === 'bbox2';
@@ -211,5 +178,4 @@ async function characterizeCommand(argv, { log }) {
 
 characterizeCommand.usage = USAGE;
 // (Its flags' schema, which the library validates its options with: lab/api/options.js.)
-characterizeCommand.COMMAND = COMMAND;
 module.exports = characterizeCommand;

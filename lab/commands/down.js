@@ -2,22 +2,16 @@
 
 const { runtimeOfState } = require('../runtime');
 const StateFile = require('../runtime/state-file');
-const { defineCommand, flag } = require('../terminal/flags');
-const { STATE } = require('../topology/context');
+// (Its flags: ../run/deploy-flags.js, read by a study's group too.)
+const { DOWN: COMMAND, DOWN_USAGE: USAGE } = require('../run/deploy-flags');
 const { own } = require('../ownership/cleanups');
 const { holdDir } = require('../ownership/lock');
 const { downHint } = require('../../common/errors');
 
-const USAGE = `usage: npm run down [-- --state-dir DIR] [--delete-data] [--json]
-Stops everything the lab started in the state folder and removes the folders of its data
-stores (--with), but for data a deploy kept (--keep-data), which it names.
-  --delete-data  delete the kept data too`;
-const COMMAND = defineCommand({ usage: USAGE, flags: { ...STATE, 'delete-data': flag.bool() } });
-
 // Stops everything the lab started in a state folder, the recorded processes and any that
 // carry the folder's token; running it again when nothing is up is fine.
 async function down(argv, { log }) {
-  const { help, values } = COMMAND.parse(argv);
+  const { help, values } = COMMAND.read(argv);
   if (help) return { stdout: USAGE };
   holdDir(values['state-dir'], '--state-dir');
   const runtime = runtimeOfState({ stateDir: values['state-dir'] });
@@ -65,5 +59,4 @@ function storeLines(stores, wasUp, stateDir) {
 
 down.usage = USAGE;
 // (Its flags' schema, which the library validates its options with: lab/api/options.js.)
-down.COMMAND = COMMAND;
 module.exports = down;

@@ -10,11 +10,14 @@ const { CLI } = require('../paths');
 // its own, so the child gets none.)
 const TAIL = 4000;
 // onLine(line): each whole line of its stderr, as it comes (a parent's progress from a child's).
-function labChild(args, { keepStdout = false, passStderr = false, onLine = null } = {}) {
+// input: what its standard input reads, then its end (a job: ./job.js jobInput).
+function labChild(args, { keepStdout = false, passStderr = false, onLine = null, input = null } = {}) {
   const child = spawn(process.execPath, [CLI, ...args], {
-    stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'],
+    stdio: [input === null ? 'ignore' : 'pipe', keepStdout ? 'pipe' : 'ignore', 'pipe'],
     env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
   });
+  // (A child that ends before reading it all: the pipe's error is its own exit's to say.)
+  if (input !== null) child.stdin.on('error', () => {}).end(input);
   let stdout = '';
   let tail = '';
   if (keepStdout) child.stdout.on('data', (d) => (stdout += d));

@@ -31,13 +31,17 @@ function isPlain(v) {
 }
 // job: a command's parsed form (COMMAND.jobOf(parsed)); its values must be plain data: a value
 // that would not come back the same from JSON is the lab's mistake, said now, not in the child.
-function writeJob(file, command, job) {
+// -> the job's text.
+function jobText(command, job) {
   for (const [name, v] of Object.entries(job.values))
     if (!isPlain(v)) throw labError('LAB_ERR_JOB', `--${name} of ${command} would not come back the same from JSON`);
   const text = JSON.stringify({ lab: 'job', version: VERSION, command, ...job }, null, 2);
   if (Buffer.byteLength(text) > MAX_BYTES)
     throw labError('LAB_ERR_JOB', `the job for ${command} is larger than ${MAX_BYTES} bytes`);
-  fs.writeFileSync(file, `${text}\n`);
+  return `${text}\n`;
+}
+function writeJob(file, command, job) {
+  fs.writeFileSync(file, jobText(command, job));
   return file;
 }
 
@@ -52,9 +56,52 @@ function readJob(file) {
     throw bad(`it cannot be read (${err.code})`);
   }
   if (!stat.isFile() || stat.size > MAX_BYTES) throw bad(`not a file of at most ${MAX_BYTES} bytes`);
+  return jobOfText(fs.readFileSync(file, 'utf8'), file);
+}
+
+// A job given on the standard input (`node lab/cli --job -`: a parent with no folder of the
+// child's to keep it in, a group's deploy, a library call), bounded in size and time.
+// -> a promise of what readJob gives.
+const STDIN_WAIT_MS = 30000;
+function readStdinJob(stdin = process.stdin, waitMs = STDIN_WAIT_MS) {
+  const where = 'the job on the standard input';
+  if (stdin.isTTY) return Promise.reject(labError('LAB_ERR_JOB', `${where}: it is a terminal (a job is a lab run's)`));
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    const fail = (why) => {
+      cleanup();
+      stdin.destroy();
+      reject(labError('LAB_ERR_JOB', `${where}: ${why}`));
+    };
+    const timer = setTimeout(() => fail(`nothing whole came within ${waitMs / 1000} s`), waitMs);
+    const onData = (d) => {
+      size += d.length;
+      if (size > MAX_BYTES) return fail(`larger than ${MAX_BYTES} bytes`);
+      chunks.push(d);
+    };
+    const onEnd = () => {
+      cleanup();
+      try {
+        resolve(jobOfText(Buffer.concat(chunks).toString('utf8'), where));
+      } catch (err) {
+        reject(err);
+      }
+    };
+    const onError = (err) => fail(`it cannot be read (${err.code ?? err.message})`);
+    const cleanup = () => {
+      clearTimeout(timer);
+      stdin.off('data', onData).off('end', onEnd).off('error', onError);
+    };
+    stdin.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+}
+
+function jobOfText(text, where) {
+  const bad = (why) => labError('LAB_ERR_JOB', `${where}: ${why}`);
   let data;
   try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    data = JSON.parse(text);
   } catch (err) {
     throw bad(`not JSON (${err.message})`);
   }
@@ -89,4 +136,11 @@ function jobInto(dir, command, schema, parsed, values = {}) {
   return ['--job', writeJob(path.join(dir, JOB), command, schema.jobOf(job))];
 }
 
-module.exports = { writeJob, readJob, withValues, jobInto, MAX_BYTES };
+// A child run's job on its standard input, for a child with no folder of its own (a study's
+// group deployed and taken down): -> { args: ['--job', '-'], input } (../run/child.js).
+function jobInput(command, schema, parsed, values = {}) {
+  const job = withValues(schema, parsed, values);
+  return { args: ['--job', '-'], input: jobText(command, schema.jobOf(job)) };
+}
+
+module.exports = { jobText, writeJob, readJob, readStdinJob, withValues, jobInto, jobInput, MAX_BYTES };

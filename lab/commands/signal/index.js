@@ -2,61 +2,23 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { defineCommand, flag } = require('../../terminal/flags');
-const { contextOf, CONTEXT } = require('../../topology/context');
+const { contextOf } = require('../../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../../ownership/dirs');
 const { runDirOf } = require('../../results/run-dir');
 const { holdDir } = require('../../ownership/lock');
 const { adoptStateDir } = require('../../ownership/adopt');
 const { labError } = require('../../../common/errors');
-const { parseMemory, mib } = require('../../topology/caps');
+const { mib } = require('../../topology/caps');
 const { estimateOf, SEED } = require('../../analysis/memory-fit');
 const { raiseOwnFdLimit } = require('../../runtime/fd-limit');
 const { capacityRows, capacityPage, capacityBody } = require('../../report/capacity-html');
-const { DASHBOARD_FLAGS } = require('../../dashboard/flag');
 const { serveLive } = require('../../dashboard/live');
 const describeMachine = require('../../../common/machine');
 const { clock } = require('../../terminal/progress');
-const { FLAG_NAMES: HTTP_FLAGS } = require('../../capacity/plan');
+// (Its flags, and the HTTP search's said as such: ../../capacity/signal-flags.js.)
+const { USAGE, COMMAND, httpFlagInSignal } = require('../../capacity/signal-flags');
 // (Its two steps and their deployment: ../../capacity/memory-search.js.)
 const { estimate, verify } = require('../../capacity/memory-search');
-
-const USAGE = `usage: npm run signal -- [--memory 500M] [--levels 1000,2000,5000,10000] [options]
-       (npm run capacity -- --memory ... is the same command)
-How many signaling connections one service process holds under a memory limit, two ways
-(seed 002): an estimate from a fit of its memory at several connection counts, then a
-verification under that very limit, raising the participants until the first failure.
-  --memory SIZE      the limit (K/M/G; default 500M, the seed's VM)
-  --levels a,b,...   connection counts held for the fit (default 1000,2000,5000,10000)
-  --hold D           how long each level is held before its memory is read (default 10s)
-  --ramp-per-s N     participants started a second (default 500)
-  --max N            the most participants the verification asks for (default: what this
-                     machine's generator can open, from its open-file limit, at most 100000)
-  --no-verify        the estimate only
-  --plan             print the steps and how long they take, and exit
-  --results-dir DIR  where capacity.json and capacity.html go (default results/)
-  --run-dir DIR      exactly this folder instead (a new or empty one, or one the lab made)
-  --dashboard [PORT] a live page on 127.0.0.1:PORT (default 5665): the step, participants
-                     and memory second by second, the levels held so far
-  --port-base P, --host H, --state-dir DIR, --json`;
-
-const COMMAND = defineCommand({
-  usage: USAGE,
-  positionals: { names: [] },
-  flags: {
-    ...CONTEXT,
-    memory: { type: 'custom', parse: (raw) => parseMemory(raw, raw), expected: 'a size like 500M or 1G (at least 4M)' },
-    levels: flag.pattern(/^\d+(,\d+)+$/, 'two or more counts, like 1000,2000,5000'),
-    hold: flag.duration(),
-    'ramp-per-s': flag.int(1, 5000),
-    max: flag.int(1, 1000000),
-    'no-verify': flag.bool(),
-    plan: flag.bool(),
-    'results-dir': flag.path(),
-    'run-dir': flag.path(),
-    ...DASHBOARD_FLAGS,
-  },
-});
 
 // Each participant holds one descriptor in the generator (its WebSocket; /room calls share a
 // few kept-alive ones) and one in the service: the generator's ceiling is the open-file
@@ -68,8 +30,9 @@ function generatorCeiling() {
   return { ceiling: Math.max(100, Math.min(got.soft - 1000, CEILING)), fds: got };
 }
 
+// (argv: a command line, or a parent's job: lab/run/job.js.)
 function plan(argv) {
-  const { help, values } = COMMAND.parse(argv);
+  const { help, values } = COMMAND.read(argv);
   if (help) return { help: true };
   const levels = (values.levels ?? '1000,2000,5000,10000').split(',').map(Number);
   const { ceiling, fds } = generatorCeiling();
@@ -129,21 +92,6 @@ function planText(p) {
   } else lines.push('verify: skipped (--no-verify)');
   lines.push('nothing was started (--plan)');
   return lines.join('\n');
-}
-
-// A flag of the HTTP search given here (capacity --memory 500M --verify-hold 10m): said as the
-// other command's, with what picks each, not as an unknown option.
-function httpFlagInSignal(err) {
-  if (err.code !== 'LAB_ERR_UNKNOWN_FLAG') return null;
-  const m = /unknown option (--[\w-]+)/.exec(err.message);
-  const name = m?.[1].slice(2);
-  if (!name || !HTTP_FLAGS.includes(name)) return null;
-  return labError(
-    'LAB_ERR_FLAGS_EXCLUDE',
-    name,
-    'memory',
-    `--${name} is the HTTP search's (capacity <endpoint> ...), and the signaling connections' estimate (--memory, --levels, --max) takes none of its flags: give an endpoint, a path or --script for the HTTP search, or leave --${name} out`,
-  );
 }
 
 function planOrRefusal(argv) {
@@ -267,6 +215,4 @@ async function capacityCommand(argv, { log }) {
 
 capacityCommand.usage = USAGE;
 // (Its flags' schema, which the library validates its options with: lab/api/options.js.)
-capacityCommand.COMMAND = COMMAND;
-capacityCommand.httpFlagInSignal = httpFlagInSignal;
 module.exports = capacityCommand;

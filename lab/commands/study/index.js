@@ -4,20 +4,18 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { studyReport } = require('../../studies/kit');
 const { WORK } = require('../../paths');
-const { contextOf, contextArgs, contextValues } = require('../../topology/context');
+const { contextOf } = require('../../topology/context');
 const { assertClaimable, claimDir, resetDir } = require('../../ownership/dirs');
 const { own, interrupted } = require('../../ownership/cleanups');
 const { holdDir } = require('../../ownership/lock');
 const { clock } = require('../../terminal/progress');
 const describeMachine = require('../../../common/machine');
 const { labChild, reasonOf, interruptChild } = require('../../run/child');
-const { jobInto } = require('../../run/job');
-const { COMMAND: SCENARIO } = require('../../run/scenario-flags');
-const { COMMAND: CAPACITY } = require('../../capacity/plan');
+// (Each run, and a group's deployment, given its options as a job.)
+const { stepJob, groupUpJob, groupDownJob } = require('../../studies/step-job');
 const { isDone, writeRunRecord, checkSettings } = require('../../studies/resume');
 const { serveLive } = require('../../dashboard/live');
 const { studyBody } = require('../../dashboard/study-body');
-const { outValues } = require('../../outputs/flags');
 const { junitXml } = require('../../outputs/junit');
 const { appendStepSummary } = require('../../outputs/step-summary');
 const { HELP, COMMAND, studyPlan, planText, settingsOf, listing } = require('./plan');
@@ -29,7 +27,6 @@ const { HELP, COMMAND, studyPlan, planText, settingsOf, listing } = require('./p
 //        settings, failures, progress, started, total }.
 async function runPlan(run, log) {
   const { study, name, plan, runDir, values, ctx, settings, failures, progress, started, total } = run;
-  const ctxArgs = contextArgs(ctx);
   // A group of runs sharing one deployment (balancers): deployed before its first run that
   // is not done, taken down after its last, and on Ctrl-C or a failure.
   let group = null;
@@ -37,12 +34,15 @@ async function runPlan(run, log) {
     if (!group) return;
     const g = group;
     group = null;
-    if (g.up) await labChild(['down', '--state-dir', ctx.stateDir], { passStderr: true }).done;
+    if (!g.up) return;
+    const job = groupDownJob(ctx);
+    await labChild(job.args, { input: job.input, passStderr: true }).done;
   };
   own(closeGroup);
   const openGroup = async (g) => {
     log(`deploying for ${g.id}: ${g.deploy.slice(1).join(' ')}`);
-    const r = await runOwned([...g.deploy, ...ctxArgs, '--json'], { keepStdout: true });
+    const job = groupUpJob(g.deploy, ctx);
+    const r = await runOwned(job.args, { keepStdout: true, input: job.input });
     if (r.code !== 0) return { id: g.id, up: false, why: reasonOf(r.tail, r.code) };
     let url = null;
     try {
@@ -112,7 +112,7 @@ async function runPlan(run, log) {
       if (!skip) {
         progress.index = i;
         // (--out goes to the runs that measure: scenarios and capacity searches.)
-        const r = await runOwned(stepArgs(args, values, dir, ctx));
+        const r = await runOwned(stepJob(args, values, dir, ctx));
         progress.index = null;
         if (interrupted()) break;
         writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
@@ -125,18 +125,6 @@ async function runPlan(run, log) {
     if (group && (!next || !next.group || next.group.id !== group.id)) await closeGroup();
   }
   await closeGroup();
-}
-
-// A run's child command line, or its job (../../run/job.js) for the commands that take one: the
-// step's own words and flags (the study's table) parsed once here by that command's flag table;
-// its folder, context and the study's outputs (--out: to the runs that measure) set as data.
-// (characterize takes a command line.)
-const JOBS = { scenario: SCENARIO, capacity: CAPACITY };
-function stepArgs(args, studyValues, dir, ctx) {
-  const schema = JOBS[args[0]];
-  if (!schema) return [...args, '--run-dir', dir, '--json', ...contextArgs(ctx)];
-  const values = { 'run-dir': dir, json: true, ...contextValues(ctx), ...outValues(studyValues) };
-  return jobInto(dir, args[0], schema, schema.parsePart(args.slice(1)), values);
 }
 
 async function studyCommand(argv, { log }) {

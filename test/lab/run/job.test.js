@@ -3,7 +3,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { writeJob, readJob } = require('../../../lab/run/job');
+const { PassThrough } = require('node:stream');
+const { writeJob, readJob, readStdinJob, jobInput, jobText } = require('../../../lab/run/job');
 const { COMMAND: SCENARIO } = require('../../../lab/run/scenario-flags');
 const { COMMAND: CAPACITY } = require('../../../lab/capacity/plan');
 const { resetDir, claimDir, JOB } = require('../../../lab/ownership/dirs');
@@ -123,4 +124,56 @@ test("a parent's part of a child's options leaves what a flag needs to the whole
   withTarget.given.push('target');
   expect(SCENARIO.fromJob(withTarget).values['tls-resume']).toBe('off');
   expect(codeOf(() => SCENARIO.fromJob(job({}))).code).toBe('LAB_ERR_FLAG_NEEDS');
+});
+
+// A job on the standard input (`--job -`: a study's group deployed and taken down, with no
+// folder of its own to keep the job in): read whole, bounded in size and in time.
+const fed = (chunks, { end = true, tty = false } = {}) => {
+  const s = new PassThrough();
+  s.isTTY = tty;
+  for (const c of chunks) s.write(c);
+  if (end) s.end();
+  return s;
+};
+const refusedWith = async (p) => {
+  try {
+    await p;
+  } catch (err) {
+    return { code: err.code, message: err.message };
+  }
+  return null;
+};
+
+test('a job on the standard input comes back as the parsed form, in pieces or whole; jobInput gives -- job - and its text', async () => {
+  const parsed = SCENARIO.parsePart(['ping', 'load', 'single']);
+  const { args, input } = jobInput('scenario', SCENARIO, parsed, { json: true, 'state-dir': '/tmp/s' });
+  expect(args).toEqual(['--job', '-']);
+  const half = Math.floor(input.length / 2);
+  const { command, ...job } = await readStdinJob(fed([input.slice(0, half), input.slice(half)]));
+  expect(command).toBe('scenario');
+  const back = SCENARIO.read(job);
+  expect(back.positionals).toEqual(['ping', 'load', 'single']);
+  expect(back.values).toMatchObject({ json: true, 'state-dir': '/tmp/s' });
+  expect([...back.given]).toEqual(expect.arrayContaining(['json', 'state-dir']));
+});
+
+test('a job on the standard input is refused by name: a terminal, not JSON, too large, nothing whole in time', async () => {
+  const text = jobText('down', { positionals: [], values: {}, given: [] });
+  expect(await refusedWith(readStdinJob(fed([text], { tty: true })))).toMatchObject({
+    code: 'LAB_ERR_JOB',
+    message: expect.stringMatching(/standard input: it is a terminal/),
+  });
+  expect(await refusedWith(readStdinJob(fed(['{"lab": "job", '])))).toMatchObject({
+    code: 'LAB_ERR_JOB',
+    message: expect.stringMatching(/not JSON/),
+  });
+  const big = Buffer.alloc(256 * 1024, 32);
+  expect(await refusedWith(readStdinJob(fed([big, big, big, big, big], { end: false })))).toMatchObject({
+    code: 'LAB_ERR_JOB',
+    message: expect.stringMatching(/larger than 1048576 bytes/),
+  });
+  expect(await refusedWith(readStdinJob(fed([text.slice(0, 10)], { end: false }), 50))).toMatchObject({
+    code: 'LAB_ERR_JOB',
+    message: expect.stringMatching(/nothing whole came within 0.05 s/),
+  });
 });
