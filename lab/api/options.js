@@ -1,9 +1,11 @@
 'use strict';
 
 // The library's options, one object a call (lab.capacity({ endpoint, deployments, slo })),
-// written as the command line the command takes and checked by that command's own flag
-// schema (lab/terminal/flags.js), here, before anything starts: the same refusals with the
-// same codes as `node-deploy-lab capacity ...`, named as the caller wrote them.
+// parsed by that command's own flag schema (lab/terminal/flags.js), here, before anything
+// starts: the same refusals with the same codes as `node-deploy-lab capacity ...`, named as the
+// caller wrote them. The parsed form is the command's job (lab/run/job.js): its child reads it
+// as data and parses nothing again. (Each option is first written as the flag it stands for,
+// `--name=value`, so that one parse checks an option as the command line checks a flag.)
 
 const { labError } = require('../../common/errors');
 const { suggest } = require('../names');
@@ -43,16 +45,21 @@ const scalar = (v) => typeof v === 'string' || (typeof v === 'number' && Number.
 
 // -> the command line (flags as `--name=value`, so that a value that starts with a dash is
 // never read as a flag), `--json` last. Throws the command's own LabError on a refusal.
-function argvOf(command, options = {}) {
+const argvOf = (command, options = {}, env = process.env) => jobOfOptions(command, options, env).argv;
+
+// -> { command (capacity's signaling form: signal), job (its parsed form as plain data), argv
+// (what it stands for, as a command line) }. env: the child's environment (what a flag reads
+// when not given, LAB_PORT_BASE, as the child would have).
+function jobOfOptions(command, options = {}, env = process.env) {
   try {
-    return lineOf(command, options);
+    return lineOf(command, options, env);
   } catch (err) {
     // (The schema's own refusals, refined as the command refines them.)
     throw COMMANDS[command]?.refine?.(err) ?? err;
   }
 }
 
-function lineOf(command, options) {
+function lineOf(command, options, env) {
   const def = COMMANDS[command];
   if (!def) throw new Error(`no library command ${command}`);
   if (options === null || typeof options !== 'object' || Array.isArray(options))
@@ -82,6 +89,8 @@ function lineOf(command, options) {
   // and flag names, then each value checked by it.
   const draft = [...words, ...flags.map(([k]) => `--${kebab(k)}`)];
   const schema = def.schema(draft);
+  // (capacity's two forms: the signaling one is the command signal's.)
+  const named = command === 'capacity' && !isHttp(draft) ? 'signal' : command;
   const argv = [...words];
   for (const [key, v] of flags) {
     const name = kebab(key);
@@ -105,8 +114,7 @@ function lineOf(command, options) {
     argv.push(...flagArgs(command, key, name, kind, v));
   }
   argv.push('--json');
-  schema.parse(argv);
-  return argv;
+  return { command: named, job: schema.jobOf(schema.parse(argv, env)), argv };
 }
 
 // One option as flags: true for a flag alone (false: left out), a list flag once per item,
@@ -125,4 +133,4 @@ function flagArgs(command, key, name, kind, v) {
   return [`--${name}=${items.join(',')}`];
 }
 
-module.exports = { argvOf, COMMANDS, kebab, camel };
+module.exports = { argvOf, jobOfOptions, COMMANDS, kebab, camel };

@@ -2,8 +2,10 @@
 
 // One library call: the command run as the lab's own command line would run it, in a child
 // process of its own (the lab traps signals, owns every process it starts and exits when done:
-// none of that may happen inside the caller's process, a Jest worker), with the options the
-// caller's side already checked (./options.js). What it gives back:
+// none of that may happen inside the caller's process, a Jest worker), given the options the
+// caller's side already parsed and checked (./options.js) as its job on its standard input
+// (`node-deploy-lab COMMAND --job -`: lab/run/job.js), never as a command line to parse again.
+// What it gives back:
 //   a promise of what `--json` prints (a run that failed, exit 1, still resolves with it:
 //   its fields say why; `run.exitCode` is 1), rejected with the lab's own error (its code, as
 //   the command line's) when the command refused or ended with no answer;
@@ -17,7 +19,8 @@ const path = require('node:path');
 const { EventEmitter } = require('node:events');
 const { spawn } = require('node:child_process');
 const { labError } = require('../../common/errors');
-const { argvOf } = require('./options');
+const { jobOfOptions } = require('./options');
+const { jobText } = require('../run/job');
 
 const BIN = path.join(__dirname, '..', 'cli', 'bin.js');
 // Bounded: what is kept of a child's stdout (its JSON) and of its last words.
@@ -30,17 +33,24 @@ function run(command, options = {}) {
   const { signal, env, ...rest } = isObject ? options : {};
   const state = { exitCode: null };
   const promise = new Promise((resolve, reject) => {
-    let argv;
+    const childEnv = { ...process.env, LAB_PROGRESS: 'json', ...(env || {}) };
+    let input;
+    let named;
     try {
-      argv = argvOf(command, isObject ? rest : options);
+      const j = jobOfOptions(command, isObject ? rest : options, childEnv);
+      named = j.command;
+      input = jobText(named, j.job);
     } catch (err) {
       return reject(err);
     }
     if (signal?.aborted) return reject(labError('LAB_ERR_INTERRUPTED', 'its AbortSignal, before it started'));
-    const child = spawn(process.execPath, [BIN, command, ...argv], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, LAB_PROGRESS: 'json', ...(env || {}) },
+    const child = spawn(process.execPath, [BIN, named, '--job', '-'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: childEnv,
     });
+    // (A child that ends before reading it all: its exit says why.)
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
     let stdout = '';
     let cut = false;
     child.stdout.setEncoding('utf8');

@@ -17,8 +17,9 @@ const { COMMAND: SCENARIO } = require('../run/scenario-flags');
 // that its run folder, node table and report are a run's like any other), then judged on its
 // measured window only: the first `warmupS` seconds (connections opening, caches filling,
 // the JIT warming) are left out of its percentiles and errors.
-//   o: { words (the scenario's own words: endpoint scenario, or --script FILE), target,
-//        rate, warmupS, holdS, dir, slos, extra (flags passed on, as the user typed them),
+//   o: { levelWords (the scenario's own words: endpoint scenario; none for a script), passed
+//        (the flags passed on: { values, tokens }, ./plan.js), target, rate, warmupS, holdS,
+//        dir, slos,
 //        values (what the search set for every level, as values: its context, its outputs),
 //        timeoutS (the time the search has left: the run is stopped past it, and the level
 //        fails as cut) }
@@ -40,18 +41,24 @@ async function runLevel(o) {
 }
 
 // A level's child run as a job (../run/job.js): what the user typed for it (the scenario's
-// words, the flags passed on) parsed once by scenario's own flag table; the search's values
+// words, and the flags passed on: values where scenario's table holds the same flag, else the
+// text as typed, parsed once by scenario's own table: ./plan.js passed); the search's values
 // (context, outputs) and each level's rate, length, target and folder set as values, never
 // written back as text to be parsed again. The job is written into the level's folder,
 // claimed for it, and kept there as what the run was asked.
 const bases = new Map();
 function levelJob(o) {
-  const key = JSON.stringify([o.words, o.extra]);
-  if (!bases.has(key)) bases.set(key, SCENARIO.parsePart([...o.words, ...o.extra]));
+  const key = JSON.stringify([o.levelWords, o.passed.tokens]);
+  if (!bases.has(key)) bases.set(key, SCENARIO.parsePart([...o.levelWords, ...o.passed.tokens]));
   const dir = path.resolve(o.dir);
   const level = { target: o.target, rate: o.rate, duration: o.warmupS + o.holdS, 'run-dir': dir };
   const fixed = { generator: 'fast', 'no-statsd': true, 'no-graphite': true, json: true };
-  return jobInto(dir, 'scenario', SCENARIO, bases.get(key), { ...fixed, ...o.values, ...level });
+  return jobInto(dir, 'scenario', SCENARIO, bases.get(key), {
+    ...o.passed.values,
+    ...fixed,
+    ...o.values,
+    ...level,
+  });
 }
 
 // A level's measured window: its records from the end of its warm-up on (the done record

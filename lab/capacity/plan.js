@@ -38,6 +38,8 @@ const { parseCap, checkCapsFit, describeCap, replicaCap } = require('../topology
 const { shellLine } = require('../terminal/shell');
 const { placeDeployment } = require('../runtime/deploy-plan');
 const { OUT_FLAGS } = require('../outputs/flags');
+const { passOn } = require('../run/job');
+const { COMMAND: SCENARIO } = require('../run/scenario-flags');
 const { PROFILE_FLAGS, profileOf, profileArgs } = require('../profile/flags');
 const { TLS_FLAGS, tlsOf } = require('../tls/flags');
 const { GENERATOR_FLAGS } = require('../generators');
@@ -191,8 +193,25 @@ const HELP = [USAGE, COMMAND.needsHelp()].filter(Boolean).join('\n');
 
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
+// What each level's run is given of what the user typed (scenario's names): the script and
+// Artillery's run flags for it, the request of a path, the profile, the TLS resumption.
+const TO_LEVEL = Object.fromEntries(
+  [
+    'script',
+    ...Object.keys(SCRIPT_RUN_FLAGS).filter((n) => n !== 'count'),
+    'method',
+    'body',
+    'expect-status',
+    'header',
+    'profile',
+    'profile-interval',
+    'tls-resume',
+  ].map((n) => [n, n]),
+);
+
 function plan(argv) {
-  const { help, values, given, positionals } = COMMAND.read(argv);
+  const parsed = COMMAND.read(argv);
+  const { help, values, given, positionals } = parsed;
   if (help) return { help: true };
   const [word] = positionals;
   if (!word && !values.script) {
@@ -283,7 +302,12 @@ function plan(argv) {
   const ctx = contextOf(values);
   assertClaimable(ctx.stateDir, '--state-dir');
   if (values['run-dir']) assertClaimable(values['run-dir'], '--run-dir');
-  // The child runs' own words and flags.
+  // The child runs' words, and the flags passed on to them (../run/job.js passOn: the script's,
+  // the request's, --profile, --tls-resume): each level's job (./level.js) is made of these.
+  const levelWords = values.script ? [] : [word, 'endurance'];
+  const passed = passOn(COMMAND, SCENARIO, parsed, TO_LEVEL);
+  // The same as a command line shows them: what the plan says, and what makes two searches the
+  // same search (./search-dir.js, ./fingerprint.js).
   const words = values.script ? ['--script', values.script, ...scriptArgs(values, given)] : [word, 'endurance'];
   const extra = [];
   for (const f of ['method', 'body', 'expect-status']) if (values[f] !== undefined) extra.push(`--${f}`, values[f]);
@@ -314,6 +338,8 @@ function plan(argv) {
     model,
     words,
     extra,
+    levelWords,
+    passed,
     slos,
     deployments,
     // (--node: the versions, resolved now: what the plan says is what runs.)

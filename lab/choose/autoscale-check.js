@@ -32,16 +32,18 @@ function rampPhases(rate, holdS, downWindowS) {
   ];
 }
 
-// The scenario run as its job (../run/job.js): the service's words and the flags passed on as
-// the user typed them, parsed once by scenario's own flag table; the HPA's numbers, the ramp,
+// The scenario run as its job (../run/job.js): the service's words, and the flags passed on
+// (choose's plan: p.toScenario, lab/run/job.js passOn: values where scenario's table holds the
+// same flag, else the text as typed, parsed once by scenario's own table); the HPA's numbers, the ramp,
 // the sweep's shape, caps and Node set on it as data (the ramp's phases and the caps never
 // written as text to be parsed back). -> the parsed form scenario reads.
 //   p: the choice's plan; c: the chosen candidate; s: its sweep (lab/commands/choose/plan.js);
 //   hpa: { minReplicas, maxReplicas, target, downWindowS }.
 function checkJob(p, c, s, hpa, phases, dir) {
-  const words = p.values.script ? ['--script', p.values.script, ...p.scriptArgs] : [p.word, 'endurance'];
-  const typed = SCENARIO.parsePart([...words, c.shape, ...p.scenarioPassed]);
+  const words = p.values.script ? [] : [p.word, 'endurance'];
+  const typed = SCENARIO.parsePart([...words, c.shape, ...p.toScenario.tokens]);
   const decided = {
+    ...p.toScenario.values,
     autoscale: `${hpa.minReplicas}-${hpa.maxReplicas}`,
     'autoscale-target': `cpu=${hpa.target}%`,
     'autoscale-down-window': hpa.downWindowS,

@@ -18,7 +18,7 @@ const { labError } = require('../../common/errors');
 // sets it. The deployment is taken down after, whatever happened.
 //   p: the choice's plan (lab/commands/choose/plan.js); c: the candidate; deployment: its
 //   deployment at its count, resolved as its sweep resolved it; sweep: its sweep's capacity
-//   plan (words, extra, expect, warmup); dir: where the levels' runs go.
+//   plan (levelWords, passed, expect, warmup); dir: where the levels' runs go.
 // Returns { check, verdict, knee, caps (as applied, per node) }.
 async function checkCandidate(p, c, deployment, sweep, dir, log) {
   // (The caps its sweep was measured with: with --sizes, each sweep's replica size its own.)
@@ -27,9 +27,10 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
   const runtime = runtimeFor('local', { stateDir: p.ctx.stateDir, host: p.ctx.host, log });
   runtime.assertNotUp();
   const release = own(() => runtime.down());
-  const level = (rate, holdS, name, extra = []) =>
+  const level = (rate, holdS, name, more = {}) =>
     runLevel({
-      words: sweep.words,
+      levelWords: sweep.levelWords,
+      passed: { tokens: sweep.passed.tokens, values: { ...sweep.passed.values, ...more } },
       target: state.url,
       rate,
       warmupS: sweep.warmupS,
@@ -37,7 +38,6 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
       dir: path.join(dir, name),
       slos: p.slos,
       expect: sweep.expect,
-      extra: [...sweep.extra, ...extra],
       values: contextValues(p.ctx),
     });
   let state = null;
@@ -86,7 +86,7 @@ async function checkCandidate(p, c, deployment, sweep, dir, log) {
       log(`why: one level at ${rate}/s, what ${c.replicas} replica(s) are expected to hold, profiled for ${holdS} s`);
       // (A level that cannot run keeps the choice that held: said, with why, not thrown.)
       try {
-        knee = await level(rate, holdS, 'knee', ['--profile']);
+        knee = await level(rate, holdS, 'knee', { profile: true });
       } catch (err) {
         if (interrupted()) throw err;
         knee = { rate, failed: err.message };

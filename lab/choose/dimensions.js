@@ -1,8 +1,8 @@
 'use strict';
 
 // What a choice compares, as its flags name them (npm run choose): the shapes, the balancers,
-// the replica sizes (--sizes), each sweep's caps at its size; and each sweep's capacity command
-// line, its flags as the user gave them.
+// the replica sizes (--sizes), each sweep's caps at its size; and each sweep's capacity run: its
+// job, and its command line as shown.
 
 const { BALANCERS } = require('../kinds');
 const { pickList } = require('../names');
@@ -56,9 +56,9 @@ const sizeCaps = (caps, pct) =>
 // The capacity command line of one sweep, its folder `dir`: what the plan and choice.json show,
 // to be run by hand (what the choice runs is its job: sweepJob below).
 function capacityArgs(p, s, dir) {
-  const v = p.values;
   const args = [
-    ...(v.script ? ['--script', v.script, ...p.scriptArgs] : [p.word]),
+    ...(p.values.script ? [] : [p.word]),
+    ...shownTokens(p.toCapacity, CAPACITY.specs),
     '--deployments',
     s.shape,
     '--replicas',
@@ -74,19 +74,37 @@ function capacityArgs(p, s, dir) {
   ];
   for (const c of s.caps) args.push('--cap', capText(c));
   for (const slo of p.slos) args.push('--slo', slo.text);
-  args.push(...p.passed, '--run-dir', dir, ...contextArgs(p.ctx), '--json');
+  args.push('--run-dir', dir, ...contextArgs(p.ctx), '--json');
   return args;
 }
 
-// The sweep's capacity run as its job (lab/run/job.js): what the user typed for it (the
-// endpoint or script, and the flags passed on, as typed) parsed once by capacity's own flag
-// table, and what the choice decided (the shape, counts, caps, SLOs, Node, folder) set on it as
-// data, never written as text to be parsed back (capText and the counts' text are for the
-// command line shown). -> the parsed form capacity reads ({ positionals, values, given }).
+// The flags passed on (lab/run/job.js passOn: values, and texts as typed), as a command line
+// shows them: a switch alone, a list flag once an item, a value as its flag shows it (a
+// duration as 1m30s, a share as 5%: the spec's show), else as text. specs: capacity's.
+function shownTokens({ values, tokens }, specs) {
+  const text = (name, v) =>
+    specs[name]?.show ? specs[name].show(v) : v && typeof v === 'object' ? (v.text ?? JSON.stringify(v)) : String(v);
+  const out = [];
+  for (const [name, v] of Object.entries(values)) {
+    if (v === true) out.push(`--${name}`);
+    else if (Array.isArray(v))
+      out.push(
+        ...(specs[name]?.multiple ? v.flatMap((x) => [`--${name}`, text(name, x)]) : [`--${name}`, v.join(',')]),
+      );
+    else if (v !== false && v !== undefined) out.push(`--${name}`, text(name, v));
+  }
+  return [...out, ...tokens];
+}
+
+// The sweep's capacity run as its job (lab/run/job.js): what the user gave for it passed on
+// (its endpoint, parsed once by capacity's own flag table; its flags as choose parsed them, the
+// same specs as capacity's), and what the choice decided (the shape, counts, caps, SLOs, Node,
+// folder) set on it as data, never written as text to be parsed back (capText and the counts'
+// text are for the command line shown). -> the parsed form capacity reads.
 function sweepJob(p, s, dir) {
-  const v = p.values;
-  const typed = CAPACITY.parsePart([...(v.script ? ['--script', v.script, ...p.scriptArgs] : [p.word]), ...p.passed]);
+  const typed = CAPACITY.parsePart([...(p.values.script ? [] : [p.word]), ...p.toCapacity.tokens]);
   const decided = {
+    ...p.toCapacity.values,
     deployments: s.shape,
     replicas: p.counts,
     ...(p.countsFor ? { 'replicas-for': p.countsFor, 'max-replicas': Math.min(32, p.maxReplicas) } : {}),
@@ -111,24 +129,6 @@ const startSweep = (s, dir) =>
 const capText = (c) =>
   `${c.node}=${c.cpuPct !== null ? `${c.cpuPct}%` : ''}${c.periodUs ? `/${c.periodUs / 1000}ms` : ''}${c.memoryBytes !== null ? `,${Math.round(c.memoryBytes / 2 ** 20)}M` : ''}`;
 
-// The tokens of the flags passed on, as typed (--flag value, --flag=value, --flag): each flag
-// named by `target(name)` (its name in the command passed to, or null: not passed). specs:
-// the command's flags (the command line was parsed already: a flag of choose's own that takes
-// a value takes the next word).
-function passedTokens(argv, specs, target) {
-  const out = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) continue;
-    const [name, inline] = a.slice(2).split(/=(.*)/s);
-    const spec = specs[name];
-    const value = inline !== undefined ? inline : spec && !spec.boolean ? argv[++i] : undefined;
-    const to = target(name);
-    if (to) out.push(`--${to}`, ...(value !== undefined ? [value] : []));
-  }
-  return out;
-}
-
 module.exports = {
   SHAPES,
   MAX_SIZES,
@@ -140,5 +140,5 @@ module.exports = {
   sweepJob,
   startSweep,
   capText,
-  passedTokens,
+  shownTokens,
 };

@@ -34,8 +34,10 @@ const COMMANDS = {
 };
 
 // A child run given its options as a job (../run/job.js) by a parent that parsed and checked
-// them: `node lab/cli --job FILE` (or `--job -`: on the standard input). Only the commands that
-// read a job's parsed form as they read a command line (their flag table's read()).
+// them: `node lab/cli --job FILE` (or `--job -`: on the standard input), or `node lab/cli
+// COMMAND --job FILE|-` where the job must be that command's (the library's: ./bin.js runs the
+// command's set-up first). Only the commands that read a job's parsed form as they read a
+// command line (their flag table's read()).
 const JOB_COMMANDS = {
   scenario: () => require('../commands/scenario'),
   capacity: () => require('../commands/capacity'),
@@ -43,12 +45,22 @@ const JOB_COMMANDS = {
   characterize: () => require('../commands/characterize'),
   deploy: () => require('../commands/deploy'),
   down: () => require('../commands/down'),
+  choose: () => require('../commands/choose'),
+  study: () => require('../commands/study'),
+  compare: () => require('../commands/compare'),
 };
-async function runJob(argv) {
+async function runJob(argv, named = null) {
   if (argv.length !== 2)
-    throw labError('LAB_ERR_USAGE', 'usage: node lab/cli --job FILE|- (a job a lab run wrote, or on stdin)');
+    throw labError('LAB_ERR_USAGE', 'usage: node lab/cli [COMMAND] --job FILE|- (a job a lab run wrote, or on stdin)');
+  if (named !== null) {
+    // (An unknown command refused as on a command line, with its nearest.)
+    pick('command', named, COMMANDS);
+    if (!JOB_COMMANDS[named]) throw labError('LAB_ERR_JOB', `${named} takes no job`);
+  }
   const { command, ...job } = argv[1] === '-' ? await readStdinJob() : readJob(argv[1]);
   if (!JOB_COMMANDS[command]) throw labError('LAB_ERR_JOB', `${argv[1]}: ${command} takes no job`);
+  if (named !== null && named !== command)
+    throw labError('LAB_ERR_JOB', `${argv[1]}: a job for ${command}, given to ${named}`);
   return JOB_COMMANDS[command]()(job, { log });
 }
 
@@ -100,7 +112,9 @@ async function main(argv) {
     const result =
       argv[0] === '--job'
         ? await runJob(argv)
-        : await pick('command', argv[0], COMMANDS)(argv.slice(1))(argv.slice(1), { log });
+        : argv[1] === '--job'
+          ? await runJob(argv.slice(1), argv[0])
+          : await pick('command', argv[0], COMMANDS)(argv.slice(1))(argv.slice(1), { log });
     // (Written out before the exit below: to a pipe read slowly, Node writes asynchronously,
     // and an exit with the write pending cut a capacity's JSON at 64 KiB.)
     if (result && result.stdout) await new Promise((r) => process.stdout.write(`${result.stdout}\n`, r));

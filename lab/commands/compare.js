@@ -119,8 +119,9 @@ function outFile(out) {
   return out;
 }
 
+// (argv: a command line, or a job: the library's, lab/run/job.js.)
 async function compare(argv) {
-  const { help, values, positionals } = COMMAND.parse(argv);
+  const { help, values, positionals } = COMMAND.read(argv);
   if (help) return { stdout: USAGE };
   if (values['fail-if'].length) return failIf(values, positionals);
   const runs = positionals.map(folderArg).map((dir) => loadRun(dir));

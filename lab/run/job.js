@@ -143,4 +143,33 @@ function jobInput(command, schema, parsed, values = {}) {
   return { args: ['--job', '-'], input: jobText(command, schema.jobOf(job)) };
 }
 
-module.exports = { jobText, writeJob, readJob, readStdinJob, withValues, jobInto, jobInput, MAX_BYTES };
+// What a parent passes on to its child of what the user typed for the parent: each flag of
+// `names` ({ parent's name: the child's }) the user gave, from `parsed` (the parent's parse).
+// Where both tables hold the same flag (the same spec object: the same parse), as the value
+// already parsed; a switch, as true; else as the text the user typed (the parent's parse of such
+// a flag keeps it: capacity's --method is checked but kept as typed, scenario's is parsed into
+// the request's or the balancer's), parsed once, by the child's table. Never a parsed value
+// written back as text. -> { values, tokens } (for withValues and the child's parsePart).
+function passOn(from, to, parsed, names) {
+  const values = {};
+  const tokens = [];
+  for (const [name, target] of Object.entries(names)) {
+    const a = from.specs[name];
+    const b = to.specs[target];
+    // (Checked given or not: a table naming a flag one side lacks is the lab's mistake.)
+    if (!a || !b) throw new Error(`--${name} cannot be passed on as --${target}: not a flag of both`);
+    if (!parsed.given.has(name)) continue;
+    const v = parsed.values[name];
+    if (a === b || (a.boolean && b.boolean)) {
+      values[target] = v;
+      continue;
+    }
+    const texts = a.multiple ? v : [v];
+    if (a.boolean || b.boolean || !texts.every((x) => typeof x === 'string'))
+      throw new Error(`--${name} is no text as typed, to be passed on as --${target}`);
+    for (const x of texts) tokens.push(`--${target}`, x);
+  }
+  return { values, tokens };
+}
+
+module.exports = { passOn, jobText, writeJob, readJob, readStdinJob, withValues, jobInto, jobInput, MAX_BYTES };

@@ -95,6 +95,8 @@ const flag = {
     type: 'custom',
     parse: (raw) => parseDuration(raw),
     expected: 'a duration above 0 and at most 24h (seconds, or like 90s, 10m, 1h30m)',
+    // (A value as a command line shows it: lab/choose/dimensions.js.)
+    show: parseDuration.text,
   }),
   host: () => ({ type: 'custom', parse: parseHost, expected: 'an IP address or a host name' }),
   // A share, with its %: 30% -> 0.3, above 0 (or from 0, `zero`) and at most `maxPct`. A bare
@@ -103,6 +105,7 @@ const flag = {
   percent: (maxPct, { fraction = false, zero = false } = {}) => ({
     type: 'custom',
     parse: (raw) => parsePercent(raw, maxPct, { fraction, zero }),
+    show: (share) => `${Math.round(share * 1e6) / 1e4}%`,
     expected: `a percentage ${zero ? 'from 0%' : 'above 0%'} and at most ${maxPct}%, like ${Math.min(30, maxPct)}%${fraction ? ` (or a fraction, like ${Math.min(30, maxPct) / 100})` : ''}`,
   }),
   // A flag given any number of times; each value through `parse` (which throws a LabError).
@@ -295,6 +298,9 @@ function defineCommand({ usage, positionals = { names: [] }, flags = {} }) {
     usage,
     needsHelp: () => needsHelp(all),
     names: Object.keys(all),
+    // (Each flag's spec, for a parent passing a flag on: the same spec in both tables, the
+    // same parse, passes as a value: lab/run/job.js passOn.)
+    specs: Object.freeze({ ...all }),
     kinds,
   };
 }

@@ -66,10 +66,10 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
     dir,
     folder: path.join(dir, again ? `${folderName}-again` : folderName),
     level: {
-      words: p.words,
+      levelWords: p.levelWords,
+      passed: p.passed,
       slos: p.slos,
       expect: p.expect,
-      extra: p.extra,
       values: { ...contextValues(p.ctx), ...outValues(p.values) },
     },
     start: p.start,

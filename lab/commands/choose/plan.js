@@ -10,7 +10,7 @@ const { RATE } = require('../../scenario/limits');
 const { contextOf, CONTEXT } = require('../../topology/context');
 const { assertClaimable } = require('../../ownership/dirs');
 const { labError } = require('../../../common/errors');
-const { APP_FLAGS, APP_HELP } = require('../../app/flags');
+const { APP_HELP } = require('../../app/flags');
 const { parseSlo } = require('../../capacity/slo');
 const { parseCap, replicaCap: replicaCapOf } = require('../../topology/caps');
 const { MIN_POINTS } = require('../../capacity/scaling');
@@ -18,7 +18,11 @@ const { MAX_REPLICAS } = require('../../choose/candidates');
 const { LIMITS } = require('../../topology/deployments');
 const capacityPlan = require('../../capacity/plan');
 const { parsePrice } = require('../../choose/price');
-const { SCRIPT_RUN_FLAGS, runScriptOptionsOf, scriptArgs } = require('../../scenario/script-flags');
+const { runScriptOptionsOf } = require('../../scenario/script-flags');
+const { passOn } = require('../../run/job');
+const { COMMAND: SCENARIO } = require('../../run/scenario-flags');
+// (The flags choose passes on to its sweeps and to the autoscaler's run.)
+const { PASSED, TO_CAPACITY, TO_SCENARIO } = require('../../choose/passed-flags');
 const { NODE_FLAG, nodesOf } = require('../../runtime/node-flag');
 // (--from: the sweeps read, not measured: ../../choose/from.js.)
 const { checkFrom, fromSweep, capacitySweepAt } = require('../../choose/from');
@@ -32,7 +36,6 @@ const {
   sizeCaps,
   capacityArgs,
   sweepJob,
-  passedTokens,
 } = require('../../choose/dimensions');
 // (The plan as it is said: ../../choose/plan-text.js.)
 const { planText, planJson, headOf } = require('../../choose/plan-text');
@@ -84,36 +87,10 @@ The capacity search's own settings, passed on to every sweep (npm run capacity -
   --run-dir DIR      the choice's folder: run again with the same settings, its sweeps resume
   --results-dir DIR, --port-base P, --host H, --state-dir DIR, --json`;
 
-// The capacity search's flags, passed on to every sweep as the user typed them (choose's
-// --search-hold is capacity's --hold); capacity's own parse checks each.
-const PASSED = {
-  start: RATE,
-  'min-rate': RATE,
-  'max-rate': RATE,
-  precision: flag.percent(50, { fraction: true }),
-  repetitions: flag.int(1, 10),
-  'verify-hold': flag.duration(),
-  'recovery-wait': flag.duration(),
-  warmup: flag.duration(),
-  'max-levels': flag.int(3, 200),
-  'time-limit': flag.duration(),
-  'fresh-per-level': flag.bool(),
-  method: flag.string(),
-  body: flag.string(),
-  'expect-status': flag.string(),
-  header: flag.list((v) => v),
-  ...APP_FLAGS,
-};
-const RENAMED = { 'search-hold': 'hold' };
-const TO_SCENARIO = new Set([...Object.keys(APP_FLAGS), 'method', 'body', 'header', 'expect-status']);
-
 const COMMAND_FLAGS = {
   ...CONTEXT,
-  ...APP_FLAGS,
+  // (The service, its requests, Artillery's run flags for --script and -k, the search's own.)
   ...PASSED,
-  script: flag.path(),
-  // Artillery's run flags for the script (and -k), passed on to every sweep and the check.
-  ...SCRIPT_RUN_FLAGS,
   rate: RATE,
   slo: flag.list(parseSlo),
   headroom: flag.percent(500, { zero: true }),
@@ -138,7 +115,7 @@ const COMMAND_FLAGS = {
     expected: 'prices a core-hour and a GiB-hour, like cpu=0.04,memory=0.005',
   },
   from: flag.path(),
-  'search-hold': flag.duration(),
+  'search-hold': capacityPlan.COMMAND.specs.hold,
   'no-check-autoscale': flag.bool(),
   plan: flag.bool(),
   'results-dir': flag.path(),
@@ -155,12 +132,14 @@ const COMMAND = defineCommand({
 const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', workers: 2, replicas: [1, 2], holdS: 120, tries: 2 };
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
+// (argv: a command line, or a job: the library's, lab/run/job.js.)
 function plan(argv) {
-  const { help, values, given, positionals } = COMMAND.parse(argv);
-  const passed = passedTokens(argv, COMMAND_FLAGS, (name) => RENAMED[name] ?? (PASSED[name] ? name : null));
-  // (The autoscaler's check is a scenario: the service's flags and the requests', as typed.)
-  const scenarioPassed = passedTokens(argv, COMMAND_FLAGS, (name) => (TO_SCENARIO.has(name) ? name : null));
+  const parsed = COMMAND.read(argv);
+  const { help, values, given, positionals } = parsed;
   if (help) return { help: true };
+  // What the user gave for the sweeps and for the autoscaler's run (a scenario), passed on.
+  const toCapacity = passOn(COMMAND, capacityPlan.COMMAND, parsed, TO_CAPACITY);
+  const toScenario = passOn(COMMAND, SCENARIO, parsed, TO_SCENARIO);
   runScriptOptionsOf(values, given);
   const [word] = positionals;
   if (!word && !values.script)
@@ -280,10 +259,9 @@ function plan(argv) {
     tries: values.tries ?? DEFAULTS.tries,
     price: values.price ?? null,
     from: values.from ?? null,
-    passed,
-    scenarioPassed,
+    toCapacity,
+    toScenario,
     checkAutoscale: !values['no-check-autoscale'],
-    scriptArgs: scriptArgs(values, given),
     ctx,
   };
   // Each sweep's job (what runs) through capacity's own checks now: what a sweep would refuse

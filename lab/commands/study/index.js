@@ -127,8 +127,9 @@ async function runPlan(run, log) {
   await closeGroup();
 }
 
+// (argv: a command line, or a job: the library's, lab/run/job.js.)
 async function studyCommand(argv, { log }) {
-  const { help, values, positionals } = COMMAND.parse(argv);
+  const { help, values, positionals } = COMMAND.read(argv);
   if (help) return { stdout: HELP };
   if (values.list) return { stdout: listing() };
   const { name, study, o, plan } = studyPlan(values, positionals);

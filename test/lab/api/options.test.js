@@ -1,6 +1,7 @@
 'use strict';
 
-const { argvOf, COMMANDS } = require('../../../lab/api/options');
+const { argvOf, jobOfOptions, COMMANDS } = require('../../../lab/api/options');
+const { jobText } = require('../../../lab/run/job');
 const capacityPlan = require('../../../lab/capacity/plan');
 const scenarioPlan = require('../../../lab/commands/scenario/plan');
 
@@ -119,4 +120,32 @@ test('every command the library gives has its schema and its words', () => {
       kinds: 'object',
     });
   }
+});
+
+// What the library's child is given (issue 85): the parsed form, as its job, read back by the
+// command's own table as the same values: nothing of the options parsed again in the child.
+test("each command's options become its job: plain data its own table reads back as parsed; capacity's --memory is signal's", () => {
+  const calls = {
+    scenario: { endpoint: 'ping', scenario: 'load', deployment: 'single', header: ['x-a: 1'], ensure: 'p99<300' },
+    capacity: { endpoint: '/api/items', deployments: ['single', 'replicated'], slo: ['p99<300'], cap: 'replica=25%' },
+    choose: { endpoint: '/api/items', rate: 20, sizes: '25%,50%', searchHold: '3s', price: 'cpu=0.04,memory=0.005' },
+    study: { study: 'course', scale: 0.1 },
+    characterize: { target: 'bbox1', delayScale: 0.2 },
+    compare: { runs: ['/tmp/a', '/tmp/b'], failIf: ['p99>+10%'] },
+    down: { deleteData: true },
+    signal: { memory: '64M', levels: '100,200' },
+  };
+  for (const [command, options] of Object.entries(calls)) {
+    const j = jobOfOptions(command, options, {});
+    expect({ command, named: j.command }).toEqual({ command, named: command });
+    const schema = COMMANDS[command].schema(j.argv);
+    const data = JSON.parse(jobText(j.command, j.job));
+    const back = schema.read(data);
+    expect({ command, values: back.values }).toEqual({ command, values: schema.parse(j.argv, {}).values });
+    expect(back.values.json).toBe(true);
+  }
+  expect(jobOfOptions('capacity', { memory: '64M' }, {}).command).toBe('signal');
+  // (A value read from the child's environment when not given is read from that environment.)
+  const ported = jobOfOptions('down', {}, { LAB_STATE_DIR: '/tmp/lab-env-state' });
+  expect(ported.job.values['state-dir']).toBe('/tmp/lab-env-state');
 });

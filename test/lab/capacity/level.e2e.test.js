@@ -11,14 +11,14 @@ const { parseSlo } = require('../../../lab/capacity/slo');
 // over the rest.
 const levelOf = (url, dir, rate, holdS, more = {}) =>
   runLevel({
-    words: ['/x', 'endurance'],
+    levelWords: ['/x', 'endurance'],
+    passed: { values: {}, tokens: [] },
     target: url,
     rate,
     warmupS: 1,
     holdS,
     dir,
     slos: [parseSlo('p99<200')],
-    extra: [],
     values: { 'state-dir': tmpStateDir(), 'results-dir': tmpStateDir() },
     ...more,
   });
@@ -57,7 +57,9 @@ test("a level's run reads its job: the rate, length and target it was given, kep
   });
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'level-job-')), '01-7.5');
   try {
-    const level = await levelOf(srv.url, dir, 7.5, 3, { extra: ['--header', 'x-from: the job'] });
+    const level = await levelOf(srv.url, dir, 7.5, 3, {
+      passed: { values: {}, tokens: ['--header', 'x-from: the job'] },
+    });
     // (Whether it held is not this test's: in CI, beside five other files, this server's p99 was
     // once above the 200 ms the level judges.)
     expect(level.rate).toBe(7.5);

@@ -19,7 +19,7 @@ const sessionOf = (dir, { down = async () => {}, deploy, log = () => {} }) =>
     deploy,
     dir,
     folder: path.join(dir, 'single'),
-    level: { words: ['/x'], slos: [], extra: [], context: [] },
+    level: { levelWords: ['/x'], passed: { values: {}, tokens: [] }, slos: [], values: {} },
     start: 50,
     warmupS: 1,
     holdFor: () => 3,

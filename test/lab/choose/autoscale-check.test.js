@@ -23,7 +23,8 @@ const p = {
   checkAutoscale: true,
   word: '/price?rounds=1000',
   values: {},
-  scenarioPassed: ['--app', PRICING, '--method', 'POST'],
+  // (Passed on: the service's folder as choose parsed it, the method as typed: lab/run/job.js.)
+  toScenario: { values: { app: PRICING }, tokens: ['--method', 'POST'] },
   ctx: { stateDir: '/tmp/x-state', portBase: 9100, host: '127.0.0.1' },
 };
 const hpa = { minReplicas: 2, maxReplicas: 5, target: 48, downWindowS: 60 };

@@ -71,5 +71,12 @@ describe('npm run study', () => {
     expect(html).toMatch(/Section 2: characterization/);
     expect(html).toMatch(/Synchronous with 3 workers/);
     expect(html).toMatch(/class="deployment"/);
+    // The characterization was given its job too (issue 85): the study's words for it, its
+    // delays' scale, its folder as data, read by characterize's own table.
+    const run = path.join(dir, 'runs', 'characterize-bbox2');
+    const job = JSON.parse(fs.readFileSync(path.join(run, '.lab-job.json'), 'utf8'));
+    expect(job).toMatchObject({ command: 'characterize', positionals: ['bbox2'] });
+    expect(job.values).toMatchObject({ 'delay-scale': 0.2, 'run-dir': run, json: true });
+    expect(fs.existsSync(path.join(run, 'result.json'))).toBe(true);
   }, 300000);
 });

@@ -4,7 +4,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { PassThrough } = require('node:stream');
-const { writeJob, readJob, readStdinJob, jobInput, jobText } = require('../../../lab/run/job');
+const { writeJob, readJob, readStdinJob, jobInput, jobText, passOn } = require('../../../lab/run/job');
+const capacityPlan = require('../../../lab/capacity/plan');
 const { COMMAND: SCENARIO } = require('../../../lab/run/scenario-flags');
 const { COMMAND: CAPACITY } = require('../../../lab/capacity/plan');
 const { resetDir, claimDir, JOB } = require('../../../lab/ownership/dirs');
@@ -176,4 +177,46 @@ test('a job on the standard input is refused by name: a terminal, not JSON, too 
     code: 'LAB_ERR_JOB',
     message: expect.stringMatching(/nothing whole came within 0.05 s/),
   });
+});
+
+// What a parent passes on of what the user typed (lab/run/job.js passOn): where both tables
+// hold the same flag, the value parsed once; where they differ (capacity checks --method and
+// keeps it as typed, scenario parses it into the request's or the balancer's), the text typed,
+// for the child's own table; a flag not given, nothing.
+test('passOn: the same flag passes as its value, a different one as the text typed, a switch as true; none not given', () => {
+  const typed = [
+    '/x',
+    ...['--method', 'POST', '--header', 'x-a: 1', '--header', 'x-b: 2', '--tls-resume', 'off', '--profile'],
+    ...['--profile-interval', '500', '--cap', 'replica=25%', '--tls'],
+  ];
+  const parsed = CAPACITY.parse(typed);
+  const names = Object.fromEntries(
+    ['method', 'header', 'tls-resume', 'profile', 'profile-interval', 'body'].map((n) => [n, n]),
+  );
+  const passed = passOn(CAPACITY, SCENARIO, parsed, names);
+  expect(passed.values).toEqual({ 'tls-resume': 'off', profile: true, 'profile-interval': 500 });
+  expect(passed.tokens).toEqual(['--method', 'POST', '--header', 'x-a: 1', '--header', 'x-b: 2']);
+  // The child reads both as its own: the method as the request's, the headers as pairs.
+  // (With the target a level sets, which --tls-resume needs.)
+  const part = SCENARIO.parsePart(['/x', 'endurance', ...passed.tokens]);
+  const child = SCENARIO.fromJob({
+    positionals: ['/x', 'endurance'],
+    values: { ...SCENARIO.jobOf(part).values, ...passed.values, target: 'https://127.0.0.1:8443' },
+    given: [...part.given, ...Object.keys(passed.values), 'target'],
+  });
+  expect(child.values.method).toEqual([{ http: 'POST' }]);
+  expect(child.values.header).toEqual([
+    ['x-a', '1'],
+    ['x-b', '2'],
+  ]);
+  // A parsed value of another table's shape is never turned into text: the lab's mistake, said.
+  expect(() => passOn(CAPACITY, SCENARIO, parsed, { cap: 'cap' })).toThrow(/no text as typed/);
+  expect(() => passOn(CAPACITY, SCENARIO, parsed, { slo: 'nothing' })).toThrow(/not a flag of both/);
+});
+
+test("a capacity search's levels are given the script's flags and --profile as values, the request's as typed", () => {
+  const p = capacityPlan.plan(['/x', '--method', 'PUT', '--body', '{"a":1}', '--profile', '--deployments', 'single']);
+  expect(p.levelWords).toEqual(['/x', 'endurance']);
+  expect(p.passed.values).toEqual({ profile: true });
+  expect(p.passed.tokens).toEqual(['--method', 'PUT', '--body', '{"a":1}']);
 });

@@ -42,7 +42,9 @@ test('one sweep a shape, each a capacity command line that capacity itself accep
   expect(planText(p)).toMatch(/held at 50\/s for 0:30/);
   // The autoscaler's check: a scenario, with the service's and the requests' flags only.
   expect(p.checkAutoscale).toBe(true);
-  expect(p.scenarioPassed).toEqual(['--app', PRICING, '--header', 'x-a: 1']);
+  // (The service's folder as the value choose parsed: scenario's table holds the same flag; the
+  // header as typed: scenario parses its own, capacity's is checked and kept as typed.)
+  expect(p.toScenario).toEqual({ values: { app: PRICING }, tokens: ['--header', 'x-a: 1'] });
   expect(planText(p)).toMatch(
     /check the autoscaler: .* from 50\/s to 100\/s and back \(50-100\/15s,100-50\/8s,50\/1m45s\), when it can scale/,
   );
