@@ -41,7 +41,8 @@ function profileOf(values) {
   return { window: values['profile-window'] ?? null, seconds: SECONDS, us: values['profile-interval'] ?? 1000 };
 }
 
-// The flags again, for a run a command makes (capacity's levels, a study's runs).
+// The flags as a command line shows them (what capacity's plan says each level adds, and what
+// makes two searches the same). The runs a command makes get the values (lab/run/job.js).
 const profileArgs = (values) => [
   ...(values.profile ? ['--profile'] : []),
   ...(values['profile-interval'] !== undefined ? ['--profile-interval', String(values['profile-interval'])] : []),

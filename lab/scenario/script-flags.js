@@ -116,10 +116,10 @@ function runScriptOptionsOf(values, given = new Set(Object.keys(values))) {
   return options;
 }
 
-// The script flags given, typed again for a child command (a capacity level's scenario run, a
-// study's run): each child reads the script as this command did. Paths were made absolute
-// when parsed; --payload stays as typed, as Artillery reads it from the working folder (the
-// children's too).
+// The script flags given, as a command line shows them: what a plan says and what makes two
+// searches or two studies the same. (A child run is never given them as text: it gets the
+// values, lab/run/job.js passOn.) Paths were made absolute when parsed; --payload stays as
+// typed, as Artillery reads it from the working folder.
 function scriptArgs(values, given = new Set(Object.keys(values))) {
   const out = [];
   for (const name of SCRIPT_FLAG_NAMES) {

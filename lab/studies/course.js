@@ -4,6 +4,7 @@ const { studyPlan, MATRIX } = require('./course-plan');
 const { COURSE } = require('../topology/deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { renderStudy } = require('../report/study-report');
+const { scaleValues } = require('./passed');
 
 // Seed 003, the course: each endpoint's scenarios against the four deployments, then both
 // black boxes characterized. Its plan is lab/studies/course-plan.js's matrix; its report is
@@ -16,19 +17,15 @@ function plan(o) {
     args:
       run.kind === 'characterize'
         ? ['characterize', run.target, '--delay-scale', String(run.delayScale)]
-        : [
-            'scenario',
-            run.endpoint,
-            run.scenario,
-            run.deployment,
-            '--scale',
-            String(o.scale),
-            ...(o.generator ? ['--generator', o.generator] : []),
-            ...(o.rateScale !== undefined && o.rateScale !== 1 ? ['--rate-scale', String(o.rateScale)] : []),
-            ...(o.durationS !== undefined && SCENARIOS[run.scenario].usesDuration
-              ? ['--duration', String(o.durationS)]
-              : []),
-          ],
+        : ['scenario', run.endpoint, run.scenario, run.deployment],
+    // (What the user typed for the study, as the values it parsed: ./passed.js.)
+    values:
+      run.kind === 'characterize'
+        ? {}
+        : {
+            ...scaleValues(o, { duration: SCENARIOS[run.scenario].usesDuration }),
+            ...(o.generator ? { generator: o.generator } : {}),
+          },
   }));
 }
 

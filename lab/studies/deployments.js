@@ -14,6 +14,7 @@ const { capacityHttpBody, capacityText } = require('../report/capacity-http-html
 const { CHANGED } = require('../capacity/verdict');
 const { html: h } = require('../report/html');
 const { readJson, YOUR_SERVICE_FLAGS } = require('./kit');
+const { serviceValues, profileValues, scriptValues, scaleValues, searchValues } = require('./passed');
 const { pathSlug } = require('../results/run-dir');
 const page = require('../report/page');
 
@@ -62,14 +63,8 @@ function plan(o) {
   if (!o.app) return [];
   const deployments = o.deployments ?? COURSE.map((p) => p.name);
   const balancers = o.balancers ?? [null];
-  const appArgs = [
-    '--app',
-    o.app,
-    ...(o.appCmd ? ['--app-cmd', o.appCmd] : []),
-    ...(o.health ? ['--health', o.health] : []),
-    ...(o.storeArgs || []),
-    ...(o.profileArgs || []),
-  ];
+  // (Your service, its stores, --profile and --tls, as given: values, ./passed.js.)
+  const yours = { ...serviceValues(o), ...profileValues(o) };
   const gen = ['--generator', o.generator ?? 'fast'];
   const runs = [];
   const sources = o.script ? [{ script: o.script }] : (o.paths ?? ['/']).map((p) => ({ path: p }));
@@ -96,18 +91,12 @@ function plan(o) {
             what: `${src.script ? source : `${source} ${scenario}`} on ${deployment}${balancer ? ` behind ${balancer}` : ''}`,
             section: `${source} ${scenario}`,
             expectedS: Math.round(phaseS + RUN_OVERHEAD_S + TIMEOUT_TAIL_S),
-            args: [
-              'scenario',
-              ...(src.script
-                ? ['--script', src.script, ...(o.scriptArgs || []), deployment]
-                : [src.path, scenario, deployment]),
-              ...appArgs,
-              ...b,
-              ...gen,
-              ...(src.script ? [] : ['--scale', String(o.scale)]),
-              ...(o.rateScale !== undefined && o.rateScale !== 1 ? ['--rate-scale', String(o.rateScale)] : []),
-              ...(o.durationS !== undefined && scenario === 'endurance' ? ['--duration', String(o.durationS)] : []),
-            ],
+            args: ['scenario', ...(src.script ? [deployment] : [src.path, scenario, deployment]), ...b, ...gen],
+            values: {
+              ...yours,
+              ...scriptValues(o),
+              ...scaleValues(o, { scale: !src.script, duration: scenario === 'endurance' }),
+            },
           });
         }
       }
@@ -122,17 +111,15 @@ function plan(o) {
       ),
       args: [
         'capacity',
-        ...(src.script ? ['--script', src.script, ...(o.scriptArgs || [])] : [src.path]),
+        ...(src.script ? [] : [src.path]),
         '--deployments',
         deployments.join(','),
-        ...appArgs,
         ...(o.slos ?? []).flatMap((s) => ['--slo', s]),
-        ...(o.freshPerLevel ? ['--fresh-per-level'] : []),
-        ...(o.maxRate ? ['--max-rate', String(o.maxRate)] : []),
         // A quick study verifies once, and a very quick one holds short levels (a smoke run).
         ...(o.scale < 1 ? ['--repetitions', '1'] : []),
         ...(o.scale <= 0.2 ? ['--hold', '3s', '--warmup', '1s', '--precision', '0.2', '--start', '100'] : []),
       ],
+      values: { ...yours, ...scriptValues(o), ...searchValues(o) },
     });
   }
   return runs;

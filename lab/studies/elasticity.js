@@ -1,6 +1,7 @@
 'use strict';
 
 const { num, summaryOf, YOUR_SERVICE_FLAGS } = require('./kit');
+const { defined, serviceValues, scaleValues } = require('./passed');
 const { labError } = require('../../common/errors');
 const { SCRIPT_FLAG_NAMES } = require('../scenario/script-flags');
 
@@ -28,51 +29,38 @@ function plan(o) {
       'LAB_ERR_USAGE',
       'the elasticity study loads one path of your service: give one with --endpoints /path',
     );
-  const appArgs = yours
-    ? [
-        '--app',
-        o.app,
-        ...(o.appCmd ? ['--app-cmd', o.appCmd] : []),
-        ...(o.health ? ['--health', o.health] : []),
-        ...(o.storeArgs || []),
-      ]
-    : [];
+  // (Your service and its stores, as given: values, ./passed.js.)
+  const service = serviceValues(o);
   // (Your service's /, unless --endpoints names its path.)
   const endpoint = yours ? (o.paths?.[0] ?? '/') : 'work';
-  const spikes = (id, what, extra) => ({
+  const spikes = (id, what, extra, values = {}) => ({
     kind: 'scenario',
     id,
     scenario: 'spikes',
     what: `${endpoint} spikes on ${what}`,
     expectedS: Math.round(165 * o.scale) + 20,
-    args: [
-      'scenario',
-      endpoint,
-      'spikes',
-      'replicated',
-      ...appArgs,
-      ...extra,
-      '--generator',
-      'fast',
-      ...(o.scale !== 1 ? ['--scale', String(o.scale)] : []),
-      ...(o.rateScale !== 1 ? ['--rate-scale', String(o.rateScale)] : []),
-      ...(o.sloP99 ? ['--slo-p99', String(o.sloP99)] : []),
-      '--no-graphite',
-    ],
+    args: ['scenario', endpoint, 'spikes', 'replicated', ...extra, '--generator', 'fast', '--no-graphite'],
+    values: {
+      ...service,
+      ...scaleValues(o, { scale: o.scale !== 1 }),
+      ...(o.sloP99 ? { 'slo-p99': o.sloP99 } : {}),
+      ...values,
+    },
   });
   const runs = [
     spikes('fixed-min', `${min} replica(s) held`, ['--replicas', String(min)]),
     spikes('fixed-max', `${max} replicas held`, ['--replicas', String(max)]),
-    spikes('autoscaled', `${min} to ${max} replicas, autoscaled`, [
-      '--autoscale',
-      range,
-      ...(o.autoscaleMetric ? ['--autoscale-metric', o.autoscaleMetric] : []),
-      ...(o.autoscaleTarget ? ['--autoscale-target', o.autoscaleTarget] : []),
-    ]),
+    // (The range, its metric and target as given: values; the default range is the study's.)
+    spikes(
+      'autoscaled',
+      `${min} to ${max} replicas, autoscaled`,
+      o.autoscale ? [] : ['--autoscale', range],
+      defined({ autoscale: o.autoscale, 'autoscale-metric': o.autoscaleMetric, 'autoscale-target': o.autoscaleTarget }),
+    ),
   ];
   const durationS = Math.max(20, Math.round(ROLLOUT.durationS * o.scale));
   const atS = Math.max(5, Math.round(durationS / 4));
-  const rollout = (id, what, extra) => ({
+  const rollout = (id, what, extra, values = {}) => ({
     kind: 'scenario',
     id,
     what: `a rollout at ${atS} s of ${what}, under ${ROLLOUT.rate} requests a second`,
@@ -94,8 +82,9 @@ function plan(o) {
       `${ROLLOUT.graceS}s`,
       '--no-graphite',
     ],
+    values,
   });
-  if (yours) runs.push(rollout('rollout-yours', 'your service', [endpoint, ...appArgs]));
+  if (yours) runs.push(rollout('rollout-yours', 'your service', [endpoint], service));
   else {
     const sleep = [`/sleep?ms=${ROLLOUT.sleepMs}`, '--method', 'POST'];
     runs.push(rollout('rollout-drain', "the lab's service draining on SIGTERM", [...sleep, '--shutdown', 'drain']));
@@ -162,7 +151,8 @@ const ROLLOUT_LABELS = {
 
 function sections({ studyDir, plan: runs }) {
   const auto = runs.find((r) => r.id === 'autoscaled');
-  const range = auto ? auto.args[auto.args.indexOf('--autoscale') + 1] : RANGE;
+  // (The range given, a value, or the study's own, a word.)
+  const range = auto ? (auto.values?.autoscale ?? auto.args[auto.args.indexOf('--autoscale') + 1]) : RANGE;
   const [min, max] = range.split('-').map(Number);
   const rows = {
     'fixed-min': spikesRow(summaryOf(studyDir, 'fixed-min'), min),

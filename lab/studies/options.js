@@ -11,9 +11,9 @@ const { COURSE } = require('../topology/deployments');
 const { SCENARIOS } = require('../../artillery/scenarios');
 const { pickList } = require('../names');
 const { labError } = require('../../common/errors');
-const { profileOf, profileArgs } = require('../profile/flags');
+const { profileOf } = require('../profile/flags');
 const { tlsOf } = require('../tls/flags');
-const { runScriptOptionsOf, scriptArgs } = require('../scenario/script-flags');
+const { runScriptOptionsOf, scriptArgs, SCRIPT_FLAG_NAMES } = require('../scenario/script-flags');
 
 const BALANCER_NAMES = BALANCERS.map((k) => k.name);
 
@@ -53,10 +53,24 @@ function balancerList(study, raw) {
 }
 
 // --tls / --http2 for a study's runs, each kind it deploys behind able to terminate TLS.
-function tlsArgs(values, kinds) {
+function tlsValues(values, kinds) {
   for (const balancer of kinds ?? ['nginx']) tlsOf(values, { balancer });
-  return values.http2 ? ['--http2'] : values.tls ? ['--tls'] : [];
+  return values.http2 ? { http2: true } : values.tls ? { tls: true } : {};
 }
+
+// Your service's stores and set-up, and --no-probe: passed on to each run as given.
+const STORE_FLAGS = [
+  'no-probe',
+  'with',
+  'keep-data',
+  'app-setup',
+  'db-max-connections',
+  'app-setup-timeout',
+  'app-start-timeout',
+];
+// The flags of `names` given (a switch not given reads false: not given), with their values.
+const given = (values, names) =>
+  Object.fromEntries(names.filter((n) => values[n] !== undefined && values[n] !== false).map((n) => [n, values[n]]));
 
 // The studies of your own service (--app): their --endpoints are its paths.
 // (A study of your service, or one that takes it when given: its endpoints are its paths.)
@@ -96,32 +110,24 @@ function options(study, values) {
     app: values.app,
     appCmd: values['app-cmd'],
     health: values.health,
-    // Its stores and set-up (--with, --app-setup...) and --no-probe, passed on to each run as given.
-    storeArgs: [
-      ...(values['no-probe'] ? ['--no-probe'] : []),
-      ...(values.with ? ['--with', values.with.join(',')] : []),
-      ...(values['keep-data'] ? ['--keep-data'] : []),
-      ...(values['app-setup'] !== undefined ? ['--app-setup', values['app-setup']] : []),
-      ...(values['db-max-connections'] !== undefined
-        ? ['--db-max-connections', String(values['db-max-connections'])]
-        : []),
-      ...['app-setup-timeout', 'app-start-timeout'].flatMap((f) =>
-        values[f] !== undefined ? [`--${f}`, `${values[f]}s`] : [],
-      ),
-    ],
+    // Its stores and set-up (--with, --app-setup...) and --no-probe, passed on to each run as
+    // given, as values (./passed.js).
+    storeValues: given(values, STORE_FLAGS),
     // The capacity runs' own: a fresh deployment per level (a service whose state grows), and
     // the highest rate tried.
     freshPerLevel: values['fresh-per-level'],
     maxRate: values['max-rate'],
     // --profile, passed on to every run (checked here: not with --no-probe); --tls and
     // --http2 too (checked against each --balancers kind).
-    profileArgs: [
-      ...(profileOf(values) ? profileArgs(values) : []),
-      ...tlsArgs(values, balancerList(study, values.balancers)),
-    ],
+    profileValues: {
+      ...(profileOf(values) ? given(values, ['profile', 'profile-interval']) : {}),
+      ...tlsValues(values, balancerList(study, values.balancers)),
+    },
     script: values.script,
     // (Read once here: a flag without --script is refused, the script read with them.)
     scriptOptions: runScriptOptionsOf(values),
+    scriptValues: given(values, SCRIPT_FLAG_NAMES),
+    // (As typed, for the study's settings: what makes two studies the same.)
     scriptArgs: scriptArgs(values),
     slos: values.slo && values.slo.length ? values.slo : undefined,
     // The elasticity study's own (lab/studies/elasticity.js).

@@ -70,7 +70,9 @@ function checkSettings(settingsFile, settings, plan, runDir, studyDir) {
         `${dir} holds results without a record of what they were made with (${RUN_RECORD})${unreadable ? ' and study.json is unreadable' : ''}; ${wayOut}`,
       );
     }
-    if (rec.study !== settings.study || !same(rec.args, step.args)) {
+    // (A run's values, what the user typed passed on as data, count as its words do; a record
+    // of before values were kept has none.)
+    if (rec.study !== settings.study || !same(rec.args, step.args) || !same(rec.values ?? {}, step.values ?? {})) {
       const differs = Object.keys(settings).filter((k) => rec.settings && (rec.settings[k] ?? null) !== settings[k]);
       throw labError(
         'LAB_ERR_USAGE',

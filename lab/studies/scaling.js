@@ -10,6 +10,7 @@ const { lineChart } = require('../report/chart');
 const { html: h, table } = require('../report/html');
 const page = require('../report/page');
 const { readJson, YOUR_SERVICE_FLAGS } = require('./kit');
+const { serviceValues, profileValues, scriptValues, searchValues } = require('./passed');
 const { labError } = require('../../common/errors');
 
 // Which balancer stops scaling first: your service's capacity at 1 to 4 replicas (npm run
@@ -27,21 +28,13 @@ const idOf = (kind) => `sweep-${kind}`;
 function plan(o) {
   if (!o.app) return [];
   const kinds = o.balancers ?? KINDS;
-  const source = o.script ? ['--script', o.script, ...(o.scriptArgs || [])] : [o.paths?.[0] ?? '/'];
+  const source = o.script ? [] : [o.paths?.[0] ?? '/'];
   if (o.paths && o.paths.length > 1)
     throw labError('LAB_ERR_USAGE', 'the scaling study sweeps one path: give one with --endpoints, or a --script');
   if (o.slos?.length) {
     const names = o.script ? requestNames(readScript(o.script, o.scriptOptions ?? {})) : [`GET ${source[0]}`];
     assertSloNames(o.slos.map(parseSlo), names, o.script ? `the script ${o.script}` : `the path ${source[0]}`);
   }
-  const appArgs = [
-    '--app',
-    o.app,
-    ...(o.appCmd ? ['--app-cmd', o.appCmd] : []),
-    ...(o.health ? ['--health', o.health] : []),
-    ...(o.storeArgs || []),
-    ...(o.profileArgs || []),
-  ];
   return kinds.map((kind) => ({
     kind: 'capacity',
     id: idOf(kind),
@@ -59,13 +52,12 @@ function plan(o) {
       CAP,
       '--balancer',
       kind,
-      ...appArgs,
       ...(o.slos ?? []).flatMap((s) => ['--slo', s]),
-      ...(o.freshPerLevel ? ['--fresh-per-level'] : []),
-      ...(o.maxRate ? ['--max-rate', String(o.maxRate)] : []),
       // A quick study verifies once, with short levels.
       ...(o.scale < 1 ? ['--repetitions', '1', '--hold', '3s', '--warmup', '1s', '--precision', '0.1'] : []),
     ],
+    // (Your service, its stores, --profile, --tls, the script and its flags, as given: ./passed.js.)
+    values: { ...serviceValues(o), ...profileValues(o), ...scriptValues(o), ...searchValues(o) },
   }));
 }
 

@@ -2,7 +2,8 @@
 
 // A study's runs given their options as jobs (../run/job.js, issue 85): each step's own words
 // and flags (the study's table, lab/studies/*.js) parsed once here by its command's flag table,
-// and what the study decides (the run's folder, its context, the study's --out) set as data;
+// what the user typed for the study passed on (the step's values, ./passed.js) and what the
+// study decides for every run (its folder, its context, the study's --out) set as data;
 // a group's deployment brought up and taken down the same way. Nothing is written back as text
 // to be parsed again in the child.
 
@@ -25,12 +26,14 @@ const MEASURED = new Set(['scenario', 'capacity']);
 const commandOf = (args) => (args[0] === 'capacity' && !isHttp(args.slice(1)) ? 'signal' : args[0]);
 
 // A step's run, its job in its folder `dir`: -> the child's argv (['--job', FILE]).
-// studyValues: the study's own parsed values (its --out); ctx: its context.
-function stepJob(args, studyValues, dir, ctx) {
+// studyValues: the study's own parsed values (its --out); ctx: its context; stepValues: what
+// the user typed for the study passed on to this run, as values (./passed.js).
+function stepJob(args, studyValues, dir, ctx, stepValues = {}) {
   const command = commandOf(args);
   const schema = JOBS[command];
   if (!schema) throw new Error(`a study's run of ${args[0]}: no flag table to give it a job with`);
   const values = {
+    ...stepValues,
     'run-dir': dir,
     json: true,
     ...contextValues(ctx),

@@ -3,6 +3,7 @@
 const path = require('node:path');
 const { num, readJson, summaryOf } = require('./kit');
 const { kindOf } = require('../kinds');
+const { profileValues, searchValues } = require('./passed');
 
 // What TLS costs at the entry, per balancer kind (the classic question: what does terminating
 // TLS at nginx cost, and does HAProxy or Caddy do it cheaper?): the same replicas of the lab's
@@ -24,6 +25,9 @@ const SLO = 'p99<100';
 const HOLD_S = 20;
 
 const cellId = (kind, mode, what) => `${kind}-${mode}-${what}`;
+// (The study's own modes say --tls and --http2: of what the user gave, the profile only.)
+const profileOnly = (o) =>
+  Object.fromEntries(Object.entries(profileValues(o)).filter(([name]) => name !== 'tls' && name !== 'http2'));
 
 function plan(o) {
   const kinds = o.balancers ?? DEFAULT_KINDS;
@@ -37,7 +41,7 @@ function plan(o) {
   const runs = [];
   for (const kind of kinds) {
     for (const mode of MODES) {
-      const common = ['--balancer', kind, ...mode.args, ...(o.profileArgs || [])];
+      const common = ['--balancer', kind, ...mode.args];
       runs.push({
         kind: 'scenario',
         id: cellId(kind, mode.id, 'at-rate'),
@@ -58,6 +62,8 @@ function plan(o) {
           String(holdS),
           '--no-graphite',
         ],
+        // (--profile as given: ./passed.js.)
+        values: profileOnly(o),
       });
       runs.push({
         kind: 'capacity',
@@ -74,9 +80,9 @@ function plan(o) {
           ...slos.flatMap((s) => ['--slo', s]),
           '--start',
           '100',
-          ...(o.maxRate ? ['--max-rate', String(o.maxRate)] : []),
           ...quick,
         ],
+        values: { ...profileOnly(o), ...searchValues(o) },
       });
     }
   }

@@ -7,19 +7,19 @@ const { adoptStateDir } = require('../../ownership/adopt');
 const { claimDir } = require('../../ownership/dirs');
 const { own, interrupted } = require('../../ownership/cleanups');
 const { runDirOf, pathSlug } = require('../../results/run-dir');
-const { reasonOf, interruptChild } = require('../../run/child');
+const { interruptChild } = require('../../run/child');
 const { maybeJson } = require('../../results/files');
 const describeMachine = require('../../../common/machine');
-const { rankCandidates, checkOrder } = require('../../choose/candidates');
+const { rankCandidates } = require('../../choose/candidates');
 const { monthlyCost } = require('../../choose/price');
 const { candidateText, costText } = require('../../report/choice-text');
-const { checkCandidate, noneHeldText } = require('../../choose/check');
+const { noneHeldText } = require('../../choose/check');
+// (The sweeps measured, and the candidates checked in rank order.)
+const { sweepRecord, measureSweeps } = require('../../choose/sweeps');
+const { checkInOrder } = require('../../choose/checks');
 const { autoscaleOf } = require('../../choose/autoscale-check');
-const { countsText } = require('../../choose/plan-text');
 const { whyOf } = require('../../choose/why');
 const { writeManifests, hpaOf, hpaMaxOf } = require('../../choose/manifests');
-const { recipeOf } = require('../../capacity/plan');
-const { startSweep } = require('../../choose/dimensions');
 const { choicePage } = require('../../report/choice-html');
 const { USAGE, plan, planText, planJson, headOf } = require('./plan');
 
@@ -33,32 +33,6 @@ const { USAGE, plan, planText, planJson, headOf } = require('./plan');
 
 // choice.json's version (docs/choice.schema.json): a reader checks it.
 const VERSION = 1;
-
-// What choice.json keeps of a sweep stopped before its end: the counts it measured (each
-// deployment searched so far, with what it held), its status. A count whose search was cut
-// short keeps the highest rate one of its levels held, as "held at least" (heldAtLeast).
-function sweepRecord(s, sdir, result) {
-  const points = (result?.deployments || [])
-    .filter((d) => d.replicas != null)
-    .map((d) => ({ replicas: d.replicas, maxRate: d.maxRate ?? null, ...(d.bound ? { bound: d.bound } : {}) }));
-  for (const l of result?.levels || []) {
-    if (l.replicas == null || !l.ok || points.some((p) => p.replicas === l.replicas && p.maxRate !== null)) continue;
-    const p = points.find((x) => x.replicas === l.replicas);
-    if (p) p.heldAtLeast = Math.max(p.heldAtLeast ?? 0, l.rate);
-    else points.push({ replicas: l.replicas, maxRate: null, heldAtLeast: l.rate, cut: true });
-  }
-  return { id: s.id, dir: sdir, status: result?.status ?? 'not started', points };
-}
-
-// One sweep's points from its capacity.json: the counts measured, what each held, the
-// replicas' memory; its sentence when the search found the service changing under it.
-function sweepOf(s, result) {
-  const points = (result.scaling?.points || []).map((pt) => {
-    const v = (result.deployments || []).find((d) => d.replicas === pt.replicas) || {};
-    return { ...pt, memoryMiB: v.replicaMemoryMiB ?? null };
-  });
-  return { ...s, node: s.node?.version ?? null, points, notRanked: result.notRanked ?? null };
-}
 
 async function choose(argv, { log }) {
   const p = plan(argv);
@@ -107,42 +81,8 @@ async function choose(argv, { log }) {
   });
   log(planText(p));
 
-  // Measure (or read, --from).
-  const sweeps = [];
-  for (const s of p.sweeps) {
-    let result;
-    if (p.from) result = s.fromResult;
-    else {
-      const sdir = path.join(dir, 'sweeps', s.id);
-      log(`measure ${s.id}: capacity at ${countsText(p)} (its folder: ${sdir})`);
-      const { child, done } = startSweep(s, sdir);
-      current = { child, s, sdir };
-      const r = await done;
-      // (Ctrl-C: the cleanup above keeps this sweep's figures and ends the choice: no verdict.)
-      if (interrupted()) await new Promise(() => {});
-      current = null;
-      result = maybeJson(path.join(sdir, 'capacity.json'));
-      // A sweep cut short (a failure) gives its shape no candidate, with why: its figures
-      // were not all measured. (An interrupt stops the choice itself.)
-      if (result?.status !== 'completed') {
-        const why = `its capacity sweep ${result ? `was ${result.status}` : 'wrote nothing'}: ${reasonOf(r.tail, r.code)}`;
-        log(`measure ${s.id}: ${why}`);
-        out.sweeps.push({ ...sweepRecord(s, sdir, result), failed: why });
-        sweeps.push({ ...s, node: s.node?.version ?? null, points: [], failed: why });
-        write();
-        continue;
-      }
-    }
-    const sw = sweepOf(s, result);
-    sweeps.push(sw);
-    out.sweeps.push({
-      id: s.id,
-      dir: s.dir ?? (p.from ? path.join(p.from, 'sweeps', s.id) : path.join(dir, 'sweeps', s.id)),
-      points: sw.points,
-      ...(sw.notRanked ? { notRanked: sw.notRanked } : {}),
-    });
-    write();
-  }
+  // Measure (or read, --from): the sweep under way tracked for the cleanup above.
+  const sweeps = await measureSweeps(p, dir, { out, write, log, track: (c) => (current = c) });
 
   // Predict.
   const ranked = rankCandidates(sweeps, {
@@ -164,60 +104,7 @@ async function choose(argv, { log }) {
   // Check, in rank order, up to --tries.
   out.status = 'checking';
   write();
-  let chosen = null;
-  for (const c of checkOrder(ranked.candidates, p.maxReplicas, p.price).slice(0, p.tries)) {
-    const s = p.sweeps.find(
-      (x) =>
-        x.shape === c.shape &&
-        x.balancer === c.balancer &&
-        (x.node?.version ?? null) === c.node &&
-        x.capPct / 100 === c.cpuPerReplica,
-    );
-    // (The count's deployment, resolved as the sweep's capacity search resolved its own.)
-    const sv = s.plan.values;
-    const deployment = recipeOf(sv, c.shape, c.replicas, { app: s.plan.app, tls: s.plan.tls });
-    const r = await checkCandidate(
-      p,
-      { ...c, rate: p.rate },
-      deployment,
-      s.plan,
-      path.join(dir, 'checks', `${s.id}-x${c.replicas}`),
-      log,
-    );
-    out.checks.push({
-      label: c.label,
-      shape: c.shape,
-      replicas: c.replicas,
-      held: r.verdict.held,
-      ...(r.verdict.inconclusive ? { inconclusive: true } : {}),
-      text: r.verdict.text,
-      dir: r.check.dir,
-      p99: r.check.latencyMs?.p99 ?? null,
-      errorsPct: r.check.errorsPct,
-      answeredPerS: r.check.answeredPerS,
-      replicaMemoryMiB: r.check.cost?.replicaMemoryMiB ?? null,
-      replicaCpuPct: replicaCpuPct(r.check, c),
-      answers: r.check.answered ?? null,
-      // The rate with its headroom, measured once the rate held: what the choice promises.
-      ...(r.headroom
-        ? {
-            headroom: {
-              rate: r.headroom.rate,
-              held: r.headroom.ok,
-              p99: r.headroom.latencyMs?.p99 ?? null,
-              errorsPct: r.headroom.errorsPct,
-              answers: r.headroom.answered ?? null,
-              dir: r.headroom.dir,
-            },
-          }
-        : {}),
-    });
-    write();
-    if (r.verdict.held) {
-      chosen = { ...c, result: { ...r, deployment, sweep: s } };
-      break;
-    }
-  }
+  const chosen = await checkInOrder(p, ranked.candidates, dir, { out, write, log });
   if (!chosen) {
     out.status = 'completed';
     out.text = noneHeldText(out.checks, p);
@@ -226,7 +113,17 @@ async function choose(argv, { log }) {
     return done(out, dir, p, 1);
   }
 
-  // Say why, and write it out.
+  // Say why, check the autoscaler it writes, and write it out.
+  await completeChoice(p, chosen, dir, { out, write, log });
+  keep();
+  write();
+  return done(out, dir, p, 0);
+}
+
+// The choice made: why its knee is where it is, the HPA it writes (run under the lab's
+// autoscaler: ../../choose/autoscale-check.js), its manifests and cost, and its sentence, all
+// into `out` (choice.json, written as each step ends).
+async function completeChoice(p, chosen, dir, { out, write, log }) {
   const check = out.checks.at(-1);
   out.choice = { ...chosen, result: undefined };
   out.why = whyOf(chosen.result.knee, { replicas: chosen.replicas * chosen.cpuPerReplica });
@@ -259,9 +156,6 @@ async function choose(argv, { log }) {
   if (p.price) out.choice.cost = monthlyCost({ ...chosen, memoryMiB }, p.price);
   const cost = out.choice.cost ? `, ${costText(out.choice.cost)}` : '';
   out.text = `${chosen.label} x${chosen.replicas}: ${chosen.cores} cores (${chosen.replicas} replica${chosen.replicas > 1 ? 's' : ''} of ${chosen.cpuPerReplica} of a core)${cost} ${expectedText(chosen)}, and it ${check.text}; the autoscaler it writes: ${out.autoscaleCheck.text}`;
-  keep();
-  write();
-  return done(out, dir, p, 0);
 }
 
 // What the chosen count is expected to hold, and why: measured, predicted with its interval, or
@@ -272,13 +166,6 @@ function expectedText(c) {
   if (c.prediction)
     return `predicted to hold ${c.prediction.rate}/s${c.prediction.low !== null ? ` (95%: ${c.prediction.low} to ${c.prediction.high})` : ''}`;
   return `one replica more than a count expected to hold ${c.holds}/s`;
-}
-
-// The replicas' CPU in the check, their mean as a share of what they are given (an HPA's).
-function replicaCpuPct(level, c) {
-  const cores = level.cost?.tierCores?.replicas;
-  if (cores == null) return null;
-  return Math.round((cores / (c.replicas * c.cpuPerReplica)) * 1000) / 10;
 }
 
 function done(out, dir, p, exitCode) {

@@ -112,10 +112,10 @@ async function runPlan(run, log) {
       if (!skip) {
         progress.index = i;
         // (--out goes to the runs that measure: scenarios and capacity searches.)
-        const r = await runOwned(stepJob(args, values, dir, ctx));
+        const r = await runOwned(stepJob(args, values, dir, ctx, step.values));
         progress.index = null;
         if (interrupted()) break;
-        writeRunRecord(dir, { study: name, id: step.id, args: step.args, settings });
+        writeRunRecord(dir, { study: name, id: step.id, args: step.args, values: step.values ?? {}, settings });
         if (r.code !== 0) {
           failures[step.id] = `exited ${r.code}: ${reasonOf(r.tail, r.code)} (see ${dir})`;
           log(`run ${step.id} failed (${r.code}); going on with the next`);

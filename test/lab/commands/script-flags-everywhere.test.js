@@ -9,6 +9,8 @@ const { studyPlan, COMMAND: STUDY } = require('../../../lab/commands/study/plan'
 const scenarioPlan = require('../../../lab/commands/scenario/plan');
 const { readScript } = require('../../../lab/scenario/from-artillery');
 const { ROOT, refusalOf, flagsOf } = require('../../helper');
+const { stepJob } = require('../../../lab/studies/step-job');
+const { readJob } = require('../../../lab/run/job');
 
 // Artillery's run flags on every command that takes --script (issue 74): capacity, choose and
 // the studies of your service read the script with them, as scenario --script does, and pass
@@ -107,20 +109,29 @@ test('choose --script: every sweep and so the check read the script with the fla
   });
 });
 
-test("the studies of your service: each run's command line carries the flags; the other studies refuse them", () => {
+test("the studies of your service: each run's job carries the flags, as the values parsed; the other studies refuse them", () => {
   const planOf = (argv) => {
     const { values, positionals } = STUDY.parse(argv);
     return studyPlan(values, positionals);
   };
   const { plan, o } = planOf(['deployments', '--app', APP, '--script', SCRIPT, ...FLAGS, '--scale', '0.1', ...where()]);
   expect(o.scriptArgs).toEqual(TYPED);
+  // Each run's job read by its own command's table: the script's flags as scenario --script
+  // with them would have them (issue 85: as values, never typed again as text).
+  const typed = scenarioPlan.COMMAND.parse(['--script', SCRIPT, ...FLAGS, 'single']).values;
   for (const run of plan) {
-    const at = run.args.indexOf('--script');
-    expect(run.args.slice(at, at + 2 + TYPED.length)).toEqual(['--script', SCRIPT, ...TYPED]);
+    const runDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'script-flags-run-')), run.id);
+    const [, file] = stepJob(run.args, {}, runDir, { stateDir: dir, portBase: 21500, host: '127.0.0.1' }, run.values);
+    const { command, ...job } = readJob(file);
+    const read = (command === 'scenario' ? scenarioPlan.COMMAND : capacityPlan.COMMAND).read(job);
+    for (const f of ['script', 'environment', 'scenario-name', 'dotenv', 'insecure', 'overrides'])
+      expect({ f, v: read.values[f] }).toEqual({ f, v: typed[f] });
+    expect(run.args).not.toContain('--script');
   }
   expect(plan.map((r) => r.args[0])).toEqual(expect.arrayContaining(['scenario', 'capacity']));
   const scaling = planOf(['scaling', '--app', APP, '--script', SCRIPT, '-e', 'staging', ...where()]);
-  for (const run of scaling.plan) expect(run.args).toEqual(expect.arrayContaining(['--environment', 'staging']));
+  for (const run of scaling.plan)
+    expect(run.values).toMatchObject({ script: SCRIPT, environment: 'staging', app: APP });
   expect(refusalOf(() => planOf(['deployments', '--app', APP, '-e', 'staging', ...where()]))).toMatchObject({
     code: 'LAB_ERR_FLAG_NEEDS',
     exit: 2,

@@ -38,7 +38,7 @@ test.each(Object.values(STUDIES).map((s) => [s.name, s]))(
       for (const step of study.plan({ scale, rateScale: 1, app: SHOP })) {
         const runDir = path.join(dir, name, String(scale), step.id);
         const args = step.args.map((a) => (a === '{target}' ? URL : a));
-        const argv = stepJob(args, { out: ['json=/tmp/o.jsonl'], 'out-interval': undefined }, runDir, ctx);
+        const argv = stepJob(args, { out: ['json=/tmp/o.jsonl'], 'out-interval': undefined }, runDir, ctx, step.values);
         expect(argv).toEqual(['--job', path.join(runDir, '.lab-job.json')]);
         const { command, ...job } = readJob(argv[1]);
         commands.add(command);
@@ -58,6 +58,9 @@ test.each(Object.values(STUDIES).map((s) => [s.name, s]))(
         const typed = TABLES[command].parsePart(args.slice(1));
         expect(read.positionals).toEqual(typed.positionals);
         for (const f of typed.given) expect({ f, v: read.values[f] }).toEqual({ f, v: typed.values[f] });
+        // What the user typed for the study, passed on as the values it parsed (your service,
+        // its scales: lab/studies/passed.js), read as they were set.
+        for (const [f, v] of Object.entries(step.values ?? {})) expect({ f, v: read.values[f] }).toEqual({ f, v });
         if (step.group) {
           const up = groupUpJob(step.group.deploy, ctx);
           expect(up.args).toEqual(['--job', '-']);
