@@ -87,19 +87,21 @@ function startProgram(script, args = [], { env = {}, ready = () => true, timeout
 // starts run ahead of the other test files' processes (nice -10, as root; else as they are),
 // for the tests that judge a limit the test sets (a paced service's timers): beside five
 // other files, a generator not scheduled for 100 ms was once named the limit of 20/s.
-function runProgram(script, args = [], { env = {}, timeoutMs = 30000, first = false, cwd = ROOT } = {}) {
+// (input: what its standard input reads, then its end: a job, `--job -`.)
+function runProgram(script, args = [], { env = {}, timeoutMs = 30000, first = false, cwd = ROOT, input = null } = {}) {
   const [bin, argv] = launcher(first);
-  return runCommand(bin, [...argv, script, ...args], { env, timeoutMs, cwd });
+  return runCommand(bin, [...argv, script, ...args], { env, timeoutMs, cwd, input });
 }
 
 // Runs any program (npm, npx) to completion, as runProgram does: { code, stdout, stderr }.
-function runCommand(bin, args, { env = {}, timeoutMs = 30000, cwd = ROOT } = {}) {
+function runCommand(bin, args, { env = {}, timeoutMs = 30000, cwd = ROOT, input = null } = {}) {
   return new Promise((resolve) => {
     const child = spawn(bin, args, {
       cwd,
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== null) child.stdin.on('error', () => {}).end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
