@@ -30,6 +30,14 @@ test('a path your service refuses: its first run says so, its other runs are lef
   const md = fs.readFileSync(path.join(dir, 'study.md'), 'utf8');
   expect(md).toMatch(/\*\*nowhere-load-single failed\*\*: every answer was a refusal/);
   expect(md).toMatch(/\*\*nowhere-load-replicated failed\*\*: not run: \/nowhere got only refusals/);
+  // Your service went to the run as the value the study parsed, not as text (issue 85), and the
+  // run deployed it: its summary names it.
+  const run = path.join(dir, 'runs', 'nowhere-load-single');
+  const job = JSON.parse(fs.readFileSync(path.join(run, '.lab-job.json'), 'utf8'));
+  expect(job).toMatchObject({ command: 'scenario', positionals: ['/nowhere', 'load', 'single'] });
+  expect(job.values).toMatchObject({ app: SHOP, scale: 0.05 });
+  expect(job.given).toEqual(expect.arrayContaining(['app', 'scale']));
+  expect(JSON.stringify(JSON.parse(fs.readFileSync(path.join(run, 'summary.json'), 'utf8')))).toContain('shop');
   // Again in the same folder: the finished run is read again and the rule still holds.
   const again = await lab(args, { timeoutMs: 120000 });
   expect(again.code).toBe(1);
