@@ -5,13 +5,14 @@ const path = require('node:path');
 const { labError } = require('../../common/errors');
 const { claimDir, JOB } = require('../ownership/dirs');
 
-// A child run's options as a file (issue 85): the parent parsed and checked them once (its
+// A child run's options as a job (issue 85): the parent parsed and checked them once (its
 // own command line, or what it measures next: a level's rate, the caps of a sweep), and the
 // child reads them back as data, checked against the same flag table (lab/terminal/flags.js
 // fromJob), never as a command line rebuilt from them and parsed again.
 //   { lab: 'job', version, command, positionals, values, given }
-// `node lab/cli --job FILE` runs it (lab/cli/index.js). The file is the child's record of what
-// it was asked, kept beside its run.
+// `node lab/cli --job FILE` runs it (lab/cli/index.js): the file is the child's record of what
+// it was asked, kept beside its run. A child with no folder of its own (a study's group, a
+// library call) reads its job on its standard input: `node lab/cli COMMAND --job -`.
 const VERSION = 1;
 // (Bounded like every input: a job is a few kilobytes; a script's content is never in it.)
 const MAX_BYTES = 1024 * 1024;
@@ -137,7 +138,7 @@ function jobInto(dir, command, schema, parsed, values = {}) {
 }
 
 // A child run's job on its standard input, for a child with no folder of its own (a study's
-// group deployed and taken down): -> { args: ['--job', '-'], input } (../run/child.js).
+// group deployed and taken down): -> { args: ['--job', '-'], input } (./child.js labChild).
 function jobInput(command, schema, parsed, values = {}) {
   const job = withValues(schema, parsed, values);
   return { args: ['--job', '-'], input: jobText(command, schema.jobOf(job)) };
