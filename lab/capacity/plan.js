@@ -45,6 +45,7 @@ const { TLS_FLAGS, tlsOf } = require('../tls/flags');
 const { GENERATOR_FLAGS } = require('../generators');
 const {
   SCRIPT_RUN_FLAGS,
+  SCRIPT_FLAG_NAMES,
   SCRIPT_RUN_HELP,
   runScriptOptionsOf,
   scriptArgs,
@@ -198,7 +199,7 @@ const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 const TO_LEVEL = Object.fromEntries(
   [
     'script',
-    ...Object.keys(SCRIPT_RUN_FLAGS).filter((n) => n !== 'count'),
+    ...SCRIPT_FLAG_NAMES,
     'method',
     'body',
     'expect-status',

@@ -34,9 +34,9 @@ function rampPhases(rate, holdS, downWindowS) {
 
 // The scenario run as its job (../run/job.js): the service's words, and the flags passed on
 // (choose's plan: p.toScenario, lab/run/job.js passOn: values where scenario's table holds the
-// same flag, else the text as typed, parsed once by scenario's own table); the HPA's numbers, the ramp,
-// the sweep's shape, caps and Node set on it as data (the ramp's phases and the caps never
-// written as text to be parsed back). -> the parsed form scenario reads.
+// same flag, else the text as typed, parsed once by scenario's own table); the HPA's numbers,
+// the ramp, the sweep's shape, caps and Node set on it as data (the ramp's phases and the caps
+// never written as text to be parsed back). -> the parsed form scenario reads.
 //   p: the choice's plan; c: the chosen candidate; s: its sweep (lab/commands/choose/plan.js);
 //   hpa: { minReplicas, maxReplicas, target, downWindowS }.
 function checkJob(p, c, s, hpa, phases, dir) {

@@ -7,7 +7,7 @@
 
 const { COMMAND: CAPACITY } = require('../capacity/plan');
 const { APP_FLAGS } = require('../app/flags');
-const { SCRIPT_RUN_FLAGS } = require('../scenario/script-flags');
+const { SCRIPT_RUN_FLAGS, SCRIPT_FLAG_NAMES } = require('../scenario/script-flags');
 
 const PASSED_NAMES = [
   // (The script and its flags first: a command line shown reads as capacity's own.)
@@ -35,9 +35,10 @@ const PASSED = Object.fromEntries(PASSED_NAMES.map((n) => [n, CAPACITY.specs[n]]
 // its requests, the script), by its name there.
 const TO_CAPACITY = { ...Object.fromEntries(PASSED_NAMES.map((n) => [n, n])), 'search-hold': 'hold' };
 const TO_SCENARIO = Object.fromEntries(
-  [...Object.keys(APP_FLAGS), 'method', 'body', 'header', 'expect-status', 'script', ...Object.keys(SCRIPT_RUN_FLAGS)]
-    .filter((n) => n !== 'count')
-    .map((n) => [n, n]),
+  [...Object.keys(APP_FLAGS), 'method', 'body', 'header', 'expect-status', 'script', ...SCRIPT_FLAG_NAMES].map((n) => [
+    n,
+    n,
+  ]),
 );
 
 module.exports = { PASSED, TO_CAPACITY, TO_SCENARIO };

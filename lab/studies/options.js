@@ -13,6 +13,7 @@ const { pickList } = require('../names');
 const { labError } = require('../../common/errors');
 const { profileOf } = require('../profile/flags');
 const { tlsOf } = require('../tls/flags');
+const { APP_FLAGS } = require('../app/flags');
 const { runScriptOptionsOf, scriptArgs, SCRIPT_FLAG_NAMES } = require('../scenario/script-flags');
 
 const BALANCER_NAMES = BALANCERS.map((k) => k.name);
@@ -58,16 +59,9 @@ function tlsValues(values, kinds) {
   return values.http2 ? { http2: true } : values.tls ? { tls: true } : {};
 }
 
-// Your service's stores and set-up, and --no-probe: passed on to each run as given.
-const STORE_FLAGS = [
-  'no-probe',
-  'with',
-  'keep-data',
-  'app-setup',
-  'db-max-connections',
-  'app-setup-timeout',
-  'app-start-timeout',
-];
+// Your service's stores and set-up, and --no-probe (its flags but the service's own, which the
+// study keeps apart): passed on to each run as given.
+const STORE_FLAGS = Object.keys(APP_FLAGS).filter((n) => !['app', 'app-cmd', 'health'].includes(n));
 // The flags of `names` given (a switch not given reads false: not given), with their values.
 const given = (values, names) =>
   Object.fromEntries(names.filter((n) => values[n] !== undefined && values[n] !== false).map((n) => [n, values[n]]));
