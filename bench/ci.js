@@ -53,6 +53,20 @@ module.exports = bench(
         )
         .sort((a, b) => b.seconds - a.seconds);
       const total = counts(path.join(OUT, 'summary.txt'));
+      // When each part ended, from the start of .ci/run (its set-ups, npm test, and the side
+      // suites that run beside it: test-output/times.txt).
+      const timesFile = path.join(OUT, 'times.txt');
+      const ended = fs.existsSync(timesFile)
+        ? Object.fromEntries(
+            fs
+              .readFileSync(timesFile, 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => /^(.+) (\d+) s$/.exec(l))
+              .filter(Boolean)
+              .map((m) => [m[1], Number(m[2])]),
+          )
+        : {};
       log(`.ci/run: ${seconds} s, exit ${code}, ${JSON.stringify(total)}`);
       return {
         goal: `.ci/run within ${GOAL_S / 60} minutes (${GOAL_S} s) on this machine, nothing else running`,
@@ -60,6 +74,7 @@ module.exports = bench(
         met: seconds <= GOAL_S,
         exit: code,
         total,
+        ended,
         suites,
         files,
         headline: {

@@ -31,7 +31,10 @@ async function teardown() {
     process.stdout.write(`\n${text}`);
     // Said again by the check `npm test` ends with, which fails on it (./leftovers.js).
     fs.mkdirSync(OUT, { recursive: true });
-    fs.appendFileSync(path.join(OUT, 'leftovers.txt'), text);
+    // (A container or cluster suite, run beside npm test by .ci/run, notes its own: .ci/run
+    // counts it as that suite's failure.)
+    const suite = process.env.LAB_TEST_SUITE;
+    fs.appendFileSync(path.join(OUT, suite ? `leftovers-${suite}.txt` : 'leftovers.txt'), text);
     await stopAll(left);
   }
   if (process.env.LAB_KEEP_TEST_TMP === '1') {

@@ -17,7 +17,10 @@ class SummaryReporter {
     const line = `${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped`;
     const dir = path.join(__dirname, '..', 'test-output');
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'summary.txt'), `${line}\n`);
+    // (The container and cluster suites are e2e runs of their own, named apart: .ci/run runs
+    // them beside npm test, so each keeps its own line.)
+    const suite = process.env.LAB_TEST_SUITE;
+    fs.writeFileSync(path.join(dir, suite ? `summary-${suite}.txt` : 'summary.txt'), `${line}\n`);
     // Each file's time and counts (bench/tests.js keeps them in bench/results/tests.json):
     // which file costs what, slowest first.
     const files = results.testResults
@@ -41,8 +44,7 @@ class SummaryReporter {
       );
       for (const f of files) if (cpu.has(f.file)) f.cpuS = cpu.get(f.file);
     }
-    // (The container and cluster suites are e2e runs of their own: named apart.)
-    const set = process.env.LAB_TEST_SUITE || process.env.LAB_TESTS || 'all';
+    const set = suite || process.env.LAB_TESTS || 'all';
     fs.writeFileSync(path.join(dir, `files-${set}.json`), `${JSON.stringify(files, null, 1)}\n`);
     // Each failing test's name and the first lines of why (test-output/failures-<set>.txt):
     // .ci/run prints them all just before its last line, where a cut log still shows them.

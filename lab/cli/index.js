@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 
+// (First: every module loaded after it is compiled from the cache, ./compile-cache.js.)
+require('./compile-cache').enableCompileCache();
 const { pick } = require('../names');
 const { labError } = require('../../common/errors');
 const { cleanup, trapSignals, interrupted } = require('../ownership/cleanups');

@@ -6,29 +6,40 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { ROOT } = require('../helper');
 
-// .ci/run's end as CI reads it, with npm and apt-cache stood in for (nothing runs): every
-// suite's counts added up in the last line, `N passed, N failed, N skipped`, each failing test
-// named just before it (test-output/failures-*.txt), and the exit code. (Its failures loop
-// once reused the failed count's name: the last line read "1677 passed,
-// test-output/failures-*.txt failed, 0 skipped", and CI could not read it.)
-function ciRun({ failures }) {
+// .ci/run's end as CI reads it, with npm, apt-cache and the set-up stood in for (nothing
+// runs): every suite's counts added up in the last line, `N passed, N failed, N skipped`, each
+// failing test named just before it (test-output/failures-*.txt), and the exit code. (Its
+// failures loop once reused the failed count's name: the last line read "1677 passed,
+// test-output/failures-*.txt failed, 0 skipped", and CI could not read it.) The container
+// and cluster suites run beside npm test, one after the other: npm test's stand-in waits for
+// the first to have started, the cluster's finds the containers' ended.
+function ciRun({ failures = false, leftover = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-run-'));
   fs.mkdirSync(path.join(dir, '.ci'));
   fs.copyFileSync(path.join(ROOT, '.ci', 'run'), path.join(dir, '.ci', 'run'));
+  fs.mkdirSync(path.join(dir, 'scripts'));
+  fs.writeFileSync(path.join(dir, 'scripts', 'setup.sh'), 'echo "set-up $1" >> test-output/setups.txt\n');
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin);
   const write = (name, body) => fs.writeFileSync(path.join(bin, name), `#!/bin/bash\n${body}\n`, { mode: 0o755 });
-  // npm test: 10 passed (and one failed, named, when asked); each other suite: 5 passed.
+  // npm test: 10 passed (and one failed, named, when asked); each side suite: 5 passed, its
+  // line where the summary reporter writes it under LAB_TEST_SUITE.
   write(
     'npm',
     [
       'mkdir -p test-output',
       'if [ "$1" = test ]; then',
+      '  for i in $(seq 100); do [ -f test-output/started-containers ] && break; sleep 0.05; done',
+      '  [ -f test-output/started-containers ] && echo beside > test-output/npm-test-saw.txt',
       `  echo "10 passed, ${failures ? 1 : 0} failed, 0 skipped" > test-output/summary.txt`,
       failures ? "  echo 'test/a.e2e.test.js › it holds: Expected: 3' > test-output/failures-e2e.txt" : '  :',
       `  exit ${failures ? 1 : 0}`,
       'fi',
-      'echo "5 passed, 0 failed, 0 skipped" > test-output/summary.txt',
+      'name=${2#test:}',
+      'touch test-output/started-$name',
+      '[ "$name" = cluster ] && [ -f test-output/summary-containers.txt ] && echo after > test-output/cluster-saw.txt',
+      leftover ? '[ "$name" = cluster ] && echo "  pid 1 (by token): qemu" > test-output/leftovers-cluster.txt' : ':',
+      'echo "5 passed, 0 failed, 0 skipped" > test-output/summary-$name.txt',
     ].join('\n'),
   );
   write('apt-cache', 'echo "  Candidate: 1.0"');
@@ -38,15 +49,38 @@ function ciRun({ failures }) {
     encoding: 'utf8',
     env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
   });
+  const read = (f) => {
+    try {
+      return fs.readFileSync(path.join(dir, 'test-output', f), 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const seen = { npmTest: read('npm-test-saw.txt'), cluster: read('cluster-saw.txt'), setups: read('setups.txt') };
   fs.rmSync(dir, { recursive: true, force: true });
-  return { code: r.status, lines: r.stdout.trim().split('\n') };
+  return { code: r.status, lines: r.stdout.trim().split('\n'), seen };
 }
 
 test('.ci/run ends with every suite added up in one line, the exit 0 when all passed', () => {
-  const r = ciRun({ failures: false });
+  const r = ciRun();
   expect(r.lines.at(-1)).toBe('20 passed, 0 failed, 0 skipped');
   expect(r.lines.filter((l) => l.startsWith('failed: '))).toEqual([]);
   expect(r.code).toBe(0);
+  // The set-ups first, one at a time; then the side suites beside npm test, one after the other.
+  expect(r.seen).toEqual({
+    npmTest: 'beside',
+    cluster: 'after',
+    setups: 'set-up test\nset-up containers\nset-up cluster',
+  });
+});
+
+test("a process a side suite's teardown had to stop is one failure of that suite, named", () => {
+  const r = ciRun({ leftover: true });
+  expect(r.lines.slice(-2)).toEqual([
+    'failed: cluster leftovers:   pid 1 (by token): qemu',
+    '20 passed, 1 failed, 0 skipped',
+  ]);
+  expect(r.code).toBe(1);
 });
 
 test('.ci/run names each failing test just before its last line, and exits 1', () => {
