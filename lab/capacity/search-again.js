@@ -1,5 +1,7 @@
 'use strict';
 
+const { fitUsl, usl } = require('./usl');
+
 // A search that other programs' work held back (this machine busy, the deployment's processes
 // waiting for a core: the verdict's otherWork) is run once more: its figure then was this
 // machine's "at least", not the deployment's capacity, and a lower bound is never fitted, nor
@@ -31,22 +33,40 @@ function againSearcher({ search, results, label, saved = () => {}, log = () => {
     return kept;
   };
   // A sweep's outliers measured once more before the fit (issue 82), within the same budget:
-  // the second verdict is the row's, the first kept beside it (remeasured). keyOf(row): its key.
-  searchKey.outliers = async (keyOf) => {
-    for (const { row, below } of outliersOf(results)) {
-      if (again >= atMost) return;
+  // the second verdict is the row's, the first kept beside it (remeasured). keyOf(row): its
+  // key; precision: the search's own (--precision), the least noise a point is given.
+  searchKey.outliers = async (keyOf, { precision = 0.05 } = {}) => {
+    const again1 = async (row, why, note, remeasured) => {
       again += 1;
       const key = keyOf(row);
-      log(
-        `${label(key)}: held ${row.maxRate}/s, less than ${below.replicas} replica(s) held (${below.maxRate}/s): an outlier, measured once more before the fit`,
-      );
+      log(`${label(key)}: held ${row.maxRate}/s, ${why}: an outlier, measured once more before the fit`);
       const second = await search(key, true);
       results[results.indexOf(row)] = {
         ...second,
-        text: `${second.text}; measured once more (it held less than ${below.replicas} replica(s)), the first search said: ${row.text}`,
-        remeasured: { maxRate: row.maxRate, text: row.text, below: below.replicas },
+        text: `${second.text}; measured once more (${note}), the first search said: ${row.text}`,
+        remeasured: { maxRate: row.maxRate, text: row.text, ...remeasured },
       };
       saved();
+    };
+    for (const { row, below } of outliersOf(results)) {
+      if (again >= atMost) return;
+      await again1(
+        row,
+        `less than ${below.replicas} replica(s) held (${below.maxRate}/s)`,
+        `it held less than ${below.replicas} replica(s)`,
+        { below: below.replicas },
+      );
+    }
+    // Then the one point the curve of the others leaves out by more than its own noise.
+    const off = offTheCurve(results, { precision });
+    if (off && again < atMost) {
+      const curve = Math.round(off.curve * 10) / 10;
+      await again1(
+        off.row,
+        `where the curve the other counts draw says ${curve}/s (off it by more than its own noise, ${off.low}-${off.high}/s)`,
+        `off the curve the other counts draw: ${curve}/s there`,
+        { curve },
+      );
     }
   };
   return searchKey;
@@ -66,4 +86,42 @@ function outliersOf(results) {
   return out;
 }
 
-module.exports = { SEARCH_AGAIN, againSearcher, outliersOf };
+// The point of a sweep off the curve the other points draw, by more than its own noise:
+// { row, curve, low, high } or null. A point's noise is its own bracket: the rate it held and
+// the lowest that broke above it (the knee lies between), widened on each side by the
+// bracket's width (at least `precision` of the rate: a search bisects that far). Each verified
+// point (never an "at least") is left out in turn and the scaling law fitted to the rest (4
+// distinct counts at least, so 5 in all: with 3 left, the law's three parameters go through
+// them, every rest fits and none is the odd one out); the suspect is the one whose
+// leaving out lets the rest fit best, each measured in its own noise (left out, a point cannot
+// pull the curve to itself; an end point, left out, is only extrapolated to, so the fit of
+// the rest, not the distance to it, says which point is the odd one). It is an outlier when
+// the curve of the rest misses its bracket. A row measured once more already is not again.
+function offTheCurve(results, { precision = 0.05 } = {}) {
+  const verified = results.filter((r) => r.replicas && r.maxRate != null && !r.atLeast);
+  if (new Set(verified.map((r) => r.replicas)).size < 5) return null;
+  const bracket = (row) => {
+    const top = row.broke && row.broke.rate > row.maxRate ? row.broke.rate : row.maxRate;
+    const noise = Math.max(top - row.maxRate, row.maxRate * precision);
+    return { low: row.maxRate - noise, high: top + noise, noise };
+  };
+  // How far `curve` misses a row's bracket, in its noise (0 within it).
+  const miss = (row, curve) => {
+    const { low, high, noise } = bracket(row);
+    return curve < low ? (low - curve) / noise : curve > high ? (curve - high) / noise : 0;
+  };
+  let best = null;
+  for (const row of verified) {
+    const rest = verified.filter((r) => r !== row);
+    if (new Set(rest.map((r) => r.replicas)).size < 4) continue;
+    const fit = fitUsl(rest.map((r) => ({ replicas: r.replicas, rate: r.maxRate })));
+    const misfit = rest.reduce((a, r) => a + ((r.maxRate - usl(r.replicas, fit)) / bracket(r).noise) ** 2, 0);
+    if (!best || misfit < best.misfit) best = { row, misfit, curve: usl(row.replicas, fit) };
+  }
+  if (!best || best.row.searchedAgain || best.row.remeasured || miss(best.row, best.curve) === 0) return null;
+  const { low, high } = bracket(best.row);
+  const round = (v) => Math.round(v * 10) / 10;
+  return { row: best.row, curve: best.curve, low: round(low), high: round(high) };
+}
+
+module.exports = { SEARCH_AGAIN, againSearcher, outliersOf, offTheCurve };

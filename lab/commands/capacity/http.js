@@ -156,7 +156,7 @@ async function sweepReplicas(p, dir, kit, results) {
   });
   for (const n of p.sweep) await searchCount(n);
   for (const n of moreCounts(p, results, (t) => log(`${name}: ${t}`))) await searchCount(n);
-  await searchCount.outliers((row) => row.replicas);
+  await searchCount.outliers((row) => row.replicas, { precision: p.precision });
   if (p.values.predict) {
     const good = scalingNow({ ...p, values: { ...p.values, predict: null, need: null } }, results);
     if (good.fit) {

@@ -1,6 +1,6 @@
 'use strict';
 
-const { againSearcher, SEARCH_AGAIN } = require('../../../lab/capacity/search-again');
+const { againSearcher, SEARCH_AGAIN, offTheCurve } = require('../../../lab/capacity/search-again');
 const { scalingOf } = require('../../../lab/capacity/scaling');
 
 // A sweep whose counts the test's fake search answers: by count, a verdict per try.
@@ -127,4 +127,57 @@ test('no outlier among counts that scale, nor an "at least", and none past the b
   // (The budget of one went to 3's search again: 4, an outlier, is not measured once more.)
   expect(bound.calls.filter(([, again]) => again)).toEqual([[3, true]]);
   expect(bound.results.map((r) => r.maxRate)).toEqual([20, 40, 30, 35]);
+});
+
+// Off the curve (issue 82): a point the law fitted to the other counts misses by more than the
+// point's own noise (its bracket, held to broke, widened by its width) is measured once more.
+const bracketed = (rate, broke) => ({ ...own(rate), broke: { rate: broke } });
+
+test('a count off the curve the other counts draw, by more than its own noise, is measured once more', async () => {
+  // 1-4 and 6 scale linearly (20/s a replica); 5 held 88/s (broke at 92.4) where the others
+  // say 100/s: it held more than 4 replicas, so only the curve finds it.
+  const answers = {
+    1: [bracketed(20, 21)],
+    2: [bracketed(40, 42)],
+    3: [bracketed(60, 63)],
+    4: [bracketed(80, 84)],
+    5: [bracketed(88, 92.4), bracketed(99, 104)],
+    6: [bracketed(120, 126)],
+  };
+  const { results, calls, lines, count } = sweep(answers);
+  for (const n of [1, 2, 3, 4, 5, 6]) await count(n);
+  await count.outliers((row) => row.replicas, { precision: 0.05 });
+  expect(calls.slice(6)).toEqual([[5, true]]);
+  expect(results[4]).toMatchObject({ maxRate: 99, remeasured: { maxRate: 88, curve: 100 } });
+  expect(results[4].text).toMatch(/measured once more \(off the curve the other counts draw: 100\/s there\)/);
+  expect(lines).toEqual([
+    'replicated x5: held 88/s, where the curve the other counts draw says 100/s (off it by more than its own noise, 83.6-96.8/s): an outlier, measured once more before the fit',
+  ]);
+});
+
+test('a point within its own noise of the curve, or with too few others to draw one, is not measured again', async () => {
+  // 4 held 75/s (the curve of 1-3 and 5 says 80): within 75-84+ widened by its bracket.
+  const near = sweep({
+    1: [bracketed(20, 21)],
+    2: [bracketed(40, 42)],
+    3: [bracketed(60, 63)],
+    4: [bracketed(75, 80)],
+    5: [bracketed(100, 105)],
+  });
+  for (const n of [1, 2, 3, 4, 5]) await near.count(n);
+  await near.count.outliers((row) => row.replicas);
+  expect(near.calls.filter(([, again]) => again)).toEqual([]);
+  // Four counts: leaving one out leaves three, which the law's three parameters go through.
+  const few = [bracketed(20, 21), bracketed(40, 42), bracketed(45, 46), bracketed(80, 84)];
+  expect(offTheCurve(few.map((v, i) => ({ replicas: i + 1, ...v })))).toBeNull();
+  // The noise: where the rest say 60/s, a point that held 55/s and broke at 58.5 (its noise
+  // 3.5/s: 51.5-62) agrees; one that broke at 56.5 (its noise 5% of 55: 52.25-59.25) does not.
+  const wide = [bracketed(20, 21), bracketed(40, 42), bracketed(55, 58.5), bracketed(80, 84), bracketed(100, 105)];
+  expect(offTheCurve(wide.map((v, i) => ({ replicas: i + 1, ...v })))).toBeNull();
+  const narrow = [bracketed(20, 21), bracketed(40, 42), bracketed(55, 56.5), bracketed(80, 84), bracketed(100, 105)];
+  expect(offTheCurve(narrow.map((v, i) => ({ replicas: i + 1, ...v })))).toMatchObject({
+    row: { replicas: 3 },
+    low: 52.3,
+    high: 59.3,
+  });
 });
