@@ -18,7 +18,7 @@ class SummaryReporter {
     const dir = path.join(__dirname, '..', 'test-output');
     fs.mkdirSync(dir, { recursive: true });
     // (The container and cluster suites are e2e runs of their own, named apart: .ci/run runs
-    // them beside npm test, so each keeps its own line.)
+    // the cluster's beside npm test, so each keeps its own line.)
     const suite = process.env.LAB_TEST_SUITE;
     fs.writeFileSync(path.join(dir, suite ? `summary-${suite}.txt` : 'summary.txt'), `${line}\n`);
     // Each file's time and counts (bench/tests.js keeps them in bench/results/tests.json):

@@ -13,7 +13,10 @@ const { onlyWith } = require('../../requires');
 // most, each level on a fresh deployment) find both counts holding 20/s, at least; the check
 // of one replica holds 10/s for 10 s (about 110 requests) and then, at 13/s (the rate with its
 // 30% headroom), crosses 150 within seconds and breaks; two replicas share the same load (about
-// 130 each over both runs) and hold it. The machine's speed does not enter: the limits are timers.
+// 130 each over both runs) and hold it. The machine's speed does not enter: the limits are timers,
+// and the SLO, p99<1000, lies far from both of them (20 ms when it holds, seconds of queue when
+// each request takes 400 ms at 13/s): under p99<200 one stall of a busy machine (CI with the
+// container suite beside it) once broke the check of one replica at 10/s already.
 const PACED = fixtureApp('paced');
 
 onlyWith('cgroups')(
@@ -24,6 +27,7 @@ onlyWith('cgroups')(
         'choose',
         '/work?ms=20&c=1&over=150&slow=400&window=30',
         ...flagsOf({ app: PACED, rate: 10, shapes: 'replicated', replicas: '1,2', cap: 'replica=50%', hold: '10s' }),
+        ...['--slo', 'p99<1000', '--slo', 'errors<1%'],
         ...flagsOf({ searchHold: '2s', verifyHold: '4s', warmup: '1s', repetitions: 1, start: 20, maxRate: 20 }),
         ...['--fresh-per-level', '--no-check-autoscale'],
       ],
@@ -32,7 +36,7 @@ onlyWith('cgroups')(
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     expect(r.code).toBe(0);
     // Both counts measured to hold the 13/s wanted: 20/s, where the service is not the limit.
-    // (In CI, beside five other files, a level of two replicas once broke p99<200 at 20/s, the
+    // (In CI, beside five other files, a level of two replicas once broke its SLO at 20/s, the
     // machine's stall, and its search settled at 19/s: still a candidate.)
     const { points } = out.candidates.find((c) => c.shape === 'replicated');
     expect(points.map((p) => p.replicas)).toEqual([1, 2]);
@@ -41,7 +45,7 @@ onlyWith('cgroups')(
     expect(out.checks).toHaveLength(2);
     expect(out.checks[0]).toMatchObject({ replicas: 1, held: false, headroom: { rate: 13, held: false } });
     expect(out.checks[0].text).toMatch(
-      /^held 10\/s for 10 s under p99<200 and errors<1% .*, but the rate with its 30% headroom did not hold: 13\/s/,
+      /^held 10\/s for 10 s under p99<1000 and errors<1% .*, but the rate with its 30% headroom did not hold: 13\/s/,
     );
     // The next checked, held at both, and chosen on what was measured.
     expect(out.checks[1]).toMatchObject({ replicas: 2, held: true, headroom: { rate: 13, held: true } });

@@ -43,9 +43,14 @@ describe('npm run cluster: bad input', () => {
 });
 
 // `cluster down --purge` deleted any folder given as the cache, as root.
+// (Every `cluster down --purge` here runs without the LAB_CLUSTER_CACHE of the environment,
+// unless the test sets one: CI names the machine's own image cache there, which the test
+// with only --dir once purged, beside the cluster suite booting from it.)
 describe('cluster down --purge deletes only a cache the lab made', () => {
   const fs = require('node:fs');
   const path = require('node:path');
+  const purge = (args, env = {}) =>
+    lab(['cluster', 'down', '--purge', ...args], { env: { LAB_CLUSTER_CACHE: undefined, ...env } });
   const foreign = () => {
     const dir = tmpStateDir();
     fs.mkdirSync(path.join(dir, 'keep'));
@@ -57,9 +62,7 @@ describe('cluster down --purge deletes only a cache the lab made', () => {
   ])('a folder without its marker given by %s is refused, exit 2, and kept', async (_how, args, env) => {
     const cache = foreign();
     const dir = tmpStateDir();
-    const r = await lab(['cluster', 'down', '--purge', ...args(cache, dir)], {
-      env: typeof env === 'function' ? env(cache) : env,
-    });
+    const r = await purge(args(cache, dir), typeof env === 'function' ? env(cache) : env);
     expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_NOT_OURS' });
     expect(fs.existsSync(path.join(cache, 'keep'))).toBe(true);
     expect(r.stderr).not.toMatch(/removed the image cache/);
@@ -68,14 +71,14 @@ describe('cluster down --purge deletes only a cache the lab made', () => {
   test('--dir X --purge: X/images without a marker is kept; one the lab made is removed', async () => {
     const dir = tmpStateDir();
     fs.mkdirSync(path.join(dir, 'images', 'keep'), { recursive: true });
-    const r = await lab(['cluster', 'down', '--purge', '--dir', dir]);
+    const r = await purge(['--dir', dir]);
     expect({ exit: r.code, code: errorCode(r.stderr) }).toEqual({ exit: 2, code: 'LAB_ERR_NOT_OURS' });
     expect(fs.existsSync(path.join(dir, 'images', 'keep'))).toBe(true);
     const { claimDir } = require('../../../lab/ownership/dirs');
     const ours = path.join(tmpStateDir(), 'cache');
     claimDir(ours, 'a test cache');
     fs.writeFileSync(path.join(ours, 'base.img'), 'x');
-    const ok = await lab(['cluster', 'down', '--purge', '--dir', tmpStateDir(), '--cache', ours]);
+    const ok = await purge(['--dir', tmpStateDir(), '--cache', ours]);
     expect(ok.code).toBe(0);
     expect(ok.stderr).toMatch(/removed the image cache/);
     expect(fs.existsSync(ours)).toBe(false);
