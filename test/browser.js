@@ -99,11 +99,20 @@ async function exploreChart(page, i) {
   await fig.scrollIntoViewIfNeeded();
   const over = fig.locator('.u-over');
   const box = await over.boundingBox();
-  const scale = () =>
-    fig.evaluate((f) => {
-      const c = window.labCharts.charts.get(f);
-      return [c.plot.scales.x.min, c.plot.scales.x.max];
-    });
+  // (Each read finds the figure again, and its chart: a live page's update replaces the
+  // figures every second and registers each one's chart in the same task, yet in CI a read once
+  // found a figure with no chart yet; a read waits up to 5 s for it, then fails saying so.)
+  const scale = async () => {
+    for (let tries = 0; ; tries++) {
+      const xs = await fig.evaluate((f) => {
+        const c = window.labCharts && window.labCharts.charts.get(f);
+        return c && c.plot ? [c.plot.scales.x.min, c.plot.scales.x.max] : null;
+      });
+      if (xs) return xs;
+      if (tries >= 20) throw new Error(`chart ${i}: its figure has no chart drawn after 5 s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
   const full = await scale();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   const readout = await fig.locator('.u-legend .u-series .u-value').allTextContents();
