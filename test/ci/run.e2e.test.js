@@ -80,20 +80,17 @@ test('.ci/run ends with every suite added up in one line, the exit 0 when all pa
   });
 });
 
-test("a process a side suite's teardown had to stop is one failure of that suite, named", () => {
-  const r = ciRun({ leftover: true });
-  expect(r.lines.slice(-2)).toEqual([
+// A failure named just before the last line, and exit 1: a failing test (its suite's
+// failures file), and a process a side suite's teardown had to stop (one failure of that suite).
+test.each([
+  ['a failing test', { failures: true }, 'failed: test/a.e2e.test.js › it holds: Expected: 3'],
+  [
+    "a process a side suite's teardown stopped",
+    { leftover: true },
     'failed: cluster leftovers:   pid 1 (by token): qemu',
-    '20 passed, 1 failed, 0 skipped',
-  ]);
-  expect(r.code).toBe(1);
-});
-
-test('.ci/run names each failing test just before its last line, and exits 1', () => {
-  const r = ciRun({ failures: true });
-  expect(r.lines.slice(-2)).toEqual([
-    'failed: test/a.e2e.test.js › it holds: Expected: 3',
-    '20 passed, 1 failed, 0 skipped',
-  ]);
+  ],
+])('.ci/run names %s just before its last line, and exits 1', (_what, options, line) => {
+  const r = ciRun(options);
+  expect(r.lines.slice(-2)).toEqual([line, '20 passed, 1 failed, 0 skipped']);
   expect(r.code).toBe(1);
 });
