@@ -45,8 +45,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
-  // (The longest files first, by the times the last committed CI measured: test/sequencer.js.)
-  testSequencer: '<rootDir>/test/sequencer.js',
   // (One set: its options at the top, without a display name to prefix every line with.)
   ...(only ? withoutName(SETS[only]) : { projects: [SETS.unit, SETS.e2e] }),
 };

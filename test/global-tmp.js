@@ -31,8 +31,7 @@ async function teardown() {
     process.stdout.write(`\n${text}`);
     // Said again by the check `npm test` ends with, which fails on it (./leftovers.js).
     fs.mkdirSync(OUT, { recursive: true });
-    // (A container or cluster suite, which .ci/run may run beside npm test, notes its own:
-    // .ci/run counts it as that suite's failure.)
+    // (A container or cluster suite notes its own: .ci/run counts it as that suite's failure.)
     const suite = process.env.LAB_TEST_SUITE;
     fs.appendFileSync(path.join(OUT, suite ? `leftovers-${suite}.txt` : 'leftovers.txt'), text);
     await stopAll(left);

@@ -236,8 +236,8 @@ async function freePortBase(count = 20) {
   // taken by another file's deployment.)
   const worker = Math.max(1, Number(process.env.JEST_WORKER_ID) || 1);
   const slices = 6;
-  // (The container and cluster suites, one file each, run beside npm test in CI or after it
-  // (.ci/run): each has a slice of its own below the end-to-end tests' ones.)
+  // (The container and cluster suites, one file each, have a slice of their own below the
+  // end-to-end tests' ones: run beside npm test, neither meets an end-to-end file's ports.)
   const sliceBase = SUITE_SLICES[process.env.LAB_TEST_SUITE] ?? 20000 + ((worker - 1) % slices) * 2000;
   const now = Date.now();
   while (handedOut.length && handedOut[0][2] < now - HANDED_OUT_MS) handedOut.shift();

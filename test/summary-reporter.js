@@ -17,8 +17,8 @@ class SummaryReporter {
     const line = `${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped`;
     const dir = path.join(__dirname, '..', 'test-output');
     fs.mkdirSync(dir, { recursive: true });
-    // (The container and cluster suites are e2e runs of their own, named apart: .ci/run runs
-    // the cluster's beside npm test, so each keeps its own line.)
+    // (The container and cluster suites are e2e runs of their own, named apart: each keeps its
+    // own line.)
     const suite = process.env.LAB_TEST_SUITE;
     fs.writeFileSync(path.join(dir, suite ? `summary-${suite}.txt` : 'summary.txt'), `${line}\n`);
     // Each file's time and counts (bench/tests.js keeps them in bench/results/tests.json):

@@ -10,9 +10,9 @@ const { ROOT } = require('../helper');
 // runs): every suite's counts added up in the last line, `N passed, N failed, N skipped`, each
 // failing test named just before it (test-output/failures-*.txt), and the exit code. (Its
 // failures loop once reused the failed count's name: the last line read "1677 passed,
-// test-output/failures-*.txt failed, 0 skipped", and CI could not read it.) The cluster suite
-// runs beside npm test and the container suite after both: npm test's stand-in waits for the
-// cluster's to have started, the containers' finds both ended.
+// test-output/failures-*.txt failed, 0 skipped", and CI could not read it.) The container and
+// cluster suites run after npm test, one after the other: each stand-in finds the one before it
+// ended.
 function ciRun({ failures = false, leftover = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-run-'));
   fs.mkdirSync(path.join(dir, '.ci'));
@@ -29,15 +29,14 @@ function ciRun({ failures = false, leftover = false } = {}) {
     [
       'mkdir -p test-output',
       'if [ "$1" = test ]; then',
-      '  for i in $(seq 100); do [ -f test-output/started-cluster ] && break; sleep 0.05; done',
-      '  [ -f test-output/started-cluster ] && echo "beside, cache ${LAB_CLUSTER_CACHE:-none}" > test-output/npm-test-saw.txt',
+      '  echo "first, cache ${LAB_CLUSTER_CACHE:-none}" > test-output/npm-test-saw.txt',
       `  echo "10 passed, ${failures ? 1 : 0} failed, 0 skipped" > test-output/summary.txt`,
       failures ? "  echo 'test/a.e2e.test.js › it holds: Expected: 3' > test-output/failures-e2e.txt" : '  :',
       `  exit ${failures ? 1 : 0}`,
       'fi',
       'name=${2#test:}',
-      'touch test-output/started-$name',
-      '[ "$name" = containers ] && [ -f test-output/summary-unit.txt ] && [ -f test-output/summary-cluster.txt ] && echo "after, cache $LAB_CLUSTER_CACHE" > test-output/containers-saw.txt',
+      '[ "$name" = containers ] && [ -f test-output/summary-unit.txt ] && echo "after npm test, cache $LAB_CLUSTER_CACHE" > test-output/containers-saw.txt',
+      '[ "$name" = cluster ] && [ -f test-output/summary-containers.txt ] && echo "after containers" > test-output/cluster-saw.txt',
       leftover ? '[ "$name" = cluster ] && echo "  pid 1 (by token): qemu" > test-output/leftovers-cluster.txt' : ':',
       'echo "5 passed, 0 failed, 0 skipped" > test-output/summary-$name.txt',
     ].join('\n'),
@@ -59,6 +58,7 @@ function ciRun({ failures = false, leftover = false } = {}) {
   const seen = {
     npmTest: read('npm-test-saw.txt'),
     containers: read('containers-saw.txt'),
+    cluster: read('cluster-saw.txt'),
     setups: read('setups.txt'),
   };
   fs.rmSync(dir, { recursive: true, force: true });
@@ -70,13 +70,14 @@ test('.ci/run ends with every suite added up in one line, the exit 0 when all pa
   expect(r.lines.at(-1)).toBe('20 passed, 0 failed, 0 skipped');
   expect(r.lines.filter((l) => l.startsWith('failed: '))).toEqual([]);
   expect(r.code).toBe(0);
-  // The set-ups first, one at a time; then the cluster suite beside npm test, the container
-  // suite after both, the cluster's image cache named to those suites only (npm test's own
-  // `cluster down --purge` tests once purged it).
+  // The set-ups first, one at a time; then npm test, the container suite and the cluster
+  // suite, one after the other, the cluster's image cache named to those suites only (npm
+  // test's own `cluster down --purge` tests once purged it).
   expect(r.seen).toEqual({
-    npmTest: 'beside, cache none',
-    containers: 'after, cache /var/cache/node-deploy-lab/cluster',
-    setups: 'set-up test\nset-up cluster\nset-up containers',
+    npmTest: 'first, cache none',
+    containers: 'after npm test, cache /var/cache/node-deploy-lab/cluster',
+    cluster: 'after containers',
+    setups: 'set-up test\nset-up containers\nset-up cluster',
   });
 });
 
