@@ -53,8 +53,8 @@ module.exports = bench(
         )
         .sort((a, b) => b.seconds - a.seconds);
       const total = counts(path.join(OUT, 'summary.txt'));
-      // When each part ended, from the start of .ci/run (its set-ups, npm test, and the side
-      // suites that run beside it: test-output/times.txt).
+      // When each part ended, from the start of .ci/run (its set-ups, npm test, the container
+      // and cluster suites: test-output/times.txt).
       const timesFile = path.join(OUT, 'times.txt');
       const ended = fs.existsSync(timesFile)
         ? Object.fromEntries(

@@ -236,9 +236,7 @@ async function freePortBase(count = 20) {
   // taken by another file's deployment.)
   const worker = Math.max(1, Number(process.env.JEST_WORKER_ID) || 1);
   const slices = 6;
-  // (The container and cluster suites, one file each, have a slice of their own below the
-  // end-to-end tests' ones: run beside npm test, neither meets an end-to-end file's ports.)
-  const sliceBase = SUITE_SLICES[process.env.LAB_TEST_SUITE] ?? 20000 + ((worker - 1) % slices) * 2000;
+  const sliceBase = 20000 + ((worker - 1) % slices) * 2000;
   const now = Date.now();
   while (handedOut.length && handedOut[0][2] < now - HANDED_OUT_MS) handedOut.shift();
   // Every place in the slice, in a random order: first those not handed out lately, then (a
@@ -262,7 +260,6 @@ async function freePortBase(count = 20) {
   }
   throw new Error(`no free range of ${count} ports found in ${sliceBase}-${sliceBase + 1900}`);
 }
-const SUITE_SLICES = { containers: 16000, cluster: 18000 };
 // The ranges given to this test file lately: [base, count, when], oldest first.
 const handedOut = [];
 const HANDED_OUT_MS = 120000;
