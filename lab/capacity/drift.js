@@ -21,8 +21,8 @@ const { atRest, atRestText, RULE: AT_REST_RULE } = require('./at-rest');
 // TLS answered at rest 5.5 ms at its fastest before a search and 18.7 ms after it, 3.4 times
 // and 13 ms slower: unchanged.)
 //   1. settled: once the search has bracketed the knee and the service has recovered, three
-//      probes in a row slower at rest, and steadily so (./recovery.js steadyFastest): the
-//      service changed;
+//      probes in a row (and more, until they span 10 s) slower at rest, and steadily so
+//      (./recovery.js steadyFastest): the service changed;
 //   2. again: a rate the search held twice (the level and its measure again before bisecting),
 //      broken by the longer verification, then measured again as the search measured it (its
 //      short hold) and broken again, twice, while the service at rest is slower too (rule 1's
@@ -49,7 +49,7 @@ const RULE = `the service changed under the search (its drift) when, after it re
 const fastest = (l) => l?.latencyMs?.min ?? null;
 
 // Rule 1: a probe at rest against the baseline. -> { from, to, rate, text } or null. (The
-// session asks for more while they are in the band, until three in a row are steady.)
+// session asks for more while they are in the band, until three in a row, over 10 s, are steady.)
 function settledDrift(baseline, probe) {
   if (!baseline || !probe) return null;
   const a = atRest(baseline, probe);

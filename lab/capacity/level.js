@@ -73,6 +73,39 @@ function windowOf(dir, warmupS, startedAt) {
   return { from, window };
 }
 
+// Whether the deployment kept up with its arrivals in the held window: requests that ended
+// there (answered or failed) against those launched there, seconds by their start. A rate it
+// answers only in part has not held, whatever its latency says: over a short level, a queue
+// growing by 15% of the rate a second stays under a loose p99, and a 125/s service was once
+// said to hold 140/s (119.5/s answered). The rule's slack is what the window's edges can
+// misplace at a steady rate (answers to arrivals of the second before it, in flight at its
+// end): 5% of what was launched, at least 3 requests. Judged like an SLO and said as one, a
+// share in %; a level that launched nothing is not judged here (the generator's rule is).
+const KEPT_UP = { share: 0.95, atLeast: 3 };
+function keptUp(records, from, to) {
+  const secs = records.filter((r) => r.type === 'second' && r.at >= from && r.at < to);
+  const launched = secs.reduce((a, r) => a + (r.launched || 0), 0);
+  const ended = secs.reduce(
+    (a, r) => a + (r.completed || 0) + Object.values(r.errors || {}).reduce((x, y) => x + y, 0),
+    0,
+  );
+  const slack = Math.max(KEPT_UP.atLeast, launched * (1 - KEPT_UP.share));
+  return {
+    text: `answered>=${KEPT_UP.share * 100}%`,
+    metric: 'answered',
+    op: '>=',
+    limit: KEPT_UP.share * 100,
+    percent: true,
+    value: launched ? Math.round((ended / launched) * 1000) / 10 : null,
+    unit: '%',
+    launched,
+    ended,
+    ok: launched === 0 || ended >= launched - slack,
+    // (The lab's own rule beside the user's SLOs: a page lists it apart.)
+    rule: 'kept-up',
+  };
+}
+
 // A level's figures over its measured window, and the SLOs judged on them.
 function judgeLevel(summary, o) {
   const { from, window } = windowOf(o.dir, o.warmupS, summary.startedAt);
@@ -87,7 +120,7 @@ function judgeLevel(summary, o) {
     expect: o.expect,
     requestNames: summary.requests.map((q) => q.name),
   });
-  const thresholds = evaluate(o.slos, measured);
+  const thresholds = [...evaluate(o.slos, measured), keptUp(window, from, from + o.holdS * 1000)];
   // Answers a second: those completed inside the held window only. The seconds after it (the
   // drain) still count for latency and errors, but answers to arrivals queued during the
   // warm-up, let out in the drain, would show an overloaded deployment answering more than it
@@ -99,6 +132,8 @@ function judgeLevel(summary, o) {
   return {
     rate: o.rate,
     dir: o.dir,
+    // When its measured window began (ms): how far apart probes at rest were (./recovery.js).
+    at: from,
     warmupS: o.warmupS,
     holdS: o.holdS,
     requests: measured.requestsSent,
@@ -159,11 +194,14 @@ function restartsOf(summary) {
 // deployment with no verified rate at all.
 function judgePooled(levels, o) {
   const secs = [];
+  // (Each run's held window, for whether it kept up: the drains after them are not arrivals'.)
+  const held = [];
   const names = new Set();
   let holdS = 0;
   for (const l of levels) {
-    const { window } = windowOf(l.dir, l.warmupS, new Date().toISOString());
+    const { from, window } = windowOf(l.dir, l.warmupS, new Date().toISOString());
     secs.push(...window.filter((r) => r.type === 'second'));
+    held.push(...window.filter((r) => r.type === 'second' && r.at >= from && r.at < from + l.holdS * 1000));
     holdS += l.holdS;
     for (const q of l.perRequest || []) names.add(q.name);
   }
@@ -178,7 +216,7 @@ function judgePooled(levels, o) {
     expect: o.expect,
     requestNames: [...names],
   });
-  const thresholds = evaluate(o.slos, measured);
+  const thresholds = [...evaluate(o.slos, measured), keptUp(held, -Infinity, Infinity)];
   return {
     ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0,
     thresholds,
@@ -302,4 +340,4 @@ async function child(args, timeoutS = null, onLine = null) {
   return { ...r, cut };
 }
 
-module.exports = { runLevel, judgeLevel, judgePooled, costOf, runChild: child };
+module.exports = { runLevel, judgeLevel, judgePooled, costOf, keptUp, KEPT_UP, runChild: child };

@@ -6,6 +6,7 @@
 // the studies and the fingerprint read it, and no command imports another command's files.
 
 const path = require('node:path');
+const { KEPT_UP } = require('./level');
 const { defineCommand, flag } = require('../terminal/flags');
 const { RATE } = require('../scenario/limits');
 const { NODE_FLAG, nodesOf, nodesText } = require('../runtime/node-flag');
@@ -566,7 +567,7 @@ function planText(p) {
     : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting; the baseline is a probe after ${p.warmupS} s of warm-up`;
   return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}${p.scriptFlags ? `\nthe script read with ${p.scriptFlags}, as every level's run reads it` : ''}
 ${deployedText(p)}
-each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(knee)} s at ${knee}/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate
+each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(knee)} s at ${knee}/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; bisection to ${p.precision * 100}%, or until two levels round to the same rate; a level holds when every SLO holds and it kept up with its arrivals (answered>=${KEPT_UP.share * 100}%: that share of those launched in its window ended there, ${KEPT_UP.atLeast} requests of slack at least)
 between levels: ${between}
 verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s${p.sweep ? ' at every count (one measure for every point fitted)' : ` at ${p.start}/s`} (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${p.precision * 100}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
 bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search

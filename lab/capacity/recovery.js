@@ -37,12 +37,25 @@ function recoveredFrom(baseline, probe) {
 // recent work emptying, answers faster probe after probe; a service whose state grew answers
 // the same, slower, however long it rests, and waiting out --recovery-wait tells nothing more
 // (a growing service once waited 60 s at 35 ms a probe, 11 ms before the search).
+// Steady is judged over time as well as probes: the last SETTLED probes, and more before them
+// until they span STEADY_S from the first's measured window to the last's end. A window of
+// recent work answers the same until the overload leaves it, then at once faster: the paced
+// app's 10 s window looked steady over three probes back to back once each probe ended 1.2 s
+// sooner (7 s in all), and was called drift where three probes had spanned 10.5 s before.
 const SETTLED = 3;
 const SPREAD = 0.2;
-// Whether the last SETTLED probes' figure `read` (a latency) is known and within SPREAD.
+const STEADY_S = 10;
+const endOf = (l) => l.at + (l.holdS ?? 0) * 1000;
+// Whether the last probes' figure `read` (a latency) is known and within SPREAD, over SETTLED
+// probes and STEADY_S at least (a probe with no time of its own spans nothing).
 function steady(probes, read) {
-  const figs = probes.slice(-SETTLED).map(read);
-  if (figs.length < SETTLED || figs.some((v) => v == null)) return false;
+  if (probes.length < SETTLED) return false;
+  const end = endOf(probes.at(-1));
+  let i = probes.length - SETTLED;
+  while (i > 0 && !(end - probes[i].at >= STEADY_S * 1000)) i--;
+  if (!(end - probes[i].at >= STEADY_S * 1000)) return false;
+  const figs = probes.slice(i).map(read);
+  if (figs.some((v) => v == null)) return false;
   return Math.max(...figs) <= (1 + SPREAD) * Math.min(...figs);
 }
 const settledSlower = (probes) =>
@@ -101,7 +114,7 @@ async function waitRecovery({ probe, baseline, maxWaitS = WAIT_S, now = Date.now
         seen,
         text: ok
           ? `recovered in ${waitedS} s (${probes} probe(s): median ${fig(last).p50} ms, ${fig(baseline).p50} ms before the search)`
-          : `not recovered after ${waitedS} s (${probes} probe(s)${settled ? `, the last ${SETTLED} steady` : ''}${rising ? `, the last ${RISING} each slower than the one before` : ''}: median ${fig(last).p50 ?? '-'} ms and ${fig(last).errorsPct ?? '-'}% errors, against ${fig(baseline).p50 ?? '-'} ms and ${fig(baseline).errorsPct ?? 0}% before the search)`,
+          : `not recovered after ${waitedS} s (${probes} probe(s)${settled ? `, steady for the last ${STEADY_S} s` : ''}${rising ? `, the last ${RISING} each slower than the one before` : ''}: median ${fig(last).p50 ?? '-'} ms and ${fig(last).errorsPct ?? '-'}% errors, against ${fig(baseline).p50 ?? '-'} ms and ${fig(baseline).errorsPct ?? 0}% before the search)`,
       };
     }
   }
@@ -116,6 +129,7 @@ module.exports = {
   WAIT_S,
   RULE,
   SETTLED,
+  STEADY_S,
   SETTLE_PROBES,
   steadyFastest,
   risingFastest,

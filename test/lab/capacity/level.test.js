@@ -46,6 +46,15 @@ test('answers a second count only what was answered inside the held window, not 
     expect(l.answeredPerS).toBeLessThanOrEqual(l.rate);
     // The drain still counts as answered (and, with histograms, in the latency the SLO judges).
     expect(l.answered).toBe(620);
+    // 80 of every 100 answered: the level did not hold, whatever its SLOs say, and says why.
+    expect(l.thresholds.find((t) => t.ok === false)).toMatchObject({
+      text: 'answered>=95%',
+      value: 80,
+      unit: '%',
+      launched: 400,
+      ended: 320,
+    });
+    expect(l.ok).toBe(false);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -78,4 +87,88 @@ test("the generator's limit: a phase short by more than its boundaries misplace,
   expect(judgeLevel({ ...summaryOf(t0), phases: [phase(20, 10, 196)] }, o).generatorBound).toMatch(
     /^the generator launched 19.6\/s of the 20\/s asked/,
   );
+});
+
+// A level kept up when what ended in its held window (answers and failures) is what was
+// launched there, less what the window's edges misplace: 5%, at least 3 requests.
+test('a level keeps up within what its window edges misplace, and not beyond: a share short breaks it', () => {
+  const { keptUp } = require('../../../lab/capacity/level');
+  const secs = (pairs, errors = 0) =>
+    pairs.map(([launched, completed], i) => ({
+      type: 'second',
+      at: i * 1000,
+      launched,
+      completed,
+      errors: errors ? { ETIMEDOUT: errors } : {},
+    }));
+  // 200 launched, 190 ended: the edge's 5%, held; 189, not.
+  expect(
+    keptUp(
+      secs([
+        [100, 95],
+        [100, 95],
+      ]),
+      0,
+      2000,
+    ),
+  ).toMatchObject({ ok: true, value: 95 });
+  expect(
+    keptUp(
+      secs([
+        [100, 95],
+        [100, 94],
+      ]),
+      0,
+      2000,
+    ),
+  ).toMatchObject({ ok: false, value: 94.5 });
+  // Failures ended too: a request that failed is not a queue (the errors SLO judges it).
+  expect(
+    keptUp(
+      secs(
+        [
+          [100, 90],
+          [100, 90],
+        ],
+        5,
+      ),
+      0,
+      2000,
+    ).ok,
+  ).toBe(true);
+  // At a low rate the slack is 3 requests: 4 launched and 1 ended is one a second off at the edges.
+  expect(
+    keptUp(
+      secs([
+        [2, 1],
+        [2, 0],
+      ]),
+      0,
+      2000,
+    ).ok,
+  ).toBe(true);
+  expect(
+    keptUp(
+      secs([
+        [4, 0],
+        [4, 1],
+      ]),
+      0,
+      2000,
+    ).ok,
+  ).toBe(false);
+  // Only the held window counts: the drain after it (answers, no launches) is not kept up.
+  expect(
+    keptUp(
+      secs([
+        [100, 50],
+        [100, 50],
+        [0, 200],
+      ]),
+      0,
+      2000,
+    ).ok,
+  ).toBe(false);
+  // Nothing launched: not this rule's (the generator's limit says it).
+  expect(keptUp(secs([[0, 0]]), 0, 1000)).toMatchObject({ ok: true, value: null });
 });

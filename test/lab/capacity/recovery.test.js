@@ -86,16 +86,37 @@ test('the wait ends at once when no wait can help (a process restarted meanwhile
 
 // A growing service once waited out 60 s of probes at 35 ms, 11 ms before the search: three
 // steady probes in a row say it settled slower, and no wait helps.
+// (Probes of 2 s measured every `everyS` seconds from 0, each with its window's start.)
+const probesEvery = (everyS, medians) => {
+  let i = 0;
+  return async () => ({ ...probeOf(medians.shift()), at: everyS * 1000 * i++, holdS: 2 });
+};
+const timed = (everyS, list) => list.map((p, i) => ({ ...p, at: everyS * 1000 * i, holdS: 2 }));
 test('a service that settled slower than before ends the wait early, said; one still draining waits on', async () => {
-  const medians = [90, 36, 35, 34, 35];
-  const r = await waitRecovery({ probe: async () => probeOf(medians.shift()), baseline: probeOf(11), maxWaitS: 600 });
-  expect(r).toMatchObject({ ok: false, settled: true, probes: 4 });
-  expect(r.text).toMatch(/^not recovered after [\d.]+ s \(4 probe\(s\), the last 3 steady: median 34 ms/);
-  expect(settledSlower([probeOf(90), probeOf(60), probeOf(40)])).toBe(false);
-  expect(settledSlower([probeOf(35, 2), probeOf(35), probeOf(35)])).toBe(false);
+  // Three steady probes spanning 8 s are not enough: the fourth, spanning 11 s, is.
+  const r = await waitRecovery({ probe: probesEvery(3, [90, 36, 35, 34, 35]), baseline: probeOf(11), maxWaitS: 600 });
+  expect(r).toMatchObject({ ok: false, settled: true, probes: 5 });
+  expect(r.text).toMatch(/^not recovered after [\d.]+ s \(5 probe\(s\), steady for the last 10 s: median 35 ms/);
+  expect(settledSlower(timed(6, [probeOf(90), probeOf(60), probeOf(40)]))).toBe(false);
+  expect(settledSlower(timed(6, [probeOf(35, 2), probeOf(35), probeOf(35)]))).toBe(false);
+  expect(settledSlower(timed(6, [probeOf(35), probeOf(35), probeOf(35)]))).toBe(true);
+  // (A probe with no time of its own spans nothing: never steady by count alone.)
+  expect(settledSlower([probeOf(35), probeOf(35), probeOf(35)])).toBe(false);
   const draining = [300, 200, 120, 70, 20];
-  const d = await waitRecovery({ probe: async () => probeOf(draining.shift()), baseline: probeOf(11), maxWaitS: 600 });
+  const d = await waitRecovery({ probe: probesEvery(3, draining), baseline: probeOf(11), maxWaitS: 600 });
   expect(d).toMatchObject({ ok: true, probes: 5 });
+});
+
+// A window of recent work (the paced app's per= and window=: each request of the last 10 s adds
+// to the service time) answers the same until the overload leaves it, then at once as before:
+// three probes back to back inside it are steady by count, not by time, and the wait goes on.
+test('probes steady inside a window of recent work are not a settled service: the wait goes on to its recovery', async () => {
+  const r = await waitRecovery({
+    probe: probesEvery(2.3, [54, 53, 54, 53, 12]),
+    baseline: probeOf(11),
+    maxWaitS: 600,
+  });
+  expect(r).toMatchObject({ ok: true, probes: 5 });
 });
 
 // A service that keeps slowing at rest (issue 84): never steady (40, 50, 60, 70 ms are never

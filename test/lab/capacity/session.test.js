@@ -61,10 +61,13 @@ test('a deployment that does not come up: the level is a failed one, with why', 
 describe('settle: the service at rest against its baseline', () => {
   const answers = [];
   const spy = level.runLevel;
+  // (Each probe's window 4 s after the one before: three in a row span 10 s, as steady asks.)
+  let clock = 0;
   beforeEach(() => {
     spy.mockReset();
     spy.mockImplementation(async (l) => ({
       rate: l.rate,
+      at: (clock += 4000),
       holdS: l.holdS,
       ok: true,
       errorsPct: 0,
@@ -111,7 +114,9 @@ describe('settle: the service at rest against its baseline', () => {
       await s.measure(50);
       const before = spy.mock.calls.length;
       answers.push(...next);
-      const stop = await s.settle({ ok: true, settled: true, last: { p50: at.latencyMs.p50, errorsPct: 0 }, at });
+      // (The recovery's last probe, measured just before.)
+      const last = { ...at, at: clock, holdS: 2 };
+      const stop = await s.settle({ ok: true, settled: true, last: { p50: at.latencyMs.p50, errorsPct: 0 }, at: last });
       expect(spy.mock.calls.length - before).toBe(probes);
       expect(stop?.kind ?? null).toBe(kind);
       if (kind) expect(stop.drift.text).toMatch(/its fastest answer went from 10 ms to 41 ms/);

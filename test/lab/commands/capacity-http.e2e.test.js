@@ -35,16 +35,18 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
   const out = jsonOf(r);
   const [d] = out.deployments;
   expect(d.deployment).toBe('single');
-  // The service's own limit is 125/s. Above it the line grows by (rate - 125) a second, so over
-  // a level's 3 s (warm-up and hold) p99<1000 can still hold up to 125 x 4/3, about 166/s: more
-  // is an over-report; half of 125, an under-report by 2x. (Under p99<200 a machine running
-  // three suites at once stalled timers past the SLO on their own: 25/s was reported.)
+  // The service's own limit is 125/s. Above it the line grows by (rate - 125) a second, and
+  // p99<1000 alone held up to 125 x 4/3 over a level's 3 s (warm-up and hold): 140/s was once
+  // said, 119.5/s answered. A level holds only what it answers (answered>=95%, 3 requests of
+  // slack over its 2 s): 125 / 0.95 + 1.5/s at most; more is an over-report, half of 125 an
+  // under-report by 2x. (Under p99<200 a machine running three suites at once stalled timers
+  // past the SLO on their own: 25/s was reported.)
   expect(d.maxRate).toBeGreaterThan(125 / 2);
-  expect(d.maxRate).toBeLessThanOrEqual((125 * 4) / 3);
+  expect(d.maxRate).toBeLessThanOrEqual(125 / 0.95 + 3 / 2);
   // Bracketed: the level that broke is above the rate given, within the search's precision
   // of a level that held.
   expect(d.broke.rate).toBeGreaterThan(d.maxRate);
-  expect(d.broke.failed.some((f) => ['p99<1000', 'errors<1%'].includes(f))).toBe(true);
+  expect(d.broke.failed.some((f) => ['p99<1000', 'errors<1%', 'answered>=95%'].includes(f))).toBe(true);
   const held = out.levels.filter((l) => l.ok).map((l) => l.rate);
   expect(held).toContain(d.maxRate);
   expect(out.levels.filter((l) => !l.ok && l.rate > d.maxRate).length).toBeGreaterThan(0);
