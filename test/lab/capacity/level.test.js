@@ -93,82 +93,26 @@ test("the generator's limit: a phase short by more than its boundaries misplace,
 // launched there, less what the window's edges misplace: 5%, at least 3 requests.
 test('a level keeps up within what its window edges misplace, and not beyond: a share short breaks it', () => {
   const { keptUp } = require('../../../lab/capacity/level');
-  const secs = (pairs, errors = 0) =>
-    pairs.map(([launched, completed], i) => ({
-      type: 'second',
-      at: i * 1000,
-      launched,
-      completed,
-      errors: errors ? { ETIMEDOUT: errors } : {},
-    }));
+  // Seconds as 'launched/completed' (and failed, '/failed'), the held window their first `heldS`.
+  const kept = (seconds, heldS = 2) =>
+    keptUp(
+      seconds.split(' ').map((x, i) => {
+        const [launched, completed, failed = 0] = x.split('/').map(Number);
+        return { type: 'second', at: i * 1000, launched, completed, errors: failed ? { ETIMEDOUT: failed } : {} };
+      }),
+      0,
+      heldS * 1000,
+    );
   // 200 launched, 190 ended: the edge's 5%, held; 189, not.
-  expect(
-    keptUp(
-      secs([
-        [100, 95],
-        [100, 95],
-      ]),
-      0,
-      2000,
-    ),
-  ).toMatchObject({ ok: true, value: 95 });
-  expect(
-    keptUp(
-      secs([
-        [100, 95],
-        [100, 94],
-      ]),
-      0,
-      2000,
-    ),
-  ).toMatchObject({ ok: false, value: 94.5 });
+  expect(kept('100/95 100/95')).toMatchObject({ ok: true, value: 95 });
+  expect(kept('100/95 100/94')).toMatchObject({ ok: false, value: 94.5 });
   // Failures ended too: a request that failed is not a queue (the errors SLO judges it).
-  expect(
-    keptUp(
-      secs(
-        [
-          [100, 90],
-          [100, 90],
-        ],
-        5,
-      ),
-      0,
-      2000,
-    ).ok,
-  ).toBe(true);
-  // At a low rate the slack is 3 requests: 4 launched and 1 ended is one a second off at the edges.
-  expect(
-    keptUp(
-      secs([
-        [2, 1],
-        [2, 0],
-      ]),
-      0,
-      2000,
-    ).ok,
-  ).toBe(true);
-  expect(
-    keptUp(
-      secs([
-        [4, 0],
-        [4, 1],
-      ]),
-      0,
-      2000,
-    ).ok,
-  ).toBe(false);
+  expect(kept('100/90/5 100/90/5').ok).toBe(true);
+  // At a low rate the slack is 3 requests: 4 launched and 1 ended is in it; 8 and 1 is not.
+  expect(kept('2/1 2/0').ok).toBe(true);
+  expect(kept('4/0 4/1').ok).toBe(false);
   // Only the held window counts: the drain after it (answers, no launches) is not kept up.
-  expect(
-    keptUp(
-      secs([
-        [100, 50],
-        [100, 50],
-        [0, 200],
-      ]),
-      0,
-      2000,
-    ).ok,
-  ).toBe(false);
+  expect(kept('100/50 100/50 0/200').ok).toBe(false);
   // Nothing launched: not this rule's (the generator's limit says it).
-  expect(keptUp(secs([[0, 0]]), 0, 1000)).toMatchObject({ ok: true, value: null });
+  expect(kept('0/0', 1)).toMatchObject({ ok: true, value: null });
 });
