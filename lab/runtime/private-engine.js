@@ -112,7 +112,9 @@ function recoverDeadEngines({ log = () => {} } = {}) {
     unmountUnder(rec.dir);
     if (before) {
       log(`putting the host back as it was before the engine in ${rec.dir} (its owner ended without stopping it)`);
-      restoreHost(before, rec.dir);
+      const plan = restoreHost(before, rec.dir);
+      if (plan.othersLinks.length || plan.othersTables.length)
+        log(`left as they are, not that engine's: ${[...plan.othersLinks, ...plan.othersTables].join(', ')}`);
     }
     fs.rmSync(path.join(rec.dir, 'data'), { recursive: true, force: true });
     fs.rmSync(path.join(rec.dir, 'exec'), { recursive: true, force: true });
@@ -122,20 +124,79 @@ function recoverDeadEngines({ log = () => {} } = {}) {
   return recovered;
 }
 
-function restoreHost(before, dir) {
-  const now = hostSnapshot();
-  for (const link of now.links) if (!before.links.includes(link)) sh('ip', ['link', 'delete', link]);
-  if (now.ruleset !== before.ruleset) {
-    const saved = path.join(dir, 'ruleset-before.nft');
-    sh('sh', ['-c', `nft list ruleset > "${saved}.raw"`]);
-    sh('nft', ['flush', 'ruleset']);
-    if (before.ruleset.trim()) {
-      fs.writeFileSync(saved, `${before.ruleset}\n`);
-      const r = sh('nft', ['-f', saved]);
-      if (r.code !== 0) throw new Error(`could not restore the nftables ruleset (saved in ${saved}): ${r.out}`);
+// What dockerd makes on the host, and only that is undone: its bridges (docker0, a swarm's
+// docker_gwbridge, a compose project's br-<id>) and the host ends of its containers' veth pairs;
+// the nftables tables its rules went into (through iptables-nft: each names a DOCKER chain).
+// Another program's link or table, made while the engine ran (a cluster's veth, a firewall's
+// table), is left as it is: the whole ruleset was once flushed and reloaded, and every new link
+// deleted, whoever had made it.
+const DOCKER_LINK = /^(docker0|docker_gwbridge|br-[0-9a-f]{12}|veth[0-9a-f]{7})$/;
+const DOCKER_TABLE = /\bDOCKER/;
+
+// A ruleset's tables, by "family name", each its whole block as `nft list ruleset` prints it.
+function tablesOf(ruleset) {
+  const tables = new Map();
+  let key = null;
+  let lines = [];
+  for (const line of String(ruleset || '').split('\n')) {
+    const m = /^table (\S+) (\S+) \{/.exec(line);
+    if (m) {
+      key = `${m[1]} ${m[2]}`;
+      lines = [line];
+    } else if (key) {
+      lines.push(line);
+      if (line === '}') {
+        tables.set(key, lines.join('\n'));
+        key = null;
+      }
     }
   }
-  if (now.ipForward !== before.ipForward) fs.writeFileSync('/proc/sys/net/ipv4/ip_forward', `${before.ipForward}\n`);
+  return tables;
+}
+
+// What puts the host back from `now` to `before`, as data: the links to delete, an nft script
+// (null when no table of dockerd's changed), whether to write ip_forward back, and what changed
+// that was not dockerd's (left, and said).
+function restorePlan(before, now) {
+  const added = now.links.filter((l) => !before.links.includes(l));
+  const was = tablesOf(before.ruleset);
+  const is = tablesOf(now.ruleset);
+  const script = [];
+  const othersTables = [];
+  for (const key of new Set([...was.keys(), ...is.keys()])) {
+    const b = was.get(key);
+    const n = is.get(key);
+    if (b === n) continue;
+    // (A table gone since: put back only when dockerd's own rules were in it before.)
+    if (!DOCKER_TABLE.test(n ?? b ?? '')) {
+      othersTables.push(key);
+      continue;
+    }
+    if (n) script.push(`delete table ${key}`);
+    if (b) script.push(b);
+  }
+  return {
+    links: added.filter((l) => DOCKER_LINK.test(l)),
+    othersLinks: added.filter((l) => !DOCKER_LINK.test(l)),
+    nft: script.length ? `${script.join('\n')}\n` : null,
+    othersTables,
+    ipForward: now.ipForward !== before.ipForward ? before.ipForward : null,
+  };
+}
+
+function restoreHost(before, dir) {
+  const plan = restorePlan(before, hostSnapshot());
+  for (const link of plan.links) sh('ip', ['link', 'delete', link]);
+  if (plan.nft) {
+    // (The script kept beside the engine's data: what was put back, and from what.)
+    const saved = path.join(dir, 'ruleset-restore.nft');
+    sh('sh', ['-c', `nft list ruleset > "${path.join(dir, 'ruleset-before-restore.nft')}"`]);
+    fs.writeFileSync(saved, plan.nft);
+    const r = sh('nft', ['-f', saved]);
+    if (r.code !== 0) throw new Error(`could not put dockerd's nftables tables back (the script: ${saved}): ${r.out}`);
+  }
+  if (plan.ipForward !== null) fs.writeFileSync('/proc/sys/net/ipv4/ip_forward', `${plan.ipForward}\n`);
+  return plan;
 }
 
 class PrivateEngine {
@@ -230,18 +291,20 @@ class PrivateEngine {
   }
 
   // Stops dockerd (and its containerd) by pid, unmounts what it left, removes its data and
-  // puts the host's network back. Returns the host's state before and after.
+  // puts dockerd's part of the host's network back. Returns the host's state before and after,
+  // and what was put back (restorePlan).
   async stop() {
     if (this.pid && isAlive(this.pid)) await stopTree(this.pid, { signal: 'SIGTERM', timeoutMs: 20000 });
     this.pid = null;
     // Overlay and shm mounts of killed containers would keep the data root busy.
     unmountUnder(this.dir);
     const before = this.before;
-    if (before) restoreHost(before, this.dir);
+    // (What it put back, and what it left as another program's: said to the caller.)
+    const restored = before ? restoreHost(before, this.dir) : null;
     fs.rmSync(path.join(this.dir, 'data'), { recursive: true, force: true });
     fs.rmSync(path.join(this.dir, 'exec'), { recursive: true, force: true });
     fs.rmSync(recordPath(this.dir), { force: true });
-    return { before, after: hostSnapshot() };
+    return { before, after: hostSnapshot(), restored };
   }
 }
 
@@ -261,4 +324,4 @@ function npmRoot(node) {
   return found;
 }
 
-module.exports = { PrivateEngine, unavailable, hostSnapshot, recoverDeadEngines, REGISTRY };
+module.exports = { PrivateEngine, unavailable, hostSnapshot, recoverDeadEngines, restorePlan, tablesOf, REGISTRY };

@@ -77,3 +77,41 @@ test('a record cut short is skipped; an engine still running stops the start wit
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// What is put back when the engine stops: dockerd's own links and tables, nothing of another's
+// (a cluster's veth, a firewall's table made while the engine ran), as the rulesets read.
+test("stopping puts back dockerd's links and tables only: another program's, made meanwhile, are left and said", () => {
+  const { restorePlan, tablesOf } = require('../../../lab/runtime/private-engine');
+  const table = (head, ...body) => [`table ${head} {`, ...body.map((l) => `\t${l}`), '}'].join('\n');
+  const userFilter = table(
+    'ip filter',
+    'chain INPUT {',
+    '\ttype filter hook input priority filter; policy accept;',
+    '}',
+  );
+  const before = { links: ['eth0', 'lo'], ruleset: `${userFilter}\n`, ipForward: '0' };
+  // dockerd's chains in the user's table, a nat table of its own; a cluster's veth and a
+  // firewall's table made while the engine ran.
+  const dockerFilter = table('ip filter', 'chain INPUT {', '}', 'chain DOCKER {', '}', 'chain DOCKER-USER {', '}');
+  const dockerNat = table('ip nat', 'chain DOCKER {', '}');
+  const firewall = table('inet fw', 'chain input {', '}');
+  const now = {
+    links: ['br-0123456789ab', 'docker0', 'eth0', 'labcbd667e', 'lo', 'veth1a2b3c4'],
+    ruleset: [dockerFilter, dockerNat, firewall].join('\n'),
+    ipForward: '1',
+  };
+  expect([...tablesOf(now.ruleset).keys()]).toEqual(['ip filter', 'ip nat', 'inet fw']);
+  const plan = restorePlan(before, now);
+  expect(plan.links).toEqual(['br-0123456789ab', 'docker0', 'veth1a2b3c4']);
+  expect(plan.othersLinks).toEqual(['labcbd667e']);
+  // The user's table as it was, dockerd's own deleted; the firewall's untouched.
+  expect(plan.nft).toBe(`delete table ip filter\n${userFilter}\ndelete table ip nat\n`);
+  expect(plan.othersTables).toEqual(['inet fw']);
+  expect(plan.ipForward).toBe('0');
+  // Nothing of dockerd's changed: nothing to do.
+  expect(restorePlan(before, { ...before, links: [...before.links, 'labcbd667e'] })).toMatchObject({
+    links: [],
+    nft: null,
+    ipForward: null,
+  });
+});
