@@ -73,19 +73,23 @@ function windowOf(dir, warmupS, startedAt) {
   return { from, window };
 }
 
-// Whether the deployment kept up with its arrivals in the held window: requests that ended
-// there (answered or failed) against those launched there, seconds by their start. A rate it
-// answers only in part has not held, whatever its latency says: over a short level, a queue
-// growing by 15% of the rate a second stays under a loose p99, and a 125/s service was once
-// said to hold 140/s (119.5/s answered). The rule's slack is what the window's edges can
-// misplace at a steady rate (answers to arrivals of the second before it, in flight at its
-// end): 5% of what was launched, at least 3 requests. Judged like an SLO and said as one, a
-// share in %; a level that launched nothing is not judged here (the generator's rule is).
+// The seconds of a level's held window: its measured window (./windowOf, from the end of its
+// warm-up) less the drain after it.
+const heldSeconds = (window, from, holdS) =>
+  window.filter((r) => r.type === 'second' && r.at >= from && r.at < from + holdS * 1000);
+
+// Whether the deployment kept up with its arrivals over `seconds` (a held window): requests
+// that ended there (answered or failed) against those launched there. A rate it answers only
+// in part has not held, whatever its latency says: over a short level, a queue growing by 15%
+// of the rate a second stays under a loose p99, and a 125/s service was once said to hold
+// 140/s (119.5/s answered). The rule's slack is what the window's edges can misplace at a
+// steady rate (answers to arrivals of the second before it, in flight at its end): 5% of what
+// was launched, at least 3 requests. Judged like an SLO and said as one, a share in %; a level
+// that launched nothing is not judged here (the generator's rule is).
 const KEPT_UP = { share: 0.95, atLeast: 3 };
-function keptUp(records, from, to) {
-  const secs = records.filter((r) => r.type === 'second' && r.at >= from && r.at < to);
-  const launched = secs.reduce((a, r) => a + (r.launched || 0), 0);
-  const ended = secs.reduce(
+function keptUp(seconds) {
+  const launched = seconds.reduce((a, r) => a + (r.launched || 0), 0);
+  const ended = seconds.reduce(
     (a, r) => a + (r.completed || 0) + Object.values(r.errors || {}).reduce((x, y) => x + y, 0),
     0,
   );
@@ -101,8 +105,6 @@ function keptUp(records, from, to) {
     launched,
     ended,
     ok: launched === 0 || ended >= launched - slack,
-    // (The lab's own rule beside the user's SLOs: a page lists it apart.)
-    rule: 'kept-up',
   };
 }
 
@@ -120,13 +122,13 @@ function judgeLevel(summary, o) {
     expect: o.expect,
     requestNames: summary.requests.map((q) => q.name),
   });
-  const thresholds = [...evaluate(o.slos, measured), keptUp(window, from, from + o.holdS * 1000)];
   // Answers a second: those completed inside the held window only. The seconds after it (the
   // drain) still count for latency and errors, but answers to arrivals queued during the
   // warm-up, let out in the drain, would show an overloaded deployment answering more than it
   // was offered.
-  const to = from + o.holdS * 1000;
-  const inHold = window.filter((r) => r.type === 'second' && r.at < to).reduce((a, r) => a + (r.completed || 0), 0);
+  const held = heldSeconds(window, from, o.holdS);
+  const thresholds = [...evaluate(o.slos, measured), keptUp(held)];
+  const inHold = held.reduce((a, r) => a + (r.completed || 0), 0);
   const share = machineShare(summary);
   const restarts = restartsOf(summary);
   return {
@@ -201,7 +203,7 @@ function judgePooled(levels, o) {
   for (const l of levels) {
     const { from, window } = windowOf(l.dir, l.warmupS, new Date().toISOString());
     secs.push(...window.filter((r) => r.type === 'second'));
-    held.push(...window.filter((r) => r.type === 'second' && r.at >= from && r.at < from + l.holdS * 1000));
+    held.push(...heldSeconds(window, from, l.holdS));
     holdS += l.holdS;
     for (const q of l.perRequest || []) names.add(q.name);
   }
@@ -216,7 +218,7 @@ function judgePooled(levels, o) {
     expect: o.expect,
     requestNames: [...names],
   });
-  const thresholds = [...evaluate(o.slos, measured), keptUp(held, -Infinity, Infinity)];
+  const thresholds = [...evaluate(o.slos, measured), keptUp(held)];
   return {
     ok: thresholds.every((t) => t.ok) && measured.requestsCompleted > 0,
     thresholds,
@@ -340,4 +342,4 @@ async function child(args, timeoutS = null, onLine = null) {
   return { ...r, cut };
 }
 
-module.exports = { runLevel, judgeLevel, judgePooled, costOf, keptUp, KEPT_UP, runChild: child };
+module.exports = { runLevel, judgeLevel, judgePooled, costOf, keptUp, heldSeconds, KEPT_UP, runChild: child };

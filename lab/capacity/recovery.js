@@ -51,9 +51,11 @@ const endOf = (l) => l.at + (l.holdS ?? 0) * 1000;
 function steady(probes, read) {
   if (probes.length < SETTLED) return false;
   const end = endOf(probes.at(-1));
+  // (A time unknown is NaN, and spans nothing.)
+  const spans = (i) => end - probes[i].at >= STEADY_S * 1000;
   let i = probes.length - SETTLED;
-  while (i > 0 && !(end - probes[i].at >= STEADY_S * 1000)) i--;
-  if (!(end - probes[i].at >= STEADY_S * 1000)) return false;
+  while (i > 0 && !spans(i)) i--;
+  if (!spans(i)) return false;
   const figs = probes.slice(i).map(read);
   if (figs.some((v) => v == null)) return false;
   return Math.max(...figs) <= (1 + SPREAD) * Math.min(...figs);

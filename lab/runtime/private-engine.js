@@ -190,7 +190,7 @@ function restoreHost(before, dir) {
   if (plan.nft) {
     // (The script kept beside the engine's data: what was put back, and from what.)
     const saved = path.join(dir, 'ruleset-restore.nft');
-    sh('sh', ['-c', `nft list ruleset > "${path.join(dir, 'ruleset-before-restore.nft')}"`]);
+    fs.writeFileSync(path.join(dir, 'ruleset-before-restore.nft'), sh('nft', ['list', 'ruleset']).stdout);
     fs.writeFileSync(saved, plan.nft);
     const r = sh('nft', ['-f', saved]);
     if (r.code !== 0) throw new Error(`could not put dockerd's nftables tables back (the script: ${saved}): ${r.out}`);

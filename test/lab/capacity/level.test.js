@@ -92,16 +92,18 @@ test("the generator's limit: a phase short by more than its boundaries misplace,
 // A level kept up when what ended in its held window (answers and failures) is what was
 // launched there, less what the window's edges misplace: 5%, at least 3 requests.
 test('a level keeps up within what its window edges misplace, and not beyond: a share short breaks it', () => {
-  const { keptUp } = require('../../../lab/capacity/level');
+  const { keptUp, heldSeconds } = require('../../../lab/capacity/level');
   // Seconds as 'launched/completed' (and failed, '/failed'), the held window their first `heldS`.
   const kept = (seconds, heldS = 2) =>
     keptUp(
-      seconds.split(' ').map((x, i) => {
-        const [launched, completed, failed = 0] = x.split('/').map(Number);
-        return { type: 'second', at: i * 1000, launched, completed, errors: failed ? { ETIMEDOUT: failed } : {} };
-      }),
-      0,
-      heldS * 1000,
+      heldSeconds(
+        seconds.split(' ').map((x, i) => {
+          const [launched, completed, failed = 0] = x.split('/').map(Number);
+          return { type: 'second', at: i * 1000, launched, completed, errors: failed ? { ETIMEDOUT: failed } : {} };
+        }),
+        0,
+        heldS,
+      ),
     );
   // 200 launched, 190 ended: the edge's 5%, held; 189, not.
   expect(kept('100/95 100/95')).toMatchObject({ ok: true, value: 95 });
