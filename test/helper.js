@@ -236,7 +236,10 @@ async function freePortBase(count = 20) {
   // taken by another file's deployment.)
   const worker = Math.max(1, Number(process.env.JEST_WORKER_ID) || 1);
   const slices = 6;
-  const sliceBase = 20000 + ((worker - 1) % slices) * 2000;
+  // (The container and cluster suites run side by side in CI, each in band: a slice each,
+  // below the end-to-end set's, where neither can draw the other's range.)
+  const suite = { containers: 16000, cluster: 18000 }[process.env.LAB_TEST_SUITE];
+  const sliceBase = suite ?? 20000 + ((worker - 1) % slices) * 2000;
   const now = Date.now();
   while (handedOut.length && handedOut[0][2] < now - HANDED_OUT_MS) handedOut.shift();
   // Every place in the slice, in a random order: first those not handed out lately, then (a
