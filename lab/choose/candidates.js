@@ -28,6 +28,8 @@ const labelOf = (c) =>
 function candidateOf(sweep, o) {
   const want = o.rate * (1 + o.headroom);
   const base = {
+    // (Its sweep's id: its folder's name under sweeps/, or its screen's under screens/.)
+    ...(sweep.id ? { sweepId: sweep.id } : {}),
     shape: sweep.shape,
     workers: sweep.workers,
     balancer: sweep.balancer,

@@ -11,6 +11,7 @@ const { contextArgs, contextValues } = require('../topology/context');
 const { COMMAND: CAPACITY } = require('../capacity/plan');
 const { jobInto, withValues } = require('../run/job');
 const { labChild } = require('../run/child');
+const { SWEEP } = require('./screen');
 
 // --shapes, --balancers: names from their tables, each once (two sweeps of one shape would
 // share its folder).
@@ -56,16 +57,19 @@ const sizeCaps = (caps, pct) =>
 // The capacity command line of one sweep, its folder `dir`: what the plan and choice.json show,
 // to be run by hand (what the choice runs is its job: sweepJob below).
 function capacityArgs(p, s, dir) {
+  const { counts, countsFor, settings } = runOf(p, s);
   const args = [
     ...(p.values.script ? [] : [p.word]),
-    ...shownTokens(p.toCapacity, CAPACITY.specs),
+    // (The user's flags first, as typed; the choice's settings for the rest after them.)
+    ...shownTokens(
+      { values: { ...p.toCapacity.values, ...settings, ...p.toCapacity.values }, tokens: p.toCapacity.tokens },
+      CAPACITY.specs,
+    ),
     '--deployments',
     s.shape,
     '--replicas',
-    p.counts.join(','),
-    ...(p.countsFor
-      ? ['--replicas-for', String(p.countsFor), '--max-replicas', String(Math.min(32, p.maxReplicas))]
-      : []),
+    counts.join(','),
+    ...(countsFor ? ['--replicas-for', String(countsFor), '--max-replicas', String(Math.min(32, p.maxReplicas))] : []),
     ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
     '--balancer',
     s.balancer,
@@ -77,6 +81,16 @@ function capacityArgs(p, s, dir) {
   args.push('--run-dir', dir, ...contextArgs(p.ctx), '--json');
   return args;
 }
+
+// What a sweep runs: its counts (a screen's one replica, a unit's counts after the screen, or
+// the choice's), the rate its counts aim at, and the capacity settings the choice gives where
+// the user gave none (a screen's and a sweep's after it: ./screen.js; its first level's rate
+// among them). s.counts, s.settings: set on a screen or a sweep after one.
+const runOf = (p, s) => ({
+  counts: s.counts ?? p.counts,
+  countsFor: s.counts ? null : p.countsFor,
+  settings: s.settings ?? {},
+});
 
 // The flags passed on (lab/run/job.js passOn: values, and texts as typed), as a command line
 // shows them: a switch alone, a list flag once an item, a value as its flag shows it (a
@@ -103,11 +117,13 @@ function shownTokens({ values, tokens }, specs) {
 // text are for the command line shown). -> the parsed form capacity reads.
 function sweepJob(p, s, dir) {
   const typed = CAPACITY.parsePart([...(p.values.script ? [] : [p.word]), ...p.toCapacity.tokens]);
+  const { counts, countsFor, settings } = runOf(p, s);
   const decided = {
+    ...settings,
     ...p.toCapacity.values,
     deployments: s.shape,
-    replicas: p.counts,
-    ...(p.countsFor ? { 'replicas-for': p.countsFor, 'max-replicas': Math.min(32, p.maxReplicas) } : {}),
+    replicas: counts,
+    ...(countsFor ? { 'replicas-for': countsFor, 'max-replicas': Math.min(32, p.maxReplicas) } : {}),
     ...(s.workers > 1 ? { workers: s.workers } : {}),
     balancer: s.balancer,
     ...(s.node ? { node: [s.node.version] } : {}),
@@ -118,6 +134,19 @@ function sweepJob(p, s, dir) {
     json: true,
   };
   return withValues(CAPACITY, typed, decided);
+}
+
+// A unit's sweep after its screen (./screen.js): at `counts`, with a sweep's settings where the
+// user gave none, its first level at `start` (from the screen) unless the user gave --start,
+// kept within the search's floor and highest rate. -> a sweep with its own job and command.
+function afterScreen(p, s, counts, start) {
+  const given = p.toCapacity.values;
+  const first =
+    start === null ? null : Math.min(given['max-rate'] ?? Infinity, Math.max(given['min-rate'] ?? 1, start));
+  const sw = { ...s, counts, settings: { ...SWEEP, ...(first !== null ? { start: first } : {}) } };
+  sw.argv = (dir) => capacityArgs(p, sw, dir);
+  sw.job = (dir) => sweepJob(p, sw, dir);
+  return sw;
 }
 
 // A sweep's capacity search started as a child run, its job in its folder: { child, done }
@@ -138,6 +167,7 @@ module.exports = {
   sizeCaps,
   capacityArgs,
   sweepJob,
+  afterScreen,
   startSweep,
   capText,
   shownTokens,

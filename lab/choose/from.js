@@ -55,6 +55,10 @@ function fromSweep(p, s) {
   const dir = s.dir ?? path.join(p.from, 'sweeps', s.id);
   const result = maybeJson(path.join(dir, 'capacity.json'));
   const search = maybeJson(path.join(dir, 'search.json'));
+  // A unit the earlier choice screened and did not sweep (its bound was no cheaper than what
+  // it chose, ./screen.js): no candidate here either, and why.
+  const unswept = !result && !s.dir ? unsweptThere(p.from, s.id) : null;
+  if (unswept) return { unswept };
   if (!result || !search?.settings)
     throw labError(
       'LAB_ERR_FLAG_VALUE',
@@ -67,8 +71,8 @@ function fromSweep(p, s) {
   const differs = [
     ['the SLO', was.slos, now.slos.map((t) => t.text)],
     ['the caps', was.caps, now.values.cap],
-    ['the counts (--replicas)', was.replicas, now.sweep],
-    ['the counts aimed at (--replicas-for)', was.replicasFor ?? null, now.countsFor ?? null],
+    // (An earlier choice's sweeps measured their own counts: compared when --replicas asks.)
+    ...(s.dir || p.values.replicas ? [['the counts (--replicas)', was.replicas, now.sweep]] : []),
     ['the workers', was.workers, now.values.workers ?? null],
     ['the requests', was.words, now.words],
   ].filter(([, a, b]) => JSON.stringify(a) !== JSON.stringify(b));
@@ -96,6 +100,16 @@ function fromSweep(p, s) {
       `its ${s.id} sweep is ${result.status}, not completed: run that choose again with --run-dir to finish it`,
     );
   return result;
+}
+
+// Why an earlier choice left a unit unswept (its choice.json: the unit screened, its
+// candidate refused), or null when it did not screen that unit.
+function unsweptThere(from, id) {
+  const was = maybeJson(path.join(from, 'choice.json'));
+  const screened = was?.screens?.find((x) => x.id === id);
+  if (!screened) return null;
+  const c = (was.candidates || []).find((x) => x.refused && x.sweepId === id);
+  return `the choice in ${from} screened it and did not sweep it: ${c?.refused ?? screened.bound?.refused ?? screened.bound?.text ?? 'its screen'}`;
 }
 
 // A sweep's fingerprint in a few words (the service and its start line).

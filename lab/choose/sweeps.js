@@ -32,7 +32,8 @@ function sweepRecord(s, sdir, result) {
 function sweepOf(s, result) {
   const points = (result.scaling?.points || []).map((pt) => {
     const v = (result.deployments || []).find((d) => d.replicas === pt.replicas) || {};
-    return { ...pt, memoryMiB: v.replicaMemoryMiB ?? null };
+    // (The lowest rate that broke above the one held: the top of the count's bracket.)
+    return { ...pt, memoryMiB: v.replicaMemoryMiB ?? null, ...(v.broke?.rate != null ? { broke: v.broke.rate } : {}) };
   });
   return { ...s, node: s.node?.version ?? null, points, notRanked: result.notRanked ?? null };
 }
@@ -41,43 +42,54 @@ function sweepOf(s, result) {
 // the ranking, ./candidates.js). out.sweeps gets each sweep's record, written (write()) as it
 // ends; track({ child, s, sdir }) is told the sweep under way (null after), so that an
 // interrupt keeps what it measured. A sweep that failed gives its shape no candidate, and why.
-async function measureSweeps(p, dir, { out, write, log, track }) {
+async function measureSweeps(p, dir, io) {
   const sweeps = [];
-  for (const s of p.sweeps) {
-    let result;
-    if (p.from) result = s.fromResult;
-    else {
-      const sdir = path.join(dir, 'sweeps', s.id);
-      log(`measure ${s.id}: capacity at ${countsText(p)} (its folder: ${sdir})`);
-      const { child, done } = startSweep(s, sdir);
-      track({ child, s, sdir });
-      const r = await done;
-      // (Ctrl-C: the cleanup above keeps this sweep's figures and ends the choice: no verdict.)
-      if (interrupted()) await new Promise(() => {});
-      track(null);
-      result = maybeJson(path.join(sdir, 'capacity.json'));
-      // A sweep cut short (a failure) gives its shape no candidate, with why: its figures
-      // were not all measured. (An interrupt stops the choice itself.)
-      if (result?.status !== 'completed') {
-        const why = `its capacity sweep ${result ? `was ${result.status}` : 'wrote nothing'}: ${reasonOf(r.tail, r.code)}`;
-        log(`measure ${s.id}: ${why}`);
-        out.sweeps.push({ ...sweepRecord(s, sdir, result), failed: why });
-        sweeps.push({ ...s, node: s.node?.version ?? null, points: [], failed: why });
-        write();
-        continue;
-      }
-    }
-    const sw = sweepOf(s, result);
-    sweeps.push(sw);
-    out.sweeps.push({
-      id: s.id,
-      dir: s.dir ?? (p.from ? path.join(p.from, 'sweeps', s.id) : path.join(dir, 'sweeps', s.id)),
-      points: sw.points,
-      ...(sw.notRanked ? { notRanked: sw.notRanked } : {}),
-    });
-    write();
-  }
+  for (const s of p.sweeps) sweeps.push(await measureOne(p, s, dir, io));
   return sweeps;
 }
 
-module.exports = { sweepRecord, sweepOf, measureSweeps };
+// One sweep (or a screen: o.screen), measured into dir/sweeps/<id> (dir/screens/<id>), or
+// read (--from): -> { ...s, points, ... } or { ...s, points: [], failed }; its record into
+// out.sweeps (out.screens).
+async function measureOne(p, s, dir, { out, write, log, track }, o = {}) {
+  const kind = o.screen ? 'screens' : 'sweeps';
+  let result;
+  if (p.from) {
+    result = s.fromResult;
+    if (result.unswept) return { ...s, node: s.node?.version ?? null, points: [], failed: result.unswept };
+  } else {
+    const sdir = path.join(dir, kind, s.id);
+    log(
+      o.screen
+        ? `screen ${s.id}: capacity at 1 replica (its folder: ${sdir})`
+        : `measure ${s.id}: capacity at ${s.counts ? `${s.counts.join(', ')} replicas` : countsText(p)} (its folder: ${sdir})`,
+    );
+    const { child, done } = startSweep(s, sdir);
+    track({ child, s, sdir, kind });
+    const r = await done;
+    // (Ctrl-C: the cleanup above keeps this sweep's figures and ends the choice: no verdict.)
+    if (interrupted()) await new Promise(() => {});
+    track(null);
+    result = maybeJson(path.join(sdir, 'capacity.json'));
+    // A sweep cut short (a failure) gives its shape no candidate, with why: its figures
+    // were not all measured. (An interrupt stops the choice itself.)
+    if (result?.status !== 'completed') {
+      const why = `its capacity ${o.screen ? 'screen' : 'sweep'} ${result ? `was ${result.status}` : 'wrote nothing'}: ${reasonOf(r.tail, r.code)}`;
+      log(`${o.screen ? 'screen' : 'measure'} ${s.id}: ${why}`);
+      out[kind].push({ ...sweepRecord(s, sdir, result), failed: why });
+      write();
+      return { ...s, node: s.node?.version ?? null, points: [], failed: why };
+    }
+  }
+  const sw = sweepOf(s, result);
+  out[kind].push({
+    id: s.id,
+    dir: s.dir ?? (p.from ? path.join(p.from, 'sweeps', s.id) : path.join(dir, kind, s.id)),
+    points: sw.points,
+    ...(sw.notRanked ? { notRanked: sw.notRanked } : {}),
+  });
+  write();
+  return sw;
+}
+
+module.exports = { sweepRecord, sweepOf, measureSweeps, measureOne };

@@ -126,6 +126,7 @@ function choiceBody(r) {
       replica of that CPU share and this version of the service, measured on this machine.
     </p>
     ${curvesChart(r)}
+    ${screensSection(r)}
     <h2>Candidates</h2>
     ${table(
       [
@@ -168,16 +169,51 @@ function choiceBody(r) {
         : ''
     }
     <h2>How</h2>
+    ${r.screens ? screenedHow(r) : howSwept(r)}
+    <pre>${r.candidates.map(candidateText).join('\n')}</pre>`;
+}
+
+// Each unit's screen (choose at its defaults): what its one replica held, where it broke, the
+// bound that gives, and whether it was swept.
+function screensSection(r) {
+  if (!r.screens?.length) return '';
+  const swept = new Set((r.sweeps || []).map((x) => x.id));
+  const rows = r.screens.map((x) => {
+    const pt = (x.points || []).find((q) => q.replicas === 1);
+    return [
+      x.id,
+      pt && pt.maxRate !== null ? `${pt.maxRate}/s` : '-',
+      pt?.broke != null ? `${pt.broke}/s` : '-',
+      x.bound ? (x.bound.refused ?? `${x.bound.replicas} replica(s), ${x.bound.cores} cores`) : (x.failed ?? '-'),
+      swept.has(x.id) ? 'swept' : 'not swept',
+    ];
+  });
+  return html`<h2>Screens: one replica of each</h2>
     <p class="note">
+      Each unit's one replica searched briefly: replicas scale at best linearly, so the rate it broke at bounds from below
+      the replicas it needs. Units were swept in the order of their bounds, until no unit left could be cheaper than the
+      cheapest count measured to hold ${r.want}/s. A bound orders the units; it is never a capacity.
+    </p>
+    ${table(['unit', 'held (1 replica)', 'broke at', 'at least', 'swept'], rows)}`;
+}
+
+const screenedHow = (r) => html`<p class="note">
+  Each unit (a shape at a replica size) was screened at one replica (npm run capacity -- --replicas 1, short levels, one
+  verification), and the units swept in the order of the bounds their screens give, each at the count its bound names and
+  the one above it (verified runs, every count held for as long). The fewest replicas of a swept unit measured to hold
+  ${r.want}/s is its candidate; candidates are ranked by the cores they are given${r.price ? ' (by their cost a month)' : ''},
+  then memory. The first is deployed and held at the rate and at the rate with its headroom; docs/choose.md says the method
+  and its limits.
+</p>`;
+
+const howSwept = (r) => html`<p class="note">
       Each shape's capacity was searched at
       ${r.counts.join(', ')}
       replicas${r.countsFor ? `, then where ${r.countsFor}/s was expected to land and the one above it` : ''} (npm run capacity -- --replicas, verified
       runs), the Universal Scalability Law fitted to them, and the fewest replicas predicted to hold the rate with its
       headroom taken (a count measured to hold it is taken as measured). Candidates are ranked by the cores they are
       given, then memory. The first is deployed and held at the rate; docs/choose.md says the method and its limits.
-    </p>
-    <pre>${r.candidates.map(candidateText).join('\n')}</pre>`;
-}
+    </p>`;
 
 const choicePage = (r) => page(`the deployment to choose for ${r.what}`, choiceBody(r), r.machine);
 

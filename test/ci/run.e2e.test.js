@@ -11,8 +11,8 @@ const { ROOT } = require('../helper');
 // failing test named just before it (test-output/failures-*.txt), and the exit code. (Its
 // failures loop once reused the failed count's name: the last line read "1677 passed,
 // test-output/failures-*.txt failed, 0 skipped", and CI could not read it.) The container and
-// cluster suites run after npm test, one after the other: each stand-in finds the one before it
-// ended.
+// cluster suites run after npm test, the container suite nested in the cluster's life: each
+// stand-in says what it found of the other.
 function ciRun({ failures = false, leftover = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ci-run-'));
   fs.mkdirSync(path.join(dir, '.ci'));
@@ -35,8 +35,20 @@ function ciRun({ failures = false, leftover = false } = {}) {
       `  exit ${failures ? 1 : 0}`,
       'fi',
       'name=${2#test:}',
-      '[ "$name" = containers ] && [ -f test-output/summary-unit.txt ] && echo "after npm test, cache $LAB_CLUSTER_CACHE" > test-output/containers-saw.txt',
-      '[ "$name" = cluster ] && [ -f test-output/summary-containers.txt ] && echo "after containers" > test-output/cluster-saw.txt',
+      // (The container suite: after npm test, with the cluster up, which it says by the file
+      // LAB_CI_CLUSTER_UP names.)
+      'if [ "$name" = containers ] && [ -f test-output/summary-unit.txt ]; then',
+      '  up=no; [ -f test-output/ci-cluster-up ] && up=yes',
+      '  echo "after npm test, cluster up: $up, cache $LAB_CLUSTER_CACHE" > test-output/containers-saw.txt',
+      'fi',
+      // (The cluster suite: up, then down only once the file LAB_CI_CLUSTER_DOWN_AFTER names
+      // is there, 10 s at most; what it saw then.)
+      'if [ "$name" = cluster ]; then',
+      '  touch "$LAB_CI_CLUSTER_UP"',
+      '  for i in $(seq 100); do [ -f "$LAB_CI_CLUSTER_DOWN_AFTER" ] && break; sleep 0.1; done',
+      '  ended=no; [ -f test-output/summary-containers.txt ] && ended=yes',
+      '  echo "down once the containers ended: $ended" > test-output/cluster-saw.txt',
+      'fi',
       leftover ? '[ "$name" = cluster ] && echo "  pid 1 (by token): qemu" > test-output/leftovers-cluster.txt' : ':',
       'echo "5 passed, 0 failed, 0 skipped" > test-output/summary-$name.txt',
     ].join('\n'),
@@ -70,13 +82,14 @@ test('.ci/run ends with every suite added up in one line, the exit 0 when all pa
   expect(r.lines.at(-1)).toBe('20 passed, 0 failed, 0 skipped');
   expect(r.lines.filter((l) => l.startsWith('failed: '))).toEqual([]);
   expect(r.code).toBe(0);
-  // The set-ups first, one at a time; then npm test, the container suite and the cluster
-  // suite, one after the other, the cluster's image cache named to those suites only (npm
-  // test's own `cluster down --purge` tests once purged it).
+  // The set-ups first, one at a time; then npm test; then the container suite inside the
+  // cluster suite's life (the cluster up before it starts, down after it ends), the cluster's
+  // image cache named to those suites only (npm test's own `cluster down --purge` tests once
+  // purged it).
   expect(r.seen).toEqual({
     npmTest: 'first, cache none',
-    containers: 'after npm test, cache /var/cache/node-deploy-lab/cluster',
-    cluster: 'after containers',
+    containers: 'after npm test, cluster up: yes, cache /var/cache/node-deploy-lab/cluster',
+    cluster: 'down once the containers ended: yes',
     setups: 'set-up test\nset-up containers\nset-up cluster',
   });
 });

@@ -16,6 +16,7 @@ const { candidateText, costText } = require('../../report/choice-text');
 const { noneHeldText } = require('../../choose/check');
 // (The sweeps measured, and the candidates checked in rank order.)
 const { sweepRecord, measureSweeps } = require('../../choose/sweeps');
+const { screenAndSweep, unsweptSweep } = require('../../choose/screened');
 const { checkInOrder } = require('../../choose/checks');
 const { autoscaleOf } = require('../../choose/autoscale-check');
 const { whyOf } = require('../../choose/why');
@@ -50,6 +51,8 @@ async function choose(argv, { log }) {
     slos: p.slos.map((s) => s.text),
     status: 'measuring',
     sweeps: [],
+    // (At the defaults, each unit's screen and its bound: ../../choose/screen.js.)
+    ...(p.screen ? { screens: [] } : {}),
     candidates: [],
     choice: null,
     checks: [],
@@ -69,20 +72,29 @@ async function choose(argv, { log }) {
   let current = null;
   const keep = own(async () => {
     await interruptChild(current?.child);
-    if (current && !out.sweeps.some((x) => x.id === current.s.id)) {
+    // (A screen under way into out.screens, a sweep into out.sweeps: current.kind.)
+    const kept = out[current?.kind ?? 'sweeps'];
+    if (current && !kept.some((x) => x.id === current.s.id)) {
       const partial = maybeJson(path.join(current.sdir, 'capacity.json'));
-      out.sweeps.push(sweepRecord(current.s, current.sdir, partial));
+      kept.push(sweepRecord(current.s, current.sdir, partial));
     }
     out.status = interrupted() ? 'interrupted' : 'failed';
-    out.text = `the choice was ${out.status} ${out.checks.length ? 'while checking' : 'while measuring'}: nothing was chosen; what it measured is kept (${out.sweeps.map((x) => `${x.id}: ${x.points.filter((p) => p.maxRate !== null).length} count(s) measured${x.points.some((p) => p.heldAtLeast) ? `, ${x.points.filter((p) => p.heldAtLeast).length} cut short` : ''}`).join('; ') || 'no sweep'})`;
+    out.text = `the choice was ${out.status} ${out.checks.length ? 'while checking' : 'while measuring'}: nothing was chosen; what it measured is kept (${out.screens ? `${out.screens.length} screen(s); ` : ''}${out.sweeps.map((x) => `${x.id}: ${x.points.filter((p) => p.maxRate !== null).length} count(s) measured${x.points.some((p) => p.heldAtLeast) ? `, ${x.points.filter((p) => p.heldAtLeast).length} cut short` : ''}`).join('; ') || 'no sweep'})`;
     out.candidates = [];
     write();
     log(`the choice was ${out.status}; what it measured is in ${path.join(dir, 'choice.json')}`);
   });
   log(planText(p));
 
-  // Measure (or read, --from): the sweep under way tracked for the cleanup above.
-  const sweeps = await measureSweeps(p, dir, { out, write, log, track: (c) => (current = c) });
+  // Measure (or read, --from): the sweep under way tracked for the cleanup above. At the
+  // defaults, each unit screened first, and swept in the order of its bound
+  // (../../choose/screened.js): a unit left unswept is a candidate of none, with why.
+  const io = { out, write, log, track: (c) => (current = c) };
+  let sweeps;
+  if (p.screen) {
+    const screened = await screenAndSweep(p, dir, io);
+    sweeps = [...screened.sweeps, ...screened.unswept.map(unsweptSweep)];
+  } else sweeps = await measureSweeps(p, dir, io);
 
   // Predict.
   const ranked = rankCandidates(sweeps, {

@@ -36,28 +36,34 @@ const {
   sizeCaps,
   capacityArgs,
   sweepJob,
+  afterScreen,
 } = require('../../choose/dimensions');
 // (The plan as it is said: ../../choose/plan-text.js.)
 const { planText, planJson, headOf } = require('../../choose/plan-text');
 const { checkAnswers } = require('../../choose/check');
+const { SCREEN } = require('../../choose/screen');
 
 const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
        npm run choose -- --script FILE --rate R [--slo ...] [options]
 The deployment to choose: for your service, an SLO and a target rate, the cheapest deployment
-that holds it. Each replica is held to a stated CPU share (--cap, the unit of cost); each shape's
-capacity is measured at a few replica counts (npm run capacity -- --replicas), the Universal
-Scalability Law fitted to them, and the fewest replicas predicted to hold the rate with its
-headroom ranked by cores. The first is deployed and held at the rate (--hold) with the SLO
-judged on the whole window; a level at its predicted knee is profiled to say what sets it.
-The choice is written out as a compose file and Kubernetes manifests (docs/choose.md).
+that holds it. Each replica is held to a stated CPU share (the unit of cost: --sizes, or --cap).
+Each unit (a shape at a size) is screened at one replica; what that replica broke at bounds the
+replicas it needs from below (they scale at best linearly), and the units are swept in the order
+of their bounds (npm run capacity -- --replicas N,N+1) until no unit left can be cheaper than
+the fewest replicas measured to hold the rate with its headroom. (--replicas: every unit swept
+at those counts, the Universal Scalability Law fitted.) The cheapest is deployed and held at the
+rate and at its headroom (--hold), the SLO judged on the whole window; a level at its knee is
+profiled to say what sets it. The choice is written out as a compose file and Kubernetes
+manifests (docs/choose.md).
   --rate R           the target rate, arrivals a second (required)
   --slo EXPR         an SLO, repeatable (default: p99<200 and errors<1%)
   --headroom P       the margin a count must hold above the rate (default 30%)
-  --cap NODE=CPU[,MEMORY]  a replica's CPU share, the unit of cost (default replica=25%);
-                     repeatable, other nodes as for capacity
-  --sizes 25%,50%,100%  the replica sizes compared, CPU shares (or 250m,500m,1000m): one sweep
-                     of every shape a size, each count a candidate with its cores; instead of
-                     --cap replica=CPU (a replica's memory, --cap replica=-,512M, goes with it)
+  --cap NODE=CPU[,MEMORY]  a replica's CPU share, one size instead of --sizes; repeatable,
+                     other nodes as for capacity
+  --sizes 25%,50%,100%  the replica sizes compared, CPU shares (or 250m,500m,1000m; default
+                     25%,50% when no --cap replica=CPU): every shape at each size, each count a
+                     candidate with its cores (a replica's memory, --cap replica=-,512M, goes
+                     with every size)
   --shapes a,b       the shapes compared (default replicated,multi-replicated)
   --workers W        each multi-replicated replica's workers (default 2)
   --balancers a,b    the balancers compared (default nginx)
@@ -65,7 +71,9 @@ The choice is written out as a compose file and Kubernetes manifests (docs/choos
                      serves, installed into the lab's cache on first use): one sweep each of
                      every shape, its service on that Node; the manifests build on the chosen
                      one (default: the lab's own Node, no sweep of its own)
-  --replicas 1,2,3,4 the counts measured for each shape (${MIN_POINTS} at least for a fit)
+  --replicas 1,2,3,4 the counts measured for every unit, nothing screened (${MIN_POINTS} at least
+                     for a fit; default: each unit screened, then swept at two counts in the
+                     order of its bound)
   --max-replicas N   the most replicas a prediction may name (default ${MAX_REPLICAS})
   --hold D           how long the check holds the rate (default 2m)
   --tries N          candidates checked at most, in rank order, until one holds (default 2)
@@ -129,7 +137,8 @@ const COMMAND = defineCommand({
 
 // (No --replicas: 1 and 2, then where the rate with its headroom lands and the one above it,
 // capacity --replicas-for: the counts bracket the answer, and a small service needs fewer.)
-const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', workers: 2, replicas: [1, 2], holdS: 120, tries: 2 };
+const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', sizes: [25, 50], workers: 2, holdS: 120, tries: 2 };
+
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 
 // (argv: a command line, or a job: the library's, lab/run/job.js.)
@@ -164,8 +173,12 @@ function plan(argv) {
   const capTwice = capNodes.find((n, i) => capNodes.indexOf(n) !== i);
   if (capTwice) throw labError('LAB_ERR_FLAG_VALUE', 'cap', capTwice, 'given twice: give one --cap for each node');
   // --sizes: the replica's CPU share is each size in turn (--cap replica= would be a second).
-  const sizes = values.sizes ?? null;
-  if (sizes && values.cap.some((c) => c.node === 'replica' && c.cpuPct !== null))
+  // Neither given: a quarter and a half of a core compared (issue 82: how big a replica?).
+  const capGiven = values.cap.some((c) => c.node === 'replica' && c.cpuPct !== null);
+  // --from a `capacity --replicas` folder: its one sweep, its shape, balancer and counts.
+  const single = values.from ? capacitySweepAt(values, SHAPES) : null;
+  const sizes = values.sizes ?? (capGiven || single ? null : DEFAULTS.sizes);
+  if (values.sizes && capGiven)
     throw labError(
       'LAB_ERR_FLAGS_EXCLUDE',
       'sizes',
@@ -181,8 +194,6 @@ function plan(argv) {
       values.cap.map((c) => c.node).join(','),
       "a choice's unit of cost is a replica's CPU share: give --cap replica=CPU (like replica=25%)",
     );
-  // --from a `capacity --replicas` folder: its one sweep, its shape, balancer and counts.
-  const single = values.from ? capacitySweepAt(values, SHAPES) : null;
   const shapes = single ? [single.shape] : (values.shapes ?? SHAPES);
   if (values.workers !== undefined && !shapes.includes('multi-replicated'))
     throw labError(
@@ -192,8 +203,14 @@ function plan(argv) {
       'the workers are those of a multi-replicated replica: add it to --shapes',
     );
   const balancers = single ? [single.balancer] : (values.balancers ?? ['nginx']);
-  const counts = single ? single.counts : (values.replicas ?? DEFAULTS.replicas);
-  const countsFor = single || values.replicas ? null : want;
+  // No --replicas (nor --from): each unit screened at one replica, then swept in the order of
+  // the bounds the screens give (../../choose/screen.js). With --replicas, every unit swept at
+  // those counts.
+  const screen = !values.from && !values.replicas;
+  // (--from an earlier choice: each of its sweeps read at the counts it measured; --replicas
+  // given with it, those counts are asked of every one.)
+  const counts = single ? single.counts : (values.replicas ?? [1]);
+  const countsFor = null;
   const maxReplicas = values['max-replicas'] ?? MAX_REPLICAS;
   if (counts.some((n) => n > maxReplicas))
     throw labError(
@@ -235,6 +252,8 @@ function plan(argv) {
             // (Each size's sweep with its own replica cap; without --sizes, the caps given.)
             caps: sizes ? sizeCaps(caps, size) : caps,
             sized: Boolean(sizes),
+            // (A screen: one replica, a short search, ../../choose/screen.js.)
+            ...(screen ? { counts: [1], settings: SCREEN } : {}),
             ...(single ? { dir: values.from } : {}),
           });
         }
@@ -251,6 +270,7 @@ function plan(argv) {
     capPct: replicaCap.cpuPct,
     counts,
     countsFor,
+    screen,
     maxReplicas,
     sweeps,
     nodes,
@@ -271,6 +291,9 @@ function plan(argv) {
     s.job = (dir) => sweepJob(out, s, dir);
     s.plan = capacityPlan.plan(s.job(path.join(ctx.stateDir, 'choose-check', s.id)));
     if (out.from) s.fromResult = fromSweep(out, s);
+    // (After a screen, the unit's sweep: at two counts its screen names, checked when known.
+    // This one, at 1 and 2, is for the plan's figures.)
+    if (screen) s.sweepPlan = capacityPlan.plan(afterScreen(out, s, [1, 2], null).job(s.plan.values['run-dir']));
   }
   return out;
 }

@@ -158,11 +158,16 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
   const where = ['--state-dir', tmpStateDir()];
   const plan = await lab(['choose', 'ping', '--rate', '100', '--plan', ...where]);
   expect(plan.code).toBe(0);
+  // At the defaults: two shapes at two sizes, each screened at one replica, then swept in the
+  // order of its bound.
   expect(plan.stdout).toMatch(
-    /measure replicated behind nginx: capacity at 1, 2 replicas, then where 130\/s is expected to land and the one above it/,
+    /^screen replicated-25pct of 25% of a core a replica behind nginx: capacity at 1 replica/m,
   );
-  expect(plan.stdout).toMatch(/measure multi-replicated \(2 workers a replica\)/);
-  expect(plan.stdout).toMatch(/each replica held to 25% CPU/);
+  expect(plan.stdout).toMatch(/^screen multi-replicated-50pct \(2 workers a replica\) of 50% of a core a replica/m);
+  expect(plan.stdout).toMatch(/the sizes compared: replicas held to 25% CPU, 50% CPU/);
+  expect(plan.stdout).toMatch(
+    /^measure: the units in that order, each at the count its bound names and the one above it/m,
+  );
   expect(plan.stdout).toMatch(/expected: about [\d:]+, at most [\d:]+/);
   // --node: a sweep a version, each passing its exact version to its capacity search; a sweep
   // itself takes one version, and two are refused by name. (The lab's own major: no registry.)
@@ -215,7 +220,7 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
   expect(two.stderr).toMatch(/--node 22,24 names 2: give one version to a sweep/);
   for (const [args, code] of [
     [['ping'], 'LAB_ERR_MISSING_ARG'],
-    [['ping', '--rate', '5', '--cap', 'nginx=50%'], 'LAB_ERR_FLAG_VALUE'],
+    [['ping', '--rate', '5', '--cap', 'nginx=50%', '--cap', 'nginx=40%'], 'LAB_ERR_FLAG_VALUE'],
     [['ping', '--rate', '5', '--tries', '9'], 'LAB_ERR_INVALID_VALUE'],
   ]) {
     const r = await lab(['choose', ...args, ...where]);
@@ -266,9 +271,12 @@ onlyWith('cgroups')(
     expect(choice.text).toMatch(/^the choice was interrupted while measuring: nothing was chosen/);
     expect(choice.candidates).toEqual([]);
     expect(choice.choice).toBeNull();
-    const [sweep] = choice.sweeps;
-    expect(sweep.points.find((p) => p.replicas === 1)).toMatchObject({ replicas: 1 });
-    expect(sweep.points.some((p) => p.maxRate !== null || p.heldAtLeast >= 10)).toBe(true);
+    // (At the defaults, stopped in the first unit's screen: its levels kept among the screens.)
+    expect(choice.sweeps).toEqual([]);
+    const [screen] = choice.screens;
+    expect(screen.points.find((p) => p.replicas === 1)).toMatchObject({ replicas: 1 });
+    expect(screen.points.some((p) => p.maxRate !== null || p.heldAtLeast >= 10)).toBe(true);
+    expect(choice.text).toMatch(/what it measured is kept \(1 screen\(s\); no sweep\)/);
     expect(fs.readFileSync(path.join(runDir, 'choice.html'), 'utf8')).toMatch(/interrupted/);
     // Nothing of the sweep's deployment is up.
     expect(await isUp(stateOf(place))).toBe(false);

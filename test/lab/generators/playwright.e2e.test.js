@@ -117,7 +117,10 @@ browserTest(
       const fcp = s.browser.vitals.FCP[`${srv.url}/`];
       expect(fcp.count).toBe(2);
       for (const k of ['p50', 'p95', 'p99']) expect(fcp[k]).toBeLessThanOrEqual(fcp.max);
-      expect(Object.keys(s.browser.vitals)).toEqual(expect.arrayContaining(['TTFB', 'FCP', 'LCP']));
+      // (TTFB and FCP come with every page painted; LCP only when the browser reports it before
+      // the page closes, which a busy machine once delayed past it: CI with the choose tests
+      // beside it saw TTFB and FCP alone.)
+      expect(Object.keys(s.browser.vitals)).toEqual(expect.arrayContaining(['TTFB', 'FCP']));
       // The lab's copy names the browser; the user's file is untouched.
       const copy = JSON.stringify(
         require('yaml').parse(fs.readFileSync(path.join(s.resultsDir, 'artillery-run.yml'), 'utf8')).config.engines,

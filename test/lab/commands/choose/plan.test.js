@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { plan, planText, planJson } = require('../../../../lab/commands/choose/plan');
+const { afterScreen } = require('../../../../lab/choose/dimensions');
 const capacityPlan = require('../../../../lab/capacity/plan');
 const { fingerprintOf } = require('../../../../lab/capacity/fingerprint');
 const { ROOT, refusalOf, flagsOf } = require('../../../helper');
@@ -11,7 +12,7 @@ const { ROOT, refusalOf, flagsOf } = require('../../../helper');
 const PRICING = path.join(ROOT, 'test', 'fixtures', 'apps', 'pricing');
 const where = () => ['--state-dir', fs.mkdtempSync(path.join(os.tmpdir(), 'choose-plan-'))];
 
-test('one sweep a shape, each a capacity command line that capacity itself accepts, the flags passed as typed', () => {
+test('at the defaults, one screen a unit, each a capacity command line that capacity itself accepts, the flags passed as typed', () => {
   const argv = [
     '/price?rounds=600000',
     ...flagsOf({ app: PRICING, rate: 50, slo: 'p99<300' }),
@@ -19,23 +20,45 @@ test('one sweep a shape, each a capacity command line that capacity itself accep
     ...flagsOf({ warmup: '1s', repetitions: 1, header: 'x-a: 1', hold: '30s' }),
   ];
   const p = plan([...argv, ...where()]);
-  expect(p.sweeps.map((s) => [s.id, s.workers])).toEqual([
-    ['replicated', 1],
-    ['multi-replicated', 2],
+  // Two shapes at two sizes (a quarter and a half of a core): four units, each screened.
+  expect(p.screen).toBe(true);
+  expect(p.sweeps.map((s) => [s.id, s.workers, s.capPct])).toEqual([
+    ['replicated-25pct', 1, 25],
+    ['replicated-50pct', 1, 50],
+    ['multi-replicated-25pct', 2, 25],
+    ['multi-replicated-50pct', 2, 50],
   ]);
-  const args = p.sweeps[1].argv('/tmp/sweep');
-  // choose's --search-hold is capacity's --hold; choose's own --hold (the check's) is not passed.
+  const args = p.sweeps[2].argv('/tmp/sweep');
+  // choose's --search-hold is capacity's --hold; choose's own --hold (the check's) is not
+  // passed; what the user gave wins over the screen's own settings, the rest are the screen's.
   expect(args).toEqual(expect.arrayContaining(['--hold', '2s', '--warmup', '1s', '--repetitions', '1']));
   expect(args.filter((a) => a === '--hold')).toHaveLength(1);
-  // (No --replicas: 1 and 2, then where 65/s, the rate with its headroom, lands.)
   expect(args.join(' ')).toMatch(
-    /--deployments multi-replicated --replicas 1,2 --replicas-for 65 --max-replicas 32 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
+    /--precision 10% .*--verify-hold 10s .*--deployments multi-replicated --replicas 1 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
   );
   expect(args).toEqual(expect.arrayContaining(['--header', 'x-a: 1', '--app', PRICING]));
   const c = capacityPlan.plan(args);
-  expect(c.sweep).toEqual([1, 2]);
-  expect(c.countsFor).toBe(65);
-  expect(c.values.hold).toBe(2);
+  expect(c.sweep).toEqual([1]);
+  expect(c.countsFor).toBeNull();
+  expect({ hold: c.values.hold, precision: c.precision, verifyHold: c.verifyHoldFor(c.start) }).toEqual({
+    hold: 2,
+    precision: 0.1,
+    verifyHold: 10,
+  });
+  // A unit's sweep after its screen: at the counts its bound names, from the rate the screen
+  // gives, each count verified twice for 20 s (the user's --repetitions 1 wins).
+  const after = afterScreen(p, p.sweeps[2], [2, 3], 60);
+  const a = capacityPlan.plan(after.argv('/tmp/after'));
+  expect({ sweep: a.sweep, start: a.start, precision: a.precision, verifyHold: a.verifyHoldFor(a.start) }).toEqual({
+    sweep: [2, 3],
+    start: 60,
+    precision: 0.05,
+    verifyHold: 20,
+  });
+  expect(a.repetitions).toBe(1);
+  // (Within the search's rates: a start above --max-rate is its highest rate.)
+  const capped = plan([...argv, '--max-rate', '70', ...where()]);
+  expect(capacityPlan.plan(afterScreen(capped, capped.sweeps[0], [2, 3], 90).argv('/tmp/x')).start).toBe(70);
   expect(p.holdS).toBe(30);
   expect(p.headroom).toBe(0.3);
   expect(planText(p)).toMatch(/a count must be predicted to hold 65\/s/);
@@ -74,21 +97,32 @@ test('the defaults said, and the choices the flags make', () => {
   expect(p.capPct).toBe(15);
   expect(p.headroom).toBe(0.5);
   expect(p.counts).toEqual([1, 2, 4, 6]);
-  // Counts given: exactly those, none aimed at.
+  // Counts given: exactly those, every unit swept at them, nothing screened.
+  expect(p.screen).toBe(false);
   expect(p.countsFor).toBeNull();
   expect(p.sweeps[0].argv('/d')).not.toContain('--replicas-for');
   expect(planText(p)).toMatch(/capacity at 1, 2, 4, 6 replicas, about/);
-  // None given: 1 and 2, then where the rate with its headroom (300/s) lands and the one above,
-  // said; within --max-replicas.
+  // None given: each unit screened at one replica, then swept in the order of its bound (the
+  // rate with its headroom, 300/s, over what its one replica broke at), said.
   const d = plan(['ping', ...flagsOf({ rate: 200, headroom: '50%', maxReplicas: 8 }), ...where()]);
-  expect({ counts: d.counts, countsFor: d.countsFor }).toEqual({ counts: [1, 2], countsFor: 300 });
-  expect(d.sweeps[0].argv('/d').join(' ')).toMatch(/--replicas 1,2 --replicas-for 300 --max-replicas 8 /);
+  expect({ counts: d.counts, countsFor: d.countsFor, screen: d.screen }).toEqual({
+    counts: [1],
+    countsFor: null,
+    screen: true,
+  });
+  expect(d.sweeps[0].argv('/d').join(' ')).toMatch(/--replicas 1 --balancer nginx --cap replica=25% /);
   expect(planText(d)).toMatch(
-    /capacity at 1, 2 replicas, then where 300\/s is expected to land and the one above it \(--replicas to give the counts\)/,
+    /^screen replicated-25pct of 25% of a core a replica behind nginx: capacity at 1 replica/m,
   );
-  expect(planJson(d).countsFor).toBe(300);
+  expect(planText(d)).toMatch(/needs ceil\(300 \/ b\) replicas at least/);
+  expect(planText(d)).toMatch(
+    /until the cheapest count measured to hold 300\/s costs no more than the next unit's bound/,
+  );
+  expect(planJson(d).countsFor).toBeNull();
   expect(p.sweeps[1].argv('/d').join(' ')).toMatch(/--balancer haproxy --cap replica=15%/);
   expect(planText(p)).toMatch(/each replica held to 15% CPU/);
+  // Another node's cap alone: the replica's sizes are still the defaults'.
+  expect(plan(['ping', '--rate', '5', '--cap', 'nginx=50%', ...where()]).sizes).toEqual([25, 50]);
 });
 
 test('refused before anything runs, each with its code', () => {
@@ -96,9 +130,9 @@ test('refused before anything runs, each with its code', () => {
     [['ping'], 'LAB_ERR_MISSING_ARG', /give the target rate: --rate R/],
     [['--rate', '5'], 'LAB_ERR_MISSING_ARG', /an endpoint, a path of your service or --script/],
     [
-      ['ping', '--rate', '5', '--cap', 'nginx=50%'],
-      'LAB_ERR_FLAG_VALUE',
-      /--cap nginx: a choice's unit of cost is a replica's CPU share/,
+      ['ping', '--rate', '5', '--sizes', '25%,50%', '--cap', 'replica=50%'],
+      'LAB_ERR_FLAGS_EXCLUDE',
+      /--sizes 25%,50% gives the replica's CPU shares compared, and --cap replica= gives one/,
     ],
     [
       ['ping', '--rate', '5', '--shapes', 'replicated', '--workers', '3'],
@@ -132,30 +166,38 @@ test('--from reads only sweeps of its own settings', () => {
   try {
     const dir = path.join(from, 'sweeps', 'replicated');
     fs.mkdirSync(dir, { recursive: true });
-    const p0 = plan(['ping', '--rate', '5', '--shapes', 'replicated', ...where()]);
+    const one = ['--shapes', 'replicated', '--cap', 'replica=25%'];
+    const p0 = plan(['ping', '--rate', '5', ...one, ...where()]);
     const settings = {
       slos: ['p99<200', 'errors<1%'],
       caps: p0.caps,
       replicas: [1, 2],
-      // (The default counts: 1 and 2, then where 6.5/s, the rate with its headroom, lands.)
-      replicasFor: 6.5,
       workers: null,
       words: ['ping', 'endurance'],
       fingerprint: fingerprintOf(p0.sweeps[0].plan),
     };
     fs.writeFileSync(path.join(dir, 'search.json'), JSON.stringify({ settings }));
     fs.writeFileSync(path.join(dir, 'capacity.json'), JSON.stringify({ status: 'completed', scaling: { points: [] } }));
-    const p = plan(['ping', '--rate', '5', '--shapes', 'replicated', '--from', from, ...where()]);
+    const p = plan(['ping', '--rate', '5', ...one, '--from', from, ...where()]);
     expect(p.sweeps[0].fromResult.status).toBe('completed');
-    const e = refusalOf(() =>
-      plan(['ping', '--rate', '5', '--shapes', 'replicated', '--from', from, '--slo', 'p99<100', ...where()]),
-    );
+    const e = refusalOf(() => plan(['ping', '--rate', '5', ...one, '--from', from, '--slo', 'p99<100', ...where()]));
     expect(e).toMatchObject({ code: 'LAB_ERR_FLAG_VALUE' });
     expect(e.message).toMatch(/measured with other settings \(the SLO\)/);
-    // Another rate aims its counts elsewhere: its sweep is not this choice's.
+    // Its counts are what it measured, read at any rate; --replicas asks for others: refused.
+    expect(plan(['ping', '--rate', '8', ...one, '--from', from, ...where()]).sweeps[0].fromResult.status).toBe(
+      'completed',
+    );
     expect(
-      refusalOf(() => plan(['ping', '--rate', '8', '--shapes', 'replicated', '--from', from, ...where()])).message,
-    ).toMatch(/measured with other settings \(the counts aimed at \(--replicas-for\)\)/);
+      refusalOf(() => plan(['ping', '--rate', '5', ...one, '--replicas', '1,3', '--from', from, ...where()])).message,
+    ).toMatch(/measured with other settings \(the counts \(--replicas\)\)/);
+    // A unit the earlier choice screened and did not sweep: read as such, with its reason.
+    const was = { screens: [{ id: 'multi-replicated', bound: { text: 'x' } }], candidates: [] };
+    was.candidates.push({ sweepId: 'multi-replicated', refused: 'not swept: 2 replica(s) at least' });
+    fs.writeFileSync(path.join(from, 'choice.json'), JSON.stringify(was));
+    const both = plan(['ping', '--rate', '5', '--cap', 'replica=25%', '--from', from, ...where()]);
+    expect(both.sweeps[1].fromResult).toEqual({
+      unswept: `the choice in ${from} screened it and did not sweep it: not swept: 2 replica(s) at least`,
+    });
   } finally {
     fs.rmSync(from, { recursive: true, force: true });
   }
@@ -169,10 +211,7 @@ test("--from refuses another service's sweeps: what was measured is compared, no
   const args = (app) => [
     '/price?rounds=600000',
     ...(app ? ['--app', app] : []),
-    '--rate',
-    '20',
-    '--shapes',
-    'replicated',
+    ...['--rate', '20', '--shapes', 'replicated', '--cap', 'replica=25%'],
   ];
   const sweepOf = (app, more = {}) => {
     const dir = path.join(from, 'sweeps', 'replicated');
