@@ -46,13 +46,18 @@ function connects(url) {
 }
 
 // accept(status): which answers count (the lab's own services: 200 only).
+// check: { everyMs, fn(last) }: asked at most every everyMs while the answers are not the
+// ones awaited, with the last one seen ('HTTP 502', 'ECONNREFUSED'); a reason it returns ends
+// the wait at once (the error's `why`): what no more waiting will change.
 async function waitFor(
   url,
-  { timeoutMs = 20000, until = () => true, accept = (status) => status === 200, ca = null } = {},
+  { timeoutMs = 20000, until = () => true, accept = (status) => status === 200, ca = null, check = null } = {},
 ) {
   const deadline = Date.now() + timeoutMs;
   const answers = [];
   let last = 'no answer';
+  let nextCheck = check ? Date.now() + check.everyMs : Infinity;
+  const fail = (why = null) => Object.assign(new Error(last), { answers, ...(why ? { why } : {}) });
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     try {
       const target = typeof url === 'function' ? url(attempt) : url;
@@ -60,15 +65,21 @@ async function waitFor(
       if (accept(r.status)) {
         answers.push(r);
         if (until(answers)) return answers;
-      } else last = `HTTP ${r.status}`;
+        continue;
+      }
+      last = `HTTP ${r.status}`;
     } catch (err) {
       last = err.code || err.message;
-      await new Promise((res) => setTimeout(res, 100));
+    }
+    // (Not yet: a pause, not a loop as fast as a gateway's errors come back.)
+    await new Promise((res) => setTimeout(res, 100));
+    if (Date.now() >= nextCheck) {
+      nextCheck = Date.now() + check.everyMs;
+      const why = await check.fn(last);
+      if (why) throw fail(why);
     }
   }
-  const err = new Error(last);
-  err.answers = answers;
-  throw err;
+  throw fail();
 }
 
 // A CA file's PEM (read each time: a redeploy makes a new one at the same path).

@@ -9,6 +9,8 @@ const { assertFree } = require('../topology/ports');
 const { plannedGraph } = require('../topology/graph');
 const { composeProject, containerConfig, configNodes } = require('../topology/compose-file');
 const { entryProbe, gatewayHint } = require('./readiness');
+const { listenersOn, loopbackOnly } = require('./loopback');
+const { INNER } = require('../topology/container-parts');
 const { installApp } = require('../app/install');
 const { writeAppContext, INSIDE, PROBE } = require('../app/image');
 const { IN_SERVICE_IMAGE } = require('../probe/env');
@@ -141,14 +143,24 @@ class ComposeRuntime extends EngineRuntime {
       this.log(`waiting for every replica to answer through the ${graph.entry}`);
       // (One client reaches a single replica through an L4 balancer hashing its address.)
       const ready = entryProbe(deployment);
+      // (Your service answering the entry's 502: every 3 s, whether it listens on 127.0.0.1
+      // alone in its containers, which no wait would change.)
+      const check = deployment.app
+        ? { everyMs: 3000, fn: (last) => (/^HTTP 50[24]$/.test(last) ? this.loopbackOnly(state) : null) }
+        : null;
       try {
-        await waitFor((i) => ready.url(state.url, i), { timeoutMs: 60000, until: ready.until, accept: ready.accept });
+        await waitFor((i) => ready.url(state.url, i), {
+          timeoutMs: 60000,
+          until: ready.until,
+          accept: ready.accept,
+          check,
+        });
       } catch (err) {
         const logs = await this.compose(state, ['logs', '--tail', '20']);
         throw labError(
           'LAB_ERR_UNHEALTHY',
           'the compose deployment',
-          `${err.message}${gatewayHint(err, deployment.app)}\n${tail(logs.out, 30)}`,
+          `${err.message}${err.why ? ` (${err.why})` : ''}${gatewayHint(err, deployment.app)}\n${tail(logs.out, 30)}`,
         );
       }
       await this.recordProcesses(state);
@@ -159,6 +171,28 @@ class ComposeRuntime extends EngineRuntime {
       await this.down().catch(() => {});
       throw err;
     }
+  }
+
+  // Why the entry reaches no replica, when every replica's service listens on 127.0.0.1 alone
+  // in its container (./loopback.js), else null.
+  async loopbackOnly(state) {
+    const port = INNER.service;
+    const ids = await this.compose(state, ['ps', '-q']);
+    let replicas = 0;
+    for (const id of ids.out.split('\n').filter((l) => /^[0-9a-f]{12,}$/.test(l.trim()))) {
+      const name = await run(
+        'docker',
+        ['inspect', '-f', '{{index .Config.Labels "com.docker.compose.service"}}', id.trim()],
+        {
+          env: this.env,
+        },
+      );
+      if (!/^replica-/.test(name.out.trim())) continue;
+      const tcp = await run('docker', ['exec', id.trim(), 'cat', '/proc/net/tcp', '/proc/net/tcp6'], { env: this.env });
+      if (!loopbackOnly(listenersOn(tcp.out, port))) return null;
+      replicas++;
+    }
+    return replicas ? `in its ${replicas} replica container(s), your service listens on 127.0.0.1:${port} alone` : null;
   }
 
   // Each container's main process as a host pid, so the lab's /proc sampler follows the
