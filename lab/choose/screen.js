@@ -4,8 +4,8 @@
 // replica size, behind a balancer, on a Node) measured at one replica by a short search, and
 // what that replica could not hold bounds the unit's cost from below. Replicas scale at best
 // linearly (the scaling law is never better than linear), so a unit whose one replica broke
-// at b/s (the lowest rate that broke above the one it held: its capacity lies below) needs at
-// least ceil(want / b) of them. (Not the rate it held: a capacity measured a little low would
+// at b/s (the lowest rate that broke above the one it held: its capacity lies below, give or
+// take a screen's noise, MARGIN) needs at least ceil(want / (b x MARGIN)) of them. (Not the rate it held: a capacity measured a little low would
 // make a bound too high, and prune a unit that could have been cheaper.) The units are then
 // swept (./sweeps.js) in the order of those
 // bounds, each at the count its bound names and the one above it, until the cheapest count
@@ -17,15 +17,22 @@ const { machineCount } = require('../capacity/counts-for');
 const { monthlyCost } = require('./price');
 
 // The capacity settings of a screen and of a sweep after it, where the user gave none
-// (choose's --search-hold, --repetitions, --verify-hold, --precision): a screen is one short
-// search (levels of 5 s, bisected to 10%: its bound rests on the rate that broke, which a
-// coarser bracket only makes weaker, never wrong; one verification of 10 s); a sweep's counts
-// are each bisected to 5% and verified twice for 20 s, every count for as long (one measure
-// for every point). The default choice at about 100/s takes
+// (choose's --search-hold, --warmup, --repetitions, --verify-hold, --precision): a screen is
+// one short search (levels of 5 s after 1 s of warm-up, bisected to 10%: its bound rests on
+// the rate that broke, which a coarser bracket only makes weaker; one verification of 6 s); a
+// sweep's counts are each bisected to 5% and verified for 30 s, every count for as long (one
+// measure for every point). The default choice at about 100/s takes
 // 20 minutes on a 2-core machine with them (bench/choose.js), where capacity's own (20 s
 // levels, three verifications of 40 s a count) took 47 with one replica size.
-const SCREEN = { hold: 5, precision: 0.1, repetitions: 1, 'verify-hold': 10 };
-const SWEEP = { hold: 5, repetitions: 2, 'verify-hold': 20 };
+const SCREEN = { hold: 5, warmup: 1, precision: 0.1, repetitions: 1, 'verify-hold': 6 };
+const SWEEP = { hold: 5, repetitions: 1, 'verify-hold': 30 };
+
+// A screen is one short search, and its first break can come early (a level right after a
+// doubling overloads a process not yet warm): in one choice a replica's screen broke at 200/s
+// where its sweep then held 228.5/s for 30 s. So a bound takes each unit's replica to hold up
+// to this much more than the rate its screen broke at: a unit it leaves out could not have
+// been cheaper by what a screen's noise hides.
+const MARGIN = 1.25;
 
 const round = (v, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
 
@@ -55,8 +62,9 @@ function boundOf(screen, o) {
   // (Nothing broke, or its search stopped before the service did: no top to its bracket, and
   // one replica is all it bounds.)
   const top = point.atLeast || point.broke == null ? null : Math.max(point.broke, point.maxRate);
-  const replicas = top === null ? 1 : Math.max(1, Math.ceil(o.want / top - 1e-9));
-  const held = `1 replica held ${point.atLeast ? 'at least ' : ''}${point.maxRate}/s in its screen${top !== null ? ` and broke at ${top}/s` : ''}`;
+  const most1 = top === null ? null : Math.round(top * MARGIN * 10) / 10;
+  const replicas = most1 === null ? 1 : Math.max(1, Math.ceil(o.want / most1 - 1e-9));
+  const held = `1 replica held ${point.atLeast ? 'at least ' : ''}${point.maxRate}/s in its screen${top !== null ? ` and broke at ${top}/s (so at most ${most1}/s, with ${Math.round((MARGIN - 1) * 100)}% for a screen's noise)` : ''}`;
   if (replicas > o.maxReplicas)
     return {
       refused: `${held}: ${o.want}/s needs more than ${o.maxReplicas} replicas (--max-replicas) even if they scaled linearly`,
@@ -115,6 +123,7 @@ const prunedText = (unit, best, price) =>
 module.exports = {
   SCREEN,
   SWEEP,
+  MARGIN,
   screenPoint,
   boundOf,
   orderByBound,

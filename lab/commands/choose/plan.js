@@ -75,7 +75,7 @@ manifests (docs/choose.md).
                      for a fit; default: each unit screened, then swept at two counts in the
                      order of its bound)
   --max-replicas N   the most replicas a prediction may name (default ${MAX_REPLICAS})
-  --hold D           how long the check holds the rate (default 2m)
+  --hold D           how long the check holds the rate, and then its headroom (default 1m)
   --tries N          candidates checked at most, in rank order, until one holds (default 2)
   --no-check-autoscale  no run of the HPA it writes (by default, when the HPA can scale, it
                      runs under the lab's autoscaler on a ramp from the rate to twice it and back)
@@ -137,7 +137,7 @@ const COMMAND = defineCommand({
 
 // (No --replicas: 1 and 2, then where the rate with its headroom lands and the one above it,
 // capacity --replicas-for: the counts bracket the answer, and a small service needs fewer.)
-const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', sizes: [25, 50], workers: 2, holdS: 120, tries: 2 };
+const DEFAULTS = { headroom: 0.3, cap: 'replica=25%', sizes: [25, 50], workers: 2, holdS: 60, tries: 2 };
 
 const DEFAULT_SLOS = ['p99<200', 'errors<1%'];
 

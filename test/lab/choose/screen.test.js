@@ -33,14 +33,15 @@ test('a screen point: its one replica, the rate it held, the lowest that broke a
 });
 
 test('the bound rests on the rate that broke, never the rate held: a capacity measured low never prunes a unit', () => {
-  // Held 60, broke 66: 130/s needs 2 replicas at least (130/66 = 1.97), not 3 (130/60 = 2.17).
+  // Held 60, broke 66 (so at most 82.5 with the screen's margin): 130/s needs 2 replicas at
+  // least, not 3 (130/60 = 2.17).
   const b = boundOf(unit('a', 25, 60, 66), o);
   expect(b).toMatchObject({ replicas: 2, cores: 0.5 });
   expect(b.text).toMatch(
-    /^1 replica held 60\/s in its screen and broke at 66\/s: 2 replica\(s\) at least \(0\.5 cores\)/,
+    /^1 replica held 60\/s in its screen and broke at 66\/s \(so at most 82\.5\/s, with 25% for a screen's noise\): 2 replica\(s\) at least \(0\.5 cores\)/,
   );
-  // Exactly on a multiple: 130/65 = 2, not 3.
-  expect(boundOf(unit('a', 25, 60, 65), o).replicas).toBe(2);
+  // The margin: broke at 52, so at most 65, and 130/65 = 2 exactly (without it, 130/52 = 2.5: 3).
+  expect(boundOf(unit('a', 25, 50, 52), o).replicas).toBe(2);
   // Nothing broke, or its search stopped before the service did: one replica is all it bounds.
   expect(boundOf(unit('a', 25, 60, null), o).replicas).toBe(1);
   expect(boundOf(unit('a', 25, 20, 22, { atLeast: 'the generator' }), o).replicas).toBe(1);
@@ -62,7 +63,7 @@ test('a bound past --max-replicas or past what this machine holds is refused, sa
 test('the units in the order of their bounds: the fewest cores first, the most held first among equals, the refused last', () => {
   const order = orderByBound(
     [
-      unit('half', 50, 100, 110), // 2 x 0.5 = 1 core
+      unit('half', 50, 90, 100), // 2 x 0.5 = 1 core
       unit('quarter', 25, 70, 75), // 2 x 0.25 = 0.5 cores
       unit('refused', 25, null, null),
       unit('quarter-b', 25, 66, 68), // 2 x 0.25 = 0.5 cores, less held
@@ -91,7 +92,7 @@ test('a unit is swept only while it might be cheaper than the cheapest count mea
   expect(worthSweeping(u, { cores: 0.5 }, null)).toBe(false);
   expect(worthSweeping(u, { cores: 0.25 }, null)).toBe(false);
   expect(prunedText(u, { label: 'b', replicas: 1, cores: 0.5 }, null)).toBe(
-    'not swept: 1 replica held 60/s in its screen and broke at 66/s: 2 replica(s) at least (0.5 cores), as replicas scale at best linearly, which is 0.5 cores, no less than b x1 measured to hold the rate (0.5 cores)',
+    "not swept: 1 replica held 60/s in its screen and broke at 66/s (so at most 82.5/s, with 25% for a screen's noise): 2 replica(s) at least (0.5 cores), as replicas scale at best linearly, which is 0.5 cores, no less than b x1 measured to hold the rate (0.5 cores)",
   );
 });
 

@@ -12,7 +12,7 @@ const UNITS = {
   'replicated-25pct': { capPct: 25, screen: [60, 66], counts: { 2: 120, 3: 170 } },
   'replicated-50pct': { capPct: 50, screen: [130, 140], counts: { 1: 128, 2: 250 } },
   'multi-25pct': { capPct: 25, screen: [70, 75], counts: { 2: 140, 3: 200 } },
-  'multi-50pct': { capPct: 50, screen: [100, 104], counts: { 2: 200, 3: 280 } },
+  'multi-50pct': { capPct: 50, screen: [80, 84], counts: { 2: 200, 3: 280 } },
 };
 const sweepsOf = () =>
   Object.entries(UNITS).map(([id, u]) => ({
@@ -45,7 +45,7 @@ test('the units swept in the order of their bounds, until the cheapest held cost
   const swept = measuring();
   const o = io();
   const { sweeps, unswept } = await screenAndSweep(p, '/tmp/x', o);
-  // Bounds (130/s wanted, over the rate that broke): replicated-50pct 1 x 0.5 = 0.5 cores,
+  // Bounds (130/s wanted, over 1.25 times the rate that broke): replicated-50pct 1 x 0.5 = 0.5 cores,
   // multi-25pct 2 x 0.25 = 0.5, replicated-25pct 2 x 0.25 = 0.5, multi-50pct 2 x 0.5 = 1;
   // among equal bounds, the one whose replica held most first. replicated-50pct: 1 replica
   // held 128 (short), 2 held 250 (1 core). multi-25pct, bounded at 0.5, might be cheaper: 2

@@ -34,7 +34,7 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
   expect(args).toEqual(expect.arrayContaining(['--hold', '2s', '--warmup', '1s', '--repetitions', '1']));
   expect(args.filter((a) => a === '--hold')).toHaveLength(1);
   expect(args.join(' ')).toMatch(
-    /--precision 10% .*--verify-hold 10s .*--deployments multi-replicated --replicas 1 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
+    /--precision 10% .*--verify-hold 6s .*--deployments multi-replicated --replicas 1 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
   );
   expect(args).toEqual(expect.arrayContaining(['--header', 'x-a: 1', '--app', PRICING]));
   const c = capacityPlan.plan(args);
@@ -43,17 +43,17 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
   expect({ hold: c.values.hold, precision: c.precision, verifyHold: c.verifyHoldFor(c.start) }).toEqual({
     hold: 2,
     precision: 0.1,
-    verifyHold: 10,
+    verifyHold: 6,
   });
   // A unit's sweep after its screen: at the counts its bound names, from the rate the screen
-  // gives, each count verified twice for 20 s (the user's --repetitions 1 wins).
+  // gives, each count verified for 30 s (and the user's --repetitions 1 wins over none).
   const after = afterScreen(p, p.sweeps[2], [2, 3], 60);
   const a = capacityPlan.plan(after.argv('/tmp/after'));
   expect({ sweep: a.sweep, start: a.start, precision: a.precision, verifyHold: a.verifyHoldFor(a.start) }).toEqual({
     sweep: [2, 3],
     start: 60,
     precision: 0.05,
-    verifyHold: 20,
+    verifyHold: 30,
   });
   expect(a.repetitions).toBe(1);
   // (Within the search's rates: a start above --max-rate is its highest rate.)
@@ -114,7 +114,7 @@ test('the defaults said, and the choices the flags make', () => {
   expect(planText(d)).toMatch(
     /^screen replicated-25pct of 25% of a core a replica behind nginx: capacity at 1 replica/m,
   );
-  expect(planText(d)).toMatch(/needs ceil\(300 \/ b\) replicas at least/);
+  expect(planText(d)).toMatch(/needs ceil\(300 \/ \(b x 1\.25\)\) replicas at least/);
   expect(planText(d)).toMatch(
     /until the cheapest count measured to hold 300\/s costs no more than the next unit's bound/,
   );
