@@ -72,8 +72,10 @@ async function one(name, s, values, dir) {
   const c = choice.choice;
   let fresh = null;
   if (c) {
-    // The chosen count searched afresh, as its sweep searched its counts (out of sample: not
-    // the point the choice read, a new search of the same count).
+    // The chosen count searched afresh, as its sweep searched its counts, from the same first
+    // rate (out of sample: not the point the choice read, a new search of the same count).
+    const job = JSON.parse(fs.readFileSync(path.join(dir, 'choice', 'sweeps', c.sweepId, '.lab-job.json'), 'utf8'));
+    const start = job.values.start;
     const cap = await lab([
       'capacity',
       s.path,
@@ -88,6 +90,7 @@ async function one(name, s, values, dir) {
       `replica=${Math.round(c.cpuPerReplica * 100)}%`,
       ...['--hold', `${SWEEP.hold}s`, '--repetitions', String(SWEEP.repetitions)],
       ...['--verify-hold', `${SWEEP['verify-hold']}s`],
+      ...(start ? ['--start', String(start)] : []),
       '--json',
       '--state-dir',
       path.join(dir, 'state'),
@@ -97,6 +100,7 @@ async function one(name, s, values, dir) {
     const measured = JSON.parse(cap.out).deployments[0];
     fresh = {
       replicas: c.replicas,
+      start: start ?? null,
       said: c.holds,
       saidFrom: c.from,
       measured: measured.maxRate,

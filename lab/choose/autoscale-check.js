@@ -175,18 +175,24 @@ function autoscaleVerdict(level, a, hpa, p) {
   };
 }
 
-// Whether the check runs, and why not: -> null (it runs) or the reason.
-function autoscaleSkip(p, hpa) {
+// Whether the check runs, and why not: -> null (it runs) or the reason. c: the chosen
+// candidate (what its count was measured to hold says why its HPA has nothing to scale).
+function autoscaleSkip(p, hpa, c = null) {
   if (!p.checkAutoscale) return 'not checked (--no-check-autoscale)';
-  if (hpa.maxReplicas <= hpa.minReplicas)
+  if (hpa.maxReplicas <= hpa.minReplicas) {
+    const twice = Math.round(2 * p.rate * (1 + p.headroom) * 10) / 10;
+    const m = c?.measured;
+    if (m && !m.atLeast && m.rate >= twice)
+      return `not checked: the HPA has nothing to scale (${hpa.minReplicas} to ${hpa.maxReplicas} replicas): ${hpa.minReplicas} replica(s) were measured to hold ${m.rate}/s, more than twice the rate with its headroom (${twice}/s)`;
     return `not checked: the HPA cannot scale (${hpa.minReplicas} to ${hpa.maxReplicas} replicas)`;
+  }
   return null;
 }
 
 // The check as the choice records it (choice.json's autoscaleCheck): run, or why not; a run
 // that fails keeps the choice, which held, and says why there is no verdict.
 async function autoscaleOf(p, c, s, hpa, dir, log) {
-  const skip = autoscaleSkip(p, hpa);
+  const skip = autoscaleSkip(p, hpa, c);
   if (skip) {
     log(`autoscaler: ${skip}`);
     return { ran: false, text: skip };

@@ -151,7 +151,7 @@ function screenPlanText(p, f, lines) {
   const [first] = f.sweeps;
   const ranked = p.price ? `ranked by cost a month (--price: ${priceText(p.price)})` : 'ranked by cores';
   lines.push(
-    `bound: replicas scale at best linearly, so a unit whose one replica broke at b/s in its screen (the lowest rate that broke above the one it held) needs ceil(${want} / (b x ${MARGIN})) replicas at least (${Math.round((MARGIN - 1) * 100)}% for a screen's noise; one, when nothing broke); the units ordered by that bound (its cores, or its cost a month with --price)`,
+    `bound: replicas scale at best linearly, so a unit whose one replica broke at b/s in its screen (the highest rate it saw break) needs ceil(${want} / (b x ${MARGIN})) replicas at least (${Math.round((MARGIN - 1) * 100)}% for a screen's noise; one, when nothing broke); the units ordered by that bound (its cores, or its cost a month with --price)`,
     `measure: the units in that order, each at the count its bound names and the one above it, ${searchText(first.s.sweepPlan)}, its first level at 3/4 of what those replicas would hold if they scaled linearly; until the cheapest count measured to hold ${want}/s costs no more than the next unit's bound (no unit left can be cheaper, and none is measured), about ${clock(Math.min(f.sweeps.sweepsTypical, f.sweeps.sweepsMost))} (one unit), at most ${clock(f.sweeps.sweepsMost)} (every unit) (npm run capacity -- ... --replicas N,N+1; --replicas to give the counts and sweep every unit at them)`,
     `predict: nothing from a screen (a bound orders the units and is never a capacity); the fewest replicas of a unit measured to hold ${want}/s; ${ranked}`,
   );

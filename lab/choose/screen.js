@@ -4,14 +4,15 @@
 // replica size, behind a balancer, on a Node) measured at one replica by a short search, and
 // what that replica could not hold bounds the unit's cost from below. Replicas scale at best
 // linearly (the scaling law is never better than linear), so a unit whose one replica broke
-// at b/s (the lowest rate that broke above the one it held: its capacity lies below, give or
-// take a screen's noise, MARGIN) needs at least ceil(want / (b x MARGIN)) of them. (Not the rate it held: a capacity measured a little low would
-// make a bound too high, and prune a unit that could have been cheaper.) The units are then
-// swept (./sweeps.js) in the order of those
-// bounds, each at the count its bound names and the one above it, until the cheapest count
-// measured to hold the rate costs no more than the next unit's bound: no unit left can be
-// cheaper, and none is measured. A bound orders and prunes; it is never a candidate's figure
-// (a lower bound is never taken for a capacity: issue 82). Pure: screens in, order out.
+// at b/s needs at least ceil(want / (b x MARGIN)) of them, b the highest rate its screen saw
+// break and MARGIN what a screen's noise may hide. (Not the rate it held, nor the lowest that
+// broke: a screen's level just after an overload, or on a process not yet warm, breaks early,
+// and a bound too high would leave out a unit that could have been cheaper.) The units are
+// then swept (./sweeps.js) in the order of those bounds, each at the count its bound names
+// and the one above it, until the cheapest count measured to hold the rate costs no more than
+// the next unit's bound: no unit left can then be cheaper, and none is measured. A bound
+// orders and prunes; it is never a candidate's figure (a lower bound is never taken for a
+// capacity: issue 82). Pure: screens in, order out.
 
 const { machineCount } = require('../capacity/counts-for');
 const { monthlyCost } = require('./price');
@@ -21,30 +22,30 @@ const { monthlyCost } = require('./price');
 // one short search (levels of 5 s after 1 s of warm-up, bisected to 10%: its bound rests on
 // the rate that broke, which a coarser bracket only makes weaker; one verification of 6 s); a
 // sweep's counts are each bisected to 5% and verified for 30 s, every count for as long (one
-// measure for every point). The default choice at about 100/s takes
-// 20 minutes on a 2-core machine with them (bench/choose.js), where capacity's own (20 s
-// levels, three verifications of 40 s a count) took 47 with one replica size.
+// measure for every point). The default choice at 100/s took 13 minutes on a 2-core machine
+// with them, for each of two services (bench/choose.js), where capacity's own (20 s levels,
+// three verifications of 40 s a count) took 47 with one replica size.
 const SCREEN = { hold: 5, warmup: 1, precision: 0.1, repetitions: 1, 'verify-hold': 6 };
 const SWEEP = { hold: 5, repetitions: 1, 'verify-hold': 30 };
 
-// A screen is one short search, and its first break can come early (a level right after a
-// doubling overloads a process not yet warm): in one choice a replica's screen broke at 200/s
-// where its sweep then held 228.5/s for 30 s. So a bound takes each unit's replica to hold up
-// to this much more than the rate its screen broke at: a unit it leaves out could not have
-// been cheaper by what a screen's noise hides.
+// A screen is one short search, and the rates it saw break can lie below what a sweep's
+// longer, warmer runs then hold: seen, a replica whose screen broke at 800/s (and at 600/s
+// after that overload) held 930.7/s for 30 s in its sweep (1.16 times the highest), and one
+// that broke at 200/s held 228.5/s (1.14 times). A bound takes a replica to hold up to this
+// much more than the highest rate its screen saw break.
 const MARGIN = 1.25;
 
 const round = (v, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
 
-// What a screen measured (its 1-replica sweep's points, ./sweeps.js sweepOf): { maxRate,
-// broke (the lowest rate that broke above it; null when none did), atLeast (why its search
+// What a screen measured (its 1-replica sweep's points, ./sweeps.js): { maxRate, broke (the
+// highest rate any of its levels broke at; null when none did), atLeast (why its search
 // stopped before the service did), memoryMiB } or null.
 function screenPoint(points) {
   const pt = (points || []).find((x) => x.replicas === 1);
   if (!pt || pt.maxRate == null) return null;
   return {
     maxRate: pt.maxRate,
-    broke: pt.broke ?? null,
+    broke: pt.highestBroke ?? pt.broke ?? null,
     ...(pt.leftOut ? { atLeast: pt.leftOut } : {}),
     memoryMiB: pt.memoryMiB ?? null,
   };
@@ -64,7 +65,7 @@ function boundOf(screen, o) {
   const top = point.atLeast || point.broke == null ? null : Math.max(point.broke, point.maxRate);
   const most1 = top === null ? null : Math.round(top * MARGIN * 10) / 10;
   const replicas = most1 === null ? 1 : Math.max(1, Math.ceil(o.want / most1 - 1e-9));
-  const held = `1 replica held ${point.atLeast ? 'at least ' : ''}${point.maxRate}/s in its screen${top !== null ? ` and broke at ${top}/s (so at most ${most1}/s, with ${Math.round((MARGIN - 1) * 100)}% for a screen's noise)` : ''}`;
+  const held = `1 replica held ${point.atLeast ? 'at least ' : ''}${point.maxRate}/s in its screen${top !== null ? ` and broke at up to ${top}/s (so at most ${most1}/s, with ${Math.round((MARGIN - 1) * 100)}% for a screen's noise)` : ''}`;
   if (replicas > o.maxReplicas)
     return {
       refused: `${held}: ${o.want}/s needs more than ${o.maxReplicas} replicas (--max-replicas) even if they scaled linearly`,

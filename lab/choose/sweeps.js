@@ -82,6 +82,12 @@ async function measureOne(p, s, dir, { out, write, log, track }, o = {}) {
     }
   }
   const sw = sweepOf(s, result);
+  // (A screen's highest rate that broke, its bound's top: ./screen.js.)
+  if (o.screen) {
+    const broke = (result.levels || []).filter((l) => l.replicas === 1 && l.ok === false).map((l) => l.rate);
+    const pt = sw.points.find((x) => x.replicas === 1);
+    if (pt && broke.length) pt.highestBroke = Math.max(...broke);
+  }
   out[kind].push({
     id: s.id,
     dir: s.dir ?? (p.from ? path.join(p.from, 'sweeps', s.id) : path.join(dir, kind, s.id)),

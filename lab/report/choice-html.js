@@ -183,18 +183,18 @@ function screensSection(r) {
     return [
       x.id,
       pt && pt.maxRate !== null ? `${pt.maxRate}/s` : '-',
-      pt?.broke != null ? `${pt.broke}/s` : '-',
+      (pt?.highestBroke ?? pt?.broke) != null ? `${pt.highestBroke ?? pt.broke}/s` : '-',
       x.bound ? (x.bound.refused ?? `${x.bound.replicas} replica(s), ${x.bound.cores} cores`) : (x.failed ?? '-'),
       swept.has(x.id) ? 'swept' : 'not swept',
     ];
   });
   return html`<h2>Screens: one replica of each</h2>
     <p class="note">
-      Each unit's one replica searched briefly: replicas scale at best linearly, so the rate it broke at bounds from below
-      the replicas it needs. Units were swept in the order of their bounds, until no unit left could be cheaper than the
+      Each unit's one replica searched briefly: replicas scale at best linearly, so the highest rate it broke at (with
+      25% for a screen's noise) bounds from below the replicas it needs. Units were swept in the order of their bounds, until no unit left could be cheaper than the
       cheapest count measured to hold ${r.want}/s. A bound orders the units; it is never a capacity.
     </p>
-    ${table(['unit', 'held (1 replica)', 'broke at', 'at least', 'swept'], rows)}`;
+    ${table(['unit', 'held (1 replica)', 'broke at (its highest)', 'at least', 'swept'], rows)}`;
 }
 
 const screenedHow = (r) => html`<p class="note">

@@ -137,6 +137,15 @@ test('a ramp the generator could not offer says nothing of the autoscaler', () =
 test('not run when the HPA cannot scale or --no-check-autoscale says so, and said why', async () => {
   expect(autoscaleSkip(p, hpa)).toBeNull();
   expect(autoscaleSkip(p, { ...hpa, maxReplicas: 2 })).toBe('not checked: the HPA cannot scale (2 to 2 replicas)');
+  // Its count measured to hold twice the rate with its headroom: nothing to scale, and why.
+  const q = { ...p, headroom: 0.3 };
+  const twice = 52;
+  expect(autoscaleSkip(q, { ...hpa, maxReplicas: 2 }, { measured: { rate: twice + 1 } })).toBe(
+    `not checked: the HPA has nothing to scale (2 to 2 replicas): 2 replica(s) were measured to hold ${twice + 1}/s, more than twice the rate with its headroom (${twice}/s)`,
+  );
+  // (Held "at least" its rate, or less than twice: it cannot scale, said as before.)
+  for (const measured of [{ rate: twice + 1, atLeast: 'at --max-rate' }, { rate: twice - 1 }])
+    expect(autoscaleSkip(q, { ...hpa, maxReplicas: 2 }, { measured })).toMatch(/^not checked: the HPA cannot scale/);
   expect(autoscaleSkip({ ...p, checkAutoscale: false }, hpa)).toBe('not checked (--no-check-autoscale)');
   const said = [];
   const r = await autoscaleOf({ ...p, checkAutoscale: false }, {}, {}, hpa, '/tmp/none', (l) => said.push(l));

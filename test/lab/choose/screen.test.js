@@ -28,6 +28,12 @@ test('a screen point: its one replica, the rate it held, the lowest that broke a
     atLeast: 'at --max-rate',
     memoryMiB: null,
   });
+  // The highest rate its levels broke at, not the lowest above the one held: a level after an
+  // overload breaks early (a screen broke at 800/s, then at 600/s, and its sweep held 930.7/s).
+  expect(screenPoint([{ replicas: 1, maxRate: 550, broke: 600, highestBroke: 800 }])).toMatchObject({
+    maxRate: 550,
+    broke: 800,
+  });
   expect(screenPoint([{ replicas: 1, maxRate: null }])).toBeNull();
   expect(screenPoint([])).toBeNull();
 });
@@ -38,7 +44,7 @@ test('the bound rests on the rate that broke, never the rate held: a capacity me
   const b = boundOf(unit('a', 25, 60, 66), o);
   expect(b).toMatchObject({ replicas: 2, cores: 0.5 });
   expect(b.text).toMatch(
-    /^1 replica held 60\/s in its screen and broke at 66\/s \(so at most 82\.5\/s, with 25% for a screen's noise\): 2 replica\(s\) at least \(0\.5 cores\)/,
+    /^1 replica held 60\/s in its screen and broke at up to 66\/s \(so at most 82\.5\/s, with 25% for a screen's noise\): 2 replica\(s\) at least \(0\.5 cores\)/,
   );
   // The margin: broke at 52, so at most 65, and 130/65 = 2 exactly (without it, 130/52 = 2.5: 3).
   expect(boundOf(unit('a', 25, 50, 52), o).replicas).toBe(2);
@@ -92,7 +98,7 @@ test('a unit is swept only while it might be cheaper than the cheapest count mea
   expect(worthSweeping(u, { cores: 0.5 }, null)).toBe(false);
   expect(worthSweeping(u, { cores: 0.25 }, null)).toBe(false);
   expect(prunedText(u, { label: 'b', replicas: 1, cores: 0.5 }, null)).toBe(
-    "not swept: 1 replica held 60/s in its screen and broke at 66/s (so at most 82.5/s, with 25% for a screen's noise): 2 replica(s) at least (0.5 cores), as replicas scale at best linearly, which is 0.5 cores, no less than b x1 measured to hold the rate (0.5 cores)",
+    "not swept: 1 replica held 60/s in its screen and broke at up to 66/s (so at most 82.5/s, with 25% for a screen's noise): 2 replica(s) at least (0.5 cores), as replicas scale at best linearly, which is 0.5 cores, no less than b x1 measured to hold the rate (0.5 cores)",
   );
 });
 

@@ -43,6 +43,7 @@ journey(
       expect(pt.maxRate).toBeGreaterThanOrEqual(10);
       expect(pt.maxRate).toBeLessThanOrEqual(22);
       expect(pt.broke).toBeGreaterThan(pt.maxRate);
+      expect(pt.highestBroke).toBeGreaterThanOrEqual(pt.broke);
       expect(x.bound).toMatchObject({ replicas: 1 });
     }
     // The quarter swept, at its bound's count and the one above, from the screen's rate.
@@ -56,7 +57,7 @@ journey(
     const half = out.candidates.find((c) => c.sweepId === 'replicated-50pct');
     expect(half.replicas).toBeNull();
     expect(half.refused).toMatch(
-      /^not swept: 1 replica held [\d.]+\/s in its screen and broke at [\d.]+\/s: 1 replica\(s\) at least \(0\.5 cores\).*no less than replicated of 25% a replica x1 measured to hold the rate \(0\.25 cores\)$/,
+      /^not swept: 1 replica held [\d.]+\/s in its screen and broke at up to [\d.]+\/s \(so at most [\d.]+\/s, with 25% for a screen's noise\): 1 replica\(s\) at least \(0\.5 cores\).*no less than replicated of 25% a replica x1 measured to hold the rate \(0\.25 cores\)$/,
     );
     // Chosen on what was measured, and held at the rate and at the rate with its headroom.
     expect(out.choice).toMatchObject({ replicas: 1, cores: 0.25, from: 'measured', cpuPerReplica: 0.25 });
