@@ -179,6 +179,9 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
     '100',
     '--shapes',
     'replicated',
+    // (One size: the Node version is the dimension here.)
+    '--cap',
+    'replica=25%',
     '--node',
     own.split('.')[0],
     '--plan',
