@@ -22,9 +22,9 @@ const { monthlyCost } = require('./price');
 // one short search (levels of 5 s after 1 s of warm-up, bisected to 10%: its bound rests on
 // the rate that broke, which a coarser bracket only makes weaker; one verification of 6 s); a
 // sweep's counts are each bisected to 5% and verified for 30 s, every count for as long (one
-// measure for every point). The default choice at 100/s took 13 minutes on a 2-core machine
-// with them, for each of two services (bench/choose.js), where capacity's own (20 s levels,
-// three verifications of 40 s a count) took 47 with one replica size.
+// measure for every point). The default choice at 100/s took 20.1 minutes on a 2-core machine
+// with them (bench/choose.js, two units swept), where capacity's own (20 s levels, three
+// verifications of 40 s a count) took 47 with one replica size.
 const SCREEN = { hold: 5, warmup: 1, precision: 0.1, repetitions: 1, 'verify-hold': 6 };
 const SWEEP = { hold: 5, repetitions: 1, 'verify-hold': 30 };
 
