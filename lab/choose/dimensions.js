@@ -57,7 +57,7 @@ const sizeCaps = (caps, pct) =>
 // The capacity command line of one sweep, its folder `dir`: what the plan and choice.json show,
 // to be run by hand (what the choice runs is its job: sweepJob below).
 function capacityArgs(p, s, dir) {
-  const { counts, countsFor, settings } = runOf(p, s);
+  const { counts, settings } = runOf(p, s);
   const args = [
     ...(p.values.script ? [] : [p.word]),
     // (The user's flags first, as typed; the choice's settings for the rest after them.)
@@ -69,7 +69,6 @@ function capacityArgs(p, s, dir) {
     s.shape,
     '--replicas',
     counts.join(','),
-    ...(countsFor ? ['--replicas-for', String(countsFor), '--max-replicas', String(Math.min(32, p.maxReplicas))] : []),
     ...(s.workers > 1 ? ['--workers', String(s.workers)] : []),
     '--balancer',
     s.balancer,
@@ -83,12 +82,11 @@ function capacityArgs(p, s, dir) {
 }
 
 // What a sweep runs: its counts (a screen's one replica, a unit's counts after the screen, or
-// the choice's), the rate its counts aim at, and the capacity settings the choice gives where
+// the choice's) and the capacity settings the choice gives where
 // the user gave none (a screen's and a sweep's after it: ./screen.js; its first level's rate
 // among them). s.counts, s.settings: set on a screen or a sweep after one.
 const runOf = (p, s) => ({
   counts: s.counts ?? p.counts,
-  countsFor: s.counts ? null : p.countsFor,
   settings: s.settings ?? {},
 });
 
@@ -117,13 +115,12 @@ function shownTokens({ values, tokens }, specs) {
 // text are for the command line shown). -> the parsed form capacity reads.
 function sweepJob(p, s, dir) {
   const typed = CAPACITY.parsePart([...(p.values.script ? [] : [p.word]), ...p.toCapacity.tokens]);
-  const { counts, countsFor, settings } = runOf(p, s);
+  const { counts, settings } = runOf(p, s);
   const decided = {
     ...settings,
     ...p.toCapacity.values,
     deployments: s.shape,
     replicas: counts,
-    ...(countsFor ? { 'replicas-for': countsFor, 'max-replicas': Math.min(32, p.maxReplicas) } : {}),
     ...(s.workers > 1 ? { workers: s.workers } : {}),
     balancer: s.balancer,
     ...(s.node ? { node: [s.node.version] } : {}),

@@ -18,10 +18,11 @@ const { rampPhases } = require('./autoscale-check');
 const { phasesText } = require('../scenario/phase-list');
 const { DOWN_WINDOW_S } = require('./manifests');
 const { MARGIN } = require('./screen');
+const { headroomRate } = require('./check');
 
 // The plan's figures: each sweep's "about" and "at most", the check's, the whole (seconds).
 function planFigures(p) {
-  const searches = p.counts.length + (p.countsFor ? 2 : 0);
+  const searches = p.counts.length;
   // (A count other programs' work held back is searched again: ../../capacity/search-again.js.)
   const most = (plan, n) => (n + Math.min(SEARCH_AGAIN, n)) * budget.maxS(plan);
   const typical = (plan, n) => n * budget.typicalS(plan, capacityPlan.kneeOf(plan));
@@ -49,11 +50,8 @@ function planFigures(p) {
   return { sweeps, checkS, ramp, autoscaleS, most: all, typical: Math.min(all, measureTypical + checkS + autoscaleS) };
 }
 
-// The counts a sweep measures, as said: given, or 1 and 2 then where the rate lands.
-const countsText = (p) =>
-  p.countsFor
-    ? `${p.counts.join(', ')} replicas, then where ${p.countsFor}/s is expected to land and the one above it (--replicas to give the counts)`
-    : `${p.counts.join(', ')} replicas`;
+// The counts a sweep measures, as said.
+const countsText = (p) => `${p.counts.join(', ')} replicas`;
 
 // What a choice is for, as its plan and its choice.json both say it.
 const headOf = (p) => ({
@@ -63,7 +61,7 @@ const headOf = (p) => ({
   want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
   cpuPerReplica: p.capPct / 100,
   counts: p.counts,
-  countsFor: p.countsFor ?? null,
+  countsFor: p.countsFor,
   from: p.from,
   price: p.price,
   nodes: p.nodes?.map((n) => n.version) ?? null,
@@ -117,11 +115,9 @@ function planText(p) {
     );
   const ranked = p.price ? `ranked by cost a month (--price: ${priceText(p.price)})` : 'ranked by cores';
   lines.push(
-    p.countsFor
-      ? `predict: the Universal Scalability Law fitted to a shape's capacities when ${MIN_POINTS} counts are good (the counts where ${p.countsFor}/s lands may make fewer: then only a count measured to hold the rate with its headroom is chosen), the fewest replicas holding it, up to ${p.maxReplicas}; ${ranked}`
-      : p.counts.length >= MIN_POINTS
-        ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
-        : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
+    p.counts.length >= MIN_POINTS
+      ? `predict: the Universal Scalability Law fitted to each shape's capacities (${MIN_POINTS} good counts at least), the fewest replicas holding the rate with its headroom, up to ${p.maxReplicas}; ${ranked}`
+      : `predict: nothing: ${p.counts.length} count(s) (--replicas ${p.counts.join(',')}) give no fit of the scaling law (it needs ${MIN_POINTS}); only a count measured to hold the rate with its headroom can be chosen; ${ranked}`,
   );
   return finish(p, f, lines);
 }
@@ -141,7 +137,7 @@ function finish(p, f, lines) {
 
 // The plan at the defaults: each unit screened, then swept in the order of its bound.
 function screenPlanText(p, f, lines) {
-  const want = Math.round(p.rate * (1 + p.headroom) * 10) / 10;
+  const want = headroomRate(p);
   const unit = (s) =>
     `${s.id}${s.workers > 1 ? ` (${s.workers} workers a replica)` : ''}${s.sized ? ` of ${s.capPct}% of a core a replica` : ''} behind ${s.balancer}${s.node ? ` on Node ${nodesText([s.node])}` : ''}`;
   for (const { s, typical, most } of f.sweeps)

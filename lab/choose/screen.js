@@ -63,7 +63,7 @@ function boundOf(screen, o) {
   // (Nothing broke, or its search stopped before the service did: no top to its bracket, and
   // one replica is all it bounds.)
   const top = point.atLeast || point.broke == null ? null : Math.max(point.broke, point.maxRate);
-  const most1 = top === null ? null : Math.round(top * MARGIN * 10) / 10;
+  const most1 = top === null ? null : round(top * MARGIN);
   const replicas = most1 === null ? 1 : Math.max(1, Math.ceil(o.want / most1 - 1e-9));
   const held = `1 replica held ${point.atLeast ? 'at least ' : ''}${point.maxRate}/s in its screen${top !== null ? ` and broke at up to ${top}/s (so at most ${most1}/s, with ${Math.round((MARGIN - 1) * 100)}% for a screen's noise)` : ''}`;
   if (replicas > o.maxReplicas)
@@ -117,9 +117,12 @@ function sweepCounts(unit, o) {
   return { counts, start };
 }
 
-// Why a unit was not swept: its bound is no cheaper than the choice's best.
+// Why a unit was not swept: its bound is no cheaper than the choice's best. (Each said in
+// the measure costOf compares them by.)
+const costWords = (x, price) =>
+  price && x.cost?.perMonth != null ? `${x.cost.perMonth.toFixed(2)} a month` : `${x.cores} cores`;
 const prunedText = (unit, best, price) =>
-  `not swept: ${unit.bound.text}, which ${price && unit.bound.cost?.perMonth != null ? `costs ${unit.bound.cost.perMonth.toFixed(2)} a month` : `is ${unit.bound.cores} cores`}, no less than ${best.label} x${best.replicas} measured to hold the rate (${price && best.cost?.perMonth != null ? `${best.cost.perMonth.toFixed(2)} a month` : `${best.cores} cores`})`;
+  `not swept: ${unit.bound.text}, which ${price && unit.bound.cost?.perMonth != null ? 'costs' : 'is'} ${costWords(unit.bound, price)}, no less than ${best.label} x${best.replicas} measured to hold the rate (${costWords(best, price)})`;
 
 module.exports = {
   SCREEN,

@@ -10,13 +10,14 @@ const os = require('node:os');
 const { measureOne } = require('./sweeps');
 const { rankCandidates } = require('./candidates');
 const { afterScreen } = require('./dimensions');
+const { headroomRate } = require('./check');
 const { screenPoint, orderByBound, worthSweeping, sweepCounts, prunedText } = require('./screen');
 
 async function screenAndSweep(p, dir, io) {
   const { out, write, log } = io;
   out.screens = [];
   const o = {
-    want: Math.round(p.rate * (1 + p.headroom) * 10) / 10,
+    want: headroomRate(p),
     maxReplicas: p.maxReplicas,
     price: p.price,
     cores: os.cpus().length,

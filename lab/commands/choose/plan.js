@@ -210,7 +210,6 @@ function plan(argv) {
   // (--from an earlier choice: each of its sweeps read at the counts it measured; --replicas
   // given with it, those counts are asked of every one.)
   const counts = single ? single.counts : (values.replicas ?? [1]);
-  const countsFor = null;
   const maxReplicas = values['max-replicas'] ?? MAX_REPLICAS;
   if (counts.some((n) => n > maxReplicas))
     throw labError(
@@ -269,7 +268,9 @@ function plan(argv) {
     caps,
     capPct: replicaCap.cpuPct,
     counts,
-    countsFor,
+    // (No count is aimed at, capacity --replicas-for: a choice screens instead. Kept for
+    // choice.json's readers.)
+    countsFor: null,
     screen,
     maxReplicas,
     sweeps,
