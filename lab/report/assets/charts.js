@@ -171,6 +171,10 @@
       // The live page's update: the chart moves into the new figure with its new data; a
       // reader's zoom stays where it was.
       slot.replaceWith(reuse.plot.root.parentNode);
+      // Its ticks go with it: a zoomed chart's new data may redraw no axis, and the new
+      // figure would say none (a live page once was read between the two).
+      for (const key of ['ticksX', 'ticksY', 'ticksY2'])
+        if (reuse.fig.dataset[key] !== undefined) fig.dataset[key] = reuse.fig.dataset[key];
       reuse.fig = fig;
       reuse.spec = spec;
       charts.set(fig, reuse);
