@@ -7,7 +7,7 @@
 //      halving, and --min-rate itself last, until one holds;
 //   2. after every level that broke, waits for the service to recover (`recover()`: it answers
 //      a light probe as it did before the search) before anything else is measured;
-//   3. before bisecting, measures the last level that held again: a service that no longer
+//   3. before bisecting (when the bracket is wider than `precision`), measures the last level that held again: a service that no longer
 //      holds it after the overload (twice: once may be the machine's noise) has changed (its
 //      state grew, its queue never drained), and bisecting it would search a different system
 //      at every step: the search stops there and says so (hysteresis);
@@ -132,9 +132,11 @@ async function searchCapacity(
       broke = level;
     }
     if (!held) return result(null, broke, { kind: 'first-level', level: first, floor });
-  } else if (recover) {
+  } else if (recover && (broke.rate - held.rate) / held.rate > precision) {
     // 3. The last level that held, again, once the service has recovered from the break.
-    // (Not on a fresh deployment per level: each level is the system as it starts.)
+    // (Not on a fresh deployment per level: each level is the system as it starts. Nor with
+    // no bisection to follow, a precision the first bracket meets: the verification measures
+    // it again then, after the service settled, and judges the same change.)
     const measureAgain = async (after) => {
       const stopped = await recovered(after);
       if (stopped) return { stopped };

@@ -22,10 +22,10 @@ const MAX_TRIES = 7;
 const RULE =
   'every SLO held on the verification runs pooled (their per-second histograms merged, errors summed; percentiles never averaged)';
 
-// How far each try steps down from the one before: the precision twice, then growing.
+// How far each try steps down from the one before: the precision twice, then growing; half
+// at most (a precision of 100%, the first bracket's, would step to nothing).
 function stepDown(precision, tries) {
-  if (tries < 2) return precision;
-  return Math.min(0.5, precision * 2 ** (tries - 1));
+  return Math.min(0.5, tries < 2 ? precision : precision * 2 ** (tries - 1));
 }
 
 // -> { attempts: [{ rate, ok, runs, pooled }] (the last one the verdict's), again (the rate

@@ -19,13 +19,14 @@ const { monthlyCost } = require('./price');
 
 // The capacity settings of a screen and of a sweep after it, where the user gave none
 // (choose's --search-hold, --warmup, --repetitions, --verify-hold, --precision): a screen is
-// one short search (levels of 5 s after 1 s of warm-up, bisected to 10%: its bound rests on
-// the rate that broke, which a coarser bracket only makes weaker; one verification of 6 s); a
-// sweep's counts are each bisected to 5% and verified for 30 s, every count for as long (one
-// measure for every point). The default choice at 100/s took 20.1 minutes on a 2-core machine
-// with them (bench/choose.js, two units swept), where capacity's own (20 s levels, three
-// verifications of 40 s a count) took 47 with one replica size.
-const SCREEN = { hold: 5, warmup: 1, precision: 0.1, repetitions: 1, 'verify-hold': 6 };
+// one short search (levels of 5 s after 1 s of warm-up, doubling up to the first that breaks,
+// not bisected: its bound rests on the highest rate that broke, the doubling's, which no level
+// of a bisection below it changes; the rate that held, verified once for 6 s, only starts its
+// sweep); a sweep's counts are each bisected to 5% and verified for 30 s, every count for as
+// long (one measure for every point). The default choice at 100/s took 20.1 minutes on a
+// 2-core machine with screens bisected to 10% (bench/choose.js, two units swept), where
+// capacity's own (20 s levels, three verifications of 40 s a count) took 47 with one size.
+const SCREEN = { hold: 5, warmup: 1, precision: 1, repetitions: 1, 'verify-hold': 6 };
 const SWEEP = { hold: 5, repetitions: 1, 'verify-hold': 30 };
 
 // A screen is one short search, and the rates it saw break can lie below what a sweep's

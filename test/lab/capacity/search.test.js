@@ -243,3 +243,24 @@ test('the level that held, broken twice again on a machine other work kept busy:
   const asBefore = await searchCapacity(measure, { start: 50, recover, atRest: () => null });
   expect(asBefore.stop.kind).toBe('bracketed');
 });
+
+test('a precision of 100%: the first bracket is the answer, with no level after the break (the verification measures it again)', async () => {
+  const steady = fake(700);
+  let recoveries = 0;
+  const r = await searchCapacity(steady.measure, {
+    start: 50,
+    precision: 1,
+    recover: async () => {
+      recoveries++;
+      return { ok: true };
+    },
+  });
+  expect(steady.asked).toEqual([50, 100, 200, 400, 800]);
+  expect(r).toMatchObject({ held: { rate: 400 }, broke: { rate: 800 }, stop: { kind: 'bracketed' } });
+  // No recovery inside the search: the flow's settle waits for it before the verification.
+  expect(recoveries).toBe(0);
+  // Any narrower precision bisects, and measures the held level again first.
+  const finer = fake(700);
+  await searchCapacity(finer.measure, { start: 50, precision: 0.99, recover: async () => ({ ok: true }) });
+  expect(finer.asked).toEqual([50, 100, 200, 400, 800, 400, 600]);
+});

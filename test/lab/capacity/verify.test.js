@@ -14,6 +14,8 @@ test('a rate that does not hold is stepped down by the precision twice, then in 
   // Each run held for the verification's own time (--verify-hold), not a level's.
   expect(attempts.every((a) => a.runs[0].holdS === 12)).toBe(true);
   expect([0, 1, 2, 3, 4, 5, 6].map((t) => stepDown(0.05, t))).toEqual([0.05, 0.05, 0.1, 0.2, 0.4, 0.5, 0.5]);
+  // Half at most, from the first try: a precision of 100% (no bisection) steps to half, not to nothing.
+  expect([0, 1, 2].map((t) => stepDown(1, t))).toEqual([0.5, 0.5, 0.5]);
 });
 
 test('at most MAX_TRIES tries, never below the floor', async () => {

@@ -138,6 +138,19 @@ test('the verification holds for a stated time: twice a level by default, --veri
   expect(httpCapacity.planText(q)).toMatch(/each held for 120 s at 50\/s \(--verify-hold\)/);
 });
 
+test('--precision up to 100% (the first bracket, not bisected), said so in the plan; above it refused, naming the flag', () => {
+  const p = httpCapacity.plan(['/api/items', '--app', SHOP, '--precision', '100%']);
+  expect(p.precision).toBe(1);
+  expect(httpCapacity.planText(p)).toMatch(/no bisection \(--precision 100%: the first bracket/);
+  expect(httpCapacity.planText(p)).toMatch(/stepped down by 50% twice/);
+  expect(httpCapacity.planText(httpCapacity.plan(['/api/items', '--app', SHOP, '--precision', '10%']))).toMatch(
+    /bisection to 10%, or until two levels round/,
+  );
+  const refused = refusalOf(() => httpCapacity.plan(['/api/items', '--app', SHOP, '--precision', '101%']));
+  expect(refused).toMatchObject({ code: 'LAB_ERR_INVALID_VALUE', exit: 2 });
+  expect(refused.message).toMatch(/--precision.*101%.*at most 100%/);
+});
+
 // The plan's estimate within the search's own bounds (issue 83): a knee past --max-rate was
 // assumed at 640/s, --max-levels changed nothing, and "about" could exceed "at most".
 test("the plan's estimate honours the bounds: the knee within the rates, the levels within --max-levels, about never above at most", () => {

@@ -34,7 +34,7 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
   expect(args).toEqual(expect.arrayContaining(['--hold', '2s', '--warmup', '1s', '--repetitions', '1']));
   expect(args.filter((a) => a === '--hold')).toHaveLength(1);
   expect(args.join(' ')).toMatch(
-    /--precision 10% .*--verify-hold 6s .*--deployments multi-replicated --replicas 1 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
+    /--precision 100% .*--verify-hold 6s .*--deployments multi-replicated --replicas 1 --workers 2 --balancer nginx --cap replica=25% --slo p99<300/,
   );
   expect(args).toEqual(expect.arrayContaining(['--header', 'x-a: 1', '--app', PRICING]));
   const c = capacityPlan.plan(args);
@@ -42,7 +42,7 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
   expect(c.countsFor).toBeNull();
   expect({ hold: c.values.hold, precision: c.precision, verifyHold: c.verifyHoldFor(c.start) }).toEqual({
     hold: 2,
-    precision: 0.1,
+    precision: 1,
     verifyHold: 6,
   });
   // A unit's sweep after its screen: at the counts its bound names, from the rate the screen
