@@ -158,7 +158,15 @@ function autoscaleVerdict(level, a, hpa, p) {
       inconclusive: true,
       text: `no verdict on the autoscaler: ${level.generatorBound}; ${ramp} was never offered`,
     };
-  if (level.ok) return { ...base, held: true, text: `held ${slo} on ${ramp}: it ${did} (${figures})` };
+  if (level.ok) {
+    const stayed = scaledOut && !cameBack ? notBack(a, hpa, p, last) : null;
+    return {
+      ...base,
+      held: true,
+      ...(stayed ? { change: stayed } : {}),
+      text: `held ${slo} on ${ramp}: it ${did} (${figures})${stayed ? `; ${stayed}` : ''}`,
+    };
+  }
   const lower = Math.max(20, Math.round(hpa.target * 0.75));
   const change =
     most >= hpa.maxReplicas
@@ -173,6 +181,21 @@ function autoscaleVerdict(level, a, hpa, p) {
     change,
     text: `did not hold ${slo} on ${ramp} (${broke.join(', ') || 'nothing answered'}; ${figures}): it ${did}; ${change}`,
   };
+}
+
+// Held, but still out at the end, back at the rate: what keeps it there. It comes back to
+// min when ceil(last x average / target) <= min (Kubernetes' rule), so a target under
+// last x average / min (and 10% over it, the rule's tolerance) keeps the replicas it added;
+// above that, the run ended before its down window let it.
+function notBack(a, hpa, p, last) {
+  const end = (a?.decisions || [])
+    .map((d) => d.average)
+    .filter(Number.isFinite)
+    .at(-1);
+  const need = Number.isFinite(end) ? Math.ceil(((last * end) / hpa.minReplicas) * (1 + HPA_RULE.tolerance)) : null;
+  if (need !== null && need > hpa.target)
+    return `it did not come back to ${hpa.minReplicas} at ${p.rate}/s (its replicas' CPU ${Math.round(end)}% of their share at ${last}): raise the target utilization from ${hpa.target}% to about ${Math.min(90, need)}%`;
+  return `it did not come back to ${hpa.minReplicas} by the end: the run ended within its down window (${hpa.downWindowS} s)`;
 }
 
 // Whether the check runs, and why not: -> null (it runs) or the reason. c: the chosen

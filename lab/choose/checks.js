@@ -54,7 +54,11 @@ function checkRecord(c, r) {
     errorsPct: r.check.errorsPct,
     answeredPerS: r.check.answeredPerS,
     replicaMemoryMiB: r.check.cost?.replicaMemoryMiB ?? null,
-    replicaCpuPct: replicaCpuPct(r.check, c),
+    // (The HPA's target: the replicas' CPU at the rate with its headroom when it held there,
+    // the most the count is promised to take. At the rate itself, the count is at that target
+    // by construction, and one replica more, each with its own idle cost, never came back down
+    // to it: seen, "1 to 2 replicas at 50% CPU, still at 2 at the end".)
+    ...cpuAt(r.headroom?.ok ? r.headroom : r.check, c),
     answers: r.check.answered ?? null,
     // The rate with its headroom, measured once the rate held: what the choice promises.
     ...(r.headroom
@@ -72,7 +76,9 @@ function checkRecord(c, r) {
   };
 }
 
-// The replicas' CPU in the check, their mean as a share of what they are given (an HPA's).
+const cpuAt = (level, c) => ({ replicaCpuPct: replicaCpuPct(level, c), replicaCpuAtRate: level.rate ?? null });
+
+// The replicas' CPU in a level of the check, their mean as a share of what they are given (an HPA's).
 function replicaCpuPct(level, c) {
   const cores = level.cost?.tierCores?.replicas;
   if (cores == null) return null;

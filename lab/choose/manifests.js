@@ -39,10 +39,11 @@ const MEMORY_DEFAULT_MIB = 128;
 //   minReplicas: the count chosen (it holds the target rate with its headroom);
 //   maxReplicas: the fewest predicted to hold twice the target rate with the same headroom,
 //     never past the curve's peak (more replicas hold less there), at least minReplicas;
-//   averageUtilization: the replicas' CPU (of their request) measured at the target rate on
-//     the chosen count, so that at that rate the autoscaler keeps minReplicas; between 20 and
-//     90%. Without a measurement: DEFAULT_TARGET, a CPU utilization like any HPA's, said as
-//     such (targetFrom) - never a ratio of rates, which no autoscaler reads.
+//   averageUtilization: the replicas' CPU (of their request) measured on the chosen count at
+//     the rate with its headroom (./checks.js), so that up to that rate the autoscaler keeps
+//     minReplicas, and at the target rate it comes back to it; between 20 and 90%. Without
+//     a measurement: DEFAULT_TARGET, a CPU utilization like any HPA's, said as such
+//     (targetFrom) - never a ratio of rates, which no autoscaler reads.
 const DEFAULT_TARGET = 70;
 // The HPA's scale-down stabilization window: a minute, not Kubernetes' five, so that its check
 // (./autoscale-check.js) sees it come back within the run.

@@ -96,6 +96,24 @@ test('held: the SLO through the ramp, what the autoscaler did (out, and back)', 
   const still = autoscaleVerdict(level(), record([2, 3, 3]), hpa, p);
   expect(still).toMatchObject({ held: true, cameBack: false });
   expect(still.text).toMatch(/scaled out to 3 replica\(s\) \(1 s in\), and was still at 3 at the end/);
+  // Still out with its replicas' CPU at 40% of their share on 3: ceil(3 x 40 / 48) = 3, so it
+  // stays; back to 2 needs a target of 3 x 40 / 2 = 60%, and 10% over it (the rule's tolerance).
+  const kept = autoscaleVerdict(level(), record([2, 3, 3], [70, 40]), hpa, p);
+  expect(kept).toMatchObject({
+    held: true,
+    cameBack: false,
+    change:
+      "it did not come back to 2 at 20/s (its replicas' CPU 40% of their share at 3): raise the target utilization from 48% to about 66%",
+  });
+  expect(kept.text).toMatch(
+    /, and was still at 3 at the end \(p99 80 ms of 4000 answers, errors 0%\); it did not come back to 2/,
+  );
+  // At 20% on 3 the rule would bring it back (ceil(3 x 20 / 48) = 2): the run ended first.
+  expect(autoscaleVerdict(level(), record([2, 3, 3], [70, 20]), hpa, p).change).toBe(
+    'it did not come back to 2 by the end: the run ended within its down window (60 s)',
+  );
+  // Back by the end: nothing to change.
+  expect(autoscaleVerdict(level(), record([2, 3, 2], [70, 40]), hpa, p).change).toBeUndefined();
 });
 
 test('not held: what to change, by what the autoscaler did', () => {
