@@ -23,9 +23,10 @@ const { monthlyCost } = require('./price');
 // not bisected: its bound rests on the highest rate that broke, the doubling's, which no level
 // of a bisection below it changes; the rate that held, verified once for 6 s, only starts its
 // sweep); a sweep's counts are each bisected to 5% and verified for 30 s, every count for as
-// long (one measure for every point). The default choice at 100/s took 20.1 minutes on a
-// 2-core machine with screens bisected to 10% (bench/choose.js, two units swept), where
-// capacity's own (20 s levels, three verifications of 40 s a count) took 47 with one size.
+// long (one measure for every point). The default choice at 100/s took 20.4 minutes on a
+// 2-core machine (bench/choose.js: its four screens 195 s, three units swept; 20.1 with
+// screens bisected to 10%, two swept), where capacity's own (20 s levels, three
+// verifications of 40 s a count) took 47 with one size.
 const SCREEN = { hold: 5, warmup: 1, precision: 1, repetitions: 1, 'verify-hold': 6 };
 const SWEEP = { hold: 5, repetitions: 1, 'verify-hold': 30 };
 
