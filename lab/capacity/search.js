@@ -7,10 +7,11 @@
 //      halving, and --min-rate itself last, until one holds;
 //   2. after every level that broke, waits for the service to recover (`recover()`: it answers
 //      a light probe as it did before the search) before anything else is measured;
-//   3. before bisecting (when the bracket is wider than `precision`), measures the last level that held again: a service that no longer
-//      holds it after the overload (twice: once may be the machine's noise) has changed (its
-//      state grew, its queue never drained), and bisecting it would search a different system
-//      at every step: the search stops there and says so (hysteresis);
+//   3. before bisecting (a bracket wider than `precision`), measures the last level that held
+//      again: a service that no longer holds it after the overload (twice: once may be the
+//      machine's noise) has changed (its state grew, its queue never drained), and bisecting
+//      it would search a different system at every step: the search stops there and says so
+//      (hysteresis);
 //   4. bisects between the last level that held and the first that broke until they are within
 //      `precision` of each other, or until the middle rounds (to 0.1/s, as every rate) to one of
 //      the two: a bracket of 1.0/s and 1.1/s has no rate between them.
@@ -58,6 +59,8 @@ async function searchCapacity(
   const levels = [];
   const recoveries = [];
   const result = (held, broke, stop, more = {}) => ({ held, broke, levels, stop, recoveries, ...more });
+  // A bracket still wider than the precision: a bisection follows.
+  const wide = (held, broke) => (broke.rate - held.rate) / held.rate > precision;
   // Why the next level may not run (the search's bounds), or null.
   const bounded = (rate) => {
     if (levels.length >= maxLevels) return { kind: 'max-levels', maxLevels };
@@ -132,7 +135,7 @@ async function searchCapacity(
       broke = level;
     }
     if (!held) return result(null, broke, { kind: 'first-level', level: first, floor });
-  } else if (recover && (broke.rate - held.rate) / held.rate > precision) {
+  } else if (recover && wide(held, broke)) {
     // 3. The last level that held, again, once the service has recovered from the break.
     // (Not on a fresh deployment per level: each level is the system as it starts. Nor with
     // no bisection to follow, a precision the first bracket meets: the verification measures
@@ -172,7 +175,7 @@ async function searchCapacity(
   }
 
   // 4. Bisection, to the precision or to the rounding of rates, whichever comes first.
-  while ((broke.rate - held.rate) / held.rate > precision) {
+  while (wide(held, broke)) {
     const mid = roundRate((held.rate + broke.rate) / 2);
     if (mid <= held.rate || mid >= broke.rate) break;
     const stop = bounded(mid);

@@ -11,6 +11,7 @@ const { DEFAULTS: HPA_RULE } = require('../elastic/hpa');
 const { launchedShort } = require('../generators/judge');
 const { labError } = require('../../common/errors');
 const { interrupted } = require('../ownership/cleanups');
+const { headroomRate } = require('./check');
 
 // The autoscaler the choice writes, checked by a run (choose --check-autoscale, on when its
 // HPA can scale): the chosen deployment started at the HPA's minimum under the lab's own
@@ -203,7 +204,7 @@ function notBack(a, hpa, p, last) {
 function autoscaleSkip(p, hpa, c = null) {
   if (!p.checkAutoscale) return 'not checked (--no-check-autoscale)';
   if (hpa.maxReplicas <= hpa.minReplicas) {
-    const twice = Math.round(2 * p.rate * (1 + p.headroom) * 10) / 10;
+    const twice = 2 * headroomRate(p);
     const m = c?.measured;
     if (m && !m.atLeast && m.rate >= twice)
       return `not checked: the HPA has nothing to scale (${hpa.minReplicas} to ${hpa.maxReplicas} replicas): ${hpa.minReplicas} replica(s) were measured to hold ${m.rate}/s, more than twice the rate with its headroom (${twice}/s)`;

@@ -78,7 +78,8 @@ function checkRecord(c, r) {
 
 const cpuAt = (level, c) => ({ replicaCpuPct: replicaCpuPct(level, c), replicaCpuAtRate: level.rate ?? null });
 
-// The replicas' CPU in a level of the check, their mean as a share of what they are given (an HPA's).
+// The replicas' CPU in a level of the check, their mean as a share of what they are given
+// (an HPA's).
 function replicaCpuPct(level, c) {
   const cores = level.cost?.tierCores?.replicas;
   if (cores == null) return null;

@@ -180,10 +180,11 @@ function screensSection(r) {
   const swept = new Set((r.sweeps || []).map((x) => x.id));
   const rows = r.screens.map((x) => {
     const pt = (x.points || []).find((q) => q.replicas === 1);
+    const broke = pt?.highestBroke ?? pt?.broke;
     return [
       x.id,
       pt && pt.maxRate !== null ? `${pt.maxRate}/s` : '-',
-      (pt?.highestBroke ?? pt?.broke) != null ? `${pt.highestBroke ?? pt.broke}/s` : '-',
+      broke != null ? `${broke}/s` : '-',
       x.bound ? (x.bound.refused ?? `${x.bound.replicas} replica(s), ${x.bound.cores} cores`) : (x.failed ?? '-'),
       swept.has(x.id) ? 'swept' : 'not swept',
     ];
@@ -191,8 +192,9 @@ function screensSection(r) {
   return html`<h2>Screens: one replica of each</h2>
     <p class="note">
       Each unit's one replica searched briefly: replicas scale at best linearly, so the highest rate it broke at (with
-      25% for a screen's noise) bounds from below the replicas it needs. Units were swept in the order of their bounds, until no unit left could be cheaper than the
-      cheapest count measured to hold ${r.want}/s. A bound orders the units; it is never a capacity.
+      25% for a screen's noise) bounds from below the replicas it needs. Units were swept
+      in the order of their bounds, until no unit left could be cheaper than the cheapest count measured to hold
+      ${r.want}/s. A bound orders the units; it is never a capacity.
     </p>
     ${table(['unit', 'held (1 replica)', 'broke at (its highest)', 'at least', 'swept'], rows)}`;
 }
