@@ -5,6 +5,7 @@ const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { isAlive, stopTree, sleep } = require('../ownership/procs');
 const { withoutCounters } = require('../cluster/network');
+const { rootfsKey, keptRootfs, unpackRootfs, keepRootfs } = require('./rootfs-cache');
 
 // A Docker engine of the lab's own (the container smoke test's and the benches'): Debian's dockerd on a private socket, its data
 // and exec roots inside `dir`, started and stopped by pid. dockerd changes the host's
@@ -257,16 +258,26 @@ class PrivateEngine {
   // the balancer and edge kinds' programs: nginx, HAProxy, Caddy, Varnish), this host's node
   // and npm, and this host's CA bundle (the registry may be reached through a TLS proxy only
   // the host trusts).
-  async makeBase(tag = 'lab-base:local') {
+  // With `cache` (a folder; LAB_BASE_CACHE by default), the debootstrapped rootfs is kept there
+  // and reused for a week (rootfs-cache.js); `log` says which.
+  async makeBase(tag = 'lab-base:local', { cache = process.env.LAB_BASE_CACHE || null, log = () => {} } = {}) {
     const rootfs = path.join(this.dir, 'rootfs');
     fs.rmSync(rootfs, { recursive: true, force: true });
     const mirror = process.env.LAB_DEBIAN_MIRROR || 'http://deb.debian.org/debian';
-    const boot = sh(
-      'debootstrap',
-      ['--variant=minbase', '--include=nginx-light,haproxy,caddy,varnish,ca-certificates', 'bookworm', rootfs, mirror],
-      { timeout: 600000 },
-    );
-    if (boot.code !== 0) throw new Error(`debootstrap failed:\n${boot.out.split('\n').slice(-10).join('\n')}`);
+    const bootArgs = ['--variant=minbase', '--include=nginx-light,haproxy,caddy,varnish,ca-certificates', 'bookworm'];
+    const key = rootfsKey([...bootArgs, mirror]);
+    const kept = keptRootfs(cache, key);
+    if (kept && unpackRootfs(kept, rootfs)) {
+      log(`base rootfs from ${kept}`);
+    } else {
+      fs.rmSync(rootfs, { recursive: true, force: true });
+      const boot = sh('debootstrap', [...bootArgs, rootfs, mirror], { timeout: 600000 });
+      if (boot.code !== 0) throw new Error(`debootstrap failed:\n${boot.out.split('\n').slice(-10).join('\n')}`);
+      if (cache) {
+        const why = keepRootfs(cache, key, rootfs);
+        log(why ? `base rootfs not kept in ${cache}: ${why}` : `base rootfs kept in ${cache}`);
+      }
+    }
     const node = process.execPath;
     const npmDir = npmRoot(node);
     fs.copyFileSync(node, path.join(rootfs, 'usr/local/bin/node'));

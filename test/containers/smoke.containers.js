@@ -72,7 +72,8 @@ maybe('containers on a real engine', () => {
 
   beforeAll(async () => {
     await engine.start();
-    const base = await engine.makeBase();
+    // (Its Debian rootfs kept between CI runs where LAB_BASE_CACHE says: .ci/run.)
+    const base = await engine.makeBase(undefined, { log: (line) => process.stderr.write(`${line}\n`) });
     // Every proxy kind's image is the base, which holds their programs (lab/kinds/).
     env = {
       LAB_BASE_IMAGE: base,
