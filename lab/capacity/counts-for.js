@@ -1,6 +1,7 @@
 'use strict';
 
 const os = require('node:os');
+const { aimRate } = require('./sweep-start');
 
 // capacity --replicas 1,2 --replicas-for R (choose's default sweep): after the counts given,
 // the sweep measures where the rate R is expected to land and the count above it, so that its
@@ -32,7 +33,11 @@ function curveOf(a, b) {
 // text } (counts: the ones still to measure, ascending; text: why, for the log).
 function countsFor(results, rate, most) {
   const measured = new Set(results.map((r) => r.replicas));
-  const verified = results.filter((r) => r.maxRate != null && !r.atLeast).sort((x, y) => x.replicas - y.replicas);
+  // (A count stopped below --stop-below aims by the rate its search held: ./sweep-start.js.)
+  const verified = results
+    .filter((r) => aimRate(r) !== null)
+    .map((r) => ({ replicas: r.replicas, maxRate: aimRate(r) }))
+    .sort((x, y) => x.replicas - y.replicas);
   if (verified.length < 2)
     return { counts: [], text: `no count added: ${rate}/s needs two counts measured with a verified rate to aim at` };
   const curve = curveOf(verified[0], verified[1]);

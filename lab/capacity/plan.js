@@ -81,6 +81,10 @@ How many replicas (docs/scaling.md):
                      land and the one above it, so the counts bracket it (choose's default)
   --max-replicas N   the most replicas --replicas-for may add (default 32; and what this
                      machine's cores hold at the replica's cap with a core left over)
+  --stop-below R     a count whose search breaks at or below R stops there, not bisected or
+                     verified: a verification only steps down from what held, so it does not
+                     hold R; said as "below R", left out of the fit (choose's sweeps: the rate
+                     wanted). Not where the machine or the generator may have broken it
   --start R          the first level's rate (default 50/s); each step doubles it, and when
                      the first level breaks, each step halves it until one holds
   --min-rate R       the lowest rate a search steps down to (default 1/s)
@@ -177,6 +181,10 @@ const COMMAND = defineCommand({
     need: RATE,
     'replicas-for': { ...RATE, needs: { flags: ['replicas'], why: 'it adds counts to a sweep of replica counts' } },
     'max-replicas': { ...flag.int(1, 32), needs: { flags: ['replicas-for'], why: 'it bounds the counts it adds' } },
+    'stop-below': {
+      ...RATE,
+      needs: { flags: ['replicas'], why: "it stops a count's search in a sweep of replica counts" },
+    },
     precision: flag.percent(100, { fraction: true }),
     repetitions: flag.int(1, 10),
     hold: flag.duration(),
@@ -335,6 +343,8 @@ function plan(argv) {
     sweep,
     // (--replicas-for: the rate the counts added aim at, and the most they may be.)
     countsFor: values['replicas-for'] ?? null,
+    // (--stop-below: a count's search ends at a break at or below it: ../capacity/search.js.)
+    stopBelow: values['stop-below'] ?? null,
     maxCount: values['replicas-for']
       ? Math.min(values['max-replicas'] ?? 32, machineCount(replicaCap(values.cap)?.cpuPct))
       : null,
@@ -534,6 +544,7 @@ function planJson(p) {
       maxRate: p.maxRate,
       minRate: p.floor,
       precision: p.precision,
+      stopBelow: p.stopBelow ?? null,
     },
     verification: { runs: p.repetitions, holdS: p.verifyHoldFor(p.start) },
     bounds: { maxLevels: p.maxLevels, timeLimitS: p.timeLimitS },
@@ -551,7 +562,7 @@ function planJson(p) {
 function planText(p) {
   const { searches, again: againN, knee, most, typical } = planFigures(p);
   const on = p.sweep
-    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas${p.countsFor ? `, ${COUNTS_FOR_RULE.replace('the rate', `${p.countsFor}/s`)} (--replicas-for; at most ${p.maxCount})` : ''}`
+    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas${p.countsFor ? `, ${COUNTS_FOR_RULE.replace('the rate', `${p.countsFor}/s`)} (--replicas-for; at most ${p.maxCount})` : ''}${p.stopBelow !== null && p.stopBelow !== undefined ? `; a count whose search breaks at or below ${p.stopBelow}/s stops there, not bisected or verified (--stop-below: it does not hold ${p.stopBelow}/s; unless the machine or the generator may have broken it)` : ''}`
     : p.deployments.join(', ');
   const need =
     p.values.need !== undefined

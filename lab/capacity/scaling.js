@@ -17,7 +17,11 @@ const ENTRY_BUSY = 0.85;
 
 // Why a point is left out of the fit, or null: what set its limit was not the replicas.
 function leftOut(v, entry) {
-  if (v.maxRate === null) return v.bound === 'unverified' ? 'no verified rate' : `no rate measured (${v.bound})`;
+  if (v.maxRate === null) {
+    if (v.bound === 'stop-below')
+      return `it broke at ${v.below}/s, at or below ${v.stopBelow}/s (--stop-below): not verified`;
+    return v.bound === 'unverified' ? 'no verified rate' : `no rate measured (${v.bound})`;
+  }
   if (v.bound === 'generator') return 'the generator was the limit';
   if (v.bound === 'machine') return 'this machine was the limit';
   if (v.bound === 'max-rate') return 'nothing broke up to --max-rate';
@@ -36,7 +40,13 @@ function scalingOf(verdicts, { deployment, entry = 'nginx', predictN = null, nee
   const sweep = verdicts.filter((v) => v.replicas !== predictN || !predictN);
   const points = sweep.map(({ replicas, verdict: v }) => {
     const why = leftOut(v, entry);
-    return { replicas, maxRate: v.maxRate, ...(why ? { leftOut: why } : {}) };
+    // (Stopped below --stop-below: the rate it broke at, above whatever it holds.)
+    return {
+      replicas,
+      maxRate: v.maxRate,
+      ...(v.bound === 'stop-below' ? { below: v.below } : {}),
+      ...(why ? { leftOut: why } : {}),
+    };
   });
   const good = points.filter((p) => !p.leftOut);
   const out = { deployment, points, fit: null };

@@ -55,6 +55,8 @@ function settingsOf(p) {
     caps: p.values.cap ?? [],
     replicas: p.sweep,
     replicasFor: p.countsFor ?? null,
+    // (Only when given: a folder an earlier lab wrote, without it, still resumes.)
+    ...(p.stopBelow != null ? { stopBelow: p.stopBelow } : {}),
     workers: p.values.workers ?? null,
     predict: p.values.predict ?? null,
     floor: p.floor,

@@ -32,6 +32,12 @@
 //   atRest: () -> the service at rest slower than before the search (./drift.js rule 1), or
 //          null: what the level that held, broken twice after the overload, must agree with to
 //          be called a change
+//   stopBelow: a rate, or null (capacity --stop-below: choose's sweeps, the rate wanted): a
+//          level that breaks at or below it ends the search (stop 'stop-below'), unless
+//          `calm(level)` says the machine or the generator may have broken it: whatever held
+//          lies under that break, and a verification only steps down from what held, so the
+//          count cannot be found to hold the rate; bisecting and verifying it would spend two
+//          minutes on a figure no caller uses
 // Returns { held, broke, levels, stop, recoveries, again }: held and broke bracket the capacity
 // (broke null when no level broke it), stop says why the search ended.
 const MAX_LEVELS = 24;
@@ -54,6 +60,8 @@ async function searchCapacity(
     atRest = () => ({ text: 'no check at rest' }),
     onLevel = () => {},
     onRecovery = () => {},
+    stopBelow = null,
+    calm = () => true,
   } = {},
 ) {
   const levels = [];
@@ -80,6 +88,11 @@ async function searchCapacity(
     if (level.restarts?.length && recover) return { kind: 'restarted', level };
     return null;
   };
+  // A break at or below --stop-below, on a calm machine: the search ends there.
+  const short = (level) =>
+    stopBelow !== null && level.rate <= stopBelow && calm(level)
+      ? { kind: 'stop-below', level, rate: stopBelow }
+      : null;
   // After a break: the service back to what it was, or the search ends on it.
   const recovered = async (after) => {
     if (!recover) return null;
@@ -106,6 +119,8 @@ async function searchCapacity(
     if (level.generatorBound) return result(held, null, { kind: 'generator', level });
     if (!level.ok) {
       broke = level;
+      const below = short(level);
+      if (below) return result(held, broke, below);
       break;
     }
     held = level;
@@ -133,6 +148,8 @@ async function searchCapacity(
         break;
       }
       broke = level;
+      const below = short(level);
+      if (below) return result(null, broke, below);
     }
     if (!held) return result(null, broke, { kind: 'first-level', level: first, floor });
   } else if (recover && wide(held, broke)) {
@@ -187,6 +204,8 @@ async function searchCapacity(
     if (level.ok) held = level;
     else {
       broke = level;
+      const below = short(level);
+      if (below) return result(held, broke, below);
       const after = await recovered(broke);
       if (after) return result(held, broke, after);
     }

@@ -13,15 +13,28 @@ const RULE = `each count after the first starts at ${SHARE * 100}% of the rate t
 
 const { roundRate } = require('./search');
 
+// What a count's row gives to aim the next counts at: its verified rate; or, for a count
+// stopped below --stop-below, the rate its search held (unverified: where to look, never a
+// figure); else null ("at least", or nothing held).
+function aimRate(r) {
+  if (r.maxRate != null) return r.atLeast ? null : r.maxRate;
+  return r.bound === 'stop-below' && r.held?.rate != null ? r.held.rate : null;
+}
+
 // results: the sweep's verdicts so far ({ replicas, maxRate, atLeast }); n: the count to
 // search; p: { floor, maxRate }. -> { start, factor, from: { replicas, maxRate } } or null.
 function countStart(results, n, { floor, maxRate }) {
-  const measured = results.filter((r) => r.replicas < n && r.maxRate != null && !r.atLeast);
+  const measured = results.filter((r) => r.replicas < n && aimRate(r) !== null);
   if (!measured.length) return null;
   const from = measured.reduce((a, b) => (b.replicas > a.replicas ? b : a));
-  const linear = (from.maxRate * n) / from.replicas;
+  const rate = aimRate(from);
+  const linear = (rate * n) / from.replicas;
   const start = roundRate(Math.min(maxRate, Math.max(floor, linear * SHARE)));
-  return { start, factor: FACTOR, from: { replicas: from.replicas, maxRate: from.maxRate } };
+  return {
+    start,
+    factor: FACTOR,
+    from: { replicas: from.replicas, maxRate: rate, ...(from.maxRate == null ? { unverified: true } : {}) },
+  };
 }
 
-module.exports = { countStart, RULE, SHARE, FACTOR };
+module.exports = { countStart, aimRate, RULE, SHARE, FACTOR };

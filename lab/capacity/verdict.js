@@ -143,6 +143,20 @@ function verdictOf(name, deployment, found, verification, p) {
   if (changed) return { ...base, maxRate: null, ...changed, ...bracket() };
   const early = endedEarly(found, verification, p);
   if (early) return { ...base, maxRate: null, ...early, ...bracket() };
+  // Stopped at a break at or below --stop-below (./search.js): no capacity, a bound from above.
+  if (found.stop.kind === 'stop-below') {
+    const b = found.broke;
+    const held = found.held ? `; ${found.held.rate}/s held for ${found.held.holdS} s before it` : '';
+    return {
+      ...base,
+      maxRate: null,
+      bound: 'stop-below',
+      below: b.rate,
+      stopBelow: found.stop.rate,
+      text: `below ${found.stop.rate}/s: ${b.rate}/s broke ${brokeText(b)} in the search${held}; stopped there (--stop-below ${found.stop.rate}): a verification only steps down from what held, so it does not hold ${found.stop.rate}/s (not bisected, not verified)`,
+      ...bracket(),
+    };
+  }
   if (!found.held) {
     const l = (found.stop.kind === 'first-level' && found.stop.level) || found.broke || found.stop.level;
     const lowest = found.broke || l;
@@ -374,4 +388,5 @@ module.exports = {
   MACHINE_RULE,
   FRESH_HINT,
   CHANGED,
+  lateGenerator,
 };

@@ -70,7 +70,11 @@ function candidateOf(sweep, o) {
   // count up is tried (issue 82: 3 replicas were chosen "predicted 137.5/s" though measured at
   // 125/s under 130 wanted).
   let predicted = fit ? need(fit, want, o.maxReplicas) : null;
-  const measuredShort = (n) => good.some((p) => p.replicas === n && p.maxRate < want);
+  // (A count whose search stopped at a break at or below the rate wanted, capacity
+  // --stop-below, is measured short too: what it holds lies under that break.)
+  const measuredShort = (n) =>
+    good.some((p) => p.replicas === n && p.maxRate < want) ||
+    sweep.points.some((p) => p.replicas === n && p.below != null && p.below <= want);
   while (predicted !== null && measuredShort(predicted)) predicted = predicted < o.maxReplicas ? predicted + 1 : null;
   // The count: what the curve says, or a count measured to hold it when it is fewer (or there
   // is no fit). A count measured is a measurement, the curve a prediction: both are said.
@@ -111,7 +115,8 @@ function candidateOf(sweep, o) {
 function whyNone(fit, good, want, o, sweep) {
   if (!fit) {
     const best = good.reduce((a, p) => (a && a.maxRate >= p.maxRate ? a : p), null);
-    return `no fit (${good.length} good point(s) of the ${MIN_POINTS} the law needs) and no count measured holds ${round(want)}/s${best ? ` (the most: ${best.maxRate}/s at ${best.replicas} replica(s))` : ''}: measure more counts (--replicas)`;
+    const short = sweep.points.filter((p) => p.below != null).map((p) => `${p.replicas} broke at ${p.below}/s`);
+    return `no fit (${good.length} good point(s) of the ${MIN_POINTS} the law needs) and no count measured holds ${round(want)}/s${best ? ` (the most: ${best.maxRate}/s at ${best.replicas} replica(s))` : ''}${short.length ? ` (below it: ${short.join(', ')})` : ''}: measure more counts (--replicas)`;
   }
   if (fit.peak && fit.peak.replicas <= o.maxReplicas && fit.peak.rate < want) {
     return `${round(want)}/s is beyond this shape's peak: the curve peaks at ${round(fit.peak.replicas)} replicas, ${round(fit.peak.rate)}/s, and falls past it (coherency, κ = ${round(fit.kappa, 6)}): more replicas will not get there; make each replica cheaper, or remove what the replicas share`;

@@ -135,12 +135,20 @@ function sweepJob(p, s, dir) {
 
 // A unit's sweep after its screen (./screen.js): at `counts`, with a sweep's settings where the
 // user gave none, its first level at `start` (from the screen) unless the user gave --start,
-// kept within the search's floor and highest rate. -> a sweep with its own job and command.
-function afterScreen(p, s, counts, start) {
+// kept within the search's floor and highest rate; a count whose search breaks at or below
+// `want` (the rate with its headroom) stops there (capacity --stop-below): it cannot be
+// chosen, and its bisection and verification (about two minutes a count here) would give a
+// figure the choice does not use. -> a sweep with its own job and command.
+function afterScreen(p, s, counts, start, want = null) {
   const given = p.toCapacity.values;
   const first =
     start === null ? null : Math.min(given['max-rate'] ?? Infinity, Math.max(given['min-rate'] ?? 1, start));
-  const sw = { ...s, counts, settings: { ...SWEEP, ...(first !== null ? { start: first } : {}) } };
+  const settings = {
+    ...SWEEP,
+    ...(first !== null ? { start: first } : {}),
+    ...(want !== null ? { 'stop-below': want } : {}),
+  };
+  const sw = { ...s, counts, settings };
   sw.argv = (dir) => capacityArgs(p, sw, dir);
   sw.job = (dir) => sweepJob(p, sw, dir);
   return sw;

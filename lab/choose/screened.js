@@ -53,7 +53,7 @@ async function screenAndSweep(p, dir, io) {
     }
     const { counts, start } = sweepCounts(u, o);
     log(`sweep ${u.s.id}: ${u.bound.text}: measured at ${counts.join(' and ')} replicas`);
-    sweeps.push(await measureOne(p, afterScreen(p, u.s, counts, start), dir, io));
+    sweeps.push(await measureOne(p, afterScreen(p, u.s, counts, start, o.want), dir, io));
   }
   return { sweeps, unswept };
 }

@@ -156,7 +156,9 @@ function rows(r) {
   return (r.deployments || []).map((d) => [
     d.label,
     d.maxRate === null
-      ? 'none'
+      ? d.bound === 'stop-below'
+        ? `under ${d.below}/s (--stop-below ${d.stopBelow})`
+        : 'none'
       : `${d.atLeast ? 'at least ' : ''}${d.maxRate}/s${d.unit === 'scenarios' ? ` scenarios (${d.requestsPerS ?? '-'} req/s)` : ''}`,
     d.verified
       ? `${d.verified.ok ? 'held' : 'broke'} at ${d.verified.rate}/s for ${d.verified.holdS} s${d.verified.tries > 1 ? ` (try ${d.verified.tries})` : ''}: ${d.verified.held} of ${d.verified.runs} runs on their own`

@@ -36,6 +36,14 @@ function curvesChart(r) {
         points: cut.map((p) => [p.replicas, p.heldAtLeast]),
         scatter: true,
       });
+    // (A count stopped at a break at or below the rate wanted: that break, above what it holds.)
+    const below = c.points.filter((p) => p.maxRate === null && p.below != null);
+    if (below.length)
+      series.push({
+        name: `${c.label}: broke at, under the rate wanted (holds less; not verified)`,
+        points: below.map((p) => [p.replicas, p.below]),
+        scatter: true,
+      });
     if (c.curve) series.push({ name: `${c.label}: the law, fitted`, points: c.curve.map((x) => [x.replicas, x.rate]) });
     top = Math.max(top, ...c.points.map((p) => p.replicas), ...(c.curve || []).map((x) => x.replicas));
   }

@@ -5,7 +5,7 @@ function scalingText(s) {
   const lines = [`How ${s.deployment} scales with replicas:`];
   for (const p of s.points) {
     lines.push(
-      `  ${String(p.replicas).padStart(2)} replica(s): ${p.maxRate === null ? 'none' : `${p.maxRate}/s`}${p.leftOut ? `  (left out of the fit: ${p.leftOut})` : ''}`,
+      `  ${String(p.replicas).padStart(2)} replica(s): ${p.maxRate === null ? (p.below != null ? `under ${p.below}/s` : 'none') : `${p.maxRate}/s`}${p.leftOut ? `  (left out of the fit: ${p.leftOut})` : ''}`,
     );
   }
   if (!s.fit) {

@@ -40,7 +40,7 @@ const {
 } = require('../../choose/dimensions');
 // (The plan as it is said: ../../choose/plan-text.js.)
 const { planText, planJson, headOf } = require('../../choose/plan-text');
-const { checkAnswers } = require('../../choose/check');
+const { checkAnswers, headroomRate } = require('../../choose/check');
 const { SCREEN } = require('../../choose/screen');
 
 const USAGE = `usage: npm run choose -- <endpoint|path> --rate R [--slo 'p99<200'] [--app DIR] [options]
@@ -294,7 +294,10 @@ function plan(argv) {
     if (out.from) s.fromResult = fromSweep(out, s);
     // (After a screen, the unit's sweep: at two counts its screen names, checked when known.
     // This one, at 1 and 2, is for the plan's figures.)
-    if (screen) s.sweepPlan = capacityPlan.plan(afterScreen(out, s, [1, 2], null).job(s.plan.values['run-dir']));
+    if (screen)
+      s.sweepPlan = capacityPlan.plan(
+        afterScreen(out, s, [1, 2], null, headroomRate(out)).job(s.plan.values['run-dir']),
+      );
   }
   return out;
 }

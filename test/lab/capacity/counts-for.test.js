@@ -54,6 +54,10 @@ test('no aim without two verified counts: an "at least" is never a point to aim 
   expect(countsFor([row(1, null), row(2, 40)], 130, 32).counts).toEqual([]);
   // The two first verified counts, whatever the order the rows came in.
   expect(countsFor([row(2, 40), row(1, 20), row(3, 55)], 130, 32).counts).toEqual([7, 8]);
+  // A count stopped below --stop-below aims by what its search held (it has no capacity: the
+  // aim is where to measure, not a figure).
+  const stopped = row(1, null, { bound: 'stop-below', below: 22, held: { rate: 20 } });
+  expect(countsFor([stopped, row(2, 40)], 130, 32).counts).toEqual([7, 8]);
 });
 
 test("the machine's bound: replicas at their cap with a core left over; uncapped, a core each", () => {

@@ -264,3 +264,39 @@ test('a precision of 100%: the first bracket is the answer, with no level after 
   await searchCapacity(finer.measure, { start: 50, precision: 0.99, recover: async () => ({ ok: true }) });
   expect(finer.asked).toEqual([50, 100, 200, 400, 800, 400, 600]);
 });
+
+// --stop-below R (choose's sweeps, R the rate wanted): a count whose search breaks at or
+// below R ends there, since what holds lies under the break and a verification only steps
+// down; above R, or where the machine may have broken it, the search goes on as without it.
+test('--stop-below: the first break at or below it ends the search, stepping up, down or bisecting', async () => {
+  // Up: 50 and 100 hold, 200 breaks at or below 200 wanted: no bisection, no recovery asked.
+  const recovered = [];
+  const up = await searchCapacity(fake(150).measure, {
+    start: 50,
+    stopBelow: 200,
+    recover: async (l) => (recovered.push(l.rate), { ok: true }),
+  });
+  expect(up.levels.map((l) => l.rate)).toEqual([50, 100, 200]);
+  expect(up.stop).toMatchObject({ kind: 'stop-below', rate: 200, level: { rate: 200 } });
+  expect(up).toMatchObject({ held: { rate: 100 }, broke: { rate: 200 } });
+  expect(recovered).toEqual([]);
+  // Bisecting: 400 broke above 300 wanted, the bisection's 300 breaks at it: ended there.
+  const mid = await searchCapacity(fake(250).measure, { start: 50, stopBelow: 300 });
+  expect(mid.levels.map((l) => l.rate)).toEqual([50, 100, 200, 400, 300]);
+  expect(mid.stop).toMatchObject({ kind: 'stop-below', level: { rate: 300 } });
+  // Down from a first level that broke: the first break at or below it ends it, held none.
+  const down = await searchCapacity(fake(10).measure, { start: 50, stopBelow: 30 });
+  expect(down.levels.map((l) => l.rate)).toEqual([50, 25]);
+  expect(down).toMatchObject({ held: null, stop: { kind: 'stop-below', level: { rate: 25 } } });
+});
+
+test('--stop-below: a break above it bisects as before; a break the machine may have made does not stop', async () => {
+  const plain = await searchCapacity(fake(700).measure, { start: 50, precision: 0.05 });
+  const above = await searchCapacity(fake(700).measure, { start: 50, precision: 0.05, stopBelow: 600 });
+  expect(above.levels.map((l) => l.rate)).toEqual(plain.levels.map((l) => l.rate));
+  expect(above.stop.kind).toBe('bracketed');
+  // (Not calm: the search goes on to its bracket, and the verdict says whose limit it was.)
+  const busy = await searchCapacity(fake(150).measure, { start: 50, stopBelow: 200, calm: () => false });
+  expect(busy.stop.kind).toBe('bracketed');
+  expect(busy.held.rate).toBeGreaterThan(140);
+});

@@ -46,3 +46,17 @@ test('started there, the search brackets the knee in fewer levels and never asks
   expect(Math.max(...started)).toBeLessThan(2 * 80);
   expect(Math.max(...fixed)).toBe(160);
 });
+
+// A count stopped below --stop-below has no capacity, but its search held a rate: where the
+// next count starts is aimed from it, said as unverified (a start is never a figure).
+test('a count stopped below --stop-below aims the next by the rate its search held, said unverified', () => {
+  const stopped = { replicas: 1, maxRate: null, bound: 'stop-below', below: 126.6, held: { rate: 115.8 } };
+  expect(countStart([stopped], 2, P)).toEqual({
+    start: 173.7,
+    factor: FACTOR,
+    from: { replicas: 1, maxRate: 115.8, unverified: true },
+  });
+  // Nothing held before the break, or any other row without a rate: no aim.
+  expect(countStart([{ ...stopped, held: undefined }], 2, P)).toBeNull();
+  expect(countStart([{ replicas: 1, maxRate: null, bound: 'unverified', held: { rate: 100 } }], 2, P)).toBeNull();
+});

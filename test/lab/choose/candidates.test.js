@@ -220,6 +220,36 @@ test('a count measured under the rate wanted is never chosen on a prediction: wh
   expect(four).toMatchObject({ replicas: 4, from: 'measured' });
 });
 
+// A count whose search stopped at a break under the rate wanted (capacity --stop-below, the
+// sweeps after a screen) is measured short as well: the curve of the others says 1 replica
+// holds about 170/s, but it broke at 126.6/s, so 2 (measured) are chosen, not 1 (predicted).
+test('a count stopped below the rate wanted is never chosen on a prediction either, and said when none holds', () => {
+  const s = {
+    shape: 'replicated',
+    workers: 1,
+    balancer: 'nginx',
+    capPct: 25,
+    points: [
+      { replicas: 1, maxRate: null, below: 126.6, leftOut: 'it broke at 126.6/s, at or below 130/s (--stop-below)' },
+      { replicas: 2, maxRate: 300 },
+      { replicas: 3, maxRate: 430 },
+      { replicas: 4, maxRate: 545 },
+      { replicas: 5, maxRate: 650 },
+    ],
+  };
+  const c = candidateOf(s, { rate: 100, headroom: 0.3, maxReplicas: 32 });
+  expect(c.fit).not.toBeNull();
+  expect(c.curve[0].rate).toBeGreaterThan(130);
+  expect(c).toMatchObject({ replicas: 2, from: 'measured', measured: { rate: 300 } });
+  // Only it and a count below the rate: no fit, none holds, and the break named.
+  const none = candidateOf(
+    { ...s, points: [s.points[0], { replicas: 2, maxRate: 120 }] },
+    { rate: 100, headroom: 0.3, maxReplicas: 32 },
+  );
+  expect(none.replicas).toBeNull();
+  expect(none.refused).toMatch(/\(below it: 1 broke at 126\.6\/s\)/);
+});
+
 // choose --node (issue 86): the Node version a dimension like the shape: the same shape on two
 // versions is two candidates, each named with its Node, ranked by cores; and the check order
 // keeps each step up on its own version.

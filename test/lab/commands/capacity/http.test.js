@@ -151,6 +151,25 @@ test('--precision up to 100% (the first bracket, not bisected), said so in the p
   expect(refused.message).toMatch(/--precision.*101%.*at most 100%/);
 });
 
+// --stop-below R (choose's sweeps): said in the plan, kept in the search's settings; it stops a
+// count's search, so without --replicas it is refused by name, and a rate that is not one too.
+test('--stop-below: said in the plan of a sweep; without --replicas, or not a rate, refused naming it', () => {
+  const p = httpCapacity.plan(['/api/items', '--app', SHOP, '--replicas', '1,2', '--stop-below', '130']);
+  expect(p.stopBelow).toBe(130);
+  expect(httpCapacity.planText(p)).toMatch(
+    /a count whose search breaks at or below 130\/s stops there, not bisected or verified \(--stop-below: it does not hold 130\/s; unless the machine or the generator may have broken it\)/,
+  );
+  expect(httpCapacity.plan(['/api/items', '--app', SHOP, '--replicas', '1,2']).stopBelow).toBeNull();
+  const alone = refusalOf(() => httpCapacity.plan(['/api/items', '--app', SHOP, '--stop-below', '130']));
+  expect(alone).toMatchObject({ code: 'LAB_ERR_FLAG_NEEDS', exit: 2 });
+  expect(alone.message).toMatch(/--stop-below.*--replicas/);
+  const bad = refusalOf(() =>
+    httpCapacity.plan(['/api/items', '--app', SHOP, '--replicas', '1,2', '--stop-below', 'fast']),
+  );
+  expect(bad).toMatchObject({ code: 'LAB_ERR_INVALID_VALUE', exit: 2 });
+  expect(bad.message).toMatch(/--stop-below.*fast/);
+});
+
 // The plan's estimate within the search's own bounds (issue 83): a knee past --max-rate was
 // assumed at 640/s, --max-levels changed nothing, and "about" could exceed "at most".
 test("the plan's estimate honours the bounds: the knee within the rates, the levels within --max-levels, about never above at most", () => {

@@ -56,6 +56,16 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
     verifyHold: 30,
   });
   expect(a.repetitions).toBe(1);
+  // With the rate wanted (the choice's screened path passes it): a count whose search breaks
+  // at or below it stops there (capacity --stop-below), as its command line and plan say.
+  const stopping = afterScreen(p, p.sweeps[2], [2, 3], 60, 65);
+  const sp = capacityPlan.plan(stopping.argv('/tmp/after'));
+  expect(sp.stopBelow).toBe(65);
+  expect(stopping.argv('/tmp/after').join(' ')).toMatch(/--stop-below 65\b/);
+  expect(capacityPlan.planText(sp)).toMatch(/a count whose search breaks at or below 65\/s stops there/);
+  expect(a.stopBelow).toBeNull();
+  expect(planText(p)).toMatch(/a count whose search breaks at or below 65\/s stopped there/);
+  expect(p.sweeps[0].sweepPlan.stopBelow).toBe(65);
   // (Within the search's rates: a start above --max-rate is its highest rate.)
   const capped = plan([...argv, '--max-rate', '70', ...where()]);
   expect(capacityPlan.plan(afterScreen(capped, capped.sweeps[0], [2, 3], 90).argv('/tmp/x')).start).toBe(70);

@@ -1,0 +1,49 @@
+'use strict';
+
+const { labJson, flagsOf, fixtureApp } = require('../../helper');
+
+// capacity --replicas 1,2 --stop-below 30 (choose's sweeps after a screen, issue 82), on a
+// service the lab has never seen whose limit the test sets: the paced app, /work?ms=50, one
+// request at a time after a 50 ms timer, so one replica holds 20/s and two 40/s whatever else
+// the machine runs. One replica's search breaks at or below 30/s (40/s, then 30/s bisected):
+// it stops there, not verified, "under" that rate and out of the fit; two replicas hold more
+// than 30/s and are searched and verified as without the flag. Levels of 2 s after 1 s of
+// warm-up, one verification of 4 s, a 30% bracket, under p99<1000.
+const PACED = fixtureApp('paced');
+const quick = flagsOf({ hold: '2s', warmup: '1s', repetitions: 1, verifyHold: '4s', precision: 0.3, start: 10 });
+
+test('--stop-below 30: one replica stops at its first break at or below 30/s, unverified; two are verified', async () => {
+  const { r, out } = await labJson(
+    [
+      'capacity',
+      '/work?ms=50',
+      ...flagsOf({ app: PACED, replicas: '1,2', stopBelow: 30, slo: 'p99<1000' }),
+      ...quick,
+    ],
+    { ports: 40, first: true, timeoutMs: 300000 },
+  );
+  expect(r.stderr).not.toMatch(/LAB_ERR/);
+  expect(r.code).toBe(0);
+  expect(out.settings.stopBelow).toBe(30);
+  const [one, two] = out.deployments;
+  // One replica: its last level broke at or below 30/s, above the 20/s its timer allows; no
+  // verification ran, and nothing is said to be its capacity.
+  expect(one).toMatchObject({ replicas: 1, maxRate: null, bound: 'stop-below', stopBelow: 30 });
+  expect(one.below).toBeLessThanOrEqual(30);
+  expect(one.below).toBeGreaterThan(20);
+  expect(one.verified).toBeUndefined();
+  expect(one.text).toMatch(/^below 30\/s: [\d.]+\/s broke .* stopped there \(--stop-below 30\)/);
+  const levelsOfOne = out.levels.filter((l) => l.replicas === 1);
+  expect(levelsOfOne.at(-1)).toMatchObject({ rate: one.below, ok: false });
+  // Two replicas: searched from what one held, bracketed and verified above 30/s (at most the
+  // 40/s their timers allow, a little queue at the limit aside).
+  expect(two.replicas).toBe(2);
+  expect(two.bound).not.toBe('stop-below');
+  expect(two.verified).toMatchObject({ ok: true });
+  expect(two.maxRate).toBeGreaterThan(30);
+  expect(two.maxRate).toBeLessThanOrEqual(44);
+  expect(r.stderr).toMatch(/x2: starting at [\d.]+\/s \(75% of [\d.]+\/s \(held in its search, not verified\) at 1/);
+  // The scaling: one replica under the rate that broke, out of the fit.
+  expect(out.scaling.points[0]).toMatchObject({ replicas: 1, maxRate: null, below: one.below });
+  expect(out.scaling.points[0].leftOut).toMatch(/--stop-below/);
+}, 320000);
