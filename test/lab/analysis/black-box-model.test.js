@@ -124,6 +124,29 @@ describe('characterization from a concurrency sweep', () => {
     expect(v).toMatchObject({ kind: 'sync', workers: W, waves: [W - 2, W, W - 1], workersUncertainty: 2 });
   });
 
+  // Seen in CI: three bursts each read 9 of 10 workers, every one losing an answer to a stall.
+  // Under the closed loop's last flat level, more bursts are sent (3 at most), the largest
+  // reading stands; a closed loop that agrees sends none.
+  test('every burst one short of the closed loop: more bursts, up to three, until one reads it', async () => {
+    const W = 10;
+    const s = simulated({ kind: 'sync', workers: W, delayMs: 200 });
+    const withStalls = (lost) => {
+      let k = 0;
+      return async (n) => {
+        const b = await s.burst(n);
+        const drop = lost[k++] ?? 1;
+        b.latenciesMs = b.latenciesMs.map((ms, i) => (i < drop ? 1.6 * 200 : ms));
+        return b;
+      };
+    };
+    const found = analyze(await sweep(s.probe, { maxConcurrency: 32, burst: withStalls([1, 1, 1, 1, 0]) }));
+    expect(found).toMatchObject({ kind: 'sync', workers: W, latencyWorkers: W, waves: [9, 9, 9, 9, 10] });
+    // Stalled every time: three more at most, and the reading said with its spread.
+    const stalled = analyze(await sweep(s.probe, { maxConcurrency: 32, burst: withStalls([]) }));
+    expect(stalled.waves).toEqual([9, 9, 9, 9, 9, 9]);
+    expect(stalled.workers).toBe(9);
+  });
+
   test('an asynchronous service keeps latency flat up to the bound', async () => {
     const s = simulated({ kind: 'async', delayMs: 1100 });
     const v = analyze(await sweep(s.probe, { maxConcurrency: 32 }));

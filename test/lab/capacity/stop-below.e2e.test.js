@@ -14,12 +14,7 @@ const quick = flagsOf({ hold: '2s', warmup: '1s', repetitions: 1, verifyHold: '4
 
 test('--stop-below 30: one replica stops at its first break at or below 30/s, unverified; two are verified', async () => {
   const { r, out } = await labJson(
-    [
-      'capacity',
-      '/work?ms=50',
-      ...flagsOf({ app: PACED, replicas: '1,2', stopBelow: 30, slo: 'p99<1000' }),
-      ...quick,
-    ],
+    ['capacity', '/work?ms=50', ...flagsOf({ app: PACED, replicas: '1,2', stopBelow: 30, slo: 'p99<1000' }), ...quick],
     { ports: 40, first: true, timeoutMs: 300000 },
   );
   expect(r.stderr).not.toMatch(/LAB_ERR/);
