@@ -42,8 +42,6 @@ module.exports = {
   // (The end-to-end tests mostly wait on the processes they start, on timers and loads of a
   // stated length: three workers a core. Measured: bench/results/tests.json.)
   maxWorkers: 6,
-  // (The longest files first, by the last CI run's times: test/sequencer.js.)
-  testSequencer: '<rootDir>/test/sequencer.js',
   globalSetup: '<rootDir>/test/global-setup.js',
   globalTeardown: '<rootDir>/test/global-teardown.js',
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
