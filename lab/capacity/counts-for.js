@@ -6,7 +6,8 @@ const { aimRate } = require('./sweep-start');
 // capacity --replicas 1,2 --replicas-for R (choose's default sweep): after the counts given,
 // the sweep measures where the rate R is expected to land and the count above it, so that its
 // points bracket the answer instead of stopping at a fixed 4 (issue 82). Expected from the
-// first two counts measured (a verified rate each, never an "at least"): the scaling law with
+// first two counts measured (a verified rate each, or what a count stopped by --stop-below held
+// in its search: ./sweep-start.js's aimRate; never an "at least"): the scaling law with
 // contention alone (Amdahl: X(n) = X(n1) * k / (1 + sigma * (k - 1)), k = n / n1), sigma from
 // the two points and never below 0, so the curve is never better than linear. A target the
 // curve never reaches is bracketed at the largest count allowed. Counts are at most --max-
@@ -34,18 +35,18 @@ function curveOf(a, b) {
 function countsFor(results, rate, most) {
   const measured = new Set(results.map((r) => r.replicas));
   // (A count stopped below --stop-below aims by the rate its search held: ./sweep-start.js.)
-  const verified = results
+  const aims = results
     .filter((r) => aimRate(r) !== null)
     .map((r) => ({ replicas: r.replicas, maxRate: aimRate(r) }))
     .sort((x, y) => x.replicas - y.replicas);
-  if (verified.length < 2)
+  if (aims.length < 2)
     return { counts: [], text: `no count added: ${rate}/s needs two counts measured with a verified rate to aim at` };
-  const curve = curveOf(verified[0], verified[1]);
+  const curve = curveOf(aims[0], aims[1]);
   let n = 1;
   while (n < most && curve.at(n) < rate) n += 1;
   const reached = curve.at(n) >= rate;
   const counts = [n, n + 1].filter((c) => c <= most && !measured.has(c));
-  const from = `${verified[0].replicas} and ${verified[1].replicas} replica(s) held ${verified[0].maxRate}/s and ${verified[1].maxRate}/s`;
+  const from = `${aims[0].replicas} and ${aims[1].replicas} replica(s) held ${aims[0].maxRate}/s and ${aims[1].maxRate}/s`;
   const where = reached
     ? `${n} replica(s) expected to hold ${rate}/s (${Math.round(curve.at(n) * 10) / 10}/s)`
     : `${rate}/s is past what up to ${most} replica(s) are expected to hold (${Math.round(curve.at(n) * 10) / 10}/s at ${n})`;

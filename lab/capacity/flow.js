@@ -2,23 +2,8 @@
 
 const { searchCapacity } = require('./search');
 const { verify } = require('./verify');
-const { CHANGED, lateGenerator } = require('./verdict');
-const { othersRose, levelBusy, othersBusy, waitedShare, MACHINE_BUSY, OTHERS_BUSY, WAITED } = require('./machine');
-
-// A level whose break is the deployment's own (capacity --stop-below ends a search on it), by
-// the verdict's own rules (./verdict.js): the generator was not late enough to explain it, the
-// run's own processes did not keep the machine's cores busy, and a machine busy with other
-// work did not keep its processes waiting for a core (under WAITED of the time, measured: a
-// paced service beside five test files waited 3-12%). Otherwise the search goes on, as
-// without the flag, and its verdict says whose limit it was.
-function calmLevel(level, p) {
-  if (lateGenerator(level, p) !== null) return false;
-  const waited = waitedShare([level]);
-  const waitedLittle = waited !== null && waited < WAITED;
-  const own = level.machineShare ?? 0;
-  if (levelBusy(level) >= MACHINE_BUSY && !(own < MACHINE_BUSY && waitedLittle)) return false;
-  return othersBusy([level]) < OTHERS_BUSY || waitedLittle;
-}
+const { CHANGED, ownBreak } = require('./verdict');
+const { othersRose } = require('./machine');
 
 // One deployment's whole search, over a session's measure, recover and settle
 // (./session.js, or a simulated one in the tests): the search (./search.js); then, once the
@@ -51,7 +36,7 @@ async function searchAndVerify(p, o) {
     noisy: othersRose,
     atRest: o.atRest ?? (() => ({ text: 'no check at rest' })),
     stopBelow: p.stopBelow ?? null,
-    calm: (level) => calmLevel(level, p),
+    calm: (level) => ownBreak(level, p),
   });
   // (A count stopped below --stop-below is not verified: it does not hold that rate.)
   const ended =
@@ -98,4 +83,4 @@ async function settled(found, o) {
   return stop;
 }
 
-module.exports = { searchDeployment, calmLevel };
+module.exports = { searchDeployment };

@@ -562,7 +562,7 @@ function planJson(p) {
 function planText(p) {
   const { searches, again: againN, knee, most, typical } = planFigures(p);
   const on = p.sweep
-    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas${p.countsFor ? `, ${COUNTS_FOR_RULE.replace('the rate', `${p.countsFor}/s`)} (--replicas-for; at most ${p.maxCount})` : ''}${p.stopBelow !== null && p.stopBelow !== undefined ? `; a count whose search breaks at or below ${p.stopBelow}/s stops there, not bisected or verified (--stop-below: it does not hold ${p.stopBelow}/s; unless the machine or the generator may have broken it)` : ''}`
+    ? `${p.deployments[0]} at ${p.sweep.join(', ')}${p.values.predict ? ` (then ${p.values.predict}, predicted first)` : ''} replicas${p.countsFor ? `, ${COUNTS_FOR_RULE.replace('the rate', `${p.countsFor}/s`)} (--replicas-for; at most ${p.maxCount})` : ''}${p.stopBelow != null ? `; a count whose search breaks at or below ${p.stopBelow}/s stops there, not bisected or verified (--stop-below: it does not hold ${p.stopBelow}/s; unless the machine or the generator may have broken it)` : ''}`
     : p.deployments.join(', ');
   const need =
     p.values.need !== undefined

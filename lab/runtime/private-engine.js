@@ -262,7 +262,6 @@ class PrivateEngine {
   // and reused for a week (rootfs-cache.js); `log` says which.
   async makeBase(tag = 'lab-base:local', { cache = process.env.LAB_BASE_CACHE || null, log = () => {} } = {}) {
     const rootfs = path.join(this.dir, 'rootfs');
-    fs.rmSync(rootfs, { recursive: true, force: true });
     const mirror = process.env.LAB_DEBIAN_MIRROR || 'http://deb.debian.org/debian';
     const bootArgs = ['--variant=minbase', '--include=nginx-light,haproxy,caddy,varnish,ca-certificates', 'bookworm'];
     const key = rootfsKey([...bootArgs, mirror]);
@@ -270,6 +269,7 @@ class PrivateEngine {
     if (kept && unpackRootfs(kept, rootfs)) {
       log(`base rootfs from ${kept}`);
     } else {
+      // (Emptied first: an earlier run's, or a tar that did not unpack whole.)
       fs.rmSync(rootfs, { recursive: true, force: true });
       const boot = sh('debootstrap', [...bootArgs, rootfs, mirror], { timeout: 600000 });
       if (boot.code !== 0) throw new Error(`debootstrap failed:\n${boot.out.split('\n').slice(-10).join('\n')}`);

@@ -112,7 +112,7 @@ test('--stop-below: stopped at a break under it, not settled nor verified; the v
 
 // Whose break it was: a busy machine, other work or a late generator keep the search going.
 test('--stop-below stops only on a calm level: not busy, no other work, the generator on time', () => {
-  const { calmLevel } = require('../../../lab/capacity/flow');
+  const { ownBreak: calmLevel } = require('../../../lab/capacity/verdict');
   const slos = { slos: [{ text: 'p99<200', metric: 'p99', limit: 200 }] };
   const level = { rate: 100, ok: false, machineShare: 0.5, coresShare: 0.6, thresholds: [] };
   expect(calmLevel(level, slos)).toBe(true);

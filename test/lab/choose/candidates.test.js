@@ -193,21 +193,18 @@ test('equal cores: the one whose replicas take less memory first, then the one t
   expect(r2.candidates[0].shape).toBe('multi-replicated');
 });
 
+// A sweep of replicas of a quarter core with these points, as measured (not from a law).
+const measuredSweep = (points) => ({ shape: 'replicated', workers: 1, balancer: 'nginx', capPct: 25, points });
+
 // A measurement is never overruled by a prediction (issue 82): 3 replicas measured at 125/s do
 // not hold 130/s, whatever the curve says of them.
 test('a count measured under the rate wanted is never chosen on a prediction: what was measured wins', () => {
-  const s = {
-    shape: 'replicated',
-    workers: 1,
-    balancer: 'nginx',
-    capPct: 25,
-    points: [
-      { replicas: 1, maxRate: 50 },
-      { replicas: 2, maxRate: 95 },
-      { replicas: 3, maxRate: 125 },
-      { replicas: 5, maxRate: 190 },
-    ],
-  };
+  const s = measuredSweep([
+    { replicas: 1, maxRate: 50 },
+    { replicas: 2, maxRate: 95 },
+    { replicas: 3, maxRate: 125 },
+    { replicas: 5, maxRate: 190 },
+  ]);
   const c = candidateOf(s, { rate: 130, headroom: 0, maxReplicas: 32 });
   expect(c.replicas).not.toBe(3);
   expect(c.replicas).toBeGreaterThanOrEqual(4);
@@ -224,19 +221,13 @@ test('a count measured under the rate wanted is never chosen on a prediction: wh
 // sweeps after a screen) is measured short as well: the curve of the others says 1 replica
 // holds about 170/s, but it broke at 126.6/s, so 2 (measured) are chosen, not 1 (predicted).
 test('a count stopped below the rate wanted is never chosen on a prediction either, and said when none holds', () => {
-  const s = {
-    shape: 'replicated',
-    workers: 1,
-    balancer: 'nginx',
-    capPct: 25,
-    points: [
-      { replicas: 1, maxRate: null, below: 126.6, leftOut: 'it broke at 126.6/s, at or below 130/s (--stop-below)' },
-      { replicas: 2, maxRate: 300 },
-      { replicas: 3, maxRate: 430 },
-      { replicas: 4, maxRate: 545 },
-      { replicas: 5, maxRate: 650 },
-    ],
-  };
+  const s = measuredSweep([
+    { replicas: 1, maxRate: null, below: 126.6, leftOut: 'it broke at 126.6/s, at or below 130/s (--stop-below)' },
+    { replicas: 2, maxRate: 300 },
+    { replicas: 3, maxRate: 430 },
+    { replicas: 4, maxRate: 545 },
+    { replicas: 5, maxRate: 650 },
+  ]);
   const c = candidateOf(s, { rate: 100, headroom: 0.3, maxReplicas: 32 });
   expect(c.fit).not.toBeNull();
   expect(c.curve[0].rate).toBeGreaterThan(130);
