@@ -21,15 +21,9 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
-# npm packages from the lock file, when node_modules is missing or older than the lock. (Not
-# when the lab is a package installed into a project: npm installed its packages there, and it
-# ships no lock file.)
-if [ ! -f package-lock.json ]; then
-  :
-elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm packages from package-lock.json (first time: ~1 min)"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2
-fi
+# npm packages from the lock file, when node_modules is missing or older than the lock
+# (LAB_NPM_KEEP: a tree kept for the same lock, scripts/npm-packages.sh).
+bash "$(dirname "$0")/npm-packages.sh"
 
 # Debian packages: required ones stop the run when missing; optional ones only warn.
 # Optional: Graphite's carbon for the monitoring (runs skip it when missing), Chromium for
