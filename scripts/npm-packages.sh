@@ -28,15 +28,20 @@ if [ -n "$keep" ]; then
   tar="$keep/node_modules-$key.tar"
   if [ -f "$tar" ]; then
     say "npm packages: unpacking the tree kept for this lock file ($tar)"
-    # (What `npm ci` itself removes first.)
-    rm -rf node_modules
-    if tar -xf "$tar" && [ -f node_modules/.package-lock.json ]; then
+    # Unpacked beside, then renamed: a set-up stopped half-way (Ctrl-C) leaves no half tree
+    # that the next one would take for current. (node_modules: what `npm ci` removes first.)
+    part="node_modules.unpack-$$"
+    trap 'rm -rf "$part"' EXIT
+    rm -rf node_modules "$part"
+    mkdir "$part"
+    if tar -C "$part" -xf "$tar" && [ -f "$part/node_modules/.package-lock.json" ]; then
+      mv "$part/node_modules" node_modules
       # Newer than the lock, as after `npm ci`, so the next set-up finds it current.
       touch node_modules/.package-lock.json "$tar"
       exit 0
     fi
     say "could not unpack $tar: installing with npm ci instead"
-    rm -rf node_modules
+    rm -rf "$part"
   fi
 fi
 
