@@ -127,7 +127,20 @@ describe('control groups (lab/runtime/cgroups.js)', () => {
       stdio: 'ignore',
     });
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      // Until the child has joined and exec'd sleep (its memory is charged to the group from
+      // then): a fixed 300 ms once read 0 bytes, in CI run N, on a machine slow to start it.
+      // (10 s at most: the assertions below then say what was missing.)
+      const joined = () => {
+        try {
+          return (
+            fs.readFileSync(`/proc/${child.pid}/comm`, 'utf8').trim() === 'sleep' &&
+            fs.readFileSync(`/proc/${child.pid}/cgroup`, 'utf8').includes(`lab-${token}/probe`)
+          );
+        } catch {
+          return false;
+        }
+      };
+      for (let waited = 0; !joined() && waited < 10000; waited += 50) await new Promise((r) => setTimeout(r, 50));
       const g = readGroup(real, token, 'probe');
       expect(g).toMatchObject({ cpuPct: 10, memoryLimitBytes: 64 * M, oomKills: 0 });
       expect(g.memoryBytes).toBeGreaterThan(0);
