@@ -115,13 +115,15 @@ const waitedLittle = (levels) => {
   return waited !== null && waited < WAITED;
 };
 
+// The largest share of the machine the run's own processes took at these levels.
+const ownShare = (levels) => Math.max(0, ...levels.filter(Boolean).map((l) => l.machineShare ?? 0));
+
 // This machine held the deployment back at these levels: its cores were busy, and not only with
 // other work while the deployment's processes hardly waited for a core (then its limit was its
 // own).
 function machineHeldBack(levels) {
   if (machineBusy(levels) < MACHINE_BUSY) return false;
-  const own = Math.max(0, ...levels.filter(Boolean).map((l) => l.machineShare ?? 0));
-  return !(own < MACHINE_BUSY && waitedLittle(levels));
+  return !(ownShare(levels) < MACHINE_BUSY && waitedLittle(levels));
 }
 
 // A level whose break is the deployment's own (capacity --stop-below ends a search on it, by
@@ -240,7 +242,7 @@ function verdictOf(name, deployment, found, verification, p) {
     // with the run's own processes, the machine was the limit; busy with other work while the
     // deployment waited for cores, it may hold more on a machine of its own.)
     bound = 'machine';
-    const own = Math.max(0, ...[found.broke, ...last.runs].filter(Boolean).map((l) => l.machineShare ?? 0));
+    const own = ownShare([found.broke, ...last.runs]);
     const waited = waitedShare([found.broke, ...last.runs]);
     const waitText =
       waited !== null ? `, its processes waiting for a core ${Math.round(waited * 100)}% of the time` : '';
