@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# npm test: lint, then the unit tests (no process started, as many workers as cores), then the
-# end-to-end tests (*.e2e.test.js: the real CLI, deployments, browsers), six at a time
+# npm test: lint and the unit tests side by side (no process started, as many workers as
+# cores), then the end-to-end tests (*.e2e.test.js: the real CLI, deployments, browsers), six at a time
 # (jest.config.js). Each step runs even when one before failed, so one run says everything;
 # the last line is `N passed, N failed, N skipped` for all of them (test-output/summary.txt,
 # read by .ci/run). The container and cluster suites are .ci/run's (npm run test:containers,
@@ -29,23 +29,61 @@ count() {
 sets=" ${LAB_TEST_SETS:-lint unit e2e} "
 
 # Lint: ESLint, Prettier, no import cycle between lab/'s folders, and the library's types
-# (TypeScript over a file that uses them, test/lab/api/types.check.ts), four checks.
+# (TypeScript over a file that uses them, test/lab/api/types.check.ts), four checks. Each is one
+# process on one core, so they run side by side with each other and with the unit tests
+# (about 30 s of lint, then 30 s of unit tests, one after the other; bench/README.md): their
+# words are kept apart and said once all have ended, in the order below.
+lint=()
 if [[ $sets == *" lint "* ]]; then
-  for check in "npx --no-install eslint ." "npx --no-install prettier --check --log-level warn ." "node scripts/import-cycles.js" "npx --no-install tsc -p test/lab/api/tsconfig.json"; do
-    if $check; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; echo "lint failed: $check" | tee -a test-output/failures-lint.txt; fi
+  # (The programs themselves, not through npx: each pid is the check's own, for the trap below.)
+  bin=node_modules/.bin
+  lint=("$bin/eslint ." "$bin/prettier --check --log-level warn ." "node scripts/import-cycles.js" "$bin/tsc -p test/lab/api/tsconfig.json")
+fi
+lint_out=test-output/lint
+rm -rf "$lint_out"
+lint_pids=()
+# (Stopped with the run, by their pids, if it ends before them: Ctrl-C, a kill.)
+trap '[ ${#lint_pids[@]} -eq 0 ] || kill "${lint_pids[@]}" 2>/dev/null' EXIT
+if [ ${#lint[@]} -gt 0 ]; then
+  mkdir -p "$lint_out"
+  for i in "${!lint[@]}"; do
+    ${lint[$i]} > "$lint_out/$i.log" 2>&1 &
+    lint_pids+=($!)
   done
 fi
+# (Called after the unit tests, or at once without them: every check waited for, its words
+# said, counted like a test.)
+lint_done() {
+  for i in "${!lint_pids[@]}"; do
+    local check_rc=0
+    wait "${lint_pids[$i]}" || check_rc=$?
+    cat "$lint_out/$i.log"
+    if [ "$check_rc" -eq 0 ]; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+      rc=1
+      echo "lint failed: ${lint[$i]}" | tee -a test-output/failures-lint.txt
+    fi
+  done
+  lint_pids=()
+  rm -rf "$lint_out"
+}
 
 # (Unit tests start no process: as many workers as cores. The end-to-end ones keep the
 # configured count, most of their time spent waiting on the processes they start.)
 for project in unit e2e; do
   [[ $sets == *" $project "* ]] || continue
+  # (Lint's checks, which ran beside the unit tests, end before the end-to-end ones start:
+  # those judge rates and latencies beside each other, never beside lint.)
+  [ "$project" = e2e ] && lint_done
   rm -f test-output/summary.txt "test-output/files-$project.json"
   workers=()
   [ "$project" = unit ] && workers=(--maxWorkers=100%)
   LAB_TESTS=$project npx --no-install jest "${workers[@]}" "$@" || rc=1
   if [ -f test-output/summary.txt ]; then count; else failed=$((failed + 1)); rc=1; fi
 done
+lint_done
 
 # Last: nothing of the suite's may still run (one more check, counted like a test).
 if node test/leftovers.js; then passed=$((passed + 1)); else failed=$((failed + 1)); rc=1; fi

@@ -9,7 +9,8 @@ const { ROOT } = require('../helper');
 // scripts/npm-packages.sh, the set-up's npm step, in projects of the test's own with `npm`
 // stood in for (it logs each call and makes a tree from the lock): without LAB_NPM_KEEP it
 // runs `npm ci` as before; with it, a second fresh clone of the same lock unpacks the kept tree
-// instead, a changed lock installs again, and only the two newest trees it made are kept.
+// instead (its files linked to the kept ones), a changed lock installs again, and only the two
+// newest trees it made are kept.
 const tmp = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 const bin = tmp('fake-npm-');
 const calls = path.join(bin, 'calls.txt');
@@ -42,7 +43,7 @@ function install(dir, keep) {
   return spawnSync('bash', [path.join(dir, 'scripts', 'npm-packages.sh')], { encoding: 'utf8', env });
 }
 
-const kept = (keep) => fs.readdirSync(keep).filter((f) => /^node_modules-[0-9a-f]{16}\.tar$/.test(f));
+const kept = (keep) => fs.readdirSync(keep).filter((f) => /^node_modules-[0-9a-f]{16}$/.test(f));
 
 beforeEach(() => fs.rmSync(calls, { force: true }));
 
@@ -54,7 +55,7 @@ test('without LAB_NPM_KEEP: npm ci when node_modules is missing, nothing when it
   expect(npmCalls()).toHaveLength(1);
 });
 
-test('with LAB_NPM_KEEP: the same lock in a fresh clone is unpacked, not installed; the tree is current after it', () => {
+test('with LAB_NPM_KEEP: the same lock in a fresh clone is linked, not installed; the tree is current after it', () => {
   const keep = tmp('npm-keep-');
   const first = project({ a: '1' });
   expect(install(first, keep).status).toBe(0);
@@ -65,10 +66,11 @@ test('with LAB_NPM_KEEP: the same lock in a fresh clone is unpacked, not install
   const r = install(second, keep);
   expect(r.status).toBe(0);
   expect(npmCalls()).toHaveLength(1);
-  expect(r.stderr).toMatch(/^setup: npm packages: unpacking the tree kept for this lock file/);
-  expect(fs.readFileSync(path.join(second, 'node_modules', 'left-pad', 'index.js'), 'utf8')).toBe(
-    'module.exports = 1\n',
-  );
+  expect(r.stderr).toMatch(/^setup: npm packages: linking the tree kept for this lock file/);
+  const file = path.join(second, 'node_modules', 'left-pad', 'index.js');
+  expect(fs.readFileSync(file, 'utf8')).toBe('module.exports = 1\n');
+  // A link to the kept file, not a copy of it (the same file system here).
+  expect(fs.statSync(file).ino).toBe(fs.statSync(path.join(keep, kept(keep)[0], 'left-pad', 'index.js')).ino);
   // Newer than the lock, so the next set-up leaves it alone.
   const mtime = (f) => fs.statSync(path.join(second, f)).mtimeMs;
   expect(mtime('node_modules/.package-lock.json')).toBeGreaterThanOrEqual(mtime('package-lock.json'));
@@ -80,6 +82,9 @@ test('a changed lock installs again; two trees kept at most, and nothing else in
   const keep = tmp('npm-keep-');
   const theirs = path.join(keep, 'notes.txt');
   fs.writeFileSync(theirs, 'mine');
+  // (A tar an earlier version of the script kept, by its name: its own, removed.)
+  const oldTar = path.join(keep, 'node_modules-0123456789abcdef.tar');
+  fs.writeFileSync(oldTar, 'tar');
   for (const [i, v] of ['1', '2', '3'].entries()) {
     expect(install(project({ a: v }), keep).status).toBe(0);
     expect(npmCalls()).toHaveLength(i + 1);
@@ -88,6 +93,7 @@ test('a changed lock installs again; two trees kept at most, and nothing else in
   }
   expect(kept(keep)).toHaveLength(2);
   expect(fs.readFileSync(theirs, 'utf8')).toBe('mine');
+  expect(fs.existsSync(oldTar)).toBe(false);
   // The oldest (lock 1) went: it installs again; lock 3's is still unpacked.
   expect(install(project({ a: '3' }), keep).status).toBe(0);
   expect(npmCalls()).toHaveLength(3);
@@ -95,15 +101,16 @@ test('a changed lock installs again; two trees kept at most, and nothing else in
   expect(npmCalls()).toHaveLength(4);
 });
 
-test('a kept tree that does not unpack: npm ci instead, said', () => {
+test('a kept tree that is not whole: npm ci instead, said, and the tree made again', () => {
   const keep = tmp('npm-keep-');
   expect(install(project({ a: '1' }), keep).status).toBe(0);
-  const [tar] = kept(keep);
-  fs.writeFileSync(path.join(keep, tar), 'not a tar');
+  const [tree] = kept(keep);
+  fs.rmSync(path.join(keep, tree, '.package-lock.json'));
   const dir = project({ a: '1' });
   const r = install(dir, keep);
   expect(r.status).toBe(0);
-  expect(r.stderr).toMatch(/could not unpack .*: installing with npm ci instead/);
+  expect(r.stderr).toMatch(/could not link or copy .*: installing with npm ci instead/);
+  expect(fs.existsSync(path.join(keep, tree, '.package-lock.json'))).toBe(true);
   expect(npmCalls()).toHaveLength(2);
   expect(fs.existsSync(path.join(dir, 'node_modules', 'left-pad', 'index.js'))).toBe(true);
 });
