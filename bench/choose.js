@@ -90,6 +90,7 @@ async function one(name, s, values, dir) {
       `replica=${Math.round(c.cpuPerReplica * 100)}%`,
       ...['--hold', `${SWEEP.hold}s`, '--repetitions', String(SWEEP.repetitions)],
       ...['--verify-hold', `${SWEEP['verify-hold']}s`],
+      ...(SWEEP.recheck ? ['--recheck'] : []),
       ...(start ? ['--start', String(start)] : []),
       '--json',
       '--state-dir',

@@ -69,7 +69,8 @@ function verifiedS(p) {
 
 // A typical search, for the plan's "about": the knee at `at`/s, its steps up to there (no more
 // than --max-levels), about log2(1/precision) bisections, a probe after each break, the last
-// level that held measured again, the settled probe, one verification try.
+// level that held measured again, the settled probe, one verification try; with --recheck, the
+// lowest rate that broke once more.
 function typicalS(p, at) {
   let rate = p.start;
   const levels = [];
@@ -83,7 +84,8 @@ function typicalS(p, at) {
   const last = levels.at(-1);
   const level = (r) => levelS(p, p.holdFor(r));
   const recoveries = p.fresh ? 0 : probeS() * (1 + bisections / 2) + level(levels.at(-2) ?? last) + probeS();
-  const search = levels.reduce((a, r) => a + level(r), 0) + bisections * level(last) + recoveries;
+  const search =
+    levels.reduce((a, r) => a + level(r), 0) + (bisections + (p.recheck ? 1 : 0)) * level(last) + recoveries;
   const verification = p.repetitions * levelS(p, p.verifyHoldFor(last));
   const start = deployS(p) + (p.fresh ? 0 : p.warmupS + probeS());
   return Math.round(start + search + verification + T.teardown);

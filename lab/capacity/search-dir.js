@@ -57,6 +57,7 @@ function settingsOf(p) {
     replicasFor: p.countsFor ?? null,
     // (Only when given: a folder an earlier lab wrote, without it, still resumes.)
     ...(p.stopBelow != null ? { stopBelow: p.stopBelow } : {}),
+    ...(p.recheck ? { recheck: true } : {}),
     workers: p.values.workers ?? null,
     predict: p.values.predict ?? null,
     floor: p.floor,

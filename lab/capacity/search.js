@@ -14,7 +14,14 @@
 //      (hysteresis);
 //   4. bisects between the last level that held and the first that broke until they are within
 //      `precision` of each other, or until the middle rounds (to 0.1/s, as every rate) to one of
-//      the two: a bracket of 1.0/s and 1.1/s has no rate between them.
+//      the two: a bracket of 1.0/s and 1.1/s has no rate between them;
+//   5. with `recheck` (capacity --recheck: choose's sweeps), measures the lowest level that
+//      broke once more: one short level broken by a stall bounds the whole search low (a
+//      replica broke 187.5/s in a choice's sweep and was said to hold 182.9/s, and held 225/s
+//      in a fresh search minutes later), so a break its second measurement takes back bisects
+//      on, up to the next level that broke, and a break measured twice stands. Once a search:
+//      the verification after it (./verify.js) holds the rate for longer and steps down when
+//      it does not hold.
 // A level the generator could not drive (it launched less than asked, or late) ends the
 // search: what lies above it cannot be measured here, and the answer is "at least" the last
 // level that held. So does a level that could not run at all (level.failed), a process of the
@@ -32,14 +39,16 @@
 //   atRest: () -> the service at rest slower than before the search (./drift.js rule 1), or
 //          null: what the level that held, broken twice after the overload, must agree with to
 //          be called a change
+//   recheck: whether step 5 runs (false: the search as it was)
 //   stopBelow: a rate, or null (capacity --stop-below: choose's sweeps, the rate wanted): a
 //          level that breaks at or below it ends the search (stop 'stop-below'), unless
 //          `calm(level)` says the machine or the generator may have broken it: whatever held
 //          lies under that break, and a verification only steps down from what held, so the
 //          count cannot be found to hold the rate; bisecting and verifying it would spend two
 //          minutes on a figure no caller uses
-// Returns { held, broke, levels, stop, recoveries, again }: held and broke bracket the capacity
-// (broke null when no level broke it), stop says why the search ended.
+// Returns { held, broke, levels, stop, recoveries, again, recheck }: held and broke bracket the
+// capacity (broke null when no level broke it), stop says why the search ended, recheck (when
+// step 5 ran) the rate measured again and whether it held then.
 const MAX_LEVELS = 24;
 
 // Every rate the search asks is rounded to 0.1/s.
@@ -62,6 +71,7 @@ async function searchCapacity(
     onRecovery = () => {},
     stopBelow = null,
     calm = () => true,
+    recheck = false,
   } = {},
 ) {
   const levels = [];
@@ -75,8 +85,10 @@ async function searchCapacity(
     const why = limit({ what: 'level', rate });
     return why ? { kind: 'time-limit', text: why } : null;
   };
-  const run = async (rate) => {
-    const level = await measure(roundRate(rate));
+  // (A level measured again by step 5 says so: given to `measure` too, whose log and saved
+  // levels name it, as its third argument: the second is its hold, left to its default.)
+  const run = async (rate, mark = {}) => {
+    const level = Object.assign(await measure(roundRate(rate), undefined, mark), mark);
     levels.push(level);
     onLevel(level, levels);
     return level;
@@ -191,26 +203,59 @@ async function searchCapacity(
     if (again.level.ok) held = again.level;
   }
 
-  // 4. Bisection, to the precision or to the rounding of rates, whichever comes first.
-  while (wide(held, broke)) {
-    const mid = roundRate((held.rate + broke.rate) / 2);
-    if (mid <= held.rate || mid >= broke.rate) break;
-    const stop = bounded(mid);
-    if (stop) return result(held, broke, stop);
-    const level = await run(mid);
-    const end = fatal(level);
-    if (end) return result(held, broke, end);
-    if (level.generatorBound) return result(held, broke, { kind: 'generator', level });
-    if (level.ok) held = level;
-    else {
-      broke = level;
-      const below = short(level);
-      if (below) return result(held, broke, below);
-      const after = await recovered(broke);
-      if (after) return result(held, broke, after);
+  // 4. Bisection, to the precision or to the rounding of rates, whichever comes first: null, or
+  // why the search ended.
+  const bisect = async () => {
+    while (wide(held, broke)) {
+      const mid = roundRate((held.rate + broke.rate) / 2);
+      if (mid <= held.rate || mid >= broke.rate) break;
+      const stop = bounded(mid);
+      if (stop) return stop;
+      const level = await run(mid);
+      const end = fatal(level);
+      if (end) return end;
+      if (level.generatorBound) return { kind: 'generator', level };
+      if (level.ok) held = level;
+      else {
+        broke = level;
+        const below = short(level);
+        if (below) return below;
+        const after = await recovered(broke);
+        if (after) return after;
+      }
     }
+    return null;
+  };
+  const stop = await bisect();
+  if (stop) return result(held, broke, stop);
+  if (!recheck) return result(held, broke, { kind: 'bracketed' });
+
+  // 5. The lowest level that broke, once more (the service recovered from it, or a level held
+  // since): held this time, the bisection goes on up to the next level that broke above it.
+  const rate = broke.rate;
+  const bound = bounded(rate);
+  if (bound) return result(held, broke, bound);
+  const level = await run(rate, { recheck: true });
+  const end = fatal(level);
+  if (end) return result(held, broke, end);
+  if (level.generatorBound) return result(held, broke, { kind: 'generator', level });
+  const checked = { recheck: { rate, held: level.ok } };
+  if (!level.ok) {
+    broke = level;
+    const after = await recovered(broke);
+    return result(held, broke, after ?? { kind: 'bracketed' }, checked);
   }
-  return result(held, broke, { kind: 'bracketed' });
+  // (The break above it that stands: the lowest, the generator's and failed levels aside.)
+  const above = levels
+    .filter((l) => !l.ok && !l.generatorBound && !l.failed && l.rate > rate)
+    .reduce((a, l) => (a === null || l.rate < a.rate ? l : a), null);
+  // (None above, a bracket the precision took as it came: broken once and held once, the rate
+  // brackets nothing, and the bracket stands as it was.)
+  if (above === null) return result(held, broke, { kind: 'bracketed' }, checked);
+  held = level;
+  broke = above;
+  const again = await bisect();
+  return result(held, broke, again ?? { kind: 'bracketed' }, checked);
 }
 
 module.exports = { searchCapacity, roundRate, MAX_LEVELS };

@@ -156,6 +156,6 @@ function screenPlanText(p, f, lines) {
 
 // A capacity search's settings as said: its levels' hold and its verification.
 const searchText = (plan) =>
-  `levels of ${plan.values.hold ?? 'about 6-20'} s ${plan.precision >= 1 ? 'up to the first that broke (not bisected: --precision 100%)' : `bisected to ${Math.round(plan.precision * 100)}%`}, ${plan.repetitions} verification(s) of ${plan.verifyHoldFor(plan.start)} s`;
+  `levels of ${plan.values.hold ?? 'about 6-20'} s ${plan.precision >= 1 ? 'up to the first that broke (not bisected: --precision 100%)' : `bisected to ${Math.round(plan.precision * 100)}%`}${plan.recheck ? ', the lowest rate that broke measured once more (--recheck)' : ''}, ${plan.repetitions} verification(s) of ${plan.verifyHoldFor(plan.start)} s`;
 
 module.exports = { planText, planJson, headOf, planFigures, countsText };

@@ -92,14 +92,17 @@ async function searchDeployment(p, name, dir, kit, count = null, node = null, { 
     });
   // Every level measured, the search's and the verification's, kept as it comes (saved() writes
   // the search's files: nothing measured is lost to a crash or a Ctrl-C).
-  const measured = (role) => async (rate, holdS) => {
-    const l = await session.measure(rate, holdS);
-    seen.push({ deployment: tag, ...(count ? { replicas: count } : {}), ...(role ? { role } : {}), ...l });
-    // (The rate held, measured again, is said by the verification: ./capacity/verify.js.)
-    if (role !== 'again') log(`${tag}: ${role ? `${role}: ` : ''}${levelText(l)}`);
-    saved(tag);
-    return l;
-  };
+  // (mark: what the search says of the level, ../../capacity/search.js: { recheck } or none.)
+  const measured =
+    (role) =>
+    async (rate, holdS, mark = {}) => {
+      const l = { ...(await session.measure(rate, holdS)), ...mark };
+      seen.push({ deployment: tag, ...(count ? { replicas: count } : {}), ...(role ? { role } : {}), ...l });
+      // (The rate held, measured again, is said by the verification: ./capacity/verify.js.)
+      if (role !== 'again') log(`${tag}: ${role ? `${role}: ` : ''}${levelText(l)}`);
+      saved(tag);
+      return l;
+    };
   try {
     if (from)
       log(

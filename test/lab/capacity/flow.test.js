@@ -74,6 +74,24 @@ test('not recovered before the probe at rest: said as no recovery, no verificati
   expect(['no-recovery']).toContain(found.stop.kind === 'bracketed' ? found.settled.kind : found.stop.kind);
 });
 
+// capacity --recheck: the search's lowest break measured once more, then the verification.
+test('--recheck: the lowest break measured once more after the bisection, then verified', async () => {
+  const s = session({ knee: 70 });
+  const { found, verification } = await searchDeployment({ ...p, recheck: true }, s);
+  expect(found.recheck).toEqual({ rate: found.broke.rate, held: false });
+  const levels = s.calls.filter((c) => c.startsWith('level '));
+  expect(levels.filter((c) => c === `level ${found.broke.rate}`)).toHaveLength(2);
+  expect(verification.attempts.at(-1).ok).toBe(true);
+  // Kept in the row (capacity.json), as measured, whatever ended it (here its time limit, cut
+  // before the verification).
+  const { verdictOf } = require('../../../lab/capacity/verdict');
+  const cut = { ...found, stop: { kind: 'time-limit', text: 'the time limit' } };
+  const v = verdictOf('single', { label: 'single' }, cut, null, { ...p, recheck: true });
+  expect(v.recheck).toEqual(found.recheck);
+  const plain = session({ knee: 70 });
+  expect((await searchDeployment(p, plain)).found.recheck).toBeUndefined();
+});
+
 // capacity --stop-below R: a break at or below R on a calm machine ends the search with no
 // probe at rest and no verification (it cannot hold R: a verification only steps down); the
 // verdict is a bound from above, left out of the fit.

@@ -300,3 +300,63 @@ test('--stop-below: a break above it bisects as before; a break the machine may 
   expect(busy.stop.kind).toBe('bracketed');
   expect(busy.held.rate).toBeGreaterThan(140);
 });
+
+// A deployment that holds up to `knee`/s, except that the levels in `stalls` break the first
+// time they are measured (a short level broken by a stall).
+const stalled = (knee, stalls) => {
+  const asked = [];
+  const seen = new Set();
+  const measure = async (rate) => {
+    asked.push(rate);
+    const stall = stalls.includes(rate) && !seen.has(rate);
+    seen.add(rate);
+    return { rate, ok: rate <= knee && !stall, generatorBound: null, thresholds: [] };
+  };
+  return { measure, asked };
+};
+
+test('recheck: a break its second measurement takes back bisects on to the next break; without it the stall bounds the search', async () => {
+  // (Knee 220/s; 187.5/s stalls once: 150 held, 300 broke, 225 broke, 187.5 broke (the stall).)
+  const plain = await searchCapacity(stalled(220, [187.5]).measure, { start: 75, precision: 0.05 });
+  expect(plain.held.rate).toBeLessThan(187.5);
+  expect(plain.recheck).toBeUndefined();
+  const { measure, asked } = stalled(220, [187.5]);
+  const r = await searchCapacity(measure, { start: 75, precision: 0.05, recheck: true });
+  expect(asked.filter((x) => x === 187.5)).toHaveLength(2);
+  expect(r.recheck).toEqual({ rate: 187.5, held: true });
+  // Bisected between 187.5 (held the second time) and 225 (the next break): the knee within 5%.
+  expect(r.held.rate).toBeGreaterThan(187.5);
+  expect(r.held.rate).toBeLessThanOrEqual(220);
+  expect(r.broke.rate).toBeGreaterThan(220);
+  expect(r.broke.rate).toBeLessThanOrEqual(225);
+  expect((r.broke.rate - r.held.rate) / r.held.rate).toBeLessThanOrEqual(0.05);
+  expect(r.stop.kind).toBe('bracketed');
+  expect(r.levels.filter((l) => l.recheck).map((l) => l.rate)).toEqual([187.5]);
+});
+
+test('recheck: a break measured twice stands; once a search; the level counts against --max-levels', async () => {
+  const { measure, asked } = stalled(180, []);
+  const r = await searchCapacity(measure, { start: 75, precision: 0.05, recheck: true });
+  const lowest = r.broke.rate;
+  expect(asked.filter((x) => x === lowest)).toHaveLength(2);
+  expect(r.recheck).toEqual({ rate: lowest, held: false });
+  expect(r.held.rate).toBeLessThanOrEqual(180);
+  expect(r.broke.rate).toBeGreaterThan(180);
+  expect(r.stop.kind).toBe('bracketed');
+  // Every break that stalls once: the recheck takes one back, the bisection after it meets the
+  // others once each, and no second recheck follows.
+  const many = stalled(220, [187.5, 206.3, 215.7]);
+  const m = await searchCapacity(many.measure, { start: 75, precision: 0.02, recheck: true });
+  expect(m.levels.filter((l) => l.recheck)).toHaveLength(1);
+  // Bounded: a search out of levels before its recheck ends there, said.
+  const asPlain = await searchCapacity(stalled(180, []).measure, { start: 75, precision: 0.05 });
+  const bounded = await searchCapacity(stalled(180, []).measure, {
+    start: 75,
+    precision: 0.05,
+    recheck: true,
+    maxLevels: asPlain.levels.length,
+  });
+  expect(bounded.stop.kind).toBe('max-levels');
+  expect(bounded.recheck).toBeUndefined();
+  expect(bounded.levels).toHaveLength(asPlain.levels.length);
+});

@@ -8,13 +8,20 @@ const { labJson, flagsOf, fixtureApp } = require('../../helper');
 // the machine runs. One replica's search breaks at or below 30/s (40/s, then 30/s bisected):
 // it stops there, not verified, "under" that rate and out of the fit; two replicas hold more
 // than 30/s and are searched and verified as without the flag. Levels of 2 s after 1 s of
-// warm-up, one verification of 4 s, a 30% bracket, under p99<1000.
+// warm-up, one verification of 4 s, a 30% bracket, under p99<1000. With --recheck, as choose
+// gives its sweeps: the count that stopped below is not measured again; the other's lowest
+// break is, once, and said.
 const PACED = fixtureApp('paced');
 const quick = flagsOf({ hold: '2s', warmup: '1s', repetitions: 1, verifyHold: '4s', precision: 0.3, start: 10 });
 
 test('--stop-below 30: one replica stops at its first break at or below 30/s, unverified; two are verified', async () => {
   const { r, out } = await labJson(
-    ['capacity', '/work?ms=50', ...flagsOf({ app: PACED, replicas: '1,2', stopBelow: 30, slo: 'p99<1000' }), ...quick],
+    [
+      'capacity',
+      '/work?ms=50',
+      ...flagsOf({ app: PACED, replicas: '1,2', stopBelow: 30, slo: 'p99<1000', recheck: true }),
+      ...quick,
+    ],
     { ports: 40, first: true, timeoutMs: 300000 },
   );
   expect(r.stderr).not.toMatch(/LAB_ERR/);
@@ -37,6 +44,16 @@ test('--stop-below 30: one replica stops at its first break at or below 30/s, un
   expect(two.verified).toMatchObject({ ok: true });
   expect(two.maxRate).toBeGreaterThan(30);
   expect(two.maxRate).toBeLessThanOrEqual(44);
+  // Its lowest break measured once more after the bisection, in the log and the levels.
+  const levelsOfTwo = out.levels.filter((l) => l.replicas === 2);
+  const lowest = Math.min(...levelsOfTwo.filter((l) => !l.ok && !l.role && !l.recheck).map((l) => l.rate));
+  expect(two.recheck).toMatchObject({ rate: lowest, held: expect.any(Boolean) });
+  expect(levelsOfTwo.filter((l) => l.recheck)).toEqual([
+    expect.objectContaining({ rate: lowest, ok: two.recheck.held }),
+  ]);
+  expect(r.stderr).toMatch(new RegExp(`x2: ${lowest}/s again \\(the lowest rate that broke, --recheck\\) -> `));
+  expect(one.recheck).toBeUndefined();
+  expect(levelsOfOne.some((l) => l.recheck)).toBe(false);
   expect(r.stderr).toMatch(/x2: starting at [\d.]+\/s \(75% of [\d.]+\/s \(held in its search, not verified\) at 1/);
   // The scaling: one replica under the rate that broke, out of the fit.
   expect(out.scaling.points[0]).toMatchObject({ replicas: 1, maxRate: null, below: one.below });

@@ -170,6 +170,26 @@ test('--stop-below: said in the plan of a sweep; without --replicas, or not a ra
   expect(bad.message).toMatch(/--stop-below.*fast/);
 });
 
+// --recheck: the lowest break measured once more after the bisection (../capacity/search.js):
+// said in the plan's text and JSON, one level more in its estimate, off by default.
+test('--recheck: said in the plan, its JSON and its estimate; off without it', () => {
+  const on = httpCapacity.plan(['/api/items', '--app', SHOP, '--deployments', 'single', '--recheck']);
+  const off = httpCapacity.plan(['/api/items', '--app', SHOP, '--deployments', 'single']);
+  expect(on.recheck).toBe(true);
+  expect(off.recheck).toBe(false);
+  expect(httpCapacity.planText(on)).toMatch(
+    /then the lowest rate that broke measured once more \(--recheck\): held this time, the bisection goes on up to the next rate that broke/,
+  );
+  expect(httpCapacity.planText(off)).not.toMatch(/--recheck/);
+  const { planJson } = require('../../../../lab/capacity/plan');
+  expect(planJson(on).levels.recheck).toBe(true);
+  expect(planJson(off).levels.recheck).toBe(false);
+  expect(planJson(on).expected.aboutS).toBeGreaterThan(planJson(off).expected.aboutS);
+  const bad = refusalOf(() => httpCapacity.plan(['/api/items', '--app', SHOP, '--recheck=yes']));
+  expect(bad).toMatchObject({ exit: 2 });
+  expect(bad.message).toMatch(/--recheck/);
+});
+
 // The plan's estimate within the search's own bounds (issue 83): a knee past --max-rate was
 // assumed at 640/s, --max-levels changed nothing, and "about" could exceed "at most".
 test("the plan's estimate honours the bounds: the knee within the rates, the levels within --max-levels, about never above at most", () => {

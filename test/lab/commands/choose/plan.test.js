@@ -56,6 +56,12 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
     verifyHold: 30,
   });
   expect(a.repetitions).toBe(1);
+  // Each count's lowest break measured again once bisected (capacity --recheck), the screen's
+  // not (a screen is not bisected), and the plan says it.
+  expect(a.recheck).toBe(true);
+  expect(after.argv('/tmp/after')).toContain('--recheck');
+  expect(c.recheck).toBe(false);
+  expect(planText(p)).toMatch(/bisected to 5%, the lowest rate that broke measured once more \(--recheck\)/);
   // With the rate wanted (the choice's screened path passes it): a count whose search breaks
   // at or below it stops there (capacity --stop-below), as its command line and plan say.
   const stopping = afterScreen(p, p.sweeps[2], [2, 3], 60, 65);
