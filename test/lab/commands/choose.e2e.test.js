@@ -292,9 +292,13 @@ onlyWith('cgroups')(
 // replica) and fast on Node 22 (50 ms: 20/s), limits the test sets; so one replica on Node 22
 // holds the 10.4/s wanted (8/s with 30% headroom), and neither one nor two on 24 can (2.5 and
 // 5/s). The check must run on Node 22 to hold it, and the manifests must build on Node 22's
-// image. Each replica a whole core under p99<1000: in CI, half a core under p99<500 once broke
-// the check at 8/s with a p99 of 1 to 3.6 s, the machine's stalls, not the Node's. (Its replicas
-// capped, as a choice's are: control groups, as root.)
+// image. Each replica a whole core under p99<2000: in CI, half a core under p99<500 once broke
+// the check at 8/s with a p99 of 1 to 3.6 s, the machine's stalls, not the Node's, and a whole
+// core under p99<1000 broke it at 10.4/s (p99 1,155 ms, 11.2/s answered) then 8/s on two
+// replicas (1,580 ms) in CI run Q. The limits still tell the versions apart at any such bound:
+// on the lab's Node, 8/s for 13 s queues about 70 requests of 400 ms behind one replica (a p99
+// of tens of seconds), where Node 22's replica is half busy. (Its replicas capped, as a
+// choice's are: control groups, as root.)
 onlyWith('cgroups')(
   'choose --node 22,24: a sweep a version, the faster version chosen, checked on it, its images built on it',
   async () => {
@@ -303,7 +307,7 @@ onlyWith('cgroups')(
         '/work?ms=400&ms22=50&c=1',
         ...flagsOf({ app: PACED, rate: 8, node: '22,24', shapes: 'replicated', replicas: '1' }),
         ...flagsOf({ cap: 'replica=100%', hold: '13s', searchHold: '3s', warmup: '1s', repetitions: 1 }),
-        ...flagsOf({ start: 5, maxRate: 12, slo: 'p99<1000' }),
+        ...flagsOf({ start: 5, maxRate: 12, slo: 'p99<2000' }),
       ],
       600000,
     );
