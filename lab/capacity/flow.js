@@ -36,7 +36,7 @@ async function searchAndVerify(p, o) {
     noisy: othersRose,
     atRest: o.atRest ?? (() => ({ text: 'no check at rest' })),
     stopBelow: p.stopBelow ?? null,
-    recheck: p.recheck === true,
+    recheck: p.recheck,
     calm: (level) => ownBreak(level, p),
   });
   // (A count stopped below --stop-below is not verified: it does not hold that rate.)

@@ -551,7 +551,7 @@ function planJson(p) {
       minRate: p.floor,
       precision: p.precision,
       stopBelow: p.stopBelow ?? null,
-      recheck: p.recheck === true,
+      recheck: p.recheck,
     },
     verification: { runs: p.repetitions, holdS: p.verifyHoldFor(p.start) },
     bounds: { maxLevels: p.maxLevels, timeLimitS: p.timeLimitS },
