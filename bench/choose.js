@@ -99,6 +99,10 @@ async function one(name, s, values, dir) {
       path.join(dir, 'fresh'),
     ]);
     const measured = JSON.parse(cap.out).deployments[0];
+    // What a request cost the replicas (CPU ms) at each: when the two differ, the service or
+    // the machine changed between them, and the gap follows it rather than the search.
+    const sweep = JSON.parse(fs.readFileSync(path.join(dir, 'choice', 'sweeps', c.sweepId, 'capacity.json'), 'utf8'));
+    const swept = sweep.deployments.find((d) => d.replicas === c.replicas);
     fresh = {
       replicas: c.replicas,
       start: start ?? null,
@@ -107,6 +111,7 @@ async function one(name, s, values, dir) {
       measured: measured.maxRate,
       measuredText: measured.text,
       errorPct: measured.maxRate ? Math.round(((c.holds - measured.maxRate) / measured.maxRate) * 1000) / 10 : null,
+      cpuMsPerRequest: { sweep: swept?.cpuMsPerRequest ?? null, fresh: measured.cpuMsPerRequest ?? null },
     };
   }
   const check = choice.checks.at(-1) ?? null;

@@ -9,20 +9,25 @@ const path = require('node:path');
 // is counted, never silent: a test skipped for what the machine lacks says why in its name
 // (test/requires.js).
 class SummaryReporter {
+  // (jest gives a reporter its options: `dir` only for the reporter's own test.)
+  constructor(_globalConfig, options = {}) {
+    this.dir = options.dir || path.join(__dirname, '..', 'test-output');
+  }
+
   onRunComplete(_contexts, results) {
     // A suite that could not run counts once, unless its tests were already counted.
     const broken = results.testResults.filter((r) => r.testExecError && r.numFailingTests === 0).length;
     const failed = results.numFailedTests + broken;
     const skipped = results.numPendingTests + (results.numTodoTests || 0);
     const line = `${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped`;
-    const dir = path.join(__dirname, '..', 'test-output');
+    const { dir } = this;
     fs.mkdirSync(dir, { recursive: true });
     // (The container and cluster suites are e2e runs of their own, named apart: each keeps its
     // own line.)
     const suite = process.env.LAB_TEST_SUITE;
     fs.writeFileSync(path.join(dir, suite ? `summary-${suite}.txt` : 'summary.txt'), `${line}\n`);
-    // Each file's time and counts (bench/tests.js keeps them in bench/results/tests.json):
-    // which file costs what, slowest first.
+    // Each file's time and counts, and its tests of a second or more (bench/tests.js keeps them
+    // in bench/results/tests.json): which file costs what, slowest first.
     const files = results.testResults
       .map((r) => ({
         file: path.relative(path.join(__dirname, '..'), r.testFilePath),
@@ -30,6 +35,11 @@ class SummaryReporter {
         passed: r.numPassingTests,
         failed: r.numFailingTests + (r.testExecError && r.numFailingTests === 0 ? 1 : 0),
         skipped: r.numPendingTests + (r.numTodoTests || 0),
+        // (Its tests of a second or more, slowest first: which test of a long file costs what.)
+        tests: (r.testResults || [])
+          .filter((t) => t.duration >= 1000)
+          .sort((a, b) => b.duration - a.duration)
+          .map((t) => ({ name: t.fullName, seconds: Math.round(t.duration / 100) / 10 })),
       }))
       .sort((a, b) => b.seconds - a.seconds);
     // With LAB_TEST_CPU=1, each file's CPU too (test/cpu-environment.js: every process it
