@@ -18,6 +18,7 @@ const path = require('node:path');
 const lab = require('./lab');
 const { bench, flag, withDefault, RESULTS } = require('./kit');
 const { SWEEP } = require('../lab/choose/screen');
+const { startSpeedProbe, levelSpans, speedDuring } = require('./speed');
 
 const ROOT = path.join(__dirname, '..');
 // What varies by service: its folder and the request measured.
@@ -34,9 +35,13 @@ async function run(values) {
   const names = values.services;
   const root = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bench-choose-'));
   const rows = [];
+  // (The machine's speed through the whole bench, to compare the sweep's time with the fresh
+  // search's: ./speed.js.)
+  const speed = startSpeedProbe();
   try {
-    for (const name of names) rows.push(await one(name, SERVICES[name], values, path.join(root, name)));
+    for (const name of names) rows.push(await one(name, SERVICES[name], values, path.join(root, name), speed));
   } finally {
+    speed.stop();
     if (!values.dir) fs.rmSync(root, { recursive: true, force: true });
   }
   const met = rows.every((r) => r.met);
@@ -52,7 +57,7 @@ async function run(values) {
   };
 }
 
-async function one(name, s, values, dir) {
+async function one(name, s, values, dir, speed) {
   fs.mkdirSync(dir, { recursive: true });
   const args = ['choose', s.path, '--app', s.app, '--rate', String(values.rate), '--price', PRICE];
   const started = Date.now();
@@ -112,6 +117,8 @@ async function one(name, s, values, dir) {
       measuredText: measured.text,
       errorPct: measured.maxRate ? Math.round(((c.holds - measured.maxRate) / measured.maxRate) * 1000) / 10 : null,
       cpuMsPerRequest: { sweep: swept?.cpuMsPerRequest ?? null, fresh: measured.cpuMsPerRequest ?? null },
+      // The bench's fixed computation's CPU time while each search's levels of that count ran.
+      machineSpeed: machineSpeed(speed, dir, c),
     };
   }
   const check = choice.checks.at(-1) ?? null;
@@ -136,6 +143,18 @@ async function one(name, s, values, dir) {
     cost: c?.cost ?? null,
     fresh,
   };
+}
+
+// The fixed work's median CPU time during the chosen count's levels in its sweep and in the
+// fresh search: { sweep, fresh, sweepSlowerPct } (a positive percentage: the machine was slower
+// while the sweep measured).
+function machineSpeed(speed, dir, c) {
+  const count = `${c.shape}-x${c.replicas}`;
+  const sweep = speedDuring(speed.samples, levelSpans(path.join(dir, 'choice', 'sweeps', c.sweepId, count)));
+  const fresh = speedDuring(speed.samples, levelSpans(path.join(dir, 'fresh', count)));
+  const sweepSlowerPct =
+    sweep && fresh ? Math.round(((sweep.medianMs - fresh.medianMs) / fresh.medianMs) * 1000) / 10 : null;
+  return { sweep, fresh, sweepSlowerPct };
 }
 
 module.exports = bench(
