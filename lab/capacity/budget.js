@@ -70,7 +70,7 @@ function verifiedS(p) {
 // A typical search, for the plan's "about": the knee at `at`/s, its steps up to there (no more
 // than --max-levels), about log2(1/precision) bisections, a probe after each break, the last
 // level that held measured again, the settled probe, one verification try; with --recheck, the
-// lowest rate that broke once more.
+// lowest rate that broke once more (typically once: twice at most, ./search.js RECHECKS).
 function typicalS(p, at) {
   let rate = p.start;
   const levels = [];

@@ -146,8 +146,8 @@ function verdictOf(name, deployment, found, verification, p) {
     // What a rate counts: arrivals of the scenario (a script's flow is several requests).
     unit: p.model ? 'scenarios' : 'requests',
     ...(found.recoveries?.length ? { recoveries: found.recoveries } : {}),
-    // (--recheck: the lowest rate that broke, measured once more, and whether it held then.)
-    ...(found.recheck ? { recheck: found.recheck } : {}),
+    // (--recheck: each break measured once more, and whether it held then: [{ rate, held }].)
+    ...(found.rechecks ? { rechecks: found.rechecks } : {}),
     // (Its probe at rest slower on a machine busy with other work: drift not judged, said.)
     ...(found.unjudged ? { driftUnjudged: found.unjudged.text } : {}),
     ...(found.levels.some((l) => l.restarts) ? { restarts: restartsSeen(found, verification) } : {}),

@@ -48,6 +48,7 @@ const DEFAULT_TARGET = 70;
 // The HPA's scale-down stabilization window: a minute, not Kubernetes' five, so that its check
 // (./autoscale-check.js) sees it come back within the run.
 const DOWN_WINDOW_S = 60;
+const MAX_DOWN_WINDOW_S = 3600;
 
 // The HPA's maximum: the fewest replicas of the chosen shape predicted to hold `rate` (twice the
 // target with its headroom), or the most the curve is worth (its peak, else --max-replicas).
@@ -63,7 +64,7 @@ function hpaMaxOf(c, rate, maxReplicas) {
   if (holding.length) return Math.max(c.replicas, Math.min(...holding));
   return Math.max(c.replicas, ...measured.map((p) => p.replicas));
 }
-function hpaOf(choice, { utilizationPct, maxReplicas }) {
+function hpaOf(choice, { utilizationPct, maxReplicas, downWindowS = DOWN_WINDOW_S }) {
   const measured = Number.isFinite(utilizationPct);
   const target = Math.round(Math.min(90, Math.max(20, measured ? utilizationPct : DEFAULT_TARGET)));
   return {
@@ -71,7 +72,7 @@ function hpaOf(choice, { utilizationPct, maxReplicas }) {
     maxReplicas: Math.max(choice.replicas, maxReplicas),
     target,
     targetFrom: measured ? 'measured' : 'default',
-    downWindowS: DOWN_WINDOW_S,
+    downWindowS,
   };
 }
 
@@ -295,6 +296,7 @@ module.exports = {
   hpaOf,
   hpaMaxOf,
   DOWN_WINDOW_S,
+  MAX_DOWN_WINDOW_S,
   k8sName,
   MEMORY_REQUEST,
   MEMORY_LIMIT,

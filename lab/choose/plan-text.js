@@ -42,7 +42,7 @@ function planFigures(p) {
   // (The check holds the rate, then the rate with its headroom, each for --hold.)
   const checkS = (p.headroom > 0 ? 2 : 1) * (p.holdS + (p.values.warmup ?? 2)) + 60;
   // (The autoscaler's run, when the HPA can scale: its ramp, its tail and a deployment.)
-  const ramp = p.checkAutoscale ? rampPhases(p.rate, p.holdS, DOWN_WINDOW_S) : null;
+  const ramp = p.checkAutoscale ? rampPhases(p.rate, p.holdS, p.downWindowS ?? DOWN_WINDOW_S) : null;
   const autoscaleS = ramp ? ramp.reduce((a, ph) => a + ph.duration, 60) : 0;
   const measureMost = sweeps.reduce((a, x) => a + x.most, 0) + (sweeps.sweepsMost ?? 0);
   const measureTypical = sweeps.reduce((a, x) => a + x.typical, 0) + (sweeps.sweepsTypical ?? 0);
@@ -93,6 +93,7 @@ function planJson(p) {
       tries: p.tries,
     },
     autoscaleCheck: f.ramp ? { phases: phasesText(f.ramp), aboutS: f.autoscaleS } : null,
+    downWindowS: p.downWindowS ?? DOWN_WINDOW_S,
     expected: { aboutS: f.typical, atMostS: f.most },
     text: planText(p),
   };
@@ -127,9 +128,9 @@ function finish(p, f, lines) {
   lines.push(
     `check: the first candidate deployed and held at ${p.rate}/s for ${clock(p.holdS)} (--hold)${p.headroom > 0 ? `, then at ${Math.round(p.rate * (1 + p.headroom) * 10) / 10}/s (the rate with its ${Math.round(p.headroom * 100)}% headroom, what the choice promises) for as long` : ''}, the SLO judged on the whole window with the answers it rests on said; when it does not hold, the next, ${p.tries} at most (--tries); then one level at its predicted knee, profiled`,
     f.ramp
-      ? `check the autoscaler: the HPA it writes (the chosen count its minimum) run under the lab's Kubernetes-rule autoscaler from ${p.rate}/s to ${Math.round(2 * p.rate * 10) / 10}/s and back (${phasesText(f.ramp)}), when it can scale: did it scale out, hold the SLO and come back, about ${clock(f.autoscaleS)}`
+      ? `check the autoscaler: the HPA it writes (the chosen count its minimum) run under the lab's Kubernetes-rule autoscaler from ${p.rate}/s to ${Math.round(2 * p.rate * 10) / 10}/s and back (${phasesText(f.ramp)}: the last phase its scale-down window and three syncs), when it can scale: did it scale out, hold the SLO and come back, about ${clock(f.autoscaleS)}`
       : 'check the autoscaler: no (--no-check-autoscale)',
-    `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA), each checked against its schema`,
+    `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA, its scale-down window ${p.downWindowS ?? DOWN_WINDOW_S} s: --down-window), each checked against its schema`,
     `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,
   );
   return lines.join('\n');
@@ -156,6 +157,6 @@ function screenPlanText(p, f, lines) {
 
 // A capacity search's settings as said: its levels' hold and its verification.
 const searchText = (plan) =>
-  `levels of ${plan.values.hold ?? 'about 6-20'} s ${plan.precision >= 1 ? 'up to the first that broke (not bisected: --precision 100%)' : `bisected to ${Math.round(plan.precision * 100)}%`}${plan.recheck ? ', the lowest rate that broke measured once more (--recheck)' : ''}, ${plan.repetitions} verification(s) of ${plan.verifyHoldFor(plan.start)} s`;
+  `levels of ${plan.values.hold ?? 'about 6-20'} s ${plan.precision >= 1 ? 'up to the first that broke (not bisected: --precision 100%)' : `bisected to ${Math.round(plan.precision * 100)}%`}${plan.recheck ? ', the break bounding the result measured once more, and the next when it held: twice at most (--recheck)' : ''}, ${plan.repetitions} verification(s) of ${plan.verifyHoldFor(plan.start)} s`;
 
 module.exports = { planText, planJson, headOf, planFigures, countsText };

@@ -163,7 +163,9 @@ function choiceBody(r) {
         ? html`<h2>The autoscaler it writes</h2>
             <p>
               A HorizontalPodAutoscaler from ${r.hpa.minReplicas} to ${r.hpa.maxReplicas} replica(s), scaling on CPU at
-              ${r.hpa.target}% of each replica's ${r.choice?.cpuPerReplica ?? r.cpuPerReplica} of a core (kubernetes/deployment.yml).
+              ${r.hpa.target}% of each replica's ${r.choice?.cpuPerReplica ?? r.cpuPerReplica} of a
+              core${Number.isFinite(r.hpa.downWindowS) ? `, scaling down after ${r.hpa.downWindowS} s of lower recommendations` : ''}
+              (kubernetes/deployment.yml).
             </p>
             ${r.autoscaleCheck ? html`<p>Run under the lab's autoscaler: ${r.autoscaleCheck.text}.</p>` : ''}`
         : ''

@@ -144,6 +144,7 @@ async function completeChoice(p, chosen, dir, { out, write, log }) {
     {
       utilizationPct: check.replicaCpuPct,
       maxReplicas: hpaMaxOf(chosen, 2 * p.rate * (1 + p.headroom), p.maxReplicas),
+      downWindowS: p.downWindowS,
     },
   );
   out.hpa = hpa;

@@ -24,6 +24,8 @@ const { COMMAND: SCENARIO } = require('../../run/scenario-flags');
 // (The flags choose passes on to its sweeps and to the autoscaler's run.)
 const { PASSED, TO_CAPACITY, TO_SCENARIO } = require('../../choose/passed-flags');
 const { NODE_FLAG, nodesOf } = require('../../runtime/node-flag');
+const parseDuration = require('../../terminal/duration');
+const { DOWN_WINDOW_S, MAX_DOWN_WINDOW_S } = require('../../choose/manifests');
 // (--from: the sweeps read, not measured: ../../choose/from.js.)
 const { checkFrom, fromSweep, capacitySweepAt } = require('../../choose/from');
 // (What is compared, and each sweep's command line: ../../choose/dimensions.js.)
@@ -77,6 +79,9 @@ manifests (docs/choose.md).
   --max-replicas N   the most replicas a prediction may name (default ${MAX_REPLICAS})
   --hold D           how long the check holds the rate, and then its headroom (default 1m)
   --tries N          candidates checked at most, in rank order, until one holds (default 2)
+  --down-window D    the HPA's scale-down stabilization window, written and checked (default
+                     ${DOWN_WINDOW_S} s; 0 to 1h, Kubernetes' own bounds): the autoscaler's run stays at
+                     the rate that long, and three syncs, to see it come back
   --no-check-autoscale  no run of the HPA it writes (by default, when the HPA can scale, it
                      runs under the lab's autoscaler on a ramp from the rate to twice it and back)
   --price cpu=C,memory=M   your prices, a core-hour and a GiB-hour (none built in): each
@@ -124,6 +129,16 @@ const COMMAND_FLAGS = {
   },
   from: flag.path(),
   'search-hold': capacityPlan.COMMAND.specs.hold,
+  // (Kubernetes takes 0 to 3600 s for stabilizationWindowSeconds.)
+  'down-window': {
+    type: 'custom',
+    parse: (raw) => {
+      const s = String(raw).trim() === '0' ? 0 : parseDuration(raw);
+      if (!(s <= MAX_DOWN_WINDOW_S)) throw new Error('too long');
+      return s;
+    },
+    expected: 'a duration from 0 to 1h (0, 30s, 5m)',
+  },
   'no-check-autoscale': flag.bool(),
   plan: flag.bool(),
   'results-dir': flag.path(),
@@ -283,6 +298,7 @@ function plan(argv) {
     toCapacity,
     toScenario,
     checkAutoscale: !values['no-check-autoscale'],
+    downWindowS: values['down-window'] ?? DOWN_WINDOW_S,
     ctx,
   };
   // Each sweep's job (what runs) through capacity's own checks now: what a sweep would refuse

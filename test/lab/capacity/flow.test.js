@@ -78,7 +78,7 @@ test('not recovered before the probe at rest: said as no recovery, no verificati
 test('--recheck: the lowest break measured once more after the bisection, then verified', async () => {
   const s = session({ knee: 70 });
   const { found, verification } = await searchDeployment({ ...p, recheck: true }, s);
-  expect(found.recheck).toEqual({ rate: found.broke.rate, held: false });
+  expect(found.rechecks).toEqual([{ rate: found.broke.rate, held: false }]);
   const levels = s.calls.filter((c) => c.startsWith('level '));
   expect(levels.filter((c) => c === `level ${found.broke.rate}`)).toHaveLength(2);
   expect(verification.attempts.at(-1).ok).toBe(true);
@@ -87,9 +87,9 @@ test('--recheck: the lowest break measured once more after the bisection, then v
   const { verdictOf } = require('../../../lab/capacity/verdict');
   const cut = { ...found, stop: { kind: 'time-limit', text: 'the time limit' } };
   const v = verdictOf('single', { label: 'single' }, cut, null, { ...p, recheck: true });
-  expect(v.recheck).toEqual(found.recheck);
+  expect(v.rechecks).toEqual(found.rechecks);
   const plain = session({ knee: 70 });
-  expect((await searchDeployment(p, plain)).found.recheck).toBeUndefined();
+  expect((await searchDeployment(p, plain)).found.rechecks).toBeUndefined();
 });
 
 // capacity --stop-below R: a break at or below R on a calm machine ends the search with no

@@ -319,11 +319,16 @@ test('recheck: a break its second measurement takes back bisects on to the next 
   // (Knee 220/s; 187.5/s stalls once: 150 held, 300 broke, 225 broke, 187.5 broke (the stall).)
   const plain = await searchCapacity(stalled(220, [187.5]).measure, { start: 75, precision: 0.05 });
   expect(plain.held.rate).toBeLessThan(187.5);
-  expect(plain.recheck).toBeUndefined();
+  expect(plain.rechecks).toBeUndefined();
   const { measure, asked } = stalled(220, [187.5]);
   const r = await searchCapacity(measure, { start: 75, precision: 0.05, recheck: true });
   expect(asked.filter((x) => x === 187.5)).toHaveLength(2);
-  expect(r.recheck).toEqual({ rate: 187.5, held: true });
+  // (Then the break bounding the result, 225/s, measured once more in turn: it broke again.)
+  expect(r.rechecks).toEqual([
+    { rate: 187.5, held: true },
+    { rate: 225, held: false },
+  ]);
+  expect(asked.filter((x) => x === 225)).toHaveLength(2);
   // Bisected between 187.5 (held the second time) and 225 (the next break): the knee within 5%.
   expect(r.held.rate).toBeGreaterThan(187.5);
   expect(r.held.rate).toBeLessThanOrEqual(220);
@@ -331,23 +336,24 @@ test('recheck: a break its second measurement takes back bisects on to the next 
   expect(r.broke.rate).toBeLessThanOrEqual(225);
   expect((r.broke.rate - r.held.rate) / r.held.rate).toBeLessThanOrEqual(0.05);
   expect(r.stop.kind).toBe('bracketed');
-  expect(r.levels.filter((l) => l.recheck).map((l) => l.rate)).toEqual([187.5]);
+  expect(r.levels.filter((l) => l.recheck).map((l) => l.rate)).toEqual([187.5, 225]);
 });
 
-test('recheck: a break measured twice stands; once a search; the level counts against --max-levels', async () => {
+test('recheck: a break measured twice stands; twice a search at most; each level counts against --max-levels', async () => {
   const { measure, asked } = stalled(180, []);
   const r = await searchCapacity(measure, { start: 75, precision: 0.05, recheck: true });
   const lowest = r.broke.rate;
   expect(asked.filter((x) => x === lowest)).toHaveLength(2);
-  expect(r.recheck).toEqual({ rate: lowest, held: false });
+  expect(r.rechecks).toEqual([{ rate: lowest, held: false }]);
   expect(r.held.rate).toBeLessThanOrEqual(180);
   expect(r.broke.rate).toBeGreaterThan(180);
   expect(r.stop.kind).toBe('bracketed');
-  // Every break that stalls once: the recheck takes one back, the bisection after it meets the
-  // others once each, and no second recheck follows.
-  const many = stalled(220, [187.5, 206.3, 215.7]);
+  // Every break that stalls once: each recheck takes one back and the bisection after it meets
+  // the next, and no third recheck follows.
+  const many = stalled(220, [187.5, 206.3, 215.7, 210.9]);
   const m = await searchCapacity(many.measure, { start: 75, precision: 0.02, recheck: true });
-  expect(m.levels.filter((l) => l.recheck)).toHaveLength(1);
+  expect(m.rechecks.map((x) => x.held)).toEqual([true, true]);
+  expect(m.levels.filter((l) => l.recheck)).toHaveLength(2);
   // Bounded: a search out of levels before its recheck ends there, said.
   const asPlain = await searchCapacity(stalled(180, []).measure, { start: 75, precision: 0.05 });
   const bounded = await searchCapacity(stalled(180, []).measure, {
@@ -357,6 +363,34 @@ test('recheck: a break measured twice stands; once a search; the level counts ag
     maxLevels: asPlain.levels.length,
   });
   expect(bounded.stop.kind).toBe('max-levels');
-  expect(bounded.recheck).toBeUndefined();
+  expect(bounded.rechecks).toBeUndefined();
   expect(bounded.levels).toHaveLength(asPlain.levels.length);
+});
+
+test('recheck: a first level broken by a stall, taken back with no break above it, climbs again instead of standing as the bound', async () => {
+  // (A catalog's sweep: its first level, 600/s, broke by a stall; 525/s too; under them it held
+  // everything, and the knee was about 900/s.)
+  const { measure, asked } = stalled(900, [600, 525]);
+  const plain = await searchCapacity(stalled(900, [600, 525]).measure, { start: 600, precision: 0.05 });
+  expect(plain.held.rate).toBeLessThan(600);
+  const r = await searchCapacity(measure, { start: 600, precision: 0.05, recheck: true });
+  expect(r.rechecks).toEqual([
+    { rate: 525, held: true },
+    { rate: 600, held: true },
+  ]);
+  // From 600/s (held the second time), up by the factor to 1200/s (broke), then bisected.
+  expect(asked).toContain(1200);
+  expect(r.held.rate).toBeGreaterThan(855);
+  expect(r.held.rate).toBeLessThanOrEqual(900);
+  expect(r.broke.rate).toBeGreaterThan(900);
+  expect((r.broke.rate - r.held.rate) / r.held.rate).toBeLessThanOrEqual(0.05);
+  expect(r.stop.kind).toBe('bracketed');
+  // A climb that reaches --max-rate and holds it ends there, no break bounding it.
+  const top = await searchCapacity(stalled(5000, [600, 525]).measure, {
+    start: 600,
+    precision: 0.05,
+    recheck: true,
+    maxRate: 1000,
+  });
+  expect(top).toMatchObject({ broke: null, stop: { kind: 'max-rate' }, held: { rate: 1000 } });
 });

@@ -85,6 +85,11 @@ test("the HPA's numbers: the count chosen at least, the utilization measured at 
   });
   expect(hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 95, maxReplicas: 4 }).target).toBe(90);
   expect(hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 3, maxReplicas: 4 }).target).toBe(20);
+  // choose --down-window: the window given is the one the HPA is written with (and its run
+  // waits for: lab/choose/autoscale-check.js).
+  expect(
+    hpaOf({ replicas: 2, rate: 5, holds: 80 }, { utilizationPct: 50, maxReplicas: 4, downWindowS: 15 }).downWindowS,
+  ).toBe(15);
 });
 
 test('the compose project of the chosen deployment: schema-valid, its caps as deploy.resources limits, no monitoring', () => {

@@ -48,6 +48,8 @@ journey(
       [
         '/price?rounds=200000',
         ...flagsOf({ app: PRICING, rate: 10, shapes: 'replicated', replicas: '1,2', cap: 'replica=50%', hold: '10s' }),
+        // (The HPA's scale-down window a user's own, 15 s: written, and waited for by its run.)
+        ...flagsOf({ downWindow: '15s' }),
         ...quick,
       ],
       400000,
@@ -108,6 +110,7 @@ journey(
     // given (kept between 20% and 90%), from the check's own figure, not the written file's.
     const used = out.checks.at(-1).replicaCpuPct;
     expect(used).toBeGreaterThan(0);
+    expect(hpa.spec.behavior.scaleDown.stabilizationWindowSeconds).toBe(15);
     expect(hpa.spec.minReplicas).toBe(n);
     expect(hpa.spec.maxReplicas).toBeGreaterThanOrEqual(n);
     expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBe(Math.round(Math.min(90, Math.max(20, used))));
@@ -117,7 +120,8 @@ journey(
     const a = out.autoscaleCheck;
     if (hpa.spec.maxReplicas > n) {
       expect(a).toMatchObject({ ran: true, minReplicas: n, maxReplicas: hpa.spec.maxReplicas });
-      expect(a.phases).toBe('10-20/5s,20-10/3s,10/1m45s');
+      // (At the rate for the window and three syncs of 15 s: a minute.)
+      expect(a.phases).toBe('10-20/5s,20-10/3s,10/1m');
       const run = JSON.parse(fs.readFileSync(path.join(a.dir, 'summary.json'), 'utf8'));
       expect(run.autoscale).toMatchObject({ min: n, max: hpa.spec.maxReplicas, metric: 'cpu' });
       expect(run.autoscale.target).toBe(hpa.spec.metrics[0].resource.target.averageUtilization);

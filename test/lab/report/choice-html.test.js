@@ -43,14 +43,14 @@ test('a fitted candidate: its interval said in words, wide with one degree of fr
     ...base,
     candidates: [candidate],
     choice: candidate,
-    hpa: { minReplicas: 3, maxReplicas: 6, target: 62 },
+    hpa: { minReplicas: 3, maxReplicas: 6, target: 62, downWindowS: 15 },
   });
   const text = cheerio.load(page)('body').text().replace(/\s+/g, ' ');
   expect(text).toMatch(
     /replicated: the law fitted to 4 counts keeps 1 degree\(s\) of freedom; at 3 replica\(s\) its 95% interval for a new measurement spans 4\.1 to 55\.9\/s, 173% of the 30\/s predicted: wide/,
   );
   expect(text).toMatch(
-    /A HorizontalPodAutoscaler from 3 to 6 replica\(s\), scaling on CPU at 62% of each replica's 0\.25 of a core/,
+    /A HorizontalPodAutoscaler from 3 to 6 replica\(s\), scaling on CPU at 62% of each replica's 0\.25 of a core, scaling down after 15 s of lower recommendations \(kubernetes\/deployment\.yml\)/,
   );
   const [chart] = chartSpecs(page);
   expect(chart.integerX).toBe(true);

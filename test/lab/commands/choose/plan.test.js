@@ -61,7 +61,9 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
   expect(a.recheck).toBe(true);
   expect(after.argv('/tmp/after')).toContain('--recheck');
   expect(c.recheck).toBe(false);
-  expect(planText(p)).toMatch(/bisected to 5%, the lowest rate that broke measured once more \(--recheck\)/);
+  expect(planText(p)).toMatch(
+    /bisected to 5%, the break bounding the result measured once more, and the next when it held: twice at most \(--recheck\)/,
+  );
   // With the rate wanted (the choice's screened path passes it): a count whose search breaks
   // at or below it stops there (capacity --stop-below), as its command line and plan say.
   const stopping = afterScreen(p, p.sweeps[2], [2, 3], 60, 65);
@@ -85,7 +87,7 @@ test('at the defaults, one screen a unit, each a capacity command line that capa
   // header as typed: scenario parses its own, capacity's is checked and kept as typed.)
   expect(p.toScenario).toEqual({ values: { app: PRICING }, tokens: ['--header', 'x-a: 1'] });
   expect(planText(p)).toMatch(
-    /check the autoscaler: .* from 50\/s to 100\/s and back \(50-100\/15s,100-50\/8s,50\/1m45s\), when it can scale/,
+    /check the autoscaler: .* from 50\/s to 100\/s and back \(50-100\/15s,100-50\/8s,50\/1m45s: the last phase its scale-down window and three syncs\), when it can scale/,
   );
   expect(planJson(p).autoscaleCheck).toEqual({ phases: '50-100/15s,100-50/8s,50/1m45s', aboutS: 188 });
   // --no-check-autoscale: not run, and said; the bound shorter by the run's time.
@@ -139,6 +141,30 @@ test('the defaults said, and the choices the flags make', () => {
   expect(planText(p)).toMatch(/each replica held to 15% CPU/);
   // Another node's cap alone: the replica's sizes are still the defaults'.
   expect(plan(['ping', '--rate', '5', '--cap', 'nginx=50%', ...where()]).sizes).toEqual([25, 50]);
+});
+
+test("--down-window: the HPA's scale-down window written and waited for by its check, said in the plan; bounded as Kubernetes bounds it", () => {
+  const d = plan(['ping', '--rate', '20', ...where()]);
+  expect(d.downWindowS).toBe(60);
+  // The autoscaler's run stays at the rate for the window and three syncs of 15 s: 105 s.
+  expect(planJson(d).autoscaleCheck.phases).toMatch(/,20\/1m45s$/);
+  expect(planJson(d).downWindowS).toBe(60);
+  const p = plan(['ping', '--rate', '20', '--down-window', '15s', ...where()]);
+  expect(p.downWindowS).toBe(15);
+  expect(planJson(p).autoscaleCheck.phases).toMatch(/,20\/1m$/);
+  expect(planText(p)).toMatch(/\(20-40\/30s,40-20\/15s,20\/1m: the last phase its scale-down window and three syncs\)/);
+  expect(planText(p)).toMatch(/an HPA, its scale-down window 15 s: --down-window\)/);
+  // (The plan's time counts the shorter run: 45 s less.)
+  expect(planJson(d).autoscaleCheck.aboutS - planJson(p).autoscaleCheck.aboutS).toBe(45);
+  expect(plan(['ping', '--rate', '20', '--down-window', '0', ...where()]).downWindowS).toBe(0);
+  // Without the autoscaler's run the window is still what the HPA is written with.
+  const off = plan(['ping', '--rate', '20', '--down-window', '5m', '--no-check-autoscale', ...where()]);
+  expect(planJson(off)).toMatchObject({ autoscaleCheck: null, downWindowS: 300 });
+  for (const bad of ['2h', 'soon', '61m']) {
+    const e = refusalOf(() => plan(['ping', '--rate', '20', '--down-window', bad, ...where()]));
+    expect({ bad, code: e?.code, exit: e?.exit }).toEqual({ bad, code: 'LAB_ERR_INVALID_VALUE', exit: 2 });
+    expect(e.message).toContain(`--down-window="${bad}": expected a duration from 0 to 1h`);
+  }
 });
 
 test('refused before anything runs, each with its code', () => {
