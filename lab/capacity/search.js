@@ -121,25 +121,34 @@ async function searchCapacity(
     return { kind: 'no-recovery', level: after, recovery: r };
   };
 
-  // 1. Steps up from the start, --max-rate measured when a step reaches it.
   let held = null;
-  let broke;
-  for (let rate = Math.min(start, maxRate); ; rate = Math.min(rate * factor, maxRate)) {
-    const stop = bounded(rate);
-    if (stop) return result(held, null, stop);
-    const level = await run(rate);
-    const end = fatal(level);
-    if (end) return result(held, null, end);
-    if (level.generatorBound) return result(held, null, { kind: 'generator', level });
-    if (!level.ok) {
-      broke = level;
-      const below = short(level);
-      if (below) return result(held, broke, below);
-      break;
+  let broke = null;
+  // Up from `first` by `factor`, --max-rate measured when a step reaches it, until a level
+  // breaks (broke, then null) or the search ends (why, with no break bounding what held): step
+  // 1, and step 5's climb.
+  const stepUp = async (first) => {
+    broke = null;
+    for (let rate = Math.min(first, maxRate); ; rate = Math.min(rate * factor, maxRate)) {
+      const bound = bounded(rate);
+      if (bound) return bound;
+      const level = await run(rate);
+      const end = fatal(level);
+      if (end) return end;
+      if (level.generatorBound) return { kind: 'generator', level };
+      if (!level.ok) {
+        broke = level;
+        return null;
+      }
+      held = level;
+      if (rate >= maxRate) return { kind: 'max-rate', level: held };
     }
-    held = level;
-    if (rate >= maxRate) return result(held, null, { kind: 'max-rate', level: held });
-  }
+  };
+
+  // 1. Steps up from the start.
+  const up = await stepUp(start);
+  if (up) return result(held, null, up);
+  const below = short(broke);
+  if (below) return result(held, broke, below);
 
   // ... or down from a first level that broke, to the floor, the floor itself measured.
   if (!held) {
@@ -232,27 +241,6 @@ async function searchCapacity(
   if (stop) return result(held, broke, stop);
   if (!recheck) return result(held, broke, { kind: 'bracketed' });
 
-  // Up again from a break taken back with none standing above it, by `factor` as in step 1,
-  // until a level breaks (the service then recovered from it) or --max-rate holds: null, or
-  // why the search ended. (No break bounds the result until one is measured.)
-  const climb = async (from) => {
-    broke = null;
-    for (let rate = Math.min(from.rate * factor, maxRate); ; rate = Math.min(rate * factor, maxRate)) {
-      const bound = bounded(rate);
-      if (bound) return bound;
-      const level = await run(rate);
-      const end = fatal(level);
-      if (end) return end;
-      if (level.generatorBound) return { kind: 'generator', level };
-      if (!level.ok) {
-        broke = level;
-        return recovered(broke);
-      }
-      held = level;
-      if (rate >= maxRate) return { kind: 'max-rate', level: held };
-    }
-  };
-
   // 5. The lowest level that broke, once more (the service recovered from it, or a level held
   // since): held this time, the bisection goes on up to the next level that broke above it,
   // and that break, now the one bounding the result, is measured once more in turn: RECHECKS
@@ -284,8 +272,9 @@ async function searchCapacity(
       // (None above: the first level broke, or the doubling's only break, taken back. A
       // catalog's sweep broke its first level, 600/s, by a stall, and held everything under
       // it: what it holds lies above, so the search climbs again.)
-      const up = await climb(level);
-      if (up) return result(held, broke, up, more());
+      // (Up again by `factor` as in step 1, the service recovered from the break it meets.)
+      const climbed = (await stepUp(level.rate * factor)) ?? (await recovered(broke));
+      if (climbed) return result(held, broke, climbed, more());
     } else broke = above;
     const again = await bisect();
     if (again || rechecks.length >= RECHECKS) return result(held, broke, again ?? { kind: 'bracketed' }, more());

@@ -16,7 +16,6 @@ const { priceText } = require('./price');
 const { nodesText } = require('../runtime/node-flag');
 const { rampPhases } = require('./autoscale-check');
 const { phasesText } = require('../scenario/phase-list');
-const { DOWN_WINDOW_S } = require('./manifests');
 const { MARGIN } = require('./screen');
 const { headroomRate } = require('./check');
 
@@ -42,7 +41,7 @@ function planFigures(p) {
   // (The check holds the rate, then the rate with its headroom, each for --hold.)
   const checkS = (p.headroom > 0 ? 2 : 1) * (p.holdS + (p.values.warmup ?? 2)) + 60;
   // (The autoscaler's run, when the HPA can scale: its ramp, its tail and a deployment.)
-  const ramp = p.checkAutoscale ? rampPhases(p.rate, p.holdS, p.downWindowS ?? DOWN_WINDOW_S) : null;
+  const ramp = p.checkAutoscale ? rampPhases(p.rate, p.holdS, p.downWindowS) : null;
   const autoscaleS = ramp ? ramp.reduce((a, ph) => a + ph.duration, 60) : 0;
   const measureMost = sweeps.reduce((a, x) => a + x.most, 0) + (sweeps.sweepsMost ?? 0);
   const measureTypical = sweeps.reduce((a, x) => a + x.typical, 0) + (sweeps.sweepsTypical ?? 0);
@@ -93,7 +92,7 @@ function planJson(p) {
       tries: p.tries,
     },
     autoscaleCheck: f.ramp ? { phases: phasesText(f.ramp), aboutS: f.autoscaleS } : null,
-    downWindowS: p.downWindowS ?? DOWN_WINDOW_S,
+    downWindowS: p.downWindowS,
     expected: { aboutS: f.typical, atMostS: f.most },
     text: planText(p),
   };
@@ -130,7 +129,7 @@ function finish(p, f, lines) {
     f.ramp
       ? `check the autoscaler: the HPA it writes (the chosen count its minimum) run under the lab's Kubernetes-rule autoscaler from ${p.rate}/s to ${Math.round(2 * p.rate * 10) / 10}/s and back (${phasesText(f.ramp)}: the last phase its scale-down window and three syncs), when it can scale: did it scale out, hold the SLO and come back, about ${clock(f.autoscaleS)}`
       : 'check the autoscaler: no (--no-check-autoscale)',
-    `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA, its scale-down window ${p.downWindowS ?? DOWN_WINDOW_S} s: --down-window), each checked against its schema`,
+    `write: choice.json, choice.html, compose/docker-compose.yml and kubernetes/deployment.yml (a Deployment, a Service and an HPA, its scale-down window ${p.downWindowS} s: --down-window), each checked against its schema`,
     `expected: about ${clock(f.typical)}, at most ${clock(f.most)}`,
   );
   return lines.join('\n');

@@ -18,7 +18,7 @@ const METRICS = Object.freeze({
 });
 
 // Seconds, 0 allowed (a window of none).
-const seconds0 = (raw) => (String(raw).trim() === '0' ? 0 : parseDuration(raw));
+const seconds0 = parseDuration.orZero;
 
 // "100%/15s,4/15s": policies, each a percent or a count of replicas per period.
 function parsePolicies(raw) {

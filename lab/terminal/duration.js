@@ -33,6 +33,10 @@ function durationText(total) {
   return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
 }
 
+// A duration, or 0 for none ("0"): a window or a wait that may be off.
+const durationOrZero = (raw) => (String(raw).trim() === '0' ? 0 : parseDuration(raw));
+
 parseDuration.MAX_S = MAX_S;
+parseDuration.orZero = durationOrZero;
 parseDuration.text = durationText;
 module.exports = parseDuration;

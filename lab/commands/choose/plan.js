@@ -133,7 +133,7 @@ const COMMAND_FLAGS = {
   'down-window': {
     type: 'custom',
     parse: (raw) => {
-      const s = String(raw).trim() === '0' ? 0 : parseDuration(raw);
+      const s = parseDuration.orZero(raw);
       if (!(s <= MAX_DOWN_WINDOW_S)) throw new Error('too long');
       return s;
     },
