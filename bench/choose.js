@@ -119,6 +119,9 @@ async function one(name, s, values, dir, speed) {
       cpuMsPerRequest: { sweep: swept?.cpuMsPerRequest ?? null, fresh: measured.cpuMsPerRequest ?? null },
       // The bench's fixed computation's CPU time while each search's levels of that count ran.
       machineSpeed: machineSpeed(speed, dir, c),
+      // Each CPU's speed at each search's start and end, as the searches read them: where the
+      // CPUs ran apart, a replica's figure follows the CPU it was given.
+      cpuSpeeds: { sweep: sweep.cpuSpeeds ?? null, fresh: JSON.parse(cap.out).cpuSpeeds ?? null },
     };
   }
   const check = choice.checks.at(-1) ?? null;

@@ -122,6 +122,16 @@ export interface DeploymentCapacity {
   [k: string]: unknown;
 }
 
+/** One computation timed on each CPU, pinned there: where they differ, capacities move with them. */
+export interface CpuSpeeds {
+  at: string;
+  cpus?: Array<{ cpu: number; ms: number }>;
+  /** The slowest CPU's time over the fastest's, less one, in %. */
+  spreadPct?: number;
+  /** Why there is no reading (no taskset, a reading that failed). */
+  unavailable?: string;
+}
+
 export interface CapacityResult {
   endpoint?: string;
   settings: Record<string, unknown>;
@@ -130,6 +140,10 @@ export interface CapacityResult {
   best: unknown;
   notRanked?: string;
   machineLimit?: string;
+  /** Each CPU's speed at the search's start and end. */
+  cpuSpeeds?: { start?: CpuSpeeds; end?: CpuSpeeds };
+  /** Said when the CPUs ran over 15% apart. */
+  cpuSpeedsText?: string;
   seconds: number;
   [k: string]: unknown;
 }

@@ -6,6 +6,7 @@
 // the studies and the fingerprint read it, and no command imports another command's files.
 
 const path = require('node:path');
+const { SPREAD_PCT, TIMEOUT_MS: CPU_READ_MS } = require('../measure/cpu-speeds');
 const { KEPT_UP } = require('./level');
 const { defineCommand, flag } = require('../terminal/flags');
 const { RATE } = require('../scenario/limits');
@@ -591,6 +592,7 @@ each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at 
 between levels: ${between}
 verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s${p.sweep ? ' at every count (one measure for every point fitted)' : ` at ${p.start}/s`} (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${Math.min(50, p.precision * 100)}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
 bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search
+the machine: each CPU's speed read at the start and the end (one computation pinned to each in turn, ${CPU_READ_MS / 1000} s a CPU at most), said when they ran over ${SPREAD_PCT}% apart
 expected: about ${clock(typical)} if the SLO breaks near ${knee}/s, at most ${clock(most)} (${searches} search(es) and ${againN} searched again, each to its bounds)${need}${again}${noFit}`;
 }
 

@@ -262,6 +262,7 @@ function capacityHttpBody(r) {
     <p>${method(r)}</p>
     ${r.status && r.status !== 'completed' ? html`<p class="warn"><b>${statusText(r)}</b></p>` : ''}
     ${r.machineLimit ? html`<p class="warn"><b>${r.machineLimit.text}</b>.</p>` : ''}
+    ${r.cpuSpeedsText ? html`<p class="warn cpu-speeds">${r.cpuSpeedsText}.</p>` : ''}
     ${r.notRanked ? html`<p class="warn"><b>${r.notRanked}</b>.</p>` : ''}
     ${r.best ? html`<p><b>${r.best.text}</b>.</p>` : ''}
     ${notes.map((d) => html`<p class="warn">${rowName(d)}: ${d.text}.</p>`)}
@@ -352,6 +353,7 @@ function capacityText(r) {
   const said = [
     r.status && r.status !== 'completed' ? statusText(r) : null,
     r.machineLimit?.text,
+    r.cpuSpeedsText,
     r.notRanked,
     r.best?.text,
     ...(r.nodeDifference || []).map((x) => x.text),

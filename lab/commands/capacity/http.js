@@ -29,6 +29,7 @@ const { againSearcher } = require('../../capacity/search-again');
 const { moreCounts } = require('../../capacity/counts-for');
 const { countStart, SHARE } = require('../../capacity/sweep-start');
 const { outValues } = require('../../outputs/flags');
+const { readCpuSpeeds, cpuSpeedsText } = require('../../measure/cpu-speeds');
 
 // One deployment: searched level by level, verified, taken down. It is deployed when a level
 // must be measured: a level its folder already holds, whole, from a search that was cut short
@@ -196,6 +197,9 @@ async function httpCapacity(argv, { log }) {
   // or interrupted (Ctrl-C: the files keep what was measured, and say so).
   let status = 'searching';
   let current = null;
+  // Each CPU's speed at the search's start and end (../../measure/cpu-speeds.js): where they
+  // differ, the figures can move with them, and the search says so.
+  const cpuSpeeds = {};
   const limit = () => (p.sweep ? null : machineLimit(results, os.cpus().length));
   const out = () => ({
     what: p.word,
@@ -231,6 +235,8 @@ async function httpCapacity(argv, { log }) {
     seconds: Math.round((Date.now() - started) / 100) / 10,
     machine: describeMachine(),
     cores: os.cpus().length,
+    cpuSpeeds,
+    ...(cpuSpeedsText(cpuSpeeds) ? { cpuSpeedsText: cpuSpeedsText(cpuSpeeds) } : {}),
   });
   noteWritten(dir, 'capacity.json');
   noteWritten(dir, 'capacity.html');
@@ -264,6 +270,8 @@ async function httpCapacity(argv, { log }) {
     render: () => ({ html: String(capacityHttpBody(out())), status: `${seen.length} level(s) measured` }),
   });
   log(planText(p));
+  cpuSpeeds.start = await readCpuSpeeds();
+  if (cpuSpeedsText(cpuSpeeds)) log(cpuSpeedsText(cpuSpeeds));
   if (p.sweep) scaling = await sweepReplicas(p, dir, kit, results);
   else {
     // (--node: the versions not yet in the lab's cache installed first, each said.)
@@ -277,6 +285,7 @@ async function httpCapacity(argv, { log }) {
     });
     for (const name of p.deployments) for (const node of nodes) await searchRow({ name, node });
   }
+  cpuSpeeds.end = await readCpuSpeeds();
   keep();
   status = 'completed';
   const result = write();

@@ -19,6 +19,11 @@ async function holds(): Promise<number | null> {
   const result: CapacityResult = await run;
   const code: number | null = run.exitCode;
   void code;
+  // (Each CPU's speed, typed: a number a CPU, or why there is none.)
+  const slowest: number | undefined = result.cpuSpeeds?.start?.cpus?.[0]?.ms;
+  const why: string | undefined = result.cpuSpeeds?.end?.unavailable;
+  void slowest;
+  void why;
   return result.deployments[0].maxRate;
 }
 

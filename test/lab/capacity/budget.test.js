@@ -93,6 +93,10 @@ test('the plan says its bounds, and its "at most" is the bound', () => {
   expect(text).toMatch(
     /bounds: at most 12 levels \(--max-levels\) and 10:00 \(--time-limit\) for each deployment's search/,
   );
+  // (And the machine's CPUs read at the start and the end, each reading bounded.)
+  expect(text).toMatch(
+    /\nthe machine: each CPU's speed read at the start and the end \(one computation pinned to each in turn, 5 s a CPU at most\), said when they ran over 15% apart\n/,
+  );
   // (One search, and once more when other programs' work held it back: lab/capacity/search-again.js.)
   expect(text).toMatch(new RegExp(`at most 20:10 \\(1 search\\(es\\) and 1 searched again, each to its bounds\\)`));
   // Four deployments: four times one, and two of them again at most.

@@ -1,5 +1,6 @@
 'use strict';
 
+const os = require('node:os');
 const fs = require('node:fs');
 const path = require('node:path');
 const { lab, ownPlace, tmpStateDir, errorCode, ROOT, jsonOf, flagsOf } = require('../../helper');
@@ -59,6 +60,13 @@ test('a bracketed, verified capacity for single: the rate, the run that broke th
   expect(fs.existsSync(path.join(out.resultsDir, 'capacity.html'))).toBe(true);
   // Every level is a run of its own, with its report.
   expect(out.levels.length).toBeGreaterThanOrEqual(3);
+  // Each CPU read at the search's start and end (lab/measure/cpu-speeds.js), and the sentence
+  // exactly when they ran apart.
+  for (const moment of [out.cpuSpeeds.start, out.cpuSpeeds.end])
+    expect(moment.cpus.map((c) => c.cpu)).toEqual(os.cpus().map((_, i) => i));
+  expect(Date.parse(out.cpuSpeeds.end.at)).toBeGreaterThan(Date.parse(out.cpuSpeeds.start.at));
+  const apart = [out.cpuSpeeds.start, out.cpuSpeeds.end].some((m) => m.spreadPct > 15);
+  expect(out.cpuSpeedsText === undefined).toBe(!apart);
 }, 320000);
 
 // A search whose SLO no level can hold (p99 under 10 us): it steps down from 100/s to its floor.

@@ -208,6 +208,43 @@ describe('the pages the lab writes, in Chromium', () => {
     expect(out).toEqual(goods);
   });
 
+  // A search whose machine's CPUs ran apart (lab/measure/cpu-speeds.js) says so where its
+  // reader looks, with the readings, and its page is whole.
+  browserTest('a search whose CPUs ran apart says so on its page, with the readings of the moment', async () => {
+    const { cpuSpeedsText } = require('../../../lab/measure/cpu-speeds');
+    const at = '2026-12-01T05:00:00.000Z';
+    const cpuSpeeds = {
+      start: {
+        at,
+        cpus: [
+          { cpu: 0, ms: 1.67 },
+          { cpu: 1, ms: 1.03 },
+        ],
+        spreadPct: 62.1,
+      },
+      end: {
+        at,
+        cpus: [
+          { cpu: 0, ms: 1.1 },
+          { cpu: 1, ms: 1.09 },
+        ],
+        spreadPct: 0.9,
+      },
+    };
+    const base = readJson(path.join(__dirname, '..', 'capacity', 'fixtures', 'capacity-shop.json'));
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pages-')), 'capacity-cpus-apart.html');
+    fs.writeFileSync(file, capacityHttpPage({ ...base, cpuSpeeds, cpuSpeedsText: cpuSpeedsText(cpuSpeeds) }));
+    const seen = await openPage(browser(), file, 'capacity-cpus-apart');
+    expect(verdict(seen, { tables: 2, charts: 1 })).toEqual(good(seen));
+    // (innerText: what is shown, a paragraph of its own.)
+    const said = seen.text.split('\n').filter((l) => l.startsWith("this machine's CPUs did not run at one speed"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('1.67 ms on CPU 0 and 1.03 ms on CPU 1 (62.1% apart) at the start, over 15% apart');
+    expect(said[0]).not.toContain('at the end');
+    // Before the table of levels, as the machine's limit is.
+    expect(seen.text.indexOf(said[0])).toBeLessThan(seen.text.indexOf(seen.tables[0].heads.join('\t')));
+  });
+
   // The same checks on a page the run itself wrote, with its StatsD and sampler panels (five
   // charts, phase markers, the deployment drawn). (The lab's open loop: Artillery's own
   // pages are checked by test/lab/monitoring/sampler.e2e.test.js.)
