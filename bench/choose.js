@@ -19,6 +19,7 @@ const lab = require('./lab');
 const { bench, flag, withDefault, RESULTS } = require('./kit');
 const { SWEEP } = require('../lab/choose/screen');
 const { startSpeedProbe, levelSpans, speedDuring } = require('./speed');
+const { spreadPct, SPREAD_PCT } = require('../lab/measure/cpu-speeds');
 
 const ROOT = path.join(__dirname, '..');
 // What varies by service: its folder and the request measured.
@@ -157,7 +158,15 @@ function machineSpeed(speed, dir, c) {
   const fresh = speedDuring(speed.samples, levelSpans(path.join(dir, 'fresh', count)));
   const sweepSlowerPct =
     sweep && fresh ? Math.round(((sweep.medianMs - fresh.medianMs) / fresh.medianMs) * 1000) / 10 : null;
-  return { sweep, fresh, sweepSlowerPct };
+  // How far apart the CPUs ran while each measured (each CPU's median), over SPREAD_PCT the
+  // figure follows the CPU its replica was given, not the search (lab/measure/cpu-speeds.js).
+  const apart = (side) => (side?.byCpu ? spreadPct(side.byCpu.map((c) => ({ cpu: c.cpu, ms: c.medianMs }))) : null);
+  const cpusApartPct = { sweep: apart(sweep), fresh: apart(fresh) };
+  const cpusAgreed =
+    cpusApartPct.sweep !== null &&
+    cpusApartPct.fresh !== null &&
+    Math.max(cpusApartPct.sweep, cpusApartPct.fresh) <= SPREAD_PCT;
+  return { sweep, fresh, sweepSlowerPct, cpusApartPct, cpusAgreed };
 }
 
 module.exports = bench(

@@ -88,8 +88,9 @@ async function measureOne(p, s, dir, { out, write, log, track }, o = {}) {
     const pt = sw.points.find((x) => x.replicas === 1);
     if (pt && broke.length) pt.highestBroke = Math.max(...broke);
   }
-  // (Its machine's CPUs ran apart: its figures can move by as much, said where they are read.)
-  if (result.cpuSpeedsText) log(`${o.screen ? 'screen' : 'measure'} ${s.id}: ${result.cpuSpeedsText}`);
+  // (Its machine's CPUs ran apart: its figures can move by as much. A search run here said it
+  // as it read them; one read back, --from, is said here.)
+  if (result.cpuSpeedsText && p.from) log(`${o.screen ? 'screen' : 'measure'} ${s.id}: ${result.cpuSpeedsText}`);
   out[kind].push({
     id: s.id,
     dir: s.dir ?? (p.from ? path.join(p.from, 'sweeps', s.id) : path.join(dir, kind, s.id)),

@@ -286,6 +286,7 @@ async function httpCapacity(argv, { log }) {
     for (const name of p.deployments) for (const node of nodes) await searchRow({ name, node });
   }
   cpuSpeeds.end = await readCpuSpeeds();
+  if (cpuSpeedsText({ end: cpuSpeeds.end })) log(cpuSpeedsText({ end: cpuSpeeds.end }));
   keep();
   status = 'completed';
   const result = write();
