@@ -53,8 +53,13 @@ function startProgram(script, args = [], { env = {}, ready = () => true, timeout
     });
     let out = '';
     let err = '';
+    // Not ready in time: SIGINT first, as runCommand's time-out, so that a lab command stops
+    // what it started (a SIGKILL at once left a choice's nginx for the teardown), then SIGKILL
+    // if it has not ended 20 s later.
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      child.kill('SIGINT');
+      const kill = setTimeout(() => child.kill('SIGKILL'), 20000);
+      child.once('exit', () => clearTimeout(kill));
       reject(new Error(`${script} not ready in ${timeoutMs} ms: ${err}`));
     }, timeoutMs);
     child.stdout.on('data', (d) => (out += d));

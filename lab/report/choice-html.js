@@ -133,6 +133,7 @@ function choiceBody(r) {
       predicted to hold ${r.want}/s). Each replica is held to ${sizesText(r)}${r.sizes ? ' (--sizes, each swept on its own)' : ''}: the figures hold for a
       replica of that CPU share and this version of the service, measured on this machine.
     </p>
+    ${cpusApart(r)}
     ${curvesChart(r)}
     ${screensSection(r)}
     <h2>Candidates</h2>
@@ -181,6 +182,17 @@ function choiceBody(r) {
     <h2>How</h2>
     ${r.screens ? screenedHow(r) : howSwept(r)}
     <pre>${r.candidates.map(candidateText).join('\n')}</pre>`;
+}
+
+// The screens and sweeps measured while this machine's CPUs ran apart (lab/measure/cpu-speeds.js):
+// their figures can move by as much, said before them.
+function cpusApart(r) {
+  const apart = [...(r.screens || []).map((x) => ['screen', x]), ...(r.sweeps || []).map((x) => ['sweep', x])].filter(
+    ([, x]) => x.cpuSpeedsText,
+  );
+  return apart.map(
+    ([kind, x]) => html`<p class="warn cpu-speeds">While the ${kind} ${x.id} measured, ${x.cpuSpeedsText}.</p>`,
+  );
 }
 
 // Each unit's screen (choose at its defaults): what its one replica held, where it broke, the

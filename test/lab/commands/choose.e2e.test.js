@@ -240,6 +240,8 @@ test('choose --plan says the sweeps, the check and the bound; bad input is one l
 // written, and what the sweep measured kept in choice.json and on its page. (On the paced
 // service, one request at a time of 50 ms: 20/s a replica, whatever else the machine runs.)
 // (Its replicas capped, as a choice's are: control groups, as root.)
+// A level of the first count that held, and its rate.
+const HELD = /replicated x1: ([\d.]+)\/s -> [\d.]+\/s answered.*: held/;
 onlyWith('cgroups')(
   'Ctrl-C while measuring: exit 130, no verdict, the levels measured kept, nothing left up',
   async () => {
@@ -265,8 +267,10 @@ onlyWith('cgroups')(
         }),
         ...place,
       ],
-      // (Once a level of the first count has held: something measured to keep.)
-      { ready: (err) => /replicated x1: 10\/s -> [\d.]+\/s answered.*: held/.test(err), timeoutMs: 120000 },
+      // (Once a level of the first count has held: something measured to keep. Whichever: on
+      // a machine saturated by a first CI run's cold caches, 10/s of this 20/s service broke
+      // p99<1000 and 5/s too, and 120 s passed before 2.5/s held.)
+      { ready: (err) => HELD.test(err), timeoutMs: 240000 },
     );
     run.child.kill('SIGINT');
     const { code } = await run.exited;
@@ -282,13 +286,14 @@ onlyWith('cgroups')(
     expect(choice.sweeps).toEqual([]);
     const [screen] = choice.screens;
     expect(screen.points.find((p) => p.replicas === 1)).toMatchObject({ replicas: 1 });
-    expect(screen.points.some((p) => p.maxRate !== null || p.heldAtLeast >= 10)).toBe(true);
+    const held = Number(HELD.exec(stderr)[1]);
+    expect(screen.points.some((p) => p.maxRate !== null || p.heldAtLeast >= held)).toBe(true);
     expect(choice.text).toMatch(/what it measured is kept \(1 screen\(s\); no sweep\)/);
     expect(fs.readFileSync(path.join(runDir, 'choice.html'), 'utf8')).toMatch(/interrupted/);
     // Nothing of the sweep's deployment is up.
     expect(await isUp(stateOf(place))).toBe(false);
   },
-  180000,
+  300000,
 );
 
 // choose --node 22,24 (issue 86): the Node version a dimension of the choice, like the shape.

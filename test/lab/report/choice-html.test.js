@@ -93,3 +93,33 @@ test('a choice stopped while measuring: no candidate, and the chart shows what i
   );
   expect(chart.data[0]).toEqual(expect.arrayContaining([1, 2]));
 });
+
+// A sweep or a screen measured while this machine's CPUs ran apart (lab/measure/cpu-speeds.js):
+// said before the figures, naming which; one whose CPUs agreed says nothing.
+test("the sweeps and screens measured while the machine's CPUs ran apart: each said before the figures", () => {
+  const apart = (ms0, ms1) =>
+    `this machine's CPUs did not run at one speed: the same computation took ${ms0} ms on CPU 0 and ${ms1} ms on CPU 1 (x% apart) at the start, over 15% apart`;
+  const $ = cheerio.load(
+    choicePage({
+      ...base,
+      screens: [
+        { id: 'replicated-25pct', points: [], cpuSpeedsText: apart(1.3, 1.05) },
+        { id: 'replicated-50pct', points: [] },
+      ],
+      sweeps: [
+        { id: 'replicated-50pct', points: [{ replicas: 1, maxRate: 206.3 }], cpuSpeedsText: apart(1.67, 1.03) },
+        { id: 'multi-replicated-50pct', points: [{ replicas: 1, maxRate: 200 }] },
+      ],
+    }),
+  );
+  const said = $('p.cpu-speeds')
+    .map((_, e) => $(e).text().replace(/\s+/g, ' '))
+    .get();
+  expect(said).toEqual([
+    `While the screen replicated-25pct measured, ${apart(1.3, 1.05)}.`,
+    `While the sweep replicated-50pct measured, ${apart(1.67, 1.03)}.`,
+  ]);
+  // (Before the chart and the tables of figures.)
+  expect($('p.cpu-speeds').first().nextAll('h2').length).toBe($('h2').length);
+  expect(cheerio.load(choicePage(base))('p.cpu-speeds')).toHaveLength(0);
+});
