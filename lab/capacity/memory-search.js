@@ -129,9 +129,11 @@ async function estimate(p, dir, log, timeline) {
       await stopPolling();
     }
     const samples = timeline.slice(first).filter((s) => s.connections !== null);
-    // Each hold's window, from the plan's own timing (the generator starts at t0).
+    // Each hold's window, from the plan's own timing, counted from when the generator started
+    // (its first second's start: a generator started seconds after it was spawned, on a busy
+    // machine, once put a 3 s hold's window in the ramp before it, and its level was "not held").
     const points = [];
-    let at = t0;
+    let at = records.find((r) => r.type === 'second')?.at ?? t0;
     for (const st of stages) {
       const end = at + st.duration * 1000;
       if (st.level) {

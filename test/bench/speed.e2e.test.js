@@ -16,9 +16,12 @@ const alive = (pid) => {
 
 test('each CPU sampled every period, its CPU time in ms, until stopped; its children ended', async () => {
   const probe = startSpeedProbe({ everyMs: 50, rounds: 2000 });
-  await new Promise((r) => setTimeout(r, 1500));
-  probe.stop();
   const cpus = os.cpus().map((_, i) => i);
+  // (Until each CPU has three samples, 30 s at most: a fixed 1.5 s saw none on a CI machine
+  // whose cores the other files kept busy, each child still starting.)
+  const enough = () => cpus.every((cpu) => probe.samples.filter((s) => s.cpu === cpu).length >= 3);
+  for (const end = Date.now() + 30000; !enough() && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
+  probe.stop();
   expect([...new Set(probe.samples.map((s) => s.cpu))].sort()).toEqual(cpus);
   for (const cpu of cpus) expect(probe.samples.filter((s) => s.cpu === cpu).length).toBeGreaterThanOrEqual(3);
   for (const s of probe.samples) {
