@@ -15,14 +15,14 @@ const { spawn } = require('node:child_process');
 const os = require('node:os');
 const readline = require('node:readline');
 
-const ROUNDS = 100000;
+const { ROUNDS, WORK } = require('../lab/measure/cpu-speeds');
 
 // The child's program: warmed first (a cold loop would read as a slow CPU), then one line
 // of JSON a period, { at, cpuMs }, until its parent ends it.
 const probeScript = (rounds, everyMs) => `
-function work(r){let x=0;for(let i=0;i<r;i++)x+=Math.sqrt(i+3)*Math.sin(i);return x}
-let sink=0;for(let i=0;i<50;i++)sink+=work(${rounds});
-const tick=()=>{const b=process.cpuUsage();sink+=work(${rounds});const u=process.cpuUsage(b);
+${WORK}
+let sink=0;for(let i=0;i<50;i++)sink+=f(${rounds});
+const tick=()=>{const b=process.cpuUsage();sink+=f(${rounds});const u=process.cpuUsage(b);
 process.stdout.write(JSON.stringify({at:Date.now(),cpuMs:Math.round((u.user+u.system)/10)/100,s:sink>0})+'\\n');
 setTimeout(tick,${everyMs})};tick();
 `;

@@ -19,8 +19,10 @@ const TIMEOUT_MS = 5000;
 const ROUNDS = 100000;
 const WARM = 5;
 const TIMED = 9;
+// (Its source, one line: bench/speed.js's pinned probes run the same.)
+const WORK = 'function f(r){let x=0;for(let i=0;i<r;i++)x+=Math.sqrt(i+3)*Math.sin(i);return x}';
 const SCRIPT = `
-function f(r){let x=0;for(let i=0;i<r;i++)x+=Math.sqrt(i+3)*Math.sin(i);return x}
+${WORK}
 let s=0;for(let i=0;i<${WARM};i++)s+=f(${ROUNDS});
 const t=[];for(let k=0;k<${TIMED};k++){const c=process.cpuUsage();s+=f(${ROUNDS});const u=process.cpuUsage(c);t.push((u.user+u.system)/1000)}
 t.sort((a,b)=>a-b);process.stdout.write(JSON.stringify({ms:t[${TIMED >> 1}],s:s>0}));
@@ -94,4 +96,4 @@ function cpuSpeedsText({ start, end } = {}) {
   return `this machine's CPUs did not run at one speed: the same computation took ${apart.map(([when, r]) => `${momentText(r)} ${when}`).join('; ')}, over ${SPREAD_PCT}% apart; a replica runs on whichever CPU the kernel gives it, so a capacity read here can move by as much from one search to the next. For figures that repeat, a machine whose CPUs agree`;
 }
 
-module.exports = { SPREAD_PCT, TIMEOUT_MS, readCpuSpeeds, spreadPct, cpuSpeedsText };
+module.exports = { SPREAD_PCT, TIMEOUT_MS, ROUNDS, WORK, readCpuSpeeds, spreadPct, cpuSpeedsText };

@@ -200,6 +200,8 @@ async function httpCapacity(argv, { log }) {
   // Each CPU's speed at the search's start and end (../../measure/cpu-speeds.js): where they
   // differ, the figures can move with them, and the search says so.
   const cpuSpeeds = {};
+  // (A sentence only when the CPUs ran apart.)
+  const sayIf = (text) => text && log(text);
   const limit = () => (p.sweep ? null : machineLimit(results, os.cpus().length));
   const out = () => ({
     what: p.word,
@@ -236,7 +238,7 @@ async function httpCapacity(argv, { log }) {
     machine: describeMachine(),
     cores: os.cpus().length,
     cpuSpeeds,
-    ...(cpuSpeedsText(cpuSpeeds) ? { cpuSpeedsText: cpuSpeedsText(cpuSpeeds) } : {}),
+    cpuSpeedsText: cpuSpeedsText(cpuSpeeds) ?? undefined,
   });
   noteWritten(dir, 'capacity.json');
   noteWritten(dir, 'capacity.html');
@@ -271,7 +273,7 @@ async function httpCapacity(argv, { log }) {
   });
   log(planText(p));
   cpuSpeeds.start = await readCpuSpeeds();
-  if (cpuSpeedsText(cpuSpeeds)) log(cpuSpeedsText(cpuSpeeds));
+  sayIf(cpuSpeedsText(cpuSpeeds));
   if (p.sweep) scaling = await sweepReplicas(p, dir, kit, results);
   else {
     // (--node: the versions not yet in the lab's cache installed first, each said.)
@@ -286,7 +288,7 @@ async function httpCapacity(argv, { log }) {
     for (const name of p.deployments) for (const node of nodes) await searchRow({ name, node });
   }
   cpuSpeeds.end = await readCpuSpeeds();
-  if (cpuSpeedsText({ end: cpuSpeeds.end })) log(cpuSpeedsText({ end: cpuSpeeds.end }));
+  sayIf(cpuSpeedsText({ end: cpuSpeeds.end }));
   keep();
   status = 'completed';
   const result = write();
