@@ -1,6 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { labError } = require('../../common/errors');
 
@@ -9,10 +10,10 @@ const { labError } = require('../../common/errors');
 // otherwise. Every group the lab makes lives under a parent named after the state folder's
 // token, `lab-<token>`, so `down` removes exactly the groups of its own deployment.
 //
-//   v1: <root>/cpu/lab-<token>/<node>      cpu.cfs_period_us, cpu.cfs_quota_us
+//   v1: <root>/cpu/lab-<token>/<node>      cpu.cfs_period_us, cpu.cfs_quota_us, cpu.shares
 //       <root>/cpuacct/lab-<token>/<node>  cpuacct.usage (read back: the CPU it really got)
 //       <root>/memory/lab-<token>/<node>   memory.limit_in_bytes, memory.oom_control
-//   v2: <root>/lab-<token>/<node>          cpu.max, memory.max, cpu.stat, memory.events
+//   v2: <root>/lab-<token>/<node>          cpu.max, cpu.weight, memory.max, cpu.stat, memory.events
 //
 // A node's process is born inside its groups: a shell joins them and then becomes the
 // program (lab/ownership/join-then-exec.js). Joining later would not do: memory a process touched before
@@ -26,6 +27,29 @@ const V1_CONTROLLERS = ['cpu', 'cpuacct', 'memory'];
 const PERIOD_US = 100000;
 const LONG_PERIOD_US = 1000000;
 const MIN_QUOTA_US = 1000;
+
+// A cap is a ceiling, and only that: each node's group weighs in the CPUs' share-out what its
+// processes would weigh as plain processes (each one task at the lab's own nice), and the lab's
+// parent group the sum of its nodes. Left at the kernel's default, a whole deployment weighs
+// one nice-0 task: beside three busy processes on its CPU, a group capped at half a core got a
+// quarter of it (and in CI, beside five other files' deployments, capped replicas measured half
+// what they hold alone).
+// The kernel's weight of a task at each nice value, -20 to 19 (sched_prio_to_weight); 1024 at
+// nice 0 is v1's default cpu.shares and v2's cpu.weight 100.
+const NICE_WEIGHT = [
+  88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991,
+  1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+];
+// The weight of `tasks` processes at `nice`, in v1's cpu.shares units.
+const weightOf = ({ tasks = 1, nice = os.getPriority() } = {}) =>
+  NICE_WEIGHT[Math.min(19, Math.max(-20, nice)) + 20] * Math.max(1, tasks);
+// Into each version's file: v1 cpu.shares (2 to 262144), v2 cpu.weight (1 to 10000, 100 = 1024).
+const weightFile = (sys) => (sys.version === 2 ? 'cpu.weight' : 'cpu.shares');
+const toFile = (sys, shares) =>
+  sys.version === 2
+    ? Math.min(10000, Math.max(1, Math.round((shares * 100) / 1024)))
+    : Math.min(262144, Math.max(2, Math.round(shares)));
+const fromFile = (sys, value) => (sys.version === 2 ? (value * 1024) / 100 : value);
 
 const exists = (p) => {
   try {
@@ -102,9 +126,32 @@ const write = (dir, file, value) => {
   }
 };
 
-// Makes one node's groups with its cap ({ cpuPct, memoryBytes }, either may be null) and
-// returns the cgroup.procs files its processes join.
-function createGroup(sys, token, node, cap) {
+// Makes one node's groups with its cap ({ cpuPct, memoryBytes }, either may be null) and its
+// weight (`weight`: { tasks, nice }, its processes and theirs, by default one of the lab's
+// own), and returns the cgroup.procs files its processes join.
+function createGroup(sys, token, node, cap, weight = {}) {
+  const procs = makeGroup(sys, token, node, cap);
+  write(cpuDir(sys, token, node), weightFile(sys), toFile(sys, weightOf(weight)));
+  weighParent(sys, token);
+  return procs;
+}
+
+// The directory holding a node's CPU files (its parent's: node null).
+const cpuDir = (sys, token, node) =>
+  path.join(sys.version === 2 ? sys.root : sys.dirs.cpu, parentName(token), ...(node ? [node] : []));
+
+// The parent's weight: the sum of its nodes' (once one is added or removed).
+function weighParent(sys, token) {
+  const parent = cpuDir(sys, token, null);
+  let sum = 0;
+  for (const e of fs.readdirSync(parent, { withFileTypes: true })) {
+    const own = e.isDirectory() && readNumber(path.join(parent, e.name, weightFile(sys)));
+    if (own) sum += fromFile(sys, own);
+  }
+  if (sum) write(parent, weightFile(sys), toFile(sys, sum));
+}
+
+function makeGroup(sys, token, node, cap) {
   const dirs = groupDirs(sys, token, node);
   if (sys.version === 2) {
     const parent = path.dirname(dirs.all);
@@ -282,6 +329,12 @@ async function removeGroup(sys, token, node, { timeoutMs = 3000 } = {}) {
     }
     await removeDir(dir, timeoutMs, removed, failed);
   }
+  // The parent weighs what its remaining nodes do. (Its removal is not failed for it.)
+  try {
+    if (exists(cpuDir(sys, token, null))) weighParent(sys, token);
+  } catch {
+    // the parent went meanwhile (down), or would not take the figure: its nodes still count
+  }
   return { removed, failed };
 }
 
@@ -310,6 +363,7 @@ function groupMembers(sys, token) {
 const existingGroups = (sys, token) => parentDirs(sys, token).filter(exists);
 
 module.exports = {
+  weightOf,
   detect,
   requireCgroups,
   usableCgroups,

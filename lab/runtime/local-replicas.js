@@ -146,7 +146,9 @@ async function addReplica(rt, state, { app = null, log = () => {} } = {}) {
   const sys = state.cgroups ? detect() : null;
   if (sys) {
     const first = Object.keys(state.caps || {}).find((n) => nodeOf(state.graph, n)?.kind === 'service');
-    joins[name] = createGroup(sys, state.cgroups.token, name, first ? state.caps[first] : {});
+    joins[name] = createGroup(sys, state.cgroups.token, name, first ? state.caps[first] : {}, {
+      tasks: node.workers || 1,
+    });
     if (first) state.caps = { ...state.caps, [name]: state.caps[first] };
   }
   const pm2 = await rt.step(() => connectPm2(state.pm2Home));

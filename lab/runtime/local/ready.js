@@ -23,10 +23,11 @@ const refusedPreload = (tail) => REFUSED.test(tail) && PROBE_FILE.test(tail);
 const PRELOAD_HINT =
   "  (the lab preloads its runtime probe into your service's Node processes, and this one refused to read it: a service run with --permission (Node 20: --experimental-permission) or a policy deploys with --no-probe)";
 
-// How long a replica of your service may take to answer its first request: --app-start-timeout,
-// else LAB_APP_START_MS (milliseconds), else 30 s.
+// How long a replica may take to answer its first request: the lab's own service's, 30 s; your
+// service's, --app-start-timeout, else LAB_APP_START_MS (milliseconds), else the same 30 s.
+const SERVICE_START_MS = 30000;
 const appStartMs = (app) =>
-  app.startTimeoutS ? app.startTimeoutS * 1000 : Number(process.env.LAB_APP_START_MS) || 30000;
+  app.startTimeoutS ? app.startTimeoutS * 1000 : Number(process.env.LAB_APP_START_MS) || SERVICE_START_MS;
 
 // (app: your service, whose answers count when below 500 with --health, else any.)
 async function waitHealthy(rt, what, url, until, timeoutMs = 20000, app = null) {
@@ -35,7 +36,11 @@ async function waitHealthy(rt, what, url, until, timeoutMs = 20000, app = null) 
   } catch (err) {
     if (err.code === 'LAB_ERR_INTERRUPTED') throw err;
     const shown = typeof url === 'function' ? url('N') : url;
-    throw labError('LAB_ERR_UNHEALTHY', what, `${shown}: ${err.message} (logs in ${path.join(rt.stateDir, 'logs')})`);
+    throw labError(
+      'LAB_ERR_UNHEALTHY',
+      what,
+      `${shown}: not ready within ${durationText(timeoutMs / 1000)} (last: ${err.message}; logs in ${path.join(rt.stateDir, 'logs')})`,
+    );
   }
 }
 
@@ -78,4 +83,4 @@ async function waitApp(rt, app, node, url, pm2, probed = false) {
   }
 }
 
-module.exports = { waitHealthy, waitApp, refusedPreload };
+module.exports = { waitHealthy, waitApp, refusedPreload, SERVICE_START_MS };

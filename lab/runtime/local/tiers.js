@@ -6,6 +6,7 @@ const { nodeOf } = require('../../topology/graph');
 const { appSetup } = require('../../app/setup');
 const { entryProbe, upstreamOf } = require('../readiness');
 const { waitStore } = require('./stores');
+const { SERVICE_START_MS } = require('./ready');
 
 // How the local runtime starts a deployment's nodes: each kind's starter under pm2, and the
 // tiers in order, each healthy before the next (`rt`: the LocalRuntime).
@@ -77,9 +78,15 @@ async function startTiers(rt, state, { startNode, pm2, stores, storeEnv, address
   for (const node of tier('service')) {
     if (yours) await rt.waitApp(yours, node, urlOf(node.name), pm2, !state.probe?.off);
     else
-      await rt.waitHealthy(node.name, `${urlOf(node.name)}/healthz`, (a) => {
-        return new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers;
-      });
+      // (Every worker seen: the lab's own service gets the start a service of yours gets by
+      // default, 30 s. At 20 s a 3-worker replica once had not listened yet, with both cores
+      // saturated by other runs.)
+      await rt.waitHealthy(
+        node.name,
+        `${urlOf(node.name)}/healthz`,
+        (a) => new Set(a.map((r) => r.headers['x-worker'])).size >= node.workers,
+        SERVICE_START_MS,
+      );
   }
   if (!yours) {
     await rt.waitHealthy('bbox1', `http://${rt.host}:${ports.bbox1}/`);

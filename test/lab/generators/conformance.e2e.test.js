@@ -250,8 +250,15 @@ describe.each(CASES)('%s', (name, vus, exitCode, args = []) => {
         const ref = reference[name];
         // One virtual user: the same sequence; several (alike): the same requests. And the same
         // timing where the case judges it.
-        if (vus === 1) expect(lines).toEqual(ref.lines);
-        else expect([...lines].sort()).toEqual([...ref.lines].sort());
+        // (With the lab's last words when they differ: a closed run once sent the first request of
+        // two, in CI beside other files, and not alone.)
+        const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+        const got = vus === 1 ? lines : [...lines].sort();
+        const expected = vus === 1 ? ref.lines : [...ref.lines].sort();
+        expect({ lines: got, log: same(got, expected) ? '' : run.stderr.slice(-1500) }).toEqual({
+          lines: expected,
+          log: '',
+        });
         if (TIMING[name]) expect(TIMING[name](srv.seen)).toEqual(ref.timing);
         // The same verdict; a crossed threshold exits 99 in the lab (pipelines' convention:
         // lab/results/exit-code.js) where Artillery exits 1.

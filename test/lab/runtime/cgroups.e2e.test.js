@@ -10,8 +10,10 @@ const {
   createGroup,
   readGroup,
   removeGroups,
+  removeGroup,
   existingGroups,
   cpuQuota,
+  weightOf,
 } = require('../../../lab/runtime/cgroups');
 const { spawn } = require('node:child_process');
 const { codeOf } = require('../../helper');
@@ -109,6 +111,30 @@ describe('control groups (lab/runtime/cgroups.js)', () => {
     });
   });
 
+  // A cap is a ceiling only: a node's group weighs what its processes would without it (one
+  // task each, at the lab's nice), the lab's parent group the sum of its nodes.
+  test("each node's group weighs what its processes would, the parent their sum: v1 shares, v2 weight", () => {
+    const v1 = detect(fakeV1());
+    createGroup(v1, 'tok', 'replica-1', { cpuPct: 50, memoryBytes: null }, { tasks: 1, nice: -10 });
+    createGroup(v1, 'tok', 'replica-2', { cpuPct: 50, memoryBytes: null }, { tasks: 3, nice: 0 });
+    const cpu = path.join(v1.dirs.cpu, 'lab-tok');
+    expect([read(cpu, 'replica-1', 'cpu.shares'), read(cpu, 'replica-2', 'cpu.shares')]).toEqual(['9548', '3072']);
+    expect(read(cpu, 'cpu.shares')).toBe('12620');
+    const root = tmp();
+    fs.writeFileSync(path.join(root, 'cgroup.controllers'), 'cpu memory');
+    const v2 = detect(root);
+    createGroup(v2, 'tok', 'replica-1', {}, { tasks: 1, nice: -10 });
+    createGroup(v2, 'tok', 'replica-2', {}, { tasks: 1, nice: 19 });
+    expect([
+      read(root, 'lab-tok', 'replica-1', 'cpu.weight'),
+      read(root, 'lab-tok', 'replica-2', 'cpu.weight'),
+    ]).toEqual(['932', '1']);
+    expect(read(root, 'lab-tok', 'cpu.weight')).toBe('933');
+    // By default, one task at the lab's own nice.
+    expect(weightOf()).toBe(weightOf({ tasks: 1, nice: os.getPriority() }));
+    expect(weightOf({ nice: 0 })).toBe(1024);
+  });
+
   test('no cgroup filesystem, or not root: one clear error', () => {
     expect(detect(tmp())).toBe(null);
     expect(codeOf(() => requireCgroups({ root: tmp() }))).toBe('LAB_ERR_CGROUPS');
@@ -171,6 +197,51 @@ describe('control groups (lab/runtime/cgroups.js)', () => {
     expect(g.periods).toBeGreaterThanOrEqual(5);
     expect(g.throttledPeriods / g.periods).toBeGreaterThan(0.5);
     expect(g.throttledUs).toBeGreaterThan(0);
+    expect((await removeGroups(real, token)).failed).toEqual([]);
+  });
+
+  // Three busy nice-0 loops and a group capped at half a core, all on CPU 0. Weighed as its
+  // process at nice -20 would be, the group gets its half (at the kernel's default weight, one
+  // nice-0 task, it got a quarter at most; other files' processes on CPU 0 count against it
+  // either way). Removing a node re-weighs the parent.
+  asRoot('on this kernel: a capped group beside busy processes gets its cap, as its process would', async () => {
+    const token = `test${process.pid}weight`;
+    const procs = createGroup(real, token, 'spin', { cpuPct: 50, memoryBytes: null }, { tasks: 1, nice: -20 });
+    createGroup(real, token, 'idle', {}, { tasks: 1, nice: 0 });
+    const spin = 'const t = Date.now(); while (Date.now() - t < 5000);';
+    const pinned = (p) =>
+      spawn(
+        '/bin/sh',
+        ['-c', `IFS=:; for f in $P; do echo $$ > "$f"; done; exec taskset -c 0 "$0" -e '${spin}'`, process.execPath],
+        {
+          env: { P: p.join(':') },
+          stdio: 'ignore',
+        },
+      );
+    // (Each loop a session of its own: where the kernel groups a session's tasks (autogroup),
+    // three loops of this test's session would weigh one task together.)
+    const loops = [0, 1, 2].map(() =>
+      spawn('taskset', ['-c', '0', process.execPath, '-e', spin], { stdio: 'ignore', detached: true }),
+    );
+    const member = pinned(procs);
+    const ended = [...loops, member].map((c) => new Promise((r) => c.once('exit', r)));
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      const a = readGroup(real, token, 'spin').cpuUsageUs;
+      const t0 = process.hrtime.bigint();
+      await new Promise((r) => setTimeout(r, 3000));
+      const share = (readGroup(real, token, 'spin').cpuUsageUs - a) / (Number(process.hrtime.bigint() - t0) / 1000);
+      expect(share).toBeGreaterThan(0.4);
+      expect(share).toBeLessThan(0.56);
+    } finally {
+      for (const c of [...loops, member]) c.kill('SIGKILL');
+      await Promise.all(ended);
+    }
+    const parent = path.join(real.version === 2 ? real.root : real.dirs.cpu, `lab-${token}`);
+    const file = real.version === 2 ? 'cpu.weight' : 'cpu.shares';
+    expect(Number(read(parent, file))).toBe(real.version === 2 ? 8768 : 88761 + 1024);
+    await removeGroup(real, token, 'spin');
+    expect(Number(read(parent, file))).toBe(real.version === 2 ? 100 : 1024);
     expect((await removeGroups(real, token)).failed).toEqual([]);
   });
 

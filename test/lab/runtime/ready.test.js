@@ -1,6 +1,7 @@
 'use strict';
 
-const { refusedPreload } = require('../../../lab/runtime/local/ready');
+const net = require('node:net');
+const { refusedPreload, waitHealthy } = require('../../../lab/runtime/local/ready');
 
 // Whether a service that exited at start was refused the runtime probe the lab preloads (then
 // the message says --no-probe deploys it), from its last lines: the refusal must be of the
@@ -18,4 +19,24 @@ test("a refusal of the service's own file, or no refusal: not the probe's", () =
   const own = `  code: 'ERR_ACCESS_DENIED', permission: 'FileSystemRead', resource: '/etc/hostname'\n}\n\nNode.js v24.21.0`;
   expect(refusedPreload(own)).toBe(false);
   expect(refusedPreload('Error: listen EADDRINUSE: address already in use :::3000')).toBe(false);
+});
+
+// A node that never answers: the message names it, its address, the limit it had and the
+// last thing seen, and where its logs are; an interruption is passed on as it is.
+test('a node that never answers: its address, the limit and the last error said', async () => {
+  // A port nothing listens on: bound, then closed.
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address();
+      s.close(() => resolve(p));
+    });
+  });
+  const rt = { step: (fn) => fn(), stateDir: '/tmp/lab-x', ca: null };
+  const err = await waitHealthy(rt, 'replica-1', `http://127.0.0.1:${port}/healthz`, () => true, 300).catch((e) => e);
+  expect(err.code).toBe('LAB_ERR_UNHEALTHY');
+  expect(err.message).toContain(`replica-1 did not become healthy: http://127.0.0.1:${port}/healthz: not ready within`);
+  expect(err.message).toMatch(/within 0\.3 ?s \(last: ECONNREFUSED; logs in \/tmp\/lab-x\/logs\)/);
+  const interrupted = Object.assign(new Error('interrupted'), { code: 'LAB_ERR_INTERRUPTED' });
+  const stopped = { ...rt, step: () => Promise.reject(interrupted) };
+  await expect(waitHealthy(stopped, 'replica-1', 'http://127.0.0.1:1/', () => true, 300)).rejects.toBe(interrupted);
 });
