@@ -28,8 +28,8 @@ const PERIOD_US = 100000;
 const LONG_PERIOD_US = 1000000;
 const MIN_QUOTA_US = 1000;
 
-// A cap is a ceiling, and only that: each node's group weighs in the CPUs' share-out what its
-// processes would weigh as plain processes (each one task at the lab's own nice), and the lab's
+// A cap is a ceiling, and only that: each CPU-capped node's group weighs in the CPUs' share-out
+// what its processes would weigh as plain processes (each one task at the lab's own nice), and the lab's
 // parent group the sum of its nodes. Left at the kernel's default, a whole deployment weighs
 // one nice-0 task: beside three busy processes on its CPU, a group capped at half a core got a
 // quarter of it (and in CI, beside five other files' deployments, capped replicas measured half
@@ -126,13 +126,18 @@ const write = (dir, file, value) => {
   }
 };
 
-// Makes one node's groups with its cap ({ cpuPct, memoryBytes }, either may be null) and its
-// weight (`weight`: { tasks, nice }, its processes and theirs, by default one of the lab's
-// own), and returns the cgroup.procs files its processes join.
+// Makes one node's groups with its cap ({ cpuPct, memoryBytes }, either may be null) and, when
+// capped in CPU, its weight (`weight`: { tasks, nice }, its processes and theirs, by default
+// one of the lab's own), and returns the cgroup.procs files its processes join.
+// (A group that only contains, a replica of your service uncapped, keeps the kernel's
+// default: weighed as a lab run under nice -10 is, with no ceiling, it could take both cores
+// from everything else; the one CI run where it was had another file's p99 over 5 s.)
 function createGroup(sys, token, node, cap, weight = {}) {
   const procs = makeGroup(sys, token, node, cap);
-  write(cpuDir(sys, token, node), weightFile(sys), toFile(sys, weightOf(weight)));
-  weighParent(sys, token);
+  if (cap.cpuPct) {
+    write(cpuDir(sys, token, node), weightFile(sys), toFile(sys, weightOf(weight)));
+    weighParent(sys, token);
+  }
   return procs;
 }
 
@@ -140,7 +145,8 @@ function createGroup(sys, token, node, cap, weight = {}) {
 const cpuDir = (sys, token, node) =>
   path.join(sys.version === 2 ? sys.root : sys.dirs.cpu, parentName(token), ...(node ? [node] : []));
 
-// The parent's weight: the sum of its nodes' (once one is added or removed).
+// The parent's weight: the sum of its nodes' (once a CPU-capped one is added or removed; a
+// deployment with none keeps the kernel's default, as before weights were written).
 function weighParent(sys, token) {
   const parent = cpuDir(sys, token, null);
   let sum = 0;
@@ -316,6 +322,7 @@ async function removeDir(dir, timeoutMs, removed, failed) {
 // members have nothing left to finish), then its folders. -> { removed, failed }
 async function removeGroup(sys, token, node, { timeoutMs = 3000 } = {}) {
   const dirs = [...new Set(Object.values(groupDirs(sys, token, node)))].filter(exists);
+  const capped = dirs.length > 0 && readGroup(sys, token, node).cpuPct !== null;
   const removed = [];
   const failed = [];
   for (const dir of dirs) {
@@ -331,7 +338,7 @@ async function removeGroup(sys, token, node, { timeoutMs = 3000 } = {}) {
   }
   // The parent weighs what its remaining nodes do. (Its removal is not failed for it.)
   try {
-    if (exists(cpuDir(sys, token, null))) weighParent(sys, token);
+    if (capped && exists(cpuDir(sys, token, null))) weighParent(sys, token);
   } catch {
     // the parent went meanwhile (down), or would not take the figure: its nodes still count
   }

@@ -111,8 +111,8 @@ describe('control groups (lab/runtime/cgroups.js)', () => {
     });
   });
 
-  // A cap is a ceiling only: a node's group weighs what its processes would without it (one
-  // task each, at the lab's nice), the lab's parent group the sum of its nodes.
+  // A cap is a ceiling only: a CPU-capped node's group weighs what its processes would without
+  // it (one task each, at the lab's nice), the lab's parent group the sum of its nodes.
   test("each node's group weighs what its processes would, the parent their sum: v1 shares, v2 weight", () => {
     const v1 = detect(fakeV1());
     createGroup(v1, 'tok', 'replica-1', { cpuPct: 50, memoryBytes: null }, { tasks: 1, nice: -10 });
@@ -123,8 +123,11 @@ describe('control groups (lab/runtime/cgroups.js)', () => {
     const root = tmp();
     fs.writeFileSync(path.join(root, 'cgroup.controllers'), 'cpu memory');
     const v2 = detect(root);
-    createGroup(v2, 'tok', 'replica-1', {}, { tasks: 1, nice: -10 });
-    createGroup(v2, 'tok', 'replica-2', {}, { tasks: 1, nice: 19 });
+    createGroup(v2, 'tok', 'replica-1', { cpuPct: 50, memoryBytes: null }, { tasks: 1, nice: -10 });
+    createGroup(v2, 'tok', 'replica-2', { cpuPct: 50, memoryBytes: null }, { tasks: 1, nice: 19 });
+    // A group that only contains (an uncapped replica of your service) keeps the kernel's weight.
+    createGroup(v2, 'tok', 'replica-3', { cpuPct: null, memoryBytes: 64 * M }, { tasks: 4, nice: -20 });
+    expect(fs.existsSync(path.join(root, 'lab-tok', 'replica-3', 'cpu.weight'))).toBe(false);
     expect([
       read(root, 'lab-tok', 'replica-1', 'cpu.weight'),
       read(root, 'lab-tok', 'replica-2', 'cpu.weight'),
@@ -206,8 +209,9 @@ describe('control groups (lab/runtime/cgroups.js)', () => {
   // either way). Removing a node re-weighs the parent.
   asRoot('on this kernel: a capped group beside busy processes gets its cap, as its process would', async () => {
     const token = `test${process.pid}weight`;
-    const procs = createGroup(real, token, 'spin', { cpuPct: 50, memoryBytes: null }, { tasks: 1, nice: -20 });
+    // (An uncapped node first: its group keeps the kernel's weight, counted in the parent's.)
     createGroup(real, token, 'idle', {}, { tasks: 1, nice: 0 });
+    const procs = createGroup(real, token, 'spin', { cpuPct: 50, memoryBytes: null }, { tasks: 1, nice: -20 });
     const spin = 'const t = Date.now(); while (Date.now() - t < 5000);';
     const pinned = (p) =>
       spawn(
