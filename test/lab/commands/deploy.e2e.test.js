@@ -78,7 +78,8 @@ describe.each(PRESETS.filter((p) => !p.edges).map((p) => [p.name, p.replicas, p.
         expect(n).toBeGreaterThanOrEqual(share * 0.8);
         expect(n).toBeLessThanOrEqual(share * 1.2);
       }
-    });
+      // (300 requests one after another: over 60 s once, in CI beside five other files.)
+    }, 180000);
 
     test('/bbox1 and /bbox2 answer through nginx', async () => {
       const [b1, b2] = await Promise.all([get(`${d.url}/bbox1`), get(`${d.url}/bbox2`)]);

@@ -113,7 +113,10 @@ test("a database's heaviest statement named first, in the summary and the findin
   const SERIES = String.raw`SELECT sum\(i\)::text AS s FROM generate_series\((?:\$\d|1), \$\d\) AS i`;
   expect(q.query).toMatch(new RegExp(`^${SERIES}$`));
   expect(q.share).toBeGreaterThan(0.5);
-  expect(q.calls).toBeGreaterThan(50);
+  // Each /crunch runs it once: counted for at least half the answers (the window's edges
+  // apart), whatever the machine answered. (A fixed > 50 of the 300 asked once read 14 in CI,
+  // the database slowed by five other files.)
+  expect(q.calls).toBeGreaterThanOrEqual(Math.max(1, Math.floor(s.requestsCompleted / 2)));
   expect(s.findings.map((f) => f.text).join('\n')).toMatch(
     new RegExp(`of its time in \`${SERIES}\` \\(\\d+ calls, [\\d.]+ ms each\\)`),
   );
