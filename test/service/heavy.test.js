@@ -9,9 +9,9 @@ test('a burn made, then left waiting, still burns its whole time once it starts'
   const step = burnSteps(20);
   await new Promise((r) => setTimeout(r, 30));
   const t0 = performance.now();
-  let steps = 0;
-  while (!step()) steps += 1;
-  // (A lower bound only: a busy machine can only make it longer.)
+  while (!step());
+  // (A lower bound only: a busy machine can only make it longer. A burn timed from when it was
+  // made ends at its first step, a spin long. How many steps it took is no check: beside a CI
+  // run the machine once held this process through all 20 ms of the first.)
   expect(performance.now() - t0).toBeGreaterThanOrEqual(20);
-  expect(steps).toBeGreaterThan(0);
 });
