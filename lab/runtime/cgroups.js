@@ -28,9 +28,9 @@ const PERIOD_US = 100000;
 const LONG_PERIOD_US = 1000000;
 const MIN_QUOTA_US = 1000;
 
-// A cap is a ceiling, and only that: each CPU-capped node's group weighs in the CPUs' share-out
-// what its processes would weigh as plain processes (each one task at the lab's own nice), and the lab's
-// parent group the sum of its nodes. Left at the kernel's default, a whole deployment weighs
+// A cap is a ceiling, and only that: each CPU-capped node's group weighs in the CPUs'
+// share-out what its processes would weigh as plain processes (each one task at the lab's own
+// nice), and the lab's parent group the sum of its nodes. Left at the kernel's default, a whole deployment weighs
 // one nice-0 task: beside three busy processes on its CPU, a group capped at half a core got a
 // quarter of it (and in CI, beside five other files' deployments, capped replicas measured half
 // what they hold alone).

@@ -225,12 +225,12 @@ class LocalRuntime {
     this.writeState(state);
     // Each capped node's groups, before anything starts: its processes join them first thing.
     const joins = {};
-    // (Each weighing what its processes would: a replica's workers each one task.)
-    const tasks = (name) => ({ tasks: graph.nodes.find((n) => n.name === name)?.workers || 1 });
-    for (const [name, cap] of Object.entries(caps)) joins[name] = createGroup(cgroups, token, name, cap, tasks(name));
+    // (A capped group weighs what its processes would: a replica's workers each one task.)
+    for (const [name, cap] of Object.entries(caps))
+      joins[name] = createGroup(cgroups, token, name, cap, { tasks: nodeOf(graph, name)?.workers || 1 });
     if (deployment.app && cgroups) {
       for (const node of graph.nodes.filter((n) => n.kind === 'service' && !joins[n.name]))
-        joins[node.name] = createGroup(cgroups, token, node.name, {}, tasks(node.name));
+        joins[node.name] = createGroup(cgroups, token, node.name, {});
     }
 
     let pm2 = null;
