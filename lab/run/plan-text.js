@@ -3,6 +3,7 @@
 const { requestNames } = require('../scenario/model');
 const { clock } = require('../terminal/progress');
 const { nodeText } = require('../runtime/node-versions');
+const { describeCap } = require('../topology/caps');
 
 // `npm run scenario -- ... --plan`: what a run would do, said before anything starts. Every
 // check of the command line has run by then (its words, flags, script and --app), so a plan
@@ -18,6 +19,9 @@ function planText(p) {
     lines.push(
       `service: ${d.app ? `your service in ${d.app.dir} (${d.app.line})` : "the lab's reference service"}${p.node ? `, on Node ${nodeText(p.node)}` : ''}`,
     );
+  // (Each node's cap as resolved: a role's cap on each of its nodes, a node's own over it.)
+  const caps = Object.entries(p.caps || {});
+  if (caps.length) lines.push(`caps: ${caps.map(([n, c]) => `${n} ${describeCap(c)}`).join('; ')}`);
   lines.push(`generator: ${p.generator}${p.loadNodes ? ` on ${p.loadNodes} load nodes` : ''}`);
   if (p.signal) {
     lines.push(`participants: up to ${p.participants}`);

@@ -80,11 +80,14 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     child.stderr.on('data', (d) => (stderr += d));
     let gone = false;
     const exited = new Promise((r) => child.on('exit', (code) => r(code, (gone = true))));
-    // Wait until the run is under way and one Artillery interval has been reported.
-    const deadline = Date.now() + 50000;
+    // Wait until the run is under way and one Artillery interval has been reported: the
+    // interruption is then mid-run. (Deploying three workers and starting Artillery once took
+    // more than the 50 s this waited; the run was then stopped before its first report.)
+    const deadline = Date.now() + 180000;
     while (!/done [1-9]\d*/.test(stderr) && !gone && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
     expect(gone ? stderr : 'running').toBe('running');
+    expect(/done [1-9]\d*/.test(stderr) ? 'reported' : stderr).toBe('reported');
     const state = JSON.parse(fs.readFileSync(path.join(stateDir, 'state.json'), 'utf8'));
     const pids = [state.pids.pm2, state.pids.nginx].flatMap((p) => tree(p));
     child.kill('SIGINT');
@@ -98,7 +101,7 @@ describe('npm run scenario: bad input, failures, interruption', () => {
     expect(summary.responseTimeMs).toBeNull();
     // No Artillery left either.
     expect(stderr).toMatch(/interrupted: partial results/);
-  });
+  }, 240000);
 
   test('--target runs against a system that is already up, with no deploy', async () => {
     const { startProgram, freePort } = require('../../helper');

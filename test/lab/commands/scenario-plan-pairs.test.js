@@ -41,6 +41,7 @@ const FLAGS = {
   dotenv: ['--dotenv', path.join(FIX, 'scripts', 'plan.env')],
   overrides: ['--overrides', '{"config": {"variables": {"z": 1}}}'],
   'scenario-name': ['--scenario-name', 'buy'],
+  cap: ['--cap', 'replica=50%,64M'],
 };
 const BASE = [
   '--script',

@@ -4,6 +4,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { lab, ownPlace, get, errorCode, ROOT, forDeploy, stateOf, jsonOf, flagsOf } = require('../../helper');
+const { onlyWith } = require('../../requires');
+
+const capped = onlyWith('cgroups');
 
 // The whole stack (lab/stores/): a service the lab has never seen (test/fixtures/apps/ledger:
 // accounts and transfers in PostgreSQL through pg, a counter in Redis, its schema made by
@@ -119,44 +122,55 @@ test('a failing --app-setup: exit 2 with its output, and nothing left running', 
   expect((await lab(['status', '--state-dir', stateDir])).stdout).not.toMatch(/online/);
 }, 200000);
 
-test('runs name the tier: a saturated database, and the connection limit', async () => {
-  const place = await ownPlace({ ports: 70 });
-  // The database's CPU, not the replicas': 40 sums of 2 million rows a second.
-  const busy = await lab(
-    [
-      'scenario',
-      '/crunch?n=2000000',
-      'endurance',
-      'replicated',
-      ...flagsOf({
-        app: LEDGER,
-        with: 'postgres,redis',
-        appSetup: 'npm run migrate',
-        generator: 'fast',
-        rate: 40,
-        duration: 8,
-        graphite: false,
-        json: true,
-      }),
-      ...place,
-    ],
-    { timeoutMs: 240000 },
-  );
-  expect(busy.stderr).not.toMatch(/LAB_ERR/);
-  const s = jsonOf(busy);
-  expect(s.nodes.rows.map((r) => r.node)).toEqual(expect.arrayContaining(['postgres', 'redis']));
-  expect(s.stores.postgres.tpsMean).toBeGreaterThan(0);
-  // (Redis sampled too: its clients, the app's connections. Not its commands a second: /crunch
-  // sends it none, and in 8 s on a busy machine there was once one sample, no rate, or none.)
-  expect(s.stores.redis.clientsMax).toBeGreaterThan(0);
-  const limit = s.findings.find((f) => f.id === 'store-limit');
-  expect(limit).toMatchObject({ tier: 'postgres' });
-  expect(limit.text).toMatch(
-    /^postgres at [\d.]+% of a core while the replicas sat at \d+% at most: the database set the limit/,
-  );
+// The database's CPU, not the replicas': 40 sums of 2 million rows a second, asking several
+// cores of PostgreSQL. Its cap of one core, weighed as its process run first (the lab's groups
+// weigh what their processes would: lab/runtime/cgroups.js), is the limit the test sets: beside
+// five other files the machine's own share for it once fell under the rule's 80% of a core,
+// and no tier was named.
+capped(
+  'a saturated database is named as the tier that set the limit',
+  async () => {
+    const place = await ownPlace({ ports: 70 });
+    const busy = await lab(
+      [
+        'scenario',
+        '/crunch?n=2000000',
+        'endurance',
+        'replicated',
+        ...flagsOf({
+          app: LEDGER,
+          with: 'postgres,redis',
+          appSetup: 'npm run migrate',
+          generator: 'fast',
+          rate: 40,
+          duration: 8,
+          cap: 'postgres=100%',
+          graphite: false,
+          json: true,
+        }),
+        ...place,
+      ],
+      { timeoutMs: 240000, first: true },
+    );
+    expect(busy.stderr).not.toMatch(/LAB_ERR/);
+    const s = jsonOf(busy);
+    expect(s.nodes.rows.map((r) => r.node)).toEqual(expect.arrayContaining(['postgres', 'redis']));
+    expect(s.stores.postgres.tpsMean).toBeGreaterThan(0);
+    // (Redis sampled too: its clients, the app's connections. Not its commands a second: /crunch
+    // sends it none, and in 8 s on a busy machine there was once one sample, no rate, or none.)
+    expect(s.stores.redis.clientsMax).toBeGreaterThan(0);
+    const limit = s.findings.find((f) => f.id === 'store-limit');
+    expect(limit).toMatchObject({ tier: 'postgres' });
+    expect(limit.text).toMatch(
+      /^postgres at [\d.]+% of a core while the replicas sat at \d+% at most: the database set the limit/,
+    );
+  },
+  300000,
+);
 
-  // Past max_connections: 3 replicas with pools of 5 against 6 connections (3 kept for
-  // superusers), each request holding one for 200 ms.
+test('a run past max_connections names the connection limit', async () => {
+  // 3 replicas with pools of 5 against 6 connections (3 kept for superusers), each request
+  // holding one for 200 ms.
   const place2 = await ownPlace({ ports: 70 });
   const tight = await lab(
     [
@@ -184,7 +198,7 @@ test('runs name the tier: a saturated database, and the connection limit', async
   expect(t.findings.find((f) => f.id === 'connection-limit').text).toMatch(
     /^PostgreSQL refused \d+ connection\(s\): too many clients for its max_connections of 6/,
   );
-}, 500000);
+}, 300000);
 
 test('bad input: --with without --app, an unknown store, --db-max-connections without postgres', async () => {
   const bad = [
