@@ -13,11 +13,21 @@ const { ResponseParser } = require('./response-parser');
 // parser copies what it keeps.
 const SHARED = Buffer.allocUnsafe(64 * 1024);
 
+// A socket idle this long is not reused: a new one is opened for the next request. Servers close
+// idle kept-alive connections (Node's after 5 s), and a close that arrives while this thread is
+// busy (a capture parsing a page) is read only after the next request was written on the dead
+// socket: it failed with ECONNRESET, a request the server never received. Under the server's
+// time-out, as keep-alive agents do (agentkeepalive's free-socket time-out is 4 s).
+const IDLE_REUSE_MS = 4000;
+
 class Connection {
   // o: { url (URL), pipelining, onFree(conn) (it has room again), stats ({ opened }), tls
-  //      ({ client, onHandshake }: an https:// target's connections, ./../tls-client.js) }
+  //      ({ client, onHandshake }: an https:// target's connections, ./../tls-client.js),
+  //      idleMs (IDLE_REUSE_MS) }
   constructor(o) {
     this.url = o.url;
+    this.idleMs = o.idleMs ?? IDLE_REUSE_MS;
+    this.idleAt = 0; // when its last answer left nothing in flight (performance.now())
     this.tls = o.tls || null;
     this.pipelining = o.pipelining || 1;
     this.onFree = o.onFree || null;
@@ -35,6 +45,7 @@ class Connection {
   // Sends one request: done(res) with its response, or fail(code).
   send(r) {
     if (this.closed) return r.fail('ECANCELED');
+    if (this.socket && !this.inflight.length && performance.now() - this.idleAt >= this.idleMs) this.forget();
     if (!this.socket) this.open();
     this.inflight.push(r);
     this.parser.expect(r);
@@ -83,10 +94,19 @@ class Connection {
 
   answered(res) {
     const r = this.inflight.shift();
+    if (!this.inflight.length) this.idleAt = performance.now();
     if (r.firstAt !== undefined) res.firstAt = r.firstAt;
     if (res.close) this.retire();
     r.done(res);
     if (this.onFree && this.hasRoom) this.onFree(this);
+  }
+
+  // An idle socket let go, nothing in flight on it (its close is then not a loss).
+  forget() {
+    const socket = this.socket;
+    this.socket = null;
+    this.parser = null;
+    socket.destroy();
   }
 
   // The server said it closes after this answer: the requests written after it were not
@@ -139,4 +159,4 @@ class Connection {
   }
 }
 
-module.exports = { Connection };
+module.exports = { Connection, IDLE_REUSE_MS };
