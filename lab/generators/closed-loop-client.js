@@ -83,20 +83,27 @@ module.exports = closedLoop;
 // latency returned. Against W synchronous workers exactly W of them are served at once and
 // answer after about one delay, the rest wait for a worker and take at least two, so the
 // size of the first wave is W itself, read off one burst rather than inferred from a rise.
+// Each latency runs from its request's last byte handed to the kernel to its answer's head:
+// opening dozens of connections at once is this process's work, not the service's, and a
+// busy machine once delayed it past half a delay for half a burst (an asynchronous box read
+// as synchronous). A request reaches the service after it was written, so a wait for a
+// worker still reads two delays at least.
 async function burst({ url, count, timeoutMs = 30000 }) {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: false, maxSockets: count });
   const one = () =>
     new Promise((resolve) => {
-      const start = performance.now();
+      let start = performance.now();
       const req = http.get(
         { host: target.hostname, port: target.port, path: target.pathname + target.search, agent },
         (res) => {
+          const ms = performance.now() - start;
           res.resume();
-          res.on('end', () => resolve({ ms: performance.now() - start, status: res.statusCode }));
+          res.on('end', () => resolve({ ms, status: res.statusCode }));
           res.on('error', (err) => resolve({ error: err.code || 'ERROR' }));
         },
       );
+      req.on('finish', () => (start = performance.now()));
       req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
       req.on('error', (err) => resolve({ error: err.code || 'ERROR' }));
     });
