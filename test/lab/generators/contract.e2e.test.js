@@ -252,6 +252,13 @@ describe('several targets (no balancer)', () => {
 describe('closed (closed loop)', () => {
   test('N connections, each sending when answered: throughput = N / delay; --requests is exact', async () => {
     const srv = await delayed(50);
+    // N connections: the server holds N requests at once at most, and N at some point.
+    let inflight = 0;
+    let most = 0;
+    srv.server.on('request', (req, res) => {
+      most = Math.max(most, ++inflight);
+      res.on('finish', () => (inflight -= 1));
+    });
     try {
       const { summary } = await run('closed', {
         target: srv.url,
@@ -260,11 +267,15 @@ describe('closed (closed loop)', () => {
         keepalive: true,
         phases: [{ name: 'closed', duration: 2 }],
       });
+      expect(most).toBe(4);
       // 4 connections / 50 ms = 80/s: 160 in 2 s at most. Judged by what the run measured: 4
-      // connections each waiting the mean answer time in turn send 4 x 2 s / mean (within
-      // 10%, and the flows the end cut), however slow a busy machine made each answer.
+      // connections each waiting the mean answer time in turn send 4 x 2 s / mean at most
+      // (10% and the flows the end cut over it), however slow a busy machine made each answer.
+      // Under it, a connection idle between an answer and its next request: a whole answer's
+      // time would read half. (What a busy machine adds between the two is not in the answer
+      // time: beside five files, 51 were sent where 71 were the measured bound.)
       const expected = (4 * 2000) / summary.responseTimeMs.mean;
-      expect(summary.requestsCompleted).toBeGreaterThanOrEqual(Math.floor(expected * 0.9) - 4);
+      expect(summary.requestsCompleted).toBeGreaterThan(expected * 0.6);
       expect(summary.requestsCompleted).toBeLessThanOrEqual(Math.min(165, Math.ceil(expected * 1.1) + 4));
       expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(49);
       expect(summary.sendLagMs).toBeNull();
