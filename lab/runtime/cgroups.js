@@ -30,10 +30,10 @@ const MIN_QUOTA_US = 1000;
 
 // A cap is a ceiling, and only that: each CPU-capped node's group weighs in the CPUs'
 // share-out what its processes would weigh as plain processes (each one task at the lab's own
-// nice), and the lab's parent group the sum of its nodes. Left at the kernel's default, a whole deployment weighs
-// one nice-0 task: beside three busy processes on its CPU, a group capped at half a core got a
-// quarter of it (and in CI, beside five other files' deployments, capped replicas measured half
-// what they hold alone).
+// nice), and the lab's parent group the sum of its nodes. Left at the kernel's default, a whole
+// deployment weighs one nice-0 task: beside three busy processes on its CPU, a group capped at
+// half a core got a quarter of it (and in CI, beside five other files' deployments, capped
+// replicas measured half what they hold alone).
 // The kernel's weight of a task at each nice value, -20 to 19 (sched_prio_to_weight); 1024 at
 // nice 0 is v1's default cpu.shares and v2's cpu.weight 100.
 const NICE_WEIGHT = [

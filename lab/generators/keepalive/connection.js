@@ -45,7 +45,8 @@ class Connection {
   // Sends one request: done(res) with its response, or fail(code).
   send(r) {
     if (this.closed) return r.fail('ECANCELED');
-    if (this.socket && !this.inflight.length && performance.now() - this.idleAt >= this.idleMs) this.forget();
+    // (Nothing in flight: retiring it sends nothing again.)
+    if (this.socket && !this.inflight.length && performance.now() - this.idleAt >= this.idleMs) this.retire();
     if (!this.socket) this.open();
     this.inflight.push(r);
     this.parser.expect(r);
@@ -99,14 +100,6 @@ class Connection {
     if (res.close) this.retire();
     r.done(res);
     if (this.onFree && this.hasRoom) this.onFree(this);
-  }
-
-  // An idle socket let go, nothing in flight on it (its close is then not a loss).
-  forget() {
-    const socket = this.socket;
-    this.socket = null;
-    this.parser = null;
-    socket.destroy();
   }
 
   // The server said it closes after this answer: the requests written after it were not

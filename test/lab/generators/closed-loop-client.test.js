@@ -5,23 +5,18 @@
 // connections. A server of the test's own, in a process of its own, answers every request after
 // 200 ms (asynchronous); this thread is held for a second right after the burst is asked for,
 // as a busy machine held a characterization's (an asynchronous box once read as synchronous).
-const { spawn } = require('node:child_process');
+const { startProgram } = require('../../helper');
 const { burst } = require('../../../lab/generators/closed-loop-client');
 
 const DELAY_MS = 200;
 const HOLD_MS = 1000;
 
+// Started and stopped by the tests' helper; it writes its port when it listens.
 async function delayed() {
   const code = `require('node:http').createServer((q, a) => setTimeout(() => a.end('ok'), ${DELAY_MS}))
-    .listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  while (!out.includes('\n')) await new Promise((r) => setTimeout(r, 20));
-  return {
-    url: `http://127.0.0.1:${out.trim()}/`,
-    stop: () => new Promise((r) => (child.exitCode === null ? child.on('exit', r).kill() : r())),
-  };
+    .listen(0, '127.0.0.1', function () { console.error(this.address().port); });`;
+  const child = await startProgram('-e', [code], { ready: (err) => err.includes('\n') });
+  return { url: `http://127.0.0.1:${child.output().stderr.trim()}/`, stop: () => child.stop() };
 }
 
 test('a burst times each request from its writing: a held thread does not make the first wave late', async () => {

@@ -122,6 +122,31 @@ test('a failing --app-setup: exit 2 with its output, and nothing left running', 
   expect((await lab(['status', '--state-dir', stateDir])).stdout).not.toMatch(/online/);
 }, 200000);
 
+// An endurance run of the ledger on `replicated` with both stores, 40 requests a second of
+// `endpoint` by the fast generator; `flags` add to (or override) these.
+async function ledgerEndurance(endpoint, flags, opts = {}) {
+  return lab(
+    [
+      'scenario',
+      endpoint,
+      'endurance',
+      'replicated',
+      ...flagsOf({
+        app: LEDGER,
+        with: 'postgres,redis',
+        appSetup: 'npm run migrate',
+        generator: 'fast',
+        rate: 40,
+        graphite: false,
+        json: true,
+        ...flags,
+      }),
+      ...(await ownPlace({ ports: 70 })),
+    ],
+    { timeoutMs: 240000, ...opts },
+  );
+}
+
 // The database's CPU, not the replicas': 40 sums of 2 million rows a second, asking several
 // cores of PostgreSQL. Its cap of one core, weighed as its process run first (the lab's groups
 // weigh what their processes would: lab/runtime/cgroups.js), is the limit the test sets: beside
@@ -130,28 +155,7 @@ test('a failing --app-setup: exit 2 with its output, and nothing left running', 
 capped(
   'a saturated database is named as the tier that set the limit',
   async () => {
-    const place = await ownPlace({ ports: 70 });
-    const busy = await lab(
-      [
-        'scenario',
-        '/crunch?n=2000000',
-        'endurance',
-        'replicated',
-        ...flagsOf({
-          app: LEDGER,
-          with: 'postgres,redis',
-          appSetup: 'npm run migrate',
-          generator: 'fast',
-          rate: 40,
-          duration: 8,
-          cap: 'postgres=100%',
-          graphite: false,
-          json: true,
-        }),
-        ...place,
-      ],
-      { timeoutMs: 240000, first: true },
-    );
+    const busy = await ledgerEndurance('/crunch?n=2000000', { duration: 8, cap: 'postgres=100%' }, { first: true });
     expect(busy.stderr).not.toMatch(/LAB_ERR/);
     const s = jsonOf(busy);
     expect(s.nodes.rows.map((r) => r.node)).toEqual(expect.arrayContaining(['postgres', 'redis']));
@@ -171,28 +175,7 @@ capped(
 test('a run past max_connections names the connection limit', async () => {
   // 3 replicas with pools of 5 against 6 connections (3 kept for superusers), each request
   // holding one for 200 ms.
-  const place2 = await ownPlace({ ports: 70 });
-  const tight = await lab(
-    [
-      'scenario',
-      '/slow?ms=200',
-      'endurance',
-      'replicated',
-      ...flagsOf({
-        app: LEDGER,
-        with: 'postgres,redis',
-        appSetup: 'npm run migrate',
-        dbMaxConnections: 6,
-        generator: 'fast',
-        rate: 40,
-        duration: 6,
-        graphite: false,
-        json: true,
-      }),
-      ...place2,
-    ],
-    { timeoutMs: 240000 },
-  );
+  const tight = await ledgerEndurance('/slow?ms=200', { dbMaxConnections: 6, duration: 6 });
   const t = jsonOf(tight);
   expect(t.stores.postgres.refusedConnections).toBeGreaterThan(0);
   expect(t.findings.find((f) => f.id === 'connection-limit').text).toMatch(

@@ -6,6 +6,7 @@
 // past it (a capture parsing a page on a loaded machine), so the server's close is read only
 // after the next request was written: on the dead socket, that request failed with ECONNRESET
 // though the server never received it (a conformance run of checks.yml, beside other files).
+const { startProgram } = require('../../../helper');
 const { Connection, IDLE_REUSE_MS } = require('../../../../lab/generators/keepalive/connection');
 const { requestBytes } = require('../../../../lab/generators/keepalive/request-bytes');
 
@@ -28,60 +29,63 @@ const get = (conn, path) =>
     });
   });
 
-// The server in a process of its own (held in this one, its time-out would wait too): it
-// prints its port, and each path it receives on a line of its own.
+// The server in a process of its own (held in this one, its time-out would wait too), started
+// and stopped by the tests' helper: it writes its port, then each path it receives and each
+// connection ('#') on a line of its own (stderr, which the helper reads).
 async function serverClosingIdle(ms) {
-  const { spawn } = require('node:child_process');
-  const code = `const s = require('node:http').createServer((q, a) => { console.log(q.url); a.end('ok'); });
-    s.keepAliveTimeout = ${ms}; let n = 0; s.on('connection', () => console.log('#' + ++n));
-    s.listen(0, '127.0.0.1', () => console.log(s.address().port));`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  while (!out.includes('\n')) await new Promise((r) => setTimeout(r, 20));
-  const lines = () => out.trim().split('\n').slice(1);
+  const code = `const s = require('node:http').createServer((q, a) => { console.error(q.url); a.end('ok'); });
+    s.keepAliveTimeout = ${ms}; s.on('connection', () => console.error('#'));
+    s.listen(0, '127.0.0.1', () => console.error(s.address().port));`;
+  const child = await startProgram('-e', [code], { ready: (err) => err.includes('\n') });
+  const lines = () => child.output().stderr.trim().split('\n');
   return {
-    url: `http://127.0.0.1:${out.split('\n')[0]}`,
+    url: `http://127.0.0.1:${lines()[0]}`,
     got: () => lines().filter((l) => l.startsWith('/')),
-    sockets: () => lines().filter((l) => l.startsWith('#')).length,
-    stop: () => new Promise((r) => (child.exitCode === null ? child.on('exit', r).kill() : r())),
+    sockets: () => lines().filter((l) => l === '#').length,
+    stop: () => child.stop(),
   };
 }
 
-test('a socket idle past the limit is not reused: the next request goes on a new one and is answered', async () => {
-  const srv = await serverClosingIdle(150);
+// Two requests on one Connection (idle limit `idleMs`) to a server closing idle sockets after
+// `serverMs`, `between` run between them; what the server received, sockets opened and seen.
+async function twoRequests({ serverMs, idleMs, between }) {
+  const srv = await serverClosingIdle(serverMs);
   const stats = { opened: 0 };
-  const conn = new Connection({ url: new URL(srv.url), stats, idleMs: 100 });
+  const conn = new Connection({ url: new URL(srv.url), stats, idleMs });
   try {
     expect(await get(conn, '/first')).toEqual({ ok: true, status: 200 });
-    // Its answer read, the thread is busy past the server's time-out (Node's server closed an
-    // idle socket of keepAliveTimeout 150 ms after about 1.2 s here), then writes at once.
-    await new Promise((r) => setImmediate(r));
-    hold(2500);
+    await between();
     expect(await get(conn, '/second')).toEqual({ ok: true, status: 200 });
     await new Promise((r) => setTimeout(r, 100));
-    expect([srv.got(), stats.opened, srv.sockets()]).toEqual([['/first', '/second'], 2, 2]);
+    return [srv.got(), stats.opened, srv.sockets()];
   } finally {
     conn.close();
     await srv.stop();
   }
+}
+
+test('a socket idle past the limit is not reused: the next request goes on a new one and is answered', async () => {
+  const seen = await twoRequests({
+    serverMs: 150,
+    idleMs: 100,
+    // Its answer read, the thread is busy past the server's time-out (Node's server closed an
+    // idle socket of keepAliveTimeout 150 ms after about 1.2 s here), then writes at once.
+    between: async () => {
+      await new Promise((r) => setImmediate(r));
+      hold(2500);
+    },
+  });
+  expect(seen).toEqual([['/first', '/second'], 2, 2]);
 });
 
 test('a socket used again within the limit is kept: one connection for both', async () => {
   // (Limits far from the 50 ms between the requests, however late this thread runs.)
-  const srv = await serverClosingIdle(60000);
-  const stats = { opened: 0 };
-  const conn = new Connection({ url: new URL(srv.url), stats, idleMs: 30000 });
-  try {
-    expect(await get(conn, '/first')).toEqual({ ok: true, status: 200 });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await get(conn, '/second')).toEqual({ ok: true, status: 200 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect([srv.got(), stats.opened, srv.sockets()]).toEqual([['/first', '/second'], 1, 1]);
-  } finally {
-    conn.close();
-    await srv.stop();
-  }
+  const seen = await twoRequests({
+    serverMs: 60000,
+    idleMs: 30000,
+    between: () => new Promise((r) => setTimeout(r, 50)),
+  });
+  expect(seen).toEqual([['/first', '/second'], 1, 1]);
 });
 
 test("the default limit is under Node's own server's keep-alive time-out (5 s)", () => {
