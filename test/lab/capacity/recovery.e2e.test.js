@@ -27,7 +27,9 @@ test('a service whose state grows: drift said for every deployment, none ranked;
   expect(r.stderr).not.toMatch(/LAB_ERR/);
   expect(r.code).toBe(1);
   for (const d of out.deployments) {
-    expect({ deployment: d.deployment, maxRate: d.maxRate }).toEqual({ deployment: d.deployment, maxRate: null });
+    // (With its sentence beside it: a failure says what the search found instead.)
+    const { deployment, text } = d;
+    expect({ deployment, maxRate: d.maxRate, text }).toEqual({ deployment, maxRate: null, text });
     expect(['drift', 'hysteresis', 'no-recovery']).toContain(d.bound);
     expect(d.text).toMatch(/\(drift: /);
     expect(d.text).toMatch(/--fresh-per-level/);
