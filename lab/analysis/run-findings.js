@@ -12,29 +12,34 @@ const { elasticFindings } = require('../elastic/results');
 // (The tier first, then the reason: the runtime's own rules, ./runtime-findings.js.)
 const RULES = [restarted, connectionLimit, storeLimit, heaviestStatements, profileNotes, ...RUNTIME_RULES];
 
-// A tier's CPU over the run: each node's mean (% of one core), the tier's busiest node.
-const tierCpu = (rows, pick) => rows.filter((r) => pick(r.node)).map((r) => r.cpuPctMean ?? 0);
+// What a node may use of one core: its cap (--cap, % of one core) when under a core, else
+// one core. A store held at its cap is as much the limit as one at a whole core.
+const allowance = (r) => Math.min(100, r.cpuCapPct ?? 100);
 
-// Which tier set the limit, when a data store did: a store at STORE_BUSY of a core (Redis
-// runs its commands on one thread; PostgreSQL a process per connection, each on one core at
-// a time) while every replica stayed under REPLICAS_IDLE of its own: the replicas waited on
-// the store. (The replicas busy too: no store is named; the replicas' CPU says the rest.)
+// Which tier set the limit, when a data store did: a store at STORE_BUSY of a core, or of its
+// cap (Redis runs its commands on one thread; PostgreSQL a process per connection, each on one
+// core at a time) while every replica stayed under REPLICAS_IDLE of its own (of its cap, when
+// capped): the replicas waited on the store. (The replicas busy too: no store is named; the
+// replicas' CPU says the rest.)
 const STORE_BUSY = 80;
 const REPLICAS_IDLE = 60;
 function storeLimit(s) {
   const rows = s.nodes?.rows || [];
-  const replicas = tierCpu(rows, (n) => /^replica-\d+$/.test(n));
+  const replicas = rows.filter((r) => /^replica-\d+$/.test(r.node));
   if (!replicas.length) return null;
-  const stores = rows.filter((r) => ['postgres', 'redis'].includes(r.node) && (r.cpuPctMean ?? 0) >= STORE_BUSY);
-  if (!stores.length || Math.max(...replicas) >= REPLICAS_IDLE) return null;
-  const busiest = stores.reduce((a, r) => (r.cpuPctMean > a.cpuPctMean ? r : a));
+  const busy = (r) => (r.cpuPctMean ?? 0) >= (STORE_BUSY / 100) * allowance(r);
+  const stores = rows.filter((r) => ['postgres', 'redis'].includes(r.node) && busy(r));
+  if (!stores.length || replicas.some((r) => (r.cpuPctMean ?? 0) >= (REPLICAS_IDLE / 100) * allowance(r))) return null;
+  const busiest = stores.reduce((a, r) => (r.cpuPctMean / allowance(r) > a.cpuPctMean / allowance(a) ? r : a));
   const what = busiest.node === 'postgres' ? 'the database' : 'the cache';
   const heaviest = heaviestText(s, busiest.node);
+  const capped = allowance(busiest) < 100 ? ` (capped at ${allowance(busiest)}%)` : '';
+  const replicasMax = Math.round(Math.max(...replicas.map((r) => r.cpuPctMean ?? 0)));
   return {
     id: 'store-limit',
     tier: busiest.node,
-    text: `${busiest.node} at ${busiest.cpuPctMean}% of a core while the replicas sat at ${Math.round(Math.max(...replicas))}% at most: ${what} set the limit${heaviest ? `; ${heaviest}` : ''}`,
-    rule: `a store is the limit when its CPU averaged at least ${STORE_BUSY}% of a core over the run while no replica averaged ${REPLICAS_IDLE}% of its own${heaviest ? `; ${HEAVY_RULE}` : ''}`,
+    text: `${busiest.node} at ${busiest.cpuPctMean}% of a core${capped} while the replicas sat at ${replicasMax}% at most: ${what} set the limit${heaviest ? `; ${heaviest}` : ''}`,
+    rule: `a store is the limit when its CPU averaged at least ${STORE_BUSY}% of a core (of its cap, when capped under one) over the run while no replica averaged ${REPLICAS_IDLE}% of its own (of its cap)${heaviest ? `; ${HEAVY_RULE}` : ''}`,
   };
 }
 

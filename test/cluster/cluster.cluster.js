@@ -145,7 +145,14 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
     );
     expect(r.stderr).not.toMatch(/LAB_ERR/);
     const summary = jsonOf(r);
-    expect(summary.status).toBe('completed');
+    // (A run stopped at its deadline twice in CI, beside the container suite: with each node's
+    // counts and CPU and the run's last lines, so that a failure says which node held it.)
+    const seen = (summary.generator?.nodes || []).map((n) => {
+      const { node, launched, asked, completed, errors, cpuPctMax, lost, lostAtS, sendLagMs } = n;
+      return { node, launched, asked, completed, errors, cpuPctMax, lost, lostAtS, lagP99: sendLagMs?.p99 };
+    });
+    const last = r.stderr.trim().split('\n').slice(-12).join('\n');
+    expect({ status: summary.status, seen, last }).toEqual({ status: 'completed', seen, last });
     // While the load nodes start, the progress says so; the run's clock starts with the load
     // (never "finishing | sent 0"), and the start-up is reported apart (issue 44).
     expect(r.stderr).toMatch(/starting load nodes: \d of 2 ready/);

@@ -85,7 +85,11 @@ function renderNginxConfig({
     upstream,
     proxyPass,
     keepalive: b.keepalive,
-    tries: b.tries,
+    // A swarm's name: every address of it in turn (0, nginx's "no limit", each peer once a
+    // request), still within proxy_next_upstream_timeout. Two tries, as for a fixed list,
+    // failed requests when a scale from 5 to 2 left three gone tasks in the 2 s of cached
+    // addresses (or three new ones not yet listening): two of them in a row, no answer.
+    tries: resolver ? 0 : b.tries,
     host,
     port,
     daemon,

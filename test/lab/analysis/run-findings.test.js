@@ -65,6 +65,32 @@ test('a store busy while the replicas waited is named as the tier that set the l
   expect(runFindings(summary(rows.filter((r) => r.node !== 'postgres')))).toEqual([]);
 });
 
+// A cap is the store's whole core: a database held at its cap of half a core set the limit as
+// one at a whole core does; replicas are judged against their own caps.
+test('a store at its cap (under a core) while the replicas waited is the limit; a capped replica busy at its cap blames no store', () => {
+  const rows = [
+    { node: 'replica-1', cpuPctMean: 14, cpuCapPct: 25 },
+    { node: 'replica-2', cpuPctMean: 12, cpuCapPct: 25 },
+    { node: 'postgres', cpuPctMean: 45.2, cpuCapPct: 50 },
+    { node: 'redis', cpuPctMean: 3 },
+  ];
+  const [f] = runFindings(summary(rows));
+  expect(f).toMatchObject({ id: 'store-limit', tier: 'postgres' });
+  expect(f.text).toMatch(
+    /^postgres at 45\.2% of a core \(capped at 50%\) while the replicas sat at 14% at most: the database set the limit/,
+  );
+  expect(f.rule).toMatch(/of its cap, when capped under one/);
+  // under 80% of its cap: not the limit
+  const idle = rows.map((r) => (r.node === 'postgres' ? { ...r, cpuPctMean: 39 } : r));
+  expect(runFindings(summary(idle))).toEqual([]);
+  // a replica at 60% of its own cap of 25% (15% of a core): busy, no store blamed
+  const busy = rows.map((r) => (r.node === 'replica-1' ? { ...r, cpuPctMean: 15 } : r));
+  expect(runFindings(summary(busy))).toEqual([]);
+  // a cap over one core is still one core's worth for a store
+  const wide = rows.map((r) => (r.node === 'postgres' ? { ...r, cpuPctMean: 70, cpuCapPct: 200 } : r));
+  expect(runFindings(summary(wide))).toEqual([]);
+});
+
 test("PostgreSQL's refused connections are counted against its limit and the processes sharing it", () => {
   const [f] = runFindings(
     summary([{ node: 'replica-1', cpuPctMean: 90 }], {

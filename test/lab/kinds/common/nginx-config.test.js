@@ -23,6 +23,23 @@ describe('nginx config', () => {
     expect(text).toMatch(/access_log off;/);
     expect(text).not.toMatch(/\{\{/);
   });
+
+  // A swarm's tasks by name: a scale from 5 to 2 left three gone addresses in the resolver's
+  // cache; with two tries a request met two of them and failed. Every address once, in 10 s.
+  test("a swarm's name resolved at request time: each of its addresses tried once, within 10 s", () => {
+    const text = renderNginxConfig({
+      deployment: resolveDeployment('multi-replicated'),
+      host: '0.0.0.0',
+      port: 8080,
+      upstreams: ['tasks.service:3000'],
+      resolver: '127.0.0.11',
+      paths: { pidFile: '/tmp/nginx.pid', errorLog: 'stderr' },
+    });
+    expect(text).toMatch(/resolver 127\.0\.0\.11 valid=2s ipv6=off;/);
+    expect(text).toMatch(/set \$tasks tasks\.service:3000;\s+proxy_pass http:\/\/\$tasks;/);
+    expect(text).toMatch(/proxy_next_upstream_tries 0;\s+proxy_next_upstream_timeout 10s;/);
+    expect(text).not.toMatch(/upstream service/);
+  });
 });
 
 // A state folder or checkout whose path has a space (or a quote) broke every deployment:
