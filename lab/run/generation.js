@@ -105,25 +105,17 @@ async function generate(run, extra = {}) {
   // counted from the first phase (a load node's start-up is not the run's), the generator
   // is stopped at that deadline and what it measured is kept.
   const deadline = deadlineOf(genPlan, { totalS, untilRequests, timeoutS: p.model?.timeoutS });
-  let deadlineTimer = null;
-  let overran = false;
+  const watch = deadlineWatch(deadline, () => {
+    log(`the run passed its deadline (${deadline.text}): stopping the generator`);
+    gen.stop();
+  });
   const onRecord = (r) => {
     fs.appendFileSync(recordsFile, `${JSON.stringify(r)}\n`);
     progress.onRecord(r);
     // The load's own clock starts at its first phase: what is timed from it (a profile's
     // window: lab/run/profile.js) starts from there.
     if (r.type === 'phase' && r.index === 0) for (const fn of run.onLoadStart || []) fn(r.at);
-    if (deadline && r.type === 'phase' && r.index === 0 && !deadlineTimer) {
-      deadlineTimer = setTimeout(
-        () => {
-          overran = true;
-          log(`the run passed its deadline (${deadline.text}): stopping the generator`);
-          gen.stop();
-        },
-        Math.max(0, r.at + deadline.s * 1000 - Date.now()),
-      );
-      deadlineTimer.unref();
-    }
+    watch.onRecord(r);
   };
   // --load-nodes: the same generator as tasks on the swarm's nodes, coordinated from here.
   const gen = p.loadNodes
@@ -148,11 +140,11 @@ async function generate(run, extra = {}) {
   try {
     result = await gen.done;
   } finally {
-    clearTimeout(deadlineTimer);
+    watch.clear();
     progress.stop();
   }
   release();
-  if (overran) result = { ...result, status: `stopped at its deadline (${deadline.text})` };
+  if (watch.overran) result = { ...result, status: `stopped at its deadline (${deadline.text})` };
   return { startedAt, result, gen };
 }
 
@@ -167,4 +159,34 @@ function deadlineOf(genPlan, { totalS, untilRequests, timeoutS = 10 }) {
   return { s: planS + drainS, text: `the plan's ${planS} s and a drain of ${drainS} s` };
 }
 
-module.exports = { planGeneration, generate, deadlineOf, DRAIN };
+// The deadline's clock: started by the first phase's record (at its `at`), stopped by the
+// generator's last record (`done`: what it measured is all in). What the generator does after
+// it is its own exit, not the run's load: load tasks removed from a swarm took half a minute
+// on a busy cluster, and a run whose every node had ended was said stopped at its deadline.
+function deadlineWatch(deadline, onOverrun, now = Date.now) {
+  let timer = null;
+  let ended = false;
+  const w = {
+    overran: false,
+    onRecord(r) {
+      if (r.type === 'done') return w.clear();
+      if (!deadline || ended || timer || r.type !== 'phase' || r.index !== 0) return undefined;
+      timer = setTimeout(
+        () => {
+          w.overran = true;
+          onOverrun();
+        },
+        Math.max(0, r.at + deadline.s * 1000 - now()),
+      );
+      timer.unref();
+      return undefined;
+    },
+    clear() {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+  return w;
+}
+
+module.exports = { planGeneration, generate, deadlineOf, deadlineWatch, DRAIN };
