@@ -350,7 +350,14 @@ class Coordinator {
     this.gate.close();
     this.server.close();
     const { launched } = this;
-    await (launched ? launched.stop().catch((err) => this.log(`  the load tasks: ${err.message}`)) : null);
+    // (Timed: on a busy cluster the removal took long enough to be seen.)
+    const removing = clock();
+    await (launched
+      ? launched
+          .stop()
+          .then(() => this.log(`  the load tasks removed in ${Math.round((clock() - removing) / 100) / 10} s`))
+          .catch((err) => this.log(`  the load tasks: ${err.message}`))
+      : null);
     const status = this.failure ? `failed (${this.failure})` : this.stopping ? 'interrupted' : 'completed';
     this.resolveDone({ records: this.records, status, loadNodes: rows });
   }
