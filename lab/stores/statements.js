@@ -117,11 +117,22 @@ const redis = {
 const round = (v, digits = 1) => Math.round(v * 10 ** digits) / 10 ** digits;
 
 // One command of Redis's protocol, its whole answer parsed (strings, integers, arrays).
-function resp(host, port, args, timeoutMs = 3000) {
+// The time-out is judged after the input already in (setImmediate runs after the loop's poll
+// for I/O): the window's end reads the stores while the replicas' CPU profiles arrive and are
+// parsed, and a loop held that long once fired the time-out ahead of Redis's answer, waiting.
+function resp(host, port, args, timeoutMs = 10000) {
   return new Promise((resolve, reject) => {
     const s = net.connect({ host, port });
     let buf = Buffer.alloc(0);
-    const timer = setTimeout(() => (s.destroy(), reject(new Error('Redis gave no answer'))), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (s.destroyed) return;
+          s.destroy();
+          reject(new Error(`Redis gave no answer in ${timeoutMs / 1000} s`));
+        }),
+      timeoutMs,
+    );
     s.on('connect', () =>
       s.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`),
     );
