@@ -8,6 +8,7 @@
 // sending within 5.85 s and its end within 2.5 s of its last answer.
 const fs = require('node:fs');
 const os = require('node:os');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
 const path = require('node:path');
 const { listen } = require('../../helper');
 const { GENERATORS } = require('../../../lab/generators');
@@ -30,9 +31,15 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gen-'));
 // on a busy machine its timers fire late, and that lateness is the server's, not the
 // generator's.
 // (It notes when the first request came and when it answered the last: { first, last }.)
+// `lateMs()`: how late this process's own loop ran while it served (the median of
+// perf_hooks' event-loop delay), the time a request waited here before its `held` began.
 async function delayed(ms, status = 200) {
   const held = [];
   const seen = { first: null, last: null };
+  // (It samples the loop every 5 ms and records each interval: 5.2 ms on a quiet loop.)
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const lateMs = () => Math.max(0, loop.percentile(50) / 1e6 - 5);
   const srv = await listen((req, res) => {
     const t0 = process.hrtime.bigint();
     seen.first ??= Date.now();
@@ -42,7 +49,8 @@ async function delayed(ms, status = 200) {
       seen.last = Date.now();
     }, ms);
   });
-  return { ...srv, held, seen };
+  const close = srv.close;
+  return { ...srv, held, seen, lateMs, close: () => (loop.disable(), close()) };
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -128,8 +136,10 @@ describe.each(OPEN)('%s (open loop)', (engine) => {
       const held = median(srv.held);
       expect(held).toBeGreaterThanOrEqual(99);
       expect(fromSend.p50).toBeGreaterThanOrEqual(99);
-      // (What the engine added to what the server held: its own turn and the loopback.)
-      expect(fromSend.p50 - held).toBeLessThan(25);
+      // (What the engine added to what the server held: its own turn and the loopback. Not the
+      // server's own: a request waits in this process's loop before its `held` begins, and a
+      // CI run beside five files read 31.9 ms over it, this loop late on a busy machine.)
+      expect(fromSend.p50 - held).toBeLessThan(25 + srv.lateMs());
       expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(fromSend.p50);
       for (const k of ['p50', 'p95', 'p99'])
         expect(summary.responseTimeMs[k]).toBeLessThanOrEqual(summary.responseTimeMs.max);
