@@ -26,6 +26,9 @@ const { checkHello, checkMessage } = require('./node-messages');
 const { helloGate } = require('../../hub/gate');
 const { threadsFor } = require('./own-process');
 
+// The longest the start is set ahead for the nodes' threads to be up.
+const MAX_AHEAD_MS = 60000;
+
 const clock = () => performance.timeOrigin + performance.now();
 // Nodes in their names' order (node2 before node10), whatever order they connected in.
 const byNode = (a, b) => a.hello.node.localeCompare(b.hello.node, 'en', { numeric: true });
@@ -188,6 +191,7 @@ class Coordinator {
         return peer.socket.destroy();
       this.gate.greeted(peer.socket);
       peer.hello = hello;
+      peer.helloAt = clock();
       peer.address = peer.socket.remoteAddress;
       this.peers.push(peer);
       const { N } = this;
@@ -275,8 +279,15 @@ class Coordinator {
     }
     this.total = next;
     // The start: far enough ahead for every node's threads to be up (a few hundred ms on a
-    // machine; seconds on emulated nodes) and for the plan to reach the slowest.
-    const ahead = (this.o.startAheadMs ?? 1500) + 2 * Math.max(...peers.map((p) => p.rttMs));
+    // machine; seconds on emulated nodes) and for the plan to reach the slowest. At least as
+    // long as the slowest node took from its launch to its hello (its task and its Node
+    // started: its threads start about as slowly), up to MAX_AHEAD_MS: on emulated nodes
+    // beside other work a fixed 8 s was not enough, one node's requests going out up to 15 s
+    // after their due times in a CI run.
+    const booted = this.launchedAt ? Math.max(...peers.map((p) => p.helloAt - this.launchedAt)) : 0;
+    const ahead =
+      Math.max(this.o.startAheadMs ?? 1500, Math.min(booted, MAX_AHEAD_MS)) +
+      2 * Math.max(...peers.map((p) => p.rttMs));
     const t0 = Math.ceil(clock() + ahead);
     this.t0 = t0;
     this.merger = secondMerger(
@@ -400,6 +411,7 @@ class Coordinator {
       const address = `${o.advertiseHost || o.listenHost}:${port}`;
       this.log(`coordinating ${N} load node(s) on ${address}`);
       this.onStarting(`starting load nodes: 0 of ${N} ready`);
+      this.launchedAt = clock();
       this.launched = await o.launcher.launch({
         count: N,
         env: { LAB_COORDINATOR: address, LAB_COORDINATOR_TOKEN: this.token },

@@ -389,3 +389,42 @@ test('200 idle strangers: capped while they wait, closed after a few seconds, an
   // Every stranger is gone: the gate's wait (5 s) or the coordinator's end closed them.
   await Promise.all(idle.map((s) => s.gone));
 }, 30000);
+
+// The start is set ahead by as long as the slowest node took to say hello (its threads start
+// about as slowly): a node 1.5 s from launch to hello is given 1.5 s, not the 300 ms asked.
+// (On emulated nodes a fixed 8 s once had one node's requests go out 15 s after their due.)
+test("the start is set ahead by the slowest node's own start-up", async () => {
+  let aheadMs = null;
+  const slow = {
+    launch: async (o) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      const { stop } = await forger((m, say) => {
+        if (honestPong(m, say)) return;
+        if (m.op === 'start') {
+          aheadMs = m.plan.t0 - Date.now();
+          say({ op: 'end' });
+        }
+      }).launch(o);
+      return { stop, why: async () => '' };
+    },
+  };
+  const plan = {
+    mode: 'open',
+    target,
+    path: '/',
+    method: 'GET',
+    timeoutMs: 5000,
+    phases: [{ name: 'x', duration: 1, arrivalRate: 1 }],
+  };
+  const logs = [];
+  const g = startDistributed(withModel(plan), {
+    nodes: 1,
+    listenHost: '127.0.0.1',
+    startAheadMs: 300,
+    log: (l) => logs.push(l),
+    launcher: slow,
+  });
+  await g.done;
+  expect(aheadMs).toBeGreaterThan(1300);
+  expect(aheadMs).toBeLessThan(1500 + 1000);
+}, 30000);
