@@ -161,8 +161,8 @@ function deadlineOf(genPlan, { totalS, untilRequests, timeoutS = 10 }) {
 
 // The deadline's clock: started by the first phase's record (at its `at`), stopped by the
 // generator's last record (`done`: what it measured is all in). What the generator does after
-// it is its own exit, not the run's load: load tasks removed from a swarm took half a minute
-// on a busy cluster, and a run whose every node had ended was said stopped at its deadline.
+// it is its own exit, not the run's load: removing load tasks from a swarm takes seconds on a
+// busy cluster (timed in the run's log), and is not to be judged against the plan's drain.
 function deadlineWatch(deadline, onOverrun, now = Date.now) {
   let timer = null;
   let ended = false;

@@ -10,6 +10,16 @@ const { isAlive } = require('../../../lab/ownership/procs');
 
 // A plan as the scenario command makes it: its phases' one-request model travels with it.
 const withModel = (plan) => ({ ...plan, model: oneRequestModel(plan.phases, plan.path || '/') });
+// The open loop's GET / against the test's server, at `arrivalRate` a second for `duration` s.
+const getRoot = (duration, arrivalRate) =>
+  withModel({
+    mode: 'open',
+    target,
+    path: '/',
+    method: 'GET',
+    timeoutMs: 5000,
+    phases: [{ name: 'x', duration, arrivalRate }],
+  });
 
 // The coordinator with load nodes as processes of this machine (the swarm launcher's
 // stand-in): clocks measured, shards handed out, seconds merged, rows per node.
@@ -190,32 +200,22 @@ test.each(['null', '[]', '"hello"', '42', '{"op":"hello","token":null}', 'not js
   async (line) => {
     let address;
     const launcher = localLauncher();
-    const g = startDistributed(
-      withModel({
-        mode: 'open',
-        target,
-        path: '/',
-        method: 'GET',
-        timeoutMs: 5000,
-        phases: [{ name: 'x', duration: 1, arrivalRate: 20 }],
-      }),
-      {
-        nodes: 1,
-        listenHost: '127.0.0.1',
-        startAheadMs: 800,
-        launcher: {
-          launch: async (a) => {
-            address = a.env.LAB_COORDINATOR;
-            const [host, port] = address.split(':');
-            const stranger = net.connect({ host, port: Number(port) });
-            stranger.on('error', () => {});
-            stranger.write(`${line}\n`);
-            await new Promise((r) => stranger.on('close', r));
-            return launcher.launch(a);
-          },
+    const g = startDistributed(getRoot(1, 20), {
+      nodes: 1,
+      listenHost: '127.0.0.1',
+      startAheadMs: 800,
+      launcher: {
+        launch: async (a) => {
+          address = a.env.LAB_COORDINATOR;
+          const [host, port] = address.split(':');
+          const stranger = net.connect({ host, port: Number(port) });
+          stranger.on('error', () => {});
+          stranger.write(`${line}\n`);
+          await new Promise((r) => stranger.on('close', r));
+          return launcher.launch(a);
         },
       },
-    );
+    });
     const res = await g.done;
     expect(res.status).toBe('completed');
     expect(res.records.filter((r) => r.type === 'second').reduce((a, r) => a + r.launched, 0)).toBe(20);
@@ -295,17 +295,13 @@ test.each([
   'a node that sends %s is dropped and named, and the run fails',
   async (_what, behave, why) => {
     const logs = [];
-    const g = startDistributed(
-      withModel({
-        mode: 'open',
-        target,
-        path: '/',
-        method: 'GET',
-        timeoutMs: 5000,
-        phases: [{ name: 'x', duration: 10, arrivalRate: 1 }],
-      }),
-      { nodes: 1, listenHost: '127.0.0.1', startAheadMs: 300, log: (l) => logs.push(l), launcher: forger(behave) },
-    );
+    const g = startDistributed(getRoot(10, 1), {
+      nodes: 1,
+      listenHost: '127.0.0.1',
+      startAheadMs: 300,
+      log: (l) => logs.push(l),
+      launcher: forger(behave),
+    });
     const res = await g.done;
     expect(res.status).toMatch(/^failed \(load node forger sent nonsense \(.*\) and was dropped\)$/);
     expect(res.status).toMatch(why);
@@ -319,15 +315,8 @@ test('the coordinator listens on the port it is given, and a port in use fails t
   const { freePort } = require('../../helper');
   const port = await freePort();
   const logs = [];
-  const plan = {
-    mode: 'open',
-    target,
-    path: '/',
-    method: 'GET',
-    timeoutMs: 5000,
-    phases: [{ name: 'x', duration: 1, arrivalRate: 5 }],
-  };
-  const g = startDistributed(withModel(plan), {
+  const plan = getRoot(1, 5);
+  const g = startDistributed(plan, {
     nodes: 1,
     listenHost: '127.0.0.1',
     port,
@@ -340,7 +329,7 @@ test('the coordinator listens on the port it is given, and a port in use fails t
   const holder = net.createServer();
   await new Promise((r) => holder.listen(port, '127.0.0.1', r));
   try {
-    const busy = startDistributed(withModel(plan), {
+    const busy = startDistributed(plan, {
       nodes: 1,
       listenHost: '127.0.0.1',
       port,
@@ -358,33 +347,23 @@ test('the coordinator listens on the port it is given, and a port in use fails t
 test('200 idle strangers: capped while they wait, closed after a few seconds, and the nodes still get in', async () => {
   const launcher = localLauncher();
   const idle = [];
-  const g = startDistributed(
-    withModel({
-      mode: 'open',
-      target,
-      path: '/',
-      method: 'GET',
-      timeoutMs: 5000,
-      phases: [{ name: 'x', duration: 1, arrivalRate: 10 }],
-    }),
-    {
-      nodes: 1,
-      listenHost: '127.0.0.1',
-      startAheadMs: 500,
-      launcher: {
-        launch: async (a) => {
-          const [host, port] = a.env.LAB_COORDINATOR.split(':');
-          for (let i = 0; i < 200; i++) {
-            const s = net.connect({ host, port: Number(port) });
-            s.on('error', () => {});
-            s.gone = new Promise((r) => s.on('close', r));
-            idle.push(s);
-          }
-          return launcher.launch(a);
-        },
+  const g = startDistributed(getRoot(1, 10), {
+    nodes: 1,
+    listenHost: '127.0.0.1',
+    startAheadMs: 500,
+    launcher: {
+      launch: async (a) => {
+        const [host, port] = a.env.LAB_COORDINATOR.split(':');
+        for (let i = 0; i < 200; i++) {
+          const s = net.connect({ host, port: Number(port) });
+          s.on('error', () => {});
+          s.gone = new Promise((r) => s.on('close', r));
+          idle.push(s);
+        }
+        return launcher.launch(a);
       },
     },
-  );
+  });
   expect((await g.done).status).toBe('completed');
   // Every stranger is gone: the gate's wait (5 s) or the coordinator's end closed them.
   await Promise.all(idle.map((s) => s.gone));
@@ -408,16 +387,9 @@ test("the start is set ahead by the slowest node's own start-up", async () => {
       return { stop, why: async () => '' };
     },
   };
-  const plan = {
-    mode: 'open',
-    target,
-    path: '/',
-    method: 'GET',
-    timeoutMs: 5000,
-    phases: [{ name: 'x', duration: 1, arrivalRate: 1 }],
-  };
+  const plan = getRoot(1, 1);
   const logs = [];
-  const g = startDistributed(withModel(plan), {
+  const g = startDistributed(plan, {
     nodes: 1,
     listenHost: '127.0.0.1',
     startAheadMs: 300,
