@@ -92,8 +92,9 @@ How many replicas (docs/scaling.md):
   --max-rate R       the highest rate tried (default 20000/s)
   --precision P      bisect until the bracket is within P (default 0.05; 100%: the first
                      bracket, a rate that held and the double that broke, no bisection)
-  --recheck          once bisected, the lowest rate that broke measured again: one short level
-                     broken by a stall bounds a search low; taken back, the bisection goes on
+  --recheck          once bisected, the top of the bracket (the lowest rate that broke above
+                     the one held) measured again: one short level broken by a stall bounds a
+                     search low; taken back, the bisection goes on
                      up to the next rate that broke, measured again in turn; twice at most
                      (choose's sweeps)
   --repetitions N    verification runs at the rate found (default 3), judged pooled; a rate
@@ -588,7 +589,7 @@ function planText(p) {
     : `after a level that breaks, the service must recover (${RECOVERY_RULE}; at most ${p.recoveryWaitS} s, --recovery-wait), and the last level that held is measured again before bisecting; the baseline is a probe after ${p.warmupS} s of warm-up`;
   return `capacity of ${p.word} on ${on} under ${p.slos.map((s) => s.text).join(' and ')}${p.scriptFlags ? `\nthe script read with ${p.scriptFlags}, as every level's run reads it` : ''}
 ${deployedText(p)}
-each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(knee)} s at ${knee}/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; ${p.precision >= 1 ? 'no bisection (--precision 100%: the first bracket, a rate that held and the double that broke)' : `bisection to ${p.precision * 100}%, or until two levels round to the same rate`}${p.recheck ? '; then the lowest rate that broke measured once more (--recheck): held this time, the bisection goes on up to the next rate that broke, measured once more in turn, twice at most' : ''}; a level holds when every SLO holds and it kept up with its arrivals (answered>=${KEPT_UP.share * 100}%: that share of those launched in its window ended there, ${KEPT_UP.atLeast} requests of slack at least)
+each level: ${p.warmupS} s of warm-up, then ${p.holdFor(p.start)} s measured at ${p.start}/s (${p.holdFor(knee)} s at ${knee}/s); steps x2 from ${p.start}/s up to ${p.maxRate}/s (--max-rate, measured when reached), halving to ${p.floor}/s (--min-rate, measured when reached) when the first level breaks; ${p.precision >= 1 ? 'no bisection (--precision 100%: the first bracket, a rate that held and the double that broke)' : `bisection to ${p.precision * 100}%, or until two levels round to the same rate`}${p.recheck ? '; then the top of the bracket (the lowest rate that broke above the one held) measured once more (--recheck): held this time, the bisection goes on up to the next rate that broke, measured once more in turn, twice at most' : ''}; a level holds when every SLO holds and it kept up with its arrivals (answered>=${KEPT_UP.share * 100}%: that share of those launched in its window ended there, ${KEPT_UP.atLeast} requests of slack at least)
 between levels: ${between}
 verification: ${p.repetitions} run(s) at the rate found, each held for ${p.verifyHoldFor(p.start)} s${p.sweep ? ' at every count (one measure for every point fitted)' : ` at ${p.start}/s`} (--verify-hold), held when ${p.repetitions > 1 ? VERIFY_RULE : 'the run held'}; stepped down by ${Math.min(50, p.precision * 100)}% twice, then in growing steps, ${MAX_TRIES} tries at most${p.fresh ? '' : `; drift: ${DRIFT_RULE}`}
 bounds: at most ${p.maxLevels} levels (--max-levels) and ${clock(p.timeLimitS)} (--time-limit) for each deployment's search

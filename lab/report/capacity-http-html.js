@@ -389,7 +389,7 @@ function levelText(l) {
     ...(l.restarts ? [restartText(l.restarts)] : []),
   ].join(', ');
   const verdict = l.generatorBound ? 'the generator was the limit' : l.ok ? 'held' : `broke ${broke}`;
-  return `${l.rate}/s${l.recheck ? ' again (the lowest rate that broke, --recheck)' : ''}${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${verdict}`;
+  return `${l.rate}/s${l.recheck ? ' again (the top of the bracket: the lowest rate that broke above the one held, --recheck)' : ''}${l.resumed ? ' (measured before)' : ''} -> ${l.answeredPerS}/s answered, p99 ${l.latencyMs?.p99 ?? '-'} ms, errors ${l.errorsPct ?? '-'}%: ${verdict}`;
 }
 
 module.exports = { capacityHttpPage, capacityHttpBody, capacityText, levelText };

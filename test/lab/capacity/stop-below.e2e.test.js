@@ -63,7 +63,11 @@ test('--stop-below 30: one replica stops at its first break at or below 30/s, un
   expect(two.rechecks[0]).toMatchObject({ rate: lowest, held: expect.any(Boolean) });
   expect(two.rechecks.length).toBeLessThanOrEqual(two.rechecks[0].held ? 2 : 1);
   expect(levelsOfTwo.filter((l) => l.recheck).map((l) => ({ rate: l.rate, held: l.ok }))).toEqual(two.rechecks);
-  expect(r.stderr).toMatch(new RegExp(`x2: ${lowest}/s again \\(the lowest rate that broke, --recheck\\) -> `));
+  expect(r.stderr).toMatch(
+    new RegExp(
+      `x2: ${lowest}/s again \\(the top of the bracket: the lowest rate that broke above the one held, --recheck\\) -> `,
+    ),
+  );
   expect(one.rechecks).toBeUndefined();
   expect(levelsOfOne.some((l) => l.recheck)).toBe(false);
   expect(r.stderr).toMatch(/x2: starting at [\d.]+\/s \(75% of [\d.]+\/s \(held in its search, not verified\) at 1/);

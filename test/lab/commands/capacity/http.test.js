@@ -178,7 +178,7 @@ test('--recheck: said in the plan, its JSON and its estimate; off without it', (
   expect(on.recheck).toBe(true);
   expect(off.recheck).toBe(false);
   expect(httpCapacity.planText(on)).toMatch(
-    /then the lowest rate that broke measured once more \(--recheck\): held this time, the bisection goes on up to the next rate that broke, measured once more in turn, twice at most/,
+    /then the top of the bracket \(the lowest rate that broke above the one held\) measured once more \(--recheck\): held this time, the bisection goes on up to the next rate that broke, measured once more in turn, twice at most/,
   );
   expect(httpCapacity.planText(off)).not.toMatch(/--recheck/);
   const { planJson } = require('../../../../lab/capacity/plan');
