@@ -44,6 +44,17 @@ rm -rf "$lint_out"
 lint_pids=()
 # (Stopped with the run, by their pids, if it ends before them: Ctrl-C, a kill.)
 trap '[ ${#lint_pids[@]} -eq 0 ] || kill "${lint_pids[@]}" 2>/dev/null' EXIT
+# Ctrl-C (or a TERM): jest ends with its workers, but not what a test had started and not yet
+# taken down (a deployment between a test's deploy and its afterAll; CI run L, stopped so,
+# left a pm2 daemon and a replica up). Those are found by the run's token, stopped and named
+# (test/leftovers.js), and the run ends 130, the results so far kept in test-output/.
+interrupted() {
+  trap - INT TERM
+  echo "npm test: interrupted; stopping what the tests left running" >&2
+  node test/leftovers.js >&2 || true
+  exit 130
+}
+trap interrupted INT TERM
 if [ ${#lint[@]} -gt 0 ]; then
   mkdir -p "$lint_out"
   for i in "${!lint[@]}"; do

@@ -96,9 +96,15 @@ function readPage(page) {
 // [min, max] before, after the drag and after the double-click, ticksX, ticksY }.
 async function exploreChart(page, i) {
   const fig = page.locator('figure.chart').nth(i);
-  await fig.scrollIntoViewIfNeeded();
-  const over = fig.locator('.u-over');
-  const box = await over.boundingBox();
+  // (Scrolled to and measured in one call in the page: a live page replaces its figures every
+  // second, and in CI a figure was replaced between Playwright's scrollIntoViewIfNeeded finding
+  // it and scrolling to it, "not attached to the DOM". The chart moves into the new figure, at
+  // the same place, so the box still holds.)
+  const box = await fig.evaluate((f) => {
+    f.scrollIntoView({ block: 'nearest' });
+    const r = f.querySelector('.u-over').getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
   // (Each read finds the figure again, and its chart: a live page's update replaces the
   // figures every second and registers each one's chart in the same task, yet in CI a read once
   // found a figure with no chart yet; a read waits up to 5 s for it, then fails saying so.)

@@ -1,0 +1,78 @@
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT } = require('../helper');
+
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+// npm test's own script, with jest stood in for: the stand-in starts a process of its own
+// session (as pm2's daemon is: Ctrl-C's signal to the terminal's group never reaches it),
+// which carries the run's token, then waits until it is interrupted.
+test('npm test interrupted (Ctrl-C to its group): what a test left running is stopped and named, the exit 130', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'test-sh-'));
+  fs.mkdirSync(path.join(dir, 'scripts'));
+  fs.mkdirSync(path.join(dir, 'test'));
+  fs.copyFileSync(path.join(ROOT, 'scripts', 'test.sh'), path.join(dir, 'scripts', 'test.sh'));
+  fs.copyFileSync(path.join(ROOT, 'test', 'leftovers.js'), path.join(dir, 'test', 'leftovers.js'));
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin);
+  const daemonPid = path.join(dir, 'daemon.pid');
+  fs.writeFileSync(
+    path.join(bin, 'npx'),
+    ['#!/bin/bash', 'setsid sleep 600 < /dev/null > /dev/null 2>&1 &', `echo $! > ${daemonPid}`, 'sleep 600'].join(
+      '\n',
+    ),
+    { mode: 0o755 },
+  );
+  // (Without the outer suite's token: the inner run's check must never reach this suite's processes.)
+  const env = { ...process.env };
+  delete env.LAB_TEST_RUN;
+  const child = spawn('bash', ['scripts/test.sh'], {
+    cwd: dir,
+    detached: true,
+    env: { ...env, LAB_TEST_SETS: 'e2e', PATH: `${bin}:${process.env.PATH}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let pid = null;
+  try {
+    // (Once it is the stand-in's own process, in its own session: its pid is written when it
+    // is forked, before it runs setsid and sleep.)
+    const started = () => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0');
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && !(pid && started()); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      pid = Number(fs.existsSync(daemonPid) && fs.readFileSync(daemonPid, 'utf8').trim()) || null;
+    }
+    expect(pid).not.toBeNull();
+    expect(started()).toBe(true);
+    process.kill(-child.pid, 'SIGINT');
+    const end = await exited;
+    expect(end).toEqual({ code: 130, signal: null });
+    expect(stderr).toMatch(/npm test: interrupted; stopping what the tests left running/);
+    expect(stderr).toMatch(new RegExp(`pid ${pid} \\(by its environment\\): sleep 600`));
+    expect(alive(pid)).toBe(false);
+  } finally {
+    // (The stand-in's process, by the pid it wrote: still up only when the test failed.)
+    if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 60000);
