@@ -46,11 +46,18 @@ lint_pids=()
 trap '[ ${#lint_pids[@]} -eq 0 ] || kill "${lint_pids[@]}" 2>/dev/null' EXIT
 # Ctrl-C (or a TERM): jest ends with its workers, but not what a test had started and not yet
 # taken down (a deployment between a test's deploy and its afterAll; CI run L, stopped so,
-# left a pm2 daemon and a replica up). Those are found by the run's token, stopped and named
-# (test/leftovers.js), and the run ends 130, the results so far kept in test-output/.
+# left a pm2 daemon and a replica up). First each deployment of the suite's scratch folders is
+# taken down by the lab's own `down` (its control groups and store folders too, which stopping
+# its processes leaves: CI run M); then what still carries the run's token is stopped and
+# named (test/leftovers.js), and the run ends 130, the results so far kept in test-output/.
 interrupted() {
   trap - INT TERM
   echo "npm test: interrupted; stopping what the tests left running" >&2
+  local state
+  for state in "${TMPDIR:-/tmp}/lab-tests-$LAB_TEST_RUN-"*/{,*/}state.json; do
+    [ -f "$state" ] && [ -f lab/cli/index.js ] || continue
+    timeout 60 node lab/cli down --state-dir "$(dirname "$state")" >&2 || true
+  done
   node test/leftovers.js >&2 || true
   exit 130
 }

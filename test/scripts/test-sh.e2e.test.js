@@ -5,6 +5,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { ROOT } = require('../helper');
+const { newToken } = require('../leftovers');
 
 const alive = (pid) => {
   try {
@@ -18,7 +19,7 @@ const alive = (pid) => {
 // npm test's own script, with jest stood in for: the stand-in starts a process of its own
 // session (as pm2's daemon is: Ctrl-C's signal to the terminal's group never reaches it),
 // which carries the run's token, then waits until it is interrupted.
-test('npm test interrupted (Ctrl-C to its group): what a test left running is stopped and named, the exit 130', async () => {
+test('npm test interrupted (Ctrl-C to its group): deployments left taken down, what else a test left running stopped and named, the exit 130', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'test-sh-'));
   fs.mkdirSync(path.join(dir, 'scripts'));
   fs.mkdirSync(path.join(dir, 'test'));
@@ -34,9 +35,21 @@ test('npm test interrupted (Ctrl-C to its group): what a test left running is st
     ),
     { mode: 0o755 },
   );
-  // (Without the outer suite's token: the inner run's check must never reach this suite's processes.)
-  const env = { ...process.env };
-  delete env.LAB_TEST_RUN;
+  // A deployment a test left in the suite's scratch folder, and the lab's `down` stood in for:
+  // it notes the state folder it was given.
+  // (A token of the inner run's own, never the outer suite's: its check must not reach this
+  // suite's processes.)
+  const token = newToken();
+  const state = path.join(dir, `lab-tests-${token}-x`, 'lab-state-a');
+  fs.mkdirSync(state, { recursive: true });
+  fs.writeFileSync(path.join(state, 'state.json'), '{}');
+  fs.mkdirSync(path.join(dir, 'lab', 'cli'), { recursive: true });
+  const downs = path.join(dir, 'downs.txt');
+  fs.writeFileSync(
+    path.join(dir, 'lab', 'cli', 'index.js'),
+    `require('fs').appendFileSync(${JSON.stringify(downs)}, process.argv.slice(2).join(' ') + '\\n');`,
+  );
+  const env = { ...process.env, LAB_TEST_RUN: token, TMPDIR: dir };
   const child = spawn('bash', ['scripts/test.sh'], {
     cwd: dir,
     detached: true,
@@ -69,6 +82,7 @@ test('npm test interrupted (Ctrl-C to its group): what a test left running is st
     expect(stderr).toMatch(/npm test: interrupted; stopping what the tests left running/);
     expect(stderr).toMatch(new RegExp(`pid ${pid} \\(by its environment\\): sleep 600`));
     expect(alive(pid)).toBe(false);
+    expect(fs.readFileSync(downs, 'utf8')).toBe(`down --state-dir ${state}\n`);
   } finally {
     // (The stand-in's process, by the pid it wrote: still up only when the test failed.)
     if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
