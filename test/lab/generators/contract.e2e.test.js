@@ -330,8 +330,8 @@ describe('the keep-alive engine (--keepalive, --pipelining)', () => {
       // bunches arrivals (after a stall the engine's due timers run before it reads the answers
       // that came meanwhile, each then needing a connection), so the bound is the arrivals':
       // each connection carried two requests on average at least, which an engine that never
-      // reuses one (100 connections) or reuses them poorly fails. At 10/s a stall bunches a
-      // tenth of its length's milliseconds: 4.5 s of it still pass. (At 50/s for 2 s, CI run M
+      // reuses one (100 connections) or reuses them poorly fails. At 10/s a stall bunches a fifth
+      // of the arrivals it does at 50/s: one of 4.5 s, 45, still passes. (At 50/s for 2 s, CI run M
       // opened 90, a stall of about 1.8 s; a fixed 20 was once 33 beside five other files.)
       expect(srv.sockets).toBeGreaterThanOrEqual(1);
       expect(srv.sockets).toBeLessThanOrEqual(summary.requestsCompleted / 2);
