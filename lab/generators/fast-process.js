@@ -138,6 +138,8 @@ function runPlan(plan, send) {
 
   const ended = new Set();
   let opened = 0;
+  // (The latest thread's loop, for each figure: the run's answers were read no later.)
+  let loopLateMs = null;
   const workers = threads.map((w) => {
     const worker = startShard(w);
     worker.on('message', (m) => {
@@ -155,6 +157,11 @@ function runPlan(plan, send) {
         });
       } else if (m.type === 'end') {
         if (m.connections) opened += m.connections;
+        if (m.loopLateMs)
+          loopLateMs = {
+            p50: Math.max(loopLateMs?.p50 ?? 0, m.loopLateMs.p50),
+            p99: Math.max(loopLateMs?.p99 ?? 0, m.loopLateMs.p99),
+          };
         ended.add(w);
         merger.end(w);
         if (ended.size === W) finish();
@@ -182,6 +189,7 @@ function runPlan(plan, send) {
       cpuS: (cpu.user - base.user + cpu.system - base.system) / 1e6,
       startupCpuS: (base.user + base.system) / 1e6,
       ...(opened ? { connectionsOpened: opened } : {}),
+      ...(loopLateMs ? { loopLateMs } : {}),
     });
     Promise.all(workers.map((w) => w.terminate())).then(() => resolveDone());
   }

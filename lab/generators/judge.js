@@ -95,6 +95,9 @@ function describeGenerator(run, g, { name, closed, samples, launched }) {
     generator.connections = { ...how, ...(done?.connectionsOpened ? { opened: done.connectionsOpened } : {}) };
     generator.connectionsText = connectionsText(generator.connections);
   }
+  // How late the lab's own engine's loop ran (its latest thread's, in ms over its sampling):
+  // every time it measured includes that much of reading late.
+  if (done?.loopLateMs) generator.loopLateMs = done.loopLateMs;
   // A generator spread over load nodes (--load-nodes): a row per node, with its clock.
   const loadNodes = done?.loadNodes ?? start?.loadNodes ?? null;
   if (loadNodes) {

@@ -13,7 +13,8 @@ const { merge, figures } = require('./histogram');
 //     histogram in hist.upstream)
 //   { type: 'interval', at, durationMs, codes, errors }        counts an engine knows only
 //                                                              per interval (Artillery: 10 s)
-//   { type: 'done', at, interrupted, cpuS, totals?, latencyMs?, precision?, connectionsOpened? }
+//   { type: 'done', at, interrupted, cpuS, totals?, latencyMs?, precision?, connectionsOpened?,
+//     loopLateMs? { p50, p99 } (the lab's engine: how late its loop ran, so read its answers) }
 // `at` is epoch ms. latencyMs/sendLagMs are { count, min, mean, stdev, p50..p99, max } in ms;
 // `hist` holds the second's encoded HdrHistograms (latency from the due time, from the
 // actual send, send lag), which merge exactly into any window's percentiles.

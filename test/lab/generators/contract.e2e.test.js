@@ -138,8 +138,14 @@ describe.each(OPEN)('%s (open loop)', (engine) => {
       expect(fromSend.p50).toBeGreaterThanOrEqual(99);
       // (What the engine added to what the server held: its own turn and the loopback. Not the
       // server's own: a request waits in this process's loop before its `held` begins, and a
-      // CI run beside five files read 31.9 ms over it, this loop late on a busy machine.)
-      expect(fromSend.p50 - held).toBeLessThan(25 + srv.lateMs());
+      // CI run beside five files read 31.9 ms over it, this loop late on a busy machine. Nor,
+      // for the lab's engine, its own loop's lateness, which it measures and reports: an answer
+      // is read when its loop gets to it. CI runs M and N read 52.2 and 26.2 ms over the
+      // server's hold, the engine's loop starved beside five files. Artillery says none.)
+      const engineLate = summary.generator.loopLateMs?.p50 ?? 0;
+      if (engine === 'fast')
+        expect(summary.generator.loopLateMs).toEqual({ p50: expect.any(Number), p99: expect.any(Number) });
+      expect(fromSend.p50 - held).toBeLessThan(25 + srv.lateMs() + engineLate);
       expect(summary.responseTimeMs.p50).toBeGreaterThanOrEqual(fromSend.p50);
       for (const k of ['p50', 'p95', 'p99'])
         expect(summary.responseTimeMs[k]).toBeLessThanOrEqual(summary.responseTimeMs.max);
