@@ -67,10 +67,6 @@ function runShard(data, port) {
   );
 }
 
-// This thread's share of the run, in steps: the flows prepared (constructor), then a before
-// or after section (runHook), or the open loop's arrivals (openLoop) or the closed loop's
-// connections (closedLoop), each virtual user (runVu) sending its requests (send), every
-// second posted (flush), and the end (finish).
 // The loop's lateness, in ms over the sampling interval: { p50, p99 } (about 0.2 ms on an idle
 // loop; the interval itself is not lateness).
 const LOOP_RESOLUTION_MS = 10;
@@ -81,6 +77,10 @@ function loopLate(h) {
   return { p50: over(50), p99: over(99) };
 }
 
+// This thread's share of the run, in steps: the flows prepared (constructor), then a before
+// or after section (runHook), or the open loop's arrivals (openLoop) or the closed loop's
+// connections (closedLoop), each virtual user (runVu) sending its requests (send), every
+// second posted (flush), and the end (finish).
 class Shard {
   constructor(data, port, processor) {
     this.data = data;
