@@ -399,9 +399,13 @@ function generatorLine(s) {
   const lag = s.sendLagMs
     ? html` Send lag (actual - due): median ${s.sendLagMs.p50} ms, p99 ${s.sendLagMs.p99} ms, max ${s.sendLagMs.max} ms.`
     : '';
+  // (The lab's engine only: every time it measured includes reading its answer this late.)
+  const late = g.loopLateMs
+    ? html` Its own event loop ran late by ${g.loopLateMs.p50} ms at the median, ${g.loopLateMs.p99} ms at p99: every latency it measured includes that.`
+    : '';
   return html`<p class="note">
       Load generator: <b>${g.name}</b>${threads}, ${g.loop ?? 'open'} loop${g.connectionsText ? `, ${g.connectionsText}` : ''}; latencies in
-      ${g.latencyPrecision ?? 'as it measured them'}${cost}.${lag}
+      ${g.latencyPrecision ?? 'as it measured them'}${cost}.${lag}${late}
     </p>
     ${loadNodesTable(g)}`;
 }

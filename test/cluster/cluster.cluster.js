@@ -114,6 +114,10 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
 
   test("two load nodes against the deployment: launched counts add up, the merged p99 lies between the shards', thresholds judged on the whole", async () => {
     const results = tmpStateDir();
+    // The load: 24 s up to 10/s, 120 arrivals (60 a node). The run checks the merge and the
+    // thresholds, not a rate. Up to 40/s (480), four CI runs of 13 passed the deadline
+    // (the plan's 24 s and 30 s of drain) beside the container suite: the emulated nodes
+    // carry the replicas as well as the load, node1 launching 5 of its 240 in run O.
     const r = await lab(
       [
         'scenario',
@@ -129,7 +133,7 @@ maybe('a swarm of two VMs (npm run cluster)', () => {
         '--scale',
         '0.2',
         '--rate-scale',
-        '0.04',
+        '0.01',
         '--ensure',
         'p99<60000',
         '--ensure',

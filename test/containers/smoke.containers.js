@@ -26,19 +26,21 @@ const {
   fixtureApp,
 } = require('../helper');
 const { waitFor } = require('../../lab/http');
+const { upstreamOf } = require('../../lab/runtime/readiness');
 
 // A service the lab has never seen (test/fixtures/apps/shop): plain node:http, PORT only.
 const SHOP = fixtureApp('shop');
 const LEDGER = fixtureApp('ledger');
 const LOOPS = fixtureApp('loops');
-// How many replicas answered 60 GETs of its path through the entry, as the entry named them.
+// How many replicas answered 60 GETs of its path through the entry, as the entry named them
+// (the one that answered: a retried request names every replica it tried).
 async function yoursServedBy(url) {
   const replicas = new Set();
   for (let round = 0; round < 5; round++) {
     const batch = await Promise.all(Array.from({ length: 12 }, () => get(`${url}/api/items`, { timeoutMs: 15000 })));
     for (const r of batch) {
       expect(r.status).toBe(200);
-      replicas.add(r.headers['x-lab-upstream']);
+      replicas.add(upstreamOf(r));
     }
   }
   return replicas.size;
@@ -450,7 +452,7 @@ maybe('containers on a real engine', () => {
         for (const r of reads) {
           expect(r.status).toBe(200);
           expect(JSON.parse(r.body).balance).toBe(9);
-          upstreams.add(r.headers['x-lab-upstream']);
+          upstreams.add(upstreamOf(r));
         }
       }
       expect(upstreams.size).toBeGreaterThan(1);

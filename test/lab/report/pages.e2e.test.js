@@ -317,6 +317,9 @@ describe('the pages the lab writes, in Chromium', () => {
       const report = path.join(jsonOf(r).resultsDir, 'report.html');
       const seen = await openPage(browser(), report, 'run-report-live');
       expect(verdict(seen, { tables: 3, charts: 6 })).toEqual(GOOD);
+      // How late the lab's engine read its answers, as the summary says it.
+      const { p50, p99 } = jsonOf(r).generator.loopLateMs;
+      expect(seen.text).toContain(`Its own event loop ran late by ${p50} ms at the median, ${p99} ms at p99`);
       const series = seen.charts.filter((c) => c.marks > 0);
       expect(series.length).toBeGreaterThanOrEqual(5);
     },

@@ -1,6 +1,6 @@
 'use strict';
 
-const { appAccepts, gatewayHint } = require('../../../lab/runtime/readiness');
+const { appAccepts, gatewayHint, entryProbe, upstreamOf } = require('../../../lab/runtime/readiness');
 
 describe('which answers say a node is up', () => {
   test("the lab's own service: 200 only", () => {
@@ -29,5 +29,26 @@ describe('the hint when the entry of your containers reaches no replica', () => 
   test("no hint for another error, or for the lab's own service", () => {
     expect(gatewayHint(new Error('ECONNREFUSED'), { name: 'shop' })).toBe('');
     expect(gatewayHint(new Error('HTTP 502'), null)).toBe('');
+  });
+});
+
+describe('which replica answered, as the entry names it', () => {
+  const answer = (upstream) => ({ headers: { 'x-lab-upstream': upstream } });
+
+  test("nginx's list of the replicas a request tried: the last one answered", () => {
+    expect(upstreamOf(answer('10.0.1.5:3000'))).toBe('10.0.1.5:3000');
+    expect(upstreamOf(answer('10.0.1.5:3000, 10.0.1.6:3000'))).toBe('10.0.1.6:3000');
+    expect(upstreamOf(answer('10.0.1.5:3000, 10.0.1.6:3000 : 10.0.1.7:3000'))).toBe('10.0.1.7:3000');
+    expect(upstreamOf({ headers: { 'x-lab-backend': 'replica-2' } })).toBe('replica-2');
+    expect(upstreamOf({ headers: {} })).toBeUndefined();
+  });
+
+  test('your service behind nginx is up only when every replica answered: a retried answer is not one more', () => {
+    const deployment = { app: { name: 'shop' }, replicas: 3, balancer: { kind: 'nginx', method: 'round-robin' } };
+    const { until } = entryProbe(deployment, { last: 12 });
+    const a = '10.0.1.5:3000';
+    const b = '10.0.1.6:3000';
+    expect(until([answer(a), answer(b), answer(`${a}, ${b}`)])).toBe(false);
+    expect(until([answer(a), answer(b), answer(`${a}, 10.0.1.7:3000`)])).toBe(true);
   });
 });
