@@ -14,6 +14,7 @@ const { readJsonLines } = require('../results/files');
 const { kindOf } = require('../kinds');
 const { gather } = require('../measure/records');
 const { autoscaleResults, rolloutResults, spikeResults } = require('../elastic/results');
+const { byReplica } = require('../measure/upstream');
 
 // The generator's CPU, second by second: its own process's samples, or the busiest load
 // node's (load nodes report their own).
@@ -204,13 +205,7 @@ function withElastic(summary, run, { secs, firstPhaseAt: firstPhase }) {
 
 // The entry named replicas by address (or, HAProxy, by name): the deployment's names.
 function nameReplicas(summary, names) {
-  if (!summary.answeredBy || !names) return;
-  const named = {};
-  for (const [k, v] of Object.entries(summary.answeredBy)) {
-    const name = names[k] ?? k;
-    named[name] = (named[name] || 0) + v;
-  }
-  summary.answeredBy = named;
+  if (summary.answeredBy) summary.answeredBy = byReplica(summary.answeredBy, names);
 }
 
 // The node table (like docker stats), with each replica's answers as the entry named them,

@@ -1,6 +1,7 @@
 'use strict';
 
 const { kindOf, reachesAllFromOneClient } = require('../kinds');
+const { answeredBy } = require('../measure/upstream');
 
 // When a deployment answers through its entry, for every runtime: each probe asks a URI of
 // its own (with `hash`, one URI would only ever reach one node) until every replica (and
@@ -9,14 +10,8 @@ const { kindOf, reachesAllFromOneClient } = require('../kinds');
 // (X-Lab-Upstream, lab/kinds/); behind an L4 entry one need only answer, each replica
 // having been checked on its own port where the runtime can reach it.
 
-// The replica an answer came from, or undefined. nginx's $upstream_addr lists every replica a
-// request tried ("A, B" when A refused and B answered; " : " between internal redirects): the
-// last one answered. Read whole, a retried answer counted as one replica more, and a swarm's
-// deploy said "up" with two of three tasks serving (CI of 0857276: {A, B, "A, B"}).
-const upstreamOf = (r) => {
-  const named = r.headers['x-lab-upstream'] || r.headers['x-lab-backend'];
-  return named === undefined ? undefined : named.split(/\s*,\s*|\s+:\s+/).pop();
-};
+// The replica an answer came from (the last one a retried request tried), or undefined.
+const upstreamOf = (r) => answeredBy(r.headers['x-lab-upstream'] || r.headers['x-lab-backend']);
 
 // { url(base, i), accept(status), until(answers) } for a deployment (with `entry`, its kind's
 // name; `replicas` may be fewer than the deployment's, while a swarm scales).

@@ -1,0 +1,29 @@
+'use strict';
+
+// The replica that answered, from what the entry named (X-Lab-Upstream). nginx's
+// $upstream_addr lists every replica a request tried ("A, B" when A refused and B answered;
+// " : " between internal redirects): the last one answered. Read whole, a retried answer
+// counted as one replica more: a swarm's deploy said "up" with two of its three tasks serving
+// (the CI run of 0857276, {A, B, "A, B"}), and the report's "Which replica answered" had a
+// row "A, B". (The entry's time to the answer, X-Lab-Upstream-S, is read the same way.)
+function answeredBy(named) {
+  if (named === undefined || named === null) return named;
+  return String(named)
+    .split(/\s*,\s*|\s+:\s+/)
+    .pop();
+}
+
+// Answers counted by what the entry named ({ "A": n, "A, B": m }), as counts by replica, each
+// retried answer for the replica that answered it and named by `names` (address: name) where
+// the deployment named it.
+function byReplica(counts, names = {}) {
+  const out = {};
+  for (const [named, n] of Object.entries(counts)) {
+    const replica = answeredBy(named);
+    const name = names[replica] ?? replica;
+    out[name] = (out[name] || 0) + n;
+  }
+  return out;
+}
+
+module.exports = { answeredBy, byReplica };
