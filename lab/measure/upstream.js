@@ -3,9 +3,11 @@
 // The replica that answered, from what the entry named (X-Lab-Upstream). nginx's
 // $upstream_addr lists every replica a request tried ("A, B" when A refused and B answered;
 // " : " between internal redirects): the last one answered. Read whole, a retried answer
-// counted as one replica more: a swarm's deploy said "up" with two of its three tasks serving
-// (the CI run of 0857276, {A, B, "A, B"}), and the report's "Which replica answered" had a
-// row "A, B". (The entry's time to the answer, X-Lab-Upstream-S, is read the same way.)
+// counted as one replica more ({A, B, "A, B"} read as three), so a deploy could say "up" with
+// two of its three replicas serving: the likely cause of CI's swarm --app test seeing two of
+// three tasks after its deploy said "up" (the run of 0857276; its logs were not kept). The
+// report's "Which replica answered" had a row "A, B" too. (The entry's time to the answer,
+// X-Lab-Upstream-S, is its last value as well: lab/generators/keepalive/response-parser.js.)
 function answeredBy(named) {
   if (named === undefined || named === null) return named;
   return String(named)
