@@ -96,29 +96,34 @@ function readPage(page) {
 // [min, max] before, after the drag and after the double-click, ticksX, ticksY }.
 async function exploreChart(page, i) {
   const fig = page.locator('figure.chart').nth(i);
-  // (Scrolled to and measured in one call in the page: a live page replaces its figures every
-  // second, and in CI a figure was replaced between Playwright's scrollIntoViewIfNeeded finding
-  // it and scrolling to it, "not attached to the DOM". The chart moves into the new figure, at
-  // the same place, so the box still holds.)
-  const box = await fig.evaluate((f) => {
-    f.scrollIntoView({ block: 'nearest' });
-    const r = f.querySelector('.u-over').getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  });
   // (Each read finds the figure again, and its chart: a live page's update replaces the
-  // figures every second and registers each one's chart in the same task, yet in CI a read once
-  // found a figure with no chart yet; a read waits up to 5 s for it, then fails saying so.)
-  const scale = async () => {
+  // figures every second, moving each chart into the new figure. A figure Playwright found just
+  // before an update is read after it, detached and without its chart: in CI twice, once in the
+  // registry of charts, once with no drawing area. A read tries again for up to 5 s, then
+  // fails saying so.)
+  const untilDrawn = async (read) => {
     for (let tries = 0; ; tries++) {
-      const xs = await fig.evaluate((f) => {
-        const c = window.labCharts && window.labCharts.charts.get(f);
-        return c && c.plot ? [c.plot.scales.x.min, c.plot.scales.x.max] : null;
-      });
-      if (xs) return xs;
+      const v = await fig.evaluate(read);
+      if (v) return v;
       if (tries >= 20) throw new Error(`chart ${i}: its figure has no chart drawn after 5 s`);
       await new Promise((r) => setTimeout(r, 250));
     }
   };
+  // (Scrolled to and measured in one call in the page: in CI a figure was replaced between
+  // Playwright's scrollIntoViewIfNeeded finding it and scrolling to it, "not attached to the
+  // DOM". The chart moves into the new figure, at the same place, so the box still holds.)
+  const box = await untilDrawn((f) => {
+    f.scrollIntoView({ block: 'nearest' });
+    const over = f.querySelector('.u-over');
+    if (!over) return null;
+    const r = over.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+  const scale = () =>
+    untilDrawn((f) => {
+      const c = window.labCharts && window.labCharts.charts.get(f);
+      return c && c.plot ? [c.plot.scales.x.min, c.plot.scales.x.max] : null;
+    });
   const full = await scale();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   const readout = await fig.locator('.u-legend .u-series .u-value').allTextContents();

@@ -72,6 +72,11 @@ async function startDashboard({ host = '127.0.0.1', port = 0, title = 'run' } = 
       req.on('close', () => clients.delete(res));
       return;
     }
+    // A browser asks for the icon on its own: none, and no 404 in its console.
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204, { 'cache-control': 'max-age=86400' }).end();
+      return;
+    }
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   });
   // A client that never finishes its request holds nothing for long (Node's default waits

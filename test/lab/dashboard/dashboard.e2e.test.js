@@ -49,6 +49,10 @@ browserTest(
     const browser = await launch();
     try {
       const page = await browser.newPage({ viewport: { width: 1200, height: 1800 } });
+      // What went wrong in the page while it updated (a chart that failed to draw throws there).
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => m.type() === 'error' && problems.push(`${m.text()} (${m.location().url})`));
       await page.goto(`http://127.0.0.1:${port}/`);
       const counters = () =>
         page.evaluate(() => {
@@ -103,6 +107,7 @@ browserTest(
       expect(await page.textContent('#status')).toMatch(/report: .*report\.html/);
       expect(await page.textContent('#live')).not.toContain('[object Object]');
       expect(await page.locator('#live figure.chart canvas').count()).toBeGreaterThanOrEqual(4);
+      expect(problems).toEqual([]);
     } finally {
       await browser.close();
       await run.stop();
