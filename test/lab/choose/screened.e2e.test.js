@@ -16,8 +16,8 @@ const { journey, openPage } = require('../../browser');
 // no level above 25/s (a screen breaks there or below: the bracket is 20 to 25/s at most).
 const PACED = fixtureApp('paced');
 
-// A sweep's levels as it measured them: rate, held or not, p99, the generator's send lag and
-// loop lateness, errors.
+// A sweep's levels as it measured them: rate, held or not, p99 and max, answers, errors, the
+// generator's send lag, whether it was the bound, and its share of the machine.
 function levelsOf(dir) {
   const c = JSON.parse(fs.readFileSync(path.join(dir, 'capacity.json'), 'utf8'));
   return c.levels
