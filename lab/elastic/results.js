@@ -3,6 +3,7 @@
 const { phaseRates } = require('../../artillery/phases');
 const { mergedFigures } = require('../measure/records');
 const { failedAnswers } = require('../results/expect-status');
+const { triedBy } = require('../measure/upstream');
 
 // What the replicas' changes did to the run (--autoscale, --rollout-at): from the record of
 // the changes (lab/run/elastic.js) and the generator's seconds. Pure, so that the report and a
@@ -155,13 +156,16 @@ function rolloutResults(elastic, { secs, expect, names }) {
   const causes = { dropped: {}, gateway: 0, refused: 0, reset: 0, other: {} };
   let failed = 0;
   for (const s of secs.filter((x) => x.at + 1000 > from && x.at < to)) {
-    for (const [addr, n] of Object.entries(s.upstreamFails || {})) {
-      const name = names[addr] ?? addr;
+    // (Keyed by what the entry named: "A, B" when it tried A, then B; the replica stopping
+    // may be any of them, and is counted once.)
+    for (const [named, n] of Object.entries(s.upstreamFails || {})) {
       const stopping = removed.find(
         (x) =>
-          (x.name === name || x.address === addr || (x.port && addr.endsWith(`:${x.port}`))) &&
           s.at + 1000 > x.sigtermAt &&
-          s.at < x.exitedAt + 1000,
+          s.at < x.exitedAt + 1000 &&
+          triedBy(named).some(
+            (addr) => x.name === (names[addr] ?? addr) || x.address === addr || (x.port && addr.endsWith(`:${x.port}`)),
+          ),
       );
       if (stopping) causes.dropped[stopping.name] = (causes.dropped[stopping.name] || 0) + n;
     }

@@ -10,9 +10,13 @@
 // X-Lab-Upstream-S, is its last value as well: lab/generators/keepalive/response-parser.js.)
 function answeredBy(named) {
   if (named === undefined || named === null) return named;
-  return String(named)
-    .split(/\s*,\s*|\s+:\s+/)
-    .pop();
+  return triedBy(named).pop();
+}
+
+// Every replica the entry tried for one request, in order ("A, B" is [A, B]). A 5xx naming
+// "A, B" was given after A failed too: a rollout's drop is A's when A was the one stopping.
+function triedBy(named) {
+  return String(named).split(/\s*,\s*|\s+:\s+/);
 }
 
 // Answers counted by what the entry named ({ "A": n, "A, B": m }), as counts by replica, each
@@ -28,4 +32,4 @@ function byReplica(counts, names = {}) {
   return out;
 }
 
-module.exports = { answeredBy, byReplica };
+module.exports = { answeredBy, triedBy, byReplica };

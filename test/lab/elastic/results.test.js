@@ -164,6 +164,18 @@ describe("a rollout's failed requests, by cause", () => {
     );
   });
 
+  test("a 5xx the entry gave after trying the stopping replica and another is the stopping one's drop, counted once", () => {
+    const secs = [
+      second(3, {
+        codes: { 200: 5, 502: 3 },
+        upstreamFails: { '127.0.0.1:8090, 127.0.0.1:8091': 2, '127.0.0.1:8091, 127.0.0.1:8090': 1 },
+      }),
+    ];
+    const r = rolloutResults(elastic, { secs, expect: EXPECT, names });
+    expect(r.causes).toEqual({ dropped: { 'replica-1': 3 }, gateway: 0, refused: 0, reset: 0, other: {} });
+    expect(r.failed).toBe(3);
+  });
+
   test('none failed: said so', () => {
     const r = rolloutResults(elastic, { secs: [second(2), second(3)], expect: EXPECT, names });
     expect(elasticFindings({ rollout: r }).map((f) => f.text)).toEqual([

@@ -1,6 +1,6 @@
 'use strict';
 
-const { answeredBy, byReplica } = require('../../../lab/measure/upstream');
+const { answeredBy, triedBy, byReplica } = require('../../../lab/measure/upstream');
 
 describe('the replica that answered, from what the entry named', () => {
   test("nginx's list of the replicas a request tried: the last one answered", () => {
@@ -9,6 +9,15 @@ describe('the replica that answered, from what the entry named', () => {
     expect(answeredBy('10.0.1.5:3000, 10.0.1.6:3000 : 10.0.1.7:3000')).toBe('10.0.1.7:3000');
     expect(answeredBy('replica-2')).toBe('replica-2');
     expect(answeredBy(undefined)).toBeUndefined();
+  });
+
+  test('every replica a request tried, in order', () => {
+    expect(triedBy('10.0.1.5:3000')).toEqual(['10.0.1.5:3000']);
+    expect(triedBy('10.0.1.5:3000, 10.0.1.6:3000 : 10.0.1.7:3000')).toEqual([
+      '10.0.1.5:3000',
+      '10.0.1.6:3000',
+      '10.0.1.7:3000',
+    ]);
   });
 
   test('answers by replica: a retried answer counts once, for the replica that answered, by its name', () => {
