@@ -324,20 +324,17 @@ describe('the keep-alive engine (--keepalive, --pipelining)', () => {
     const srv = await delayed(ms);
     srv.sockets = 0;
     srv.mostAtOnce = [];
+    const inFlight = new WeakMap(); // socket -> { i (its place in mostAtOnce), now }
     srv.server.on('connection', (socket) => {
-      const i = srv.sockets;
+      inFlight.set(socket, { i: srv.sockets, now: 0 });
       srv.sockets += 1;
-      srv.mostAtOnce[i] = 0;
-      let now = 0;
-      socket.on('lab:request', () => {
-        now += 1;
-        srv.mostAtOnce[i] = Math.max(srv.mostAtOnce[i], now);
-      });
-      socket.on('lab:answered', () => (now -= 1));
+      srv.mostAtOnce.push(0);
     });
     srv.server.on('request', (req, res) => {
-      req.socket.emit('lab:request');
-      res.on('finish', () => req.socket.emit('lab:answered'));
+      const c = inFlight.get(req.socket);
+      c.now += 1;
+      srv.mostAtOnce[c.i] = Math.max(srv.mostAtOnce[c.i], c.now);
+      res.on('finish', () => (c.now -= 1));
     });
     return srv;
   }
