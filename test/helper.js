@@ -337,22 +337,42 @@ function refusalOf(fn, accepted = null) {
   return accepted;
 }
 
-// A lab command's JSON (what --json printed), or an error that shows what it said instead:
-// its exit, its signal (a time-out kills it) and the end of its stderr. (A bare JSON.parse of
-// an empty stdout failed with "Unexpected end of JSON input" and nothing of why.)
+// What a finished command said, on one screen, for a test's failure message: its exit, its
+// signal (a time-out kills it), the status, errors and Artillery's verdict of its JSON when
+// it printed one, and the end of its stderr. (A scenario of the Playwright engine once exited
+// 1 in CI with no error code, and nothing showed why.)
+function saidBy(r) {
+  const tail = String(r.stderr || '')
+    .trim()
+    .split('\n')
+    .slice(-15)
+    .join('\n');
+  let json = null;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    // described below by its first characters
+  }
+  const summary = json
+    ? `; its JSON: ${JSON.stringify({ status: json.status, errors: json.errors, artillery: json.artillery, browser: json.browser?.codes })}`
+    : `; it printed no JSON, its stdout began ${JSON.stringify(String(r.stdout).slice(0, 200))}`;
+  return `exit ${r.code}${r.signal ? `, ${r.signal}` : ''}${r.timedOut ? ', stopped at its time-out' : ''}${summary}; the end of its stderr:\n${tail}`;
+}
+
+// A lab command's JSON (what --json printed), or an error that shows what it said instead.
+// (A bare JSON.parse of an empty stdout failed with "Unexpected end of JSON input" and nothing
+// of why.)
 function jsonOf(r) {
   try {
     return JSON.parse(r.stdout);
   } catch {
-    const tail = String(r.stderr || '')
-      .trim()
-      .split('\n')
-      .slice(-15)
-      .join('\n');
-    throw new Error(
-      `the command printed no JSON (exit ${r.code}${r.signal ? `, ${r.signal}` : ''}${r.timedOut ? ', stopped at its time-out' : ''}); its stdout began ${JSON.stringify(String(r.stdout).slice(0, 200))}; the end of its stderr:\n${tail}`,
-    );
+    throw new Error(`the command printed no JSON: ${saidBy(r)}`);
   }
+}
+
+// A lab command that ended with `code`, or an error that shows what it said instead.
+function expectExit(r, code) {
+  if (r.code !== code) throw new Error(`expected exit ${code}: ${saidBy(r)}`);
 }
 
 // The flags of ownPlace() a deployment takes (deploy has no --results-dir).
@@ -429,6 +449,8 @@ module.exports.chartSpecs = chartSpecs;
 module.exports.codeOf = codeOf;
 module.exports.refusalOf = refusalOf;
 module.exports.errorCode = errorCode;
+module.exports.saidBy = saidBy;
+module.exports.expectExit = expectExit;
 module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;
 module.exports.ownPlace = ownPlace;

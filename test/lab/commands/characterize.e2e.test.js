@@ -22,7 +22,7 @@ async function reveal(key) {
   return jsonOf(r);
 }
 
-async function characterize(target, key, extra = []) {
+async function characterize(target, key, extra = [], scale = SCALE) {
   const base = await freePortBase();
   const r = await lab(
     [
@@ -30,7 +30,7 @@ async function characterize(target, key, extra = []) {
       target,
       ...flagsOf({
         key: key,
-        delayScale: SCALE,
+        delayScale: scale,
         json: true,
         portBase: base,
         stateDir: tmpStateDir(),
@@ -38,16 +38,16 @@ async function characterize(target, key, extra = []) {
       }),
       ...extra,
     ],
-    { first: true },
+    { first: true, timeoutMs: 170000 },
   );
   if (r.code !== 0) throw new Error(`characterize failed (${r.code}): ${r.stderr}`);
   return jsonOf(r);
 }
 
-function expectMatch(result, truth) {
+function expectMatch(result, truth, scale = SCALE) {
   expect(result.verdict.kind).toBe(truth.kind);
   if (truth.kind === 'sync') expect(result.verdict.workers).toBe(truth.workers);
-  const expected = Math.round(truth.delayMs * SCALE);
+  const expected = Math.round(truth.delayMs * scale);
   expect(Math.abs(result.verdict.delayMs - expected) / expected).toBeLessThanOrEqual(0.05);
 }
 
@@ -64,15 +64,19 @@ describe.each(keys)('characterize the black boxes of key %s', (key) => {
   );
 });
 
+// Through the service, the delays as the report has them (x1, 900 ms for bbox2): the path
+// (nginx, the service, its call to the box) adds to every request a time no timer of the
+// test sets, about 3 ms on a quiet machine and 19 ms in CI beside five other files, which at
+// x0.4 (360 ms) was past the 5% asked (CI, 2026-12-02: 378.8 ms). At 900 ms, 5% is 45 ms.
 test(
   "through the service and nginx, the default key gives the report's bbox2: synchronous, 3 workers",
   async () => {
     const truth = (await reveal(''))['bbox2'];
-    const result = await characterize('bbox2', '', ['--via', 'service']);
-    expectMatch(result, truth);
+    const result = await characterize('bbox2', '', ['--via', 'service'], 1);
+    expectMatch(result, truth, 1);
     expect(result.url).toMatch(/\/bbox2$/);
   },
-  CHARACTERIZE_MS,
+  CHARACTERIZE_MS + 30000,
 );
 
 test('bad targets and flags are usage errors', async () => {

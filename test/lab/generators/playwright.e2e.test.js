@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { lab, ownPlace, freePort, errorCode, artilleryRun, jsonOf, flagsOf } = require('../../helper');
+const { lab, ownPlace, freePort, errorCode, artilleryRun, jsonOf, flagsOf, expectExit } = require('../../helper');
 const { browserTest, launch, openPage } = require('../../browser');
 const { CHROMIUM } = require('../../../lab/paths');
 
@@ -100,7 +100,7 @@ browserTest(
         { timeoutMs: 240000 },
       );
       expect(r.stderr).not.toMatch(/LAB_ERR/);
-      expect(r.code).toBe(0);
+      expectExit(r, 0);
       const s = jsonOf(r);
       expect(s.status).toBe('completed');
       // The virtual users launched, counted alike in the totals and in the phase (it once said
