@@ -7,14 +7,13 @@ const { labJson, flagsOf, fixtureApp } = require('../../helper');
 // request at a time after a 50 ms timer, so one replica holds 20/s and three 60/s whatever
 // else the machine runs. One replica's search breaks at or below 30/s (40/s, then 30/s
 // bisected): it stops there, not verified, "under" that rate and out of the fit; three
-// replicas hold more than 30/s and are searched and verified as without the flag. (Three, not
-// two: two start their search at 3/4 of the 40/s they would hold, 30/s, the flag's rate itself,
-// and in CI beside five other files that one level broke and rightly stopped their search. The
-// first level of three, 45/s, lies above the flag's rate, and three hold it with a quarter to
-// spare.) Levels of 2 s after 1 s of
-// warm-up, one verification of 4 s, a 30% bracket, under p99<1000. With --recheck, as choose
-// gives its sweeps: the count that stopped below is not measured again; the other's lowest
-// break is, once, and said.
+// replicas hold more than 30/s and are searched and verified as without the flag. Levels of
+// 2 s after 1 s of warm-up, one verification of 4 s, a 30% bracket, under p99<1000. With
+// --recheck, as choose gives its sweeps: the count that stopped below is not measured again;
+// the other's lowest break is, once, and said.
+// (Three, not two: two start their search at 3/4 of the 40/s they would hold, 30/s, the
+// flag's own rate, and in CI beside five other files that one level broke and rightly ended
+// their search there. Three start at 45/s, above the flag's rate, a quarter under their 60/s.)
 const PACED = fixtureApp('paced');
 const quick = flagsOf({ hold: '2s', warmup: '1s', repetitions: 1, verifyHold: '4s', precision: 0.3, start: 10 });
 
