@@ -449,7 +449,6 @@ module.exports.chartSpecs = chartSpecs;
 module.exports.codeOf = codeOf;
 module.exports.refusalOf = refusalOf;
 module.exports.errorCode = errorCode;
-module.exports.saidBy = saidBy;
 module.exports.expectExit = expectExit;
 module.exports.lab = lab;
 module.exports.tmpStateDir = tmpStateDir;

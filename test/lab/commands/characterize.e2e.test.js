@@ -12,10 +12,12 @@ const { lab, runProgram, freePortBase, tmpStateDir, errorCode, jsonOf, flagsOf }
 const SCALE = 0.4;
 const keys = [crypto.randomBytes(4).toString('hex')];
 // (A characterization's probes wait on the box's delays, up to 800 ms each here: 20 to 60 s
-// alone, and once past jest's default 60 s beside five other files. The lab's own time-out for
-// it, lab()'s, is 120 s.) Run first, as the other tests that judge timing: the boxes are its
-// children, in the same session as the other files' commands.
+// alone, and once past jest's default 60 s beside five other files.) Run first, as the other
+// tests that judge timing: the boxes are its children, in the same session as the other files'
+// commands. A test's time-out, by the delays' scale (x1: 30 s more); the lab's own, 30 s under
+// it, so that the command is stopped (SIGINT, then SIGKILL 20 s on) before jest gives up.
 const CHARACTERIZE_MS = 150000;
+const testMs = (scale) => CHARACTERIZE_MS + (scale > SCALE ? 30000 : 0);
 
 async function reveal(key) {
   const r = await runProgram('bbox', ['--reveal', '--key', key]);
@@ -38,7 +40,7 @@ async function characterize(target, key, extra = [], scale = SCALE) {
       }),
       ...extra,
     ],
-    { first: true, timeoutMs: 170000 },
+    { first: true, timeoutMs: testMs(scale) - 30000 },
   );
   if (r.code !== 0) throw new Error(`characterize failed (${r.code}): ${r.stderr}`);
   return jsonOf(r);
@@ -60,7 +62,7 @@ describe.each(keys)('characterize the black boxes of key %s', (key) => {
       expectMatch(result, truth);
       expect(result.verdict.explanation.length).toBeGreaterThan(40);
     },
-    CHARACTERIZE_MS,
+    testMs(SCALE),
   );
 });
 
@@ -76,7 +78,7 @@ test(
     expectMatch(result, truth, 1);
     expect(result.url).toMatch(/\/bbox2$/);
   },
-  CHARACTERIZE_MS + 30000,
+  testMs(1),
 );
 
 test('bad targets and flags are usage errors', async () => {
