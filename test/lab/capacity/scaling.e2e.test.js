@@ -70,19 +70,39 @@ journey(
       [2, 4],
     ])
       expect(at(many)).toBeGreaterThan(at(few));
-    // The law, fitted: one replica's rate about 20/s, and 5 predicted near 100/s, with --need's
-    // count for 60/s (3 replicas of 20/s, one or two more when the bracket read them low).
-    // (Every count fitted: a count other work held back was searched again, lab/capacity/sweep-again.js;
-    // held back twice, this says why rather than a fit of null.)
+    // The law, fitted: one replica's rate about 20/s. (Every count fitted: a count other work
+    // held back was searched again, lab/capacity/sweep-again.js; held back twice, this says
+    // why rather than a fit of null.)
     expect(s.points.filter((p) => p.leftOut)).toEqual([]);
     for (const k of ['sigma', 'kappa', 'lambda']) expect(typeof s.fit[k]).toBe('number');
     expect(s.fit.lambda).toBeGreaterThan(10);
     expect(s.fit.lambda).toBeLessThanOrEqual(20 * OVER);
+    // 5 predicted: the law fitted, at 5, inside its interval, and never over 5 replicas' own
+    // bound (the law grows at most linearly: 5 lambda). Not bounded below by a figure of the
+    // timers': the law is fitted to what was measured, and each count is judged above by what
+    // its timers allow. (A fixed "over 50/s" failed once in CI with every count within its
+    // bounds: 17.5, 39.5, 55.5 and 46.3/s, the 4 replicas' verification broken on a machine
+    // 97% busy and searched again lower; the law through them peaks at 3.98 replicas, and its
+    // 49.3/s at 5 was right for them.)
+    const { sigma, kappa, lambda } = s.fit;
+    const law = (n) => (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1));
+    // (The fit's figures are rounded in capacity.json: 1% and 0.1/s for that.)
+    const near = (a, b) => Math.abs(a - b) <= 0.01 * Math.abs(b) + 0.1;
     expect(s.prediction).toMatchObject({ replicas: 5 });
-    expect(s.prediction.rate).toBeGreaterThan(50);
+    expect({ rate: s.prediction.rate, law: near(s.prediction.rate, law(5)) }).toEqual({
+      rate: s.prediction.rate,
+      law: true,
+    });
+    expect(s.prediction.low).toBeLessThanOrEqual(s.prediction.rate);
+    expect(s.prediction.high).toBeGreaterThanOrEqual(s.prediction.rate);
     expect(s.prediction.rate).toBeLessThanOrEqual(100 * OVER);
+    // --need 60: the fewest replicas the law gives 60/s, or none when it peaks below.
     expect(s.need.rate).toBe(60);
-    expect([3, 4, 5]).toContain(s.need.replicas);
+    if (s.need.replicas === null) expect(Math.max(...[...Array(100).keys()].map((i) => law(i + 1)))).toBeLessThan(60.6);
+    else {
+      expect(law(s.need.replicas)).toBeGreaterThanOrEqual(59.4);
+      if (s.need.replicas > 1) expect(law(s.need.replicas - 1)).toBeLessThan(60.6);
+    }
     // The prediction was written before 5 replicas were measured, and 5 were measured after.
     const predicted = JSON.parse(fs.readFileSync(path.join(out.resultsDir, 'prediction.json'), 'utf8'));
     const first5 = out.levels.find((l) => l.replicas === 5);
@@ -90,6 +110,8 @@ journey(
     expect(Date.parse(predicted.at)).toBeLessThan(level5);
     expect(s.measured).toMatchObject({ replicas: 5 });
     expect(s.measured.maxRate).toBeGreaterThan(50);
+    // Checked out of sample: the error said is the prediction's against what 5 then held.
+    expect(near(s.errorPct, ((s.prediction.rate - s.measured.maxRate) / s.measured.maxRate) * 100)).toBe(true);
     expect(out.deployments.map((d) => d.replicas)).toEqual([1, 2, 3, 4, 5]);
 
     // The deployment to choose from this sweep (npm run choose --from: nothing measured again):
