@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { lab, ownPlace, errorCode, tmpStateDir, ROOT, jsonOf, flagsOf } = require('../../helper');
 const { journey, openPage } = require('../../browser');
+const { usl } = require('../../../lab/capacity/usl');
 
 // How many replicas (issue 53): capacity --replicas on a service the lab has never seen, whose
 // limit the test sets: the paced app (test/fixtures/apps/paced), /work?ms=50 answering one
@@ -84,8 +85,7 @@ journey(
     // bounds: 17.5, 39.5, 55.5 and 46.3/s, the 4 replicas' verification broken on a machine
     // 97% busy and searched again lower; the law through them peaks at 3.98 replicas, and its
     // 49.3/s at 5 was right for them.)
-    const { sigma, kappa, lambda } = s.fit;
-    const law = (n) => (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1));
+    const law = (n) => usl(n, s.fit);
     // (The fit's figures are rounded in capacity.json: 1% and 0.1/s for that.)
     const near = (a, b) => Math.abs(a - b) <= 0.01 * Math.abs(b) + 0.1;
     expect(s.prediction).toMatchObject({ replicas: 5 });
