@@ -15,8 +15,14 @@ test('capacity --node 22,24: one verified capacity a version, its Node read from
       '/work?ms=50&ms22=100&c=1',
       '--app',
       fixtureApp('paced'),
-      ...flagsOf({ deployments: 'single', node: '22,24', slo: 'p99<500', start: 5, maxRate: 40 }),
-      ...flagsOf({ repetitions: 1, hold: '3s', warmup: '1s', precision: 0.1 }),
+      // Levels 6, 12, 24 and 40/s, bisected to 35%: each row broken well past its timers'
+      // limit (Node 22 at 12/s: 2/s more than it answers for 6 s, 12 requests queued, over a
+      // second of latency beyond the SLO's), never just above it. (At 10% with 3 s held, Node
+      // 22's lowest break was 10.7/s, its p99 over the SLO by less than the send lag of a
+      // generator waiting for a core on a busy machine: rightly "at least", and no difference
+      // said, in CI runs S and Y.)
+      ...flagsOf({ deployments: 'single', node: '22,24', slo: 'p99<500', start: 6, maxRate: 40 }),
+      ...flagsOf({ repetitions: 1, hold: '5s', warmup: '1s', precision: 0.35 }),
     ],
     { first: true, timeoutMs: 900000 },
   );
@@ -27,8 +33,9 @@ test('capacity --node 22,24: one verified capacity a version, its Node read from
   // What ran, from the processes themselves, not from the flag.
   expect(on22.node.reported).toEqual([on22.node.version]);
   expect(on24.node.reported).toEqual([PINNED]);
-  // Each where its timers allow: never above (the queue's slack under p99<500 for 7 s: at
-  // most 5 requests, 0.7/s), never half.
+  // Each where its timers allow: never above (the queue's slack under p99<500 for the 11 s of
+  // a verification, 1 s of warm-up and twice the 5 s held: at most 5 requests, 0.5/s), never
+  // half.
   expect(on22.maxRate).toBeGreaterThanOrEqual(5);
   expect(on22.maxRate).toBeLessThanOrEqual(10.7);
   expect(on24.maxRate).toBeGreaterThanOrEqual(10);
