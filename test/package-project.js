@@ -24,10 +24,16 @@ const RECORD = 'prepared.json';
 // the lab runs Debian's Chromium, as docs/api.md says.)
 const INSTALL_ENV = { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' };
 
-// Whether jest's selection (its path pattern, its -t) runs the file's tests.
-function selected(globalConfig) {
+// Whether jest's selection (the set's files, its path pattern, its -t) runs the file's tests.
+// (The container and cluster suites give a --testMatch of their own: not the file; they once
+// packed and installed for nothing, 62 s each.)
+function selected(globalConfig, projectConfig = {}) {
+  const file = path.join(projectConfig.rootDir ?? ROOT, FILE);
+  const globs = projectConfig.testMatch ?? [];
+  if (globs.length && typeof path.matchesGlob === 'function' && !globs.some((g) => path.matchesGlob(file, g)))
+    return false;
   const pattern = globalConfig.testPathPattern;
-  if (pattern && !new RegExp(pattern, 'i').test(path.join(ROOT, FILE))) return false;
+  if (pattern && !new RegExp(pattern, 'i').test(file)) return false;
   const names = globalConfig.testNamePattern;
   return !names || TITLES.some((t) => new RegExp(names, 'i').test(t));
 }
@@ -65,8 +71,8 @@ async function prepare(project) {
 
 // The global setup's part: the project prepared under the run's scratch root when the file
 // runs, its folder handed to the test's worker through the environment.
-async function prepareForRun(globalConfig) {
-  if (!selected(globalConfig)) return;
+async function prepareForRun(globalConfig, projectConfig) {
+  if (!selected(globalConfig, projectConfig)) return;
   const project = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-project-'));
   process.stdout.write(`\nglobal setup: the lab packed and installed into ${project} for ${FILE} ...`);
   const record = await prepare(project);

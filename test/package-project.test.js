@@ -17,3 +17,11 @@ test('another file, or a title filter that none of its tests match, prepares not
   expect(selected({ testPathPattern: '', testNamePattern: 'npx node-deploy-lab capacity' })).toBe(true);
   expect(selected({ testPathPattern: 'package', testNamePattern: "a Jest test of the project's" })).toBe(true);
 });
+
+test("a suite of other files (the container and cluster suites' --testMatch) prepares nothing", () => {
+  const rootDir = '/somewhere/lab';
+  expect(selected({ testPathPattern: '' }, { rootDir, testMatch: ['**/test/cluster/*.cluster.js'] })).toBe(false);
+  expect(selected({ testPathPattern: '' }, { rootDir, testMatch: ['/somewhere/lab/test/**/*.e2e.test.js'] })).toBe(
+    true,
+  );
+});

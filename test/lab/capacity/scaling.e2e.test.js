@@ -144,6 +144,13 @@ journey(
     // The fewest replicas measured to hold 26/s, from this sweep's own figures: a count was
     // measured to hold it (2 replicas, about 40/s), so it is a measurement, not the curve.
     const holding = s.points.filter((p) => p.maxRate >= 26).map((p) => p.replicas);
+    // (Refused: the lab's why, and the sweep's own verdict on ranking, said rather than a
+    // bare null. CI run Z refused this sweep once, its why unprinted: a sweep not ranked,
+    // most likely, drift unjudged where other programs slowed a probe at rest.)
+    if (candidate.replicas == null)
+      throw new Error(
+        `no candidate from the sweep: ${candidate.refused}\nthe sweep: ${out.notRanked ?? 'ranked'}\n${out.deployments.map((d) => d.text).join('\n')}`,
+      );
     expect(candidate).toMatchObject({ from: 'measured', replicas: Math.min(...holding) });
     expect(candidate.fit).not.toBeNull();
     // Checked, and held.
