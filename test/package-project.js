@@ -39,14 +39,28 @@ function selected(globalConfig, projectConfig = {}) {
 }
 
 // Packs the lab into `project` (made here), writes the project's service and package.json,
-// installs the tarball; what each step said is recorded in the project's prepared.json.
+// installs the tarball; what each step said is recorded in the project's prepared.json, an
+// error thrown on the way too (in the global setup, a throw would stop every file of the set,
+// not only the one whose step failed).
 async function prepare(project) {
   const started = Date.now();
+  const record = {};
+  try {
+    await steps(project, record);
+  } catch (err) {
+    record.error = err.stack || String(err);
+  }
+  record.seconds = Math.round((Date.now() - started) / 1000);
+  fs.writeFileSync(path.join(project, RECORD), JSON.stringify(record, null, 2));
+  return record;
+}
+
+async function steps(project, record) {
   const packed = await runCommand('npm', ['pack', '--pack-destination', project, '--json'], {
     timeoutMs: 300000,
     env: { npm_config_loglevel: 'error' },
   });
-  const record = { packed: { code: packed.code, timedOut: !!packed.timedOut, stderr: packed.stderr.slice(-2000) } };
+  record.packed = { code: packed.code, timedOut: !!packed.timedOut, stderr: packed.stderr.slice(-2000) };
   if (packed.code === 0) {
     const [{ filename, files }] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')));
     record.filename = filename;
@@ -59,14 +73,11 @@ async function prepare(project) {
     const installed = await runCommand(
       'npm',
       ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(project, filename)],
-      // (A guard against a hang: 95 s on the quiet machine.)
+      // (A guard against a hang: 60 to 95 s on the quiet machine.)
       { cwd: project, env: INSTALL_ENV, timeoutMs: 600000 },
     );
     record.installed = { code: installed.code, timedOut: !!installed.timedOut, stderr: installed.stderr.slice(-2000) };
   }
-  record.seconds = Math.round((Date.now() - started) / 1000);
-  fs.writeFileSync(path.join(project, RECORD), JSON.stringify(record, null, 2));
-  return record;
 }
 
 // The global setup's part: the project prepared under the run's scratch root when the file
@@ -90,4 +101,4 @@ async function projectForTest() {
   return { project, record: await prepare(project) };
 }
 
-module.exports = { prepareForRun, projectForTest, selected, INSTALL_ENV };
+module.exports = { prepareForRun, projectForTest, selected };
