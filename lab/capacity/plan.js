@@ -579,7 +579,7 @@ function planText(p) {
       ? `\nthen: the fewest replicas predicted to hold ${p.values.need}/s (--need), from the law fitted to the counts`
       : '';
   // (Said before the search, not found after it: a sweep of too few counts gets no fit.)
-  const again = `${p.sweep ? `\nthe counts: ${START_RULE}` : ''}\nsearched again: a search whose limit was other programs' work (this machine busy, the deployment's processes waiting for a core) is run once more${p.sweep ? ', as is an outlier before the fit: a count that held less than a count below it, or, among five counts or more, the one the curve of the others misses by more than its own noise (its bracket, held to broke, widened by its width)' : ''}, ${againN} at most (the bound includes them)`;
+  const again = `${p.sweep ? `\nthe counts: ${START_RULE}` : ''}\nsearched again: a search whose limit was other programs' work (this machine busy, the deployment's processes waiting for a core), or whose drift could not be judged (other programs busy while its probe at rest answered slower), is run once more${p.sweep ? ', as is an outlier before the fit: a count that held less than a count below it, or, among five counts or more, the one the curve of the others misses by more than its own noise (its bracket, held to broke, widened by its width)' : ''}, ${againN} at most (the bound includes them)`;
   const noFit =
     p.sweep && p.sweep.length < MIN_POINTS
       ? `\nnote: ${p.sweep.length} replica count(s) give no fit of the scaling law (it needs ${MIN_POINTS} at least): each count's capacity is measured, but nothing is predicted`

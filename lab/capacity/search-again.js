@@ -5,12 +5,16 @@ const { fitUsl, usl } = require('./usl');
 // A search that other programs' work held back (this machine busy, the deployment's processes
 // waiting for a core: the verdict's otherWork) is run once more: its figure then was this
 // machine's "at least", not the deployment's capacity, and a lower bound is never fitted, nor
-// checks a prediction, nor gives a difference between Node versions. The second search's
-// verdict is the row's, the first's kept beside it; held back again, it stays "at least". At
-// most SEARCH_AGAIN searches a run, so that the plan's "at most" stays a bound.
+// checks a prediction, nor gives a difference between Node versions. So is a search whose
+// drift could not be judged (other programs busy while its probe at rest answered slower: the
+// verdict's driftUnjudged): its figures may be a changed service's, and the rows are not
+// ranked (./verdict.js notRanked), which choose takes as a refusal of the whole sweep. The
+// second search's verdict is the row's, the first's kept beside it; held back or unjudged
+// again, it stays so. At most SEARCH_AGAIN searches a run, so that the plan's "at most" stays
+// a bound.
 const SEARCH_AGAIN = 2;
 
-// search(key, again) -> a verdict ({ maxRate, text, otherWork? }); label(key): the row's name
+// search(key, again) -> a verdict ({ maxRate, text, otherWork?, driftUnjudged? }); label(key): the row's name
 // in the log; results: the rows so far, each pushed (and replaced when searched again); saved()
 // after each.
 function againSearcher({ search, results, label, saved = () => {}, log = () => {}, atMost = SEARCH_AGAIN }) {
@@ -19,9 +23,13 @@ function againSearcher({ search, results, label, saved = () => {}, log = () => {
     const first = await search(key, false);
     results.push(first);
     saved();
-    if (!first.otherWork || again >= atMost) return first;
+    if (!(first.otherWork || first.driftUnjudged) || again >= atMost) return first;
     again += 1;
-    log(`${label(key)}: this machine's other work held it back (${first.text}); searching it once more`);
+    // (Held back says the figure; unjudged, the figure may be right, the doubt is its drift's.)
+    const why = first.otherWork
+      ? `this machine's other work held it back (${first.text})`
+      : `${first.driftUnjudged}, so its figures may be a changed service's`;
+    log(`${label(key)}: ${why}; searching it once more`);
     const second = await search(key, true);
     const kept = {
       ...second,

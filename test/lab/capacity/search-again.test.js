@@ -2,6 +2,7 @@
 
 const { againSearcher, SEARCH_AGAIN, offTheCurve } = require('../../../lab/capacity/search-again');
 const { scalingOf } = require('../../../lab/capacity/scaling');
+const { notRanked } = require('../../../lab/capacity/verdict');
 
 // A sweep whose counts the test's fake search answers: by count, a verdict per try.
 function sweep(answers, atMost) {
@@ -79,6 +80,30 @@ test('held back again: the count stays left out; its own machine limit or a depl
     { deployment: 'replicated' },
   );
   expect(s.points[0].leftOut).toBe('this machine was the limit');
+});
+
+// Drift unjudged: the figure stands as measured, but the rows are not ranked, and choose
+// refuses the sweep: the count is searched once more, its second verdict the row's.
+const unjudged = (rate) => ({
+  ...own(rate),
+  driftUnjudged:
+    'drift could not be judged: other programs took 61% of the machine while a 2/s probe at rest answered slower',
+});
+
+test('a count whose drift could not be judged is searched once more; unjudged again, it stays so, the rows unranked', async () => {
+  const { results, calls, lines, count } = sweep({ 1: [own(20)], 2: [unjudged(40), own(41)], 3: [own(60)] });
+  for (const n of [1, 2, 3]) await count(n);
+  expect(calls.filter(([, again]) => again)).toEqual([[2, true]]);
+  expect(results[1]).toMatchObject({ maxRate: 41, searchedAgain: { maxRate: 40 } });
+  expect(results[1].driftUnjudged).toBeUndefined();
+  expect(notRanked(results)).toBeNull();
+  expect(lines).toEqual([
+    "replicated x2: drift could not be judged: other programs took 61% of the machine while a 2/s probe at rest answered slower, so its figures may be a changed service's; searching it once more",
+  ]);
+  const twice = sweep({ 1: [own(20)], 2: [unjudged(40), unjudged(42)] });
+  for (const n of [1, 2]) await twice.count(n);
+  expect(twice.calls.filter(([, again]) => again)).toEqual([[2, true]]);
+  expect(notRanked(twice.results)).toMatch(/^not ranked: for .*drift could not be judged/);
 });
 
 test(`at most ${SEARCH_AGAIN} counts a sweep are searched again: the plan's "at most" stays a bound`, async () => {
