@@ -5,7 +5,7 @@ const path = require('node:path');
 
 // Ends every jest run with the plain line CI reads, `N passed, N failed, N skipped`, and keeps
 // it in test-output/summary.txt so .ci/run can print it last whatever npm prints after; each
-// file's time in test-output/files-<set>.json. A skip
+// file's time (and when it started) in test-output/files-<set>.json. A skip
 // is counted, never silent: a test skipped for what the machine lacks says why in its name
 // (test/requires.js).
 class SummaryReporter {
@@ -32,6 +32,11 @@ class SummaryReporter {
       .map((r) => ({
         file: path.relative(path.join(__dirname, '..'), r.testFilePath),
         seconds: Math.round((r.perfStats.end - r.perfStats.start) / 100) / 10,
+        // (When it started, in seconds after the run did: which files ran side by side, and
+        // which ran last, as the run's CPU or a failure beside them is read.)
+        started: Number.isFinite(results.startTime)
+          ? Math.round((r.perfStats.start - results.startTime) / 100) / 10
+          : undefined,
         passed: r.numPassingTests,
         failed: r.numFailingTests + (r.testExecError && r.numFailingTests === 0 ? 1 : 0),
         skipped: r.numPendingTests + (r.numTodoTests || 0),

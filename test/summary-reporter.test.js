@@ -8,12 +8,12 @@ const path = require('node:path');
 const SummaryReporter = require('./summary-reporter');
 const { ROOT } = require('./helper');
 
-function fileResult(name, { seconds, tests = [], execError, pending = 0 }) {
+function fileResult(name, { seconds, startedAfter = 0, tests = [], execError, pending = 0 }) {
   const passing = tests.filter((t) => t.status === 'passed').length;
   const failing = tests.filter((t) => t.status === 'failed').length;
   return {
     testFilePath: path.join(ROOT, name),
-    perfStats: { start: 1000, end: 1000 + seconds * 1000 },
+    perfStats: { start: RUN_START + startedAfter * 1000, end: RUN_START + (startedAfter + seconds) * 1000 },
     numPassingTests: passing,
     numFailingTests: failing,
     numPendingTests: pending,
@@ -21,6 +21,9 @@ function fileResult(name, { seconds, tests = [], execError, pending = 0 }) {
     testResults: tests.map((t) => ({ fullName: t.name, status: t.status, duration: t.ms, failureMessages: t.why })),
   };
 }
+
+// (When the run started, as jest says it: each file's start is told from it.)
+const RUN_START = 1_700_000_000_000;
 
 function report(testResults, env = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-reporter-'));
@@ -33,6 +36,7 @@ function report(testResults, env = {}) {
     const numFailedTests = testResults.reduce((n, r) => n + r.numFailingTests, 0);
     const numPendingTests = testResults.reduce((n, r) => n + r.numPendingTests, 0);
     new SummaryReporter({}, { dir }).onRunComplete(new Set(), {
+      startTime: RUN_START,
       testResults,
       numPassedTests,
       numFailedTests,
@@ -58,10 +62,11 @@ function report(testResults, env = {}) {
   }
 }
 
-test("the last line counts passed, failed (a file that could not run once) and skipped, each file's slow tests named slowest first", () => {
+test("the last line counts passed, failed (a file that could not run once) and skipped, each file's slow tests named slowest first, and when it started", () => {
   const seen = report([
     fileResult('test/a.e2e.test.js', {
       seconds: 12.34,
+      startedAfter: 41.26,
       tests: [
         { name: 'quick', status: 'passed', ms: 400 },
         { name: 'long', status: 'passed', ms: 9000 },
@@ -76,6 +81,7 @@ test("the last line counts passed, failed (a file that could not run once) and s
     fileResult('test/b.e2e.test.js', { seconds: 3, execError: { message: 'Cannot find module x' } }),
     fileResult('test/c.e2e.test.js', {
       seconds: 30,
+      startedAfter: 3,
       pending: 1,
       tests: [{ name: 'only', status: 'passed', ms: 29000 }],
     }),
@@ -86,6 +92,7 @@ test("the last line counts passed, failed (a file that could not run once) and s
     {
       file: 'test/c.e2e.test.js',
       seconds: 30,
+      started: 3,
       passed: 1,
       failed: 0,
       skipped: 1,
@@ -94,6 +101,7 @@ test("the last line counts passed, failed (a file that could not run once) and s
     {
       file: 'test/a.e2e.test.js',
       seconds: 12.3,
+      started: 41.3,
       passed: 2,
       failed: 1,
       skipped: 0,
@@ -102,7 +110,7 @@ test("the last line counts passed, failed (a file that could not run once) and s
         { name: 'middle', seconds: 2.6 },
       ],
     },
-    { file: 'test/b.e2e.test.js', seconds: 3, passed: 0, failed: 1, skipped: 0, tests: [] },
+    { file: 'test/b.e2e.test.js', seconds: 3, started: 0, passed: 0, failed: 1, skipped: 0, tests: [] },
   ]);
   expect(seen.failures.split('\n')).toEqual([
     'test/a.e2e.test.js › middle: expected 1 | received 2',
