@@ -5,9 +5,8 @@ const path = require('node:path');
 
 // Ends every jest run with the plain line CI reads, `N passed, N failed, N skipped`, and keeps
 // it in test-output/summary.txt so .ci/run can print it last whatever npm prints after; each
-// file's time (and when it started) in test-output/files-<set>.json. A skip
-// is counted, never silent: a test skipped for what the machine lacks says why in its name
-// (test/requires.js).
+// file's time, and when it started, in test-output/files-<set>.json. A skip is counted, never
+// silent: a test skipped for what the machine lacks says why in its name (test/requires.js).
 class SummaryReporter {
   // (jest gives a reporter its options: `dir` only for the reporter's own test.)
   constructor(_globalConfig, options = {}) {
