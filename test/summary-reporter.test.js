@@ -8,6 +8,9 @@ const path = require('node:path');
 const SummaryReporter = require('./summary-reporter');
 const { ROOT } = require('./helper');
 
+// (When the run started, as jest says it: each file's start is told from it.)
+const RUN_START = 1_700_000_000_000;
+
 function fileResult(name, { seconds, startedAfter = 0, tests = [], execError, pending = 0 }) {
   const passing = tests.filter((t) => t.status === 'passed').length;
   const failing = tests.filter((t) => t.status === 'failed').length;
@@ -21,9 +24,6 @@ function fileResult(name, { seconds, startedAfter = 0, tests = [], execError, pe
     testResults: tests.map((t) => ({ fullName: t.name, status: t.status, duration: t.ms, failureMessages: t.why })),
   };
 }
-
-// (When the run started, as jest says it: each file's start is told from it.)
-const RUN_START = 1_700_000_000_000;
 
 function report(testResults, env = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-reporter-'));
